@@ -1,0 +1,150 @@
+"""python -m model {train,eval,trace,params,demo,superposition}
+
+Every user mistake is one line on stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from .errors import ModelError
+
+EXIT_USAGE = 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m model", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("train", help="train the small GPT from scratch (fixed seed) and write its weights directory")
+    p.add_argument("--out", type=Path, default=None, help="weights directory to write (default: model/weights)")
+    p.add_argument("--steps", type=int, default=None, help="optimiser steps (default: the shipped recipe)")
+    p.add_argument("--json", action="store_true", help="print the metrics as JSON")
+
+    p = sub.add_parser("eval", help="validation loss vs the entropy floor, fact and recall accuracy")
+    p.add_argument("--weights", type=Path, default=None, help="weights directory (default: model/weights)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("trace", help="run a prompt through the NumPy model and show every intermediate")
+    p.add_argument("prompt")
+    p.add_argument("--weights", type=Path, default=None)
+    p.add_argument("--temperature", type=float, default=1.0, help="for the next-token probabilities (default 1)")
+    p.add_argument("--json", action="store_true", help="the full trace as JSON (masked scores are null, meaning -inf)")
+
+    p = sub.add_parser("params", help="parameter counts by role: shipped, gpt2-small, gpt3-175b, or a weights dir")
+    p.add_argument("name", nargs="?", default="shipped")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("demo", help="load the shipped model (train it if missing) and trace a prompt")
+    p.add_argument("prompt", nargs="?", default="michael jordan plays")
+
+    p = sub.add_parser("superposition", help="the superposition lab: `pack` or `toy` (see --help)", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except ModelError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def cmd_train(args) -> int:
+    from .train import TrainConfig, train
+    from .weights import DEFAULT_DIR
+    tc = TrainConfig() if args.steps is None else TrainConfig(steps=args.steps)
+    if tc.steps < 1:
+        raise ModelError(f"--steps must be at least 1, got {tc.steps}")
+    out = args.out or DEFAULT_DIR
+    _, metrics = train(tc, out)
+    print(f"wrote {out}", file=sys.stderr)
+    _print_metrics(metrics, args.json)
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from .evaluate import evaluate_dir
+    _print_metrics(evaluate_dir(args.weights), args.json)
+    return 0
+
+
+def _print_metrics(metrics: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(metrics, indent=1))
+        return
+    for key in ("val_loss", "entropy_floor", "excess_loss", "fact_accuracy", "recall_accuracy",
+                "facts_known", "train_seconds"):
+        if key in metrics:
+            print(f"{key:>16}: {metrics[key]}")
+
+
+def cmd_trace(args) -> int:
+    from .numpy_gpt import NumpyGPT, probabilities, to_jsonable
+    gpt = NumpyGPT.load(args.weights)
+    probs = probabilities([0.0], args.temperature)  # validates T before any work
+    started = time.perf_counter()
+    trace = gpt.trace(args.prompt)
+    seconds = time.perf_counter() - started
+    probs = probabilities(trace["logits"][-1], args.temperature)
+    if args.json:
+        out = to_jsonable(trace)
+        out["attention"] = [layer["attn"]["weights"] for layer in out["layers"]]
+        out["next_token"] = {"temperature": args.temperature,
+                             "probabilities": to_jsonable(probs)}
+        json.dump(out, sys.stdout)
+        print()
+        return 0
+    c = gpt.config
+    print(f"tokens   {' | '.join(trace['tokens'])}")
+    print(f"model    {c.n_layer} layers x {c.n_head} heads, d_model {c.n_embd}, d_head {c.d_head}, "
+          f"context {c.n_positions}, vocabulary {c.vocab_size}  (trace: {seconds * 1000:.2f} ms)")
+    print(f"next word at T = {args.temperature:g}:")
+    for i in probs.argsort()[::-1][:5]:
+        print(f"  {gpt.tokenizer.words[i]:>12}  {probs[i]:7.2%}   logit {trace['logits'][-1][i]:+.2f}")
+    print("attention from the last token (strongest key per head):")
+    for li, layer in enumerate(trace["layers"]):
+        row = layer["attn"]["weights"][:, -1, :]
+        heads = [f"h{h}->{trace['tokens'][row[h].argmax()]!r} {row[h].max():.2f}" for h in range(c.n_head)]
+        print(f"  layer {li}: " + ", ".join(heads))
+    return 0
+
+
+def cmd_params(args) -> int:
+    from .params import parameter_split, resolve
+    split = parameter_split(resolve(args.name))
+    if args.json:
+        print(json.dumps(split, indent=1))
+        return 0
+    print(f"{args.name}: {split['total']:,} parameters")
+    for key in ("embedding", "attention", "mlp", "unembedding", "layernorm"):
+        note = "  (tied to the embedding)" if key == "unembedding" else ""
+        print(f"  {key:>12}: {split[key]:>17,}  {split['fractions'][key]:6.1%}{note}")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from .weights import DEFAULT_DIR
+    if not (DEFAULT_DIR / "model.safetensors").is_file():
+        from .train import TrainConfig, train
+        print(f"no weights in {DEFAULT_DIR}: training them (about two minutes)", file=sys.stderr)
+        train(TrainConfig(), DEFAULT_DIR)
+    return cmd_trace(argparse.Namespace(prompt=args.prompt, weights=None, temperature=1.0, json=False))
+
+
+def cmd_superposition(args) -> int:
+    from .superposition import cli
+    return cli(args.rest)
+
+
+COMMANDS = {"train": cmd_train, "eval": cmd_eval, "trace": cmd_trace, "params": cmd_params,
+            "demo": cmd_demo, "superposition": cmd_superposition}
+
+if __name__ == "__main__":
+    sys.exit(main())

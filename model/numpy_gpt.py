@@ -1,0 +1,166 @@
+"""GPT-2 forward pass in NumPy, written like the equations, returning every intermediate.
+
+Row-vector convention, as in GPT-2's code: a token's vector is a row, so Q = X @ W_q.
+The scenes read numbers only from the trace this module returns.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .config import GPTConfig
+from .errors import ModelError
+from .tokenizer import WordTokenizer
+from .weights import load_dir
+
+
+def sinusoidal_positions(n_positions: int, d_model: int) -> np.ndarray:
+    """P[pos, 2i] = sin(pos / 10000^(2i/d)),  P[pos, 2i+1] = cos(pos / 10000^(2i/d))."""
+    pos = np.arange(n_positions)[:, None]
+    i = np.arange(0, d_model, 2)[None, :]
+    angle = pos / 10000.0 ** (i / d_model)
+    P = np.zeros((n_positions, d_model))
+    P[:, 0::2] = np.sin(angle)
+    P[:, 1::2] = np.cos(angle)[:, : d_model // 2]
+    return P.astype(np.float32)
+
+
+def gelu(x):
+    """GPT-2's GELU (tanh approximation, 'gelu_new')."""
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def layer_norm(x, gain, bias, eps):
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    out = (x - mean) / np.sqrt(var + eps) * gain + bias
+    return {"mean": mean[..., 0], "var": var[..., 0], "out": out}
+
+
+def softmax(x, axis=-1):
+    z = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def probabilities(logits, temperature: float = 1.0) -> np.ndarray:
+    """softmax(logits / T) in float64. T = 0 is exactly the argmax; tiny T stays finite."""
+    try:
+        T = float(temperature)
+    except (TypeError, ValueError):
+        raise ModelError(f"temperature must be a number, got {temperature!r}") from None
+    if math.isnan(T) or T < 0 or math.isinf(T):
+        raise ModelError(f"temperature must be a finite number >= 0, got {temperature!r}")
+    z = np.asarray(logits, dtype=np.float64)
+    top = z.max(axis=-1, keepdims=True)
+    if T == 0:
+        is_max = (z == top).astype(np.float64)
+        return is_max / is_max.sum(axis=-1, keepdims=True)
+    e = np.exp((z - top) / T)  # shift first, so (0 / T) stays 0 and the rest underflow to 0
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+class NumpyGPT:
+    def __init__(self, config: GPTConfig, params: dict[str, np.ndarray], tokenizer: WordTokenizer):
+        self.config, self.params, self.tokenizer = config, params, tokenizer
+        self.n_params = sum(v.size for v in params.values())
+
+    @classmethod
+    def load(cls, directory: Path | str | None = None) -> "NumpyGPT":
+        return cls(*load_dir(directory))
+
+    def p(self, name: str) -> np.ndarray:
+        return self.params["transformer." + name]
+
+    def encode(self, prompt: str) -> list[int]:
+        return self.tokenizer.encode(prompt, max_len=self.config.n_positions)
+
+    # --- the forward pass -------------------------------------------------------
+    def trace(self, prompt: str | list[int]) -> dict:
+        ids = self.encode(prompt) if isinstance(prompt, str) else list(prompt)
+        c = self.config
+        if not ids or len(ids) > c.n_positions:
+            raise ModelError(f"the prompt is {len(ids)} tokens long, but the model's context is {c.n_positions} tokens")
+        T = len(ids)
+
+        token_embeddings = self.p("wte.weight")[ids]
+        position_vectors = self.p("wpe.weight")[:T]
+        x = token_embeddings + position_vectors
+        trace = {
+            "tokens": self.tokenizer.decode(ids), "token_ids": ids,
+            "token_embeddings": token_embeddings, "position_vectors": position_vectors,
+            "embeddings": x, "layers": [],
+        }
+        for i in range(c.n_layer):
+            layer, x = self.block(i, x)
+            trace["layers"].append(layer)
+        trace["ln_f"] = layer_norm(x, self.p("ln_f.weight"), self.p("ln_f.bias"), c.layer_norm_epsilon)
+        trace["logits"] = trace["ln_f"]["out"] @ self.p("wte.weight").T  # unembedding, tied to W_E
+        return trace
+
+    def block(self, i: int, x):
+        c, h = self.config, f"h.{i}."
+        layer = {"resid_pre": x}
+        layer["ln_1"] = layer_norm(x, self.p(h + "ln_1.weight"), self.p(h + "ln_1.bias"), c.layer_norm_epsilon)
+        layer["attn"] = self.attention(i, layer["ln_1"]["out"])
+        x = x + layer["attn"]["out"]
+        layer["resid_mid"] = x
+        layer["ln_2"] = layer_norm(x, self.p(h + "ln_2.weight"), self.p(h + "ln_2.bias"), c.layer_norm_epsilon)
+        layer["mlp"] = self.mlp(i, layer["ln_2"]["out"])
+        x = x + layer["mlp"]["out"]
+        layer["resid_post"] = x
+        return layer, x
+
+    def attention(self, i: int, X):
+        c, h = self.config, f"h.{i}.attn."
+        T, H, dh = X.shape[0], c.n_head, c.d_head
+        W_qkv, b_qkv = self.p(h + "c_attn.weight"), self.p(h + "c_attn.bias")
+        W_q, W_k, W_v = np.split(W_qkv, 3, axis=1)
+        b_q, b_k, b_v = np.split(b_qkv, 3)
+
+        def heads(M):  # (T, d) -> (H, T, d_head)
+            return M.reshape(T, H, dh).transpose(1, 0, 2)
+
+        Q, K, V = heads(X @ W_q + b_q), heads(X @ W_k + b_k), heads(X @ W_v + b_v)
+        scores = Q @ K.transpose(0, 2, 1)                  # (H, T_query, T_key)
+        scaled = scores / np.float32(math.sqrt(dh))
+        future = np.triu(np.ones((T, T), dtype=bool), k=1)  # key after query
+        masked = np.where(future, -np.inf, scaled).astype(np.float32)
+        weights = softmax(masked, axis=-1)                  # each query's row sums to 1
+        weighted_values = weights[..., None] * V[:, None, :, :]   # (H, T_query, T_key, d_head)
+        head_out = weights @ V                              # = weighted_values.sum(axis=2)
+        concat = head_out.transpose(1, 0, 2).reshape(T, c.n_embd)
+        out = concat @ self.p(h + "c_proj.weight") + self.p(h + "c_proj.bias")
+        return {"q": Q, "k": K, "v": V, "scores": scores, "scaled": scaled, "masked": masked,
+                "weights": weights, "weighted_values": weighted_values, "head_out": head_out,
+                "concat": concat, "out": out}
+
+    def mlp(self, i: int, X):
+        h = f"h.{i}.mlp."
+        pre = X @ self.p(h + "c_fc.weight") + self.p(h + "c_fc.bias")
+        act = gelu(pre)
+        out = act @ self.p(h + "c_proj.weight") + self.p(h + "c_proj.bias")
+        return {"pre": pre, "act": act, "out": out}
+
+    def next_token_probabilities(self, prompt, temperature: float = 1.0) -> np.ndarray:
+        return probabilities(self.trace(prompt)["logits"][-1], temperature)
+
+
+def to_jsonable(obj):
+    """Trace -> plain JSON: arrays become nested lists, and -inf (a masked score) becomes null."""
+    if isinstance(obj, dict):
+        return {k: to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind == "f" and not np.all(np.isfinite(obj)):
+            return to_jsonable(obj.tolist())
+        return obj.tolist()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj

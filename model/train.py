@@ -1,0 +1,98 @@
+"""Train the small GPT from scratch with a fixed seed, then evaluate it against the entropy floor."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from .config import GPTConfig
+from .data import TRAIN_SEED, VAL_SEED, make_split
+from .evaluate import VAL_STREAMS, evaluate, facts_known
+from .language import Language, vocabulary
+from .tokenizer import WordTokenizer, build_tokenizer
+from .torch_gpt import TorchGPT
+from .weights import DEFAULT_DIR, save_dir
+
+
+@dataclass
+class TrainConfig:
+    n_layer: int = 2
+    n_head: int = 4
+    n_embd: int = 64
+    context: int = 32
+    position_encoding: str = "sinusoidal"
+    steps: int = 3000
+    batch_size: int = 64
+    lr: float = 3e-3
+    embedding_std: float = 0.02
+    warmup: int = 100
+    weight_decay: float = 0.01
+    train_streams: int = 30_000
+    seed: int = 0
+    threads: int = 2
+    log_every: int = 10
+
+    def model_config(self) -> GPTConfig:
+        return GPTConfig(vocab_size=len(vocabulary()), n_positions=self.context, n_embd=self.n_embd,
+                         n_layer=self.n_layer, n_head=self.n_head, position_encoding=self.position_encoding)
+
+
+def learning_rate(step: int, tc: TrainConfig) -> float:
+    """Linear warm-up, then cosine decay to 10%."""
+    if step < tc.warmup:
+        return tc.lr * (step + 1) / tc.warmup
+    progress = (step - tc.warmup) / max(1, tc.steps - tc.warmup)
+    return tc.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def train(tc: TrainConfig, out: Path | None = DEFAULT_DIR, progress=sys.stderr) -> tuple[TorchGPT, dict]:
+    started = time.perf_counter()
+    torch.manual_seed(tc.seed)
+    torch.set_num_threads(tc.threads)
+    language = Language()
+    train_split = make_split(tc.train_streams, tc.context, TRAIN_SEED, language)
+    val = make_split(VAL_STREAMS, tc.context, VAL_SEED, language)
+    data_seconds = time.perf_counter() - started
+
+    config = tc.model_config()
+    model = TorchGPT(config, tc.embedding_std)
+    decay = [p for n, p in model.named_parameters() if p.requires_grad and p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and p.dim() < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": tc.weight_decay},
+                                   {"params": no_decay, "weight_decay": 0.0}], lr=tc.lr, betas=(0.9, 0.98))
+    generator = torch.Generator().manual_seed(tc.seed)
+    all_ids = torch.from_numpy(train_split.ids)
+    log = []
+    for step in range(tc.steps):
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(step, tc)
+        batch = all_ids[torch.randint(len(all_ids), (tc.batch_size,), generator=generator)]
+        logits = model(batch[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, config.vocab_size), batch[:, 1:].reshape(-1))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        if step % tc.log_every == 0 or step == tc.steps - 1:
+            log.append({"step": step, "loss": round(loss.item(), 5), "lr": learning_rate(step, tc)})
+        if progress and (step % max(1, tc.steps // 20) == 0 or step == tc.steps - 1):
+            print(f"step {step + 1:5d}/{tc.steps}  loss {loss.item():.4f}  "
+                  f"{time.perf_counter() - started:5.1f}s", file=progress, flush=True)
+    train_seconds = time.perf_counter() - started
+    tokenizer = WordTokenizer(build_tokenizer(vocabulary()))
+    metrics = evaluate(model, val)
+    metrics.update(facts_known(model, tokenizer, language))
+    metrics.update({"train_seconds": round(train_seconds, 2), "data_seconds": round(data_seconds, 2),
+                    "n_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
+                    "n_params_with_position_table": sum(p.numel() for p in model.parameters()),
+                    "train_config": asdict(tc), "torch_version": torch.__version__})
+    if out is not None:
+        save_dir(out, config, model.export_tensors(), tokenizer,
+                 extra_json={"training_log.json": log, "metrics.json": metrics})
+    return model, metrics

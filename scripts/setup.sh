@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Idempotent setup for a fresh Debian machine: Debian packages, a venv at .venv, the project.
+# Usage: scripts/setup.sh [runtime|test]     A second run only checks, and takes about a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extra="${1:-runtime}"
+
+# Debian packages (see DEVELOPERS.md): cairo/pango to build manim, LaTeX for numbers and formulas,
+# Noto CJK for Chinese text.
+APT_PACKAGES=(build-essential python3-dev pkg-config libcairo2-dev libpango1.0-dev
+              texlive-latex-base texlive-latex-extra texlive-fonts-recommended dvisvgm fonts-noto-cjk)
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "missing Debian packages; run this, then try again:" >&2
+        echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+    echo "setup: installing Debian packages: ${missing[*]}" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Python 3.11+ and the venv.
+PYTHON="${PYTHON:-python3}"
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "setup: Python 3.11 or newer is needed as '$PYTHON' (set PYTHON=/path/to/python3.11)" >&2
+    exit 1
+fi
+[[ -x .venv/bin/python ]] || { echo "setup: creating .venv" >&2; "$PYTHON" -m venv .venv; }
+
+# The project, re-installed only when pyproject.toml changes.
+want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+installed() { [[ -f ".venv/.installed-$1" && "$(cat ".venv/.installed-$1")" == "$want" ]]; }
+stamp=".venv/.installed-$extra"
+if ! installed "$extra" && ! { [[ "$extra" == runtime ]] && installed test; }; then
+    echo "setup: installing the project into .venv ($extra)" >&2
+    .venv/bin/python -m pip install -q --upgrade pip
+    # torch first, pinned: its CPU build (a plain 'torch' would pull a multi-GB CUDA build)
+    .venv/bin/python -m pip install -q "torch==2.13.0"
+    if [[ "$extra" == runtime ]]; then
+        .venv/bin/python -m pip install -q -e .
+    else
+        .venv/bin/python -m pip install -q -e ".[$extra]"
+    fi
+    echo "$want" > "$stamp"
+fi
