@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from model import NumpyGPT  # noqa: E402
 
-PROMPT_16 = "a fluffy blue fox roamed the misty forest . the fox was blue . michael jordan plays"
+PROMPT_16 = "a fluffy blue fox roamed the misty forest . the fox was blue . michael jordan"
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """GPT-2 forward pass in NumPy, written like the equations, returning every intermediate.
 
 Row-vector convention, as in GPT-2's code: a token's vector is a row, so Q = X @ W_q.
-The scenes read numbers only from the trace this module returns.
+The scenes read numbers only from the trace this module returns. Weights are stored in
+float32 and the maths runs in float64: numbers are rounded only for display.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def sinusoidal_positions(n_positions: int, d_model: int) -> np.ndarray:
     P = np.zeros((n_positions, d_model))
     P[:, 0::2] = np.sin(angle)
     P[:, 1::2] = np.cos(angle)[:, : d_model // 2]
-    return P.astype(np.float32)
+    return P
 
 
 def gelu(x):
@@ -59,13 +60,15 @@ def probabilities(logits, temperature: float = 1.0) -> np.ndarray:
     if T == 0:
         is_max = (z == top).astype(np.float64)
         return is_max / is_max.sum(axis=-1, keepdims=True)
-    e = np.exp((z - top) / T)  # shift first, so (0 / T) stays 0 and the rest underflow to 0
+    with np.errstate(over="ignore"):  # shift first: (0 / T) stays 0, the rest go to -inf, exp -> 0
+        e = np.exp((z - top) / T)
     return e / e.sum(axis=-1, keepdims=True)
 
 
 class NumpyGPT:
     def __init__(self, config: GPTConfig, params: dict[str, np.ndarray], tokenizer: WordTokenizer):
-        self.config, self.params, self.tokenizer = config, params, tokenizer
+        self.config, self.tokenizer = config, tokenizer
+        self.params = {k: v.astype(np.float64) for k, v in params.items()}  # stored float32, computed float64
         self.n_params = sum(v.size for v in params.values())
 
     @classmethod
@@ -126,9 +129,9 @@ class NumpyGPT:
 
         Q, K, V = heads(X @ W_q + b_q), heads(X @ W_k + b_k), heads(X @ W_v + b_v)
         scores = Q @ K.transpose(0, 2, 1)                  # (H, T_query, T_key)
-        scaled = scores / np.float32(math.sqrt(dh))
+        scaled = scores / math.sqrt(dh)
         future = np.triu(np.ones((T, T), dtype=bool), k=1)  # key after query
-        masked = np.where(future, -np.inf, scaled).astype(np.float32)
+        masked = np.where(future, -np.inf, scaled)
         weights = softmax(masked, axis=-1)                  # each query's row sums to 1
         weighted_values = weights[..., None] * V[:, None, :, :]   # (H, T_query, T_key, d_head)
         head_out = weights @ V                              # = weighted_values.sum(axis=2)

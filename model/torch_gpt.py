@@ -118,8 +118,8 @@ class TorchGPT(nn.Module):
         t = self.transformer
         T = ids.shape[-1]
         token_embeddings = t.wte(ids)
-        position_vectors = t.wpe.weight[:T]
-        x = token_embeddings + position_vectors
+        position_vectors = t.wpe.weight[:T].expand_as(token_embeddings)
+        x = embeddings = token_embeddings + position_vectors
         layers = []
         for block in t.h:
             x, layer = block(x, trace)
@@ -129,7 +129,7 @@ class TorchGPT(nn.Module):
         if not trace:
             return logits
         return {"token_embeddings": token_embeddings, "position_vectors": position_vectors,
-                "embeddings": token_embeddings + position_vectors, "layers": layers,
+                "embeddings": embeddings, "layers": layers,
                 "ln_f": ln_f, "logits": logits}
 
     # --- Hugging Face GPT-2 tensors ---------------------------------------------

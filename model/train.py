@@ -27,10 +27,10 @@ class TrainConfig:
     n_embd: int = 64
     context: int = 32
     position_encoding: str = "sinusoidal"
-    steps: int = 3000
+    steps: int = 1500
     batch_size: int = 64
     lr: float = 3e-3
-    embedding_std: float = 0.02
+    embedding_std: float = 0.5      # token identity must not drown under the sin/cos table (norm ~5.7)
     warmup: int = 100
     weight_decay: float = 0.01
     train_streams: int = 30_000

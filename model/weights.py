@@ -112,6 +112,8 @@ def save_dir(directory: Path | str, config: GPTConfig, tensors: dict[str, np.nda
         tokenizer.save(tmp / "tokenizer.json")
         for name, obj in (extra_json or {}).items():
             (tmp / name).write_text(json.dumps(obj, indent=1) + "\n")
+        for f in tmp.iterdir():
+            os.chmod(f, 0o644)
         os.chmod(tmp, 0o755)
         old = None
         if directory.exists():
