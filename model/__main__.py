@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `... --json | head`
+        sys.stderr.close()
+        return 141
 
 
 def cmd_train(args) -> int:

@@ -1,0 +1,1 @@
+"""The lecture's scenes. Importing this package loads neither manim nor the model."""
