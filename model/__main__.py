@@ -89,9 +89,9 @@ def _print_metrics(metrics: dict, as_json: bool) -> None:
 
 
 def cmd_trace(args) -> int:
-    from .numpy_gpt import NumpyGPT, probabilities, to_jsonable
+    from .numpy_gpt import NumpyGPT, check_temperature, probabilities, to_jsonable
+    check_temperature(args.temperature)
     gpt = NumpyGPT.load(args.weights)
-    probs = probabilities([0.0], args.temperature)  # validates T before any work
     started = time.perf_counter()
     trace = gpt.trace(args.prompt)
     seconds = time.perf_counter() - started

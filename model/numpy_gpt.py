@@ -47,14 +47,19 @@ def softmax(x, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def probabilities(logits, temperature: float = 1.0) -> np.ndarray:
-    """softmax(logits / T) in float64. T = 0 is exactly the argmax; tiny T stays finite."""
+def check_temperature(temperature) -> float:
     try:
         T = float(temperature)
     except (TypeError, ValueError):
         raise ModelError(f"temperature must be a number, got {temperature!r}") from None
     if math.isnan(T) or T < 0 or math.isinf(T):
         raise ModelError(f"temperature must be a finite number >= 0, got {temperature!r}")
+    return T
+
+
+def probabilities(logits, temperature: float = 1.0) -> np.ndarray:
+    """softmax(logits / T) in float64. T = 0 is exactly the argmax; tiny T stays finite."""
+    T = check_temperature(temperature)
     z = np.asarray(logits, dtype=np.float64)
     top = z.max(axis=-1, keepdims=True)
     if T == 0:
@@ -82,7 +87,8 @@ class NumpyGPT:
         return self.tokenizer.encode(prompt, max_len=self.config.n_positions)
 
     # --- the forward pass -------------------------------------------------------
-    def trace(self, prompt: str | list[int]) -> dict:
+    def trace(self, prompt: str | list[int], ablate: tuple[tuple[int, int], ...] = ()) -> dict:
+        """Run the prompt; `ablate` lists (layer, head) pairs whose output is zeroed (an intervention)."""
         ids = self.encode(prompt) if isinstance(prompt, str) else list(prompt)
         c = self.config
         if not ids or len(ids) > c.n_positions:
@@ -98,17 +104,17 @@ class NumpyGPT:
             "embeddings": x, "layers": [],
         }
         for i in range(c.n_layer):
-            layer, x = self.block(i, x)
+            layer, x = self.block(i, x, {h for l, h in ablate if l == i})
             trace["layers"].append(layer)
         trace["ln_f"] = layer_norm(x, self.p("ln_f.weight"), self.p("ln_f.bias"), c.layer_norm_epsilon)
         trace["logits"] = trace["ln_f"]["out"] @ self.p("wte.weight").T  # unembedding, tied to W_E
         return trace
 
-    def block(self, i: int, x):
+    def block(self, i: int, x, ablate: set[int] = frozenset()):
         c, h = self.config, f"h.{i}."
         layer = {"resid_pre": x}
         layer["ln_1"] = layer_norm(x, self.p(h + "ln_1.weight"), self.p(h + "ln_1.bias"), c.layer_norm_epsilon)
-        layer["attn"] = self.attention(i, layer["ln_1"]["out"])
+        layer["attn"] = self.attention(i, layer["ln_1"]["out"], ablate)
         x = x + layer["attn"]["out"]
         layer["resid_mid"] = x
         layer["ln_2"] = layer_norm(x, self.p(h + "ln_2.weight"), self.p(h + "ln_2.bias"), c.layer_norm_epsilon)
@@ -117,7 +123,7 @@ class NumpyGPT:
         layer["resid_post"] = x
         return layer, x
 
-    def attention(self, i: int, X):
+    def attention(self, i: int, X, ablate: set[int] = frozenset()):
         c, h = self.config, f"h.{i}.attn."
         T, H, dh = X.shape[0], c.n_head, c.d_head
         W_qkv, b_qkv = self.p(h + "c_attn.weight"), self.p(h + "c_attn.bias")
@@ -135,6 +141,8 @@ class NumpyGPT:
         weights = softmax(masked, axis=-1)                  # each query's row sums to 1
         weighted_values = weights[..., None] * V[:, None, :, :]   # (H, T_query, T_key, d_head)
         head_out = weights @ V                              # = weighted_values.sum(axis=2)
+        for head in ablate:
+            head_out[head] = 0.0
         concat = head_out.transpose(1, 0, 2).reshape(T, c.n_embd)
         out = concat @ self.p(h + "c_proj.weight") + self.p(h + "c_proj.bias")
         return {"q": Q, "k": K, "v": V, "scores": scores, "scaled": scaled, "masked": masked,
