@@ -17,6 +17,9 @@ EXIT_USAGE = 2
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["superposition"]:  # its own parser, so `superposition --help` reaches it
+        return _guarded(lambda: cmd_superposition(argv[1:]))
     parser = argparse.ArgumentParser(prog="python -m model", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -42,12 +45,15 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("demo", help="load the shipped model (train it if missing) and trace a prompt")
     p.add_argument("prompt", nargs="?", default="michael jordan plays")
 
-    p = sub.add_parser("superposition", help="the superposition lab: `pack` or `toy` (see --help)", add_help=False)
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    sub.add_parser("superposition", help="the superposition lab: `pack` or `toy` (see superposition --help)")
 
     args = parser.parse_args(argv)
+    return _guarded(lambda: COMMANDS[args.command](args))
+
+
+def _guarded(run) -> int:
     try:
-        return COMMANDS[args.command](args)
+        return run()
     except ModelError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -141,13 +147,12 @@ def cmd_demo(args) -> int:
     return cmd_trace(argparse.Namespace(prompt=args.prompt, weights=None, temperature=1.0, json=False))
 
 
-def cmd_superposition(args) -> int:
+def cmd_superposition(argv: list[str]) -> int:
     from .superposition import cli
-    return cli(args.rest)
+    return cli(argv)
 
 
-COMMANDS = {"train": cmd_train, "eval": cmd_eval, "trace": cmd_trace, "params": cmd_params,
-            "demo": cmd_demo, "superposition": cmd_superposition}
+COMMANDS = {"train": cmd_train, "eval": cmd_eval, "trace": cmd_trace, "params": cmd_params, "demo": cmd_demo}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,423 @@
+"""The superposition lab: how many almost-perpendicular directions fit in d dimensions?
+
+Part 1, packing. Start from N random unit vectors in d dimensions and push every pair whose
+cosine is further from 0 than a margin back towards 90 degrees. Report the angle distribution
+before and after, and the bounds that say how far any arrangement could ever get.
+
+Part 2, the toy model of Elhage et al. (2022), "Toy Models of Superposition":
+    x' = ReLU(W^T W x + b),   W is m x n (n features squeezed into m hidden dimensions)
+trained on sparse features. Dense data: only the m most important features get a direction.
+Sparse data: all n features share the m dimensions, e.g. five features on a pentagon in 2-D.
+
+Everything is seeded with a torch.Generator, so the same arguments give the same numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import operator
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+from .errors import ModelError
+
+PERCENTILES = (1, 5, 50, 95, 99)
+HIST_EDGES_DEG = list(range(0, 181))  # 1-degree bins from 0 to 180
+BLOCK = 2000  # rows per block of the N x N cosine matrix (a 2000 x 2000 block is 16 MB)
+
+
+# --------------------------------------------------------------------------- input checks
+
+def _check_int(name: str, value, lo: int) -> int:
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        value = operator.index(value)  # int, numpy integer, ... but not 2.5 or "3"
+    except TypeError:
+        raise ModelError(f"{name} must be an integer, got {value!r}") from None
+    if value < lo:
+        raise ModelError(f"{name} must be at least {lo}, got {value}")
+    return value
+
+
+def _check_positive(name: str, value) -> float:
+    value = float(value)
+    if not math.isfinite(value) or value <= 0:
+        raise ModelError(f"{name} must be a positive number, got {value}")
+    return value
+
+
+def _check_sparsity(value) -> float:
+    try:
+        s = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"sparsity must be a number in [0, 1), got {value!r}") from None
+    if not (0.0 <= s < 1.0):  # also rejects NaN
+        raise ModelError(f"sparsity must be in [0, 1), got {value!r}")
+    return s
+
+
+# --------------------------------------------------------------------------- part 1: packing
+
+def _unit(V: torch.Tensor) -> torch.Tensor:
+    return V / V.norm(dim=1, keepdim=True).clamp_min(1e-12)
+
+
+def _blocks(n: int):
+    """Every unordered pair of row blocks (A, B) with A <= B: each pair of vectors is seen once."""
+    starts = range(0, n, BLOCK)
+    for a in starts:
+        for b in starts:
+            if b >= a:
+                yield slice(a, a + BLOCK), slice(b, b + BLOCK), a == b
+
+
+def _hinge_gradient(V: torch.Tensor, margin: float) -> torch.Tensor:
+    """Gradient of  L = 1/2 sum_{i != j} (|cos_ij| - margin)_+^2  with respect to each v_i.
+
+    dL/dv_i = 2 sum_j s_ij v_j  with  s_ij = softshrink(cos_ij, margin) = sign(c)(|c| - margin)_+.
+    The factor 2 is folded into the step size. Computed block by block: the full 10,000 x 10,000
+    matrix of cosines would be 400 MB.
+    """
+    grad = torch.zeros_like(V)
+    for A, B, diagonal in _blocks(len(V)):
+        C = V[A] @ V[B].T                    # cosines between the two blocks (unit vectors)
+        if diagonal:
+            C.fill_diagonal_(0.0)            # cos(v_i, v_i) = 1 is not a pair
+        S = F.softshrink(C, margin)          # zero for every pair already within the margin
+        grad[A] += S @ V[B]
+        if not diagonal:
+            grad[B] += S.T @ V[A]
+    return grad
+
+
+def _tighten(V: torch.Tensor) -> torch.Tensor:
+    """Move to the nearest tight frame (V^T V = N/d I), then back onto the unit sphere.
+
+    Welch's bound, mean over pairs of cos^2 >= (N - d) / (d (N - 1)), holds with equality exactly
+    for unit-norm tight frames, so this keeps the bulk of the cosines at their floor. It also stops
+    the one collective motion in which all vectors drift together towards a common axis.
+    """
+    n, d = V.shape
+    if n < d:
+        return V
+    evals, evecs = torch.linalg.eigh(V.T @ V * (d / n))
+    return _unit(V @ (evecs * evals.clamp_min(1e-12).rsqrt()) @ evecs.T)
+
+
+def _pair_cosines(V: torch.Tensor, i: torch.Tensor, j: torch.Tensor) -> torch.Tensor:
+    return (V[i] * V[j]).sum(1).clamp(-1.0, 1.0)
+
+
+def _extreme_cosines(V: torch.Tensor) -> tuple[float, float]:
+    """Largest and smallest cosine over ALL pairs i != j (not just the sample)."""
+    hi, lo = -1.0, 1.0
+    for A, B, diagonal in _blocks(len(V)):
+        C = V[A] @ V[B].T
+        if diagonal:
+            if C.shape[0] < 2:
+                continue
+            off = ~torch.eye(C.shape[0], dtype=torch.bool)
+            C = C[off]
+        hi, lo = max(hi, C.max().item()), min(lo, C.min().item())
+    return min(hi, 1.0), max(lo, -1.0)
+
+
+def angle_stats(V: torch.Tensor, i: torch.Tensor, j: torch.Tensor) -> dict:
+    """Angle distribution over the sampled pairs (i, j), plus the exact extremes over all pairs."""
+    angles = torch.rad2deg(torch.arccos(_pair_cosines(V, i, j).double()))
+    q = torch.quantile(angles, torch.tensor(PERCENTILES, dtype=torch.float64) / 100)
+    counts = torch.histc(angles, bins=len(HIST_EDGES_DEG) - 1, min=HIST_EDGES_DEG[0], max=HIST_EDGES_DEG[-1])
+    hi, lo = _extreme_cosines(V)
+    return {
+        "percentiles_deg": {f"p{p}": v for p, v in zip(PERCENTILES, q.tolist())},
+        "min_deg": math.degrees(math.acos(hi)),   # the closest pair of all N(N-1)/2
+        "max_deg": math.degrees(math.acos(lo)),   # the most opposed pair of all
+        "within_89_91": ((angles >= 89) & (angles <= 91)).double().mean().item(),
+        "mean_cos2": (torch.cos(torch.deg2rad(angles)) ** 2).mean().item(),
+        "histogram": {"edges_deg": HIST_EDGES_DEG, "counts": [int(c) for c in counts.tolist()]},
+    }
+
+
+def packing_bounds(n_vectors: int, dim: int) -> dict:
+    """What no arrangement of N unit vectors in d dimensions can beat.
+
+    Welch:      mean_{i != j} cos^2 >= (N - d) / (d (N - 1)), hence also max |cos| >= its square root.
+    Levenstein: for N > d(d + 1)/2 (real vectors), max cos^2 >= (3N - d^2 - 2d) / ((d + 2)(N - d)).
+    band_deg is the resulting floor on the worst pair's distance from 90 degrees.
+    """
+    n, d = _check_int("n_vectors", n_vectors, 2), _check_int("dim", dim, 1)
+    welch = max(n - d, 0) / (d * (n - 1))
+    levenstein = (3 * n - d * d - 2 * d) / ((d + 2) * (n - d)) if 2 * n > d * (d + 1) else 0.0
+    max_cos = math.sqrt(max(welch, levenstein))
+    return {
+        "welch_mean_cos2": welch,
+        "welch_rms_deg": math.degrees(math.asin(math.sqrt(welch))),
+        "levenstein_max_cos": math.sqrt(levenstein) if levenstein else None,
+        "max_cos_at_least": max_cos,
+        "band_deg": math.degrees(math.asin(min(max_cos, 1.0))),  # some pair lies outside 90 +- band
+    }
+
+
+def pack_near_orthogonal(n_vectors: int = 10_000, dim: int = 100, steps: int = 20, seed: int = 0,
+                         lr: float = 2.0, progress=None, margin: float | None = None,
+                         sample_pairs: int = 200_000, return_vectors: bool = False) -> dict:
+    """Optimise n_vectors unit vectors in `dim` dimensions so that every pairwise angle is near 90.
+
+    Loss: 1/2 sum over pairs of (|cos| - margin)_+^2, margin = 2/sqrt(dim) by default (random unit
+    vectors have cos ~ N(0, 1/dim), so that is two standard deviations). Each step is a gradient
+    step along the sphere, with the step size scaled for the number of pairs pushing on each vector,
+    then a projection back to unit vectors in a tight frame. progress(step, steps) is called after
+    each step. Percentiles, the 89-91 fraction and the histogram use one fixed sample of pairs, the
+    same before and after; min_deg and max_deg are exact over all pairs. With return_vectors the
+    optimised (n_vectors, dim) tensor is included under "vectors".
+    """
+    _check_int("n_vectors", n_vectors, 2)
+    _check_int("dim", dim, 1)
+    _check_int("steps", steps, 0)
+    _check_int("seed", seed, 0)
+    _check_int("sample_pairs", sample_pairs, 1)
+    lr = _check_positive("lr", lr)
+    margin = 2 / math.sqrt(dim) if margin is None else _check_positive("margin", margin)
+
+    t0 = time.perf_counter()
+    g = torch.Generator().manual_seed(seed)
+    V = _unit(torch.randn(n_vectors, dim, generator=g))
+    i = torch.randint(0, n_vectors, (sample_pairs,), generator=g)       # a fixed sample of pairs
+    j = (i + torch.randint(1, n_vectors, (sample_pairs,), generator=g)) % n_vectors  # j != i
+    before = angle_stats(V, i, j)
+
+    # Each vector is pushed by about n_active pairs. The curvature of its part of the loss is then
+    # the top eigenvalue of sum_j v_j v_j^T over those pairs, about (1 + sqrt(n_active/d))^2 for
+    # random directions (Marchenko-Pastur); dividing by it keeps the step size stable at any N, d.
+    n_active = (n_vectors - 1) * (_pair_cosines(V, i, j).abs() > margin).double().mean().item()
+    step_size = lr / (1 + math.sqrt(n_active / dim)) ** 2
+
+    start = time.perf_counter()
+    for step in range(steps):
+        grad = _hinge_gradient(V, margin)
+        grad -= (grad * V).sum(1, keepdim=True) * V    # keep only the part along the sphere
+        V = _tighten(_unit(V - step_size * grad))
+        if progress is not None:
+            progress(step + 1, steps)
+    seconds = time.perf_counter() - start
+
+    after = angle_stats(V, i, j)
+    result = {
+        "n_vectors": n_vectors, "dim": dim, "steps": steps, "seed": seed, "lr": lr,
+        "margin_cos": margin, "margin_deg": math.degrees(math.asin(min(margin, 1.0))),
+        "sample_pairs": sample_pairs,
+        "seconds": seconds,                               # the optimisation alone
+        "seconds_total": time.perf_counter() - t0,        # including the statistics
+        "before": before, "after": after,
+        "bounds": packing_bounds(n_vectors, dim),
+    }
+    if return_vectors:
+        result["vectors"] = V
+    return result
+
+
+# --------------------------------------------------------------------------- part 2: toy model
+
+def feature_importance(n_features: int) -> torch.Tensor:
+    return 0.9 ** torch.arange(n_features, dtype=torch.float32)
+
+
+def sample_features(batch: int, n_features: int, sparsity: float, g: torch.Generator) -> torch.Tensor:
+    """Each feature is 0 with probability `sparsity`, otherwise uniform in [0, 1]."""
+    present = torch.rand(batch, n_features, generator=g) >= sparsity
+    return torch.rand(batch, n_features, generator=g) * present
+
+
+def toy_forward(W: torch.Tensor, b: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """x' = ReLU(W^T W x + b) for k independent instances: W (k, m, n), b (k, n), x (batch, n).
+
+    Written as broadcast products and sums rather than matmuls: at these sizes (m = 2, n = 5)
+    torch would hand each tiny matmul to a thread pool, which costs far more than the arithmetic.
+    """
+    W = W[:, None]                                          # (k, 1, m, n)
+    h = (W * x[None, :, None, :]).sum(-1)                   # h_m = sum_n W_mn x_n      (k, batch, m)
+    return torch.relu((W * h[..., None]).sum(-2) + b[:, None, :])  # ReLU(sum_m W_mn h_m + b_n)
+
+
+def toy_loss(W, b, x, importance) -> torch.Tensor:
+    """Importance-weighted squared error, averaged over the batch: one loss per instance."""
+    return (importance * (x - toy_forward(W, b, x)) ** 2).sum(-1).mean(-1)
+
+
+def feature_geometry(W: torch.Tensor) -> dict:
+    """Norms ||W_i||, dimensions per feature D_i and angles between the columns W_i of W (m x n)."""
+    norms = W.norm(dim=0)
+    W_hat = W / norms.clamp_min(1e-12)
+    overlap = (W_hat.T @ W) ** 2                           # (W^_i . W_j)^2
+    D = norms ** 2 / overlap.sum(1).clamp_min(1e-12)       # D_i = ||W_i||^2 / sum_j (W^_i . W_j)^2
+    cos = (W_hat.T @ W_hat).clamp(-1, 1)
+    out = {
+        "norms": norms.tolist(),
+        "dims_per_feature": D.tolist(),
+        "angles_deg": torch.rad2deg(torch.arccos(cos)).tolist(),  # n x n, between columns
+    }
+    if W.shape[0] == 2:  # in a plane: the direction of each feature and the gaps between neighbours
+        polar = torch.rad2deg(torch.atan2(W[1], W[0])) % 360
+        ordered = polar.sort().values
+        gaps = torch.diff(torch.cat([ordered, ordered[:1] + 360]))
+        out["polar_deg"] = polar.tolist()
+        out["neighbour_gaps_deg"] = gaps.tolist()
+    return out
+
+
+def train_toy_model(sparsity: float, n_features: int = 5, n_hidden: int = 2, steps: int = 1500,
+                    batch: int = 256, seed: int = 0, lr: float = 2e-2, instances: int = 8,
+                    eval_batch: int = 65536) -> dict:
+    """Train `instances` copies of the toy model side by side and keep the one with lowest loss.
+
+    As in the paper: Adam, a fresh batch of features each step, Xavier-normal W, zero b; here the
+    learning rate also decays on a cosine schedule. Each copy's loss is measured on one fixed
+    evaluation batch, and the best copy's W (m x n), b, norms and dimensions per feature returned.
+    The defaults keep instances * batch * m * n under 32768 numbers, below which torch runs each
+    operation on the calling thread: that makes a run take seconds even on a busy machine.
+    """
+    sparsity = _check_sparsity(sparsity)
+    _check_int("n_features", n_features, 1)
+    _check_int("n_hidden", n_hidden, 1)
+    _check_int("steps", steps, 1)
+    _check_int("batch", batch, 1)
+    _check_int("seed", seed, 0)
+    _check_int("instances", instances, 1)
+    _check_int("eval_batch", eval_batch, 1)
+    lr = _check_positive("lr", lr)
+
+    g = torch.Generator().manual_seed(seed)
+    importance = feature_importance(n_features)
+    std = math.sqrt(2 / (n_hidden + n_features))
+    W = torch.nn.Parameter(torch.randn(instances, n_hidden, n_features, generator=g) * std)
+    b = torch.nn.Parameter(torch.zeros(instances, n_features))
+    opt = torch.optim.Adam([W, b], lr=lr)
+    schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: 0.5 * (1 + math.cos(math.pi * t / steps)))
+
+    start = time.perf_counter()
+    for _ in range(steps):
+        x = sample_features(batch, n_features, sparsity, g)
+        loss = toy_loss(W, b, x, importance).sum()  # instances are independent: sum their losses
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        schedule.step()
+    seconds = time.perf_counter() - start
+
+    with torch.no_grad():
+        x = sample_features(eval_batch, n_features, sparsity, torch.Generator().manual_seed(seed + 1))
+        losses = toy_loss(W, b, x, importance)
+    best = int(losses.argmin())
+    W_best, b_best = W.detach()[best], b.detach()[best]
+    return {
+        "sparsity": sparsity, "n_features": n_features, "n_hidden": n_hidden, "steps": steps,
+        "batch": batch, "seed": seed, "lr": lr, "importance": importance.tolist(),
+        "W": W_best.tolist(), "b": b_best.tolist(),
+        **feature_geometry(W_best),
+        "loss": losses[best].item(), "instance": best, "instance_losses": losses.tolist(),
+        "seconds": seconds,
+    }
+
+
+def toy_model_sweep(sparsities=(0.0, 0.7, 0.9, 0.97, 0.99), **kwargs) -> list[dict]:
+    """train_toy_model at each sparsity, same seed and settings."""
+    return [train_toy_model(s, **kwargs) for s in sparsities]
+
+
+# --------------------------------------------------------------------------- command line
+
+def _sparsity_list(values: list[str] | None) -> list[float]:
+    if not values:
+        return [0.0, 0.7, 0.9, 0.97, 0.99]
+    out = []
+    for v in values:
+        out += [_check_sparsity(part.strip()) for part in v.split(",") if part.strip()]
+    if not out:
+        raise ModelError("--sparsity needs at least one number in [0, 1)")
+    return out
+
+
+def _ordinal(p: int) -> str:
+    return "st" if p % 10 == 1 and p % 100 != 11 else "th"
+
+
+def _print_pack(r: dict) -> None:
+    b, a, bound = r["before"], r["after"], r["bounds"]
+    print(f"{r['n_vectors']} unit vectors in {r['dim']} dimensions, {r['steps']} steps, "
+          f"{r['seconds']:.1f} s (margin 90 +- {r['margin_deg']:.1f} deg)")
+    print(f"{'angle':<22}{'random':>10}{'optimised':>11}")
+    rows = [(f"{p}{_ordinal(p)} percentile", b["percentiles_deg"][f"p{p}"], a["percentiles_deg"][f"p{p}"], "°")
+            for p in PERCENTILES]
+    rows += [("closest pair (all)", b["min_deg"], a["min_deg"], "°"),
+             ("most opposed (all)", b["max_deg"], a["max_deg"], "°"),
+             ("within 89-91°", 100 * b["within_89_91"], 100 * a["within_89_91"], "%")]
+    for label, before, after, unit in rows:
+        print(f"{label:<22}{before:>9.2f}{unit}{after:>10.2f}{unit}")
+    print(f"percentiles and 89-91° on {r['sample_pairs']} sampled pairs; "
+          "closest and most opposed over all pairs")
+    print(f"no arrangement keeps every pair within 90 +- {bound['band_deg']:.2f}° (Welch/Levenstein bound)")
+
+
+def _print_toy(runs: list[dict]) -> None:
+    for r in runs:
+        norms = " ".join(f"{v:.2f}" for v in r["norms"])
+        dims = " ".join(f"{v:.2f}" for v in r["dims_per_feature"])
+        print(f"S = {r['sparsity']:<5g} loss {r['loss']:.5f}  ||W_i|| {norms}  D_i {dims}")
+        if "polar_deg" in r:  # in the plane: angles between neighbouring represented features
+            polar = sorted(a for a, norm in zip(r["polar_deg"], r["norms"]) if norm > 0.5)
+            gaps = [b - a for a, b in zip(polar, polar[1:] + [polar[0] + 360])] if len(polar) > 1 else []
+            gaps = [min(gaps[0], 360 - gaps[0])] if len(gaps) == 2 else gaps
+            print(f"{'':12}{len(polar)} features with norm > 0.5, "
+                  f"{' '.join(f'{v:.0f}' for v in gaps) or 'no'} degrees apart")
+
+
+def cli(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m model superposition",
+                                     description="the superposition lab")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("pack", help="pack near-orthogonal unit vectors and compare angles with random")
+    p.add_argument("--n", type=int, default=10_000, help="number of vectors (default 10000)")
+    p.add_argument("--dim", type=int, default=100, help="dimensions (default 100)")
+    p.add_argument("--steps", type=int, default=20, help="optimisation steps (default 20)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p = sub.add_parser("toy", help="train the toy model of superposition (5 features, 2 dims)")
+    p.add_argument("--sparsity", action="append", metavar="S[,S...]",
+                   help="feature sparsity in [0, 1); repeatable or comma-separated "
+                        "(default 0,0.7,0.9,0.97,0.99)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    args = parser.parse_args(argv)
+
+    if args.command == "pack":
+        shown = [0]
+
+        def progress(step, steps):  # a line on stderr about every 10%
+            tenth = 10 * step // steps
+            if tenth > shown[0]:
+                shown[0] = tenth
+                print(f"packing: {100 * step // steps}% ({step}/{steps} steps)", file=sys.stderr, flush=True)
+
+        r = pack_near_orthogonal(args.n, args.dim, steps=args.steps, seed=args.seed, progress=progress)
+        if args.json:
+            print(json.dumps({"command": "pack", **r}))
+        else:
+            _print_pack(r)
+        return 0
+
+    sparsities = _sparsity_list(args.sparsity)
+    runs = []
+    for s in sparsities:
+        print(f"toy model: training at sparsity {s:g}", file=sys.stderr, flush=True)
+        runs.append(train_toy_model(s, seed=args.seed))
+    if args.json:
+        print(json.dumps({"command": "toy", "runs": runs}))
+    else:
+        _print_toy(runs)
+    return 0
