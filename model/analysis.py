@@ -63,3 +63,83 @@ def _check_head(gpt: NumpyGPT, layer: int, head: int) -> None:
     c = gpt.config
     if not 0 <= layer < c.n_layer or not 0 <= head < c.n_head:
         raise ModelError(f"no head {layer}.{head}: the model has {c.n_layer} layers of {c.n_head} heads")
+
+
+def head_update(gpt: NumpyGPT, trace: dict, layer: int, head: int) -> dict:
+    """One head's update on its own: E (the residual entering the layer), its ΔE, and E′ = E + ΔE (T × d each).
+
+    The layer's real residual adds every head's ΔE and the W_O bias at once (resid_mid); this is one head's share.
+    """
+    before = trace["layers"][layer]["resid_pre"]
+    delta = head_contribution(gpt, trace, layer, head)
+    return {"layer": layer, "head": head, "before": before, "delta": delta, "after": before + delta}
+
+
+def layer_norm_steps(gpt: NumpyGPT, trace: dict, where: str, token: int) -> dict:
+    """One token through one LayerNorm, step by step: where is "h.<i>.ln_1", "h.<i>.ln_2" or "ln_f".
+
+    input (the residual vector), its mean and variance (as the trace has them); normalised =
+    (input − mean) / √(variance + ε) with its own mean and variance (≈ 0 and ≈ 1, before gain and bias);
+    then out = normalised × gain + bias, which is the trace's LayerNorm output.
+    """
+    c = gpt.config
+    T = len(trace["tokens"])
+    if not 0 <= token < T:
+        raise ModelError(f"no token {token}: the prompt has {T} tokens")
+    if where == "ln_f":
+        x, stats = trace["layers"][-1]["resid_post"][token], trace["ln_f"]
+    else:
+        parts = where.split(".")
+        if len(parts) != 3 or parts[0] != "h" or not parts[1].isdigit() or parts[2] not in ("ln_1", "ln_2") \
+                or not 0 <= int(parts[1]) < c.n_layer:
+            raise ModelError(f"no LayerNorm {where!r}: use h.<layer>.ln_1, h.<layer>.ln_2 (layer 0..{c.n_layer - 1}) "
+                             "or ln_f")
+        layer = trace["layers"][int(parts[1])]
+        x, stats = (layer["resid_pre"] if parts[2] == "ln_1" else layer["resid_mid"])[token], layer[parts[2]]
+    mean, var = float(stats["mean"][token]), float(stats["var"][token])
+    normalised = (x - mean) / np.sqrt(var + c.layer_norm_epsilon)
+    gain, bias = gpt.p(f"{where}.weight"), gpt.p(f"{where}.bias")
+    return {"where": where, "token": token, "input": x, "mean": mean, "var": var, "eps": c.layer_norm_epsilon,
+            "normalised": normalised, "normalised_mean": float(normalised.mean()),
+            "normalised_var": float(((normalised - normalised.mean()) ** 2).mean()),
+            "gain": gain, "bias": bias, "out": normalised * gain + bias}
+
+
+def order_sensitivity(gpt: NumpyGPT, token_ids: list[int], head: int | None = None) -> dict:
+    """Does layer 0 notice word order? The last token's attention in layer 0, for the prompt and for the
+    prompt with its earlier tokens reversed, with the position table as trained and with it left out.
+
+    Without positions the last token's weights just travel with their words and its attention output is the
+    same (attention compares vectors, not places); with positions they change. Weights are given per word in
+    the ORIGINAL order (the reversed run's weights are mapped back), so the two runs compare word by word.
+    head=None picks the layer-0 head whose weights change most with positions (score: Σ|w − w_reversed|).
+    """
+    ids = list(token_ids)
+    T = len(ids)
+    if T < 3:
+        raise ModelError("reordering needs at least two earlier tokens before the last one")
+    if head is not None:
+        _check_head(gpt, 0, head)
+    order = list(range(T - 2, -1, -1)) + [T - 1]           # reversed[j] = ids[order[j]]
+    back = np.argsort(order)                               # where original token i sits in the reversed run
+    reversed_ids = [ids[i] for i in order]
+
+    def layer0(run_ids, positions: bool):
+        x = gpt.p("wte.weight")[run_ids] + (gpt.p("wpe.weight")[:T] if positions else 0.0)
+        return gpt.block(0, x)[0]["attn"]
+
+    runs = {}
+    for name, positions in (("with_positions", True), ("without_positions", False)):
+        a, b = layer0(ids, positions), layer0(reversed_ids, positions)
+        w, w_rev = a["weights"][:, -1], b["weights"][:, -1][:, back]    # (heads, T), per original word
+        runs[name] = {"weights": w, "weights_reversed": w_rev, "weight_change": np.abs(w - w_rev).sum(-1),
+                      "output_change": float(np.abs(a["out"][-1] - b["out"][-1]).max())}
+    scores = runs["with_positions"]["weight_change"]
+    chosen = int(scores.argmax()) if head is None else head
+    out = {"layer": 0, "head": chosen, "score": float(scores[chosen]), "reversed_ids": reversed_ids, "order": order,
+           "rule": "the layer-0 head whose last-token attention weights change most (sum of |change| per word) "
+                   "when the earlier tokens are reversed, with positions"}
+    for name, run in runs.items():
+        out[name] = {"weights": run["weights"][chosen], "weights_reversed": run["weights_reversed"][chosen],
+                     "weight_change": float(run["weight_change"][chosen]), "output_change": run["output_change"]}
+    return out

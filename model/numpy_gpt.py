@@ -70,6 +70,15 @@ def probabilities(logits, temperature: float = 1.0) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def softmax_steps(logits) -> dict:
+    """Softmax at T = 1 as a lecture writes it: e^z, their sum, then e^z / sum (float64, unshifted)."""
+    z = np.asarray(logits, dtype=np.float64)
+    if z.max() > 700:
+        raise ModelError(f"a logit of {z.max():.1f} overflows e^z; show the shifted form instead")
+    e = np.exp(z)
+    return {"exp": e, "sum": float(e.sum()), "probabilities": e / e.sum()}
+
+
 class NumpyGPT:
     def __init__(self, config: GPTConfig, params: dict[str, np.ndarray], tokenizer: WordTokenizer):
         self.config, self.tokenizer = config, tokenizer

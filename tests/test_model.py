@@ -166,3 +166,13 @@ def test_loader_reads_plain_gpt2_names(tmp_path):
     save_file(plain, str(tmp_path / "w" / "model.safetensors"))
     gpt = NumpyGPT.load(tmp_path / "w")
     np.testing.assert_array_equal(gpt.trace("the")["logits"], NumpyGPT.load().trace("the")["logits"])
+
+
+def test_softmax_steps_divide_out_to_the_probabilities():
+    from model import softmax_steps
+    steps = softmax_steps(LOGITS)
+    np.testing.assert_allclose(steps["exp"], np.exp(LOGITS), rtol=1e-15)
+    assert steps["sum"] == pytest.approx(np.exp(LOGITS).sum(), rel=1e-15)
+    np.testing.assert_allclose(steps["probabilities"], probabilities(LOGITS, 1.0), rtol=1e-12)
+    with pytest.raises(ModelError, match="overflows"):
+        softmax_steps([1000.0, 0.0])

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Plain `manim render`, one scene after another, against `render.py --jobs 2`, both from a cold cache.
+
+    python benchmarks/bench_render.py                 # 3 runs at preview quality
+    python benchmarks/bench_render.py --runs 5 --quality medium
+
+The set is the lecture recipe (lecture.toml) rendered in both languages. Each run
+starts from empty media folders for both tools (no LaTeX, text or partial-movie
+cache), then times a no-op rerun of render.py (everything up to date). Medians are
+reported; docs/rendering.md records the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from scenes.catalog import find  # noqa: E402
+
+MANIM_QUALITY = {"preview": "-ql", "medium": "-qm", "high": "-qh", "4k": "-qk"}
+
+
+def renders(recipe: Path) -> list[tuple[str, dict]]:
+    """(scene, parameters) for every recipe entry, in English and in Chinese."""
+    data = tomllib.loads(recipe.read_text())
+    shared = {k: v for k, v in data.get("lecture", {}).items()
+              if k not in ("quality", "format", "transparent", "jobs", "model")}
+    out = []
+    for entry in data["scene"]:
+        params = {**shared, **{k: v for k, v in entry.items() if k not in ("name", "section")}}
+        for lang in ("en", "zh"):
+            out.append((entry["name"], {**params, "lang": lang}))
+    return out
+
+
+def timed(cmd: list[str], env: dict | None = None) -> float:
+    start = time.monotonic()
+    subprocess.run(cmd, cwd=REPO, env={**os.environ, **(env or {})}, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.monotonic() - start
+
+
+def plain_manim(jobs: list[tuple[str, dict]], quality: str, media: Path) -> float:
+    total = 0.0
+    for name, params in jobs:
+        spec = find(name)
+        total += timed([sys.executable, "-m", "manim", "render", MANIM_QUALITY[quality], "--media_dir", str(media),
+                        "-o", f"{name}-{params['lang']}", spec.path, spec.cls],
+                       env={"GPT_LECTURE_PARAMS": json.dumps(params)})
+    return total
+
+
+def render_py(recipe: Path, quality: str, media: Path) -> float:
+    return timed([sys.executable, "render.py", "--config", str(recipe), "--quality", quality, "--jobs", "2",
+                  "--media", str(media)])
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--quality", choices=list(MANIM_QUALITY), default="preview")
+    p.add_argument("--recipe", type=Path, default=REPO / "lecture.toml")
+    p.add_argument("--json", type=Path, help="also write the figures here")
+    args = p.parse_args()
+
+    jobs = renders(args.recipe)
+    with tempfile.TemporaryDirectory() as tmp:
+        both = Path(tmp) / "both.toml"
+        both.write_text("\n".join(
+            f'[[scene]]\nname = "{name}"\n' + "".join(f"{k} = {json.dumps(v)}\n" for k, v in params.items())
+            for name, params in jobs))
+        timed([sys.executable, "-c", "import manim, model"])  # warm the disk cache, untimed
+        rows = []
+        for run in range(1, args.runs + 1):
+            plain_media, ours = Path(tmp) / f"plain-{run}", Path(tmp) / f"ours-{run}"
+            load_before = os.getloadavg()[0]
+            sequential = plain_manim(jobs, args.quality, plain_media)
+            parallel = render_py(both, args.quality, ours)
+            noop = render_py(both, args.quality, ours)
+            rows.append({"sequential_s": sequential, "render_py_jobs2_s": parallel, "ratio": parallel / sequential,
+                         "noop_rerun_s": noop, "load_before": load_before, "load_after": os.getloadavg()[0]})
+            print(f"run {run}: plain manim {sequential:6.1f} s   render.py --jobs 2 {parallel:6.1f} s   "
+                  f"ratio {parallel / sequential:.3f}   no-op rerun {noop:.2f} s   "
+                  f"(1-min load {load_before:.1f} -> {rows[-1]['load_after']:.1f}; "
+                  f"other work on the machine slows the parallel run most)", flush=True)
+            shutil.rmtree(plain_media, ignore_errors=True)
+            shutil.rmtree(ours, ignore_errors=True)
+    median = {k: statistics.median(r[k] for r in rows) for k in rows[0] if not k.startswith("load")}
+    print(f"median of {args.runs}: plain manim {median['sequential_s']:.1f} s, render.py --jobs 2 "
+          f"{median['render_py_jobs2_s']:.1f} s, ratio {median['ratio']:.3f} (target <= 0.55), "
+          f"no-op rerun {median['noop_rerun_s']:.2f} s (target <= 2)")
+    if args.json:
+        args.json.write_text(json.dumps({"quality": args.quality, "renders": len(jobs), "cores": os.cpu_count(),
+                                         "runs": rows, "median": median}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

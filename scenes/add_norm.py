@@ -1,0 +1,347 @@
+"""Add & Norm: the residual add after attention, then LayerNorm, on one token's real vector.
+
+    manim render -ql scenes/add_norm.py AddNorm
+    python render.py add_norm --lang zh --layer 0 --set focus=3
+
+The vectors are the trace's resid_pre, attn.out and resid_mid of the chosen layer; LayerNorm (the layer's
+ln_2, which the MLP reads) is shown step by step through model.analysis.layer_norm_steps, whose mean and
+variance are the trace's. All values shown are recorded at full precision in self.values.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _REPO not in sys.path:  # `manim render scenes/add_norm.py` from anywhere: make the repo importable
+    sys.path.insert(0, _REPO)
+
+from manim import (DOWN, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line,
+                   MathTex, Rectangle, SurroundingRectangle, Transform, VGroup, config)
+
+from model.analysis import best_lookback_head, layer_norm_steps
+from scenes import style
+from scenes.components import CompactTokenRow, Label, NumberText, VectorColumn, caption, light, place_by_body
+from scenes.lecture import LectureScene
+from scenes.params import AUTO, ParamError
+from scenes.prompts import chapter_focus
+from scenes.style import MUTED, SHARED, TEXT, Strings
+
+S = SHARED | Strings({
+    "title": {"en": "Add & Norm", "zh": "残差相加与层归一化"},
+    "subtitle": {"en": "The residual add, then LayerNorm", "zh": "先残差相加，再做 LayerNorm"},
+    "model_note": {"en": "Every number here comes from our own small trained GPT:\n"
+                         "layer {layer} (of 0\u2013{last}), the token \"{word}\" at position {pos}.",
+                   "zh": "这里的每个数字都来自本项目训练的小型 GPT：\n第 {layer} 层（0\u2013{last}），位置 {pos} 的词元 \u201c{word}\u201d。"},
+    "residual": {"en": "Add: attention's output is added to its input, not put in its place.\n"
+                       "The sum, the residual stream, carries everything so far.",
+                 "zh": "相加：注意力的输出加到它的输入上，而不是替换输入。\n这个和就是残差流，携带着到目前为止的一切。"},
+    "statistics": {"en": "Norm: LayerNorm first measures the {d} numbers of this vector:\n"
+                         "their mean and their variance.",
+                   "zh": "归一化：LayerNorm 先测量这个向量的 {d} 个数：\n它们的均值和方差。"},
+    "normalise": {"en": "Subtract the mean, divide by the standard deviation:\n"
+                        "now the mean is 0 and the variance is 1.",
+                  "zh": "减去均值，再除以标准差：\n均值变成 0，方差变成 1。"},
+    "scale": {"en": "Then a learned gain \u03b3 and bias \u03b2 ({d} numbers each) rescale it.\n"
+                    "This is what the MLP of layer {layer} reads.",
+              "zh": "再用学到的增益 \u03b3 和偏置 \u03b2（各 {d} 个数）重新缩放。\n第 {layer} 层的 MLP 读入的就是它。"},
+    "why": {"en": "Sublayers keep adding to it, so its variance drifts ({lo} to {hi}).\n"
+                  "LayerNorm resets it before each one, so deep stacks stay stable.",
+            "zh": "子层不断往残差流里加东西，方差随之漂移（{lo} 到 {hi}）。\n"
+                  "LayerNorm 在每个子层之前把它拉回，深层堆叠因此保持稳定。"},
+    "x_head": {"en": "x into layer {layer}", "zh": "进入第 {layer} 层的 x"},
+    "attn_head": {"en": "attention output", "zh": "注意力输出"},
+    "sum_head": {"en": "x + attention", "zh": "x + 注意力"},
+    "normalised_head": {"en": "normalised", "zh": "归一化后"},
+    "out_head": {"en": "LayerNorm output", "zh": "LayerNorm 输出"},
+    "mean": {"en": "mean {v}", "zh": "均值 {v}"},
+    "variance": {"en": "variance {v}", "zh": "方差 {v}"},
+    "sublayer_attn": {"en": "L{layer} attn", "zh": "L{layer} 注意力"},
+    "sublayer_mlp": {"en": "L{layer} MLP", "zh": "L{layer} MLP"},
+    "final": {"en": "final", "zh": "最终"},
+    "before": {"en": "variance before LayerNorm", "zh": "LayerNorm 之前的方差"},
+    "after": {"en": "after (mean 0, before \u03b3, \u03b2)", "zh": "之后（均值 0，乘 \u03b3、加 \u03b2 之前）"},
+    "why_axis": {"en": "the LayerNorm before each sublayer (L = layer), token \"{word}\"",
+                 "zh": "每个子层之前的 LayerNorm（L = 层），词元 \u201c{word}\u201d"},
+})
+
+# --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
+COLUMN_XS = (-3.4, 0.0, 3.4)                  # x, attention output, x + attention
+LEFT_COLUMN_X = -5.2                          # the vector being normalised, as numbers
+CHART_LEFT, CHART_RIGHT = -3.7, 6.3           # the 64 entries as bars
+CHART_ZERO, CHART_HALF = -0.15, 1.45          # the zero line, and the height of the largest |value|
+STATS_BASELINE = 1.75
+WHY_ZERO, WHY_UNIT, WHY_TALLEST = -1.15, 1.6, 2.3   # variance bars: baseline, height of variance 1, tallest bar
+STEP, PAUSE = 1.2, 1.6
+
+
+class AddNorm(LectureScene):
+    name = "add_norm"
+
+    def construct(self):
+        self.title_card()
+        self.residual_add()
+        self.measure()
+        self.normalise()
+        self.gain_and_bias()
+        self.why_it_helps()
+
+    # --- the beats -------------------------------------------------------------------
+    def title_card(self):
+        self.beat("title")
+        self.prepare()
+        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.2)
+        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
+        note = caption(S("model_note", self.lang, layer=self.layer, last=self.gpt.config.n_layer - 1,
+                         word=self.tokens[self.focus], pos=self.focus), self.lang, y=-1.4)
+        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
+        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
+        self.wait(PAUSE + 1)
+        self.title_group = VGroup(title, subtitle, note)
+
+    def residual_add(self):
+        self.beat("residual")
+        self.play(FadeOut(self.title_group), run_time=0.8)
+        self.say("residual")
+        self.play(FadeIn(self.row), Create(self.focus_frame), run_time=STEP)
+        x, delta, total = self.columns
+        self.play(FadeIn(x), FadeIn(self.heads[0]), run_time=STEP)
+        self.play(FadeIn(self.plus), FadeIn(delta), FadeIn(self.heads[1]), run_time=STEP)
+        self.play(FadeIn(self.equals), FadeIn(self.heads[2]), FadeIn(total), run_time=2 * STEP)
+        self.wait(PAUSE + 2)
+
+    def measure(self):
+        self.beat("statistics")
+        self.say("statistics", d=self.d)
+        x, delta, total = self.columns
+        self.play(FadeOut(VGroup(x, delta, self.plus, self.equals, self.heads[:2])), run_time=STEP)
+        self.play(Transform(total, self.stage_columns[0]), Transform(self.heads[2], self.stage_heads[0]),
+                  run_time=STEP)
+        self.play(Create(self.zero_line), LaggedStart(*[GrowFromEdge(b, DOWN if v >= 0 else UP)
+                                                        for b, v in zip(self.bars, self.stages[0])],
+                                                      lag_ratio=0.01), run_time=2 * STEP)
+        self.play(Create(self.mean_lines[0]), FadeIn(self.stats[0]), run_time=2 * STEP)
+        self.wait(PAUSE + 2)
+
+    def normalise(self):
+        self.beat("normalise")
+        self.say("normalise")
+        total = self.columns[2]
+        self.play(FadeIn(self.formulas[0]), run_time=STEP)
+        self.play(*[Transform(b, t) for b, t in zip(self.bars, self.bar_targets[1])],
+                  Transform(self.mean_lines[0], self.mean_lines[1]), Transform(self.stats[0], self.stats[1]),
+                  Transform(total, self.stage_columns[1]), Transform(self.heads[2], self.stage_heads[1]),
+                  run_time=2.5 * STEP)
+        self.wait(PAUSE + 2)
+
+    def gain_and_bias(self):
+        self.beat("scale")
+        self.say("scale", d=self.d, layer=self.layer)
+        total = self.columns[2]
+        self.play(FadeOut(self.formulas[0]), FadeIn(self.formulas[1]), FadeOut(self.stats[0]),
+                  FadeOut(self.mean_lines[0]), run_time=STEP)
+        self.play(*[Transform(b, t) for b, t in zip(self.bars, self.bar_targets[2])],
+                  Transform(total, self.stage_columns[2]), Transform(self.heads[2], self.stage_heads[2]),
+                  run_time=2.5 * STEP)
+        self.wait(PAUSE + 2)
+
+    def why_it_helps(self):
+        self.beat("why")
+        self.say("why", lo=self.why_texts["lo"], hi=self.why_texts["hi"])
+        self.play(FadeOut(VGroup(self.bars, self.zero_line, self.formulas[1], self.columns[2], self.heads[2])),
+                  run_time=STEP)
+        self.play(Create(self.why_base), FadeIn(self.why_labels), FadeIn(self.why_key), run_time=STEP)
+        self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.why_before], lag_ratio=0.15),
+                  LaggedStart(*[FadeIn(n) for n in self.why_before_numbers], lag_ratio=0.15), run_time=2 * STEP)
+        self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.why_after], lag_ratio=0.15),
+                  LaggedStart(*[FadeIn(n) for n in self.why_after_numbers], lag_ratio=0.15), run_time=2 * STEP)
+        self.wait(PAUSE + 3)
+
+    # --- building the pieces, from the model's numbers --------------------------------
+    def prepare(self):
+        gpt, c = self.gpt, self.gpt.config
+        chosen = chapter_focus(gpt, self.params["prompt"], self.params["focus"])
+        self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
+        trace = gpt.trace(chosen["prompt"])
+        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        f = self.focus = chosen["focus"]
+        self.d = c.n_embd
+        self.layer, layer_choice = self.choose_layer(trace, chosen)
+        L = trace["layers"][self.layer]
+        x, delta, mid = (np.asarray(v, np.float64)[f] for v in (L["resid_pre"], L["attn"]["out"], L["resid_mid"]))
+        ln = layer_norm_steps(gpt, trace, f"h.{self.layer}.ln_2", f)
+
+        top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
+        self.row = CompactTokenRow(self.tokens, lang=self.lang).move_to([0, 0, 0]).to_edge(UP, buff=top)
+        if f < self.row.first_shown:
+            raise ParamError(f"focus: token {f} does not fit on screen (a long prompt shows its last "
+                             f"{len(self.row.chips)} tokens); choose a focus from {self.row.first_shown} on")
+        self.focus_frame = SurroundingRectangle(self.row.chips[f - self.row.first_shown], color=style.ACCENT,
+                                                buff=0.03, corner_radius=0.08)
+
+        # the residual add
+        colours = (style.EMBEDDING, style.VALUE, style.EMBEDDING_UPDATED)
+        self.columns = [place_by_body(self.column(v, colour), cx, 0.05)
+                        for v, colour, cx in zip((x, delta, mid), colours, COLUMN_XS)]
+        mid_y = self.columns[0].entries.get_center()[1]
+        self.plus = Label("+", font_size=style.HEADER).move_to([(COLUMN_XS[0] + COLUMN_XS[1]) / 2, mid_y, 0])
+        self.equals = Label("=", font_size=style.HEADER).move_to([(COLUMN_XS[1] + COLUMN_XS[2]) / 2, mid_y, 0])
+        texts = (S("x_head", self.lang, layer=self.layer), S("attn_head", self.lang), S("sum_head", self.lang))
+        self.heads = VGroup(*[self.head(t, colour, col) for t, colour, col in zip(texts, colours, self.columns)])
+
+        # LayerNorm, stage by stage: the input, normalised, then × γ + β
+        self.stages = [ln["input"], ln["normalised"], ln["out"]]
+        stage_colours = (style.EMBEDDING_UPDATED, TEXT, style.EMBEDDING_UPDATED)
+        self.stage_columns = [place_by_body(self.column(v, colour), LEFT_COLUMN_X, 0.05)
+                              for v, colour in zip(self.stages, stage_colours)]
+        self.stage_heads = [self.head(S(k, self.lang), colour, col) for k, colour, col in
+                            zip(("sum_head", "normalised_head", "out_head"), stage_colours, self.stage_columns)]
+        for h, col in zip(self.stage_heads, self.stage_columns):    # left-aligned: long names run into the chart's gap
+            h.shift(RIGHT * (col.brackets.get_left()[0] - h.get_left()[0]))
+        unit = CHART_HALF / max(float(np.abs(v).max()) for v in self.stages)     # one scale for every stage
+        pitch = (CHART_RIGHT - CHART_LEFT) / self.d
+        self.bar_xs = [CHART_LEFT + (i + 0.5) * pitch for i in range(self.d)]
+        self.bar_targets = [VGroup(*[self.bar(v, bx, unit, pitch, colour) for v, bx in zip(values, self.bar_xs)])
+                            for values, colour in zip(self.stages, stage_colours)]
+        self.bars = self.bar_targets[0].copy()
+        self.zero_line = Line([CHART_LEFT, CHART_ZERO, 0], [CHART_RIGHT, CHART_ZERO, 0], stroke_color=MUTED,
+                              stroke_width=1.5)
+        stats = [(ln["mean"], ln["var"]), (ln["normalised_mean"], ln["normalised_var"])]
+        self.stat_texts = [(style.signed(m, 2), f"{v:.2f}") for m, v in stats]
+        self.mean_lines = [DashedLine([CHART_LEFT, CHART_ZERO + m * unit, 0], [CHART_RIGHT, CHART_ZERO + m * unit, 0],
+                                      stroke_color=style.ACCENT, stroke_width=2, dash_length=0.08)
+                           for m, _ in stats]
+        self.stats = [self.stat_line(m, v) for m, v in self.stat_texts]
+        formula_x = (CHART_LEFT + CHART_RIGHT) / 2 + 2.3
+        self.formulas = [light(MathTex(r"\hat{x} = \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}}",
+                                       font_size=style.MATH_FONT_SIZE)),
+                         light(MathTex(r"y = \gamma \odot \hat{x} + \beta", font_size=style.MATH_FONT_SIZE))]
+        for formula in self.formulas:
+            formula.move_to([formula_x, STATS_BASELINE + 0.05, 0])
+
+        # why: every LayerNorm of the stack, for the token in focus
+        places = [f"h.{i}.{n}" for i in range(c.n_layer) for n in ("ln_1", "ln_2")] + ["ln_f"]
+        steps = [layer_norm_steps(gpt, trace, w, f) for w in places]
+        self.build_why(places, steps)
+
+        shown = [i for i in self.columns[0].indices_shown if i is not None]
+
+        def entries(v):
+            return {"values": [float(v[i]) for i in shown], "labels": [style.signed(v[i], 1) for i in shown]}
+
+        self.values.update({
+            "prompt": chosen["prompt"], "tokens": self.tokens, "token_ids": self.token_ids,
+            "focus": f, "focus_rule": chosen["focus_rule"], "layer": self.layer, "layer_choice": layer_choice,
+            "d_model": self.d, "dims_shown": shown,
+            "residual": {"resid_pre": entries(x), "attn_out": entries(delta), "resid_mid": entries(mid)},
+            "layer_norm": {"where": f"h.{self.layer}.ln_2", "eps": ln["eps"],
+                           "mean": ln["mean"], "var": ln["var"], "mean_label": self.stat_texts[0][0],
+                           "var_label": self.stat_texts[0][1],
+                           "normalised_mean": ln["normalised_mean"], "normalised_var": ln["normalised_var"],
+                           "normalised_mean_label": self.stat_texts[1][0],
+                           "normalised_var_label": self.stat_texts[1][1],
+                           "bars": {"input": [float(v) for v in ln["input"]],
+                                    "normalised": [float(v) for v in ln["normalised"]],
+                                    "out": [float(v) for v in ln["out"]]},
+                           "columns": {"input": entries(ln["input"]), "normalised": entries(ln["normalised"]),
+                                       "out": entries(ln["out"])}},
+            "why": [{"where": w, "var": s["var"], "var_label": self.why_numbers[n][0],
+                     "normalised_var": s["normalised_var"], "normalised_var_label": self.why_numbers[n][1]}
+                    for n, (w, s) in enumerate(zip(places, steps))],
+            "why_range_labels": self.why_texts,
+        })
+        if chosen["prompt_rule"]:
+            self.values["prompt_rule"] = chosen["prompt_rule"]
+
+    def choose_layer(self, trace, chosen) -> tuple[int, dict]:
+        """The given layer, or the layer of the head with the largest weight from the focus to an earlier token."""
+        if self.params["layer"] != AUTO:
+            layer = self.params["layer"]
+            if not 0 <= layer < self.gpt.config.n_layer:
+                raise ParamError(f"layer: the model has {self.gpt.config.n_layer} layers, got {layer}")
+            return layer, {"rule": "given"}
+        f = chosen["focus"]
+        best = max((best_lookback_head(trace, f, [k]) | {"key": k} for k in (range(f) if f else [0])),
+                   key=lambda b: b["score"])
+        self.params["layer"] = best["layer"]
+        return best["layer"], {"rule": "the layer of the head with the largest attention weight from the focus token "
+                                       "to one earlier token (over every layer, head and earlier token)",
+                               "head": best["head"], "key": best["key"], "score": best["score"]}
+
+    def column(self, values, colour) -> VectorColumn:
+        column = VectorColumn(values, lang=self.lang, shown=7, pitch=0.4)
+        column.brackets.set_color(colour)
+        return column
+
+    def head(self, text, colour, column) -> Label:
+        return Label(text, font_size=style.SMALL, color=colour).move_to([column.brackets.get_center()[0], 0, 0]) \
+            .on_baseline(column.brackets.get_top()[1] + 0.25)
+
+    @staticmethod
+    def bar(value, x, unit, pitch, colour) -> Rectangle:
+        h = max(abs(float(value)) * unit, 0.005)
+        y = CHART_ZERO + np.sign(value) * h / 2
+        return Rectangle(width=pitch * 0.7, height=h, stroke_width=0, fill_color=colour, fill_opacity=0.85) \
+            .move_to([x, y, 0])
+
+    def stat_line(self, mean_text, var_text) -> VGroup:
+        mean = Label(S("mean", self.lang, v=mean_text), font_size=style.SMALL)
+        var = Label(S("variance", self.lang, v=var_text), font_size=style.SMALL)
+        mean.shift(RIGHT * (CHART_LEFT + 0.5 - mean.get_left()[0])).on_baseline(STATS_BASELINE)
+        var.next_to(mean, RIGHT, buff=0.5).on_baseline(STATS_BASELINE)
+        return VGroup(mean, var)
+
+    def build_why(self, places, steps):
+        n = len(places)
+        slot = 2 * style.safe_half_width() / (n + 0.5)
+        x0 = -style.safe_half_width() + slot * 0.75
+        self.why_base = Line([x0 - slot * 0.45, WHY_ZERO, 0], [x0 + (n - 1) * slot + slot * 0.45, WHY_ZERO, 0],
+                             stroke_color=MUTED, stroke_width=1.5)
+        self.why_before, self.why_after = VGroup(), VGroup()
+        self.why_before_numbers, self.why_after_numbers, self.why_labels = VGroup(), VGroup(), VGroup()
+        self.why_numbers = []
+        unit = min(WHY_UNIT, WHY_TALLEST / max(max(s["var"] for s in steps), 1.0))   # one scale for the chart
+        self.why_unit = unit
+        for i, (where, s) in enumerate(zip(places, steps)):
+            cx = x0 + i * slot
+            texts = (f"{s['var']:.2f}", f"{s['normalised_var']:.2f}")
+            self.why_numbers.append(texts)
+            for value, text, dx, colour, bars, numbers in (
+                    (s["var"], texts[0], -0.3, style.EMBEDDING, self.why_before, self.why_before_numbers),
+                    (s["normalised_var"], texts[1], 0.3, style.EMBEDDING_UPDATED, self.why_after,
+                     self.why_after_numbers)):
+                h = max(value * unit, 0.01)
+                bars.add(Rectangle(width=0.5, height=h, stroke_width=0, fill_color=colour, fill_opacity=0.85)
+                         .move_to([cx + dx, WHY_ZERO + h / 2, 0]))
+                # numbers lean outwards (before: right-aligned on its bar, after: left-aligned), clear of the pair
+                label = NumberText(text, font_size=style.SMALL, color=colour, align="right" if dx < 0 else "left")
+                numbers.add(label.place(cx + dx + (0.25 if dx < 0 else -0.25), WHY_ZERO + h + 0.12))
+            if where == "ln_f":
+                name = S("final", self.lang)
+            else:
+                layer, kind = where.split(".")[1], where.split(".")[2]
+                name = S("sublayer_attn" if kind == "ln_1" else "sublayer_mlp", self.lang, layer=layer)
+            label = Label(name, font_size=style.SMALL, color=MUTED)
+            self.why_labels.add(label.move_to([cx, 0, 0]).on_baseline(WHY_ZERO - 0.38))
+        low, high = min(s["var"] for s in steps), max(s["var"] for s in steps)
+        self.why_texts = {"lo": f"{low:.2f}", "hi": f"{high:.2f}"}
+        axis = Label(S("why_axis", self.lang, word=self.tokens[self.focus]), font_size=style.SMALL, color=MUTED)
+        self.why_labels.add(axis.move_to([0, 0, 0]).on_baseline(WHY_ZERO - 0.8))
+        keys = VGroup()
+        for key, colour, x in (("before", style.EMBEDDING, -5.6), ("after", style.EMBEDDING_UPDATED, 0.4)):
+            swatch = Rectangle(width=0.3, height=0.22, stroke_width=0, fill_color=colour, fill_opacity=0.85)
+            swatch.move_to([x, STATS_BASELINE + 0.1, 0])                # fixed places: one layout in en and zh
+            text = Label(S(key, self.lang), font_size=style.SMALL)
+            text.shift(RIGHT * (x + 0.3 - text.get_left()[0])).on_baseline(STATS_BASELINE)
+            keys.add(VGroup(swatch, text))
+        self.why_key = keys
+
+    # --- narration ---------------------------------------------------------------------
+    def say(self, key: str, **values):
+        new = caption(S(key, self.lang, **values), self.lang)
+        old = getattr(self, "current_caption", None)
+        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
+        self.current_caption = new

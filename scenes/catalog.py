@@ -1,0 +1,165 @@
+"""Every scene and its parameters, declared once.
+
+A scene lives in scenes/<name>.py as the class named here. Its parameters are
+declared below and nowhere else: render.py, `render.py list`, lecture.toml, the
+scene (through LectureScene.params) and the tests all read this file.
+"""
+
+from __future__ import annotations
+
+from .params import AUTO, Choice, Int, Param, ParamError, SceneSpec, Temperatures, Text, check_prompt
+
+LANG = Param("lang", Choice("en", "zh"), "en", "language of all on-screen text (same layout in both)")
+
+
+def sweep_stops(temperatures) -> list[float]:
+    """Where the temperature sweep pauses. The scene introduces T at 1, so a leading 1 is that moment."""
+    stops = list(temperatures)
+    return stops[1:] if stops and stops[0] == 1 else stops
+
+
+def stop_section_names(temperatures) -> list[str]:
+    names: list[str] = []
+    for t in sweep_stops(temperatures):
+        name = f"t{t:g}"
+        n = sum(1 for x in names if x == name or x.startswith(name + "-"))
+        names.append(name if n == 0 else f"{name}-{n + 1}")
+    return names
+
+
+def _check_top_k(value, model):
+    if value >= model.config.vocab_size:
+        raise ParamError(f"must be smaller than the vocabulary ({model.config.vocab_size} words), got {value}")
+
+
+SOFTMAX_TEMPERATURE = SceneSpec(
+    name="softmax_temperature",
+    cls="SoftmaxTemperature",
+    summary="From the model's logits to probabilities: softmax step by step, then temperature.",
+    params=(
+        Param("prompt", Text(), AUTO,
+              "the text the model continues (default: the language's most uncertain skewed choice, see docs)",
+              check_prompt),
+        Param("temperatures", Temperatures(0.05, 100, 8), (1.0, 2.0, 5.0, 0.5, 0.1, 0.0),
+              "the temperature sweep, in order; 0 is exactly argmax", None),
+        Param("top_k", Int(1, 6), 5, "candidates shown as bars; the rest are summed as 'other'", _check_top_k),
+        LANG,
+    ),
+    sections=lambda p: ["title", "prompt", "logits", "exp", "sum", "divide", "temperature",
+                        *stop_section_names(p["temperatures"]), "summary"],
+)
+
+# --- attention chapter: tokens & embedding, positional encoding, add & norm (helper chapter-A) ---
+class IndexOrAuto(Int):
+    """An index (a token position, a layer), or "auto": a default computed by a documented rule at render time."""
+
+    def parse(self, text):
+        return AUTO if text.strip() == AUTO else super().parse(text)
+
+    def coerce(self, value):
+        return AUTO if value == AUTO else super().coerce(value)
+
+    def show(self, value):
+        return str(value)
+
+
+def _check_focus(value, model):
+    """Within the context; that it is within the prompt is checked when the prompt is known (the scene)."""
+    if not 0 <= value < model.config.n_positions:
+        raise ParamError(f"the model's context has {model.config.n_positions} positions (0..{model.config.n_positions - 1}), "
+                         f"got {value}")
+
+
+def _check_layer(value, model):
+    if not 0 <= value < model.config.n_layer:
+        raise ParamError(f"the model has {model.config.n_layer} layers (0..{model.config.n_layer - 1}), got {value}")
+
+
+LOOKBACK_PROMPT = Param("prompt", Text(), AUTO, "the prompt (default: the language's first story pair, cut before "
+                        "its recall word; see scenes/prompts.py lookback_prompt)", check_prompt)
+FOCUS = Param("focus", IndexOrAuto(0, 1023), AUTO, "position of the token in focus (default: the default prompt's "
+              "recall token \"was\", else the last token)", _check_focus)
+
+TOKEN_EMBEDDING = SceneSpec(
+    name="token_embedding",
+    cls="TokenEmbedding",
+    summary="The prompt becomes tokens with ids; each id picks its column of W_E: a row of embedding vectors.",
+    params=(LOOKBACK_PROMPT, FOCUS, LANG),
+    sections=lambda p: ["title", "tokens", "ids", "table", "lookup", "vectors"],
+)
+
+POSITIONAL_ENCODING = SceneSpec(
+    name="positional_encoding",
+    cls="PositionalEncoding",
+    summary="The sin/cos position table, E = token embedding + position vector, and why attention needs it.",
+    params=(LOOKBACK_PROMPT, FOCUS, LANG),
+    sections=lambda p: ["title", "table", "prompt", "add", "all", "no_order", "order", "summary"],
+)
+
+ADD_NORM = SceneSpec(
+    name="add_norm",
+    cls="AddNorm",
+    summary="The residual add after attention, then LayerNorm with the real mean and variance before and after.",
+    params=(LOOKBACK_PROMPT,
+            Param("layer", IndexOrAuto(0, 63), AUTO, "the layer whose attention add and LayerNorm are shown "
+                  "(default: the layer of the head with the largest weight from the focus token to an earlier one)",
+                  _check_layer),
+            FOCUS, LANG),
+    sections=lambda p: ["title", "residual", "statistics", "normalise", "scale", "why"],
+)
+
+# --- attention chapter: queries & keys, softmax & causal mask (helper chapter-B) ---
+from .params import model_index  # noqa: E402
+
+LOOKBACK_LAYER = Param("layer", IndexOrAuto(0, 63), AUTO, "the layer of the head shown (default: chosen with the "
+                       "head, see head)", _check_layer)
+LOOKBACK_HEAD = Param("head", IndexOrAuto(0, 63), AUTO, "the head shown (default: the head whose focus token looks "
+                      "back hardest, by scenes/prompts.py lookback_head; the manifest records its score)",
+                      model_index("n_head", "heads"))
+
+QUERIES_KEYS = SceneSpec(
+    name="queries_keys",
+    cls="QueriesKeys",
+    summary="W_q and W_k turn each normalised embedding into a query and a key; the grid of K·Q scores, scaled by 1/√d_k.",
+    params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
+    sections=lambda p: ["title", "input", "weights", "query", "all_queries", "key", "scores", "scale", "summary"],
+)
+
+CAUSAL_MASK = SceneSpec(
+    name="causal_mask",
+    cls="CausalMask",
+    summary="The causal mask puts −∞ on future keys; softmax normalises each query's line to weights that sum to 1.",
+    params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
+    sections=lambda p: ["title", "scaled", "mask", "softmax", "all_queries", "zeros", "growth", "summary"],
+)
+
+# --- attention chapter: values & ΔE, multi-head attention (helper chapter-C) ---
+VALUES_UPDATE = SceneSpec(
+    name="values_update",
+    cls="ValuesUpdate",
+    summary="V = LN(E) W_v; the focus token's weighted sum of values; the head's ΔE through W_O; E′ = E + ΔE; "
+            "and the measured effect of zeroing the head.",
+    params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
+    sections=lambda p: ["title", "values", "all_values", "weights", "weighted", "sum", "delta", "update", "meaning",
+                        "ablation", "summary"],
+)
+
+MULTI_HEAD = SceneSpec(
+    name="multi_head",
+    cls="MultiHead",
+    summary="Every head of one layer side by side, their outputs concatenated and projected by W_O; then GPT-3's "
+            "96 heads x 96 layers, computed from its published shape.",
+    params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, FOCUS, LANG),
+    sections=lambda p: ["title", "heads", "focus", "concat", "project", "scale", "summary"],
+)
+
+SCENES: dict[str, SceneSpec] = {s.name: s for s in (SOFTMAX_TEMPERATURE, TOKEN_EMBEDDING, POSITIONAL_ENCODING, ADD_NORM,
+                                                        QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE)}
+
+
+def find(name: str) -> SceneSpec:
+    """A scene by its name or its class name."""
+    for spec in SCENES.values():
+        if name in (spec.name, spec.cls):
+            return spec
+    raise ParamError(f"unknown scene {name!r}; known scenes: {', '.join(SCENES)}")

@@ -1,0 +1,276 @@
+"""Softmax per query, and the causal mask: future keys get −∞, each query's line becomes weights that sum
+to 1, masked cells become exactly 0; and the grid's size grows as context².
+
+    manim render -ql scenes/causal_mask.py CausalMask
+    python render.py causal_mask --lang zh --layer 0 --head 3
+
+Every number comes from the model's trace (scaled, masked, weights) for the head chosen by
+scenes.prompts.lookback_head, and from the configs (our context; GPT-3's, labelled as GPT-3's); the values
+shown are recorded at full precision in self.values (the manifest).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _REPO not in sys.path:  # `manim render scenes/causal_mask.py` from anywhere: make the repo importable
+    sys.path.insert(0, _REPO)
+
+from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,  # noqa: E402
+                   Line, Rectangle, ReplacementTransform, TransformFromCopy, VGroup)
+
+from model import GPT3_175B  # noqa: E402
+from scenes import style  # noqa: E402
+from scenes.components import AttentionGrid, ColourLegend, ColourScale, Label  # noqa: E402
+from scenes.queries_keys import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, PAUSE, STEP, TOP,  # noqa: E402
+                                 AttentionChapterScene, line_numbers, place_grid, place_legend)
+from scenes.queries_keys import S as QK_STRINGS  # noqa: E402
+from scenes.style import MUTED, QUERY, Strings  # noqa: E402
+
+S = QK_STRINGS | Strings({
+    "title": {"en": "The causal mask and softmax", "zh": "因果遮罩与 softmax"},
+    "subtitle": {"en": "Softmax per query: how scores become attention weights",
+                 "zh": "逐个查询做 softmax：分数如何变成注意力权重"},
+    "scaled": {"en": "The scaled scores of layer {layer}, head {head}, from the last scene.\n"
+                     "Each column is one query's line: how well every key matches it.",
+               "zh": "上一节的缩放分数：第 {layer} 层第 {head} 个头。\n每一列属于一个查询：每个键与它有多匹配。"},
+    "mask": {"en": "A token may not look ahead: every key after the query\n"
+                   "gets −∞ before the softmax. This is the causal mask.",
+             "zh": "一个词不能看后面的词：查询之后的每个键，\n在 softmax 之前都被设为 −∞。这就是因果遮罩。"},
+    "softmax": {"en": "Softmax down one query's line: e to each score, over their sum.\n"
+                      "Every weight is positive, and the line adds up to 100%.",
+                "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n每个权重都是正数，整列加起来是 100%。"},
+    "all_queries": {"en": "Every query's line is normalised the same way.\n"
+                          "Masked cells become exactly 0, because e to the −∞ is 0.",
+                    "zh": "每个查询的那一列都这样归一化。\n被遮罩的格子恰好变成 0，因为 e 的 −∞ 次幂是 0。"},
+    "zeros": {"en": "Query \"{word}\" (position {i}) sees keys 0 to {i} only:\n"
+                    "its {n} future keys get exactly 0, the rest add up to 100%.",
+              "zh": "查询“{word}”（位置 {i}）只能看到位置 0 到 {i} 的键：\n后面 {n} 个键的权重恰好为 0，其余加起来是 100%。"},
+    "growth": {"en": "One score per pair of tokens: n tokens make n × n cells.\n"
+                     "Twice the context, four times the scores.",
+               "zh": "每一对词一个分数：n 个词就有 n × n 个格子。\n上下文加倍，分数变成四倍。"},
+    "context": {"en": "Our model's context is {n} tokens:\n{n2} scores per head, in each of its {L} layers.",
+                "zh": "我们模型的上下文是 {n} 个词：\n每层每个头 {n2} 个分数，共 {L} 层。"},
+    "gpt3": {"en": "GPT-3's published shape: a context of {n} tokens,\n"
+                   "{n2} scores per head, {H} heads in each of {L} layers.",
+             "zh": "GPT-3 公开的结构：上下文 {n} 个词，\n每个头 {n2} 个分数，{L} 层，每层 {H} 个头。"},
+    "summary": {"en": "Masked and normalised, one line per query: these weights say\n"
+                      "how much of each earlier token flows into the query.",
+                "zh": "遮罩并归一化后，每个查询一列：这些权重表示\n每个之前的词有多少信息流入这个查询。"},
+    "scaled_scale": {"en": "scaled score", "zh": "缩放分数"},
+    "weight_scale_attn": {"en": "attention", "zh": "注意力权重"},
+    "prompt_n": {"en": "our prompt: n = {n}", "zh": "本提示词：n = {n}"},
+    "n_line": {"en": "n = {n} tokens", "zh": "n = {n} 个词"},
+    "n2_line": {"en": "n × n = {n2} scores", "zh": "n × n = {n2} 个分数"},
+    "gpt3_line": {"en": "GPT-3: n = {n}, n × n = {n2}", "zh": "GPT-3: n = {n}, n × n = {n2}"},
+})
+
+LEGEND_GAP = 0.35      # between the two legends
+TEXT_X = -0.5          # left edge of the growth figures
+GROWTH_FIRST_LINE, GROWTH_PITCH = 2.1, 0.62   # their baselines
+
+
+def at_line(label: Label, line: float) -> Label:
+    """A growth figure on its fixed baseline, left-aligned: the same place in every language."""
+    return label.shift(RIGHT * (TEXT_X - label.get_left()[0])).on_baseline(GROWTH_FIRST_LINE - line * GROWTH_PITCH)
+
+
+def example_query(h) -> tuple[int, str]:
+    """A query with future keys, to show its exact zeros, and the rule that picked it."""
+    if h.focus < h.T - 1:
+        return h.focus, "the focus token (it has later tokens)"
+    if h.source < h.T - 1:
+        return h.source, "the token the focus looks at most (the focus is the last token)"
+    return (h.T - 1) // 2, "the middle of the prompt (the focus and its source are both the last token)"
+
+
+class CausalMask(AttentionChapterScene):
+    name = "causal_mask"
+
+    def construct(self):
+        self.beat("title")
+        self.h = self.choose_head()
+        self.title_card(S)
+        self.show_scaled()           # the scaled scores, one query's line framed
+        self.mask_future()           # −∞ on every key after its query
+        self.softmax_one_line()      # the focus query's line becomes weights summing to 1
+        self.softmax_every_line()    # every line; masked cells become exactly 0
+        self.exact_zeros()           # a query with future keys: its zeros, and its sum
+        self.grow_with_context()     # n vs n², with our context and GPT-3's
+        self.conclude()
+
+    # --- the beats ------------------------------------------------------------------------------
+    def show_scaled(self):
+        self.beat("scaled")
+        h = self.h
+        self.clear_title()
+        self.say(S, "scaled", layer=h.layer, head=h.head)
+        self.scaled_scale = ColourScale.signed_for(h.scaled)
+        grid = self.grid = place_grid(AttentionGrid(h.scaled, self.scaled_scale, tokens=h.tokens, lang=self.lang,
+                                                    height=GRID_HEIGHT))
+        self.scaled_legend = place_legend(ColourLegend(self.scaled_scale, S("scaled_scale", self.lang),
+                                                       width=LEGEND_W, masked=True), top=GRID_LEGEND_TOP)
+        self.scaled_legend.remove(self.scaled_legend.mask_entry)       # it joins with the mask
+        self.numbers = line_numbers(grid, [style.signed(v, 1) for v in h.scaled[h.focus]])
+        self.header = self.line_header(grid, self.numbers)
+        self.frame = grid.line_frame(h.focus)
+        self.play(FadeIn(grid.axes), LaggedStart(*[FadeIn(grid.line(q)) for q in range(h.T)], lag_ratio=0.06),
+                  FadeIn(self.scaled_legend), run_time=2 * STEP)
+        self.play(Create(self.frame), FadeIn(self.header), FadeIn(self.numbers), run_time=STEP)
+        self.wait(PAUSE + 1)
+        self.values["scaled"] = {"grid": h.scaled.tolist(), "scale": self.scaled_scale.limit,
+                                 "focus_line": h.scaled[h.focus].tolist()}
+
+    def mask_future(self):
+        self.beat("mask")
+        h, grid = self.h, self.grid
+        self.say(S, "mask")
+        future = [(q, k) for q in range(h.T) for k in range(h.T) if np.isneginf(h.masked[q, k])]
+        anims = grid.recolour(h.masked)
+        self.marks = grid.mask_marks()
+        masked_line = [style.MASK_TEXT if np.isneginf(v) else style.signed(v, 1) for v in h.masked[h.focus]]
+        new_numbers = line_numbers(grid, masked_line)
+        self.play(*anims, run_time=2 * STEP)
+        self.play(FadeIn(self.marks), FadeIn(self.scaled_legend.mask_entry), FadeOut(self.numbers),
+                  FadeIn(new_numbers), run_time=STEP)
+        self.numbers = new_numbers
+        self.wait(PAUSE + 1.5)
+        self.values["masked"] = {"grid": [[None if np.isneginf(v) else float(v) for v in row] for row in h.masked],
+                                 "masked_cells": [list(c) for c in future],
+                                 "focus_line": [None if np.isneginf(v) else float(v) for v in h.masked[h.focus]]}
+
+    def softmax_one_line(self):
+        self.beat("softmax")
+        h, grid = self.h, self.grid
+        self.say(S, "softmax")
+        self.weight_scale = ColourScale("weight", 1.0)
+        self.weight_legend = ColourLegend(self.weight_scale, S("weight_scale_attn", self.lang), width=LEGEND_W)
+        place_legend(self.weight_legend, top=self.scaled_legend.mask_entry.get_bottom()[1] - LEGEND_GAP)
+        weights = line_numbers(grid, [style.percent(v) for v in h.weights[h.focus]])
+        total = float(np.sum(h.weights[h.focus]))          # display only: the model's weights, added up
+        self.sum_mark = self.line_sum(weights, total)
+        self.play(*grid.recolour(h.weights, self.weight_scale, queries=[h.focus]),
+                  *[TransformFromCopy(a, b) for a, b in zip(self.numbers, weights)], FadeOut(self.numbers),
+                  FadeIn(self.weight_legend), run_time=2 * STEP)
+        self.play(FadeIn(self.sum_mark), run_time=STEP)
+        self.numbers = weights
+        self.wait(PAUSE + 1.5)
+        self.values["softmax"] = {"query": h.focus, "weights": h.weights[h.focus].tolist(), "sum": total}
+
+    def softmax_every_line(self):
+        self.beat("all_queries")
+        h, grid = self.h, self.grid
+        self.say(S, "all_queries")
+        others = [q for q in range(h.T) if q != h.focus]
+        recolour = grid.recolour(h.weights, self.weight_scale, queries=others)
+        per_line = len(recolour) // max(len(others), 1)
+        lines = [AnimationGroup(*recolour[i * per_line:(i + 1) * per_line]) for i in range(len(others))]
+        self.play(LaggedStart(*lines, lag_ratio=0.15), FadeOut(self.marks), run_time=2.5 * STEP)
+        rise = UP * (self.scaled_legend.bar.get_top()[1] - self.weight_legend.bar.get_top()[1])
+        self.play(FadeOut(VGroup(self.scaled_legend, self.scaled_legend.mask_entry)),
+                  self.weight_legend.animate.shift(rise), run_time=STEP)
+        self.wait(PAUSE + 1.5)
+        self.values["weights"] = {"grid": h.weights.tolist(),
+                                  "masked_weights": [float(h.weights[q, k]) for q in range(h.T) for k in range(h.T)
+                                                     if np.isneginf(h.masked[q, k])]}
+
+    def exact_zeros(self):
+        self.beat("zeros")
+        h, grid = self.h, self.grid
+        q, rule = example_query(h)
+        future = h.T - 1 - q
+        self.say(S, "zeros", word=h.word(q), i=q, n=future)
+        numbers = line_numbers(grid, [style.percent(v) for v in h.weights[q]])
+        header = self.line_header(grid, numbers, q)
+        total = float(np.sum(h.weights[q]))
+        sum_mark = self.line_sum(numbers, total)
+        self.play(self.frame.animate.move_to(grid.line(q)), FadeOut(self.numbers), FadeIn(numbers),
+                  FadeOut(self.header), FadeIn(header), FadeOut(self.sum_mark), FadeIn(sum_mark), run_time=STEP)
+        zero_frame = VGroup(*[grid.cell_square(q, k) for k in range(q + 1, h.T)])
+        zeros = VGroup(*[numbers[k] for k in range(q + 1, h.T)])
+        highlight = VGroup(*[m.copy().set_stroke(style.MASK_ACCENT, width=3) for m in zero_frame])
+        self.play(FadeIn(highlight), zeros.animate.set_color(style.MASK_ACCENT), run_time=STEP)
+        self.wait(PAUSE + 2)
+        self.numbers, self.header, self.sum_mark, self.zero_marks = numbers, header, sum_mark, highlight
+        self.values["zeros"] = {"query": q, "rule": rule, "weights": h.weights[q].tolist(), "sum": total,
+                                "future_keys": list(range(q + 1, h.T))}
+
+    def grow_with_context(self):
+        self.beat("growth")
+        h, grid = self.h, self.grid
+        self.say(S, "growth")
+        n_ctx, L = h.context, self.gpt.config.n_layer
+        cell = min(0.16, 5.0 / n_ctx)                  # the whole context must fit on the left
+        origin = np.array([-style.safe_half_width() + 0.3, TOP - 0.5, 0])   # top-left of the n × n area
+        small = grid.squares.copy()
+        small.scale(cell / grid.cell).move_to(origin + np.array([h.T * cell / 2, -h.T * cell / 2, 0]))
+        row = self.cell_row(h.T, cell, origin)
+        outline = self.outline(h.T, cell, origin)
+        n_text = Label(S("n_line", self.lang, n=h.T), font_size=style.LABEL)
+        n2_text = Label(S("n2_line", self.lang, n2=f"{h.T * h.T:,}"), font_size=style.LABEL)
+        texts = VGroup(at_line(n_text, 0), at_line(n2_text, 1))
+        self.play(FadeOut(VGroup(self.numbers, self.header, self.sum_mark, self.zero_marks, self.frame,
+                                 self.weight_legend, grid.axes)), ReplacementTransform(grid.squares, small),
+                  FadeIn(row), FadeIn(outline), FadeIn(texts), run_time=2 * STEP)
+        self.wait(PAUSE)
+        # the whole context of our model
+        self.say(S, "context", n=n_ctx, n2=f"{n_ctx * n_ctx:,}", L=L)
+        big_row, big_outline = self.cell_row(n_ctx, cell, origin), self.outline(n_ctx, cell, origin)
+        n_big = at_line(Label(S("n_line", self.lang, n=n_ctx), font_size=style.LABEL), 0)
+        n2_big = at_line(Label(S("n2_line", self.lang, n2=f"{n_ctx * n_ctx:,}"), font_size=style.LABEL), 1)
+        prompt_note = at_line(Label(S("prompt_n", self.lang, n=h.T), font_size=style.SMALL, color=MUTED), 2)
+        pointer = Line([TEXT_X - 0.15, prompt_note.baseline() + 0.12, 0], small.get_right() + RIGHT * 0.1,
+                       stroke_width=2,
+                       color=MUTED)
+        self.play(ReplacementTransform(row, big_row), ReplacementTransform(outline, big_outline),
+                  ReplacementTransform(n_text, n_big), ReplacementTransform(n2_text, n2_big), FadeIn(prompt_note),
+                  Create(pointer),
+                  run_time=2 * STEP)
+        self.wait(PAUSE + 1)
+        # GPT-3, from its published config
+        g = GPT3_175B
+        self.say(S, "gpt3", n=f"{g.n_positions:,}", n2=f"{g.n_positions ** 2:,}", H=g.n_head, L=g.n_layer)
+        gpt3 = at_line(Label(S("gpt3_line", self.lang, n=f"{g.n_positions:,}", n2=f"{g.n_positions ** 2:,}"),
+                             font_size=style.LABEL, color=MUTED), 3.4)
+        self.play(FadeIn(gpt3, shift=UP * 0.1), run_time=STEP)
+        self.wait(PAUSE + 1.5)
+        self.values["growth"] = {"prompt_tokens": h.T, "prompt_cells": h.T * h.T, "context": n_ctx,
+                                 "context_cells": n_ctx * n_ctx, "n_layer": L,
+                                 "gpt3": {"n_positions": g.n_positions, "cells": g.n_positions ** 2,
+                                          "n_head": g.n_head, "n_layer": g.n_layer}}
+
+    def conclude(self):
+        self.beat("summary")
+        self.say(S, "summary")
+        self.wait(PAUSE + 2)
+
+    # --- building the pieces ----------------------------------------------------------------------
+    def line_sum(self, numbers, total: float) -> VGroup:
+        """A bracket down the right of a line's numbers and its sum, level with the last row."""
+        x = numbers.get_right()[0] + 0.15
+        top, bottom = numbers.get_top()[1] + 0.05, numbers.get_bottom()[1] - 0.05
+        bracket = VGroup(Line([x, top, 0], [x, bottom, 0]), Line([x - 0.08, top, 0], [x, top, 0]),
+                         Line([x - 0.08, bottom, 0], [x, bottom, 0])).set_stroke(MUTED, 2)
+        text = Label("\u03a3 = " + style.percent(total), font_size=style.SMALL, color=QUERY)
+        text.next_to(bracket, RIGHT, buff=0.15)
+        text.on_baseline(numbers[-1].baseline())
+        return VGroup(bracket, text)
+
+    def cell_row(self, n: int, cell: float, origin) -> VGroup:
+        """n token cells in a line above the n × n area."""
+        return VGroup(*[Rectangle(width=cell * 0.8, height=cell * 0.8, stroke_width=0, fill_color=MUTED,
+                                  fill_opacity=1).move_to(origin + np.array([(i + 0.5) * cell, 0.3, 0]))
+                        for i in range(n)])
+
+    @staticmethod
+    def outline(n: int, cell: float, origin) -> VGroup:
+        """The lines of an n × n grid of cells with its top-left corner at origin."""
+        x0, y0 = origin[0], origin[1]
+        lines = [Line([x0, y0 - i * cell, 0], [x0 + n * cell, y0 - i * cell, 0]) for i in range(n + 1)]
+        lines += [Line([x0 + i * cell, y0, 0], [x0 + i * cell, y0 - n * cell, 0]) for i in range(n + 1)]
+        return VGroup(*lines).set_stroke(style.CELL_OUTLINE, 1)
+

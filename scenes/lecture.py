@@ -1,0 +1,78 @@
+"""The base of every lecture scene: the model, the parameters, the beats and the manifest values.
+
+A scene renders with plain `manim render -ql scenes/<file>.py <Scene>` using its
+declared defaults. render.py (or anyone) can choose otherwise through the
+environment, read once in setup():
+
+    GPT_LECTURE_MODEL    weights directory (default: model/weights)
+    GPT_LECTURE_PARAMS   JSON object of parameters, e.g. {"lang": "zh", "top_k": 3}
+    GPT_LECTURE_SECTION  render only this beat (name or 1-based number): a clip, or with -s its last frame
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from manim import Scene
+from manim.utils.exceptions import EndSceneEarlyException
+
+from .catalog import SCENES
+from .params import ParamError, SceneSpec, pick_section
+
+ENV_MODEL, ENV_PARAMS, ENV_SECTION = "GPT_LECTURE_MODEL", "GPT_LECTURE_PARAMS", "GPT_LECTURE_SECTION"
+
+
+def load_model(directory: str | None = None):
+    from model import NumpyGPT
+    return NumpyGPT.load(directory or os.environ.get(ENV_MODEL) or None)
+
+
+def env_params() -> dict:
+    raw = os.environ.get(ENV_PARAMS, "").strip()
+    if not raw:
+        return {}
+    try:
+        given = json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise ParamError(f"{ENV_PARAMS} is not valid JSON ({e.msg})") from None
+    if not isinstance(given, dict):
+        raise ParamError(f"{ENV_PARAMS} must be a JSON object of parameters")
+    return given
+
+
+class LectureScene(Scene):
+    """Subclasses set `name` (their catalog entry) and write construct() as the lecture script."""
+
+    name: str = ""
+
+    @classmethod
+    def spec(cls) -> SceneSpec:
+        return SCENES[cls.name]
+
+    def setup(self):
+        self.gpt = load_model()
+        self.params = self.spec().resolve(env_params(), model=self.gpt, where=f"{self.name}: ")
+        self.lang = self.params.get("lang", "en")
+        self.values: dict = {}          # every number on screen, at full precision, for the manifest
+        self.section_names = self.spec().section_names(self.params)
+        self.beats_done = 0
+        wanted = os.environ.get(ENV_SECTION, "").strip()
+        self.only_section = pick_section(wanted, self.section_names) if wanted else None
+
+    def beat(self, name: str) -> None:
+        """Start the next beat: a manim section, in the order the catalog declares."""
+        expected = self.section_names[self.beats_done] if self.beats_done < len(self.section_names) else None
+        if name != expected:
+            raise RuntimeError(f"{self.name}: beat {name!r} where the catalog declares {expected!r}")
+        index = self.beats_done
+        self.beats_done += 1
+        if self.only_section is not None and index > self.only_section:
+            raise EndSceneEarlyException()
+        skip = self.only_section is not None and index < self.only_section
+        self.next_section(name, skip_animations=skip)
+
+    def tear_down(self):
+        if self.only_section is None and self.beats_done != len(self.section_names):
+            raise RuntimeError(f"{self.name}: played {self.beats_done} of {len(self.section_names)} declared beats")
+        super().tear_down()

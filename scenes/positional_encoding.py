@@ -1,0 +1,334 @@
+"""Positional encoding: the sin/cos table, E = token embedding + position vector, and why attention needs it.
+
+    manim render -ql scenes/positional_encoding.py PositionalEncoding
+    python render.py positional_encoding --lang zh --set focus=3
+
+The table is the model's own position table gpt.p("wpe.weight") (32 positions × 64 numbers, filled by
+model.numpy_gpt.sinusoidal_positions), drawn one COLUMN per position. The vectors are the trace's
+token_embeddings, position_vectors and embeddings; the word-order experiment is
+model.analysis.order_sensitivity. All values shown are recorded at full precision in self.values.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _REPO not in sys.path:  # `manim render scenes/positional_encoding.py` from anywhere: make the repo importable
+    sys.path.insert(0, _REPO)
+
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, MathTex,
+                   Rectangle, SurroundingRectangle, Transform, TransformFromCopy, VGroup, config)
+
+from model.analysis import order_sensitivity
+from scenes import style
+from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
+                               VectorColumn, caption, light, place_by_body)
+from scenes.lecture import LectureScene
+from scenes.params import ParamError
+from scenes.prompts import chapter_focus
+from scenes.style import MUTED, SHARED, TEXT, Strings
+
+S = SHARED | Strings({
+    "title": {"en": "Positional encoding", "zh": "位置编码"},
+    "subtitle": {"en": "How the model knows where each word stands", "zh": "模型如何知道每个词的位置"},
+    "model_note": {"en": "Every number here comes from our own small trained GPT:\n"
+                         "{d}-number vectors, a context of {n_pos} positions.",
+                   "zh": "这里的每个数字都来自本项目训练的小型 GPT：\n{d} 维向量，上下文共 {n_pos} 个位置。"},
+    "table": {"en": "Each position 0 to {last} gets a fixed vector of {d} numbers:\n"
+                    "sines and cosines, fast in the first dimensions, slow in the last.",
+              "zh": "每个位置（0 到 {last}）都有一个固定的 {d} 维向量：\n由正弦和余弦构成，前面的维度变化快，后面的变化慢。"},
+    "prompt": {"en": "Our prompt has {n} tokens, so it uses positions 0 to {last}.\n"
+                     "Each token takes the column of its position.",
+               "zh": "提示词有 {n} 个词元，用到位置 0 到 {last}。\n每个词元取其位置对应的那一列。"},
+    "add": {"en": "The position vector is added to the token's embedding:\nE = token embedding + position vector.",
+            "zh": "把位置向量加到词元的嵌入上：\nE = 词元嵌入 + 位置向量。"},
+    "all": {"en": "Every token now carries both what it is and where it is.\n"
+                  "This row of vectors E is what the first layer reads.",
+            "zh": "现在每个词元既带着“是什么”，也带着“在哪里”。\n第一层读入的就是这一排向量 E。"},
+    "no_order": {"en": "No positions, earlier words reversed: \"{word}\" (layer {layer}, head {head})\n"
+                       "gives each word the same weight. Output change: {blind}.",
+                 "zh": "去掉位置向量、把前面的词倒过来：\u201c{word}\u201d（第 {layer} 层第 {head} 个头）\n"
+                       "给每个词的权重都不变。输出的变化：{blind}。"},
+    "order": {"en": "With positions, the weights follow the order. Output change: {seen}.\n"
+                    "Attention alone has no sense of order: the positions give it one.",
+              "zh": "加上位置向量后，权重随顺序而变。输出的变化：{seen}。\n注意力本身没有顺序感：位置向量给了它顺序。"},
+    "summary": {"en": "With position vectors, the same word at two places becomes\n"
+                      "two different inputs, so attention can use word order.",
+                "zh": "位置向量让同一个词在不同位置成为不同的输入，\n注意力因此能利用词序。"},
+    "table_label": {"en": "P: {d} numbers (\u2193) \u00d7 {n_pos} positions (\u2192)",
+                    "zh": "P：{d} 个数（\u2193）\u00d7 {n_pos} 个位置（\u2192）"},
+    "legend": {"en": "P entries", "zh": "P 的数值"},
+    "token_head": {"en": "token \"{word}\"", "zh": "词元 \u201c{word}\u201d"},
+    "position_head": {"en": "position {pos}", "zh": "位置 {pos}"},
+    "e_head": {"en": "E", "zh": "E"},
+    "e_label": {"en": "E = token + position: {n} vectors \u00d7 {d} numbers",
+                "zh": "E = 词元 + 位置：{n} 个向量 \u00d7 {d} 个数"},
+})
+
+# --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
+TABLE_LEFT, TABLE_WIDTH = -5.75, 8.64         # P, one column per position
+TABLE_TOP, TABLE_HEIGHT = 1.7, 2.56           # 64 rows of 0.04
+LEGEND_X = 3.55
+STRIP_WIDTH = 0.3
+BAR_WIDTH, BAR_UNIT = 0.2, 1.55               # weight 1 = 1.55 units tall
+ROW_B_Y = 0.35                                # the reversed row; bars hang below each row's indices
+STEP, PAUSE = 1.2, 1.6
+
+
+class PositionalEncoding(LectureScene):
+    name = "positional_encoding"
+
+    def construct(self):
+        self.title_card()
+        self.show_the_table()
+        self.positions_of_the_prompt()
+        self.add_position_to_token()
+        self.every_token()
+        self.without_positions()
+        self.with_positions()
+        self.conclude()
+
+    # --- the beats -------------------------------------------------------------------
+    def title_card(self):
+        self.beat("title")
+        self.prepare()
+        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.2)
+        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
+        note = caption(S("model_note", self.lang, d=self.d, n_pos=self.n_pos), self.lang, y=-1.4)
+        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
+        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
+        self.wait(PAUSE + 1)
+        self.title_group = VGroup(title, subtitle, note)
+
+    def show_the_table(self):
+        self.beat("table")
+        self.play(FadeOut(self.title_group), run_time=0.8)
+        self.say("table", last=self.n_pos - 1, d=self.d)
+        self.play(FadeIn(self.formula), run_time=STEP)
+        self.play(FadeIn(self.table), FadeIn(self.table_axes), run_time=2 * STEP)
+        self.play(FadeIn(VGroup(*self.legend)), run_time=STEP)
+        self.wait(PAUSE + 2)
+
+    def positions_of_the_prompt(self):
+        self.beat("prompt")
+        self.say("prompt", n=len(self.tokens), last=len(self.tokens) - 1)
+        self.play(FadeOut(self.formula), run_time=0.6)
+        self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in self.row.chips], lag_ratio=0.1),
+                  FadeIn(self.row.ellipsis), FadeIn(self.row.indices), run_time=STEP + 0.08 * len(self.row.chips))
+        self.play(Create(self.used_frame), LaggedStart(*[Create(l) for l in self.position_lines], lag_ratio=0.1),
+                  run_time=2 * STEP)
+        self.wait(PAUSE + 1)
+
+    def add_position_to_token(self):
+        self.beat("add")
+        self.say("add")
+        self.play(FadeOut(VGroup(self.table, self.table_axes, self.used_frame, self.position_lines)),
+                  FadeOut(VGroup(*self.legend)), Create(self.focus_frame), run_time=STEP)
+        token, position, total = self.sum_columns
+        self.play(FadeIn(token), FadeIn(self.sum_heads[0]), run_time=STEP)
+        self.play(FadeIn(self.plus), FadeIn(position), FadeIn(self.sum_heads[1]), run_time=STEP)
+        self.play(FadeIn(self.equals), FadeIn(self.sum_heads[2]),
+                  TransformFromCopy(VGroup(token.entries, position.entries), total.entries),
+                  FadeIn(VGroup(total.brackets, total.size_label)), run_time=2 * STEP)
+        self.wait(PAUSE + 2)
+
+    def every_token(self):
+        self.beat("all")
+        self.say("all")
+        self.play(FadeOut(VGroup(*self.sum_columns, self.sum_heads, self.plus, self.equals)), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(s, shift=DOWN * 0.2) for s in self.strips], lag_ratio=0.08),
+                  FadeIn(self.strips_label), run_time=2 * STEP)
+        self.wait(PAUSE + 2)
+
+    def without_positions(self):
+        self.beat("no_order")
+        o = self.order
+        self.say("no_order", layer=o["layer"], head=o["head"], word=self.tokens[-1],
+                 blind=self.change_text(o["without_positions"]["output_change"]))
+        self.play(FadeOut(VGroup(*self.strips, self.strips_label, self.focus_frame)), run_time=STEP)
+        self.play(FadeIn(self.row_b), run_time=STEP)
+        self.play(*[GrowFromEdge(b, UP) for b in self.bars["without"]], run_time=2 * STEP)
+        self.play(FadeIn(self.peak_labels["without"]), run_time=STEP)
+        self.wait(PAUSE + 3)
+
+    def with_positions(self):
+        self.beat("order")
+        o = self.order
+        self.say("order", seen=self.change_text(o["with_positions"]["output_change"]))
+        self.play(FadeOut(self.peak_labels["without"]), run_time=0.5)
+        self.play(*[Transform(a, b) for a, b in zip(self.bars["without"], self.bars["with"])], run_time=2 * STEP)
+        self.play(FadeIn(self.peak_labels["with"]), run_time=STEP)
+        self.wait(PAUSE + 3)
+
+    def conclude(self):
+        self.beat("summary")
+        self.say("summary")
+        self.wait(PAUSE + 2)
+
+    # --- building the pieces, from the model's numbers --------------------------------
+    def prepare(self):
+        gpt, c = self.gpt, self.gpt.config
+        chosen = chapter_focus(gpt, self.params["prompt"], self.params["focus"])
+        self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
+        trace = gpt.trace(chosen["prompt"])
+        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        T, self.focus = len(self.tokens), chosen["focus"]
+        self.d, self.n_pos = c.n_embd, c.n_positions
+        if T < 3:
+            raise ParamError("prompt: the word-order experiment needs at least 3 tokens")
+        P = gpt.p("wpe.weight")                                     # (context, d): one row per position
+        tok = np.asarray(trace["token_embeddings"], np.float64)
+        pos = np.asarray(trace["position_vectors"], np.float64)
+        E = np.asarray(trace["embeddings"], np.float64)
+
+        # the table
+        self.formula = self.sin_cos_formula().move_to([0, 2.66, 0])
+        scale = ColourScale.signed_for(P)
+        self.table = Heatmap(P.T, scale, width=TABLE_WIDTH, height=TABLE_HEIGHT)
+        self.table.move_to([TABLE_LEFT + TABLE_WIDTH / 2, TABLE_TOP - TABLE_HEIGHT / 2, 0])
+        self.table_axes = self.axes()
+        self.legend = ColourLegend(scale, S("legend", self.lang), width=2.4)
+        self.legend.shift([LEGEND_X - self.legend.bar.get_left()[0],                       # placed by its bar
+                           self.table.get_center()[1] - self.legend.bar.get_center()[1], 0])
+
+        # the prompt's positions
+        top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
+        self.row = CompactTokenRow(self.tokens, lang=self.lang).move_to([0, 0, 0]).to_edge(UP, buff=top)
+        if self.focus < self.row.first_shown:
+            raise ParamError(f"focus: token {self.focus} does not fit on screen (a long prompt shows its last "
+                             f"{len(self.row.chips)} tokens); choose a focus from {self.row.first_shown} on")
+        self.shown = list(range(self.row.first_shown, T))
+        self.used_frame = self.table.columns_frame(0, T - 1, style.POSITION, 2)
+        self.position_lines = VGroup(*[
+            Line(self.row.indices[n].get_bottom() + DOWN * 0.06, [self.table.column_x(p), TABLE_TOP, 0],
+                 stroke_color=style.token_colour(p), stroke_width=2) for n, p in enumerate(self.shown)])
+        self.focus_frame = SurroundingRectangle(self.row.chips[self.focus - self.row.first_shown],
+                                                color=style.ACCENT, buff=0.03, corner_radius=0.08)
+
+        # E = token + position, for the token in focus
+        f = self.focus
+        columns = [VectorColumn(v[f], lang=self.lang, shown=7, pitch=0.4) for v in (tok, pos, E)]
+        columns[1].brackets.set_color(style.POSITION)
+        columns[2].brackets.set_color(style.EMBEDDING)
+        for column, x in zip(columns, (-3.0, 0.0, 3.0)):
+            place_by_body(column, x, 0.05)
+        self.sum_columns = columns
+        self.plus = Label("+", font_size=style.HEADER).move_to([-1.5, columns[0].entries.get_center()[1], 0])
+        self.equals = Label("=", font_size=style.HEADER).move_to([1.5, columns[0].entries.get_center()[1], 0])
+        heads = [S("token_head", self.lang, word=self.tokens[f]), S("position_head", self.lang, pos=f),
+                 S("e_head", self.lang)]
+        self.sum_heads = VGroup(*[Label(h, font_size=style.SMALL, color=col).move_to([c.get_center()[0], 0, 0])
+                                  .on_baseline(c.brackets.get_top()[1] + 0.25)
+                                  for h, c, col in zip(heads, columns, (TEXT, style.POSITION, TEXT))])
+
+        # every token's E
+        e_scale = ColourScale.signed_for(E)
+        strip_top = TABLE_TOP + 0.2
+        self.strips = [Heatmap(E[p][:, None], e_scale, width=STRIP_WIDTH, height=TABLE_HEIGHT)
+                       .move_to([self.row.centre_x(p), strip_top - TABLE_HEIGHT / 2, 0]) for p in self.shown]
+        self.strips_label = Label(S("e_label", self.lang, n=T, d=self.d), font_size=style.SMALL, color=MUTED)
+        self.strips_label.move_to([0, strip_top - TABLE_HEIGHT - 0.35, 0])
+
+        # the word-order experiment (layer 0, the last token)
+        self.order = order_sensitivity(gpt, self.token_ids)
+        self.build_order_experiment()
+
+        shown_dims = [i for i in columns[0].indices_shown if i is not None]
+        self.values.update({
+            "prompt": chosen["prompt"], "tokens": self.tokens, "token_ids": self.token_ids,
+            "focus": f, "focus_rule": chosen["focus_rule"], "d_model": self.d, "n_positions": self.n_pos,
+            "P": {"source": "wpe.weight", "stored_shape": list(P.shape), "shown_as": "transposed: one column per position",
+                  "every_entry_as_colour": True, "colour_limit": scale.limit,
+                  "formula_exponent_denominator": self.d},
+            "positions_used": list(range(T)),
+            "sum": {"dims": shown_dims,
+                    **{name: {"values": [float(v[f][i]) for i in shown_dims],
+                              "labels": [style.signed(v[f][i], 1) for i in shown_dims]}
+                       for name, v in (("token_embedding", tok), ("position_vector", pos), ("embedding", E))}},
+            "E_strips": {"positions": self.shown, "colour_limit": e_scale.limit},
+            "order": {"layer": self.order["layer"], "head": self.order["head"], "score": self.order["score"],
+                      "rule": self.order["rule"], "query": T - 1,
+                      "reversed_tokens": [gpt.tokenizer.words[i] for i in self.order["reversed_ids"]],
+                      **{state: {"weights": [float(w) for w in self.order[state]["weights"]],
+                                 "weights_reversed": [float(w) for w in self.order[state]["weights_reversed"]],
+                                 "output_change": self.order[state]["output_change"],
+                                 "output_change_label": self.change_text(self.order[state]["output_change"]),
+                                 "peak_labels": self.peak_texts[state]}
+                         for state in ("without_positions", "with_positions")}},
+        })
+        if chosen["prompt_rule"]:
+            self.values["prompt_rule"] = chosen["prompt_rule"]
+
+    def sin_cos_formula(self) -> VGroup:
+        d = self.d
+        sin = MathTex(r"P_{pos,\,2i} = \sin\!\left(pos \,/\, 10000^{2i/" + str(d) + r"}\right)",
+                      font_size=style.MATH_FONT_SIZE)
+        cos = MathTex(r"P_{pos,\,2i+1} = \cos\!\left(pos \,/\, 10000^{2i/" + str(d) + r"}\right)",
+                      font_size=style.MATH_FONT_SIZE)
+        group = VGroup(light(sin), light(cos)).arrange(RIGHT, buff=0.6)
+        if group.width > 2 * style.safe_half_width():
+            group.arrange(DOWN, buff=0.05, aligned_edge=LEFT)
+        return group
+
+    def axes(self) -> VGroup:
+        """Position ticks under the table (teal), the dimension range at its left, and its shape."""
+        ticks = VGroup()
+        y = self.table.box.get_bottom()[1] - 0.4
+        for p in sorted({0, 8, 16, 24, self.n_pos - 1}):
+            if p < self.n_pos:
+                n = NumberText(str(p), font_size=style.SMALL, color=style.POSITION, align="left").place(0, y)
+                ticks.add(n.shift(RIGHT * (self.table.column_x(p) - n.get_center()[0])))
+        shape = Label(S("table_label", self.lang, d=self.d, n_pos=self.n_pos), font_size=style.SMALL, color=MUTED)
+        shape.next_to(ticks, DOWN, buff=0.15).set_x(self.table.get_center()[0])
+        dims = VGroup()
+        for i in (0, self.d - 1):
+            n = NumberText(str(i), font_size=style.SMALL, color=MUTED).place(0, 0)
+            dims.add(n.shift([self.table.box.get_left()[0] - 0.08 - n.get_right()[0], self.table.row_y(i) - n.get_center()[1], 0]))
+        return VGroup(ticks, shape, dims)
+
+    def build_order_experiment(self):
+        o, T = self.order, len(self.tokens)
+        reversed_words = [self.gpt.tokenizer.words[i] for i in o["reversed_ids"]]
+        self.row_b = CompactTokenRow(reversed_words, lang=self.lang).move_to([0, ROW_B_Y, 0])
+        for chip, original in zip(self.row_b.chips, o["order"][self.row_b.first_shown:]):
+            colour = style.token_colour(original)                # a word keeps its colour when it moves
+            chip.box.set_stroke(colour).set_fill(colour, opacity=0.22)
+        where_b = {o["order"][j]: j for j in range(T)}           # original token -> position in the reversed run
+        self.bars, self.peak_labels, self.peak_texts = {}, {}, {}
+        for state, key in (("without", "without_positions"), ("with", "with_positions")):
+            bars, peaks, texts = VGroup(), VGroup(), []
+            for weights, row, place in ((o[key]["weights"], self.row, lambda i: i),
+                                        (o[key]["weights_reversed"], self.row_b, lambda i: where_b[i])):
+                top, row_bars = row.indices.get_bottom()[1] - 0.12, []
+                for i in range(T):
+                    j = place(i)
+                    if j < row.first_shown:
+                        continue
+                    h = max(float(weights[i]) * BAR_UNIT, 0.01)
+                    bar = Rectangle(width=BAR_WIDTH, height=h, stroke_width=0, fill_color=style.token_colour(i),
+                                    fill_opacity=0.9).move_to([row.centre_x(j), top - h / 2, 0])
+                    bars.add(bar)
+                    row_bars.append((float(weights[i]), bar))
+                w, bar = max(row_bars, key=lambda wb: wb[0])
+                text = f"{w:.2f}"
+                texts.append(text)
+                label = NumberText(text, font_size=style.SMALL, color=TEXT, align="left").place(0, 0)
+                label.next_to(bar, DOWN, buff=0.1)   # under the row's tallest bar: no other bar reaches it
+                peaks.add(label)
+            self.bars[state], self.peak_labels[state] = bars, peaks
+            self.peak_texts[key] = texts
+
+    @staticmethod
+    def change_text(x: float) -> str:
+        return f"{x:.3f}"
+
+    # --- narration ---------------------------------------------------------------------
+    def say(self, key: str, **values):
+        new = caption(S(key, self.lang, **values), self.lang)
+        old = getattr(self, "current_caption", None)
+        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
+        self.current_caption = new

@@ -1,0 +1,153 @@
+"""Default prompts, chosen by a rule from the model's training language, never typed in.
+
+Rule (softmax scene): walk the first seeded stream of the training language. At
+every word the generator knows the entropy of the distribution it drew from. Keep
+the open choices that are skewed, not uniform (for a uniform choice every word has
+log p = -entropy), take the one with the highest entropy (the earliest on a tie),
+and use the words from the start of its sentence up to it as the prompt. Its next
+word is then as uncertain as the language gets while still having favourites,
+which is what temperature acts on.
+
+Rule (attention chapter): walk the same seeded stream and take its first story
+sentence pair ("a <texture> <colour> <creature> ... . the <creature> was <colour> .").
+Cut it just before its recall word, so the prompt ends on "was" (or "felt"): that
+last token can only predict the recall word by looking back to the adjective it
+repeats. The focus token is that last token; the adjective is the earlier word
+the recall repeats; the noun is the creature in the first sentence.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+STREAM_WORDS = 64
+
+
+def uncertain_prompt() -> dict:
+    """The prompt, and the evidence for it (for the manifest)."""
+    from model import language  # the language is the model's; its generator knows every entropy
+
+    stream = language.Language().stream(STREAM_WORDS, random.Random(language.SEED))
+    words = [t.word for t in stream]
+    candidates = []
+    start = 0
+    for i, tok in enumerate(stream):
+        skewed = tok.entropy > 0 and abs(tok.logp + tok.entropy) > 1e-9
+        if skewed and i > start:
+            candidates.append({"prompt": " ".join(words[start:i]), "next_word_entropy_nats": tok.entropy})
+        if tok.word == ".":
+            start = i + 1
+    if not candidates:
+        raise RuntimeError("the training language has no skewed open choice to build a prompt on")
+    best = max(candidates, key=lambda c: c["next_word_entropy_nats"])  # max() keeps the earliest tie
+    return {
+        "prompt": best["prompt"],
+        "rule": "the sentence prefix before the highest-entropy skewed (non-uniform) choice in the first "
+                f"{STREAM_WORDS} words of the training language's seeded stream (seed {language.SEED})",
+        "next_word_entropy_nats": best["next_word_entropy_nats"],
+        "candidates_considered": len(candidates),
+    }
+
+
+def lookback_prompt() -> dict:
+    """The attention chapter's prompt, its focus token, the adjective it looks back to, and the rule."""
+    from model import language
+
+    stream = language.Language().stream(STREAM_WORDS, random.Random(language.SEED))
+    words = [t.word for t in stream]
+    sentence, story = 0, None
+    for i, tok in enumerate(stream):
+        if i == sentence and tok.word == "a":
+            story = i                                          # a story's first sentence starts here
+        if tok.kind == "recall" and story is not None:
+            prompt_words = words[story:i]                      # "a ... . the <creature> was"
+            return {
+                "prompt": " ".join(prompt_words),
+                "focus_index": len(prompt_words) - 1,          # "was" / "felt"
+                "adjective_index": prompt_words.index(tok.word),  # the earlier word the recall repeats
+                "noun_index": prompt_words.index(words[i - 2]),   # the creature in the first sentence
+                "focus_word": prompt_words[-1],
+                "adjective": tok.word,
+                "rule": "the first story sentence pair in the first "
+                        f"{STREAM_WORDS} words of the training language's seeded stream (seed {language.SEED}), "
+                        "cut just before its recall word: the last token (\"was\"/\"felt\") must look back "
+                        "to the adjective it repeats",
+            }
+        if tok.word == ".":
+            sentence = i + 1
+    raise RuntimeError("the training language's stream has no complete story to build a look-back prompt on")
+
+
+
+def lookback_head(gpt, prompt: str = "auto", focus="auto", layer="auto", head="auto") -> dict:
+    """The chapter's prompt, focus token and head, each given or chosen by rule, with the score it was chosen by.
+
+    Rules, over every layer and head (a given layer or head narrows the search; the earliest wins a tie):
+    - default prompt, focus on its recall token: the most attention from the focus to the adjective it recalls
+      (as model.analysis.best_lookback_head);
+    - default prompt, focus on its noun: the most attention from the noun to the adjectives before it (summed);
+    - otherwise: the largest single weight from the focus to one earlier token after the first.
+    `source` is where the chosen head's focus row puts its largest weight (the focus itself included).
+    """
+    from model.analysis import lookback_scores
+    from .params import AUTO, ParamError
+
+    chosen = lookback_prompt() if prompt == AUTO else None
+    text = chosen["prompt"] if chosen else prompt
+    trace = gpt.trace(text)
+    T = len(trace["tokens"])
+    focus_given = focus != AUTO
+    if not focus_given:
+        focus = chosen["focus_index"] if chosen else T - 1
+    if not 0 <= focus < T:
+        raise ParamError(f"focus: the prompt has {T} tokens (positions 0..{T - 1}), got {focus}")
+    if chosen and focus == chosen["focus_index"]:
+        groups = [[chosen["adjective_index"]]]
+        rule = "the most attention from the focus token to the adjective it recalls"
+    elif chosen and focus == chosen["noun_index"] and focus > 1:
+        groups = [list(range(1, focus))]
+        rule = "the most attention from the noun to the adjectives before it (summed)"
+    else:
+        groups = [[k] for k in range(1, focus)] or [[0]]
+        rule = "the largest single attention weight from the focus token to an earlier token after the first"
+    scores = np.array([lookback_scores(trace, focus, g) for g in groups])   # (key groups, layers, heads)
+    allowed = np.zeros(scores.shape[1:], dtype=bool)
+    allowed[slice(None) if layer == AUTO else layer, slice(None) if head == AUTO else head] = True
+    g, best_layer, best_head = np.unravel_index(int(np.where(allowed, scores, -1.0).argmax()), scores.shape)
+    weights = trace["layers"][best_layer]["attn"]["weights"][best_head, focus, :focus + 1]
+    return {
+        "prompt": text, "trace": trace, "focus": int(focus), "layer": int(best_layer), "head": int(best_head),
+        "keys": groups[g], "score": float(scores[g, best_layer, best_head]),
+        "source": int(np.argmax(weights)), "source_weight": float(weights.max()),
+        "rule": rule + ", over every layer and head" + ("" if layer == AUTO and head == AUTO else
+                                                         " allowed by the given layer/head"),
+        "given": {"prompt": prompt != AUTO, "focus": focus_given, "layer": layer != AUTO, "head": head != AUTO},
+        "prompt_rule": chosen["rule"] if chosen else None, "all_scores": scores,
+    }
+
+
+def chapter_focus(gpt, prompt: str = "auto", focus="auto") -> dict:
+    """Resolve the chapter's prompt and focus token from scene parameters ("auto" = the documented default).
+
+    Default prompt: lookback_prompt(); default focus: its recall token ("was"/"felt") for that prompt, else the
+    prompt's last token (the one whose next word is predicted). The adjective is known for the default prompt
+    only (None otherwise). Raises ParamError if the focus lies beyond the prompt.
+    """
+    from scenes.params import ParamError
+
+    chosen = lookback_prompt() if prompt == "auto" else None
+    text = chosen["prompt"] if chosen else prompt
+    tokens = list(gpt.tokenizer.decode(gpt.encode(text)))
+    if focus == "auto":
+        index = chosen["focus_index"] if chosen else len(tokens) - 1
+        focus_rule = ("the default prompt's recall token (it looks back to the adjective)" if chosen
+                      else "the prompt's last token (the one whose next word the model predicts)")
+    else:
+        index, focus_rule = int(focus), "given"
+        if not 0 <= index < len(tokens):
+            raise ParamError(f"focus: the prompt has {len(tokens)} tokens (0..{len(tokens) - 1}), got {index}")
+    return {"prompt": text, "tokens": tokens, "focus": index, "focus_rule": focus_rule,
+            "adjective_index": chosen["adjective_index"] if chosen and index == chosen["focus_index"] else None,
+            "prompt_rule": chosen}

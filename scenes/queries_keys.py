@@ -1,0 +1,464 @@
+"""Queries and keys: W_q and W_k turn each token's normalised vector into a query and a key, and the grid of
+K·Q dot products, scaled by 1/√d_k. All numbers are the trained model's, for one head chosen by computation.
+
+    manim render -ql scenes/queries_keys.py QueriesKeys
+    python render.py queries_keys --lang zh --layer 0 --head 2
+
+Every number comes from the model's trace (ln_1.out, q, k, scores, scaled) or its weights (W_q, W_k, biases);
+the values shown are recorded at full precision in self.values (the manifest).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import numpy as np
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _REPO not in sys.path:  # `manim render scenes/queries_keys.py` from anywhere: make the repo importable
+    sys.path.insert(0, _REPO)
+
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, LaggedStart, MathTex,  # noqa: E402
+                   SurroundingRectangle, TransformFromCopy, VGroup)
+
+from scenes import style  # noqa: E402
+from scenes.components import (AttentionGrid, ColourLegend, ColourScale, HeatMatrix, Label,  # noqa: E402
+                               MatrixVectorProduct, NumberColumn, TokenRow, caption, light)
+from scenes.lecture import LectureScene  # noqa: E402
+from scenes.prompts import lookback_head  # noqa: E402
+from scenes.style import ATTENTION, KEY, MUTED, QUERY, SHARED, Strings  # noqa: E402
+
+S = SHARED | ATTENTION | Strings({
+    "title": {"en": "Queries and keys", "zh": "查询与键"},
+    "subtitle": {"en": "How each token decides where to look", "zh": "每个词如何决定看向哪里"},
+    "chosen": {"en": "Layer {layer}, head {head} of our small trained GPT, chosen by computation:\n"
+                     "its \"{focus}\" puts {score} of its attention on {keys}.",
+               "zh": "我们训练的小型 GPT 的第 {layer} 层第 {head} 个头，由计算选出：\n"
+                     "它的“{focus}”把 {score} 的注意力放在{keys}上。"},
+    "given": {"en": "Layer {layer}, head {head} of our small trained GPT, as requested:\n"
+                    "its \"{focus}\" puts {score} of its attention on {keys}.",
+              "zh": "我们训练的小型 GPT 的第 {layer} 层第 {head} 个头（按指定）：\n"
+                    "它的“{focus}”把 {score} 的注意力放在{keys}上。"},
+    "input_first": {"en": "The head reads each token's vector: its embedding E,\n"
+                          "normalised first by LayerNorm: x̂ = LN(E).",
+                    "zh": "注意力头读取每个词的向量：词嵌入 E，\n先经过 LayerNorm 归一化：x̂ = LN(E)。"},
+    "input_later": {"en": "Layer {layer} reads each token's vector as the layers before left it,\n"
+                          "normalised first by LayerNorm: x̂ = LN(x).",
+                    "zh": "第 {layer} 层读取经前面各层更新后的向量，\n先经过 LayerNorm 归一化：x̂ = LN(x)。"},
+    "weights": {"en": "This head's query weights W_q: {d} × {dh} trained numbers.\n"
+                      "Drawn turned (W_qᵀ), each row makes one entry of the query.",
+                "zh": "这个头的查询权重 W_q：{d} × {dh} 个训练得到的数。\n"
+                      "转置后画出（W_qᵀ），每一行给出查询的一个分量。"},
+    "query": {"en": "Each row times x̂, added up, plus a bias: one entry of q.\n"
+                    "{d} numbers in, {dh} numbers out.",
+              "zh": "每一行与 x̂ 逐项相乘再求和，加上偏置，得到 q 的一个分量。\n输入 {d} 个数，输出 {dh} 个数。"},
+    "smaller": {"en": "The stream carries d_model = {d} numbers per token;\n"
+                      "each of the {H} heads works in a smaller space, d_head = {dh}.",
+                "zh": "残差流中每个词有 d_model = {d} 个数；{H} 个头\n各自在更小的 d_head = {dh} 维空间里工作。"},
+    "all_queries": {"en": "The same W_q serves every token: one query per token.\nQ has {T} rows of {dh} numbers.",
+                    "zh": "每个词都用同一个 W_q：每个词一个查询。\nQ 有 {T} 行，每行 {dh} 个数。"},
+    "key": {"en": "Keys come the same way, from the head's own W_k.\n"
+                  "Here for \"{word}\", the token \"{focus}\" will look at most.",
+            "zh": "键也这样算，用这个头自己的 W_k：这里是“{word}”，\n也就是“{focus}”最关注的词。"},
+    "all_keys": {"en": "Every token gets a key as well.\nK has {T} rows of {dh} numbers.",
+                 "zh": "每个词也都有一个键。\nK 有 {T} 行，每行 {dh} 个数。"},
+    "scores": {"en": "How well does each key match the query of \"{focus}\"?\nK times q: one dot product per key.",
+               "zh": "每个键与“{focus}”的查询有多匹配？\nK 乘以 q：每个键一个点积。"},
+    "grid": {"en": "Every query does the same: the grid of all dot products.\n"
+                   "Queries run across, keys run down.",
+             "zh": "每个查询都这样算，得到所有点积组成的网格。\n查询横向排列，键纵向排列。"},
+    "scale": {"en": "Each score is divided by {root}, the square root of d_k = {dh}:\n"
+                    "so scores stay moderate as d_k grows. The colours dim.",
+              "zh": "每个分数再除以 {root}，即 d_k = {dh} 的平方根：\n这样 d_k 变大时分数不会过大。色标不变，所以网格变暗。"},
+    "summary": {"en": "Queries ask, keys answer: a large q·k means \"look here\".\n"
+                      "Next: the causal mask, and a softmax down each query's line.",
+                "zh": "查询提问，键来回答：q·k 越大，越是“看这里”。\n接下来：因果遮罩，以及对每个查询那一列做 softmax。"},
+    "weight_scale": {"en": "weight", "zh": "权重"},
+    "n_scores": {"en": "{n} scores", "zh": "{n} 个分数"},
+    "entry_scale": {"en": "entry of q, k", "zh": "q、k 的分量"},
+    "score_scale": {"en": "score q·k", "zh": "分数 q·k"},
+})
+
+STEP, PAUSE = 1.2, 1.6           # seconds: an animation step, a pause to read
+HEADER_Y = 3.25                  # the formula line at the top
+TOP = 3.55                       # top of the title-safe area, less a hair
+
+
+# --- the numbers: read from the trace and the weights, never computed here --------------------
+class ChosenHead:
+    """The prompt, focus token and head (chosen by scenes.prompts.lookback_head), and that head's numbers."""
+
+    def __init__(self, gpt, params: dict):
+        ch = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"])
+        self.choice, self.trace = ch, ch["trace"]
+        c = gpt.config
+        self.prompt, self.tokens = ch["prompt"], list(self.trace["tokens"])
+        self.token_ids = [int(i) for i in self.trace["token_ids"]]
+        self.T, self.layer, self.head, self.focus = len(self.tokens), ch["layer"], ch["head"], ch["focus"]
+        self.source = ch["source"]                      # where the focus row puts its largest weight
+        self.d_model, self.d_head, self.n_head, self.context = c.n_embd, c.d_head, c.n_head, c.n_positions
+        d, dh, h = c.n_embd, c.d_head, self.head
+        W, b = gpt.p(f"h.{self.layer}.attn.c_attn.weight"), gpt.p(f"h.{self.layer}.attn.c_attn.bias")
+        cols = slice(h * dh, (h + 1) * dh)
+        self.W_q, self.W_k = W[:, :d][:, cols], W[:, d:2 * d][:, cols]        # (d_model, d_head), as stored
+        self.b_q, self.b_k = b[:d][cols], b[d:2 * d][cols]
+        layer = self.trace["layers"][self.layer]
+        attn = layer["attn"]
+        self.x_hat = layer["ln_1"]["out"]                                     # LN(x): what W_q and W_k read
+        self.Q, self.K = attn["q"][h], attn["k"][h]                           # (T, d_head), biases included
+        self.scores, self.scaled = attn["scores"][h], attn["scaled"][h]      # [query, key]
+        self.masked, self.weights = attn["masked"][h], attn["weights"][h]
+
+    def word(self, i: int) -> str:
+        return style.token_label(self.tokens[i])
+
+    def keys_text(self, lang: str) -> str:
+        words = [(f"\"{self.word(k)}\"" if lang == "en" else f"“{self.word(k)}”") for k in self.choice["keys"]]
+        return (" + " if lang == "en" else "、").join(words)
+
+    def record(self) -> dict:
+        ch = self.choice
+        return {
+            "prompt": self.prompt, "tokens": self.tokens, "token_ids": self.token_ids,
+            "layer": self.layer, "head": self.head, "focus": self.focus, "source": self.source,
+            "choice": {"rule": ch["rule"], "score": ch["score"], "keys": ch["keys"], "given": ch["given"],
+                       "source_weight": ch["source_weight"], "prompt_rule": ch["prompt_rule"],
+                       "all_scores": np.asarray(ch["all_scores"]).tolist()},
+            "model": {"d_model": self.d_model, "d_head": self.d_head, "n_head": self.n_head,
+                      "n_positions": self.context},
+        }
+
+
+def shown_matrix(mv: MatrixVectorProduct) -> dict:
+    """The matrix entries a MatrixVectorProduct shows, in its displayed orientation, at full precision."""
+    g = mv.matrix
+    rows, cols = [i for i in g.rows_shown if i is not None], [j for j in g.cols_shown if j is not None]
+    return {"rows": rows, "cols": cols, "values": g.matrix[np.ix_(rows, cols)].tolist(),
+            "shape": list(g.matrix.shape), "scale": g.colour_scale.limit}
+
+
+def shown_vector(column) -> dict:
+    return {"indices": [i for i in column.indices_shown if i is not None], "values": column.values.tolist()}
+
+
+def tex(*parts: str, colours: dict | None = None) -> MathTex:
+    m = light(MathTex(*parts, font_size=style.MATH_FONT_SIZE))
+    for part, s in zip(m, parts):
+        if colours and s in colours:
+            part.set_color(colours[s])
+    return m
+
+
+# --- the grid's place on screen, shared with the causal-mask scene --------------------------------
+GRID_HEIGHT = 5.52               # the grid's cells, at most (12 tokens at 0.46: two-digit indices stay apart)
+GRID_LEFT = -2.75                # left edge of the grid's cells: the axis titles and key words fit to its left
+GRID_TOP = TOP - 0.46            # top edge of the grid's cells: the query indices fit above
+GRID_LEGEND_TOP = TOP - 0.5      # legends beside a grid start below the query indices' line
+GRID_NUMBERS_RIGHT = 1.2         # the focus line's numbers: right edge, from the grid's right edge
+LEGEND_W = 2.25                  # legends on the right, ending at the title-safe edge
+LEGEND_X = 6.35 - LEGEND_W
+MATRIX_TOP = 2.45                # top of a matrix × vector product's cells
+MATRIX_X = -0.3                  # its centre (the output's size label hangs to the right)
+MATRIX_LEGEND_X = -4.9           # its legend's bar, top left (the title to its left)
+
+
+def place_grid(grid: AttentionGrid) -> AttentionGrid:
+    """The cells at a fixed place (the same in every language), the query indices at the top."""
+    return grid.shift(RIGHT * (GRID_LEFT - grid.squares.get_left()[0]) + UP * (GRID_TOP - grid.squares.get_top()[1]))
+
+
+def line_numbers(grid: AttentionGrid, texts: list[str], color=style.TEXT) -> NumberColumn:
+    """One number per key row, right of the grid, level with the rows: the focus query's line."""
+    x = grid.squares.get_right()[0] + GRID_NUMBERS_RIGHT
+    return NumberColumn(texts, [grid.row_baseline(k) for k in range(len(texts))], x, color=color,
+                        font_size=style.SMALL)
+
+
+def place_legend(legend: ColourLegend, top: float = TOP, x: float = LEGEND_X) -> ColourLegend:
+    """A legend with its bar's left end at x and its title's line at `top` (default: top right), inside the
+    safe area. Placed by its bar, so that it sits alike in every language."""
+    legend.shift(RIGHT * (x - legend.bar.get_left()[0]) + UP * (top - 0.45 - legend.bar.get_top()[1]))
+    overhang = legend.get_right()[0] - style.safe_half_width()
+    return legend.shift(LEFT * max(overhang, 0))
+
+
+class AttentionChapterScene(LectureScene):
+    """The pieces the queries/keys and causal-mask scenes share: the chosen head, title card, captions."""
+
+    def choose_head(self) -> ChosenHead:
+        head = ChosenHead(self.gpt, self.params)
+        self.params.update({"prompt": head.prompt, "layer": head.layer, "head": head.head, "focus": head.focus})
+        self.values.update(head.record())
+        return head
+
+    def title_card(self, strings: Strings):
+        """Title, subtitle and which head is shown (and why); they leave with clear_title() in the next beat."""
+        h = self.h
+        title = Label(strings("title", self.lang), font_size=style.TITLE).move_to(UP * 1.3)
+        subtitle = Label(strings("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED)
+        subtitle.next_to(title, DOWN, 0.45)
+        given = h.choice["given"]["layer"] or h.choice["given"]["head"]
+        note = caption(S("given" if given else "chosen", self.lang, layer=h.layer, head=h.head,
+                         focus=h.word(h.focus), score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang)),
+                       self.lang, y=-1.3)
+        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
+        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
+        self.wait(PAUSE + 1.5)
+        self.title_group = VGroup(title, subtitle, note)
+
+    def clear_title(self):
+        self.play(FadeOut(self.title_group), run_time=0.8)
+
+    def say(self, strings: Strings, key: str, **values):
+        new = caption(strings(key, self.lang, **values), self.lang)
+        old = getattr(self, "current_caption", None)
+        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
+        self.current_caption = new
+
+    def line_header(self, grid: AttentionGrid, numbers, query: int | None = None) -> Label:
+        """A query's word above its line's numbers, level with the query indices (a long word runs right)."""
+        h = self.h
+        label = Label(h.word(h.focus if query is None else query), font_size=style.SMALL, color=QUERY)
+        left = max(grid.query_indices[-1].get_right()[0] + 0.2, numbers.get_right()[0] - label.width)
+        label.shift(RIGHT * (left - label.get_left()[0]))
+        return label.on_baseline(grid.query_indices[0].baseline())
+
+    def chip(self, i: int) -> VGroup:
+        """Token i's chip, in the colour it has in every token row of this prompt."""
+        return TokenRow(self.h.tokens, lang=self.lang, indices=False, max_width=1e9).chips[i].copy()
+
+
+class QueriesKeys(AttentionChapterScene):
+    name = "queries_keys"
+
+    def construct(self):
+        self.beat("title")
+        self.h = self.choose_head()
+        self.title_card(S)
+        self.read_input()              # x̂ = LN(x) of the token in focus
+        self.show_query_weights()      # W_q for this head, turned, with its true shape
+        self.compute_query()           # row by row: q = W_qᵀ x̂ + b_q; d_head < d_model
+        self.all_queries()             # Q: one query per token
+        self.compute_key()             # the same animation with W_k, for the token the focus looks at
+        self.dot_products()            # K q for the focus query, then the whole grid
+        self.scale_scores()            # ÷ √d_k
+        self.conclude()
+
+    # --- the beats ------------------------------------------------------------------------------
+    def read_input(self):
+        self.beat("input")
+        h = self.h
+        self.clear_title()
+        self.say(S, "input_first" if h.layer == 0 else "input_later", layer=h.layer)
+        row = TokenRow(h.tokens, lang=self.lang, max_width=2 * style.safe_half_width() - 0.2)  # room for a frame
+        row.move_to([0, TOP - 0.1 - row.height / 2, 0])
+        self.q_product = self.product(h.W_q.T, h.x_hat[h.focus], h.b_q, h.Q[h.focus], "q", QUERY)
+        x = self.q_product.vector
+        focus_chip = self.chip_in(row, h.focus)
+        self.x_home = x.entries.get_center().copy()  # its place in the product, for the next beat
+        half = 1.35                                  # half the widest size label: the same place in every language
+        x.move_to([np.clip(focus_chip.get_center()[0], -style.safe_half_width() + half, style.safe_half_width() - half),
+                   0, 0]).shift(UP * (row.get_bottom()[1] - 0.6 - x.get_top()[1]))
+        frame = SurroundingRectangle(focus_chip, color=QUERY, buff=0.06, corner_radius=0.1)
+        index = row.indices[h.focus - row.first_shown]
+        arrow = Arrow(index.get_bottom(), x.get_top() + UP * 0.05, buff=0.1, color=MUTED, stroke_width=3,
+                      max_tip_length_to_length_ratio=0.12)
+        self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in row.chips], lag_ratio=0.1),
+                  FadeIn(row.ellipsis), FadeIn(row.indices), run_time=STEP + 0.1 * len(row.chips))
+        self.play(Create(frame), run_time=0.6)
+        self.play(Create(arrow), FadeIn(x, shift=DOWN * 0.2), run_time=STEP)
+        self.wait(PAUSE + 1)
+        self.token_row, self.input_arrow, self.focus_frame = row, arrow, frame
+        self.values["query"] = {"token": h.focus, "x_hat": shown_vector(x)}
+
+    def show_query_weights(self):
+        self.beat("weights")
+        h, mv = self.h, self.q_product
+        self.say(S, "weights", d=h.d_model, dh=h.d_head)
+        self.header = self.formula_line(h.focus, ["q", "=", r"W_q^{\top}", r"\hat{x}", "+", "b_q"], QUERY)
+        self.play(FadeOut(VGroup(self.token_row, self.input_arrow, self.focus_frame)),
+                  mv.vector.animate.shift(self.x_home - mv.vector.entries.get_center()), run_time=STEP)
+        self.play(FadeIn(self.header), FadeIn(mv.matrix), FadeIn(self.place_matrix_legend(mv.legend)),
+                  run_time=STEP)
+        self.play(FadeIn(VGroup(mv.plus, mv.bias, mv.equals, mv.output)), run_time=STEP)
+        self.wait(PAUSE + 1.5)
+        self.values["query"].update({"W_shown": shown_matrix(mv), "bias": shown_vector(mv.bias)})
+
+    def compute_query(self):
+        self.beat("query")
+        h, mv = self.h, self.q_product
+        self.say(S, "query", d=h.d_model, dh=h.d_head)
+        mv.play(self)
+        self.say(S, "smaller", d=h.d_model, dh=h.d_head, H=h.n_head)
+        sizes = VGroup(SurroundingRectangle(mv.vector.size_label, color=MUTED, buff=0.06),
+                       SurroundingRectangle(mv.output.size_label, color=QUERY, buff=0.06))
+        self.play(Create(sizes), run_time=STEP)
+        self.wait(PAUSE + 1.5)
+        self.play(FadeOut(sizes), run_time=0.5)
+        self.wait(0.5)
+        self.values["query"]["q"] = shown_vector(mv.output)
+
+    def all_queries(self):
+        self.beat("all_queries")
+        h, mv = self.h, self.q_product
+        self.say(S, "all_queries", T=h.T, dh=h.d_head)
+        self.entry_scale = ColourScale.signed_for(np.concatenate([h.Q, h.K]))
+        self.q_block, self.k_block, self.block_words = self.blocks()
+        self.entry_legend = place_legend(ColourLegend(self.entry_scale, S("entry_scale", self.lang), width=LEGEND_W))
+        self.play(FadeOut(VGroup(self.header, mv.matrix, mv.vector, mv.plus, mv.bias, mv.equals, mv.legend,
+                                 mv.output.brackets, mv.output.size_label)), run_time=0.8)
+        self.q_frame = SurroundingRectangle(self.q_block.rows[h.focus], color=QUERY, buff=0.04)
+        self.play(FadeIn(self.block_words), TransformFromCopy(mv.output.entries, self.q_block.rows[h.focus]),
+                  FadeOut(mv.output.entries), Create(self.q_frame), run_time=STEP)
+        others = [r for i, r in enumerate(self.q_block.rows) if i != h.focus]
+        self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.1) for r in others], lag_ratio=0.08),
+                  FadeIn(self.q_block.shape_label), FadeIn(self.entry_legend), run_time=2 * STEP)
+        self.wait(PAUSE + 1)
+        self.values["Q"] = {"values": h.Q.tolist(), "scale": self.entry_scale.limit}
+
+    def compute_key(self):
+        self.beat("key")
+        h = self.h
+        self.say(S, "key", word=h.word(h.source), focus=h.word(h.focus))
+        blocks = VGroup(self.q_block, self.q_frame, self.block_words, self.entry_legend)
+        self.play(FadeOut(blocks), run_time=0.8)
+        mv = self.k_product = self.product(h.W_k.T, h.x_hat[h.source], h.b_k, h.K[h.source], "k", KEY)
+        header = self.formula_line(h.source, ["k", "=", r"W_k^{\top}", r"\hat{x}", "+", "b_k"], KEY)
+        self.play(FadeIn(header), FadeIn(VGroup(mv.matrix, mv.vector, mv.plus, mv.bias, mv.equals, mv.output)),
+                  FadeIn(self.place_matrix_legend(mv.legend)), run_time=STEP)
+        mv.play(self)
+        self.wait(PAUSE)
+        self.say(S, "all_keys", T=h.T, dh=h.d_head)
+        self.play(FadeOut(VGroup(header, mv.matrix, mv.vector, mv.plus, mv.bias, mv.equals, mv.legend,
+                                 mv.output.brackets, mv.output.size_label)), FadeIn(blocks), run_time=STEP)
+        self.k_frame = SurroundingRectangle(self.k_block.rows[h.source], color=KEY, buff=0.04)
+        self.play(TransformFromCopy(mv.output.entries, self.k_block.rows[h.source]), FadeOut(mv.output.entries),
+                  Create(self.k_frame), run_time=STEP)
+        others = [r for i, r in enumerate(self.k_block.rows) if i != h.source]
+        self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.1) for r in others], lag_ratio=0.08),
+                  FadeIn(self.k_block.shape_label), run_time=2 * STEP)
+        self.wait(PAUSE + 1)
+        self.values["key"] = {"token": h.source, "x_hat": shown_vector(mv.vector), "W_shown": shown_matrix(mv),
+                              "bias": shown_vector(mv.bias), "k": shown_vector(mv.output)}
+        self.values["K"] = {"values": h.K.tolist(), "scale": self.entry_scale.limit}
+
+    def dot_products(self):
+        self.beat("scores")
+        h = self.h
+        self.say(S, "scores", focus=h.word(h.focus))
+        self.play(FadeOut(VGroup(self.q_block, self.k_block, self.q_frame, self.k_frame, self.block_words,
+                                 self.entry_legend)), run_time=0.8)
+        mv = MatrixVectorProduct(h.K, h.Q[h.focus], h.scores[h.focus], lang=self.lang, name="K", rows=6, cols=6,
+                                 colour=style.TEXT, vector_label=f"q: {S('n_numbers', self.lang, n=h.d_head)}",
+                                 output_label=S("n_scores", self.lang, n=h.T))
+        mv.vector.brackets.set_color(QUERY)
+        mv.vector.size_label.set_color(QUERY)
+        per_row = len(mv.matrix.cols_shown)
+        words = VGroup()
+        for s, i in enumerate(mv.matrix.rows_shown):
+            if i is not None:
+                cell = mv.matrix.cells[s * per_row]
+                w = Label(h.word(i), font_size=style.SMALL)
+                words.add(w.shift(RIGHT * (cell.get_left()[0] - 0.2 - w.get_right()[0])
+                                  + UP * (cell.get_center()[1] - w.get_center()[1])))
+        group = VGroup(words, mv)
+        group.shift(-VGroup(words, mv.bodies()).get_center()[0] * RIGHT
+                    + UP * (MATRIX_TOP - mv.matrix.cells.get_top()[1]))
+        header = self.formula_line(h.focus, ["K", "q"], QUERY, {"K": KEY, "q": QUERY})
+        self.play(FadeIn(header), FadeIn(words), FadeIn(VGroup(mv.matrix, mv.vector, mv.equals, mv.output)),
+                  run_time=STEP)
+        mv.play(self)
+        self.wait(PAUSE)
+        self.values["scores_for_focus"] = {"K_shown": shown_matrix(mv), "q": shown_vector(mv.vector),
+                                           "scores": shown_vector(mv.output)}
+        # every query: the whole grid
+        self.say(S, "grid")
+        score_scale = ColourScale.signed_for(h.scores)
+        grid = self.grid = place_grid(AttentionGrid(h.scores, score_scale, tokens=h.tokens, lang=self.lang,
+                                                              height=GRID_HEIGHT))
+        self.score_legend = place_legend(ColourLegend(score_scale, S("score_scale", self.lang), width=LEGEND_W),
+                                         top=GRID_LEGEND_TOP)
+        self.line_numbers = line_numbers(grid, [style.signed(v, 1) for v in h.scores[h.focus]])
+        self.line_title = self.line_header(grid, self.line_numbers)
+        self.play(FadeOut(VGroup(header, words, mv.matrix, mv.vector, mv.equals, mv.output.brackets,
+                                 mv.output.size_label)), run_time=0.8)
+        self.play(FadeIn(grid.axes), TransformFromCopy(mv.output.entries, grid.line(h.focus)),
+                  TransformFromCopy(mv.output.entries, self.line_numbers), FadeOut(mv.output.entries),
+                  FadeIn(self.line_title), run_time=1.5 * STEP)
+        self.frame = grid.line_frame(h.focus)
+        others = [grid.line(q) for q in range(h.T) if q != h.focus]
+        self.play(Create(self.frame), LaggedStart(*[FadeIn(c) for c in others], lag_ratio=0.08),
+                  FadeIn(self.score_legend), run_time=2 * STEP)
+        self.wait(PAUSE + 1.5)
+        self.values["scores"] = {"grid": h.scores.tolist(), "scale": score_scale.limit,
+                                 "focus_line": h.scores[h.focus].tolist()}
+
+    def scale_scores(self):
+        self.beat("scale")
+        h = self.h
+        root = math.sqrt(h.d_head)
+        self.say(S, "scale", dh=h.d_head, root=f"{root:g}")
+        divide = VGroup(tex(r"\div\sqrt{d_k}"), tex("=", r"\div\," + f"{root:g}")) \
+            .arrange(DOWN, aligned_edge=LEFT, buff=0.25)
+        divide.next_to(self.score_legend, DOWN, buff=0.6).align_to(self.score_legend.bar, LEFT)
+        scaled = line_numbers(self.grid, [style.signed(v, 1) for v in h.scaled[h.focus]])
+        self.play(FadeIn(divide), run_time=STEP)
+        self.play(*self.grid.recolour(h.scaled), *[TransformFromCopy(a, b) for a, b in zip(self.line_numbers, scaled)],
+                  FadeOut(self.line_numbers), run_time=2 * STEP)
+        self.wait(PAUSE + 1.5)
+        self.line_numbers = scaled
+        self.values["scaled"] = {"grid": h.scaled.tolist(), "d_k": h.d_head, "sqrt_d_k": root,
+                                 "focus_line": h.scaled[h.focus].tolist(), "scale": self.grid.colour_scale.limit}
+
+    def conclude(self):
+        self.beat("summary")
+        self.say(S, "summary")
+        self.wait(PAUSE + 2)
+
+    # --- building the pieces ----------------------------------------------------------------------
+    def product(self, W, x, b, out, symbol: str, colour) -> MatrixVectorProduct:
+        """W (turned: d_head × d_model) times x̂, plus the bias, equals the trace's q or k."""
+        lang = self.lang
+        mv = MatrixVectorProduct(
+            W, x, out, lang=lang, name=f"W_{symbol}\u1d40", bias=b, rows=6, cols=6, colour=colour,
+            vector_label=f"x\u0302: {S('n_numbers', lang, n=len(x))}", bias_label=f"b_{symbol}",
+            output_label=f"{symbol}: {S('n_numbers', lang, n=len(out))}",
+            legend_title=S("weight_scale", lang))
+        mv.shift((MATRIX_X - mv.bodies().get_center()[0]) * RIGHT + UP * (MATRIX_TOP - mv.matrix.cells.get_top()[1]))
+        return mv
+
+    def formula_line(self, token: int, parts: list[str], colour, colours: dict | None = None) -> VGroup:
+        """The token's chip, then the formula, centred on the top line."""
+        colours = colours or {p: colour for p in parts if p[0] in "qkW"}
+        formula = tex(*parts, colours=colours)
+        chip = self.chip(token)
+        line = VGroup(chip, formula).arrange(RIGHT, buff=0.35)
+        return line.move_to([0.6, HEADER_Y, 0])
+
+    @staticmethod
+    def place_matrix_legend(legend: ColourLegend) -> ColourLegend:
+        """Top left, beside the formula line; placed by its bar, so that it sits alike in every language."""
+        return legend.shift(RIGHT * (MATRIX_LEGEND_X - legend.bar.get_left()[0])
+                            + UP * (TOP - 0.2 - legend.bar.get_top()[1]))
+
+    def chip_in(self, row: TokenRow, i: int):
+        return row.chips[i - row.first_shown]
+
+    def blocks(self):
+        """Q and K as heat matrices, one row per token, words on the left."""
+        h = self.h
+        pitch = min(0.44, 5.3 / h.T)
+        q = HeatMatrix(h.Q, self.entry_scale, name="Q", cell_w=0.22, cell_h=pitch)
+        k = HeatMatrix(h.K, self.entry_scale, name="K", cell_w=0.22, cell_h=pitch)
+        k.next_to(q, RIGHT, buff=0.6).align_to(q, UP)
+        stride = max(1, math.ceil(0.42 / pitch - 1e-9))
+        words = VGroup(*[Label(h.word(i), font_size=style.SMALL).next_to(q.rows[i], LEFT, buff=0.25)
+                         for i in range(0, h.T, stride)])
+        for w in words:
+            w.shift(RIGHT * (words.get_right()[0] - w.get_right()[0]))
+        group = VGroup(words, q, k)
+        group.shift(RIGHT * (-style.safe_half_width() + 0.2 - group.get_left()[0]) + UP * (TOP - group.get_top()[1]))
+        return q, k, words
+

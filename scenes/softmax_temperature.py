@@ -1,0 +1,382 @@
+"""Softmax and temperature, on the real logits of our small GPT.
+
+    manim render -ql scenes/softmax_temperature.py SoftmaxTemperature
+    python render.py softmax_temperature --lang zh --temperature 1,3,0.3,0
+
+Every number comes from the model's trace and from model.probabilities; the
+values shown are recorded at full precision in self.values (the manifest).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import numpy as np
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _REPO not in sys.path:  # `manim render scenes/softmax_temperature.py` from anywhere: make the repo importable
+    sys.path.insert(0, _REPO)
+
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, config, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, MathTex,
+                   SurroundingRectangle, Transform, TransformFromCopy, TransformMatchingTex,
+                   ValueTracker, VGroup, Write, smooth)
+
+from model import probabilities, softmax_steps
+from scenes import style
+from scenes.catalog import sweep_stops
+from scenes.components import (Label, light, LabelColumn, NumberColumn, NumberText, BarColumn, ProbabilityBars, TokenRow,
+                               caption, row_positions, rule)
+from scenes.lecture import LectureScene
+from scenes.params import AUTO
+from scenes.prompts import uncertain_prompt
+from scenes.style import LOGIT, MUTED, PROB, SHARED, TEMPERATURE, TEXT, Strings
+
+S = SHARED | Strings({
+    "title": {"en": "Softmax and temperature", "zh": "Softmax 与温度"},
+    "subtitle": {"en": "How a GPT turns its scores into probabilities", "zh": "GPT 如何把分数变成概率"},
+    "model_note": {"en": "Every number here comes from our own small trained GPT:\n"
+                         "{layers} layers, {d}-number vectors, a {vocab}-word vocabulary.",
+                   "zh": "这里的每个数字都来自本项目训练的小型 GPT：\n{layers} 层，{d} 维向量，词表共 {vocab} 个词。"},
+    "prompt": {"en": "The model reads the prompt\nand must predict the next word.",
+               "zh": "模型读入提示词，\n要预测下一个词。"},
+    "logits": {"en": "It gives each of its {vocab} words a score, a logit.\n"
+                     "Logits are raw scores, not probabilities yet.",
+               "zh": "它给词表中的 {vocab} 个词各打一个分数：logit。\nlogit 只是原始分数，还不是概率。"},
+    "exp": {"en": "Step 1: exponentiate. Every score becomes positive,\n"
+                  "and a gap of 1 becomes a factor of e ≈ 2.7.",
+            "zh": "第一步：取指数。每个分数都变成正数，\nlogit 相差 1，指数就相差 e ≈ 2.7 倍。"},
+    "sum": {"en": "Step 2: add them up, over all {vocab} words,\nnot only the {k} shown.",
+            "zh": "第二步：求和，对全部 {vocab} 个词，\n而不只是这里的 {k} 个。"},
+    "divide": {"en": "Step 3: divide each by the sum. The results are\npositive and add up to 100%: probabilities.",
+               "zh": "第三步：每一项除以总和。结果都为正，\n且总和为 100%：这就是概率。"},
+    "temperature": {"en": "Temperature T divides the logits before the softmax.\nAt T = 1 nothing changes.",
+                    "zh": "温度 T：在 softmax 之前先把 logit 除以 T。\nT = 1 时什么都不变。"},
+    "hotter": {"en": "T = {t}: a large T shrinks the gaps between logits,\nso the probability spreads out.",
+               "zh": "T = {t}：T 较大，logit 之间的差距缩小，\n概率变得分散。"},
+    "colder": {"en": "T = {t}: a small T stretches the gaps,\nso the probability concentrates on the top word.",
+               "zh": "T = {t}：T 较小，差距被拉大，\n概率集中到最高的词上。"},
+    "neutral": {"en": "T = 1: the model's own distribution again.", "zh": "T = 1：又回到模型本来的分布。"},
+    "zero": {"en": "T = 0: only the largest logit counts.\nAll the probability goes to it: argmax.",
+             "zh": "T = 0：只看最大的 logit，\n全部概率都给它：argmax。"},
+    "summary": {"en": "Large T spreads the probability; small T concentrates it.\n"
+                      "As T → 0 the model only considers the maximum.",
+                "zh": "T 越大，概率越分散；T 越小，概率越集中。\nT → 0 时，模型只考虑最大值。"},
+    "logit": {"en": "logit", "zh": "logit"},
+})
+
+
+# --- the numbers: read from the model, never computed here beyond display -----------
+class NextToken:
+    """The model's next-token logits for a prompt, and the distribution at any temperature."""
+
+    def __init__(self, gpt, prompt: str, top_k: int):
+        trace = gpt.trace(prompt)
+        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        self.logits = np.asarray(trace["logits"][-1], dtype=np.float64)   # the model's logits, full precision
+        self.words = gpt.tokenizer.words
+        order = np.argsort(-self.logits, kind="stable")
+        self.top, self.rest = order[:top_k], order[top_k:]
+
+    def at(self, temperature: float) -> tuple[np.ndarray, float]:
+        """(probabilities of the top words, total probability of all the others), from model.probabilities."""
+        p = probabilities(self.logits, temperature)
+        return p[self.top], float(p[self.rest].sum())
+
+    def exponentials(self) -> tuple[np.ndarray, float, float]:
+        """e^z for the shown words, for the others summed, and over the whole vocabulary (model.softmax_steps)."""
+        steps = softmax_steps(self.logits)
+        e = steps["exp"]
+        return e[self.top], float(e[self.rest].sum()), steps["sum"]
+
+    def argmax(self) -> list[int]:
+        return [int(i) for i in np.flatnonzero(self.logits == self.logits.max())]
+
+
+def formula(temperature: bool) -> MathTex:
+    """p_i = e^{z_i} / Σ_j e^{z_j}, with /T in both exponents once temperature is on."""
+    t = ["/", "T"] if temperature else []
+    parts = [r"\textstyle p_i", "=", "e^{", "z_i", *t, "}", r"\big/", r"\sum_j", "e^{", "z_j", *t, "}"]
+    m = light(MathTex(*parts, font_size=style.MATH_FONT_SIZE))
+    for part, tex in zip(m, parts):
+        colour = {r"\textstyle p_i": PROB, "z_i": LOGIT, "z_j": LOGIT, "T": TEMPERATURE}.get(tex)
+        if colour:
+            part.set_color(colour)
+    return m
+
+
+def tex(*parts: str, colours: dict | None = None) -> MathTex:
+    m = light(MathTex(*parts, font_size=style.MATH_FONT_SIZE))
+    for part, s in zip(m, parts):
+        if colours and s in colours:
+            part.set_color(colours[s])
+    return m
+
+
+# --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
+LABEL_RIGHT = -4.35          # token words, right-aligned
+LOGIT_NUMBER_RIGHT = -2.75   # logit values
+LOGIT_BAR = (-2.5, 1.55)     # left edge and width of the logit bars
+MIDDLE_RIGHT = 1.3           # e^z, then z/T
+PROB_BAR = (1.6, 3.0)        # left edge and width (= 100 %) of the probability bars
+PERCENT_RIGHT = 6.2
+HEADER_BASELINE = 1.95
+FIRST_ROW, PITCH = 1.25, 0.54
+STEP, PAUSE = 1.2, 1.6       # seconds: an animation step, a pause to read
+
+
+class SoftmaxTemperature(LectureScene):
+    name = "softmax_temperature"
+
+    def construct(self):
+        self.title_card()
+        self.read_prompt()
+        self.show_logits()
+        self.exponentiate()
+        self.add_up()
+        self.divide()
+        self.introduce_temperature()
+        for stop in sweep_stops(self.params["temperatures"]):
+            self.sweep_to(stop)
+        self.conclude()
+
+    # --- the beats -------------------------------------------------------------------
+    def title_card(self):
+        self.beat("title")
+        self.prepare()
+        shape = self.gpt.config
+        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.2)
+        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
+        note = caption(S("model_note", self.lang, layers=shape.n_layer, d=shape.n_embd, vocab=shape.vocab_size),
+                       self.lang, y=-1.4)
+        self.values["model"] = {"n_layer": shape.n_layer, "n_embd": shape.n_embd, "vocab_size": shape.vocab_size}
+        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
+        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
+        self.wait(PAUSE + 1)
+        self.title_group = VGroup(title, subtitle, note)
+
+    def read_prompt(self):
+        self.beat("prompt")
+        self.play(FadeOut(self.title_group), run_time=0.8)
+        self.say("prompt")
+        row = self.tokens
+        self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in row.chips], lag_ratio=0.25),
+                  FadeIn(row.ellipsis), run_time=STEP + 0.3 * len(row.chips))
+        self.play(FadeIn(row.indices), FadeIn(row.slot), run_time=STEP)
+        self.wait(PAUSE)
+
+    def show_logits(self):
+        self.beat("logits")
+        self.say("logits", vocab=self.vocab)
+        self.play(FadeIn(self.logit_header), FadeIn(self.labels), run_time=STEP)
+        self.play(Create(self.zero_line), LaggedStart(*[GrowFromEdge(b, LEFT) for b in self.logit_bars.bars],
+                                                      lag_ratio=0.15),
+                  LaggedStart(*[FadeIn(n) for n in self.logit_numbers], lag_ratio=0.15), run_time=2 * STEP)
+        self.play(FadeIn(self.more_words), run_time=STEP)
+        self.wait(PAUSE + 1)
+
+    def exponentiate(self):
+        self.beat("exp")
+        self.say("exp")
+        self.play(FadeIn(self.exp_header, shift=DOWN * 0.1), run_time=STEP)
+        self.play(LaggedStart(*[TransformFromCopy(z, e) for z, e in zip(self.logit_numbers, self.exp_numbers)],
+                              lag_ratio=0.2), run_time=2 * STEP)
+        self.play(FadeIn(self.exp_numbers[-1]), run_time=STEP)
+        self.wait(PAUSE + 1)
+
+    def add_up(self):
+        self.beat("sum")
+        self.say("sum", vocab=self.vocab, k=len(self.next.top))
+        self.play(Create(self.sum_rule), FadeIn(self.sum_label), run_time=STEP)
+        self.play(LaggedStart(*[Transform(e.copy(), self.exp_sum.copy(), remover=True) for e in self.exp_numbers],
+                              lag_ratio=0.12), run_time=2 * STEP)
+        self.add(self.exp_sum)
+        self.wait(PAUSE + 1)
+
+    def divide(self):
+        self.beat("divide")
+        self.say("divide")
+        self.play(Write(self.formula), run_time=2 * STEP)
+        bars = self.prob_bars
+        self.play(FadeIn(bars.bars.tracks), LaggedStart(*[GrowFromEdge(b, LEFT) for b in bars.bars.bars],
+                                                        lag_ratio=0.15),
+                  LaggedStart(*[TransformFromCopy(e, p) for e, p in zip(self.exp_numbers, bars.numbers)],
+                              lag_ratio=0.15), run_time=2.5 * STEP)
+        self.play(Create(self.prob_rule), FadeIn(self.prob_total), run_time=STEP)
+        self.wait(PAUSE + 1.5)
+
+    def introduce_temperature(self):
+        self.beat("temperature")
+        self.say("temperature")
+        self.play(FadeOut(VGroup(self.exp_header, self.exp_numbers, self.exp_sum, self.sum_rule, self.sum_label,
+                                 self.prob_rule, self.prob_total)), run_time=STEP)
+        self.play(TransformMatchingTex(self.formula, self.t_formula), FadeIn(self.scaled_header), run_time=2 * STEP)
+        self.play(LaggedStart(*[TransformFromCopy(z, s) for z, s in zip(self.logit_numbers, self.scaled_numbers)],
+                              lag_ratio=0.15), FadeIn(self.readout), run_time=2 * STEP)
+        self.add_temperature_updaters()
+        self.wait(PAUSE + 1)
+
+    def sweep_to(self, t: float):
+        self.beat(self.section_names[self.beats_done])
+        self.say("zero" if t == 0 else "hotter" if t > 1 else "colder" if t < 1 else "neutral", t=f"{t:g}")
+        if t == 0:  # z/0 has no value: the column steps back, and only the order of the logits matters
+            self.play(FadeOut(self.scaled_numbers), self.scaled_header.animate.set_opacity(0.35), run_time=STEP)
+        elif self.at_zero:
+            self.leave_argmax()
+        self.play(self.T.animate(rate_func=smooth).set_value(t), run_time=self.sweep_time(t))
+        self.record(t)
+        if t == 0:
+            self.show_argmax()
+        self.wait(PAUSE + 1)
+
+    def conclude(self):
+        self.beat("summary")
+        self.say("summary")
+        self.wait(PAUSE + 2)
+
+    # --- building the pieces, from the model's numbers --------------------------------
+    def prepare(self):
+        params = self.params
+        self.prompt_rule = None
+        prompt = params["prompt"]
+        if prompt == AUTO:
+            self.prompt_rule = uncertain_prompt()
+            prompt = self.params["prompt"] = self.prompt_rule["prompt"]
+        self.next = nt = NextToken(self.gpt, prompt, params["top_k"])
+        self.vocab = self.gpt.config.vocab_size
+        k = len(nt.top)
+        words = [style.token_label(nt.words[i]) for i in nt.top]
+        ys = row_positions(k + 1, FIRST_ROW, PITCH)
+        self.rows_y, sum_y = ys, ys[-1] - PITCH - 0.12
+
+        self.tokens = TokenRow(nt.tokens, lang=self.lang, next_slot=True)
+        self.tokens.move_to(ORIGIN).to_edge(UP, buff=config.frame_height / 2 - style.safe_half_height())
+        self.labels = LabelColumn(words + [S("other", self.lang)], ys, LABEL_RIGHT,
+                                  colours=[TEXT] * k + [MUTED])
+
+        z = nt.logits[nt.top]
+        left, width = LOGIT_BAR
+        span = max(z.max(), 0) - min(z.min(), 0)
+        x0 = left + (-min(z.min(), 0)) * width / span
+        self.logit_bars = BarColumn(z, ys[:k], x0, width / span, LOGIT)
+        self.zero_line = Line([x0, ys[0] + 0.45, 0], [x0, ys[k - 1] - 0.2, 0], stroke_color=MUTED, stroke_width=2)
+        self.logit_numbers = NumberColumn([style.signed(v) for v in z], ys[:k], LOGIT_NUMBER_RIGHT, color=LOGIT)
+        self.more_words = Label(S("n_more_words", self.lang, n=len(nt.rest)), color=MUTED)
+        self.more_words.shift(RIGHT * (LOGIT_NUMBER_RIGHT - 1.3 - self.more_words.get_left()[0])).on_baseline(ys[k])
+        word, symbol = Label(S("logit", self.lang), color=LOGIT).on_baseline(HEADER_BASELINE), tex("z_i", colours={"z_i": LOGIT})
+        symbol.next_to(word, RIGHT, buff=0.2).align_to(word, DOWN).shift(DOWN * 0.1)
+        self.logit_header = VGroup(word, symbol)
+        self.logit_header.shift(RIGHT * ((LOGIT_NUMBER_RIGHT - 1.3 + left + width) / 2 - self.logit_header.get_center()[0]))
+
+        exps, exp_other, exp_total = nt.exponentials()
+        self.exp_header = self.header_tex(["e^{", "z_i", "}"])
+        self.exp_numbers = NumberColumn([style.scientific(v) for v in exps] + [style.scientific(exp_other)], ys,
+                                        MIDDLE_RIGHT)
+        self.exp_numbers[-1].set_color(MUTED)
+        self.sum_rule = rule(MIDDLE_RIGHT - 2.0, MIDDLE_RIGHT, ys[k] - 0.2)
+        self.exp_sum = NumberText(style.scientific(exp_total)).place(MIDDLE_RIGHT, sum_y)
+        sigma = tex(r"\textstyle\sum_{j=1}^{" + str(self.vocab) + "}", "e^{", "z_j", "}", "=", colours={"z_j": LOGIT})
+        sigma.next_to(self.exp_sum, LEFT, buff=0.2)
+        sigma.shift(UP * (self.exp_sum.baseline() - sigma[-1].get_bottom()[1] - 0.07))  # "=" sits on the baseline
+        self.sum_label = sigma
+
+        p, other = nt.at(1.0)
+        self.prob_bars = ProbabilityBars(words, p, other, ys, lang=self.lang, bar_left=PROB_BAR[0],
+                                         bar_width=PROB_BAR[1], number_right=PERCENT_RIGHT)
+        self.prob_rule = rule(PERCENT_RIGHT - 1.3, PERCENT_RIGHT, ys[k] - 0.2)
+        self.prob_total = NumberText(style.percent(float(p.sum()) + other), color=PROB).place(PERCENT_RIGHT, sum_y)
+        self.formula = formula(False).move_to([(PROB_BAR[0] + PERCENT_RIGHT) / 2, HEADER_BASELINE + 0.12, 0])
+        self.t_formula = formula(True).move_to(self.formula)
+
+        self.T = ValueTracker(1.0)
+        self.scaled_header = self.header_tex(["z_i", "/", "T"])
+        self.scaled_numbers = NumberColumn([style.signed(v) for v in z], ys[:k], MIDDLE_RIGHT, color=LOGIT)
+        t_is = tex("T", "=", colours={"T": TEMPERATURE})
+        self.t_value = NumberText(style.temperature(1.0), color=TEMPERATURE, align="left")
+        self.t_value.place(MIDDLE_RIGHT - 1.0, sum_y)
+        t_is.next_to(self.t_value, LEFT, buff=0.18).align_to(self.t_value, DOWN)
+        self.readout = VGroup(t_is, self.t_value)
+        self.at_zero, self.highlight = False, None
+
+        self.values.update({
+            "prompt": prompt, "tokens": nt.tokens, "token_ids": nt.token_ids,
+            "positions": list(range(len(nt.tokens))), "vocab_size": self.vocab,
+            "candidates": [{"word": nt.words[i], "token_id": int(i), "logit": float(nt.logits[i])} for i in nt.top],
+            "other": {"words": len(nt.rest), "exp_sum": exp_other},
+            "softmax_steps": {"temperature": 1.0, "exp": [float(v) for v in exps], "exp_other": exp_other,
+                              "exp_sum": exp_total, "probabilities": [float(v) for v in p], "other": other,
+                              "probability_total": float(p.sum()) + other},
+            "temperatures": [],
+        })
+        if self.prompt_rule:
+            self.values["prompt_rule"] = self.prompt_rule
+
+    def header_tex(self, parts) -> MathTex:
+        m = tex(*parts, colours={"z_i": LOGIT, "T": TEMPERATURE})
+        return m.move_to([MIDDLE_RIGHT - 0.75, HEADER_BASELINE + 0.12, 0])
+
+    # --- temperature ---------------------------------------------------------------------
+    def add_temperature_updaters(self):
+        nt = self.next
+        z = nt.logits[nt.top]
+
+        def update(_):
+            t = self.T.get_value()
+            p, other = nt.at(t)
+            self.prob_bars.set_probabilities(p, other)
+            self.t_value.set_text(style.temperature(t))
+            if t > 0:
+                self.scaled_numbers.set_texts([style.signed(v / t) for v in z])
+
+        self.readout.add_updater(update)
+        self.record(1.0)
+
+    def record(self, t: float):
+        """The numbers on screen at a sweep stop, as the manifest's proof."""
+        nt = self.next
+        p, other = nt.at(t)
+        entry = {"T": float(t), "probabilities": [float(v) for v in p], "other": float(other)}
+        if t > 0:
+            entry["logits_over_T"] = [float(v) for v in nt.logits[nt.top] / t]
+        else:
+            entry["argmax"] = [nt.words[i] for i in nt.argmax()]
+        self.values["temperatures"].append(entry)
+
+    def sweep_time(self, t: float) -> float:
+        start = self.T.get_value()
+        if t == 0 or start == 0:
+            return 2.5
+        return 1.5 + 1.2 * abs(math.log(t / start))
+
+    def show_argmax(self):
+        nt = self.next
+        winners = [r for r, i in enumerate(nt.top) if i in nt.argmax()]
+        rows = VGroup(*[VGroup(self.labels[r], self.prob_bars.bars.tracks[r], self.prob_bars.numbers[r])
+                        for r in winners])
+        self.highlight = SurroundingRectangle(rows, color=style.ACCENT, buff=0.1, corner_radius=0.08)
+        animations = [Create(self.highlight)]
+        if len(nt.argmax()) == 1:
+            self.predicted = self.tokens.slot_filled(style.token_label(nt.words[nt.argmax()[0]]))
+            index = self.tokens.indices[-1]
+            animations += [FadeOut(self.tokens.slot), FadeIn(self.predicted),
+                           index.animate.set_x(self.predicted.get_center()[0])]
+        self.play(*animations, run_time=STEP)
+        self.at_zero = True
+
+    def leave_argmax(self):
+        animations = [FadeOut(self.highlight), FadeIn(self.scaled_numbers),
+                      self.scaled_header.animate.set_opacity(1)]
+        if getattr(self, "predicted", None) is not None:
+            animations += [FadeOut(self.predicted), FadeIn(self.tokens.slot),
+                           self.tokens.indices[-1].animate.set_x(self.tokens.slot.get_center()[0])]
+            self.predicted = None
+        self.play(*animations, run_time=STEP)
+        self.at_zero = False
+
+    # --- narration ---------------------------------------------------------------------
+    def say(self, key: str, **values):
+        new = caption(S(key, self.lang, **values), self.lang)
+        old = getattr(self, "current_caption", None)
+        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
+        self.current_caption = new

@@ -1,0 +1,170 @@
+"""The shared visual language (shared/design/visual-language.md) as constants and helpers.
+
+Colours carry meaning, sizes are chosen for 854x480, numbers are formatted in one
+way everywhere, and every on-screen string exists in English and Chinese.
+"""
+
+from __future__ import annotations
+
+import math
+
+from manim import BLUE_C, GREY_B, RED_C, TEAL_C, WHITE, YELLOW_C, ManimColor, config, interpolate_color
+
+# --- colour carries meaning --------------------------------------------------------
+BACKGROUND = "#000000"
+LOGIT = TEAL_C          # logits (and keys)
+PROB = YELLOW_C         # probabilities (and queries)
+TEMPERATURE = RED_C     # temperature
+QUERY, KEY, VALUE = YELLOW_C, TEAL_C, "#FF8C42"
+EMBEDDING, EMBEDDING_UPDATED = GREY_B, TEAL_C
+POSITIVE, NEGATIVE = BLUE_C, RED_C
+MASKED = "#5C0A0A"
+POSITION = TEAL_C       # position indices under tokens
+TEXT = WHITE
+MUTED = "#9A9A9A"       # secondary text: column notes, "other"
+ACCENT = WHITE          # the one highlight on screen (e.g. the argmax row)
+
+# Soft fills for token chips; a token keeps its colour (by position) everywhere in one prompt.
+TOKEN_PALETTE = ["#58C4DD", "#83C167", "#F0AC5F", "#C983D8", "#E07A7A", "#9CDCEB", "#D1D87A", "#7AA2E0"]
+
+
+def token_colour(position: int) -> ManimColor:
+    return ManimColor(TOKEN_PALETTE[position % len(TOKEN_PALETTE)])
+
+
+def activation_colour(value: float, scale: float) -> ManimColor:
+    """Grey -> white by magnitude, no hue."""
+    return interpolate_color(ManimColor(GREY_B), ManimColor(WHITE), min(abs(value) / scale, 1.0) if scale else 0.0)
+
+
+def weight_colour(value: float, scale: float) -> ManimColor:
+    """Blue for positive, red for negative, brighter with magnitude (one scale per matrix)."""
+    base = ManimColor(POSITIVE if value >= 0 else NEGATIVE)
+    return interpolate_color(ManimColor("#1A1A1A"), base, min(abs(value) / scale, 1.0) if scale else 0.0)
+
+
+# --- type ----------------------------------------------------------------------------
+FONT = "Noto Sans CJK SC"   # one font for both languages: Latin and CJK glyphs, identical metrics
+MATH_FONT_SIZE = 44   # Computer Modern at 44 has an em of about 27 px at 480p
+
+# manim font_size -> em height in pixels at 854x480 (measured for Noto Sans CJK: cap height 0.733 em)
+EM_PX_PER_FONT_SIZE = 0.8355
+MIN_LABEL_PX = 24
+
+
+def font_size_for_px(px: float) -> float:
+    return px / EM_PX_PER_FONT_SIZE
+
+
+SMALL = font_size_for_px(24)     # position indices, column notes: the legibility floor
+LABEL = font_size_for_px(25)     # token words, numbers
+CAPTION = font_size_for_px(25)
+HEADER = font_size_for_px(27)
+TITLE = font_size_for_px(44)
+SUBTITLE = font_size_for_px(28)
+
+# --- layout: everything stays inside the title-safe area (5% in from each edge) -----
+SAFE_MARGIN = 0.05
+
+
+def safe_half_width() -> float:
+    return config.frame_width / 2 * (1 - 2 * SAFE_MARGIN)
+
+
+def safe_half_height() -> float:
+    return config.frame_height / 2 * (1 - 2 * SAFE_MARGIN)
+
+
+# --- numbers: full precision in the maths, rounded only in the label ---------------
+MINUS = "\u2212"
+SUPERSCRIPT = str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b")
+
+
+def signed(x: float, decimals: int = 2) -> str:
+    """+1.23 / −0.40: an explicit sign (weights, logits)."""
+    s = f"{x:+.{decimals}f}"
+    if float(s) == 0:
+        s = f"{0:.{decimals}f}"
+    return s.replace("-", MINUS)
+
+
+def percent(p: float) -> str:
+    """A probability as a percentage with one decimal; tiny but non-zero values say so."""
+    if p == 0:
+        return "0%"
+    if p < 0.0005:
+        return "<0.1%"
+    if 0.9995 <= p < 1 - 1e-9:  # below 1 by more than float rounding, so not "100.0%"
+        return ">99.9%"
+    return f"{100 * p:.1f}%"
+
+
+def token_label(word: str) -> str:
+    """How a vocabulary entry is written on screen (the end-of-text marker is long)."""
+    return "<eos>" if word == "<|endoftext|>" else word
+
+
+def scientific(x: float, digits: int = 3) -> str:
+    """Three significant digits; 10^4 and above as a × 10ⁿ (e.g. 5.97×10⁵)."""
+    if x == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(x)))
+    if -2 <= exponent < 4:
+        decimals = max(digits - 1 - exponent, 0)
+        return f"{x:,.{decimals}f}".replace("-", MINUS)
+    mantissa = x / 10 ** exponent
+    if round(mantissa, digits - 1) >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{mantissa:.{digits - 1}f}\u00d710{str(exponent).translate(SUPERSCRIPT)}".replace("-", MINUS)
+
+
+def temperature(t: float) -> str:
+    return f"{t:.2f}" if t < 10 else f"{t:.1f}"
+
+
+# --- every on-screen string in both languages --------------------------------------
+LANGUAGES = ("en", "zh")
+
+
+class Strings:
+    """A table key -> {en, zh}. Missing translations are an error at import time, not on screen."""
+
+    def __init__(self, table: dict[str, dict[str, str]]):
+        for key, versions in table.items():
+            missing = [lang for lang in LANGUAGES if not versions.get(lang)]
+            if missing:
+                raise ValueError(f"string {key!r} has no {', '.join(missing)} version")
+        self.table = table
+
+    def __call__(self, key: str, lang: str, **values) -> str:
+        return self.table[key][lang].format(**values)
+
+    def __or__(self, other: "Strings") -> "Strings":
+        return Strings({**self.table, **other.table})
+
+
+SHARED = Strings({
+    "other": {"en": "other", "zh": "其他"},
+    "n_numbers": {"en": "{n} numbers", "zh": "{n} 个数"},
+    "n_more_words": {"en": "{n} more words", "zh": "另外 {n} 个词"},
+    "vocabulary": {"en": "{n}-word vocabulary", "zh": "词表共 {n} 个词"},
+    "earlier_tokens": {"en": "{n} earlier", "zh": "前 {n} 个"},
+})
+
+# --- attention chapter: grids, masks, legends ------------------------------------------
+ATTENTION_ZERO = "#1A1A1A"   # an attention weight of 0 (and the dark end of every cell scale)
+CELL_OUTLINE = "#3A3A3A"     # thin outline, so a cell near 0 is still visible on black
+MASK_TEXT = "\u2212\u221e"    # −∞
+MASK_ACCENT = "#E0605A"      # frames and text that point at masked cells (the cells themselves are MASKED)
+
+
+def attention_colour(weight: float) -> ManimColor:
+    """An attention weight (0..1) as a cell: dark -> white, linear, no hue."""
+    return interpolate_color(ManimColor(ATTENTION_ZERO), ManimColor(WHITE), min(max(float(weight), 0.0), 1.0))
+
+
+ATTENTION = Strings({
+    "keys_axis": {"en": "keys \u2193", "zh": "\u952e \u2193"},
+    "queries_axis": {"en": "queries \u2192", "zh": "\u67e5\u8be2 \u2192"},
+    "masked": {"en": "masked", "zh": "\u5c4f\u853d"},
+})

@@ -1,0 +1,252 @@
+"""Tokens and embedding: the prompt becomes tokens with ids, and each id picks its column of W_E.
+
+    manim render -ql scenes/token_embedding.py TokenEmbedding
+    python render.py token_embedding --lang zh --set focus=3
+
+W_E is the model's token table (gpt.p("wte.weight"), stored one row per word); on screen it is drawn
+one COLUMN per word (64 numbers × 123 words), every entry a coloured cell. The looked-up vectors are
+the trace's token_embeddings; all values shown are recorded at full precision in self.values.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _REPO not in sys.path:  # `manim render scenes/token_embedding.py` from anywhere: make the repo importable
+    sys.path.insert(0, _REPO)
+
+from manim import (DOWN, RIGHT, UP, Arrow, Create, GrowArrow, FadeIn, FadeOut, LaggedStart, Line, SurroundingRectangle, Transform,
+                   TransformFromCopy, VGroup, config)
+
+from scenes import style
+from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
+                               VectorColumn, caption, place_by_body)
+from scenes.lecture import LectureScene
+from scenes.params import ParamError
+from scenes.prompts import chapter_focus
+from scenes.style import MUTED, SHARED, Strings
+
+S = SHARED | Strings({
+    "title": {"en": "Tokens and embeddings", "zh": "词元与嵌入"},
+    "subtitle": {"en": "How words become vectors", "zh": "词如何变成向量"},
+    "model_note": {"en": "Every number here comes from our own small trained GPT:\n"
+                         "{d}-number vectors, a {vocab}-word vocabulary.",
+                   "zh": "这里的每个数字都来自本项目训练的小型 GPT：\n{d} 维向量，词表共 {vocab} 个词。"},
+    "tokens": {"en": "The model does not read letters. It splits the prompt\ninto tokens: here, one token per word.",
+               "zh": "模型不读字母。它先把提示词切分成词元（token）：\n这里每个词就是一个词元。"},
+    "ids": {"en": "Each token is replaced by its id:\nits number in the {vocab}-word vocabulary.",
+            "zh": "每个词元换成它的编号（id）：\n即它在 {vocab} 个词的词表中的序号。"},
+    "table": {"en": "The embedding matrix W_E holds one column of {d} numbers\nfor every word: {d} × {vocab} learned numbers.",
+              "zh": "嵌入矩阵 W_E 为每个词存一列 {d} 个数：\n共 {d} × {vocab} 个学到的数。"},
+    "lookup": {"en": "Each id picks its column of W_E: a lookup, no arithmetic.\n"
+                     "Here is column {id}, the vector for \"{word}\".",
+               "zh": "每个 id 取出 W_E 中对应的那一列：只是查表，不做运算。\n这是第 {id} 列，即 \u201c{word}\u201d 的向量。"},
+    "vectors": {"en": "The prompt is now a row of {n} vectors, {d} numbers each.\n"
+                      "The same word always gets the same vector, wherever it stands.",
+                "zh": "提示词变成了一排 {n} 个向量，每个 {d} 个数。\n同一个词无论在哪个位置，得到的向量都相同。"},
+    "matrix_shape": {"en": "W_E: {d} numbers \u00d7 {vocab} words", "zh": "W_E：{d} 个数 \u00d7 {vocab} 个词"},
+    "legend": {"en": "W_E entries", "zh": "W_E 的数值"},
+    "column_label": {"en": "{d} numbers", "zh": "{d} 个数"},
+    "vectors_label": {"en": "{n} vectors \u00d7 {d} numbers (colour: the same scale as W_E)",
+                      "zh": "{n} 个向量 \u00d7 {d} 个数（颜色与 W_E 同一标尺）"},
+})
+
+# --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
+TABLE_LEFT, TABLE_WIDTH = -6.0, 9.2           # W_E, one column per word
+TABLE_TOP, TABLE_HEIGHT = 1.6, 2.56           # 64 rows of 0.04
+VECTOR_X = 5.0                                # the looked-up column, as numbers
+STRIP_WIDTH = 0.3
+STEP, PAUSE = 1.2, 1.6                        # seconds: an animation step, a pause to read
+
+
+class TokenEmbedding(LectureScene):
+    name = "token_embedding"
+
+    def construct(self):
+        self.title_card()
+        self.split_into_tokens()
+        self.show_ids()
+        self.show_the_table()
+        self.look_up()
+        self.row_of_vectors()
+
+    # --- the beats -------------------------------------------------------------------
+    def title_card(self):
+        self.beat("title")
+        self.prepare()
+        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.2)
+        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
+        note = caption(S("model_note", self.lang, d=self.d, vocab=self.vocab), self.lang, y=-1.4)
+        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
+        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
+        self.wait(PAUSE + 1)
+        self.title_group = VGroup(title, subtitle, note)
+
+    def split_into_tokens(self):
+        self.beat("tokens")
+        self.play(FadeOut(self.title_group), run_time=0.8)
+        self.say("tokens")
+        if self.sentence is None:   # too long to write out on one line: straight to the tokens
+            self.play(FadeIn(self.row), run_time=2 * STEP)
+        else:
+            self.play(FadeIn(self.sentence), run_time=STEP)
+            self.wait(PAUSE)
+            shown = self.sentence[self.row.first_shown:]
+            self.play(*[Transform(word, chip) for word, chip in zip(shown, self.row.chips)],
+                      FadeOut(self.sentence[:self.row.first_shown]), FadeIn(self.row.ellipsis), run_time=2 * STEP)
+            self.remove(self.sentence)
+            self.add(self.row)
+        self.wait(PAUSE)
+
+    def show_ids(self):
+        self.beat("ids")
+        self.say("ids", vocab=self.vocab)
+        self.play(LaggedStart(*[FadeIn(n, shift=DOWN * 0.1) for n in self.ids], lag_ratio=0.12),
+                  run_time=STEP + 0.1 * len(self.ids))
+        self.wait(PAUSE + 1)
+
+    def show_the_table(self):
+        self.beat("table")
+        self.say("table", d=self.d, vocab=self.vocab)
+        self.play(FadeIn(self.table), FadeIn(self.table_label), run_time=2 * STEP)
+        self.play(FadeIn(VGroup(*self.legend)), run_time=STEP)
+        self.wait(PAUSE + 1)
+
+    def look_up(self):
+        self.beat("lookup")
+        self.say("lookup", id=self.token_ids[self.focus], word=self.tokens[self.focus])
+        self.play(LaggedStart(*[Create(line) for line in self.lookup_lines], lag_ratio=0.15),
+                  LaggedStart(*[Create(frame) for frame in self.column_frames], lag_ratio=0.15),
+                  run_time=2 * STEP)
+        self.play(Create(self.focus_frame), Create(self.focus_chip_frame), run_time=STEP)
+        self.play(TransformFromCopy(self.focus_frame, self.vector_frame), run_time=STEP)
+        self.play(FadeIn(self.focus_vector, shift=RIGHT * 0.2), run_time=STEP)
+        self.wait(PAUSE + 2)
+
+    def row_of_vectors(self):
+        self.beat("vectors")
+        self.say("vectors", n=len(self.tokens), d=self.d)
+        for strip, position in zip(self.strips, self.shown_positions):   # each strip starts as its W_E column
+            strip.stretch_to_fit_width(self.table.cell_width).move_to(
+                [self.table.column_x(self.token_ids[position]), self.table.box.get_center()[1], 0])
+        self.play(FadeOut(VGroup(self.lookup_lines, self.column_frames, self.focus_frame, self.focus_vector,
+                                 self.vector_frame,
+                                 self.legend, self.table_label)), FadeIn(*self.strips), run_time=STEP)
+        self.play(FadeOut(self.table), *[strip.animate.stretch_to_fit_width(STRIP_WIDTH).move_to(target)
+                                         for strip, target in zip(self.strips, self.strip_targets)],
+                  run_time=2 * STEP)
+        self.play(LaggedStart(*[GrowArrow(a) for a in self.arrows], lag_ratio=0.08), FadeIn(self.strips_label),
+                  run_time=STEP)
+        self.wait(PAUSE + 2)
+
+    # --- building the pieces, from the model's numbers --------------------------------
+    def prepare(self):
+        gpt, c = self.gpt, self.gpt.config
+        chosen = chapter_focus(gpt, self.params["prompt"], self.params["focus"])
+        self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
+        trace = gpt.trace(chosen["prompt"])
+        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        self.focus, self.d, self.vocab = chosen["focus"], c.n_embd, c.vocab_size
+        W_E = gpt.p("wte.weight")                                   # (vocab, d): one row per word
+        token_vectors = np.asarray(trace["token_embeddings"], dtype=np.float64)
+
+        top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
+        self.row = CompactTokenRow(self.tokens, lang=self.lang, indices=False).move_to([0, 0, 0]).to_edge(UP, buff=top)
+        if self.focus < self.row.first_shown:
+            raise ParamError(f"focus: token {self.focus} does not fit on screen (a long prompt shows its last "
+                             f"{len(self.row.chips)} tokens); choose a focus from {self.row.first_shown} on")
+        self.shown_positions = list(range(self.row.first_shown, self.row.first_shown + len(self.row.chips)))
+        self.sentence = self.sentence_words(self.tokens)
+        self.ids = self.id_labels()
+
+        scale = ColourScale.signed_for(W_E)
+        self.table = Heatmap(W_E.T, scale, width=TABLE_WIDTH, height=TABLE_HEIGHT)
+        self.table.move_to([TABLE_LEFT + TABLE_WIDTH / 2, TABLE_TOP - TABLE_HEIGHT / 2, 0])
+        self.table_label = Label(S("matrix_shape", self.lang, d=self.d, vocab=self.vocab), font_size=style.SMALL,
+                                 color=MUTED)
+        self.table_label.next_to(self.table, DOWN, buff=0.22).align_to(self.table, np.array([-1, 0, 0]))
+        self.legend = ColourLegend(scale, S("legend", self.lang), width=2.4)
+        self.legend.shift([self.table.get_right()[0] - self.legend.bar.get_right()[0],   # placed by its bar
+                           self.table.get_bottom()[1] - 0.55 - self.legend.bar.get_top()[1], 0])
+
+        self.lookup_lines = VGroup(*[
+            Line(self.ids[n].get_bottom() + DOWN * 0.06, [self.table.column_x(self.token_ids[p]), TABLE_TOP, 0],
+                 stroke_color=style.token_colour(p), stroke_width=2)
+            for n, p in enumerate(self.shown_positions)])
+        self.column_frames = VGroup(*[self.table.column_frame(self.token_ids[p], style.token_colour(p), 1.5)
+                                      for p in self.shown_positions])
+        self.focus_frame = self.table.column_frame(self.token_ids[self.focus], style.ACCENT, 3)
+        self.focus_chip_frame = SurroundingRectangle(self.row.chips[self.focus - self.row.first_shown],
+                                                     color=style.ACCENT, buff=0.03, corner_radius=0.08)
+        focus_values = token_vectors[self.focus]
+        self.focus_vector = VectorColumn(focus_values, lang=self.lang, shown=7, pitch=0.4,
+                                         label=S("column_label", self.lang, d=self.d))
+        place_by_body(self.focus_vector, VECTOR_X, TABLE_TOP - TABLE_HEIGHT / 2 + 0.05)
+        self.vector_frame = SurroundingRectangle(VGroup(self.focus_vector.entries, self.focus_vector.brackets),
+                                                 color=style.ACCENT, buff=0.1, stroke_width=2)
+
+        strip_top = TABLE_TOP + 0.1
+        self.strips, self.strip_targets = [], []
+        for p in self.shown_positions:
+            strip = Heatmap(token_vectors[p][:, None], scale, width=STRIP_WIDTH, height=TABLE_HEIGHT)
+            self.strips.append(strip)
+            self.strip_targets.append([self.row.centre_x(p), strip_top - TABLE_HEIGHT / 2, 0])
+        self.arrows = VGroup(*[Arrow([self.row.centre_x(p), self.ids[n].get_bottom()[1] - 0.04, 0],
+                                    [self.row.centre_x(p), strip_top + 0.04, 0], buff=0, stroke_width=2,
+                                    max_tip_length_to_length_ratio=0.3, color=MUTED)
+                              for n, p in enumerate(self.shown_positions)])
+        self.strips_label = Label(S("vectors_label", self.lang, n=len(self.tokens), d=self.d),
+                                  font_size=style.SMALL, color=MUTED)
+        self.strips_label.move_to([0, strip_top - TABLE_HEIGHT - 0.35, 0])
+
+        shown_dims = [i for i in self.focus_vector.indices_shown if i is not None]
+        self.values.update({
+            "prompt": chosen["prompt"], "tokens": self.tokens, "token_ids": self.token_ids,
+            "positions_shown": self.shown_positions, "focus": self.focus, "focus_rule": chosen["focus_rule"],
+            "vocab_size": self.vocab, "d_model": self.d,
+            "W_E": {"source": "wte.weight", "stored_shape": list(W_E.shape), "shown_as": "transposed: one column per word",
+                    "shown_shape": [self.d, self.vocab], "every_entry_as_colour": True,
+                    "colour_limit": scale.limit},
+            "focus_vector": {"token": self.tokens[self.focus], "token_id": self.token_ids[self.focus],
+                             "dims": shown_dims, "values": [float(focus_values[i]) for i in shown_dims],
+                             "labels": [style.signed(focus_values[i], 1) for i in shown_dims]},
+            "strips": {"token_ids": [self.token_ids[p] for p in self.shown_positions], "colour_limit": scale.limit},
+        })
+        if chosen["prompt_rule"]:
+            self.values["prompt_rule"] = chosen["prompt_rule"]
+
+    def sentence_words(self, tokens) -> VGroup | None:
+        """The prompt as plain words with spaces, centred: what the chips are cut from (None if too wide)."""
+        words = VGroup(*[Label(w, font_size=style.LABEL) for w in tokens])
+        space = 0.16
+        x = 0.0
+        for w in words:
+            w.shift([x - w.get_left()[0], 0, 0]).on_baseline(0.9)
+            x = w.get_right()[0] + space
+        if words.width > 2 * style.safe_half_width():
+            return None
+        return words.move_to([0, 0.9, 0], coor_mask=np.array([1, 0, 0]))
+
+    def id_labels(self) -> VGroup:
+        """Each shown token's id under its chip; a neighbour that would touch steps down a line."""
+        ids = VGroup()
+        base = self.row.get_bottom()[1] - 0.36
+        for n, p in enumerate(self.shown_positions):
+            label = NumberText(str(self.token_ids[p]), font_size=style.SMALL, color=style.TEXT, align="left")
+            label.place(0, base)
+            label.shift([self.row.centre_x(p) - label.get_center()[0], 0, 0])
+            if n and label.get_left()[0] < ids[-1].get_right()[0] + 0.06 and ids[-1].baseline() == base:
+                label.shift(DOWN * 0.3)
+            ids.add(label)
+        return ids
+
+    # --- narration ---------------------------------------------------------------------
+    def say(self, key: str, **values):
+        new = caption(S(key, self.lang, **values), self.lang)
+        old = getattr(self, "current_caption", None)
+        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
+        self.current_caption = new

@@ -1,0 +1,524 @@
+"""Values and the update ΔE: what one attention head carries to the token in focus, from the real model.
+
+    manim render -ql scenes/values_update.py ValuesUpdate
+    python render.py values_update --lang zh --set focus=3
+
+Every number comes from the model's trace and from model.analysis (head_update, ablation_effect); the head,
+focus and prompt are chosen by scenes.prompts.lookback_head unless given. Every value on screen is recorded at
+full precision in self.values (the manifest).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _REPO not in sys.path:  # `manim render scenes/values_update.py` from anywhere: make the repo importable
+    sys.path.insert(0, _REPO)
+
+from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Create, CurvedArrow, FadeIn, FadeOut, GrowFromEdge,
+                   Group, LaggedStart, MathTex, ReplacementTransform, SurroundingRectangle, TransformFromCopy, VGroup)
+
+from model import probabilities
+from model.analysis import ablation_effect, head_update
+from scenes import style
+from scenes.components import (AttentionGrid, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
+                               LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText,
+                               TokenColumn, VectorColumn, caption, light, magnitude_scale, rule)
+from scenes.lecture import LectureScene
+from scenes.params import ParamError
+from scenes.prompts import lookback_head
+from scenes.style import (ATTENTION, EMBEDDING, EMBEDDING_UPDATED, KEY, MUTED, PROB, QUERY, SHARED, VALUE,
+                          Strings)
+
+S = SHARED | ATTENTION | Strings({
+    "title": {"en": "Values and the update \u0394E", "zh": "值向量与更新 \u0394E"},
+    "subtitle": {"en": "What one attention head adds to a token", "zh": "一个注意力头给词元加上了什么"},
+    "chosen": {"en": "Layer {layer}, head {head}: of all heads, at \"{focus}\"\n"
+                     "it puts the most attention on \"{src}\": {score}.",
+               "zh": "第 {layer} 层第 {head} 个头，由计算选出：在 \u201c{focus}\u201d 处，\n"
+                     "它把 {score} 的注意力放在 \u201c{src}\u201d 上，多于任何其他头。"},
+    "given": {"en": "Layer {layer}, head {head}, at the token \"{focus}\":\n"
+                    "its largest weight, {score}, is on \"{src}\".",
+              "zh": "第 {layer} 层第 {head} 个头，看词元 \u201c{focus}\u201d：\n它最大的权重 {score} 落在 \u201c{src}\u201d 上。"},
+    "values": {"en": "Besides a query and a key, each token makes a value v:\n"
+                     "{dh} numbers (d_head), from the {d} of its normalised x\u0302.",
+               "zh": "除了查询和键，每个词元还生成一个值向量 v：\n由归一化向量 x\u0302 的 {d} 个数得到 {dh} 个数（d_head）。"},
+    "all_values": {"en": "Every token has its own v: one row of {dh} numbers,\n"
+                         "brighter where an entry is larger (one scale for all).",
+                   "zh": "每个词元都有自己的 v：一行 {dh} 个数，\n数值越大越亮（全部使用同一尺度）。"},
+    "weights": {"en": "The query \"{focus}\" brings its attention weights:\n"
+                      "its column of the attention grid. They add up to 1.",
+                "zh": "查询 \u201c{focus}\u201d 带来它的注意力权重：\n即注意力网格里它的那一列，总和为 1。"},
+    "weighted": {"en": "Each value is multiplied by its weight:\na weight near 0 leaves almost nothing.",
+                 "zh": "每个值向量乘以它的权重：\n权重接近 0，就几乎什么都不剩。"},
+    "sum": {"en": "Adding them up gives the head's output at \"{focus}\":\n"
+                  "almost entirely the value of \"{src}\".",
+            "zh": "把它们加起来，就是这个头在 \u201c{focus}\u201d 处的输出：\n几乎全是 \u201c{src}\u201d 的值向量。"},
+    "sum_mostly": {"en": "Adding them up gives the head's output at \"{focus}\":\n"
+                         "mostly the value of \"{src}\".",
+                   "zh": "把它们加起来，就是这个头在 \u201c{focus}\u201d 处的输出：\n主要是 \u201c{src}\u201d 的值向量。"},
+    "sum_blend": {"en": "Adding them up gives the head's output at \"{focus}\":\n"
+                        "a blend, with the largest share from \"{src}\".",
+                  "zh": "把它们加起来，就是这个头在 \u201c{focus}\u201d 处的输出：\n一种混合，最大的一份来自 \u201c{src}\u201d。"},
+    "delta": {"en": "This head's {dh} rows of W_O turn it back into {d} numbers:\n"
+                    "the head's update, \u0394E.",
+              "zh": "W_O 中属于这个头的 {dh} 行把它变回 {d} 个数：\n这就是这个头的更新 \u0394E。"},
+    "update": {"en": "\u0394E is added to the token's vector: E\u2032 = E + \u0394E.\n"
+                     "Here one head's share; the layer adds all {n}, and a bias.",
+               "zh": "\u0394E 加到词元的向量上：E\u2032 = E + \u0394E。\n这里只是一个头的部分；这一层会加上全部 {n} 个头和一个偏置。"},
+    "meaning": {"en": "So at \"{focus}\" this head pulls in information\n"
+                      "from \"{src}\", {distance} tokens back.",
+                "zh": "所以在 \u201c{focus}\u201d 处，这个头取来了\n{distance} 个词元之前的 \u201c{src}\u201d 的信息。"},
+    "meaning_self": {"en": "So at \"{focus}\" this head mostly keeps\n"
+                           "to the token itself.",
+                     "zh": "所以在 \u201c{focus}\u201d 处，这个头主要\n关注词元自己。"},
+    "ablation": {"en": "Measured: the model's next-word probability at \"{focus}\",\n"
+                       "with the head, and with its output set to zero.",
+                 "zh": "实测：模型在 \u201c{focus}\u201d 处预测下一个词的概率，\n保留这个头，以及把它的输出置零。"},
+    "needed": {"en": "Zeroed, P(\"{word}\") drops from {p_with} to {p_without}:\n"
+                     "this prediction depends on this head.",
+               "zh": "置零后，P(\u201c{word}\u201d) 从 {p_with} 降到 {p_without}：\n这个预测依赖于这个头。"},
+    "helps": {"en": "Zeroed, P(\"{word}\") moves from {p_with} to {p_without}:\n"
+                    "the head helps; other paths carry most of it too.",
+              "zh": "置零后，P(\u201c{word}\u201d) 从 {p_with} 变为 {p_without}：\n这个头有帮助，但其他路径也传递了大部分信息。"},
+    "no_help": {"en": "Zeroed, P(\"{word}\") goes from {p_with} to {p_without}:\n"
+                      "this head does not raise this prediction.",
+                "zh": "置零后，P(\u201c{word}\u201d) 从 {p_with} 变为 {p_without}：\n这个头并没有提高这个预测。"},
+    "summary": {"en": "Attention moves information between tokens: the weights\n"
+                      "choose the source, values carry it, \u0394E writes it in.",
+                "zh": "注意力在词元之间搬运信息：权重选择来源，\n值向量携带信息，\u0394E 把它写进向量。"},
+    "v_header": {"en": "V", "zh": "V"},
+    "w_header": {"en": "weight", "zh": "权重"},
+    "wv_header": {"en": "weight \u00d7 V", "zh": "权重 \u00d7 V"},
+    "head_out": {"en": "head output", "zh": "头的输出"},
+    "size_legend": {"en": "size of an entry", "zh": "数值大小"},
+    "with_head": {"en": "with the head", "zh": "保留这个头"},
+    "without_head": {"en": "head zeroed", "zh": "这个头置零"},
+    "p_next": {"en": "P(next word = \"{word}\")", "zh": "P(下一个词 = \u201c{word}\u201d)"},
+    "head_name": {"en": "layer {layer}, head {head}", "zh": "第 {layer} 层，第 {head} 个头"},
+    "e_header": {"en": "E of \"{word}\", entering layer {layer}", "zh": "\u201c{word}\u201d 的 E，进入第 {layer} 层"},
+    "this_head": {"en": "this head", "zh": "这个头"},
+})
+
+MAX_KEYS = 12    # the table lists every key up to the focus, one row each, at the legibility floor
+# a head "almost entirely" / "mostly" takes one token's value when its weight is at least this
+ALMOST_ALL, MOSTLY = 0.9, 0.5
+
+
+# --- the numbers: read from the trace and model.analysis, never computed here beyond display ------
+class HeadAtFocus:
+    """One head at the token in focus: every token's V, the focus's weights, the weighted values, the head's
+    output, its ΔE through its rows of W_O, E and E′, and the measured effect of zeroing it."""
+
+    def __init__(self, gpt, params: dict):
+        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"])
+        self.choice, self.trace = choice, choice["trace"]
+        self.prompt, self.focus = choice["prompt"], choice["focus"]
+        self.layer, self.head, self.source = choice["layer"], choice["head"], choice["source"]
+        if self.focus >= MAX_KEYS:
+            raise ParamError(f"focus: this scene lists every key up to the focus, at most {MAX_KEYS} "
+                             f"(positions 0..{MAX_KEYS - 1}); got {self.focus}")
+        c = gpt.config
+        self.d, self.dh, self.n_head = c.n_embd, c.d_head, c.n_head
+        tr, L, H, f = self.trace, self.layer, self.head, self.focus
+        self.tokens, self.token_ids = list(tr["tokens"]), [int(i) for i in tr["token_ids"]]
+        attn = tr["layers"][L]["attn"]
+        cols = slice(2 * c.n_embd + H * c.d_head, 2 * c.n_embd + (H + 1) * c.d_head)   # this head's W_v columns
+        self.W_v = gpt.p(f"h.{L}.attn.c_attn.weight")[:, cols]
+        self.b_v = gpt.p(f"h.{L}.attn.c_attn.bias")[cols]
+        self.W_O_rows = gpt.p(f"h.{L}.attn.c_proj.weight")[H * c.d_head:(H + 1) * c.d_head]
+        self.normalised = tr["layers"][L]["ln_1"]["out"]            # LN(E), the input of Q, K and V
+        self.keys = list(range(f + 1))                              # causal: the focus sees itself and before
+        self.v = attn["v"][H][: f + 1]                              # (keys, d_head)
+        self.pattern = attn["weights"][H]                           # (query, key), the whole grid
+        self.weights = attn["weights"][H, f, : f + 1]
+        self.weighted = attn["weighted_values"][H, f, : f + 1]      # weight × V, per key
+        self.head_out = attn["head_out"][H, f]
+        update = head_update(gpt, tr, L, H)
+        self.E, self.delta, self.E_new = update["before"][f], update["delta"][f], update["after"][f]
+        # the model's next word at the focus, and the same with this head zeroed (only tokens up to the focus)
+        p = probabilities(tr["logits"][f])
+        self.word = gpt.tokenizer.words[int(np.argmax(p))]
+        self.ablation = ablation_effect(gpt, self.token_ids[: f + 1], L, H, self.word)
+
+    def effect(self) -> str:
+        with_, without = self.ablation["p_with_head"], self.ablation["p_without_head"]
+        return "needed" if without < with_ / 2 else "helps" if without < with_ else "no_help"
+
+    def share(self) -> str:
+        w = self.weights[self.source]
+        return "sum" if w >= ALMOST_ALL else "sum_mostly" if w >= MOSTLY else "sum_blend"
+
+    def record(self) -> dict:
+        """Every number the scene shows, at full precision."""
+        ch = self.choice
+        return {
+            "prompt": self.prompt, "tokens": self.tokens, "token_ids": self.token_ids, "focus": self.focus,
+            "layer": self.layer, "head": self.head,
+            "choice": {"rule": ch["rule"], "score": ch["score"], "keys": ch["keys"], "given": ch["given"],
+                       "prompt_rule": ch["prompt_rule"], "all_scores": ch["all_scores"]},
+            "source": {"position": self.source, "word": self.tokens[self.source],
+                       "weight": float(self.weights[self.source])},
+            "d_model": self.d, "d_head": self.dh, "n_head": self.n_head,
+            "value_product": {"key": self.source, "normalised_E": self.normalised[self.source],
+                              "W_v": self.W_v, "b_v": self.b_v, "V": self.v[self.source]},
+            "V": self.v, "weights": self.weights, "weighted_values": self.weighted, "head_out": self.head_out,
+            "W_O_rows": self.W_O_rows, "delta_E": self.delta, "E": self.E, "E_new": self.E_new,
+            "next_word": self.word, "ablation": self.ablation, "effect": self.effect(), "share": self.share(),
+        }
+
+
+def appear(mobject) -> list:
+    """FadeIn for each part of a component that keeps a ColourScale as `.scale` (FadeIn would call it)."""
+    return [FadeIn(m) for m in mobject.submobjects]
+
+
+def place_product(product: MatrixVectorProduct, x: float = -0.2, top: float = 2.45) -> MatrixVectorProduct:
+    """Place a product by its matrix and output (not by its labels, whose widths differ between languages);
+    a little left of centre, as the output's label hangs out to the right."""
+    body = VGroup(product.matrix.cells, product.output.brackets)
+    return product.shift([x - body.get_center()[0], top - product.matrix.cells.get_top()[1], 0])
+
+
+def place_column(column: VectorColumn, x: float, y: float) -> VectorColumn:
+    """Centre a vector column by its brackets (its size label's width differs between languages)."""
+    return column.shift([x, y, 0] - column.brackets.get_center())
+
+
+# --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------------------
+ROW_TOP, PITCH = 2.75, 0.40   # key rows; the attention grid is drawn at the same pitch, level with them
+HEADER_BASELINE = 3.15
+CHIP_RIGHT = -3.85
+STRIP_W = 2.5
+V_LEFT, WEIGHT_RIGHT, WV_LEFT = -3.65, -0.2, 0.15
+OUT_X, OUT_TOP = 4.9, 2.75
+LEGEND_Y = -1.85
+FORMULA_Y = 3.2
+PROMPT_Y, ARC_ANGLE = 1.5, -0.55
+STEP, PAUSE = 1.2, 1.6       # seconds: an animation step, a pause to read
+
+
+class ValuesUpdate(LectureScene):
+    name = "values_update"
+
+    def construct(self):
+        self.title_card()      # which head, at which token, and why
+        self.make_values()     # v = W_vᵀ x̂ + b_v for the token the head looks at
+        self.every_value()     # every key's v, as a row
+        self.bring_weights()   # the query's column of the attention grid
+        self.weigh_values()    # weight × v
+        self.add_up()          # Σ: the head's output
+        self.project_back()    # ΔE = W_O,hᵀ · output
+        self.update_E()        # E′ = E + ΔE
+        self.show_meaning()    # where the information comes from
+        self.measure_effect()  # what zeroing the head does to the next word
+        self.conclude()
+
+    # --- the beats ---------------------------------------------------------------------------
+    def title_card(self):
+        self.beat("title")
+        self.prepare()
+        h = self.h
+        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.4)
+        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
+        given = h.choice["given"]["layer"] or h.choice["given"]["head"]
+        if given:   # the user's head: say where it looks
+            note = S("given", self.lang, layer=h.layer, head=h.head, focus=h.tokens[h.focus],
+                     src=h.tokens[h.source], score=style.percent(h.weights[h.source]))
+        else:       # the chosen head: say the score it was chosen by
+            keys = " ".join(h.tokens[k] for k in h.choice["keys"])
+            note = S("chosen", self.lang, layer=h.layer, head=h.head, focus=h.tokens[h.focus], src=keys,
+                     score=style.percent(h.choice["score"]))
+        note = caption(note, self.lang, y=-1.3)
+        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
+        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
+        self.wait(PAUSE + 2)
+        self.title_group = VGroup(title, subtitle, note)
+
+    def make_values(self):
+        self.beat("values")
+        self.play(FadeOut(self.title_group), run_time=0.8)
+        self.say("values", dh=self.h.dh, d=self.h.d)
+        product = self.value_product
+        self.play(FadeIn(self.value_formula), *appear(product.matrix), FadeIn(product.vector), FadeIn(product.plus),
+                  FadeIn(product.bias), FadeIn(product.equals), FadeIn(product.output.brackets),
+                  FadeIn(product.output.size_label), run_time=STEP)
+        product.play(self, slow_rows=1)
+        self.wait(PAUSE)
+
+    def every_value(self):
+        self.beat("all_values")
+        self.say("all_values", dh=self.h.dh)
+        self.play(FadeOut(VGroup(self.value_product, self.value_formula)), run_time=0.8)
+        self.play(FadeIn(self.token_column), FadeIn(self.keys_title), FadeIn(self.v_header), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(s, shift=RIGHT * 0.2) for s in self.v_strips], lag_ratio=0.12),
+                  *appear(self.legend), run_time=2 * STEP)
+        self.play(Create(self.source_v_frame), run_time=0.8)
+        self.wait(PAUSE)
+
+    def bring_weights(self):
+        self.beat("weights")
+        self.say("weights", focus=self.h.tokens[self.h.focus])
+        grid = self.grid
+        self.play(FadeOut(self.source_v_frame), FadeOut(VGroup(*self.legend.submobjects)), run_time=0.6)
+        self.play(Create(self.focus_frame), FadeIn(grid.squares), FadeIn(grid.query_indices),
+                  FadeIn(grid.query_title), run_time=STEP)
+        self.play(Create(self.grid_frame), run_time=0.8)
+        self.wait(PAUSE)
+        column = [grid.cell_square(self.h.focus, k).copy() for k in self.keys]
+        self.play(FadeOut(VGroup(grid.squares, grid.query_indices, grid.query_title, self.grid_frame)),
+                  *[ReplacementTransform(c, n) for c, n in zip(column, self.weight_numbers)],
+                  FadeIn(self.w_header), run_time=2 * STEP)
+        self.play(Create(self.weight_rule), FadeIn(self.weight_total), run_time=STEP)
+        self.wait(PAUSE)
+
+    def weigh_values(self):
+        self.beat("weighted")
+        self.say("weighted")
+        self.play(FadeOut(VGroup(self.weight_rule, self.weight_total)), FadeIn(self.wv_header),
+                  *appear(self.legend), run_time=0.8)
+        self.play(LaggedStart(*[TransformFromCopy(v, wv) for v, wv in zip(self.v_strips, self.wv_strips)],
+                              lag_ratio=0.1), run_time=2.5 * STEP)
+        self.wait(PAUSE)
+
+    def add_up(self):
+        self.beat("sum")
+        h = self.h
+        self.say(h.share(), focus=h.tokens[h.focus], src=h.tokens[h.source])
+        self.play(Create(self.sum_brace), FadeIn(self.sum_sign), FadeIn(self.out_header),
+                  FadeIn(self.out_column.brackets), run_time=STEP)
+        target = self.out_column.entries.get_center()
+        self.play(LaggedStart(*[FadeOut(s.copy(), target_position=target, scale=0.4) for s in self.wv_strips],
+                              lag_ratio=0.05),
+                  FadeIn(self.out_column.entries, lag_ratio=0.1), FadeIn(self.out_column.size_label),
+                  run_time=2 * STEP)
+        self.play(Create(self.source_wv_frame), run_time=0.8)
+        self.wait(PAUSE + 1)
+
+    def project_back(self):
+        self.beat("delta")
+        self.say("delta", dh=self.h.dh, d=self.h.d)
+        self.clear_stage()
+        product = self.delta_product
+        self.play(FadeIn(self.delta_formula), *appear(product.matrix), FadeIn(product.vector),
+                  FadeIn(product.equals), FadeIn(product.output.brackets), FadeIn(product.output.size_label),
+                  run_time=STEP)
+        product.play(self, slow_rows=1)
+        self.wait(PAUSE)
+
+    def update_E(self):
+        self.beat("update")
+        self.say("update", n=self.h.n_head)
+        product = self.delta_product
+        self.play(FadeOut(VGroup(product.matrix, product.vector, product.equals, self.delta_formula)), run_time=0.8)
+        delta = self.delta_column
+        self.play(ReplacementTransform(product.output, delta), run_time=STEP)
+        self.play(FadeIn(self.E_column), FadeIn(self.update_signs), FadeIn(self.update_headers), run_time=STEP)
+        self.play(TransformFromCopy(VGroup(self.E_column.entries, delta.entries), self.E_new_column.entries),
+                  FadeIn(self.E_new_column.brackets), FadeIn(self.E_new_column.size_label), run_time=2 * STEP)
+        self.wait(PAUSE + 1)
+
+    def show_meaning(self):
+        self.beat("meaning")
+        h = self.h
+        self.say("meaning_self" if h.source == h.focus else "meaning", focus=h.tokens[h.focus],
+                 src=h.tokens[h.source], distance=h.focus - h.source)
+        self.clear_stage()
+        row = self.prompt_row
+        self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in row.chips], lag_ratio=0.08),
+                  FadeIn(row.indices), run_time=2 * STEP)
+        self.play(Create(self.focus_mark), Create(self.source_mark), *self.dim_later, run_time=STEP)
+        self.play(Create(self.pull_arrow), FadeIn(self.pull_label), run_time=1.5 * STEP)
+        self.wait(PAUSE + 1)
+
+    def measure_effect(self):
+        self.beat("ablation")
+        h = self.h
+        self.say("ablation", focus=h.tokens[h.focus])
+        bars = self.effect_bars
+        self.play(FadeIn(self.effect_header), FadeIn(bars["labels"]), FadeIn(bars["tracks"]), run_time=STEP)
+        for i in range(2):
+            self.play(GrowFromEdge(bars["bars"][i], LEFT), FadeIn(bars["numbers"][i]), run_time=STEP)
+        self.wait(PAUSE)
+        self.say(h.effect(), word=h.word, p_with=style.percent(h.ablation["p_with_head"]),
+                 p_without=style.percent(h.ablation["p_without_head"]))
+        self.wait(PAUSE + 2)
+
+    def conclude(self):
+        self.beat("summary")
+        self.say("summary")
+        self.wait(PAUSE + 2)
+
+    # --- building the pieces, from the model's numbers ---------------------------------------------
+    def prepare(self):
+        self.h = h = HeadAtFocus(self.gpt, self.params)
+        self.params.update(prompt=h.prompt, focus=h.focus, layer=h.layer, head=h.head)   # `auto` resolved
+        self.values.update(h.record())
+        self.keys = h.keys
+        self.build_value_product()
+        self.build_table()
+        self.build_weights()
+        self.build_sum()
+        self.build_delta()
+        self.build_update()
+        self.build_meaning()
+        self.build_effect()
+
+    def build_value_product(self):
+        """v for the token the head looks at most: W_vᵀ x̂ + b_v, whose result is the trace's own v."""
+        h, lang = self.h, self.lang
+        n = lambda k: S("n_numbers", lang, n=k)  # noqa: E731
+        self.value_product = MatrixVectorProduct(
+            h.W_v.T, h.normalised[h.source], h.v[h.source], lang=lang, name="W_v\u1d40", bias=h.b_v, rows=6,
+            cols=6, colour=VALUE, vector_label=f"x\u0302: {n(h.d)}", bias_label="b_v", output_label=f"v: {n(h.dh)}")
+        place_product(self.value_product)
+        self.value_formula = self.formula_line(h.source, ["v", "=", r"W_v^{\top}", r"\hat{x}", "+", "b_v"],
+                                               {"v": VALUE, r"W_v^{\top}": VALUE})
+
+    def build_table(self):
+        """One row per key: its chip, and its v as a strip of every entry on one magnitude scale."""
+        h, lang = self.h, self.lang
+        self.rows_y = ys = [ROW_TOP - i * PITCH for i in range(len(self.keys))]
+        self.token_column = TokenColumn([h.tokens[k] for k in self.keys], self.keys, ys, right=CHIP_RIGHT)
+        self.focus_frame = SurroundingRectangle(self.token_column.chip(h.focus), color=QUERY, buff=0.05)
+        self.keys_title = self.header(S("keys_axis", lang), self.token_column.chips.get_center()[0], KEY)
+        self.magnitudes = scale = magnitude_scale(h.v, h.head_out)
+        self.values["magnitude_scale_limit"] = scale.limit
+        self.v_strips = VGroup(*[MagnitudeStrip(v, scale, width=STRIP_W).move_to([V_LEFT + STRIP_W / 2, y, 0])
+                                 for v, y in zip(h.v, ys)])
+        self.v_header = self.header(S("v_header", lang), V_LEFT + STRIP_W / 2, VALUE)
+        self.source_v_frame = SurroundingRectangle(self.v_strips[self.keys.index(h.source)], color=VALUE, buff=0.05)
+        self.legend = ColourLegend(scale, S("size_legend", lang), width=2.0, decimals=1)
+        self.legend.shift([OUT_X - 0.4, LEGEND_Y, 0] - self.legend.bar.get_center())   # by its bar: same in en and zh
+
+    def build_weights(self):
+        """The head's attention grid, its rows level with the key rows; the focus's column becomes the weights."""
+        h = self.h
+        ys = self.rows_y
+        self.grid = AttentionGrid(h.pattern[: h.focus + 1, : h.focus + 1], ColourScale("weight"),
+                                  tokens=[h.tokens[k] for k in self.keys], lang=self.lang,
+                                  height=PITCH * len(self.keys))
+        self.grid.shift([WV_LEFT + 0.35 - self.grid.squares.get_left()[0], ys[0] - self.grid.row_y(0), 0])
+        self.grid_frame = self.grid.line_frame(h.focus)
+        baselines = [self.grid.row_baseline(k) for k in self.keys]
+        self.weight_numbers = NumberColumn([f"{w:.2f}" for w in h.weights], baselines, WEIGHT_RIGHT, color=QUERY)
+        self.w_header = self.header(S("w_header", self.lang), WEIGHT_RIGHT - 0.37, QUERY)
+        self.weight_rule = rule(WEIGHT_RIGHT - 0.8, WEIGHT_RIGHT, ys[-1] - 0.25)
+        self.weight_total = NumberText(f"{float(h.weights.sum()):.2f}", color=QUERY).place(WEIGHT_RIGHT, ys[-1] - 0.6)
+        self.values["weights_total"] = float(h.weights.sum())
+
+    def build_sum(self):
+        """weight × v per key (the trace's weighted values), and their sum: the head's output (the trace's)."""
+        h, lang, ys = self.h, self.lang, self.rows_y
+        self.wv_strips = VGroup(*[MagnitudeStrip(wv, self.magnitudes, width=STRIP_W)
+                                  .move_to([WV_LEFT + STRIP_W / 2, y, 0]) for wv, y in zip(h.weighted, ys)])
+        self.wv_header = self.header(S("wv_header", lang), WV_LEFT + STRIP_W / 2, VALUE)
+        self.source_wv_frame = SurroundingRectangle(self.wv_strips[self.keys.index(h.source)], color=VALUE,
+                                                    buff=0.05)
+        top, bottom, x = ys[0] + 0.2, ys[-1] - 0.2, WV_LEFT + STRIP_W + 0.2
+        self.sum_brace = ArcBetweenPoints([x, top, 0], [x, bottom, 0], angle=-0.4, stroke_color=MUTED,
+                                          stroke_width=2)
+        self.sum_sign = self.tex(r"\Sigma").move_to([x + 0.5, (top + bottom) / 2, 0])
+        self.out_column = VectorColumn(h.head_out, lang=lang, shown=6, pitch=0.42)
+        self.out_column.brackets.set_color(VALUE)
+        self.out_column.shift([OUT_X - self.out_column.entries.get_center()[0],
+                               OUT_TOP - self.out_column.get_top()[1], 0])
+        self.out_header = self.header(S("head_out", lang), OUT_X, VALUE)
+
+    def build_delta(self):
+        """ΔE = W_O,hᵀ · output: this head's rows of W_O; the result is model.analysis.head_update's ΔE."""
+        h, lang = self.h, self.lang
+        self.delta_product = MatrixVectorProduct(
+            h.W_O_rows.T, h.head_out, h.delta, lang=lang, name=f"W_O\u1d40 ({S('this_head', lang)})", rows=6,
+            cols=6, colour=VALUE, vector_label=S("n_numbers", lang, n=h.dh), output_label=S("n_numbers", lang, n=h.d))
+        place_product(self.delta_product)
+        self.delta_formula = self.tex(r"\Delta E", "=", r"W_{O,h}^{\top}", r"\,\text{out}_h",
+                                      colours={r"\Delta E": VALUE}).move_to([0, FORMULA_Y, 0])
+
+    def build_update(self):
+        """E (the residual entering the layer), the head's ΔE, and E′ = E + ΔE, all from head_update."""
+        h, lang = self.h, self.lang
+        y = 0.1
+        self.E_column = place_column(VectorColumn(h.E, lang=lang, pitch=0.42), -3.6, y)
+        self.delta_column = place_column(VectorColumn(h.delta, lang=lang, pitch=0.42), 0, y)
+        self.delta_column.brackets.set_color(VALUE)
+        self.E_new_column = place_column(VectorColumn(h.E_new, lang=lang, pitch=0.42), 3.6, y)
+        self.E_new_column.brackets.set_color(EMBEDDING_UPDATED)
+        self.update_signs = VGroup(Label("+", font_size=style.HEADER).move_to([-1.8, y + 0.2, 0]),
+                                   Label("=", font_size=style.HEADER).move_to([1.8, y + 0.2, 0]))
+        head_y = self.E_column.get_top()[1] + 0.4
+        self.update_headers = VGroup(
+            self.tex("E", colours={"E": EMBEDDING}).move_to([-3.6, head_y, 0]),
+            self.tex(r"\Delta E", colours={r"\Delta E": VALUE}).move_to([0, head_y, 0]),
+            self.tex("E'", colours={"E'": EMBEDDING_UPDATED}).move_to([3.6, head_y, 0]),
+            Label(S("e_header", lang, word=h.tokens[h.focus], layer=h.layer), font_size=style.SMALL,
+                  color=MUTED).move_to([0, FORMULA_Y, 0]),
+        )
+
+    def build_meaning(self):
+        """The whole prompt; the focus, the token its head looks at most, and that weight."""
+        h, lang = self.h, self.lang
+        self.prompt_row = row = CompactTokenRow(h.tokens, lang=lang)
+        row.move_to([0, PROMPT_Y, 0])
+        chip = lambda i: row.chips[i - row.first_shown]  # noqa: E731
+        self.dim_later = [chip(i).animate.set_opacity(0.3) for i in range(h.focus + 1, len(h.tokens))
+                          if i >= row.first_shown]
+        self.focus_mark = chip(h.focus).box.copy().set_fill(opacity=0).set_stroke(QUERY, width=5)
+        self.source_mark = chip(h.source).box.copy().set_fill(opacity=0).set_stroke(VALUE, width=5)
+        label = S("head_name", lang, layer=h.layer, head=h.head) + ": " + style.percent(h.weights[h.source])
+        self.pull_label = Label(label, font_size=style.SMALL, color=VALUE)
+        if h.source == h.focus:
+            self.pull_arrow = VGroup()
+            self.pull_label.next_to(self.focus_mark, UP, buff=0.2)
+        else:
+            start, end = self.source_mark.get_top() + UP * 0.05, self.focus_mark.get_top() + UP * 0.05
+            self.pull_arrow = CurvedArrow(start, end, angle=ARC_ANGLE, color=VALUE, stroke_width=3, tip_length=0.18)
+            self.pull_label.next_to(self.pull_arrow, UP, buff=0.15)
+        self.values["pull_label"] = {"weight": float(h.weights[h.source])}
+
+    def build_effect(self):
+        """P(the model's next word) with the head, and with it zeroed: model.analysis.ablation_effect."""
+        h, lang = self.h, self.lang
+        names = [S("with_head", lang), S("without_head", lang)]
+        probs = [h.ablation["p_with_head"], h.ablation["p_without_head"]]
+        ys = [-0.45, -1.2]
+        self.effect_header = Label(S("p_next", lang, word=h.word), font_size=style.LABEL, color=PROB)
+        self.effect_header.move_to([0, 0.35, 0])
+        bars = BarColumn(probs, ys, -1.4, 4.6, PROB, track=1.0)
+        self.effect_bars = {
+            "labels": LabelColumn(names, ys, -1.7, font_size=style.LABEL),
+            "tracks": bars.tracks, "bars": bars.bars,
+            "numbers": NumberColumn([style.percent(p) for p in probs], ys, 5.9, color=PROB),
+        }
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def header(self, text: str, x: float, colour) -> Label:
+        label = Label(text, font_size=style.SMALL, color=colour)
+        return label.shift(RIGHT * (x - label.get_center()[0])).on_baseline(HEADER_BASELINE)
+
+    def tex(self, *parts: str, colours: dict | None = None) -> MathTex:
+        m = light(MathTex(*parts, font_size=style.MATH_FONT_SIZE))
+        for part, t in zip(m, parts):
+            if colours and t in colours:
+                part.set_color(colours[t])
+        return m
+
+    def formula_line(self, token: int, parts: list[str], colours: dict) -> VGroup:
+        """The token's chip, then the formula, centred on the top line."""
+        chip = TokenColumn([self.h.tokens[token]], [token], [0.0], right=0.0)
+        line = VGroup(chip, self.tex(*parts, colours=colours)).arrange(RIGHT, buff=0.35)
+        return line.move_to([0, FORMULA_Y, 0])
+
+    def clear_stage(self):
+        """Fade out everything but the caption."""
+        self.play(FadeOut(Group(*[m for m in self.mobjects if m is not self.current_caption])), run_time=0.8)
+
+    def say(self, key: str, **values):
+        new = caption(S(key, self.lang, **values), self.lang)
+        old = getattr(self, "current_caption", None)
+        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
+        self.current_caption = new

@@ -1,0 +1,48 @@
+"""Shared test setup: ManimCE's frame comparison on Debian's cairo, and the shipped model."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import manim.utils.testing.frames_comparison as frames_comparison  # noqa: E402
+
+# Debian 12 ships cairo 1.16; ManimCE would skip every frame test below 1.18. Our control
+# data is made with the same cairo that checks it, so the version does not matter here.
+frames_comparison.MIN_CAIRO_VERSION = 0
+
+# Scenes read these; a value left in the environment of whoever runs the tests must not leak in.
+for var in ("GPT_LECTURE_MODEL", "GPT_LECTURE_PARAMS", "GPT_LECTURE_SECTION"):
+    os.environ.pop(var, None)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--set_test", action="store_true", default=False,
+                     help="write the frame-comparison control data instead of checking against it")
+    parser.addoption("--show_diff", action="store_true", default=False,
+                     help="show a picture of the difference when a frame comparison fails")
+
+
+@pytest.fixture(scope="session")
+def gpt():
+    """The shipped model: the tests check the numbers the lecture actually shows."""
+    from model import DEFAULT_DIR, NumpyGPT
+    if not (DEFAULT_DIR / "model.safetensors").is_file():
+        pytest.fail(f"the shipped weights are missing: {DEFAULT_DIR}")
+    return NumpyGPT.load()
+
+
+def run_render(*args, media=None, timeout=600, env=None, **kwargs) -> subprocess.CompletedProcess:
+    """python render.py ARGS, in the repo, into `media`; returns the finished process."""
+    cmd = [sys.executable, str(REPO / "render.py"), *map(str, args)]
+    if media is not None:
+        cmd += ["--media", str(media)]
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout, env=full_env, **kwargs)

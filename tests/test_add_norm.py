@@ -1,0 +1,172 @@
+"""Add & Norm: the residual add and LayerNorm statistics from the trace, the layer rule, layout, a key frame."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from conftest import run_render
+from model import weights_sha256
+from scene_checks import assert_legible, assert_same_layout, play_until_section_ends, run_dry, texts_of
+from scenes import style
+from scenes.add_norm import S, AddNorm
+from scenes.catalog import ADD_NORM
+from scenes.prompts import lookback_prompt
+
+__module_test__ = "add_norm"
+
+
+# --- rendering, and the manifest as proof ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    media = tmp_path_factory.mktemp("media")
+    recipe = media / "both.toml"
+    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "add_norm"\n'
+                      '[[scene]]\nname = "add_norm"\nlang = "zh"\n')
+    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return {lang: media / "preview" / name for lang, name in
+            (("en", "add_norm.mp4"), ("zh", "add_norm-lang-zh.mp4"))}
+
+
+def manifest(rendered, lang):
+    return json.loads(rendered[lang].with_name(rendered[lang].name + ".json").read_text())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_renders_at_preview_quality(rendered, lang):
+    import av
+    with av.open(str(rendered[lang])) as clip:
+        stream = clip.streams.video[0]
+        assert (stream.width, stream.height) == (854, 480)
+        assert clip.duration / 1e6 > 30
+    m = manifest(rendered, lang)
+    assert m["params"]["lang"] == lang and m["sections"] == ADD_NORM.section_names(m["params"])
+    assert m["model"]["weights_sha256"] == weights_sha256()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
+    m = manifest(rendered, lang)
+    v = m["values"]
+    assert v["prompt"] == lookback_prompt()["prompt"] and v["focus"] == lookback_prompt()["focus_index"]
+    trace = gpt.trace(v["prompt"])
+    f, L = v["focus"], v["layer"]
+    assert m["params"]["layer"] == L and m["params"]["focus"] == f
+
+    # the layer: the one holding the largest weight from the focus to a single earlier token (brute force)
+    weights = [(trace["layers"][l]["attn"]["weights"][h, f, k], l, h, k)
+               for l in range(gpt.config.n_layer) for h in range(gpt.config.n_head) for k in range(f)]
+    best = max(weights)
+    choice = v["layer_choice"]
+    assert (L, choice["head"], choice["key"]) == best[1:] and choice["score"] == pytest.approx(best[0], abs=1e-12)
+    assert choice["key"] == lookback_prompt()["adjective_index"]       # for the default prompt: the adjective
+
+    layer, dims = trace["layers"][L], v["dims_shown"]
+    assert dims == [0, 1, 2, 3, 4, 5, 63]
+    r = v["residual"]
+    for name, value in (("resid_pre", layer["resid_pre"][f]), ("attn_out", layer["attn"]["out"][f]),
+                        ("resid_mid", layer["resid_mid"][f])):
+        np.testing.assert_allclose(r[name]["values"], value[dims], atol=1e-12, err_msg=name)
+        assert r[name]["labels"] == [style.signed(x, 1) for x in r[name]["values"]]
+    np.testing.assert_allclose(np.add(r["resid_pre"]["values"], r["attn_out"]["values"]), r["resid_mid"]["values"],
+                               atol=1e-12)
+
+    ln = v["layer_norm"]
+    x = layer["resid_mid"][f]
+    assert ln["where"] == f"h.{L}.ln_2" and ln["eps"] == gpt.config.layer_norm_epsilon
+    assert ln["mean"] == pytest.approx(layer["ln_2"]["mean"][f], abs=1e-12) == pytest.approx(x.mean(), abs=1e-12)
+    assert ln["var"] == pytest.approx(layer["ln_2"]["var"][f], abs=1e-12) == pytest.approx(x.var(), abs=1e-12)
+    assert (ln["mean_label"], ln["var_label"]) == (style.signed(ln["mean"], 2), f"{ln['var']:.2f}")
+    normalised = (x - x.mean()) / np.sqrt(x.var() + ln["eps"])
+    assert ln["normalised_mean"] == pytest.approx(normalised.mean(), abs=1e-12)
+    assert ln["normalised_var"] == pytest.approx(normalised.var(), abs=1e-12)
+    assert (ln["normalised_mean_label"], ln["normalised_var_label"]) == ("0.00", "1.00")
+    np.testing.assert_allclose(ln["bars"]["input"], x, atol=1e-12)
+    np.testing.assert_allclose(ln["bars"]["normalised"], normalised, atol=1e-12)
+    np.testing.assert_allclose(ln["bars"]["out"], layer["ln_2"]["out"][f], atol=1e-12)
+    for stage, values in (("input", x), ("normalised", normalised), ("out", layer["ln_2"]["out"][f])):
+        np.testing.assert_allclose(ln["columns"][stage]["values"], values[dims], atol=1e-12)
+
+    places = [f"h.{i}.{n}" for i in range(gpt.config.n_layer) for n in ("ln_1", "ln_2")] + ["ln_f"]
+    assert [w["where"] for w in v["why"]] == places
+    for w in v["why"]:
+        stats = trace["ln_f"] if w["where"] == "ln_f" else trace["layers"][int(w["where"][2])][w["where"][4:]]
+        assert w["var"] == pytest.approx(stats["var"][f], abs=1e-12) and w["var_label"] == f"{w['var']:.2f}"
+        assert 0.99 < w["normalised_var"] <= 1 and w["normalised_var_label"] == "1.00"
+    assert v["why_range_labels"] == {"lo": f"{min(w['var'] for w in v['why']):.2f}",
+                                     "hi": f"{max(w['var'] for w in v['why']):.2f}"}
+    assert manifest(rendered, "en")["values"] == manifest(rendered, "zh")["values"]
+
+
+# --- what is on screen: the labels, every beat's layout ---------------------------------------------
+@pytest.fixture(scope="module")
+def dry(tmp_path_factory, gpt):
+    return {lang: run_dry(AddNorm, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}"))
+            for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
+    scene = dry[lang]
+    v, ln = scene.values, scene.values["layer_norm"]
+    for column, name in zip(scene.stage_columns, ("input", "normalised", "out")):
+        assert texts_of(column.entries) == [style.signed(x, 1) for x in ln["columns"][name]["values"]]
+    assert [m.text for m in scene.stats[0]] == [S("mean", lang, v=style.signed(ln["mean"], 2)),
+                                                S("variance", lang, v=f"{ln['var']:.2f}")]
+    assert [m.text for m in scene.stats[1]] == [S("mean", lang, v="0.00"), S("variance", lang, v="1.00")]
+    assert texts_of(scene.why_before_numbers) == [f"{w['var']:.2f}" for w in v["why"]]
+    assert texts_of(scene.why_after_numbers) == [f"{w['normalised_var']:.2f}" for w in v["why"]]
+    # bar heights: one scale for every stage (the largest |value| of any stage is CHART_HALF tall)
+    from scenes.add_norm import CHART_HALF
+    unit = CHART_HALF / max(max(abs(x) for x in ln["bars"][stage]) for stage in ("input", "normalised", "out"))
+    for target, stage in zip(scene.bar_targets, ("input", "normalised", "out")):
+        np.testing.assert_allclose([bar.height for bar in target],
+                                   [max(abs(x) * unit, 0.005) for x in ln["bars"][stage]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_beat_is_legible(dry, lang):
+    shots = dry[lang].snapshots
+    assert list(shots) == ADD_NORM.section_names(ADD_NORM.defaults())
+    assert_legible(shots, lang)
+
+
+def test_english_and_chinese_share_one_layout(dry):
+    assert_same_layout(dry["en"].snapshots, dry["zh"].snapshots)
+
+
+def test_a_layer_outside_the_model_is_refused(gpt):
+    from scenes.params import ParamError
+    with pytest.raises(ParamError, match="2 layers"):
+        ADD_NORM.resolve({"layer": 2}, model=gpt)
+    assert ADD_NORM.resolve({"layer": 0}, model=gpt)["layer"] == 0
+    assert ADD_NORM.resolve(text={"layer": "auto"}, model=gpt)["layer"] == "auto"
+
+
+# --- key frame against committed control data (tests/control_data/add_norm) -------------------------
+@pytest.fixture
+def normalise_en(monkeypatch):
+    monkeypatch.setenv("GPT_LECTURE_SECTION", "normalise")
+    monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": "en"}))
+
+
+@frames_comparison(base_scene=AddNorm)
+@pytest.mark.usefixtures("normalise_en")
+def test_frame_normalise(scene):
+    play_until_section_ends(scene, AddNorm.construct)
+
+
+def test_another_prompt_layer_and_focus(tmp_path, gpt):
+    prompt = "michael jordan plays"
+    scene = run_dry(AddNorm, {"prompt": prompt, "layer": 0, "focus": 1, "lang": "zh"}, tmp_path)
+    v, trace = scene.values, gpt.trace(prompt)
+    assert (v["layer"], v["focus"], v["layer_choice"]) == (0, 1, {"rule": "given"})
+    layer = trace["layers"][0]
+    assert v["layer_norm"]["var"] == pytest.approx(layer["ln_2"]["var"][1], abs=1e-12)
+    np.testing.assert_allclose(v["residual"]["attn_out"]["values"], layer["attn"]["out"][1][v["dims_shown"]],
+                               atol=1e-12)
+    assert_legible(scene.snapshots, "zh")

@@ -1,0 +1,164 @@
+"""The softmax-and-causal-mask scene: masked cells, weights and their sums against the model, the labels as
+the rounding of those numbers, the growth figures from the configs, a legible layout, and a stable key frame."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from manim.utils.exceptions import EndSceneEarlyException
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from attention_checks import check_legible, nan_for_none, recompute_head, run_dry
+from conftest import run_render
+from model import GPT3_175B, weights_sha256
+from scenes import style
+from scenes.catalog import CAUSAL_MASK
+from scenes.causal_mask import CausalMask, example_query
+from scenes.components import NumberText
+from scenes.queries_keys import ChosenHead
+
+__module_test__ = "causal_mask"
+
+
+def texts(group) -> list[str]:
+    return [m.text for m in group if isinstance(m, NumberText)]
+
+
+# --- rendering, and the manifest as proof ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    media = tmp_path_factory.mktemp("media")
+    recipe = media / "both.toml"
+    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "causal_mask"\n'
+                      '[[scene]]\nname = "causal_mask"\nlang = "zh"\n')
+    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return {lang: media / "preview" / name for lang, name in
+            (("en", "causal_mask.mp4"), ("zh", "causal_mask-lang-zh.mp4"))}
+
+
+def manifest(clip) -> dict:
+    return json.loads(clip.with_name(clip.name + ".json").read_text())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_renders_at_preview_quality(rendered, lang):
+    import av
+    with av.open(str(rendered[lang])) as clip:
+        stream = clip.streams.video[0]
+        assert (stream.width, stream.height) == (854, 480) and float(stream.average_rate) == 15
+        assert clip.duration / 1e6 > 50  # seconds: every beat was played
+    m = manifest(rendered[lang])
+    assert m["params"]["lang"] == lang and m["sections"] == CAUSAL_MASK.section_names(m["params"])
+    assert m["model"]["weights_sha256"] == weights_sha256()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_manifest_numbers_are_the_models(rendered, gpt, lang):
+    v = manifest(rendered[lang])["values"]
+    ref = recompute_head(gpt, v["prompt"], v["layer"], v["head"])
+    T, f = len(v["tokens"]), v["focus"]
+    np.testing.assert_allclose(v["scaled"]["grid"], ref["scaled"], atol=1e-9)
+    np.testing.assert_allclose(v["scaled"]["focus_line"], ref["scaled"][f], atol=1e-9)
+    assert v["scaled"]["scale"] == pytest.approx(np.abs(ref["scaled"]).max())
+    # the mask: exactly the keys after each query, −∞ (null in JSON); the rest unchanged
+    masked = nan_for_none(v["masked"]["grid"])
+    future = np.triu(np.ones((T, T), dtype=bool), 1)
+    assert np.array_equal(np.isneginf(masked), future)
+    np.testing.assert_allclose(masked[~future], ref["scaled"][~future], atol=1e-9)
+    assert v["masked"]["masked_cells"] == [[q, k] for q in range(T) for k in range(T) if k > q]
+    # softmax: each query's line sums to 1; masked cells are exactly 0
+    weights = np.array(v["weights"]["grid"])
+    np.testing.assert_allclose(weights, ref["weights"], atol=1e-9)
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-12)
+    assert np.all(weights[future] == 0.0) and v["weights"]["masked_weights"] == [0.0] * int(future.sum())
+    assert v["softmax"]["query"] == f and v["softmax"]["sum"] == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(v["softmax"]["weights"], ref["weights"][f], atol=1e-9)
+    z = v["zeros"]
+    q = z["query"]
+    assert q < T - 1 and z["future_keys"] == list(range(q + 1, T)) and z["sum"] == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(z["weights"], ref["weights"][q], atol=1e-9)
+    assert all(z["weights"][k] == 0.0 for k in z["future_keys"])
+    # growth: our context from our config, GPT-3's from its published config
+    g = v["growth"]
+    assert (g["prompt_tokens"], g["prompt_cells"]) == (T, T * T)
+    assert (g["context"], g["context_cells"]) == (gpt.config.n_positions, gpt.config.n_positions ** 2) == (32, 1024)
+    assert g["n_layer"] == gpt.config.n_layer
+    assert g["gpt3"] == {"n_positions": GPT3_175B.n_positions, "cells": GPT3_175B.n_positions ** 2,
+                         "n_head": GPT3_175B.n_head, "n_layer": GPT3_175B.n_layer}
+
+
+def test_both_languages_show_the_same_numbers(rendered):
+    assert manifest(rendered["en"])["values"] == manifest(rendered["zh"])["values"]
+
+
+def test_example_query_rule(gpt):
+    """With the default prompt the focus is the last token (nothing after it to mask), so the zeros are shown
+    on the line of the token it looks at most; a focus with later tokens shows its own."""
+    h = ChosenHead(gpt, CAUSAL_MASK.defaults())
+    assert h.focus == h.T - 1 and example_query(h)[0] == h.source < h.T - 1
+    h = ChosenHead(gpt, {**CAUSAL_MASK.defaults(), "focus": 3})
+    assert example_query(h)[0] == 3
+
+
+# --- what is on screen: labels, colours and layout, both languages -----------------------------------------
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory):
+    return {lang: run_dry(CausalMask, {"lang": lang}, tmp_path_factory.mktemp(f"cm-{lang}")) for lang in ("en", "zh")}
+
+
+def test_labels_are_the_rounded_manifest_values(scenes):
+    sc = scenes["en"]
+    v = sc.values
+    z = v["zeros"]
+    # the numbers left on screen: the example query's weights, exact zeros written "0%", and their sum
+    assert texts(sc.numbers) == [style.percent(w) for w in z["weights"]]
+    assert all(sc.numbers[k].text == "0%" for k in z["future_keys"])
+    assert sc.sum_mark[1].text == "\u03a3 = " + style.percent(z["sum"])
+    assert texts(sc.weight_legend.ticks) == ["0", "1"]
+    limit = v["scaled"]["scale"]
+    assert texts(sc.scaled_legend.ticks) == [style.signed(-limit, 0 if limit >= 10 else 1), "0",
+                                             style.signed(limit, 0 if limit >= 10 else 1)]
+    # every cell of the grid (before it shrank) is its weight's colour: masked ones exactly the colour of 0
+    grid, weights = sc.grid, np.array(v["weights"]["grid"])
+    scale = grid.colour_scale
+    for q in range(len(weights)):
+        for k in range(len(weights)):
+            expected = scale.colour(weights[q, k]).to_hex()
+            assert grid.cell_square(q, k).get_fill_color().to_hex() == expected
+    assert scale.kind == "weight" and scale.limit == 1.0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_moment_is_legible(scenes, lang):
+    shots = scenes[lang].snapshots
+    assert [k for k in shots if k.endswith(":end")] == [f"{s}:end" for s in CAUSAL_MASK.section_names(
+        CAUSAL_MASK.defaults())]
+    check_legible(shots, lang, style.SMALL, style.MATH_FONT_SIZE)
+
+
+def test_english_and_chinese_share_one_layout(scenes):
+    en, zh = scenes["en"].snapshots, scenes["zh"].snapshots
+    assert list(en) == list(zh)
+    for moment in en:
+        assert en[moment]["shapes"] == zh[moment]["shapes"], moment
+        assert len(en[moment]["texts"]) == len(zh[moment]["texts"]), moment
+
+
+# --- a key frame against committed control data (tests/control_data/causal_mask) ----------------------------
+@pytest.fixture
+def softmax_beat(monkeypatch):
+    monkeypatch.setenv("GPT_LECTURE_SECTION", "softmax")
+    monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": "en"}))
+
+
+@frames_comparison(base_scene=CausalMask)
+@pytest.mark.usefixtures("softmax_beat")
+def test_frame_softmax_of_one_line(scene):
+    try:
+        CausalMask.construct(scene)
+    except EndSceneEarlyException:
+        pass
+    scene.renderer.update_frame(scene)

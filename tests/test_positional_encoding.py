@@ -1,0 +1,165 @@
+"""Positional encoding: the model's sin/cos table, E = token + position, the word-order experiment; layout; a key frame."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from conftest import run_render
+from model import weights_sha256
+from model.analysis import order_sensitivity
+from model.numpy_gpt import sinusoidal_positions
+from scene_checks import assert_legible, assert_same_layout, play_until_section_ends, run_dry, texts_of
+from scenes import style
+from scenes.catalog import POSITIONAL_ENCODING
+from scenes.positional_encoding import S, PositionalEncoding
+from scenes.prompts import lookback_prompt
+
+__module_test__ = "positional_encoding"
+
+
+def test_the_position_table_is_sin_cos(gpt):
+    c = gpt.config
+    P = gpt.p("wpe.weight")
+    np.testing.assert_allclose(P, sinusoidal_positions(c.n_positions, c.n_embd), atol=1e-6)   # float32 on disk
+    pos, i = 5, 3   # P[pos, 2i] = sin(pos / 10000^(2i/d)), written out once more
+    assert P[pos, 2 * i] == pytest.approx(np.sin(pos / 10000 ** (2 * i / c.n_embd)), abs=1e-6)
+    assert P[pos, 2 * i + 1] == pytest.approx(np.cos(pos / 10000 ** (2 * i / c.n_embd)), abs=1e-6)
+
+
+# --- rendering, and the manifest as proof ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    media = tmp_path_factory.mktemp("media")
+    recipe = media / "both.toml"
+    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "positional_encoding"\n'
+                      '[[scene]]\nname = "positional_encoding"\nlang = "zh"\n')
+    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return {lang: media / "preview" / name for lang, name in
+            (("en", "positional_encoding.mp4"), ("zh", "positional_encoding-lang-zh.mp4"))}
+
+
+def manifest(rendered, lang):
+    return json.loads(rendered[lang].with_name(rendered[lang].name + ".json").read_text())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_renders_at_preview_quality(rendered, lang):
+    import av
+    with av.open(str(rendered[lang])) as clip:
+        stream = clip.streams.video[0]
+        assert (stream.width, stream.height) == (854, 480)
+        assert clip.duration / 1e6 > 35
+    m = manifest(rendered, lang)
+    assert m["params"]["lang"] == lang and m["sections"] == POSITIONAL_ENCODING.section_names(m["params"])
+    assert m["model"]["weights_sha256"] == weights_sha256()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
+    m = manifest(rendered, lang)
+    v = m["values"]
+    assert v["prompt"] == lookback_prompt()["prompt"] and v["focus"] == lookback_prompt()["focus_index"]
+    trace = gpt.trace(v["prompt"])
+    T = len(trace["tokens"])
+    assert v["tokens"] == list(trace["tokens"]) and v["token_ids"] == list(trace["token_ids"])
+    assert v["positions_used"] == list(range(T)) and v["n_positions"] == 32 and v["d_model"] == 64
+    P = gpt.p("wpe.weight")
+    assert v["P"]["stored_shape"] == [32, 64] and v["P"]["formula_exponent_denominator"] == 64
+    assert v["P"]["colour_limit"] == pytest.approx(float(np.abs(P).max()), abs=1e-12)
+    s, f = v["sum"], v["focus"]
+    assert s["dims"] == [0, 1, 2, 3, 4, 5, 63]
+    for name, key in (("token_embedding", "token_embeddings"), ("position_vector", "position_vectors"),
+                      ("embedding", "embeddings")):
+        np.testing.assert_allclose(s[name]["values"], trace[key][f][s["dims"]], atol=1e-12, err_msg=name)
+        assert s[name]["labels"] == [style.signed(x, 1) for x in s[name]["values"]]
+    np.testing.assert_allclose(s["position_vector"]["values"], P[f][s["dims"]], atol=1e-12)
+    np.testing.assert_allclose(np.add(s["token_embedding"]["values"], s["position_vector"]["values"]),
+                               s["embedding"]["values"], atol=1e-12)                       # E = token + position
+    assert v["E_strips"]["colour_limit"] == pytest.approx(float(np.abs(trace["embeddings"]).max()), abs=1e-12)
+
+    o, expected = v["order"], order_sensitivity(gpt, trace["token_ids"])
+    assert (o["layer"], o["head"], o["query"]) == (0, expected["head"], T - 1) and o["score"] == expected["score"]
+    assert o["reversed_tokens"] == [gpt.tokenizer.words[i] for i in expected["reversed_ids"]]
+    for state in ("without_positions", "with_positions"):
+        for key in ("weights", "weights_reversed"):
+            np.testing.assert_allclose(o[state][key], expected[state][key], atol=1e-12)
+        assert o[state]["output_change"] == pytest.approx(expected[state]["output_change"], abs=1e-12)
+        assert o[state]["output_change_label"] == f"{o[state]['output_change']:.3f}"
+        assert o[state]["peak_labels"] == [f"{max(o[state][k]):.2f}" for k in ("weights", "weights_reversed")]
+    blind, seeing = o["without_positions"], o["with_positions"]
+    np.testing.assert_allclose(blind["weights"], blind["weights_reversed"], atol=1e-12)    # weights follow words
+    assert blind["output_change_label"] == "0.000" and seeing["output_change"] > 0.1
+    np.testing.assert_allclose(seeing["weights"], trace["layers"][0]["attn"]["weights"][o["head"], T - 1], atol=1e-12)
+    assert manifest(rendered, "en")["values"] == manifest(rendered, "zh")["values"]
+
+
+# --- what is on screen: the labels, every beat's layout ---------------------------------------------
+@pytest.fixture(scope="module")
+def dry(tmp_path_factory, gpt):
+    return {lang: run_dry(PositionalEncoding, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}"))
+            for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
+    scene = dry[lang]
+    v = scene.values
+    for column, name in zip(scene.sum_columns, ("token_embedding", "position_vector", "embedding")):
+        assert texts_of(column.entries) == [style.signed(x, 1) for x in v["sum"][name]["values"]]
+    for state, key in (("without", "without_positions"), ("with", "with_positions")):
+        o = v["order"][key]
+        assert texts_of(scene.peak_labels[state]) == [f"{max(o[k]):.2f}" for k in ("weights", "weights_reversed")]
+    with_bars, o = scene.bars["with"], v["order"]["with_positions"]     # the bars: weight × BAR_UNIT tall
+    from scenes.positional_encoding import BAR_UNIT
+    expected = [max(w * BAR_UNIT, 0.01) for w in o["weights"] + o["weights_reversed"]]
+    np.testing.assert_allclose([b.height for b in with_bars], expected, rtol=1e-6)
+    # the "without" bars were transformed into the "with" bars: the scene ends on the true weights
+    np.testing.assert_allclose([b.height for b in scene.bars["without"]], expected, rtol=1e-6)
+    blind = v["order"]["without_positions"]["output_change_label"]
+    seen = v["order"]["with_positions"]["output_change_label"]
+    assert S("no_order", lang, layer=0, head=v["order"]["head"], word=v["tokens"][-1], blind=blind).count(blind) == 1
+    assert seen in S("order", lang, seen=seen)
+    assert [t.text for t in scene.legend.ticks] == [style.signed(-v["P"]["colour_limit"], 1), "0",
+                                                    style.signed(v["P"]["colour_limit"], 1)]
+    np.testing.assert_array_equal(scene.table.values, scene.gpt.p("wpe.weight").T)   # the table is the model's
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_beat_is_legible(dry, lang):
+    shots = dry[lang].snapshots
+    assert list(shots) == POSITIONAL_ENCODING.section_names(POSITIONAL_ENCODING.defaults())
+    assert_legible(shots, lang)
+
+
+def test_english_and_chinese_share_one_layout(dry):
+    assert_same_layout(dry["en"].snapshots, dry["zh"].snapshots)
+
+
+# --- key frame against committed control data (tests/control_data/positional_encoding) -------------
+@pytest.fixture
+def order_zh(monkeypatch):
+    monkeypatch.setenv("GPT_LECTURE_SECTION", "order")
+    monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": "zh"}))
+
+
+@frames_comparison(base_scene=PositionalEncoding)
+@pytest.mark.usefixtures("order_zh")
+def test_frame_order_in_chinese(scene):
+    play_until_section_ends(scene, PositionalEncoding.construct)
+
+
+def test_another_prompt_and_focus(tmp_path, gpt):
+    prompt = "michael jordan plays basketball . serena"
+    scene = run_dry(PositionalEncoding, {"prompt": prompt, "focus": 1}, tmp_path)
+    v, trace = scene.values, gpt.trace(prompt)
+    assert v["focus"] == 1 and v["positions_used"] == list(range(6))
+    np.testing.assert_allclose(v["sum"]["embedding"]["values"], trace["embeddings"][1][v["sum"]["dims"]], atol=1e-12)
+    expected = order_sensitivity(gpt, trace["token_ids"])
+    assert v["order"]["head"] == expected["head"]
+    np.testing.assert_allclose(v["order"]["with_positions"]["weights"], expected["with_positions"]["weights"])
+    assert_legible(scene.snapshots, "en")

@@ -1,0 +1,216 @@
+"""The queries-and-keys scene: the head chosen by computation, every number against the model, the labels
+as the rounding of those numbers, a legible layout in both languages, and a stable key frame."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from manim.utils.exceptions import EndSceneEarlyException
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from attention_checks import check_legible, recompute_head, run_dry
+from conftest import run_render
+from model import weights_sha256
+from model.analysis import lookback_scores
+from scenes import style
+from scenes.catalog import QUERIES_KEYS
+from scenes.components import NumberText
+from scenes.params import ParamError
+from scenes.prompts import lookback_prompt
+from scenes.queries_keys import ChosenHead, QueriesKeys
+
+__module_test__ = "queries_keys"
+
+
+def texts(group) -> list[str]:
+    return [m.text for m in group if isinstance(m, NumberText)]
+
+
+# --- the choice and the numbers, without rendering --------------------------------------------------------
+def test_default_head_is_the_one_that_looks_back_hardest(gpt):
+    h = ChosenHead(gpt, QUERIES_KEYS.defaults())
+    chosen = lookback_prompt()
+    assert h.prompt == chosen["prompt"] and h.focus == chosen["focus_index"]
+    scores = lookback_scores(gpt.trace(h.prompt), h.focus, [chosen["adjective_index"]])
+    assert (h.layer, h.head) == np.unravel_index(int(scores.argmax()), scores.shape)
+    assert h.choice["score"] == pytest.approx(scores.max(), abs=1e-12) and h.choice["score"] > 0.5
+    assert h.choice["rule"].startswith("the most attention from the focus token to the adjective")
+    assert h.source == chosen["adjective_index"], "the chosen head's focus looks at the adjective most"
+
+
+def test_a_given_layer_and_head_are_kept_and_checked(gpt):
+    h = ChosenHead(gpt, {**QUERIES_KEYS.defaults(), "layer": 0, "head": 3})
+    assert (h.layer, h.head) == (0, 3) and h.choice["given"]["layer"] and h.choice["given"]["head"]
+    with pytest.raises(ParamError, match="heads"):
+        QUERIES_KEYS.resolve({"head": gpt.config.n_head}, model=gpt)
+    with pytest.raises(ParamError, match="layers"):
+        QUERIES_KEYS.resolve({"layer": gpt.config.n_layer}, model=gpt)
+    with pytest.raises(ParamError, match="focus"):
+        ChosenHead(gpt, {**QUERIES_KEYS.defaults(), "prompt": "the fox was", "focus": 5})
+
+
+@pytest.mark.parametrize("params", [{}, {"prompt": "a fluffy blue fox roamed the misty forest . the fox was",
+                                         "layer": 0, "head": 2, "focus": 3}])
+def test_head_numbers_are_the_models(gpt, params):
+    h = ChosenHead(gpt, {**QUERIES_KEYS.defaults(), **params})
+    ref = recompute_head(gpt, h.prompt, h.layer, h.head)
+    for name in ("x_hat", "W_q", "W_k", "b_q", "b_k", "Q", "K", "scores", "scaled", "weights"):
+        np.testing.assert_allclose(getattr(h, name), ref[name], atol=1e-9, err_msg=name)
+    assert np.array_equal(np.isneginf(h.masked), np.isneginf(ref["masked"]))
+    assert h.d_head == gpt.config.d_head == 16 and h.d_model == gpt.config.n_embd == 64
+
+
+# --- rendering, and the manifest as proof ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    media = tmp_path_factory.mktemp("media")
+    recipe = media / "both.toml"
+    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "queries_keys"\n'
+                      '[[scene]]\nname = "queries_keys"\nlang = "zh"\n')
+    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return {lang: media / "preview" / name for lang, name in
+            (("en", "queries_keys.mp4"), ("zh", "queries_keys-lang-zh.mp4"))}
+
+
+def manifest(clip) -> dict:
+    return json.loads(clip.with_name(clip.name + ".json").read_text())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_renders_at_preview_quality(rendered, lang):
+    import av
+    with av.open(str(rendered[lang])) as clip:
+        stream = clip.streams.video[0]
+        assert (stream.width, stream.height) == (854, 480) and float(stream.average_rate) == 15
+        assert clip.duration / 1e6 > 60  # seconds: every beat was played
+    m = manifest(rendered[lang])
+    assert m["params"]["lang"] == lang and m["sections"] == QUERIES_KEYS.section_names(m["params"])
+    assert m["model"]["weights_sha256"] == weights_sha256()
+
+
+def shown(entry: dict, full) -> None:
+    """A vector as recorded: all its values (the model's) and the honest ellipsis."""
+    np.testing.assert_allclose(entry["values"], full, atol=1e-9)
+    n = len(full)
+    assert entry["indices"] == ([*range(5), n - 1] if n > 6 else list(range(n)))
+
+
+def matrix_shown(entry: dict, M) -> None:
+    """Shown entries of a matrix, as displayed: (rows, cols) of M."""
+    assert entry["shape"] == list(M.shape)
+    np.testing.assert_allclose(entry["values"], M[np.ix_(entry["rows"], entry["cols"])], atol=1e-9)
+    assert entry["scale"] == pytest.approx(np.abs(M).max(), abs=1e-12)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_manifest_numbers_are_the_models(rendered, gpt, lang):
+    m = manifest(rendered[lang])
+    v, p = m["values"], m["params"]
+    assert (p["layer"], p["head"], p["focus"], p["prompt"]) == (v["layer"], v["head"], v["focus"], v["prompt"])
+    ref = recompute_head(gpt, v["prompt"], v["layer"], v["head"])
+    tr = ref["trace"]
+    assert v["tokens"] == list(tr["tokens"]) and v["token_ids"] == list(tr["token_ids"])
+    f, s = v["focus"], v["source"]
+    assert s == int(np.argmax(ref["weights"][f]))
+    assert v["choice"]["source_weight"] == pytest.approx(ref["weights"][f].max())
+    keys = v["choice"]["keys"]
+    assert v["choice"]["score"] == pytest.approx(float(ref["weights"][f, keys].sum()), abs=1e-9)
+    assert v["model"] == {"d_model": gpt.config.n_embd, "d_head": gpt.config.d_head, "n_head": gpt.config.n_head,
+                          "n_positions": gpt.config.n_positions}
+    # q = W_qᵀ x̂ + b_q for the focus; k likewise for the source
+    for part, token, W, b, out in (("query", f, ref["W_q"], ref["b_q"], ref["Q"]),
+                                   ("key", s, ref["W_k"], ref["b_k"], ref["K"])):
+        e = v[part]
+        assert e["token"] == token
+        shown(e["x_hat"], ref["x_hat"][token])
+        matrix_shown(e["W_shown"], W.T)
+        shown(e["bias"], b)
+        shown(e[part[0]], out[token])
+    np.testing.assert_allclose(v["Q"]["values"], ref["Q"], atol=1e-9)
+    np.testing.assert_allclose(v["K"]["values"], ref["K"], atol=1e-9)
+    assert v["Q"]["scale"] == v["K"]["scale"] == pytest.approx(np.abs(np.concatenate([ref["Q"], ref["K"]])).max())
+    # K q for the focus, then the whole grid, then ÷ √d_k
+    e = v["scores_for_focus"]
+    matrix_shown(e["K_shown"], ref["K"])
+    shown(e["q"], ref["Q"][f])
+    np.testing.assert_allclose(e["scores"]["values"], ref["scores"][f], atol=1e-9)
+    np.testing.assert_allclose(v["scores"]["grid"], ref["scores"], atol=1e-9)
+    assert v["scores"]["scale"] == pytest.approx(np.abs(ref["scores"]).max())
+    assert v["scaled"]["d_k"] == gpt.config.d_head and v["scaled"]["sqrt_d_k"] == math.sqrt(gpt.config.d_head)
+    np.testing.assert_allclose(v["scaled"]["grid"], ref["scaled"], atol=1e-9)
+    np.testing.assert_allclose(v["scaled"]["focus_line"], ref["scaled"][f], atol=1e-9)
+    assert v["scaled"]["scale"] == v["scores"]["scale"], "one colour scale: the scaled grid dims"
+
+
+def test_both_languages_show_the_same_numbers(rendered):
+    assert manifest(rendered["en"])["values"] == manifest(rendered["zh"])["values"]
+
+
+# --- what is on screen: labels, colours and layout, both languages -----------------------------------------
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory):
+    return {lang: run_dry(QueriesKeys, {"lang": lang}, tmp_path_factory.mktemp(f"qk-{lang}")) for lang in ("en", "zh")}
+
+
+def test_labels_are_the_rounded_manifest_values(scenes):
+    sc = scenes["en"]
+    v = sc.values
+    for mv, part in ((sc.q_product, "query"), (sc.k_product, "key")):
+        e = v[part]
+        assert texts(mv.vector.entries) == [style.signed(e["x_hat"]["values"][i], 1) for i in e["x_hat"]["indices"]]
+        assert texts(mv.bias.entries) == [style.signed(e["bias"]["values"][i], 1) for i in e["bias"]["indices"]]
+        out = e[part[0]]
+        assert texts(mv.output.entries) == [style.signed(out["values"][i], 1) for i in out["indices"]]
+        numbers = [c[1].text for c in mv.matrix.cells if len(c) > 1 and isinstance(c[1], NumberText)]
+        assert numbers == [style.signed(x, 1) for row in e["W_shown"]["values"] for x in row]
+        assert mv.matrix.shape_label.text == f"W_{part[0]}\u1d40: {sc.h.d_head} \u00d7 {sc.h.d_model}"
+        assert texts(mv.legend.ticks) == [style.signed(-e["W_shown"]["scale"], 1), "0",
+                                          style.signed(e["W_shown"]["scale"], 1)]
+    f = v["focus"]
+    assert texts(sc.line_numbers) == [style.signed(x, 1) for x in v["scaled"]["focus_line"]]
+    limit = v["scores"]["scale"]
+    assert texts(sc.score_legend.ticks) == [style.signed(-limit, 0), "0", style.signed(limit, 0)]
+    # every cell's colour is the scaled score's colour on the one scale
+    grid = sc.grid
+    for q in range(len(v["tokens"])):
+        for k in range(len(v["tokens"])):
+            expected = grid.colour_scale.colour(v["scaled"]["grid"][q][k])
+            assert grid.cell_square(q, k).get_fill_color().to_hex() == expected.to_hex()
+    assert [w.text for w in grid.key_words] == [style.token_label(t) for t in v["tokens"]]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_moment_is_legible(scenes, lang):
+    shots = scenes[lang].snapshots
+    assert [k for k in shots if k.endswith(":end")] == [f"{s}:end" for s in QUERIES_KEYS.section_names(
+        QUERIES_KEYS.defaults())]
+    check_legible(shots, lang, style.SMALL, style.MATH_FONT_SIZE)
+
+
+def test_english_and_chinese_share_one_layout(scenes):
+    en, zh = scenes["en"].snapshots, scenes["zh"].snapshots
+    assert list(en) == list(zh)
+    for moment in en:
+        assert en[moment]["shapes"] == zh[moment]["shapes"], moment
+        assert len(en[moment]["texts"]) == len(zh[moment]["texts"]), moment
+
+
+# --- a key frame against committed control data (tests/control_data/queries_keys) ---------------------------
+@pytest.fixture
+def query_beat(monkeypatch):
+    monkeypatch.setenv("GPT_LECTURE_SECTION", "query")
+    monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": "en"}))
+
+
+@frames_comparison(base_scene=QueriesKeys)
+@pytest.mark.usefixtures("query_beat")
+def test_frame_query_product(scene):
+    try:
+        QueriesKeys.construct(scene)
+    except EndSceneEarlyException:
+        pass
+    scene.renderer.update_frame(scene)

@@ -1,0 +1,184 @@
+"""Tokens and embedding: the chapter's default prompt, true numbers, a legible layout in both languages, a stable frame."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from conftest import run_render
+from model import weights_sha256
+from model.analysis import best_lookback_head
+from scene_checks import assert_legible, assert_same_layout, play_until_section_ends, run_dry, texts_of
+from scenes import style
+from scenes.catalog import TOKEN_EMBEDDING
+from scenes.components import ColourScale, Heatmap
+from scenes.prompts import chapter_focus, lookback_prompt
+from scenes.token_embedding import S, TokenEmbedding
+
+__module_test__ = "token_embedding"
+
+
+# --- the chapter's default prompt ---------------------------------------------------------------
+def test_lookback_prompt_follows_its_rule(gpt):
+    import random
+    from model import language
+    chosen = lookback_prompt()
+    assert chosen == lookback_prompt()
+    words = chosen["prompt"].split()
+    stream = [t for t in language.Language().stream(64, random.Random(language.SEED))]
+    first_recall = next(i for i, t in enumerate(stream) if t.kind == "recall")
+    assert stream[first_recall].word == chosen["adjective"]
+    assert [t.word for t in stream[first_recall - len(words):first_recall]] == words   # the story pair, cut
+    assert words[0] == "a" and words.count(".") == 1 and words[-1] in ("was", "felt")
+    assert chosen["focus_index"] == len(words) - 1 and chosen["focus_word"] == words[-1]
+    assert words[chosen["adjective_index"]] == chosen["adjective"]
+    assert words[chosen["noun_index"]] == words[-2]                          # "the <creature> was"
+    assert chosen["focus_index"] - chosen["adjective_index"] >= 5           # far enough to see the look-back
+    trace = gpt.trace(chosen["prompt"])
+    best = best_lookback_head(trace, chosen["focus_index"], [chosen["adjective_index"]])
+    assert best["score"] > 0.9, "the trained model really looks back from the recall token to the adjective"
+
+
+def test_chapter_focus_defaults_and_checks(gpt):
+    from scenes.params import ParamError
+    default = chapter_focus(gpt)
+    assert default["focus"] == lookback_prompt()["focus_index"] and default["adjective_index"] is not None
+    other = chapter_focus(gpt, "michael jordan plays")
+    assert other["focus"] == 2 and other["adjective_index"] is None and other["prompt_rule"] is None
+    assert chapter_focus(gpt, "michael jordan plays", 0)["focus"] == 0
+    with pytest.raises(ParamError, match="3 tokens"):
+        chapter_focus(gpt, "michael jordan plays", 3)
+
+
+def test_heatmap_colours_every_entry_by_its_scale(gpt):
+    W = gpt.p("wte.weight").T
+    scale = ColourScale.signed_for(W)
+    h = Heatmap(W, scale, width=9.2, height=2.56)
+    assert (h.n_rows, h.n_cols) == (gpt.config.n_embd, gpt.config.vocab_size)
+    np.testing.assert_array_equal(h.levels, np.round(W / np.abs(W).max() * Heatmap.LEVELS))
+    for i, j in ((0, 0), (5, 76), (63, 122)):
+        assert h.shown_colour(i, j) == scale.colour(round(W[i, j] / scale.limit * Heatmap.LEVELS)
+                                                    / Heatmap.LEVELS * scale.limit)
+    n_cells = sum(len(m.points) // 16 for m in h.submobjects[1:])
+    assert n_cells == W.size                                  # every entry is drawn, once
+    assert abs(h.column_x(0) - (h.get_left()[0] + h.cell_width / 2)) < 0.02
+
+
+# --- rendering, and the manifest as proof ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    media = tmp_path_factory.mktemp("media")
+    recipe = media / "both.toml"
+    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "token_embedding"\n'
+                      '[[scene]]\nname = "token_embedding"\nlang = "zh"\n')
+    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return {lang: media / "preview" / name for lang, name in
+            (("en", "token_embedding.mp4"), ("zh", "token_embedding-lang-zh.mp4"))}
+
+
+def manifest(rendered, lang):
+    return json.loads(rendered[lang].with_name(rendered[lang].name + ".json").read_text())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_renders_at_preview_quality(rendered, lang):
+    import av
+    with av.open(str(rendered[lang])) as clip:
+        stream = clip.streams.video[0]
+        assert (stream.width, stream.height) == (854, 480)
+        assert clip.duration / 1e6 > 25
+    m = manifest(rendered, lang)
+    assert m["params"]["lang"] == lang and m["sections"] == TOKEN_EMBEDDING.section_names(m["params"])
+    assert m["model"]["weights_sha256"] == weights_sha256()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
+    m = manifest(rendered, lang)
+    v = m["values"]
+    chosen = lookback_prompt()
+    assert m["params"]["prompt"] == v["prompt"] == chosen["prompt"] and v["prompt_rule"] == chosen
+    assert m["params"]["focus"] == v["focus"] == chosen["focus_index"]
+    trace = gpt.trace(v["prompt"])
+    assert v["tokens"] == list(trace["tokens"]) and v["token_ids"] == list(trace["token_ids"])
+    assert v["vocab_size"] == gpt.config.vocab_size == 123 and v["d_model"] == gpt.config.n_embd == 64
+    W_E = gpt.p("wte.weight")
+    assert v["W_E"]["stored_shape"] == list(W_E.shape) and v["W_E"]["shown_shape"] == [64, 123]
+    assert v["W_E"]["colour_limit"] == pytest.approx(float(np.abs(W_E).max()), abs=1e-12)
+    fv = v["focus_vector"]
+    assert fv["token_id"] == trace["token_ids"][v["focus"]] and fv["token"] == trace["tokens"][v["focus"]]
+    assert fv["dims"] == [0, 1, 2, 3, 4, 5, 63]                          # honest ellipsis: first six and the last
+    np.testing.assert_allclose(fv["values"], trace["token_embeddings"][v["focus"]][fv["dims"]], atol=1e-12)
+    np.testing.assert_allclose(fv["values"], W_E[fv["token_id"]][fv["dims"]], atol=1e-12)   # a lookup, no maths
+    assert fv["labels"] == [style.signed(x, 1) for x in fv["values"]]
+    assert v["strips"]["token_ids"] == list(trace["token_ids"])
+    assert manifest(rendered, "en")["values"] == manifest(rendered, "zh")["values"]
+
+
+# --- what is on screen: the labels, every beat's layout ---------------------------------------------
+@pytest.fixture(scope="module")
+def dry(tmp_path_factory, gpt):
+    return {lang: run_dry(TokenEmbedding, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}"))
+            for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
+    scene = dry[lang]
+    v = scene.values
+    assert texts_of(scene.focus_vector.entries) == [style.signed(x, 1) for x in v["focus_vector"]["values"]]
+    assert texts_of(scene.ids) == [str(i) for i in v["token_ids"]]
+    assert scene.table_label.text == S("matrix_shape", lang, d=64, vocab=123)
+    assert scene.focus_vector.size_label.text == S("column_label", lang, d=64)
+    assert [t.text for t in scene.legend.ticks] == [style.signed(-v["W_E"]["colour_limit"], 1), "0",
+                                                    style.signed(v["W_E"]["colour_limit"], 1)]
+    table = scene.table.values
+    for strip, token_id in zip(scene.strips, v["strips"]["token_ids"]):   # each strip is its W_E column
+        np.testing.assert_array_equal(strip.levels[:, 0], scene.table.levels[:, token_id])
+        np.testing.assert_array_equal(strip.values[:, 0], table[:, token_id])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_beat_is_legible(dry, lang):
+    shots = dry[lang].snapshots
+    assert list(shots) == TOKEN_EMBEDDING.section_names(TOKEN_EMBEDDING.defaults())
+    assert_legible(shots, lang)
+
+
+def test_english_and_chinese_share_one_layout(dry):
+    assert_same_layout(dry["en"].snapshots, dry["zh"].snapshots)
+
+
+def test_a_focus_outside_the_prompt_is_a_clear_error(tmp_path):
+    from scenes.params import ParamError
+    with pytest.raises(ParamError, match="focus"):
+        run_dry(TokenEmbedding, {"prompt": "michael jordan plays", "focus": 5}, tmp_path)
+
+
+# --- key frame against committed control data (tests/control_data/token_embedding) -----------------
+@pytest.fixture
+def lookup_en(monkeypatch):
+    monkeypatch.setenv("GPT_LECTURE_SECTION", "lookup")
+    monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": "en"}))
+
+
+@frames_comparison(base_scene=TokenEmbedding)
+@pytest.mark.usefixtures("lookup_en")
+def test_frame_lookup(scene):
+    play_until_section_ends(scene, TokenEmbedding.construct)
+
+
+def test_another_prompt_and_focus(tmp_path, gpt):
+    prompt = "a fluffy blue fox roamed the misty forest . the fox was blue . michael jordan plays basketball ."
+    scene = run_dry(TokenEmbedding, {"prompt": prompt, "focus": 12, "lang": "zh"}, tmp_path)   # 19 tokens
+    v, trace = scene.values, gpt.trace(prompt)
+    assert scene.row.first_shown > 0 and v["positions_shown"][0] == scene.row.first_shown
+    assert v["focus"] == 12 and v["focus_rule"] == "given" and "prompt_rule" not in v
+    fv = v["focus_vector"]
+    np.testing.assert_allclose(fv["values"], trace["token_embeddings"][12][fv["dims"]], atol=1e-12)
+    assert texts_of(scene.ids) == [str(i) for i in trace["token_ids"][scene.row.first_shown:]]
+    assert_legible(scene.snapshots, "zh")

@@ -1,0 +1,268 @@
+"""The values-and-ΔE scene: the head chosen by computation, every number against the model (recomputed here from
+the raw weights where it is cheap), the labels as the rounding of those numbers, the measured ablation, a legible
+layout in both languages, and a stable key frame."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from conftest import run_render
+from model import probabilities, to_jsonable, weights_sha256
+from model.analysis import best_lookback_head
+from scene_checks import assert_same_layout, overlap, play_until_section_ends, run_dry
+from scenes import style
+from scenes.catalog import VALUES_UPDATE
+from scenes.components import NumberText, inside_safe_area
+from scenes.params import ParamError
+from scenes.prompts import lookback_prompt
+from scenes.values_update import MAX_KEYS, HeadAtFocus, ValuesUpdate
+
+__module_test__ = "values_update"
+
+
+def texts(group) -> list[str]:
+    return [m.text for m in group if isinstance(m, NumberText)]
+
+
+def shown(values, column) -> list[str]:
+    """The labels a VectorColumn should show: its real entries at the shown indices, rounded for display."""
+    return [style.signed(float(values[i]), 1) for i in column.indices_shown if i is not None]
+
+
+def layer_norm(x, g, b, eps):
+    return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * g + b
+
+
+def recompute(gpt, prompt: str, layer: int, head: int, focus: int) -> dict:
+    """The head at the focus, written out again from the raw weights (independently of the trace)."""
+    c = gpt.config
+    tr = gpt.trace(prompt)
+    x = np.asarray(tr["layers"][layer]["resid_pre"], dtype=np.float64)
+    x_hat = layer_norm(x, gpt.p(f"h.{layer}.ln_1.weight"), gpt.p(f"h.{layer}.ln_1.bias"), c.layer_norm_epsilon)
+    W, b = gpt.p(f"h.{layer}.attn.c_attn.weight"), gpt.p(f"h.{layer}.attn.c_attn.bias")
+    d, dh = c.n_embd, c.d_head
+    q_cols, k_cols = slice(head * dh, (head + 1) * dh), slice(d + head * dh, d + (head + 1) * dh)
+    v_cols = slice(2 * d + head * dh, 2 * d + (head + 1) * dh)
+    Q, K, V = x_hat @ W[:, q_cols] + b[q_cols], x_hat @ W[:, k_cols] + b[k_cols], x_hat @ W[:, v_cols] + b[v_cols]
+    s = Q[focus] @ K[: focus + 1].T / np.sqrt(dh)
+    w = np.exp(s - s.max())
+    w /= w.sum()
+    out = w @ V[: focus + 1]
+    W_O = gpt.p(f"h.{layer}.attn.c_proj.weight")[head * dh:(head + 1) * dh]
+    delta = out @ W_O
+    return {"x_hat": x_hat, "W_v": W[:, v_cols], "b_v": b[v_cols], "V": V[: focus + 1], "weights": w,
+            "weighted": w[:, None] * V[: focus + 1], "head_out": out, "W_O_rows": W_O, "delta": delta,
+            "E": x[focus], "E_new": x[focus] + delta}
+
+
+# --- the choice and the numbers, without rendering ----------------------------------------------------------
+def test_default_head_is_the_one_that_looks_back_hardest(gpt):
+    h = HeadAtFocus(gpt, VALUES_UPDATE.defaults())
+    chosen = lookback_prompt()
+    assert (h.prompt, h.focus) == (chosen["prompt"], chosen["focus_index"])
+    best = best_lookback_head(gpt.trace(h.prompt), h.focus, [chosen["adjective_index"]])
+    assert (h.layer, h.head) == (best["layer"], best["head"])
+    assert h.choice["score"] == pytest.approx(best["score"], abs=1e-12) and h.choice["score"] > 0.5
+    assert h.source == chosen["adjective_index"], "the chosen head's focus looks at the adjective most"
+    assert h.word == chosen["adjective"], "the model's next word is the adjective the focus recalls"
+
+
+@pytest.mark.parametrize("params", [
+    {},
+    {"focus": 3},                                                              # the noun and its adjectives
+    {"prompt": "a fluffy blue fox roamed the misty forest . the fox was", "layer": 0, "head": 2, "focus": 10},
+    {"prompt": "michael jordan plays"},
+])
+def test_every_number_is_the_models(gpt, params):
+    h = HeadAtFocus(gpt, {**VALUES_UPDATE.defaults(), **params})
+    ref = recompute(gpt, h.prompt, h.layer, h.head, h.focus)
+    tr = gpt.trace(h.prompt)
+    attn = tr["layers"][h.layer]["attn"]
+    np.testing.assert_allclose(h.normalised, ref["x_hat"], atol=1e-9)
+    for name in ("W_v", "b_v", "W_O_rows"):
+        np.testing.assert_array_equal(getattr(h, name), ref[name])
+    np.testing.assert_allclose(h.v, ref["V"], atol=1e-9)
+    np.testing.assert_allclose(h.weights, ref["weights"], atol=1e-9)
+    np.testing.assert_allclose(h.weighted, ref["weighted"], atol=1e-9)
+    np.testing.assert_allclose(h.head_out, ref["head_out"], atol=1e-9)
+    np.testing.assert_allclose(h.delta, ref["delta"], atol=1e-9)
+    np.testing.assert_allclose(h.E, ref["E"], atol=0)
+    np.testing.assert_allclose(h.E_new, ref["E_new"], atol=1e-9)
+    np.testing.assert_array_equal(h.pattern, attn["weights"][h.head])
+    assert h.source == int(np.argmax(attn["weights"][h.head, h.focus, : h.focus + 1]))
+    assert abs(h.weights.sum() - 1) < 1e-12 and np.all(h.weights >= 0)
+    # the measured effect: P(next word) with the head, and with its output zeroed, the model re-run
+    ids = tr["token_ids"][: h.focus + 1]
+    p_with = probabilities(gpt.trace(ids)["logits"][-1])
+    p_without = probabilities(gpt.trace(ids, ablate=((h.layer, h.head),))["logits"][-1])
+    word = gpt.tokenizer.words[int(np.argmax(probabilities(tr["logits"][h.focus])))]
+    assert h.word == word and h.ablation["word"] == word
+    w = gpt.tokenizer.vocab[word]
+    assert h.ablation["p_with_head"] == pytest.approx(p_with[w], abs=1e-12)
+    assert h.ablation["p_without_head"] == pytest.approx(p_without[w], abs=1e-12)
+    assert h.effect() == ("needed" if p_without[w] < p_with[w] / 2 else "helps" if p_without[w] < p_with[w]
+                          else "no_help")
+
+
+def test_the_default_head_is_needed_for_the_recall(gpt):
+    """What the scene says about the default: zeroing the head takes the recalled adjective away."""
+    h = HeadAtFocus(gpt, VALUES_UPDATE.defaults())
+    assert h.effect() == "needed"
+    assert h.ablation["p_with_head"] > 0.9 > 0.1 > h.ablation["p_without_head"]
+
+
+def test_bad_focus_is_a_clear_error(gpt):
+    with pytest.raises(ParamError, match="focus: the prompt has 3 tokens"):
+        HeadAtFocus(gpt, {**VALUES_UPDATE.defaults(), "prompt": "michael jordan plays", "focus": 5})
+    long = "a fluffy blue fox roamed the misty forest . the fox was blue . the fox"
+    with pytest.raises(ParamError, match=f"at most {MAX_KEYS}"):
+        HeadAtFocus(gpt, {**VALUES_UPDATE.defaults(), "prompt": long})
+    with pytest.raises(ParamError, match="heads"):
+        VALUES_UPDATE.resolve({"head": gpt.config.n_head}, model=gpt)
+
+
+# --- the scene as played: labels are the rounding of the manifest's numbers; legible in both languages -------
+@pytest.fixture(scope="module")
+def played(tmp_path_factory, gpt):
+    return {lang: run_dry(ValuesUpdate, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}")) for lang in ("en", "zh")}
+
+
+def test_labels_are_the_rounded_numbers(played):
+    s = played["en"]
+    v = s.values
+    src = v["source"]["position"]
+    product = v["value_product"]
+    vp = s.value_product
+    assert texts(vp.output.entries) == shown(product["V"], vp.output)
+    assert texts(vp.vector.entries) == shown(product["normalised_E"], vp.vector)
+    assert texts(vp.bias.entries) == shown(product["b_v"], vp.bias)
+    W_vT = np.asarray(product["W_v"]).T
+    cells = [c for c in vp.matrix.cells if len(c) == 2]
+    expected = [style.signed(W_vT[i, j], 1) for i in vp.matrix.rows_shown if i is not None
+                for j in vp.matrix.cols_shown if j is not None]
+    assert [c[1].text for c in cells] == expected
+    np.testing.assert_array_equal(product["V"], v["V"][src])
+    assert texts(s.weight_numbers) == [f"{w:.2f}" for w in v["weights"]]
+    assert s.weight_total.text == f"{v['weights_total']:.2f}" == "1.00"
+    assert texts(s.out_column.entries) == shown(v["head_out"], s.out_column)
+    dp = s.delta_product
+    assert texts(dp.vector.entries) == shown(v["head_out"], dp.vector)
+    assert texts(s.delta_column.entries) == shown(v["delta_E"], s.delta_column)
+    assert texts(s.E_column.entries) == shown(v["E"], s.E_column)
+    assert texts(s.E_new_column.entries) == shown(v["E_new"], s.E_new_column)
+    ab = v["ablation"]
+    assert texts(s.effect_bars["numbers"]) == [style.percent(ab["p_with_head"]), style.percent(ab["p_without_head"])]
+    assert s.pull_label.text.endswith(style.percent(v["source"]["weight"]))
+    assert texts(s.legend.ticks) == ["0", f"{v['magnitude_scale_limit']:g}"]
+    limit = v["magnitude_scale_limit"]
+    assert max(np.abs(v["V"]).max(), np.abs(v["head_out"]).max()) <= limit < \
+        max(np.abs(v["V"]).max(), np.abs(v["head_out"]).max()) + 0.1 + 1e-9
+    # the strips are coloured by the magnitude of exactly these numbers
+    for strip, row in zip(s.v_strips, v["V"]):
+        assert [c.get_fill_color().to_hex() for c in strip.cells] == \
+               [s.magnitudes.colour(abs(x)).to_hex() for x in row]
+    for strip, row in zip(s.wv_strips, v["weighted_values"]):
+        assert [c.get_fill_color().to_hex() for c in strip.cells] == \
+               [s.magnitudes.colour(abs(x)).to_hex() for x in row]
+
+
+def test_played_scene_records_every_beat(played):
+    for lang, s in played.items():
+        assert list(s.snapshots) == VALUES_UPDATE.section_names(VALUES_UPDATE.defaults()), lang
+        assert s.params["layer"] == s.values["layer"] and s.params["head"] == s.values["head"]
+
+
+def assert_legible(shots: dict, lang: str) -> None:
+    """Inside the title-safe area, at the type floor, no text on text, and no text across a filled box's edge
+    (a number inside its own matrix cell is fine)."""
+    for beat, shot in shots.items():
+        assert not shot["outside"], f"{lang} {beat}: outside the title-safe area: {shot['outside']}"
+        for kind, text, size, _ in shot["texts"]:
+            floor = style.SMALL if kind in ("Label", "NumberText") else style.MATH_FONT_SIZE
+            assert size >= floor - 1e-6, f"{lang} {beat}: {kind} {text!r} at font size {size:.1f}"
+        texts_ = shot["texts"]
+        for i, a in enumerate(texts_):
+            for b in texts_[i + 1:]:
+                assert not overlap(a[3], b[3]), f"{lang} {beat}: {a[:2]} overlaps {b[:2]}"
+        boxes = [s[1] for s in shot["shapes"] if s[0] == "Rectangle" and s[2]]
+        for t in texts_:
+            for b in boxes:
+                inside = b[0] <= t[3][0] and t[3][2] <= b[2] and b[1] <= t[3][1] and t[3][3] <= b[3]
+                assert inside or not overlap(t[3], b), f"{lang} {beat}: {t[:2]} lies across a filled box"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_beat_is_legible(played, lang):
+    assert_legible(played[lang].snapshots, lang)
+
+
+def test_english_and_chinese_share_one_layout(played):
+    assert_same_layout(played["en"].snapshots, played["zh"].snapshots)
+    assert to_jsonable(played["en"].values) == to_jsonable(played["zh"].values)
+
+
+# --- rendering through render.py, and the manifest as proof ------------------------------------------------
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    media = tmp_path_factory.mktemp("media")
+    recipe = media / "both.toml"
+    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "values_update"\n'
+                      '[[scene]]\nname = "values_update"\nlang = "zh"\n')
+    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return {lang: media / "preview" / name for lang, name in
+            (("en", "values_update.mp4"), ("zh", "values_update-lang-zh.mp4"))}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_renders_and_its_manifest_matches_the_trace(rendered, gpt, lang):
+    import av
+    with av.open(str(rendered[lang])) as clip:
+        stream = clip.streams.video[0]
+        assert (stream.width, stream.height, float(stream.average_rate)) == (854, 480, 15)
+        assert clip.duration / 1e6 > 60
+    m = json.loads(rendered[lang].with_name(rendered[lang].name + ".json").read_text())
+    assert m["params"]["lang"] == lang and m["model"]["weights_sha256"] == weights_sha256()
+    assert m["sections"] == VALUES_UPDATE.section_names(m["params"])
+    v = m["values"]
+    assert (m["params"]["layer"], m["params"]["head"], m["params"]["focus"]) == (v["layer"], v["head"], v["focus"])
+    ref = recompute(gpt, v["prompt"], v["layer"], v["head"], v["focus"])
+    tr = gpt.trace(v["prompt"])
+    assert v["tokens"] == list(tr["tokens"]) and v["token_ids"] == list(tr["token_ids"])
+    src = v["source"]["position"]
+    np.testing.assert_allclose(v["value_product"]["normalised_E"], ref["x_hat"][src], atol=1e-9)
+    np.testing.assert_allclose(v["value_product"]["W_v"], ref["W_v"], atol=0)
+    np.testing.assert_allclose(v["value_product"]["b_v"], ref["b_v"], atol=0)
+    for key, name in (("V", "V"), ("weights", "weights"), ("weighted_values", "weighted"), ("head_out", "head_out"),
+                      ("W_O_rows", "W_O_rows"), ("delta_E", "delta"), ("E", "E"), ("E_new", "E_new")):
+        np.testing.assert_allclose(v[key], ref[name], atol=1e-9, err_msg=key)
+    assert v["source"]["weight"] == pytest.approx(ref["weights"][src], abs=1e-9)
+    assert v["choice"]["score"] == pytest.approx(best_lookback_head(tr, v["focus"], v["choice"]["keys"])["score"])
+    ids = tr["token_ids"][: v["focus"] + 1]
+    w = gpt.tokenizer.vocab[v["next_word"]]
+    assert v["ablation"]["p_with_head"] == pytest.approx(probabilities(gpt.trace(ids)["logits"][-1])[w], abs=1e-12)
+    assert v["ablation"]["p_without_head"] == pytest.approx(
+        probabilities(gpt.trace(ids, ablate=((v["layer"], v["head"]),))["logits"][-1])[w], abs=1e-12)
+
+
+# --- a key frame against committed control data (tests/control_data/values_update) ------------------------
+@pytest.fixture
+def sum_beat(monkeypatch):
+    monkeypatch.setenv("GPT_LECTURE_SECTION", "sum")
+    monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": "en"}))
+
+
+@frames_comparison(base_scene=ValuesUpdate)
+@pytest.mark.usefixtures("sum_beat")
+def test_frame_weighted_sum(scene):
+    play_until_section_ends(scene, ValuesUpdate.construct)
+
+
+def test_components_stay_inside_the_frame(played):
+    s = played["en"]
+    for m in (s.token_column, s.grid.squares, s.out_column, s.value_product, s.delta_product, s.prompt_row):
+        assert inside_safe_area(m), type(m).__name__
