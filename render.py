@@ -516,7 +516,7 @@ def pid_alive(pid: int) -> bool:
 def worker(job_file: Path) -> int:
     """Render one job into its work folder, then move the result into place atomically."""
     job = json.loads(job_file.read_text())
-    work, output = Path(job["work"]), Path(job["output"])
+    work = Path(job["work"])
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(EXIT_INTERRUPTED))
     try:
         started = time.monotonic()

@@ -70,6 +70,17 @@ def _check_focus(value, model):
                          f"got {value}")
 
 
+def _focus_in_prompt(values, model):
+    """The focus token must be one of the prompt's tokens (the default prompt's, if none is given)."""
+    if values["focus"] == AUTO:
+        return
+    from scenes.prompts import lookback_prompt
+    prompt = lookback_prompt()["prompt"] if values["prompt"] == AUTO else values["prompt"]
+    T = len(model.encode(prompt))
+    if not 0 <= values["focus"] < T:
+        raise ParamError(f"focus: the prompt has {T} tokens (positions 0..{T - 1}), got {values['focus']}")
+
+
 def _check_layer(value, model):
     if not 0 <= value < model.config.n_layer:
         raise ParamError(f"the model has {model.config.n_layer} layers (0..{model.config.n_layer - 1}), got {value}")
@@ -85,6 +96,7 @@ TOKEN_EMBEDDING = SceneSpec(
     cls="TokenEmbedding",
     summary="The prompt becomes tokens with ids; each id picks its column of W_E: a row of embedding vectors.",
     params=(LOOKBACK_PROMPT, FOCUS, LANG),
+    check=_focus_in_prompt,
     sections=lambda p: ["title", "tokens", "ids", "table", "lookup", "vectors"],
 )
 
@@ -93,6 +105,7 @@ POSITIONAL_ENCODING = SceneSpec(
     cls="PositionalEncoding",
     summary="The sin/cos position table, E = token embedding + position vector, and why attention needs it.",
     params=(LOOKBACK_PROMPT, FOCUS, LANG),
+    check=_focus_in_prompt,
     sections=lambda p: ["title", "table", "prompt", "add", "all", "no_order", "order", "summary"],
 )
 
@@ -105,6 +118,7 @@ ADD_NORM = SceneSpec(
                   "(default: the layer of the head with the largest weight from the focus token to an earlier one)",
                   _check_layer),
             FOCUS, LANG),
+    check=_focus_in_prompt,
     sections=lambda p: ["title", "residual", "statistics", "normalise", "scale", "why"],
 )
 
@@ -122,6 +136,7 @@ QUERIES_KEYS = SceneSpec(
     cls="QueriesKeys",
     summary="W_q and W_k turn each normalised embedding into a query and a key; the grid of K·Q scores, scaled by 1/√d_k.",
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
+    check=_focus_in_prompt,
     sections=lambda p: ["title", "input", "weights", "query", "all_queries", "key", "scores", "scale", "summary"],
 )
 
@@ -130,6 +145,7 @@ CAUSAL_MASK = SceneSpec(
     cls="CausalMask",
     summary="The causal mask puts −∞ on future keys; softmax normalises each query's line to weights that sum to 1.",
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
+    check=_focus_in_prompt,
     sections=lambda p: ["title", "scaled", "mask", "softmax", "all_queries", "zeros", "growth", "summary"],
 )
 
@@ -140,6 +156,7 @@ VALUES_UPDATE = SceneSpec(
     summary="V = LN(E) W_v; the focus token's weighted sum of values; the head's ΔE through W_O; E′ = E + ΔE; "
             "and the measured effect of zeroing the head.",
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
+    check=_focus_in_prompt,
     sections=lambda p: ["title", "values", "all_values", "weights", "weighted", "sum", "delta", "update", "meaning",
                         "ablation", "summary"],
 )
@@ -149,12 +166,17 @@ MULTI_HEAD = SceneSpec(
     cls="MultiHead",
     summary="Every head of one layer side by side, their outputs concatenated and projected by W_O; then GPT-3's "
             "96 heads x 96 layers, computed from its published shape.",
-    params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, FOCUS, LANG),
+    params=(LOOKBACK_PROMPT,
+            Param("layer", IndexOrAuto(0, 63), AUTO, "the layer whose heads are shown (default: the layer of the head "
+                  "that looks back hardest from the focus token, by scenes/prompts.py lookback_head)", _check_layer),
+            FOCUS, LANG),
+    check=_focus_in_prompt,
     sections=lambda p: ["title", "heads", "focus", "concat", "project", "scale", "summary"],
 )
 
-SCENES: dict[str, SceneSpec] = {s.name: s for s in (SOFTMAX_TEMPERATURE, TOKEN_EMBEDDING, POSITIONAL_ENCODING, ADD_NORM,
-                                                        QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE)}
+SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
+    TOKEN_EMBEDDING, POSITIONAL_ENCODING, QUERIES_KEYS, CAUSAL_MASK, SOFTMAX_TEMPERATURE, VALUES_UPDATE, MULTI_HEAD,
+    ADD_NORM)}
 
 
 def find(name: str) -> SceneSpec:

@@ -20,7 +20,7 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _REPO not in sys.path:  # `manim render scenes/causal_mask.py` from anywhere: make the repo importable
     sys.path.insert(0, _REPO)
 
-from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,  # noqa: E402
+from manim import (RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,  # noqa: E402
                    Line, Rectangle, ReplacementTransform, TransformFromCopy, VGroup)
 
 from model import GPT3_175B  # noqa: E402
@@ -61,7 +61,7 @@ S = QK_STRINGS | Strings({
     "summary": {"en": "Masked and normalised, one line per query: these weights say\n"
                       "how much of each earlier token flows into the query.",
                 "zh": "遮罩并归一化后，每个查询一列：这些权重表示\n每个之前的词有多少信息流入这个查询。"},
-    "scaled_scale": {"en": "scaled score", "zh": "缩放分数"},
+    "scaled_scale": {"en": "q·k ÷ {root}", "zh": "q·k ÷ {root}"},
     "weight_scale_attn": {"en": "attention", "zh": "注意力权重"},
     "prompt_n": {"en": "our prompt: n = {n}", "zh": "本提示词：n = {n}"},
     "n_line": {"en": "n = {n} tokens", "zh": "n = {n} 个词"},
@@ -112,7 +112,8 @@ class CausalMask(AttentionChapterScene):
         self.scaled_scale = ColourScale.signed_for(h.scaled)
         grid = self.grid = place_grid(AttentionGrid(h.scaled, self.scaled_scale, tokens=h.tokens, lang=self.lang,
                                                     height=GRID_HEIGHT))
-        self.scaled_legend = place_legend(ColourLegend(self.scaled_scale, S("scaled_scale", self.lang),
+        root = f"{np.sqrt(h.d_head):g}"                 # √d_k, for the label only
+        self.scaled_legend = place_legend(ColourLegend(self.scaled_scale, S("scaled_scale", self.lang, root=root),
                                                        width=LEGEND_W, masked=True), top=GRID_LEGEND_TOP)
         self.scaled_legend.remove(self.scaled_legend.mask_entry)       # it joins with the mask
         self.numbers = line_numbers(grid, [style.signed(v, 1) for v in h.scaled[h.focus]])

@@ -514,6 +514,12 @@ class ColourLegend(VGroup):
         super().__init__()
         self.colour_scale = scale
         lo = -scale.limit if scale.kind == "signed" else 0.0
+        texts = scale.ends(decimals)
+        widths = [NumberText(s, font_size).width for s in texts]
+        gap = 0.2              # between tick labels: a crowded centre 0 is left out (the colour shows it), and
+        if len(texts) == 3 and widths[1] + 2 * max(widths[0], widths[2]) + 2 * gap > width:
+            texts, widths = [texts[0], texts[2]], [widths[0], widths[2]]
+        width = max(width, sum(widths) + gap)     # the bar grows if even its two ends would run together
         step = width / self.STEPS
         self.bar = VGroup(*[Rectangle(width=step * 1.02, height=height, stroke_width=0, fill_opacity=1,
                                       fill_color=scale.colour(lo + (i + 0.5) / self.STEPS * (scale.limit - lo)))
@@ -525,7 +531,6 @@ class ColourLegend(VGroup):
             self.title.shift(RIGHT * (-0.2 - self.title.get_right()[0])).on_baseline(-height / 2)
         else:
             self.title.shift(RIGHT * (0 - self.title.get_left()[0])).on_baseline(height / 2 + 0.14)
-        texts = scale.ends(decimals)
         baseline = -height / 2 - 0.36
         xs = [0.0, width / 2, width][: len(texts)] if len(texts) == 3 else [0.0, width]
         aligns = ["left", "centre", "right"] if len(texts) == 3 else ["left", "right"]
@@ -589,10 +594,13 @@ class AttentionGrid(VGroup):
             self.key_indices.add(idx)
             self.key_words.add(word)
         top = cell / 2 + 0.12
-        for q in self.labelled:
+        kept = []                    # right to left: a two-digit index too close to the one after it is left out
+        for q in reversed(self.labelled):
             n = NumberText(str(q), font_size, style.POSITION, align="left").place(0, top)
             n.shift(RIGHT * (self.column_x(q) - n.get_center()[0]))
-            self.query_indices.add(n)
+            if not kept or n.get_right()[0] + 0.15 <= kept[-1].get_left()[0]:
+                kept.append(n)
+        self.query_indices.add(*reversed(kept))
         self.query_title = Label(ATTENTION_STRINGS("queries_axis", lang), font_size=font_size, color=style.QUERY)
         self.query_title.shift(RIGHT * (left - self.query_title.get_right()[0])).on_baseline(top)
         self.key_title = Label(ATTENTION_STRINGS("keys_axis", lang), font_size=font_size, color=style.KEY)

@@ -138,6 +138,7 @@ class SceneSpec:
     summary: str
     params: tuple[Param, ...]
     sections: Callable[[dict], list[str]] = field(default=lambda p: [])
+    check: Callable[[dict, Any], None] | None = None   # a rule across parameters, e.g. the focus within the prompt
 
     @property
     def module(self) -> str:
@@ -174,6 +175,11 @@ class SceneSpec:
                         p.check(values[p.name], model)
                     except ParamError as e:
                         raise ParamError(f"{where}{p.name}: {e}") from None
+            if self.check:
+                try:
+                    self.check(values, model)
+                except ParamError as e:
+                    raise ParamError(f"{where}{e}") from None
         return values
 
     def non_defaults(self, values: dict) -> dict:

@@ -152,12 +152,12 @@ def tex(*parts: str, colours: dict | None = None) -> MathTex:
 
 
 # --- the grid's place on screen, shared with the causal-mask scene --------------------------------
-GRID_HEIGHT = 5.52               # the grid's cells, at most (12 tokens at 0.46: two-digit indices stay apart)
+GRID_HEIGHT = 5.2                # the grid's cells, at most (12 tokens at 0.43; a crowded index is left out)
 GRID_LEFT = -2.75                # left edge of the grid's cells: the axis titles and key words fit to its left
 GRID_TOP = TOP - 0.46            # top edge of the grid's cells: the query indices fit above
 GRID_LEGEND_TOP = TOP - 0.5      # legends beside a grid start below the query indices' line
-GRID_NUMBERS_RIGHT = 1.2         # the focus line's numbers: right edge, from the grid's right edge
-LEGEND_W = 2.25                  # legends on the right, ending at the title-safe edge
+GRID_NUMBERS_RIGHT = 1.58        # the focus line's numbers: right edge, from the grid's right edge ("100.0%" fits)
+LEGEND_W = 2.0                   # legends on the right, ending at the title-safe edge (titles ≤ 2.0 wide)
 LEGEND_X = 6.35 - LEGEND_W
 MATRIX_TOP = 2.45                # top of a matrix × vector product's cells
 MATRIX_X = -0.3                  # its centre (the output's size label hangs to the right)
@@ -263,8 +263,8 @@ class QueriesKeys(AttentionChapterScene):
                    0, 0]).shift(UP * (row.get_bottom()[1] - 0.6 - x.get_top()[1]))
         frame = SurroundingRectangle(focus_chip, color=QUERY, buff=0.06, corner_radius=0.1)
         index = row.indices[h.focus - row.first_shown]
-        arrow = Arrow(index.get_bottom(), x.get_top() + UP * 0.05, buff=0.1, color=MUTED, stroke_width=3,
-                      max_tip_length_to_length_ratio=0.12)
+        arrow = Arrow(index.get_bottom(), x.get_top(), buff=0.06, color=MUTED, stroke_width=3,
+                      max_tip_length_to_length_ratio=0.4)
         self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in row.chips], lag_ratio=0.1),
                   FadeIn(row.ellipsis), FadeIn(row.indices), run_time=STEP + 0.1 * len(row.chips))
         self.play(Create(frame), run_time=0.6)
@@ -306,7 +306,8 @@ class QueriesKeys(AttentionChapterScene):
         self.say(S, "all_queries", T=h.T, dh=h.d_head)
         self.entry_scale = ColourScale.signed_for(np.concatenate([h.Q, h.K]))
         self.q_block, self.k_block, self.block_words = self.blocks()
-        self.entry_legend = place_legend(ColourLegend(self.entry_scale, S("entry_scale", self.lang), width=LEGEND_W))
+        self.entry_legend = place_legend(ColourLegend(self.entry_scale, S("entry_scale", self.lang), width=2.25),
+                                         x=6.35 - 2.25)     # beside the blocks, with room for a longer title
         self.play(FadeOut(VGroup(self.header, mv.matrix, mv.vector, mv.plus, mv.bias, mv.equals, mv.legend,
                                  mv.output.brackets, mv.output.size_label)), run_time=0.8)
         self.q_frame = SurroundingRectangle(self.q_block.rows[h.focus], color=QUERY, buff=0.04)

@@ -166,15 +166,11 @@ class HeadAtFocus:
             "d_model": self.d, "d_head": self.dh, "n_head": self.n_head,
             "value_product": {"key": self.source, "normalised_E": self.normalised[self.source],
                               "W_v": self.W_v, "b_v": self.b_v, "V": self.v[self.source]},
+            "pattern": self.pattern[: self.focus + 1, : self.focus + 1],
             "V": self.v, "weights": self.weights, "weighted_values": self.weighted, "head_out": self.head_out,
             "W_O_rows": self.W_O_rows, "delta_E": self.delta, "E": self.E, "E_new": self.E_new,
             "next_word": self.word, "ablation": self.ablation, "effect": self.effect(), "share": self.share(),
         }
-
-
-def appear(mobject) -> list:
-    """FadeIn for each part of a component that keeps a ColourScale as `.scale` (FadeIn would call it)."""
-    return [FadeIn(m) for m in mobject.submobjects]
 
 
 def place_product(product: MatrixVectorProduct, x: float = -0.2, top: float = 2.45) -> MatrixVectorProduct:
@@ -244,7 +240,7 @@ class ValuesUpdate(LectureScene):
         self.play(FadeOut(self.title_group), run_time=0.8)
         self.say("values", dh=self.h.dh, d=self.h.d)
         product = self.value_product
-        self.play(FadeIn(self.value_formula), *appear(product.matrix), FadeIn(product.vector), FadeIn(product.plus),
+        self.play(FadeIn(self.value_formula), FadeIn(product.matrix), FadeIn(product.vector), FadeIn(product.plus),
                   FadeIn(product.bias), FadeIn(product.equals), FadeIn(product.output.brackets),
                   FadeIn(product.output.size_label), run_time=STEP)
         product.play(self, slow_rows=1)
@@ -256,7 +252,7 @@ class ValuesUpdate(LectureScene):
         self.play(FadeOut(VGroup(self.value_product, self.value_formula)), run_time=0.8)
         self.play(FadeIn(self.token_column), FadeIn(self.keys_title), FadeIn(self.v_header), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(s, shift=RIGHT * 0.2) for s in self.v_strips], lag_ratio=0.12),
-                  *appear(self.legend), run_time=2 * STEP)
+                  FadeIn(self.legend), run_time=2 * STEP)
         self.play(Create(self.source_v_frame), run_time=0.8)
         self.wait(PAUSE)
 
@@ -264,7 +260,7 @@ class ValuesUpdate(LectureScene):
         self.beat("weights")
         self.say("weights", focus=self.h.tokens[self.h.focus])
         grid = self.grid
-        self.play(FadeOut(self.source_v_frame), FadeOut(VGroup(*self.legend.submobjects)), run_time=0.6)
+        self.play(FadeOut(self.source_v_frame), FadeOut(self.legend), run_time=0.6)
         self.play(Create(self.focus_frame), FadeIn(grid.squares), FadeIn(grid.query_indices),
                   FadeIn(grid.query_title), run_time=STEP)
         self.play(Create(self.grid_frame), run_time=0.8)
@@ -280,7 +276,7 @@ class ValuesUpdate(LectureScene):
         self.beat("weighted")
         self.say("weighted")
         self.play(FadeOut(VGroup(self.weight_rule, self.weight_total)), FadeIn(self.wv_header),
-                  *appear(self.legend), run_time=0.8)
+                  FadeIn(self.legend), run_time=0.8)
         self.play(LaggedStart(*[TransformFromCopy(v, wv) for v, wv in zip(self.v_strips, self.wv_strips)],
                               lag_ratio=0.1), run_time=2.5 * STEP)
         self.wait(PAUSE)
@@ -304,7 +300,7 @@ class ValuesUpdate(LectureScene):
         self.say("delta", dh=self.h.dh, d=self.h.d)
         self.clear_stage()
         product = self.delta_product
-        self.play(FadeIn(self.delta_formula), *appear(product.matrix), FadeIn(product.vector),
+        self.play(FadeIn(self.delta_formula), FadeIn(product.matrix), FadeIn(product.vector),
                   FadeIn(product.equals), FadeIn(product.output.brackets), FadeIn(product.output.size_label),
                   run_time=STEP)
         product.play(self, slow_rows=1)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from conftest import run_render
 from model import weights_sha256
-from scene_checks import assert_legible, assert_same_layout, play_until_section_ends, run_dry, texts_of
+from scene_checks import (assert_legible, assert_same_layout, play_until_section_ends, render_in_both_languages,
+                          run_dry, stop_at_beat, texts_of)
 from scenes import style
 from scenes.add_norm import S, AddNorm
 from scenes.catalog import ADD_NORM
@@ -22,14 +22,7 @@ __module_test__ = "add_norm"
 # --- rendering, and the manifest as proof ---------------------------------------------------------
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    media = tmp_path_factory.mktemp("media")
-    recipe = media / "both.toml"
-    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "add_norm"\n'
-                      '[[scene]]\nname = "add_norm"\nlang = "zh"\n')
-    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return {lang: media / "preview" / name for lang, name in
-            (("en", "add_norm.mp4"), ("zh", "add_norm-lang-zh.mp4"))}
+    return render_in_both_languages(tmp_path_factory, "add_norm")
 
 
 def manifest(rendered, lang):
@@ -150,8 +143,7 @@ def test_a_layer_outside_the_model_is_refused(gpt):
 # --- key frame against committed control data (tests/control_data/add_norm) -------------------------
 @pytest.fixture
 def normalise_en(monkeypatch):
-    monkeypatch.setenv("GPT_LECTURE_SECTION", "normalise")
-    monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": "en"}))
+    stop_at_beat(monkeypatch, "normalise", lang="en")
 
 
 @frames_comparison(base_scene=AddNorm)

@@ -10,8 +10,8 @@ import pytest
 from manim.utils.exceptions import EndSceneEarlyException
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from attention_checks import check_legible, nan_for_none, recompute_head, run_dry
-from conftest import run_render
+from attention_checks import nan_for_none, recompute_head
+from scene_checks import assert_legible, render_in_both_languages, run_dry, signed_ticks, stop_at_beat
 from model import GPT3_175B, weights_sha256
 from scenes import style
 from scenes.catalog import CAUSAL_MASK
@@ -29,14 +29,7 @@ def texts(group) -> list[str]:
 # --- rendering, and the manifest as proof ------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    media = tmp_path_factory.mktemp("media")
-    recipe = media / "both.toml"
-    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "causal_mask"\n'
-                      '[[scene]]\nname = "causal_mask"\nlang = "zh"\n')
-    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return {lang: media / "preview" / name for lang, name in
-            (("en", "causal_mask.mp4"), ("zh", "causal_mask-lang-zh.mp4"))}
+    return render_in_both_languages(tmp_path_factory, "causal_mask")
 
 
 def manifest(clip) -> dict:
@@ -106,7 +99,8 @@ def test_example_query_rule(gpt):
 # --- what is on screen: labels, colours and layout, both languages -----------------------------------------
 @pytest.fixture(scope="module")
 def scenes(tmp_path_factory):
-    return {lang: run_dry(CausalMask, {"lang": lang}, tmp_path_factory.mktemp(f"cm-{lang}")) for lang in ("en", "zh")}
+    return {lang: run_dry(CausalMask, {"lang": lang}, tmp_path_factory.mktemp(f"cm-{lang}"), captions=True)
+            for lang in ("en", "zh")}
 
 
 def test_labels_are_the_rounded_manifest_values(scenes):
@@ -119,8 +113,7 @@ def test_labels_are_the_rounded_manifest_values(scenes):
     assert sc.sum_mark[1].text == "\u03a3 = " + style.percent(z["sum"])
     assert texts(sc.weight_legend.ticks) == ["0", "1"]
     limit = v["scaled"]["scale"]
-    assert texts(sc.scaled_legend.ticks) == [style.signed(-limit, 0 if limit >= 10 else 1), "0",
-                                             style.signed(limit, 0 if limit >= 10 else 1)]
+    assert texts(sc.scaled_legend.ticks) in signed_ticks(limit, 0 if limit >= 10 else 1)
     # every cell of the grid (before it shrank) is its weight's colour: masked ones exactly the colour of 0
     grid, weights = sc.grid, np.array(v["weights"]["grid"])
     scale = grid.colour_scale
@@ -136,7 +129,7 @@ def test_every_moment_is_legible(scenes, lang):
     shots = scenes[lang].snapshots
     assert [k for k in shots if k.endswith(":end")] == [f"{s}:end" for s in CAUSAL_MASK.section_names(
         CAUSAL_MASK.defaults())]
-    check_legible(shots, lang, style.SMALL, style.MATH_FONT_SIZE)
+    assert_legible(shots, lang, text_in_cells=True)
 
 
 def test_english_and_chinese_share_one_layout(scenes):
@@ -150,8 +143,7 @@ def test_english_and_chinese_share_one_layout(scenes):
 # --- a key frame against committed control data (tests/control_data/causal_mask) ----------------------------
 @pytest.fixture
 def softmax_beat(monkeypatch):
-    monkeypatch.setenv("GPT_LECTURE_SECTION", "softmax")
-    monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": "en"}))
+    stop_at_beat(monkeypatch, "softmax", lang="en")
 
 
 @frames_comparison(base_scene=CausalMask)

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from conftest import run_render
 from model import weights_sha256
 from model.analysis import order_sensitivity
 from model.numpy_gpt import sinusoidal_positions
-from scene_checks import assert_legible, assert_same_layout, play_until_section_ends, run_dry, texts_of
+from scene_checks import (assert_legible, assert_same_layout, play_until_section_ends, render_in_both_languages,
+                          run_dry, signed_ticks, stop_at_beat, texts_of)
 from scenes import style
 from scenes.catalog import POSITIONAL_ENCODING
 from scenes.positional_encoding import S, PositionalEncoding
@@ -33,14 +33,7 @@ def test_the_position_table_is_sin_cos(gpt):
 # --- rendering, and the manifest as proof ---------------------------------------------------------
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    media = tmp_path_factory.mktemp("media")
-    recipe = media / "both.toml"
-    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "positional_encoding"\n'
-                      '[[scene]]\nname = "positional_encoding"\nlang = "zh"\n')
-    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return {lang: media / "preview" / name for lang, name in
-            (("en", "positional_encoding.mp4"), ("zh", "positional_encoding-lang-zh.mp4"))}
+    return render_in_both_languages(tmp_path_factory, "positional_encoding")
 
 
 def manifest(rendered, lang):
@@ -124,8 +117,7 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     seen = v["order"]["with_positions"]["output_change_label"]
     assert S("no_order", lang, layer=0, head=v["order"]["head"], word=v["tokens"][-1], blind=blind).count(blind) == 1
     assert seen in S("order", lang, seen=seen)
-    assert [t.text for t in scene.legend.ticks] == [style.signed(-v["P"]["colour_limit"], 1), "0",
-                                                    style.signed(v["P"]["colour_limit"], 1)]
+    assert [t.text for t in scene.legend.ticks] in signed_ticks(v["P"]["colour_limit"], 1)
     np.testing.assert_array_equal(scene.table.values, scene.gpt.p("wpe.weight").T)   # the table is the model's
 
 
@@ -143,8 +135,7 @@ def test_english_and_chinese_share_one_layout(dry):
 # --- key frame against committed control data (tests/control_data/positional_encoding) -------------
 @pytest.fixture
 def order_zh(monkeypatch):
-    monkeypatch.setenv("GPT_LECTURE_SECTION", "order")
-    monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": "zh"}))
+    stop_at_beat(monkeypatch, "order", lang="zh")
 
 
 @frames_comparison(base_scene=PositionalEncoding)

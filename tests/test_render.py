@@ -63,6 +63,10 @@ BAD_INPUTS = [
     ([SCENE, "--jobs", "0"], "--jobs must be at least 1"),
     ([SCENE, "--model", "/nonexistent/weights"], "model: missing weights directory: /nonexistent/weights"),
     ([], "name a scene (see `python render.py list`) or give --config lecture.toml"),
+    (["values_update", "--set", "focus=40"], "focus: the model's context has 32 positions (0..31), got 40"),
+    (["values_update", "--set", "focus=20"], "focus: the prompt has 12 tokens (positions 0..11), got 20"),
+    (["queries_keys", "--prompt", "michael jordan plays", "--set", "focus=3", "--dry-run"],
+     "focus: the prompt has 3 tokens (positions 0..2), got 3"),
 ]
 
 

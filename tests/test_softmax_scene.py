@@ -12,7 +12,7 @@ from manim import MathTex, SingleStringMathTex, VMobject, tempconfig
 from manim.utils.exceptions import EndSceneEarlyException
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from conftest import run_render
+from scene_checks import render_in_both_languages, stop_at_beat
 from model import weights_sha256
 from scenes import style
 from scenes.catalog import SOFTMAX_TEMPERATURE, sweep_stops
@@ -73,14 +73,7 @@ def test_number_formats_round_only_the_label():
 # --- rendering, and the manifest as proof ---------------------------------------------------------
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    media = tmp_path_factory.mktemp("media")
-    recipe = media / "both.toml"
-    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "softmax_temperature"\n'
-                      '[[scene]]\nname = "softmax_temperature"\nlang = "zh"\n')
-    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return {lang: media / "preview" / name for lang, name in
-            (("en", "softmax_temperature.mp4"), ("zh", "softmax_temperature-lang-zh.mp4"))}
+    return render_in_both_languages(tmp_path_factory, "softmax_temperature")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -249,10 +242,7 @@ def test_english_and_chinese_share_one_layout(snapshots):
 # --- key frames against committed control data (tests/control_data/softmax_temperature) -----------
 @pytest.fixture
 def at_beat(monkeypatch):
-    def choose(section, lang="en"):
-        monkeypatch.setenv("GPT_LECTURE_SECTION", section)
-        monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": lang}))
-    return choose
+    return lambda section, lang="en": stop_at_beat(monkeypatch, section, lang=lang)
 
 
 def play_until_section_ends(scene):

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from conftest import run_render
 from model import weights_sha256
 from model.analysis import best_lookback_head
-from scene_checks import assert_legible, assert_same_layout, play_until_section_ends, run_dry, texts_of
+from scene_checks import (assert_legible, assert_same_layout, play_until_section_ends, render_in_both_languages,
+                          run_dry, signed_ticks, stop_at_beat, texts_of)
 from scenes import style
 from scenes.catalog import TOKEN_EMBEDDING
 from scenes.components import ColourScale, Heatmap
@@ -70,14 +70,7 @@ def test_heatmap_colours_every_entry_by_its_scale(gpt):
 # --- rendering, and the manifest as proof ---------------------------------------------------------
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    media = tmp_path_factory.mktemp("media")
-    recipe = media / "both.toml"
-    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "token_embedding"\n'
-                      '[[scene]]\nname = "token_embedding"\nlang = "zh"\n')
-    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return {lang: media / "preview" / name for lang, name in
-            (("en", "token_embedding.mp4"), ("zh", "token_embedding-lang-zh.mp4"))}
+    return render_in_both_languages(tmp_path_factory, "token_embedding")
 
 
 def manifest(rendered, lang):
@@ -134,8 +127,7 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     assert texts_of(scene.ids) == [str(i) for i in v["token_ids"]]
     assert scene.table_label.text == S("matrix_shape", lang, d=64, vocab=123)
     assert scene.focus_vector.size_label.text == S("column_label", lang, d=64)
-    assert [t.text for t in scene.legend.ticks] == [style.signed(-v["W_E"]["colour_limit"], 1), "0",
-                                                    style.signed(v["W_E"]["colour_limit"], 1)]
+    assert [t.text for t in scene.legend.ticks] in signed_ticks(v["W_E"]["colour_limit"], 1)
     table = scene.table.values
     for strip, token_id in zip(scene.strips, v["strips"]["token_ids"]):   # each strip is its W_E column
         np.testing.assert_array_equal(strip.levels[:, 0], scene.table.levels[:, token_id])
@@ -162,8 +154,7 @@ def test_a_focus_outside_the_prompt_is_a_clear_error(tmp_path):
 # --- key frame against committed control data (tests/control_data/token_embedding) -----------------
 @pytest.fixture
 def lookup_en(monkeypatch):
-    monkeypatch.setenv("GPT_LECTURE_SECTION", "lookup")
-    monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": "en"}))
+    stop_at_beat(monkeypatch, "lookup", lang="en")
 
 
 @frames_comparison(base_scene=TokenEmbedding)

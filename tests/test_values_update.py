@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from conftest import run_render
 from model import probabilities, to_jsonable, weights_sha256
 from model.analysis import best_lookback_head
-from scene_checks import assert_same_layout, overlap, play_until_section_ends, run_dry
+from scene_checks import (assert_legible, assert_same_layout, play_until_section_ends, render_in_both_languages,
+                          run_dry, stop_at_beat)
 from scenes import style
 from scenes.catalog import VALUES_UPDATE
 from scenes.components import NumberText, inside_safe_area
@@ -128,7 +128,8 @@ def test_bad_focus_is_a_clear_error(gpt):
 # --- the scene as played: labels are the rounding of the manifest's numbers; legible in both languages -------
 @pytest.fixture(scope="module")
 def played(tmp_path_factory, gpt):
-    return {lang: run_dry(ValuesUpdate, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}")) for lang in ("en", "zh")}
+    return {lang: run_dry(ValuesUpdate, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}"))
+            for lang in ("en", "zh")}
 
 
 def test_labels_are_the_rounded_numbers(played):
@@ -147,6 +148,7 @@ def test_labels_are_the_rounded_numbers(played):
     assert [c[1].text for c in cells] == expected
     np.testing.assert_array_equal(product["V"], v["V"][src])
     assert texts(s.weight_numbers) == [f"{w:.2f}" for w in v["weights"]]
+    np.testing.assert_array_equal(s.grid.values, v["pattern"])   # the grid the weights are lifted from
     assert s.weight_total.text == f"{v['weights_total']:.2f}" == "1.00"
     assert texts(s.out_column.entries) == shown(v["head_out"], s.out_column)
     dp = s.delta_product
@@ -176,28 +178,9 @@ def test_played_scene_records_every_beat(played):
         assert s.params["layer"] == s.values["layer"] and s.params["head"] == s.values["head"]
 
 
-def assert_legible(shots: dict, lang: str) -> None:
-    """Inside the title-safe area, at the type floor, no text on text, and no text across a filled box's edge
-    (a number inside its own matrix cell is fine)."""
-    for beat, shot in shots.items():
-        assert not shot["outside"], f"{lang} {beat}: outside the title-safe area: {shot['outside']}"
-        for kind, text, size, _ in shot["texts"]:
-            floor = style.SMALL if kind in ("Label", "NumberText") else style.MATH_FONT_SIZE
-            assert size >= floor - 1e-6, f"{lang} {beat}: {kind} {text!r} at font size {size:.1f}"
-        texts_ = shot["texts"]
-        for i, a in enumerate(texts_):
-            for b in texts_[i + 1:]:
-                assert not overlap(a[3], b[3]), f"{lang} {beat}: {a[:2]} overlaps {b[:2]}"
-        boxes = [s[1] for s in shot["shapes"] if s[0] == "Rectangle" and s[2]]
-        for t in texts_:
-            for b in boxes:
-                inside = b[0] <= t[3][0] and t[3][2] <= b[2] and b[1] <= t[3][1] and t[3][3] <= b[3]
-                assert inside or not overlap(t[3], b), f"{lang} {beat}: {t[:2]} lies across a filled box"
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_beat_is_legible(played, lang):
-    assert_legible(played[lang].snapshots, lang)
+    assert_legible(played[lang].snapshots, lang, text_in_cells=True)
 
 
 def test_english_and_chinese_share_one_layout(played):
@@ -208,14 +191,7 @@ def test_english_and_chinese_share_one_layout(played):
 # --- rendering through render.py, and the manifest as proof ------------------------------------------------
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    media = tmp_path_factory.mktemp("media")
-    recipe = media / "both.toml"
-    recipe.write_text('[lecture]\nquality = "preview"\n[[scene]]\nname = "values_update"\n'
-                      '[[scene]]\nname = "values_update"\nlang = "zh"\n')
-    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return {lang: media / "preview" / name for lang, name in
-            (("en", "values_update.mp4"), ("zh", "values_update-lang-zh.mp4"))}
+    return render_in_both_languages(tmp_path_factory, "values_update")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -241,6 +217,10 @@ def test_renders_and_its_manifest_matches_the_trace(rendered, gpt, lang):
                       ("W_O_rows", "W_O_rows"), ("delta_E", "delta"), ("E", "E"), ("E_new", "E_new")):
         np.testing.assert_allclose(v[key], ref[name], atol=1e-9, err_msg=key)
     assert v["source"]["weight"] == pytest.approx(ref["weights"][src], abs=1e-9)
+    f = v["focus"]
+    np.testing.assert_allclose(v["pattern"], tr["layers"][v["layer"]]["attn"]["weights"][v["head"], : f + 1, : f + 1],
+                               atol=1e-12)
+    np.testing.assert_allclose(np.asarray(v["pattern"])[f], ref["weights"], atol=1e-9)
     assert v["choice"]["score"] == pytest.approx(best_lookback_head(tr, v["focus"], v["choice"]["keys"])["score"])
     ids = tr["token_ids"][: v["focus"] + 1]
     w = gpt.tokenizer.vocab[v["next_word"]]
@@ -252,8 +232,7 @@ def test_renders_and_its_manifest_matches_the_trace(rendered, gpt, lang):
 # --- a key frame against committed control data (tests/control_data/values_update) ------------------------
 @pytest.fixture
 def sum_beat(monkeypatch):
-    monkeypatch.setenv("GPT_LECTURE_SECTION", "sum")
-    monkeypatch.setenv("GPT_LECTURE_PARAMS", json.dumps({"lang": "en"}))
+    stop_at_beat(monkeypatch, "sum", lang="en")
 
 
 @frames_comparison(base_scene=ValuesUpdate)

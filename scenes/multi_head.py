@@ -1,0 +1,390 @@
+"""Multi-head attention: every head of one layer side by side, concatenated and projected by W_O; then GPT-3's scale.
+
+    manim render -ql scenes/multi_head.py MultiHead
+    python render.py multi_head --lang zh --layer 0
+
+The patterns, head outputs, concatenation and projection are the model's trace; GPT-3's figures are computed from
+its published shape (model.config.GPT3_175B) by model.params.parameter_split, exactly like our model's. Every value
+on screen is recorded at full precision in self.values (the manifest).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _REPO not in sys.path:  # `manim render scenes/multi_head.py` from anywhere: make the repo importable
+    sys.path.insert(0, _REPO)
+
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Group, LaggedStart, Line, MathTex, Rectangle,
+                   ReplacementTransform, SurroundingRectangle, VGroup, VMobject)
+
+from model import GPT3_175B
+from model.params import parameter_split
+from scenes import style
+from scenes.components import (AttentionGrid, ColourLegend, ColourScale, Heatmap, Label, LabelColumn,
+                               MagnitudeStrip, MatrixVectorProduct, NumberColumn, caption, light, magnitude_scale)
+from scenes.lecture import LectureScene
+from scenes.params import AUTO
+from scenes.prompts import lookback_head
+from scenes.style import ATTENTION, EMBEDDING_UPDATED, MUTED, QUERY, SHARED, VALUE, Strings
+
+S = SHARED | ATTENTION | Strings({
+    "title": {"en": "Multi-head attention", "zh": "多头注意力"},
+    "subtitle": {"en": "Several heads look in parallel, each its own way", "zh": "多个头并行观察，各有各的方式"},
+    "layer_note": {"en": "Layer {layer} of our model has {n} heads. We watch \"{focus}\";\n"
+                         "this layer holds the head that looks back hardest from it.",
+                   "zh": "我们模型的第 {layer} 层有 {n} 个头。我们观察词元 \u201c{focus}\u201d；\n"
+                         "这一层是从它回看得最用力的那个头所在的层。"},
+    "layer_given": {"en": "Layer {layer} of our model has {n} heads.\nWe watch the token \"{focus}\".",
+                    "zh": "我们模型的第 {layer} 层有 {n} 个头。\n我们观察词元 \u201c{focus}\u201d。"},
+    "heads": {"en": "Each head has its own W_q, W_k and W_v,\nso each learns its own attention pattern.",
+              "zh": "每个头都有自己的 W_q、W_k 和 W_v，\n所以每个头学到自己的注意力模式。"},
+    "focus": {"en": "At \"{focus}\" (its column in each grid), each head\nputs its largest weight on its own token.",
+              "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n每个头把最大的权重放在各自的词元上。"},
+    "focus_same": {"en": "At \"{focus}\" (its column in each grid), the heads\nspread their weights differently.",
+                   "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n各个头分配权重的方式各不相同。"},
+    "concat": {"en": "Each head outputs {dh} numbers for \"{focus}\". Side by side,\n"
+                     "the {n} outputs make one vector of {d}: the concatenation.",
+               "zh": "每个头为 \u201c{focus}\u201d 输出 {dh} 个数。把 {n} 个输出\n并排拼接，得到一个 {d} 维向量。"},
+    "project": {"en": "W_O mixes the heads: out = W_O\u1d40 concat + b_O. This is\n"
+                      "the same as adding every head's \u0394E, plus the bias.",
+                "zh": "W_O 把各个头混合起来：out = W_O\u1d40 concat + b_O，\n等于把每个头的 \u0394E 相加，再加上偏置。"},
+    "scale": {"en": "For scale: GPT-3, from its published shape, has {layers} layers\n"
+                    "of {heads} heads. Ours has {our_layers} layers of {our_heads}.",
+              "zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头；\n"
+                    "我们的模型只有 {our_layers} 层，每层 {our_heads} 个。"},
+    "summary": {"en": "Every head looks in its own way and writes its own \u0394E;\n"
+                      "W_O combines them into one update for each token.",
+                "zh": "每个头用自己的方式观察，写出自己的 \u0394E；\nW_O 把它们合成每个词元的一次更新。"},
+    "head": {"en": "head {h}", "zh": "头 {h}"},
+    "output_of": {"en": "head {h}: {dh}", "zh": "头 {h}：{dh}"},
+    "concat_label": {"en": "concat: {n} \u00d7 {dh} = {d} numbers", "zh": "拼接：{n} \u00d7 {dh} = {d} 个数"},
+    "size_legend": {"en": "size of an entry", "zh": "数值大小"},
+    "ours": {"en": "ours", "zh": "我们的模型"},
+    "gpt3": {"en": "GPT-3 (published shape)", "zh": "GPT-3（公开结构）"},
+    "our_heads": {"en": "ours: {layers} \u00d7 {heads} = {total} heads", "zh": "我们：{layers} \u00d7 {heads} = {total} 个头"},
+    "gpt3_heads": {"en": "GPT-3: {layers} \u00d7 {heads} = {total} heads",
+                   "zh": "GPT-3：{layers} \u00d7 {heads} = {total} 个头"},
+    "row_heads": {"en": "heads, all layers", "zh": "所有层的头数"},
+    "row_dhead": {"en": "d_head", "zh": "d_head"},
+    "row_attention": {"en": "attention parameters", "zh": "注意力参数"},
+    "row_total": {"en": "all parameters", "zh": "全部参数"},
+    "corner": {"en": "ours, to scale", "zh": "同比例下的我们"},
+})
+
+STEP, PAUSE = 1.2, 1.6       # seconds: an animation step, a pause to read
+
+
+# --- the numbers: read from the trace, the weights and the configs ------------------------------
+class LayerHeads:
+    """Every head of one layer at the token in focus: patterns, where each looks most, outputs, concat, W_O."""
+
+    def __init__(self, gpt, params: dict):
+        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], AUTO)
+        self.choice, self.trace = choice, choice["trace"]
+        self.prompt, self.focus, self.layer = choice["prompt"], choice["focus"], choice["layer"]
+        c = gpt.config
+        self.config, self.n_head, self.dh, self.d = c, c.n_head, c.d_head, c.n_embd
+        tr, L, f = self.trace, self.layer, self.focus
+        self.tokens, self.token_ids = list(tr["tokens"]), [int(i) for i in tr["token_ids"]]
+        attn = tr["layers"][L]["attn"]
+        self.patterns = attn["weights"]                                  # (heads, query, key)
+        row = attn["weights"][:, f, : f + 1]
+        self.top_keys = [int(np.argmax(r)) for r in row]                 # where each head looks most
+        self.top_weights = [float(r.max()) for r in row]
+        self.head_out = attn["head_out"][:, f]                           # (heads, d_head)
+        self.concat = attn["concat"][f]
+        self.W_O = gpt.p(f"h.{L}.attn.c_proj.weight")
+        self.b_O = gpt.p(f"h.{L}.attn.c_proj.bias")
+        self.out = attn["out"][f]
+        self.ours, self.gpt3 = parameter_split(c), parameter_split(GPT3_175B)
+
+    def scale_figures(self) -> dict:
+        """Both models' figures, from their configs: ours from the weights' config, GPT-3 from its published one."""
+        def figures(cfg, split):
+            return {"n_layer": cfg.n_layer, "n_head": cfg.n_head, "heads": cfg.n_layer * cfg.n_head,
+                    "d_model": cfg.n_embd, "d_head": cfg.d_head, "context": cfg.n_positions,
+                    "grid_cells": cfg.n_positions ** 2, "attention_parameters": split["attention"],
+                    "total_parameters": split["total"]}
+        return {"ours": figures(self.config, self.ours), "gpt3": figures(GPT3_175B, self.gpt3),
+                "gpt3_source": "model.config.GPT3_175B (published shape), counted by model.params.parameter_split"}
+
+    def record(self) -> dict:
+        ch = self.choice
+        return {
+            "prompt": self.prompt, "tokens": self.tokens, "token_ids": self.token_ids, "focus": self.focus,
+            "layer": self.layer, "n_head": self.n_head, "d_head": self.dh, "d_model": self.d,
+            "choice": {"rule": ch["rule"], "score": ch["score"], "head": ch["head"], "keys": ch["keys"],
+                       "given": ch["given"], "prompt_rule": ch["prompt_rule"], "all_scores": ch["all_scores"]},
+            "patterns": self.patterns, "every_layer_patterns": [l["attn"]["weights"] for l in self.trace["layers"]],
+            "top_keys": self.top_keys, "top_weights": self.top_weights,
+            "head_out": self.head_out, "concat": self.concat, "W_O": self.W_O, "b_O": self.b_O, "out": self.out,
+            "scale": self.scale_figures(),
+        }
+
+
+# --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------------------
+GRID_W, GRID_GAP = 2.3, 0.42
+GRID_TOP = 2.45
+TITLE_ROOM = 2.2          # room left of the first grid for its axis titles
+HEAD_TITLE_Y = 3.3
+GPT3_GRID = 2.2
+TABLE_TOP, TABLE_NAMES, TABLE_OURS, TABLE_GPT3 = 0.1, -0.9, 1.1, 6.2
+
+
+class MultiHead(LectureScene):
+    name = "multi_head"
+
+    def construct(self):
+        self.title_card()
+        self.show_heads()       # every head's real pattern, side by side
+        self.compare_focus()    # the focus's column in each: they look at different tokens
+        self.concatenate()      # the heads' outputs, side by side: one vector
+        self.project()          # W_O mixes them: the layer's attention output
+        self.show_scale()       # GPT-3's 96 × 96 heads, from its published shape
+        self.conclude()
+
+    # --- the beats ---------------------------------------------------------------------------
+    def title_card(self):
+        self.beat("title")
+        self.prepare()
+        m = self.m
+        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.4)
+        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
+        key = "layer_given" if m.choice["given"]["layer"] else "layer_note"
+        note = caption(S(key, self.lang, layer=m.layer, n=m.n_head, focus=m.tokens[m.focus]), self.lang, y=-1.3)
+        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
+        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
+        self.wait(PAUSE + 2)
+        self.title_group = VGroup(title, subtitle, note)
+
+    def show_heads(self):
+        self.beat("heads")
+        self.play(FadeOut(self.title_group), run_time=0.8)
+        self.say("heads")
+        self.play(LaggedStart(*[FadeIn(VGroup(t, g.squares, g.query_indices))
+                                for t, g in zip(self.head_titles, self.grids)], lag_ratio=0.3),
+                  FadeIn(VGroup(*[m for m in self.grids[0].axes if m is not self.grids[0].query_indices])),
+                  run_time=2.5 * STEP)
+        self.wait(PAUSE + 1)
+
+    def compare_focus(self):
+        self.beat("focus")
+        m = self.m
+        same = len(set(m.top_keys)) == 1
+        self.say("focus_same" if same else "focus", focus=m.tokens[m.focus])
+        self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
+                  run_time=2 * STEP)
+        self.wait(PAUSE + 1)
+
+    def concatenate(self):
+        self.beat("concat")
+        m = self.m
+        self.say("concat", dh=m.dh, focus=m.tokens[m.focus], n=m.n_head, d=m.d)
+        self.play(FadeOut(VGroup(*[VGroup(g.squares, g.query_indices) for g in self.grids], self.grids[0].axes,
+                                 *self.focus_frames, *self.top_labels)), run_time=0.8)
+        self.play(LaggedStart(*[FadeIn(s, shift=UP * 0.2) for s in self.out_strips], lag_ratio=0.2),
+                  FadeIn(self.out_labels), FadeIn(self.legend), run_time=2 * STEP)
+        self.wait(PAUSE)
+        self.play(*[ReplacementTransform(s, t) for s, t in zip(self.out_strips, self.concat_parts)],
+                  FadeOut(self.out_labels), FadeOut(self.head_titles), run_time=2 * STEP)
+        self.play(FadeIn(self.concat_label), FadeIn(self.concat_ticks), run_time=STEP)
+        self.wait(PAUSE + 1)
+
+    def project(self):
+        self.beat("project")
+        self.say("project")
+        self.play(FadeOut(VGroup(self.concat_label, self.concat_ticks, self.legend)),
+                  FadeOut(VGroup(*self.concat_parts)), run_time=0.8)
+        product = self.product
+        self.play(FadeIn(self.project_formula), FadeIn(product.matrix),
+                  FadeIn(product.vector), FadeIn(product.plus), FadeIn(product.bias), FadeIn(product.equals),
+                  FadeIn(product.output.brackets), FadeIn(product.output.size_label), run_time=STEP)
+        product.play(self, slow_rows=1)
+        self.wait(PAUSE + 1)
+
+    def show_scale(self):
+        self.beat("scale")
+        f = self.figures
+        self.say("scale", layers=f["gpt3"]["n_layer"], heads=f["gpt3"]["n_head"], our_layers=f["ours"]["n_layer"],
+                 our_heads=f["ours"]["n_head"])
+        self.clear_stage()
+        self.play(FadeIn(self.ours_block), run_time=STEP)
+        self.play(FadeIn(self.gpt3_block), run_time=STEP)
+        self.play(Create(self.corner_frame), Create(self.corner_line), FadeIn(self.corner_label), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(r) for r in self.table], lag_ratio=0.3), run_time=2 * STEP)
+        self.wait(PAUSE + 3)
+
+    def conclude(self):
+        self.beat("summary")
+        self.say("summary")
+        self.wait(PAUSE + 2)
+
+    # --- building the pieces ---------------------------------------------------------------------
+    def prepare(self):
+        self.m = m = LayerHeads(self.gpt, self.params)
+        self.params.update(prompt=m.prompt, focus=m.focus, layer=m.layer)    # `auto` resolved
+        self.values.update(m.record())
+        self.figures = m.scale_figures()
+        self.build_grids()
+        self.build_concat()
+        self.build_product()
+        self.build_scale()
+
+    def build_grids(self):
+        """One AttentionGrid per head (keys down, queries across, as everywhere); words on the first only."""
+        m, lang = self.m, self.lang
+        self.grids, self.head_titles, self.focus_frames, self.top_labels = [], VGroup(), [], VGroup()
+        first = AttentionGrid(m.patterns[0], ColourScale("weight"), tokens=m.tokens, lang=lang, height=GRID_W)
+        # the axis titles, stacked over the first grid's key words (small cells leave no room beside them)
+        q_title, k_title = first.query_title, first.key_title
+        q_title.shift(RIGHT * (first.squares.get_left()[0] - 0.15 - q_title.get_right()[0]))
+        q_title.shift(UP * (first.key_indices[0].get_top()[1] + 0.1 - q_title.get_bottom()[1]))
+        k_title.shift(RIGHT * (q_title.get_right()[0] - k_title.get_right()[0]))
+        k_title.shift(UP * (q_title.get_top()[1] + 0.12 - k_title.get_bottom()[1]))
+        # the words' width sets the layout (the titles' widths differ between languages and fit in TITLE_ROOM)
+        label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)
+        total = label_w + m.n_head * GRID_W + (m.n_head - 1) * GRID_GAP
+        left = -total / 2 + label_w
+        for h in range(m.n_head):
+            g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("weight"), tokens=m.tokens,
+                                                   lang=lang, height=GRID_W)
+            g.shift([left + h * (GRID_W + GRID_GAP) - g.squares.get_left()[0], GRID_TOP - g.squares.get_top()[1], 0])
+            self.grids.append(g)
+            x = g.squares.get_center()[0]
+            self.head_titles.add(Label(S("head", lang, h=h), font_size=style.SMALL, color=VALUE)
+                                 .move_to([x, HEAD_TITLE_Y, 0]))
+            self.focus_frames.append(g.line_frame(m.focus))
+            word = Label(f"\u2192 {style.token_label(m.tokens[m.top_keys[h]])}", font_size=style.SMALL)
+            weight = Label(style.percent(m.top_weights[h]), font_size=style.SMALL, color=QUERY)
+            base = g.squares.get_bottom()[1] - 0.5                      # on baselines, so the labels line up
+            word.shift(RIGHT * (x - word.get_center()[0])).on_baseline(base)
+            weight.shift(RIGHT * (x - weight.get_center()[0])).on_baseline(base - 0.45)
+            self.top_labels.add(VGroup(word, weight))
+        # the first grid's axis titles sit above its word labels, clear of the head titles
+        self.values["grid_top_labels"] = [{"head": h, "key": m.top_keys[h], "word": m.tokens[m.top_keys[h]],
+                                           "weight": m.top_weights[h]} for h in range(m.n_head)]
+
+    def build_concat(self):
+        """Each head's output at the focus as a strip under its grid; then side by side, the trace's concat."""
+        m, lang = self.m, self.lang
+        scale = magnitude_scale(m.head_out, m.concat)
+        self.values["magnitude_scale_limit"] = scale.limit
+        y = 1.6
+        self.out_strips = [MagnitudeStrip(m.head_out[h], scale, width=GRID_W, height=0.4)
+                           .move_to([g.squares.get_center()[0], y, 0]) for h, g in enumerate(self.grids)]
+        self.out_labels = VGroup(*[Label(S("output_of", lang, h=h, dh=m.dh), font_size=style.SMALL, color=MUTED)
+                                   .next_to(s, DOWN, buff=0.2) for h, s in enumerate(self.out_strips)])
+        width = m.n_head * GRID_W * 0.95
+        whole = MagnitudeStrip(m.concat, scale, width=width, height=0.4).move_to([0, 0.2, 0])
+        per = len(whole.cells) // m.n_head
+        self.concat_parts = [VGroup(*whole.cells[h * per:(h + 1) * per]) for h in range(m.n_head)]
+        self.concat_ticks = VGroup(*[Label(S("head", lang, h=h), font_size=style.SMALL, color=VALUE)
+                                     .next_to(part, UP, buff=0.2) for h, part in enumerate(self.concat_parts)])
+        self.concat_label = Label(S("concat_label", lang, n=m.n_head, dh=m.dh, d=m.d), font_size=style.SMALL,
+                                  color=MUTED).next_to(whole, DOWN, buff=0.25)
+        self.legend = ColourLegend(scale, S("size_legend", lang), width=2.0)
+        self.legend.shift([0, -1.45, 0] - self.legend.bar.get_center())   # by its bar: the same in en and zh
+
+    def build_product(self):
+        """out = W_Oᵀ · concat + b_O: the trace's attention output at the focus."""
+        m, lang = self.m, self.lang
+        n = lambda k: S("n_numbers", lang, n=k)  # noqa: E731
+        self.product = MatrixVectorProduct(m.W_O.T, m.concat, m.out, lang=lang, name="W_O\u1d40", bias=m.b_O,
+                                           rows=6, cols=6, colour=VALUE, vector_label=f"concat: {m.d}",
+                                           bias_label="b_O", output_label=f"out: {n(m.d)}")
+        body = VGroup(self.product.matrix.cells, self.product.output.brackets)
+        self.product.shift([-0.2 - body.get_center()[0], 2.45 - self.product.matrix.cells.get_top()[1], 0])
+        self.project_formula = self.tex(r"\text{out}", "=", r"W_O^{\top}", r"\,\text{concat}", "+", "b_O",
+                                        colours={r"\text{out}": VALUE}).move_to([0, 3.2, 0])
+
+    def build_scale(self):
+        """Our 2 × 4 heads (their real patterns) and GPT-3's 96 × 96, one cell per head, ours as its corner."""
+        lang, f = self.lang, self.figures
+        ours, gpt3 = f["ours"], f["gpt3"]
+        size, gap = 0.5, 0.1
+        thumbs = Group()
+        for layer in range(ours["n_layer"]):
+            patterns = self.trace_patterns(layer)
+            for h in range(ours["n_head"]):
+                hm = Heatmap(patterns[h].T, ColourScale("weight"), width=size, height=size)   # keys down
+                hm.move_to([h * (size + gap), -layer * (size + gap), 0])
+                thumbs.add(hm)
+        frame = SurroundingRectangle(thumbs, color=EMBEDDING_UPDATED, buff=0.08)
+        ours_label = Label(S("our_heads", lang, layers=ours["n_layer"], heads=ours["n_head"],
+                             total=f"{ours['heads']:,}"), font_size=style.SMALL, color=EMBEDDING_UPDATED)
+        self.ours_block = Group(thumbs, frame, ours_label.next_to(frame, DOWN, buff=0.2))
+        self.ours_block.shift([-4.3, 2.55, 0] - frame.get_center())   # by its frame: the label differs by language
+
+        grid = self.head_grid(gpt3["n_layer"], gpt3["n_head"])
+        grid.move_to([3.6, 2.4, 0])
+        gpt3_label = Label(S("gpt3_heads", lang, layers=gpt3["n_layer"], heads=gpt3["n_head"],
+                             total=f"{gpt3['heads']:,}"), font_size=style.SMALL)
+        gpt3_label.next_to(grid, DOWN, buff=0.15)
+        self.gpt3_block = Group(grid, gpt3_label)
+        cell = GPT3_GRID / gpt3["n_head"]
+        corner = Rectangle(width=cell * ours["n_head"], height=cell * ours["n_layer"], stroke_color=EMBEDDING_UPDATED,
+                           stroke_width=2).move_to(grid.get_corner(UP + LEFT), aligned_edge=UP + LEFT)
+        self.corner_frame = corner
+        self.corner_line = Line(frame.get_right(), corner.get_left(), stroke_color=EMBEDDING_UPDATED, stroke_width=2)
+        self.corner_label = Label(S("corner", lang), font_size=style.SMALL, color=EMBEDDING_UPDATED)
+        self.corner_label.move_to(self.corner_line.get_center())      # then just below the line, which rises to
+        (x0, y0, _), (x1, y1, _) = self.corner_line.get_start(), self.corner_line.get_end()     # the right
+        y_at_left = y0 + (y1 - y0) * (self.corner_label.get_left()[0] - x0) / (x1 - x0)
+        self.corner_label.shift(UP * (y_at_left - 0.15 - self.corner_label.get_top()[1]))
+
+        rows = [("row_heads", "heads"), ("row_dhead", "d_head"), ("row_attention", "attention_parameters"),
+                ("row_total", "total_parameters")]
+        ys = [TABLE_TOP - 0.44 * i for i in range(len(rows) + 1)]
+        names = LabelColumn([S(k, lang) for k, _ in rows], ys[1:], TABLE_NAMES, colours=[MUTED] * len(rows))
+        our_col = NumberColumn([f"{ours[key]:,}" for _, key in rows], ys[1:], TABLE_OURS, color=EMBEDDING_UPDATED)
+        gpt3_col = NumberColumn([f"{gpt3[key]:,}" for _, key in rows], ys[1:], TABLE_GPT3)
+        head = VGroup(Label(S("ours", lang), font_size=style.SMALL, color=EMBEDDING_UPDATED),
+                      Label(S("gpt3", lang), font_size=style.SMALL))
+        head[0].shift(RIGHT * (TABLE_OURS - head[0].get_right()[0])).on_baseline(ys[0])
+        head[1].shift(RIGHT * (TABLE_GPT3 - head[1].get_right()[0])).on_baseline(ys[0])
+        self.table = [head, *[VGroup(names[i], our_col[i], gpt3_col[i]) for i in range(len(rows))]]
+        self.values["scale_shown"] = {key: {"ours": ours[key], "gpt3": gpt3[key]} for _, key in rows}
+
+    def trace_patterns(self, layer: int):
+        return self.m.trace["layers"][layer]["attn"]["weights"]
+
+    def head_grid(self, rows: int, cols: int) -> VMobject:
+        """rows × cols cells, one per head, as one shape of many squares (9,216 separate shapes would be slow)."""
+        size = GPT3_GRID
+        cw, ch = size / cols, size / rows
+        r, c = np.mgrid[0:rows, 0:cols]
+        x0, y1 = (-size / 2 + c * cw).ravel(), (size / 2 - r * ch).ravel()
+        x1, y0 = x0 + cw * 0.78, y1 - ch * 0.78
+        corners = np.stack([np.stack([x0, y1]), np.stack([x1, y1]), np.stack([x1, y0]), np.stack([x0, y0]),
+                            np.stack([x0, y1])], axis=0).transpose(2, 0, 1)         # (cells, 5, 2)
+        a, b = corners[:, :-1], corners[:, 1:]
+        curves = np.stack([a, a + (b - a) / 3, a + 2 * (b - a) / 3, b], axis=2)     # (cells, 4 edges, 4, 2)
+        grid = VMobject(fill_color=MUTED, fill_opacity=1, stroke_width=0)
+        points = np.zeros((curves.shape[0] * 16, 3))
+        points[:, :2] = curves.reshape(-1, 2)
+        grid.points = points
+        return grid
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def tex(self, *parts: str, colours: dict | None = None) -> MathTex:
+        mt = light(MathTex(*parts, font_size=style.MATH_FONT_SIZE))
+        for part, t in zip(mt, parts):
+            if colours and t in colours:
+                part.set_color(colours[t])
+        return mt
+
+    def clear_stage(self):
+        """Fade out everything but the caption."""
+        self.play(FadeOut(Group(*[x for x in self.mobjects if x is not self.current_caption])), run_time=0.8)
+
+    def say(self, key: str, **values):
+        new = caption(S(key, self.lang, **values), self.lang)
+        old = getattr(self, "current_caption", None)
+        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
+        self.current_caption = new

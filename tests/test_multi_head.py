@@ -1,0 +1,201 @@
+"""The multi-head scene: every head's pattern, output, the concatenation and W_O against the model (recomputed
+here from the raw weights), GPT-3's figures recomputed from its published shape, the labels as the rounding of
+the manifest's numbers, a legible layout in both languages, and a stable key frame."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from model import GPT3_175B, to_jsonable, weights_sha256
+from model.analysis import head_contribution
+from scene_checks import (assert_legible, assert_same_layout, play_until_section_ends, render_in_both_languages,
+                          run_dry, stop_at_beat)
+from scenes import style
+from scenes.catalog import MULTI_HEAD
+from scenes.components import NumberText
+from scenes.multi_head import LayerHeads, MultiHead
+from scenes.prompts import lookback_head
+from test_values_update import layer_norm
+
+__module_test__ = "multi_head"
+
+
+def texts(group) -> list[str]:
+    return [m.text for m in group if isinstance(m, NumberText)]
+
+
+def recompute_layer(gpt, prompt: str, layer: int, focus: int) -> dict:
+    """Every head of the layer at the focus, from the raw weights: weights, outputs, concat, W_O projection."""
+    c = gpt.config
+    tr = gpt.trace(prompt)
+    x = np.asarray(tr["layers"][layer]["resid_pre"], dtype=np.float64)
+    x_hat = layer_norm(x, gpt.p(f"h.{layer}.ln_1.weight"), gpt.p(f"h.{layer}.ln_1.bias"), c.layer_norm_epsilon)
+    W, b = gpt.p(f"h.{layer}.attn.c_attn.weight"), gpt.p(f"h.{layer}.attn.c_attn.bias")
+    d, dh, T = c.n_embd, c.d_head, x.shape[0]
+    patterns, outs = [], []
+    for h in range(c.n_head):
+        q, k, v = (x_hat @ W[:, o + h * dh:o + (h + 1) * dh] + b[o + h * dh:o + (h + 1) * dh] for o in (0, d, 2 * d))
+        s = q @ k.T / np.sqrt(dh)
+        s[np.triu_indices(T, 1)] = -np.inf
+        w = np.exp(s - s.max(-1, keepdims=True))
+        w /= w.sum(-1, keepdims=True)
+        patterns.append(w)
+        outs.append(w[focus] @ v)
+    concat = np.concatenate(outs)
+    out = concat @ gpt.p(f"h.{layer}.attn.c_proj.weight") + gpt.p(f"h.{layer}.attn.c_proj.bias")
+    return {"patterns": np.array(patterns), "head_out": np.array(outs), "concat": concat, "out": out}
+
+
+def counted(n_layer, n_head, d, vocab, ctx) -> dict:
+    """GPT-2-style parameter counts written out again (tied unembedding, LayerNorm gains and biases)."""
+    attention = n_layer * 4 * (d * d + d)
+    mlp = n_layer * (d * 4 * d + 4 * d + 4 * d * d + d)
+    total = vocab * d + ctx * d + attention + mlp + (2 * n_layer + 1) * 2 * d
+    return {"heads": n_layer * n_head, "attention_parameters": attention, "total_parameters": total}
+
+
+# --- the numbers, without rendering -------------------------------------------------------------------------
+@pytest.mark.parametrize("params", [{}, {"layer": 0}, {"prompt": "michael jordan plays", "focus": 1}])
+def test_every_number_is_the_models(gpt, params):
+    m = LayerHeads(gpt, {**MULTI_HEAD.defaults(), **params})
+    ref = recompute_layer(gpt, m.prompt, m.layer, m.focus)
+    np.testing.assert_allclose(m.patterns, ref["patterns"], atol=1e-9)
+    np.testing.assert_allclose(m.head_out, ref["head_out"], atol=1e-9)
+    np.testing.assert_allclose(m.concat, ref["concat"], atol=1e-9)
+    np.testing.assert_allclose(m.out, ref["out"], atol=1e-9)
+    np.testing.assert_array_equal(m.concat, np.concatenate(m.head_out))   # concatenation is just side by side
+    # the projection equals every head's ΔE added up, plus the bias (what the scene says)
+    tr = gpt.trace(m.prompt)
+    total = sum(head_contribution(gpt, tr, m.layer, h)[m.focus] for h in range(m.n_head)) + m.b_O
+    np.testing.assert_allclose(m.out, total, atol=1e-9)
+    for h in range(m.n_head):
+        row = ref["patterns"][h, m.focus, : m.focus + 1]
+        assert m.top_keys[h] == int(np.argmax(row)) and m.top_weights[h] == pytest.approx(row.max(), abs=1e-9)
+    if "layer" in params:
+        assert m.layer == params["layer"]
+    else:
+        assert m.layer == lookback_head(gpt, m.prompt if params.get("prompt") else "auto", m.focus)["layer"]
+
+
+def test_heads_really_differ(gpt):
+    m = LayerHeads(gpt, MULTI_HEAD.defaults())
+    assert len(set(m.top_keys)) > 1, "at the focus, the heads look at different tokens"
+    for a in range(m.n_head):
+        for b in range(a + 1, m.n_head):
+            assert np.abs(m.patterns[a] - m.patterns[b]).max() > 0.2
+
+
+def test_gpt3_figures_come_from_its_published_shape(gpt):
+    f = LayerHeads(gpt, MULTI_HEAD.defaults()).scale_figures()
+    g, c = GPT3_175B, gpt.config
+    assert (g.n_layer, g.n_head, g.n_embd, g.d_head) == (96, 96, 12288, 128)
+    for name, cfg in (("gpt3", g), ("ours", c)):
+        expected = counted(cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.vocab_size, cfg.n_positions)
+        for key, value in expected.items():
+            assert f[name][key] == value, (name, key)
+        assert f[name]["d_head"] == cfg.n_embd // cfg.n_head and f[name]["n_layer"] == cfg.n_layer
+    assert f["gpt3"]["heads"] == 9216
+    assert abs(f["gpt3"]["total_parameters"] / 175e9 - 1) < 0.01, "GPT-3 is the 175B model"
+
+
+# --- the scene as played ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def played(tmp_path_factory, gpt):
+    return {lang: run_dry(MultiHead, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}")) for lang in ("en", "zh")}
+
+
+def test_labels_are_the_rounded_numbers(played):
+    s = played["en"]
+    v = s.values
+    for h, label in enumerate(s.top_labels):
+        word, weight = label
+        assert word.text == f"\u2192 {v['tokens'][v['top_keys'][h]]}"
+        assert weight.text == style.percent(v["top_weights"][h])
+    p = s.product
+    out = np.asarray(v["out"])
+    assert texts(p.output.entries) == [style.signed(out[i], 1) for i in p.output.indices_shown if i is not None]
+    assert texts(p.vector.entries) == [style.signed(v["concat"][i], 1) for i in p.vector.indices_shown
+                                       if i is not None]
+    assert texts(p.bias.entries) == [style.signed(v["b_O"][i], 1) for i in p.bias.indices_shown if i is not None]
+    scale = v["scale"]
+    rows = s.table[1:]
+    for row, key in zip(rows, ("heads", "d_head", "attention_parameters", "total_parameters")):
+        assert row[1].text == f"{scale['ours'][key]:,}" and row[2].text == f"{scale['gpt3'][key]:,}"
+        assert v["scale_shown"][key] == {"ours": scale["ours"][key], "gpt3": scale["gpt3"][key]}
+    assert s.gpt3_block[1].text == f"GPT-3: 96 \u00d7 96 = {scale['gpt3']['heads']:,} heads"
+    assert texts(s.legend.ticks) == ["0", f"{v['magnitude_scale_limit']:g}"]
+    thumbnails = list(s.ours_block[0])                                 # every head of every layer, keys down
+    layers = v["every_layer_patterns"]
+    assert len(thumbnails) == len(layers) * v["n_head"]
+    for i, thumb in enumerate(thumbnails):
+        np.testing.assert_array_equal(thumb.values, np.asarray(layers[i // v["n_head"]][i % v["n_head"]]).T)
+    for g, pattern in zip(s.grids, v["patterns"]):
+        np.testing.assert_array_equal(g.values, pattern)
+    for part, h in zip(s.concat_parts, range(len(s.concat_parts))):   # each head's 16 cells, in order
+        expected = [s.legend.colour_scale.colour(abs(x)).to_hex() for x in v["head_out"][h]]
+        assert [c.get_fill_color().to_hex() for c in part] == expected
+
+
+def test_played_scene_records_every_beat(played):
+    for lang, s in played.items():
+        assert list(s.snapshots) == MULTI_HEAD.section_names(MULTI_HEAD.defaults()), lang
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_beat_is_legible(played, lang):
+    assert_legible(played[lang].snapshots, lang, text_in_cells=True)
+
+
+def test_english_and_chinese_share_one_layout(played):
+    assert_same_layout(played["en"].snapshots, played["zh"].snapshots)
+    assert to_jsonable(played["en"].values) == to_jsonable(played["zh"].values)
+
+
+# --- rendering through render.py, and the manifest as proof --------------------------------------------------
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    return render_in_both_languages(tmp_path_factory, "multi_head")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_renders_and_its_manifest_matches_the_trace(rendered, gpt, lang):
+    import av
+    with av.open(str(rendered[lang])) as clip:
+        stream = clip.streams.video[0]
+        assert (stream.width, stream.height, float(stream.average_rate)) == (854, 480, 15)
+        assert clip.duration / 1e6 > 40
+    m = json.loads(rendered[lang].with_name(rendered[lang].name + ".json").read_text())
+    assert m["params"]["lang"] == lang and m["model"]["weights_sha256"] == weights_sha256()
+    assert m["sections"] == MULTI_HEAD.section_names(m["params"])
+    v = m["values"]
+    assert (m["params"]["layer"], m["params"]["focus"]) == (v["layer"], v["focus"])
+    ref = recompute_layer(gpt, v["prompt"], v["layer"], v["focus"])
+    np.testing.assert_allclose(v["patterns"], ref["patterns"], atol=1e-9)
+    for key in ("head_out", "concat", "out"):
+        np.testing.assert_allclose(v[key], ref[key], atol=1e-9, err_msg=key)
+    np.testing.assert_array_equal(v["W_O"], gpt.p(f"h.{v['layer']}.attn.c_proj.weight"))
+    np.testing.assert_array_equal(v["b_O"], gpt.p(f"h.{v['layer']}.attn.c_proj.bias"))
+    for h, key in enumerate(v["top_keys"]):
+        assert v["top_weights"][h] == pytest.approx(ref["patterns"][h, v["focus"], key], abs=1e-9)
+    for layer, patterns in enumerate(v["every_layer_patterns"]):
+        np.testing.assert_allclose(patterns, gpt.trace(v["prompt"])["layers"][layer]["attn"]["weights"], atol=1e-12)
+    g = GPT3_175B
+    assert v["scale"]["gpt3"] == {**v["scale"]["gpt3"], "n_layer": g.n_layer, "n_head": g.n_head,
+                                  "d_model": g.n_embd, "d_head": g.d_head, "context": g.n_positions,
+                                  **counted(g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.n_positions)}
+
+
+# --- a key frame against committed control data (tests/control_data/multi_head) ------------------------------
+@pytest.fixture
+def focus_beat(monkeypatch):
+    stop_at_beat(monkeypatch, "focus", lang="zh")
+
+
+@frames_comparison(base_scene=MultiHead)
+@pytest.mark.usefixtures("focus_beat")
+def test_frame_heads_at_the_focus(scene):
+    play_until_section_ends(scene, MultiHead.construct)
