@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 from scenes.catalog import SCENES, find  # noqa: E402  (light: no manim, no model)
 from scenes.params import ParamError, SceneSpec, canonical_json, pick_section  # noqa: E402
 
-RENDER_VERSION = "1"   # bump when render.py changes what it writes, to invalidate every cache entry
+RENDER_VERSION = "2"   # bump when render.py changes what it writes, to invalidate every cache entry
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 
 QUALITIES = {  # name: (manim quality, directory, width, height, fps)
@@ -590,6 +590,7 @@ def write_outputs(job: dict, produced: Path, scene, seconds: float) -> None:
         "output": output.name, "quality": job["quality"], "resolution": [quality[1], quality[2]],
         "fps": quality[3], "format": job["format"], "transparent": job["transparent"], "section": job["section"],
         "sections": scene.section_names,
+        "timeline": scene.timeline() if job["format"] != "png" else [],
         "model": {"dir": model_dir_shown, **job["model"], "config": scene.gpt.config.as_dict()},
         "manim_version": job["manim_version"], "cache_key": job["cache_key"],
         "sources": used_sources(Path(job["repo"])),

@@ -57,6 +57,7 @@ class LectureScene(Scene):
         self.values: dict = {}          # every number on screen, at full precision, for the manifest
         self.section_names = self.spec().section_names(self.params)
         self.beats_done = 0
+        self.beat_starts: list[float] = []    # scene time at the start of each beat played
         wanted = os.environ.get(ENV_SECTION, "").strip()
         self.only_section = pick_section(wanted, self.section_names) if wanted else None
 
@@ -67,10 +68,22 @@ class LectureScene(Scene):
             raise RuntimeError(f"{self.name}: beat {name!r} where the catalog declares {expected!r}")
         index = self.beats_done
         self.beats_done += 1
+        self.beat_starts.append(float(self.renderer.time))
         if self.only_section is not None and index > self.only_section:
             raise EndSceneEarlyException()
         skip = self.only_section is not None and index < self.only_section
         self.next_section(name, skip_animations=skip)
+
+    def timeline(self) -> list[dict]:
+        """Where each beat starts and ends in the clip, in seconds: chapter marks for a video player. A clip of
+        one beat (GPT_LECTURE_SECTION) holds that beat alone, from 0."""
+        ends = self.beat_starts[1:] + [float(self.renderer.time)]
+        marks = [{"section": name, "start": round(start, 3), "end": round(end, 3)}
+                 for name, start, end in zip(self.section_names, self.beat_starts, ends)]
+        if self.only_section is None:
+            return marks
+        one = marks[self.only_section]
+        return [{**one, "start": 0.0, "end": round(one["end"] - one["start"], 3)}]
 
     def tear_down(self):
         if self.only_section is None and self.beats_done != len(self.section_names):

@@ -162,7 +162,23 @@ def render_in_both_languages(tmp_path_factory, name: str) -> dict:
                       f'[[scene]]\nname = "{name}"\nlang = "zh"\n')
     r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
     assert r.returncode == 0, r.stdout + r.stderr
-    return {"en": media / "preview" / f"{name}.mp4", "zh": media / "preview" / f"{name}-lang-zh.mp4"}
+    clips = {"en": media / "preview" / f"{name}.mp4", "zh": media / "preview" / f"{name}-lang-zh.mp4"}
+    for clip in clips.values():
+        assert_timeline_matches(clip)
+    return clips
+
+
+def assert_timeline_matches(clip) -> None:
+    """The manifest's timeline: every declared beat in order, back to back from 0 to the clip's end."""
+    import av
+    m = json.loads(clip.with_name(clip.name + ".json").read_text())
+    marks = m["timeline"]
+    assert [t["section"] for t in marks] == m["sections"], clip.name
+    assert marks[0]["start"] == 0.0 and all(a["end"] == b["start"] for a, b in zip(marks, marks[1:])), marks
+    assert all(t["end"] > t["start"] for t in marks), marks
+    with av.open(str(clip)) as video:
+        duration = video.duration / 1e6
+    assert abs(marks[-1]["end"] - duration) <= 2 / m["fps"] + 0.05, (clip.name, marks[-1]["end"], duration)
 
 
 def stop_at_beat(monkeypatch, section: str, **params) -> None:

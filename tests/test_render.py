@@ -235,6 +235,17 @@ def test_second_render_is_skipped(tmp_path):
         {"softmax_temperature-section-title": "skipped"}
 
 
+def test_a_one_beat_clip_has_that_beat_alone_in_its_timeline(tmp_path):
+    import av
+    r = run_render(SCENE, "--section", "prompt", "--quality", "preview", media=tmp_path)
+    assert r.returncode == 0, r.stderr
+    clip = tmp_path / "preview" / "softmax_temperature-section-prompt.mp4"
+    marks = json.loads(render.manifest_path(clip).read_text())["timeline"]
+    assert [m["section"] for m in marks] == ["prompt"] and marks[0]["start"] == 0.0
+    with av.open(str(clip)) as video:
+        assert abs(marks[0]["end"] - video.duration / 1e6) <= 2 / 15 + 0.05
+
+
 def test_changing_one_parameter_rerenders_only_that_scene(tmp_path):
     recipe = tmp_path / "lecture.toml"
     entries = '[[scene]]\nname = "softmax_temperature"\nsection = "title"\n'
