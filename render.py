@@ -391,6 +391,7 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
         print(f"{len(jobs)} scene(s): {len(todo)} to render, {len(skipped)} up to date")
         return 0
     running: dict[int, tuple[Job, subprocess.Popen, Path, float, int]] = {}
+    reported: dict[str, float] = {}      # job name -> when its progress was last printed
     free_slots = acquire_slots(media, min(n_jobs, len(todo))) if todo else []
     try:
         while todo or running:
@@ -417,6 +418,7 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
             time.sleep(0.05)
             for pid, (job, proc, work, t0, slot) in list(running.items()):
                 if proc.poll() is None:
+                    report_progress(job, len(jobs), width, work, t0, reported)
                     continue
                 del running[pid]
                 free_slots.append(slot)
@@ -510,6 +512,21 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+PROGRESS_EVERY = 30.0   # seconds between "still rendering" lines for a long render
+
+
+def report_progress(job: Job, n_jobs: int, width: int, work: Path, started: float, reported: dict) -> None:
+    """Every PROGRESS_EVERY seconds of a render: how far it is, counted in animations written so far."""
+    now = time.monotonic()
+    if now - reported.get(job.name, started) < PROGRESS_EVERY:
+        return
+    reported[job.name] = now
+    done = sum(1 for _ in (work / "partial").glob("*.mp4")) if (work / "partial").is_dir() else 0
+    elapsed = int(now - started)
+    print(f"[{job.index}/{n_jobs}] {job.name:<{width}}  still rendering: {done} animation(s) written, "
+          f"{elapsed // 60}m{elapsed % 60:02d}s", flush=True)
 
 
 # --- one render, in its own process -------------------------------------------------------------

@@ -37,14 +37,17 @@ want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 installed() { [[ -f ".venv/.installed-$1" && "$(cat ".venv/.installed-$1")" == "$want" ]]; }
 stamp=".venv/.installed-$extra"
 if ! installed "$extra" && ! { [[ "$extra" == runtime ]] && installed test; }; then
-    echo "setup: installing the project into .venv ($extra)" >&2
-    .venv/bin/python -m pip install -q --upgrade pip
+    log=".venv/install-$extra.log"
+    echo "setup: installing the project into .venv ($extra), a few minutes the first time; pip's output: $log" >&2
+    target="."
+    [[ "$extra" == runtime ]] || target=".[$extra]"
     # torch first, pinned: its CPU build (a plain 'torch' would pull a multi-GB CUDA build)
-    .venv/bin/python -m pip install -q "torch==2.13.0"
-    if [[ "$extra" == runtime ]]; then
-        .venv/bin/python -m pip install -q -e .
-    else
-        .venv/bin/python -m pip install -q -e ".[$extra]"
+    if ! { .venv/bin/python -m pip install --upgrade pip \
+           && .venv/bin/python -m pip install "torch==2.13.0" \
+           && .venv/bin/python -m pip install -e "$target"; } >"$log" 2>&1; then
+        tail -n 25 "$log" >&2
+        echo "setup: installing the project failed; the whole log is in $log" >&2
+        exit 1
     fi
     echo "$want" > "$stamp"
 fi

@@ -363,3 +363,21 @@ def test_interrupted_render_leaves_the_previous_file_and_no_partial_one(tmp_path
     if how == "worker killed":
         assert "FAILED" in stdout and "failed: softmax_temperature" in stderr
         assert (tmp_path / ".logs").is_dir()
+
+
+def test_a_long_render_reports_its_progress(tmp_path, capsys):
+    job = render.Job(spec=SOFTMAX_TEMPERATURE, typed={}, text={}, quality="high", format="mp4", transparent=False,
+                     section=None, name="softmax_temperature")
+    job.index = 1
+    (tmp_path / "partial").mkdir()
+    for i in range(3):
+        (tmp_path / "partial" / f"uncached_{i:05}.mp4").write_bytes(b"")
+    now = time.monotonic()
+    reported: dict = {}
+    render.report_progress(job, 2, 20, tmp_path, now - 5, reported)          # too soon: quiet
+    assert capsys.readouterr().out == ""
+    render.report_progress(job, 2, 20, tmp_path, now - 95, reported)
+    assert capsys.readouterr().out.strip() == \
+        "[1/2] softmax_temperature   still rendering: 3 animation(s) written, 1m35s"
+    render.report_progress(job, 2, 20, tmp_path, now - 95, reported)         # and not again at once
+    assert capsys.readouterr().out == ""
