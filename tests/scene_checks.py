@@ -110,9 +110,10 @@ def run_dry(scene_cls, params: dict, tmp, section: str | None = None, captions: 
     return scene
 
 
-def assert_legible(shots: dict, lang: str, text_in_cells: bool = False) -> None:
+def assert_legible(shots: dict, lang: str, text_in_cells: bool = False, unfilled_boxes: bool = False) -> None:
     """Every beat: inside the title-safe area, text at the legibility floor, no text on text or on a bar.
-    With text_in_cells, a text on filled boxes of a single colour that cover (most of) it is fine."""
+    With text_in_cells, a text on filled boxes of a single colour that cover (most of) it is fine; with
+    unfilled_boxes, no text may touch an outlined Rectangle either."""
     for beat, shot in shots.items():
         assert not shot["outside"], f"{lang} {beat}: outside the title-safe area: {shot['outside']}"
         for kind, text, size, _ in shot["texts"]:
@@ -122,7 +123,7 @@ def assert_legible(shots: dict, lang: str, text_in_cells: bool = False) -> None:
         for i, a in enumerate(texts):
             for b in texts[i + 1:]:
                 assert not overlap(a[3], b[3]), f"{lang} {beat}: {a[:2]} overlaps {b[:2]}"
-        bars = [s for s in shot["shapes"] if s[0] == "Rectangle" and s[2]]
+        bars = [s for s in shot["shapes"] if s[0] == "Rectangle" and (s[2] or unfilled_boxes)]
         for t in texts:
             under = [s for s in bars if overlap(t[3], s[1])]
             # in text_in_cells mode a text may sit on filled boxes of one colour that cover it: a number in its
@@ -168,10 +169,33 @@ def render_in_both_languages(tmp_path_factory, name: str) -> dict:
     return clips
 
 
+def manifest_of(clip) -> dict:
+    """The manifest render.py wrote beside a clip."""
+    from render import manifest_path
+    return json.loads(manifest_path(clip).read_text())
+
+
+def assert_complete_preview_clip(clip, spec, lang: str, min_seconds: float) -> dict:
+    """A whole scene at preview quality (854 × 480, 15 fps), longer than min_seconds (every beat was played), in
+    `lang`, listing every declared beat, made with the shipped model. Returns its manifest."""
+    import av
+    from model import weights_sha256
+    with av.open(str(clip)) as video:
+        stream = video.streams.video[0]
+        assert (stream.width, stream.height, stream.base_rate) == (854, 480, 15), clip.name
+        # the declared rate is exact; the muxer's average over the clip may differ in the 6th digit
+        assert abs(float(stream.average_rate) - 15) < 1e-3, (clip.name, stream.average_rate)
+        assert video.duration / 1e6 > min_seconds, clip.name
+    m = manifest_of(clip)
+    assert m["params"]["lang"] == lang and m["sections"] == spec.section_names(m["params"])
+    assert m["model"]["weights_sha256"] == weights_sha256()
+    return m
+
+
 def assert_timeline_matches(clip) -> None:
     """The manifest's timeline: every declared beat in order, back to back from 0 to the clip's end."""
     import av
-    m = json.loads(clip.with_name(clip.name + ".json").read_text())
+    m = manifest_of(clip)
     marks = m["timeline"]
     assert [t["section"] for t in marks] == m["sections"], clip.name
     assert marks[0]["start"] == 0.0 and all(a["end"] == b["start"] for a, b in zip(marks, marks[1:])), marks

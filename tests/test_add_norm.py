@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from model import weights_sha256
-from scene_checks import (assert_legible, assert_same_layout, play_until_section_ends, render_in_both_languages,
-                          run_dry, stop_at_beat, texts_of)
+from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of,
+                          play_until_section_ends, render_in_both_languages, run_dry, stop_at_beat, texts_of)
 from scenes import style
 from scenes.add_norm import S, AddNorm
 from scenes.catalog import ADD_NORM
@@ -25,25 +23,14 @@ def rendered(tmp_path_factory):
     return render_in_both_languages(tmp_path_factory, "add_norm")
 
 
-def manifest(rendered, lang):
-    return json.loads(rendered[lang].with_name(rendered[lang].name + ".json").read_text())
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_renders_at_preview_quality(rendered, lang):
-    import av
-    with av.open(str(rendered[lang])) as clip:
-        stream = clip.streams.video[0]
-        assert (stream.width, stream.height) == (854, 480)
-        assert clip.duration / 1e6 > 30
-    m = manifest(rendered, lang)
-    assert m["params"]["lang"] == lang and m["sections"] == ADD_NORM.section_names(m["params"])
-    assert m["model"]["weights_sha256"] == weights_sha256()
+    assert_complete_preview_clip(rendered[lang], ADD_NORM, lang, min_seconds=30)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
-    m = manifest(rendered, lang)
+    m = manifest_of(rendered[lang])
     v = m["values"]
     assert v["prompt"] == lookback_prompt()["prompt"] and v["focus"] == lookback_prompt()["focus_index"]
     trace = gpt.trace(v["prompt"])
@@ -92,7 +79,7 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
         assert 0.99 < w["normalised_var"] <= 1 and w["normalised_var_label"] == "1.00"
     assert v["why_range_labels"] == {"lo": f"{min(w['var'] for w in v['why']):.2f}",
                                      "hi": f"{max(w['var'] for w in v['why']):.2f}"}
-    assert manifest(rendered, "en")["values"] == manifest(rendered, "zh")["values"]
+    assert manifest_of(rendered["en"])["values"] == manifest_of(rendered["zh"])["values"]
 
 
 # --- what is on screen: the labels, every beat's layout ---------------------------------------------

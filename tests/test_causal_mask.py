@@ -3,16 +3,15 @@ the rounding of those numbers, the growth figures from the configs, a legible la
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
-from manim.utils.exceptions import EndSceneEarlyException
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from attention_checks import nan_for_none, recompute_head
-from scene_checks import assert_legible, render_in_both_languages, run_dry, signed_ticks, stop_at_beat
-from model import GPT3_175B, weights_sha256
+from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of,
+                          play_until_section_ends, render_in_both_languages, run_dry, signed_ticks, stop_at_beat)
+from model import GPT3_175B
 from scenes import style
 from scenes.catalog import CAUSAL_MASK
 from scenes.causal_mask import CausalMask, example_query
@@ -32,25 +31,14 @@ def rendered(tmp_path_factory):
     return render_in_both_languages(tmp_path_factory, "causal_mask")
 
 
-def manifest(clip) -> dict:
-    return json.loads(clip.with_name(clip.name + ".json").read_text())
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_renders_at_preview_quality(rendered, lang):
-    import av
-    with av.open(str(rendered[lang])) as clip:
-        stream = clip.streams.video[0]
-        assert (stream.width, stream.height) == (854, 480) and float(stream.average_rate) == 15
-        assert clip.duration / 1e6 > 50  # seconds: every beat was played
-    m = manifest(rendered[lang])
-    assert m["params"]["lang"] == lang and m["sections"] == CAUSAL_MASK.section_names(m["params"])
-    assert m["model"]["weights_sha256"] == weights_sha256()
+    assert_complete_preview_clip(rendered[lang], CAUSAL_MASK, lang, min_seconds=50)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_manifest_numbers_are_the_models(rendered, gpt, lang):
-    v = manifest(rendered[lang])["values"]
+    v = manifest_of(rendered[lang])["values"]
     ref = recompute_head(gpt, v["prompt"], v["layer"], v["head"])
     T, f = len(v["tokens"]), v["focus"]
     np.testing.assert_allclose(v["scaled"]["grid"], ref["scaled"], atol=1e-9)
@@ -84,7 +72,7 @@ def test_manifest_numbers_are_the_models(rendered, gpt, lang):
 
 
 def test_both_languages_show_the_same_numbers(rendered):
-    assert manifest(rendered["en"])["values"] == manifest(rendered["zh"])["values"]
+    assert manifest_of(rendered["en"])["values"] == manifest_of(rendered["zh"])["values"]
 
 
 def test_example_query_rule(gpt):
@@ -133,11 +121,7 @@ def test_every_moment_is_legible(scenes, lang):
 
 
 def test_english_and_chinese_share_one_layout(scenes):
-    en, zh = scenes["en"].snapshots, scenes["zh"].snapshots
-    assert list(en) == list(zh)
-    for moment in en:
-        assert en[moment]["shapes"] == zh[moment]["shapes"], moment
-        assert len(en[moment]["texts"]) == len(zh[moment]["texts"]), moment
+    assert_same_layout(scenes["en"].snapshots, scenes["zh"].snapshots)
 
 
 # --- a key frame against committed control data (tests/control_data/causal_mask) ----------------------------
@@ -149,8 +133,4 @@ def softmax_beat(monkeypatch):
 @frames_comparison(base_scene=CausalMask)
 @pytest.mark.usefixtures("softmax_beat")
 def test_frame_softmax_of_one_line(scene):
-    try:
-        CausalMask.construct(scene)
-    except EndSceneEarlyException:
-        pass
-    scene.renderer.update_frame(scene)
+    play_until_section_ends(scene, CausalMask.construct)

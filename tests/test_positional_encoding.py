@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from model import weights_sha256
 from model.analysis import order_sensitivity
 from model.numpy_gpt import sinusoidal_positions
-from scene_checks import (assert_legible, assert_same_layout, play_until_section_ends, render_in_both_languages,
-                          run_dry, signed_ticks, stop_at_beat, texts_of)
+from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of,
+                          play_until_section_ends, render_in_both_languages, run_dry, signed_ticks, stop_at_beat,
+                          texts_of)
 from scenes import style
 from scenes.catalog import POSITIONAL_ENCODING
 from scenes.positional_encoding import S, PositionalEncoding
@@ -36,25 +35,14 @@ def rendered(tmp_path_factory):
     return render_in_both_languages(tmp_path_factory, "positional_encoding")
 
 
-def manifest(rendered, lang):
-    return json.loads(rendered[lang].with_name(rendered[lang].name + ".json").read_text())
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_renders_at_preview_quality(rendered, lang):
-    import av
-    with av.open(str(rendered[lang])) as clip:
-        stream = clip.streams.video[0]
-        assert (stream.width, stream.height) == (854, 480)
-        assert clip.duration / 1e6 > 35
-    m = manifest(rendered, lang)
-    assert m["params"]["lang"] == lang and m["sections"] == POSITIONAL_ENCODING.section_names(m["params"])
-    assert m["model"]["weights_sha256"] == weights_sha256()
+    assert_complete_preview_clip(rendered[lang], POSITIONAL_ENCODING, lang, min_seconds=35)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
-    m = manifest(rendered, lang)
+    m = manifest_of(rendered[lang])
     v = m["values"]
     assert v["prompt"] == lookback_prompt()["prompt"] and v["focus"] == lookback_prompt()["focus_index"]
     trace = gpt.trace(v["prompt"])
@@ -88,7 +76,7 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     np.testing.assert_allclose(blind["weights"], blind["weights_reversed"], atol=1e-12)    # weights follow words
     assert blind["output_change_label"] == "0.000" and seeing["output_change"] > 0.1
     np.testing.assert_allclose(seeing["weights"], trace["layers"][0]["attn"]["weights"][o["head"], T - 1], atol=1e-12)
-    assert manifest(rendered, "en")["values"] == manifest(rendered, "zh")["values"]
+    assert manifest_of(rendered["en"])["values"] == manifest_of(rendered["zh"])["values"]
 
 
 # --- what is on screen: the labels, every beat's layout ---------------------------------------------

@@ -3,17 +3,15 @@ as the rounding of those numbers, a legible layout in both languages, and a stab
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
 import pytest
-from manim.utils.exceptions import EndSceneEarlyException
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from attention_checks import recompute_head
-from scene_checks import assert_legible, render_in_both_languages, run_dry, signed_ticks, stop_at_beat
-from model import weights_sha256
+from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of,
+                          play_until_section_ends, render_in_both_languages, run_dry, signed_ticks, stop_at_beat)
 from model.analysis import lookback_scores
 from scenes import style
 from scenes.catalog import QUERIES_KEYS
@@ -69,20 +67,9 @@ def rendered(tmp_path_factory):
     return render_in_both_languages(tmp_path_factory, "queries_keys")
 
 
-def manifest(clip) -> dict:
-    return json.loads(clip.with_name(clip.name + ".json").read_text())
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_renders_at_preview_quality(rendered, lang):
-    import av
-    with av.open(str(rendered[lang])) as clip:
-        stream = clip.streams.video[0]
-        assert (stream.width, stream.height) == (854, 480) and float(stream.average_rate) == 15
-        assert clip.duration / 1e6 > 60  # seconds: every beat was played
-    m = manifest(rendered[lang])
-    assert m["params"]["lang"] == lang and m["sections"] == QUERIES_KEYS.section_names(m["params"])
-    assert m["model"]["weights_sha256"] == weights_sha256()
+    assert_complete_preview_clip(rendered[lang], QUERIES_KEYS, lang, min_seconds=60)
 
 
 def shown(entry: dict, full) -> None:
@@ -101,7 +88,7 @@ def matrix_shown(entry: dict, M) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_manifest_numbers_are_the_models(rendered, gpt, lang):
-    m = manifest(rendered[lang])
+    m = manifest_of(rendered[lang])
     v, p = m["values"], m["params"]
     assert (p["layer"], p["head"], p["focus"], p["prompt"]) == (v["layer"], v["head"], v["focus"], v["prompt"])
     ref = recompute_head(gpt, v["prompt"], v["layer"], v["head"])
@@ -140,7 +127,7 @@ def test_manifest_numbers_are_the_models(rendered, gpt, lang):
 
 
 def test_both_languages_show_the_same_numbers(rendered):
-    assert manifest(rendered["en"])["values"] == manifest(rendered["zh"])["values"]
+    assert manifest_of(rendered["en"])["values"] == manifest_of(rendered["zh"])["values"]
 
 
 # --- what is on screen: labels, colours and layout, both languages -----------------------------------------
@@ -185,11 +172,7 @@ def test_every_moment_is_legible(scenes, lang):
 
 
 def test_english_and_chinese_share_one_layout(scenes):
-    en, zh = scenes["en"].snapshots, scenes["zh"].snapshots
-    assert list(en) == list(zh)
-    for moment in en:
-        assert en[moment]["shapes"] == zh[moment]["shapes"], moment
-        assert len(en[moment]["texts"]) == len(zh[moment]["texts"]), moment
+    assert_same_layout(scenes["en"].snapshots, scenes["zh"].snapshots)
 
 
 # --- a key frame against committed control data (tests/control_data/queries_keys) ---------------------------
@@ -201,8 +184,4 @@ def query_beat(monkeypatch):
 @frames_comparison(base_scene=QueriesKeys)
 @pytest.mark.usefixtures("query_beat")
 def test_frame_query_product(scene):
-    try:
-        QueriesKeys.construct(scene)
-    except EndSceneEarlyException:
-        pass
-    scene.renderer.update_frame(scene)
+    play_until_section_ends(scene, QueriesKeys.construct)

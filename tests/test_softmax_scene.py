@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
-import json
 import os
 from importlib import metadata
 
 import numpy as np
 import pytest
-from manim import MathTex, SingleStringMathTex, VMobject, tempconfig
-from manim.utils.exceptions import EndSceneEarlyException
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from scene_checks import render_in_both_languages, stop_at_beat
+from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of,
+                          play_until_section_ends, render_in_both_languages, run_dry, stop_at_beat)
 from model import weights_sha256
 from scenes import style
 from scenes.catalog import SOFTMAX_TEMPERATURE, sweep_stops
-from scenes.components import Label, NumberText, inside_safe_area
+from scenes.components import NumberText, inside_safe_area
 from scenes.prompts import uncertain_prompt
 from scenes.softmax_temperature import NextToken, SoftmaxTemperature
 
 __module_test__ = "softmax_temperature"
-
-
-def manifest_of(clip):
-    return clip.with_name(clip.name + ".json")
 
 
 def softmax(z: np.ndarray, t: float) -> np.ndarray:
@@ -78,20 +72,12 @@ def rendered(tmp_path_factory):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_renders_at_preview_quality(rendered, lang):
-    import av
-    with av.open(str(rendered[lang])) as clip:
-        stream = clip.streams.video[0]
-        assert (stream.width, stream.height) == (854, 480)
-        assert float(stream.average_rate) == 15
-        assert clip.duration / 1e6 > 40  # seconds: every beat was played
-    manifest = json.loads(manifest_of(rendered[lang]).read_text())
-    assert manifest["params"]["lang"] == lang
-    assert manifest["sections"] == SOFTMAX_TEMPERATURE.section_names(manifest["params"])
+    assert_complete_preview_clip(rendered[lang], SOFTMAX_TEMPERATURE, lang, min_seconds=40)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_manifest_probabilities_are_softmax_of_the_trace(rendered, gpt, lang):
-    m = json.loads(manifest_of(rendered[lang]).read_text())
+    m = manifest_of(rendered[lang])
     assert m["scene"] == "softmax_temperature" and m["manim_version"] == metadata.version("manim")
     assert m["model"]["weights_sha256"] == weights_sha256() and m["model"]["dir"] == "model/weights"
     v = m["values"]
@@ -120,7 +106,7 @@ def test_manifest_probabilities_are_softmax_of_the_trace(rendered, gpt, lang):
 
 
 def test_both_languages_show_the_same_numbers(rendered):
-    en, zh = (json.loads(manifest_of(rendered[lang]).read_text()) for lang in ("en", "zh"))
+    en, zh = (manifest_of(rendered[lang]) for lang in ("en", "zh"))
     assert en["values"] == zh["values"]
 
 
@@ -141,116 +127,27 @@ def test_plain_manim_renders_the_scene(tmp_path):
 
 
 # --- layout: every beat, both languages ------------------------------------------------------------
-TEXT_TYPES = (Label, NumberText, MathTex, SingleStringMathTex)
-
-
-class Snapshots(SoftmaxTemperature):
-    """Records what is on screen at the end of every beat."""
-
-    def setup(self):
-        super().setup()
-        self.snapshots = {}
-
-    def beat(self, name):
-        if self.beats_done:
-            self.snapshot(self.section_names[self.beats_done - 1])
-        super().beat(name)
-
-    def construct(self):
-        super().construct()
-        self.snapshot(self.section_names[-1])
-
-    def snapshot(self, beat):
-        texts, shapes = [], []
-
-        def visible(m):
-            return isinstance(m, VMobject) and m.has_points() and (
-                m.get_fill_opacity() > 0.01 or (m.stroke_width > 0 and m.get_stroke_opacity() > 0.01))
-
-        def walk(m):
-            if isinstance(m, TEXT_TYPES):
-                if any(visible(x) for x in m.get_family()):
-                    texts.append(m)
-                return
-            if visible(m):
-                shapes.append(m)
-            for sub in m.submobjects:
-                walk(sub)
-
-        for m in self.mobjects:
-            if isinstance(m, VMobject):
-                walk(m)
-        self.snapshots[beat] = {
-            "texts": [(type(t).__name__, getattr(t, "text", "") or "", t.font_size, box(t)) for t in texts],
-            "shapes": [(type(s).__name__, box(s)) for s in shapes],
-            "outside": [type(m).__name__ + ":" + str(getattr(m, "text", "")) for m in texts + shapes
-                        if not inside_safe_area(m)],
-        }
-
-
-def box(m) -> tuple:
-    return tuple(np.round([m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1]], 4))
-
-
-def overlap(a, b, tol=0.02) -> bool:
-    return a[0] + tol < b[2] and b[0] + tol < a[2] and a[1] + tol < b[3] and b[1] + tol < a[3]
-
-
 @pytest.fixture(scope="module")
 def snapshots(tmp_path_factory, gpt):
-    shots = {}
-    for lang in ("en", "zh"):
-        tmp = tmp_path_factory.mktemp(f"layout-{lang}")
-        os.environ["GPT_LECTURE_PARAMS"] = json.dumps({"lang": lang})
-        try:
-            with tempconfig({"dry_run": True, "quality": "low_quality", "disable_caching": True,
-                             "tex_dir": str(tmp), "text_dir": str(tmp), "media_dir": str(tmp), "verbosity": "ERROR"}):
-                scene = Snapshots(skip_animations=True)
-                scene.render()
-        finally:
-            del os.environ["GPT_LECTURE_PARAMS"]
-        shots[lang] = scene.snapshots
-    return shots
+    return {lang: run_dry(SoftmaxTemperature, {"lang": lang}, tmp_path_factory.mktemp(f"layout-{lang}")).snapshots
+            for lang in ("en", "zh")}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_beat_is_legible(snapshots, lang):
     shots = snapshots[lang]
     assert list(shots) == SOFTMAX_TEMPERATURE.section_names(SOFTMAX_TEMPERATURE.defaults())
-    for beat, shot in shots.items():
-        assert not shot["outside"], f"{lang} {beat}: outside the title-safe area: {shot['outside']}"
-        for kind, text, size, _ in shot["texts"]:
-            floor = style.SMALL if kind in ("Label", "NumberText") else style.MATH_FONT_SIZE
-            assert size >= floor - 1e-6, f"{lang} {beat}: {kind} {text!r} at font size {size:.1f}"
-        texts = shot["texts"]
-        for i, a in enumerate(texts):
-            for b in texts[i + 1:]:
-                assert not overlap(a[3], b[3]), f"{lang} {beat}: {a[:2]} overlaps {b[:2]}"
-        bars = [s for s in shot["shapes"] if s[0] == "Rectangle"]
-        for t in texts:
-            for s in bars:
-                assert not overlap(t[3], s[1]), f"{lang} {beat}: {t[:2]} lies on a bar"
+    assert_legible(shots, lang, unfilled_boxes=True)
 
 
 def test_english_and_chinese_share_one_layout(snapshots):
-    for beat in snapshots["en"]:
-        en, zh = snapshots["en"][beat], snapshots["zh"][beat]
-        assert en["shapes"] == zh["shapes"], beat
-        assert len(en["texts"]) == len(zh["texts"]), beat
+    assert_same_layout(snapshots["en"], snapshots["zh"])
 
 
 # --- key frames against committed control data (tests/control_data/softmax_temperature) -----------
 @pytest.fixture
 def at_beat(monkeypatch):
     return lambda section, lang="en": stop_at_beat(monkeypatch, section, lang=lang)
-
-
-def play_until_section_ends(scene):
-    try:
-        SoftmaxTemperature.construct(scene)
-    except EndSceneEarlyException:
-        pass
-    scene.renderer.update_frame(scene)
 
 
 @pytest.fixture
@@ -271,19 +168,19 @@ def t5_zh(at_beat):
 @frames_comparison(base_scene=SoftmaxTemperature)
 @pytest.mark.usefixtures("divide_en")
 def test_frame_softmax_steps(scene):
-    play_until_section_ends(scene)
+    play_until_section_ends(scene, SoftmaxTemperature.construct)
 
 
 @frames_comparison(base_scene=SoftmaxTemperature)
 @pytest.mark.usefixtures("t0_en")
 def test_frame_argmax_at_zero(scene):
-    play_until_section_ends(scene)
+    play_until_section_ends(scene, SoftmaxTemperature.construct)
 
 
 @frames_comparison(base_scene=SoftmaxTemperature)
 @pytest.mark.usefixtures("t5_zh")
 def test_frame_hot_in_chinese(scene):
-    play_until_section_ends(scene)
+    play_until_section_ends(scene, SoftmaxTemperature.construct)
 
 
 # --- the shared components the scene is built from -------------------------------------------------

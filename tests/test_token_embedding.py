@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from model import weights_sha256
 from model.analysis import best_lookback_head
-from scene_checks import (assert_legible, assert_same_layout, play_until_section_ends, render_in_both_languages,
-                          run_dry, signed_ticks, stop_at_beat, texts_of)
+from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of,
+                          play_until_section_ends, render_in_both_languages, run_dry, signed_ticks, stop_at_beat,
+                          texts_of)
 from scenes import style
 from scenes.catalog import TOKEN_EMBEDDING
 from scenes.components import ColourScale, Heatmap
@@ -73,25 +72,14 @@ def rendered(tmp_path_factory):
     return render_in_both_languages(tmp_path_factory, "token_embedding")
 
 
-def manifest(rendered, lang):
-    return json.loads(rendered[lang].with_name(rendered[lang].name + ".json").read_text())
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_renders_at_preview_quality(rendered, lang):
-    import av
-    with av.open(str(rendered[lang])) as clip:
-        stream = clip.streams.video[0]
-        assert (stream.width, stream.height) == (854, 480)
-        assert clip.duration / 1e6 > 25
-    m = manifest(rendered, lang)
-    assert m["params"]["lang"] == lang and m["sections"] == TOKEN_EMBEDDING.section_names(m["params"])
-    assert m["model"]["weights_sha256"] == weights_sha256()
+    assert_complete_preview_clip(rendered[lang], TOKEN_EMBEDDING, lang, min_seconds=25)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
-    m = manifest(rendered, lang)
+    m = manifest_of(rendered[lang])
     v = m["values"]
     chosen = lookback_prompt()
     assert m["params"]["prompt"] == v["prompt"] == chosen["prompt"] and v["prompt_rule"] == chosen
@@ -109,7 +97,7 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     np.testing.assert_allclose(fv["values"], W_E[fv["token_id"]][fv["dims"]], atol=1e-12)   # a lookup, no maths
     assert fv["labels"] == [style.signed(x, 1) for x in fv["values"]]
     assert v["strips"]["token_ids"] == list(trace["token_ids"])
-    assert manifest(rendered, "en")["values"] == manifest(rendered, "zh")["values"]
+    assert manifest_of(rendered["en"])["values"] == manifest_of(rendered["zh"])["values"]
 
 
 # --- what is on screen: the labels, every beat's layout ---------------------------------------------
