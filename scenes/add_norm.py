@@ -75,7 +75,7 @@ CHART_LEFT, CHART_RIGHT = -3.7, 6.3           # the 64 entries as bars
 CHART_ZERO, CHART_HALF = -0.15, 1.45          # the zero line, and the height of the largest |value|
 STATS_BASELINE = 1.75
 WHY_ZERO, WHY_UNIT, WHY_TALLEST = -1.15, 1.6, 2.3   # variance bars: baseline, height of variance 1, tallest bar
-STEP, PAUSE = 1.2, 1.6
+STEP, PAUSE = style.STEP, style.PAUSE
 
 
 class AddNorm(LectureScene):
@@ -93,14 +93,9 @@ class AddNorm(LectureScene):
     def title_card(self):
         self.beat("title")
         self.prepare()
-        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.2)
-        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
-        note = caption(S("model_note", self.lang, layer=self.layer, last=self.gpt.config.n_layer - 1,
-                         word=self.tokens[self.focus], pos=self.focus), self.lang, y=-1.4)
-        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
-        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
-        self.wait(PAUSE + 1)
-        self.title_group = VGroup(title, subtitle, note)
+        self.show_title(S("title", self.lang), S("subtitle", self.lang),
+                        S("model_note", self.lang, layer=self.layer, last=self.gpt.config.n_layer - 1,
+                          word=self.tokens[self.focus], pos=self.focus))
 
     def residual_add(self):
         self.beat("residual")

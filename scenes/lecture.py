@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import os
 
-from manim import Scene
+from manim import DOWN, UP, FadeIn, Scene, VGroup
 from manim.utils.exceptions import EndSceneEarlyException
 
+from . import style
 from .catalog import SCENES
+from .components import Label, caption
 from .params import ParamError, SceneSpec, pick_section
 
 ENV_MODEL, ENV_PARAMS, ENV_SECTION = "GPT_LECTURE_MODEL", "GPT_LECTURE_PARAMS", "GPT_LECTURE_SECTION"
@@ -84,6 +86,18 @@ class LectureScene(Scene):
             return marks
         one = marks[self.only_section]
         return [{**one, "start": 0.0, "end": round(one["end"] - one["start"], 3)}]
+
+    def show_title(self, title: str, subtitle: str, note: str, *, top: float = 1.2, note_y: float = -1.4,
+                   hold: float = 1.0) -> None:
+        """The title card: title, subtitle, and a note on what the numbers are. It stays (self.title_group) until
+        the next beat fades it out; `hold` is how long it is read, in seconds beyond style.PAUSE."""
+        title_m = Label(title, font_size=style.TITLE).move_to(UP * top)
+        subtitle_m = Label(subtitle, font_size=style.SUBTITLE, color=style.MUTED).next_to(title_m, DOWN, 0.45)
+        note_m = caption(note, self.lang, y=note_y)
+        self.play(FadeIn(title_m, shift=UP * 0.2), run_time=style.STEP)
+        self.play(FadeIn(subtitle_m), FadeIn(note_m), run_time=style.STEP)
+        self.wait(style.PAUSE + hold)
+        self.title_group = VGroup(title_m, subtitle_m, note_m)
 
     def tear_down(self):
         if self.only_section is None and self.beats_done != len(self.section_names):

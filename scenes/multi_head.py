@@ -76,7 +76,7 @@ S = SHARED | ATTENTION | Strings({
     "corner": {"en": "ours, to scale", "zh": "同比例下的我们"},
 })
 
-STEP, PAUSE = 1.2, 1.6       # seconds: an animation step, a pause to read
+STEP, PAUSE = style.STEP, style.PAUSE
 
 
 # --- the numbers: read from the trace, the weights and the configs ------------------------------
@@ -153,14 +153,10 @@ class MultiHead(LectureScene):
         self.beat("title")
         self.prepare()
         m = self.m
-        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.4)
-        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
         key = "layer_given" if m.choice["given"]["layer"] else "layer_note"
-        note = caption(S(key, self.lang, layer=m.layer, n=m.n_head, focus=m.tokens[m.focus]), self.lang, y=-1.3)
-        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
-        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
-        self.wait(PAUSE + 2)
-        self.title_group = VGroup(title, subtitle, note)
+        self.show_title(S("title", self.lang), S("subtitle", self.lang),
+                        S(key, self.lang, layer=m.layer, n=m.n_head, focus=m.tokens[m.focus]),
+                        top=1.4, note_y=-1.3, hold=2)
 
     def show_heads(self):
         self.beat("heads")

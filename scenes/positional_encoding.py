@@ -76,7 +76,7 @@ LEGEND_X = 3.55
 STRIP_WIDTH = 0.3
 BAR_WIDTH, BAR_UNIT = 0.2, 1.55               # weight 1 = 1.55 units tall
 ROW_B_Y = 0.35                                # the reversed row; bars hang below each row's indices
-STEP, PAUSE = 1.2, 1.6
+STEP, PAUSE = style.STEP, style.PAUSE
 
 
 class PositionalEncoding(LectureScene):
@@ -96,13 +96,8 @@ class PositionalEncoding(LectureScene):
     def title_card(self):
         self.beat("title")
         self.prepare()
-        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.2)
-        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
-        note = caption(S("model_note", self.lang, d=self.d, n_pos=self.n_pos), self.lang, y=-1.4)
-        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
-        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
-        self.wait(PAUSE + 1)
-        self.title_group = VGroup(title, subtitle, note)
+        self.show_title(S("title", self.lang), S("subtitle", self.lang),
+                        S("model_note", self.lang, d=self.d, n_pos=self.n_pos))
 
     def show_the_table(self):
         self.beat("table")

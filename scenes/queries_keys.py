@@ -81,7 +81,7 @@ S = SHARED | ATTENTION | Strings({
     "score_scale": {"en": "score q·k", "zh": "分数 q·k"},
 })
 
-STEP, PAUSE = 1.2, 1.6           # seconds: an animation step, a pause to read
+STEP, PAUSE = style.STEP, style.PAUSE
 HEADER_Y = 3.25                  # the formula line at the top
 TOP = 3.55                       # top of the title-safe area, less a hair
 
@@ -196,17 +196,11 @@ class AttentionChapterScene(LectureScene):
     def title_card(self, strings: Strings):
         """Title, subtitle and which head is shown (and why); they leave with clear_title() in the next beat."""
         h = self.h
-        title = Label(strings("title", self.lang), font_size=style.TITLE).move_to(UP * 1.3)
-        subtitle = Label(strings("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED)
-        subtitle.next_to(title, DOWN, 0.45)
         given = h.choice["given"]["layer"] or h.choice["given"]["head"]
-        note = caption(S("given" if given else "chosen", self.lang, layer=h.layer, head=h.head,
-                         focus=h.word(h.focus), score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang)),
-                       self.lang, y=-1.3)
-        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
-        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
-        self.wait(PAUSE + 1.5)
-        self.title_group = VGroup(title, subtitle, note)
+        self.show_title(strings("title", self.lang), strings("subtitle", self.lang),
+                        S("given" if given else "chosen", self.lang, layer=h.layer, head=h.head, focus=h.word(h.focus),
+                          score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang)),
+                        top=1.3, note_y=-1.3, hold=1.5)
 
     def clear_title(self):
         self.play(FadeOut(self.title_group), run_time=0.8)

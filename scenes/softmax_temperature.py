@@ -123,7 +123,7 @@ PROB_BAR = (1.6, 3.0)        # left edge and width (= 100 %) of the probability 
 PERCENT_RIGHT = 6.2
 HEADER_BASELINE = 1.95
 FIRST_ROW, PITCH = 1.25, 0.54
-STEP, PAUSE = 1.2, 1.6       # seconds: an animation step, a pause to read
+STEP, PAUSE = style.STEP, style.PAUSE
 
 
 class SoftmaxTemperature(LectureScene):
@@ -146,15 +146,9 @@ class SoftmaxTemperature(LectureScene):
         self.beat("title")
         self.prepare()
         shape = self.gpt.config
-        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.2)
-        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
-        note = caption(S("model_note", self.lang, layers=shape.n_layer, d=shape.n_embd, vocab=shape.vocab_size),
-                       self.lang, y=-1.4)
         self.values["model"] = {"n_layer": shape.n_layer, "n_embd": shape.n_embd, "vocab_size": shape.vocab_size}
-        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
-        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
-        self.wait(PAUSE + 1)
-        self.title_group = VGroup(title, subtitle, note)
+        self.show_title(S("title", self.lang), S("subtitle", self.lang),
+                        S("model_note", self.lang, layers=shape.n_layer, d=shape.n_embd, vocab=shape.vocab_size))
 
     def read_prompt(self):
         self.beat("prompt")

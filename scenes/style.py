@@ -60,6 +60,8 @@ SMALL = font_size_for_px(24)     # position indices, column notes: the legibilit
 LABEL = font_size_for_px(25)     # token words, numbers
 CAPTION = font_size_for_px(25)
 HEADER = font_size_for_px(27)
+STEP, PAUSE = 1.2, 1.6   # seconds: an animation step, a pause to read
+
 TITLE = font_size_for_px(44)
 SUBTITLE = font_size_for_px(28)
 

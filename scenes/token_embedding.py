@@ -60,7 +60,7 @@ TABLE_LEFT, TABLE_WIDTH = -6.0, 9.2           # W_E, one column per word
 TABLE_TOP, TABLE_HEIGHT = 1.6, 2.56           # 64 rows of 0.04
 VECTOR_X = 5.0                                # the looked-up column, as numbers
 STRIP_WIDTH = 0.3
-STEP, PAUSE = 1.2, 1.6                        # seconds: an animation step, a pause to read
+STEP, PAUSE = style.STEP, style.PAUSE
 
 
 class TokenEmbedding(LectureScene):
@@ -78,13 +78,8 @@ class TokenEmbedding(LectureScene):
     def title_card(self):
         self.beat("title")
         self.prepare()
-        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.2)
-        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
-        note = caption(S("model_note", self.lang, d=self.d, vocab=self.vocab), self.lang, y=-1.4)
-        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
-        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
-        self.wait(PAUSE + 1)
-        self.title_group = VGroup(title, subtitle, note)
+        self.show_title(S("title", self.lang), S("subtitle", self.lang),
+                        S("model_note", self.lang, d=self.d, vocab=self.vocab))
 
     def split_into_tokens(self):
         self.beat("tokens")

@@ -195,7 +195,7 @@ OUT_X, OUT_TOP = 4.9, 2.75
 LEGEND_Y = -1.85
 FORMULA_Y = 3.2
 PROMPT_Y, ARC_ANGLE = 1.5, -0.55
-STEP, PAUSE = 1.2, 1.6       # seconds: an animation step, a pause to read
+STEP, PAUSE = style.STEP, style.PAUSE
 
 
 class ValuesUpdate(LectureScene):
@@ -219,8 +219,6 @@ class ValuesUpdate(LectureScene):
         self.beat("title")
         self.prepare()
         h = self.h
-        title = Label(S("title", self.lang), font_size=style.TITLE).move_to(UP * 1.4)
-        subtitle = Label(S("subtitle", self.lang), font_size=style.SUBTITLE, color=MUTED).next_to(title, DOWN, 0.45)
         given = h.choice["given"]["layer"] or h.choice["given"]["head"]
         if given:   # the user's head: say where it looks
             note = S("given", self.lang, layer=h.layer, head=h.head, focus=h.tokens[h.focus],
@@ -229,11 +227,7 @@ class ValuesUpdate(LectureScene):
             keys = " ".join(h.tokens[k] for k in h.choice["keys"])
             note = S("chosen", self.lang, layer=h.layer, head=h.head, focus=h.tokens[h.focus], src=keys,
                      score=style.percent(h.choice["score"]))
-        note = caption(note, self.lang, y=-1.3)
-        self.play(FadeIn(title, shift=UP * 0.2), run_time=STEP)
-        self.play(FadeIn(subtitle), FadeIn(note), run_time=STEP)
-        self.wait(PAUSE + 2)
-        self.title_group = VGroup(title, subtitle, note)
+        self.show_title(S("title", self.lang), S("subtitle", self.lang), note, top=1.4, note_y=-1.3, hold=2)
 
     def make_values(self):
         self.beat("values")
