@@ -31,9 +31,7 @@ def best_lookback_head(trace: dict, query: int, keys: list[int]) -> dict:
 
 def head_contribution(gpt: NumpyGPT, trace: dict, layer: int, head: int) -> np.ndarray:
     """ΔE from one head: its output through its own rows of W_O (T × d_model). The heads' sum + b_O is attn.out."""
-    c = gpt.config
-    _check_head(gpt, layer, head)
-    W_O = gpt.p(f"h.{layer}.attn.c_proj.weight")[head * c.d_head:(head + 1) * c.d_head]
+    W_O = gpt.head(layer, head).W_O      # checks the head exists before the trace is indexed
     return trace["layers"][layer]["attn"]["head_out"][head] @ W_O
 
 

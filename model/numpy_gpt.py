@@ -8,6 +8,7 @@ float32 and the maths runs in float64: numbers are rounded only for display.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -79,6 +80,43 @@ def softmax_steps(logits) -> dict:
     return {"exp": e, "sum": float(e.sum()), "probabilities": e / e.sum()}
 
 
+@dataclass(frozen=True)
+class HeadWeights:
+    """One attention head's own weights, sliced once from GPT-2's fused tensors (row vectors: q = x @ W_Q + b_Q).
+
+    W_Q, W_K, W_V: d_model × d_head    (columns h·d_head … (h+1)·d_head − 1 of c_attn's q, k and v thirds)
+    b_Q, b_K, b_V: d_head
+    W_O:           d_head × d_model    (the head's rows of c_proj: its output's share of the layer's update)
+    The layer's W_O bias (c_proj.bias, d_model) is shared by all heads, so it is not here:
+    `gpt.attn_out_bias(layer)` gives it.
+    """
+    layer: int
+    head: int
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    W_V: np.ndarray
+    b_Q: np.ndarray
+    b_K: np.ndarray
+    b_V: np.ndarray
+    W_O: np.ndarray
+
+
+@dataclass(frozen=True)
+class MLPWeights:
+    """One layer's MLP, MLP(x) = GELU(x @ W_in + b_in) @ W_out + b_out (row vectors).
+
+    W_in:  d_model × d_mlp   (row i of W_inᵀ, i.e. column i of W_in, is neuron i's "question")
+    b_in:  d_mlp
+    W_out: d_mlp × d_model   (row i is neuron i's output direction)
+    b_out: d_model
+    """
+    layer: int
+    W_in: np.ndarray
+    b_in: np.ndarray
+    W_out: np.ndarray
+    b_out: np.ndarray
+
+
 class NumpyGPT:
     def __init__(self, config: GPTConfig, params: dict[str, np.ndarray], tokenizer: WordTokenizer):
         self.config, self.tokenizer = config, tokenizer
@@ -91,6 +129,52 @@ class NumpyGPT:
 
     def p(self, name: str) -> np.ndarray:
         return self.params["transformer." + name]
+
+    # --- named model parts (TransformerLens-style W_Q[l, h]), the only place fused tensors are sliced ---
+    def _check_layer(self, layer: int) -> None:
+        if not isinstance(layer, (int, np.integer)) or not 0 <= layer < self.config.n_layer:
+            raise ModelError(f"no layer {layer!r}: the model has {self.config.n_layer} layers "
+                             f"(0..{self.config.n_layer - 1})")
+
+    def head(self, layer: int, h: int) -> HeadWeights:
+        """Head h of `layer`: W_Q, W_K, W_V (d_model × d_head), b_Q, b_K, b_V (d_head), W_O (d_head × d_model)."""
+        c = self.config
+        self._check_layer(layer)
+        if not isinstance(h, (int, np.integer)) or not 0 <= h < c.n_head:
+            raise ModelError(f"no head {layer}.{h}: the model has {c.n_layer} layers of {c.n_head} heads")
+        cols = slice(h * c.d_head, (h + 1) * c.d_head)
+        W_q, W_k, W_v = np.split(self.p(f"h.{layer}.attn.c_attn.weight"), 3, axis=1)
+        b_q, b_k, b_v = np.split(self.p(f"h.{layer}.attn.c_attn.bias"), 3)
+        return HeadWeights(layer=int(layer), head=int(h), W_Q=W_q[:, cols], W_K=W_k[:, cols], W_V=W_v[:, cols],
+                           b_Q=b_q[cols], b_K=b_k[cols], b_V=b_v[cols],
+                           W_O=self.p(f"h.{layer}.attn.c_proj.weight")[cols])
+
+    def attn_out_bias(self, layer: int) -> np.ndarray:
+        """b_O of `layer` (d_model): added once to the sum of the heads' updates."""
+        self._check_layer(layer)
+        return self.p(f"h.{layer}.attn.c_proj.bias")
+
+    def attn_out_weight(self, layer: int) -> np.ndarray:
+        """W_O of `layer` (n_head·d_head × d_model): every head's rows, stacked in head order."""
+        self._check_layer(layer)
+        return self.p(f"h.{layer}.attn.c_proj.weight")
+
+    def mlp(self, layer: int) -> MLPWeights:
+        """The MLP of `layer`: W_in (d_model × d_mlp), b_in (d_mlp), W_out (d_mlp × d_model), b_out (d_model)."""
+        self._check_layer(layer)
+        h = f"h.{layer}.mlp."
+        return MLPWeights(layer=int(layer), W_in=self.p(h + "c_fc.weight"), b_in=self.p(h + "c_fc.bias"),
+                          W_out=self.p(h + "c_proj.weight"), b_out=self.p(h + "c_proj.bias"))
+
+    @property
+    def W_E(self) -> np.ndarray:
+        """Token embedding (vocabulary × d_model); the unembedding is its transpose (tied)."""
+        return self.p("wte.weight")
+
+    @property
+    def W_pos(self) -> np.ndarray:
+        """Position table (n_positions × d_model)."""
+        return self.p("wpe.weight")
 
     def encode(self, prompt: str) -> list[int]:
         return self.tokenizer.encode(prompt, max_len=self.config.n_positions)
@@ -127,7 +211,7 @@ class NumpyGPT:
         x = x + layer["attn"]["out"]
         layer["resid_mid"] = x
         layer["ln_2"] = layer_norm(x, self.p(h + "ln_2.weight"), self.p(h + "ln_2.bias"), c.layer_norm_epsilon)
-        layer["mlp"] = self.mlp(i, layer["ln_2"]["out"])
+        layer["mlp"] = self.feed_forward(i, layer["ln_2"]["out"])
         x = x + layer["mlp"]["out"]
         layer["resid_post"] = x
         return layer, x
@@ -158,11 +242,11 @@ class NumpyGPT:
                 "weights": weights, "weighted_values": weighted_values, "head_out": head_out,
                 "concat": concat, "out": out}
 
-    def mlp(self, i: int, X):
-        h = f"h.{i}.mlp."
-        pre = X @ self.p(h + "c_fc.weight") + self.p(h + "c_fc.bias")
+    def feed_forward(self, i: int, X):
+        m = self.mlp(i)
+        pre = X @ m.W_in + m.b_in
         act = gelu(pre)
-        out = act @ self.p(h + "c_proj.weight") + self.p(h + "c_proj.bias")
+        out = act @ m.W_out + m.b_out
         return {"pre": pre, "act": act, "out": out}
 
     def next_token_probabilities(self, prompt, temperature: float = 1.0) -> np.ndarray:

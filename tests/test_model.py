@@ -176,3 +176,36 @@ def test_softmax_steps_divide_out_to_the_probabilities():
     np.testing.assert_allclose(steps["probabilities"], probabilities(LOGITS, 1.0), rtol=1e-12)
     with pytest.raises(ModelError, match="overflows"):
         softmax_steps([1000.0, 0.0])
+
+
+def test_named_parts_are_the_fused_tensors_sliced(gpt):
+    """gpt.head(l, h) and gpt.mlp(l) reproduce the trace's per-head q/k/v/ΔE and the MLP, from named weights."""
+    trace = gpt.trace("michael jordan plays")
+    c = gpt.config
+    for layer in range(c.n_layer):
+        X = trace["layers"][layer]["ln_1"]["out"]
+        attn = trace["layers"][layer]["attn"]
+        total = gpt.attn_out_bias(layer).copy()
+        for h in range(c.n_head):
+            w = gpt.head(layer, h)
+            assert w.W_Q.shape == w.W_K.shape == w.W_V.shape == (c.n_embd, c.d_head)
+            assert w.W_O.shape == (c.d_head, c.n_embd) and w.b_Q.shape == (c.d_head,)
+            np.testing.assert_allclose(X @ w.W_Q + w.b_Q, attn["q"][h], atol=1e-12)
+            np.testing.assert_allclose(X @ w.W_K + w.b_K, attn["k"][h], atol=1e-12)
+            np.testing.assert_allclose(X @ w.W_V + w.b_V, attn["v"][h], atol=1e-12)
+            total = total + attn["head_out"][h] @ w.W_O
+        np.testing.assert_allclose(total, attn["out"], atol=1e-10)
+        m = gpt.mlp(layer)
+        assert m.W_in.shape == (c.n_embd, c.n_inner) and m.W_out.shape == (c.n_inner, c.n_embd)
+        mlp = trace["layers"][layer]["mlp"]
+        np.testing.assert_allclose(trace["layers"][layer]["ln_2"]["out"] @ m.W_in + m.b_in, mlp["pre"], atol=1e-12)
+        np.testing.assert_allclose(mlp["act"] @ m.W_out + m.b_out, mlp["out"], atol=1e-12)
+
+
+@pytest.mark.parametrize("layer, head", [(-1, 0), (99, 0), (0, -1), (0, 99)])
+def test_named_parts_reject_a_part_the_model_lacks(gpt, layer, head):
+    with pytest.raises(ModelError, match="no (layer|head)"):
+        gpt.head(layer, head)
+    if head == 0:
+        with pytest.raises(ModelError, match="no layer"):
+            gpt.mlp(layer)
