@@ -14,9 +14,11 @@ at the end with exit 1; Ctrl-C leaves every finished output intact (exit 130).
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import json
 import os
+import platform
 import re
 import shutil
 import signal
@@ -35,8 +37,8 @@ sys.path.insert(0, str(REPO))
 from scenes.catalog import SCENES, find  # noqa: E402  (light: no manim, no model)
 from scenes.params import ParamError, SceneSpec, canonical_json, pick_section  # noqa: E402
 
-RENDER_VERSION = "2"   # bump when render.py changes what it writes, to invalidate every cache entry
-EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+RENDER_VERSION = "3"   # bump when render.py changes what it writes, to invalidate every cache entry
+EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141
 
 QUALITIES = {  # name: (manim quality, directory, width, height, fps)
     "preview": ("low_quality", 854, 480, 15),
@@ -121,22 +123,95 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def used_sources(root: Path = REPO) -> dict[str, str]:
-    """sha256 of every file of this repository that the current process has imported (scenes/, model/).
+def module_file(name: str, root: Path = REPO) -> Path | None:
+    """The project file that `import name` loads from root (a module or a package's __init__), else None."""
+    parts = name.split(".")
+    if not all(p.isidentifier() for p in parts):
+        return None
+    base = root.joinpath(*parts)
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
 
-    A worker calls this after its render: exactly the scene's own file, the shared
-    scene modules and the model code it used, so an unrelated edit (another scene,
-    the training code) does not invalidate it.
+
+def module_name(path: Path, root: Path = REPO) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_names(path: Path, root: Path = REPO) -> set[str]:
+    """Every module name that the file could import, wherever the import statement is.
+
+    A static walk of the whole syntax tree: module-level imports, imports inside functions, methods, `if` and
+    `try` blocks (whether or not that code runs), relative imports, `from package import submodule`, and
+    `importlib.import_module("literal")` / `__import__("literal")`.
     """
-    files = {}
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    here = module_name(path, root)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[:len(parts) - (node.level - 1)] if node.level > 1 else parts
+                base = ".".join(parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            if base:
+                names.add(base)
+            names.update(f"{base}.{a.name}" if base else a.name for a in node.names if a.name != "*")
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in ("import_module", "__import__"):
+                names.add(node.args[0].value)
+    return names
+
+
+def source_closure(entries: list[Path], root: Path = REPO) -> list[Path]:
+    """The project files reachable from `entries` through imports at any depth (see imported_names), with the
+    __init__.py of every package on the way. Names that do not resolve to a file under root (numpy, manim, the
+    standard library) are not followed."""
+    seen: set[Path] = set()
+    todo = [p.resolve() for p in entries]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in imported_names(path, root):
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):   # importing a.b.c runs a/__init__.py and a/b/__init__.py too
+                found = module_file(".".join(parts[:i]), root)
+                if found is not None and found.resolve() not in seen:
+                    todo.append(found.resolve())
+    return sorted(seen)
+
+
+def digests(paths, root: Path = REPO) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): file_digest(p) for p in sorted(paths)}
+
+
+def loaded_project_files(root: Path = REPO) -> set[Path]:
+    """The project's .py files in this process's sys.modules (the installed packages in .venv excluded)."""
+    files = set()
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
-        if not path:
+        if not path or not path.endswith(".py"):
             continue
         path = Path(path).resolve()
-        if path.suffix == ".py" and path.parent in (root / "scenes", root / "model"):
-            files[path.relative_to(root).as_posix()] = file_digest(path)
-    return dict(sorted(files.items()))
+        try:
+            rel = path.relative_to(root)
+        except ValueError:
+            continue
+        if not any(part.startswith(".") or part == "site-packages" for part in rel.parts):
+            files.add(path)
+    return files
 
 
 def sources_unchanged(sources: dict, root: Path = REPO) -> bool:
@@ -153,9 +228,54 @@ def model_digest(model_dir: Path) -> dict:
             "tokenizer_sha256": file_digest(model_dir / "tokenizer.json")}
 
 
-def cache_key(job: Job, model: dict, manim_version: str) -> str:
-    """Everything but the source files, which the manifest lists with their hashes (see used_sources)."""
-    parts = {"render": RENDER_VERSION, "model": model, "manim": manim_version,
+# The Python distributions whose code draws, encodes or computes what a clip shows.
+RENDER_DISTRIBUTIONS = ("manim", "numpy", "scipy", "pycairo", "ManimPango", "av", "pillow", "tokenizers",
+                        "safetensors")
+# The Debian packages of scripts/setup.sh that end up in the pixels: LaTeX and dvisvgm (formulas and numbers),
+# the CJK fonts (Chinese text), cairo and pango (drawing and text layout). Not the compilers (build-essential,
+# python3-dev, pkg-config). tests/test_render.py keeps this list in step with setup.sh.
+RENDER_DEBIAN_PACKAGES = ("texlive-latex-base", "texlive-latex-extra", "texlive-fonts-recommended", "dvisvgm",
+                          "fonts-noto-cjk", "libcairo2-dev", "libpango1.0-dev")
+NO_DPKG_TOOLS = ("latex", "dvisvgm")   # without dpkg: the first line of each one's --version
+
+
+def debian_versions(packages=RENDER_DEBIAN_PACKAGES) -> dict:
+    """{package: version, or "not installed"} from dpkg-query; without dpkg, the LaTeX tools' own versions."""
+    try:
+        r = subprocess.run(["dpkg-query", "-W", "-f", "${Package}\t${Status}\t${Version}\n", *packages],
+                           capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        tools = {}
+        for tool in NO_DPKG_TOOLS:
+            try:
+                out = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=30).stdout
+                tools[tool] = (out.strip().splitlines() or ["unknown"])[0]
+            except (OSError, subprocess.TimeoutExpired):
+                tools[tool] = "not found"
+        return {"dpkg": "absent", "tools": tools}
+    versions = {p: "not installed" for p in packages}
+    for line in r.stdout.splitlines():
+        name, status, version = (line.split("\t") + ["", ""])[:3]
+        if name in versions and status.endswith(" installed"):
+            versions[name] = version
+    return versions
+
+
+def environment() -> dict:
+    """Everything outside the project that a render's output depends on, as versions."""
+    versions = {}
+    for dist in RENDER_DISTRIBUTIONS:
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = "not installed"
+    return {"python": platform.python_version(), "distributions": versions, "debian": debian_versions()}
+
+
+def cache_key(job: Job, model: dict, env: dict) -> str:
+    """Everything known before the render; the project's source files are checked separately, against the
+    sha256 of each one that the manifest lists (see source_closure)."""
+    parts = {"render": RENDER_VERSION, "model": model, "environment": env,
              "params": job.params, "quality": job.quality, "format": job.format,
              "transparent": job.transparent, "section": job.section}
     return hashlib.sha256(canonical_json(parts).encode()).hexdigest()
@@ -166,7 +286,7 @@ def up_to_date(job: Job) -> bool:
         manifest = json.loads(job.manifest.read_text())
     except (OSError, ValueError):
         return False
-    return (manifest.get("cache_key") == job.key and job.output.is_file()
+    return (bool(manifest.get("cache_key")) and manifest.get("cache_key") == job.key and job.output.is_file()
             and sources_unchanged(manifest.get("sources") or {}))
 
 
@@ -330,13 +450,17 @@ def model_directory(settings: dict) -> Path:
     return Path(chosen).resolve()
 
 
-def resolve(jobs: list[Job], model_dir: Path, media: Path) -> None:
-    """Validate every parameter against the model, then fix each job's output name."""
+def load_model(model_dir: Path):
     from model import ModelError, NumpyGPT
     try:
-        gpt = NumpyGPT.load(model_dir)
+        return NumpyGPT.load(model_dir)
     except ModelError as e:
         raise UsageError(f"model: {e}") from None
+
+
+def resolve(jobs: list[Job], model_dir: Path, media: Path) -> None:
+    """Validate every parameter against the model, then fix each job's output name."""
+    gpt = load_model(model_dir)
     names = set()
     expanded = []
     for job in jobs:
@@ -369,12 +493,12 @@ def relative(path: Path) -> str:
         return str(path)
 
 
-def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict, manim_version: str,
+def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict, env: dict,
         force: bool = False, dry_run: bool = False) -> int:
     start = time.monotonic()
     work_root = media / ".work"
     clean_stale(work_root)
-    todo, skipped, failed, done = [], [], [], []
+    todo, skipped, failed, done, uncached = [], [], [], [], []
     width = max(len(j.name) for j in jobs)
     for i, job in enumerate(jobs, 1):
         job.index = i
@@ -401,11 +525,13 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
                 shutil.rmtree(work, ignore_errors=True)
                 work.mkdir(parents=True)
                 spec_file = work / "job.json"
+                hashed_at = time.time_ns()
+                before = digests(source_closure([REPO / "render.py", REPO / job.spec.path]))
                 spec_file.write_text(json.dumps({
                     "scene": job.spec.name, "params": job.params, "quality": job.quality, "format": job.format,
                     "transparent": job.transparent, "section": job.section, "output": str(job.output),
-                    "model_dir": str(model_dir), "model": model, "manim_version": manim_version,
-                    "cache_key": job.key, "work": str(work), "slot_dir": str(media / ".cache" / f"slot-{slot}"),
+                    "model_dir": str(model_dir), "model": model, "environment": env,
+                    "sources": before, "hashed_at_ns": hashed_at, "cache_key": job.key, "work": str(work), "slot_dir": str(media / ".cache" / f"slot-{slot}"),
                     "repo": str(REPO),
                 }, ensure_ascii=False))
                 log = open(work / "log.txt", "w")
@@ -423,7 +549,14 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
                 del running[pid]
                 free_slots.append(slot)
                 seconds = time.monotonic() - t0
-                if proc.returncode == 0 and up_to_date(job):
+                stale = work / "stale.txt"
+                if proc.returncode == 0 and stale.is_file() and job.output.is_file():
+                    uncached.append(job)
+                    print(f"[{job.index}/{len(jobs)}] {job.name:<{width}}  rendered but NOT cached: "
+                          f"{stale.read_text().strip()} changed during the render, so the next run renders it "
+                          f"again -> {relative(job.output)}", flush=True)
+                    shutil.rmtree(work, ignore_errors=True)
+                elif proc.returncode == 0 and up_to_date(job):
                     done.append(job)
                     print(f"[{job.index}/{len(jobs)}] {job.name:<{width}}  done in {seconds:.1f} s "
                           f"-> {relative(job.output)}", flush=True)
@@ -446,7 +579,8 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
         print(f"interrupted: stopped {len(running)} render(s); finished outputs are intact", file=sys.stderr)
         return EXIT_INTERRUPTED
     total = time.monotonic() - start
-    print(f"{len(jobs)} scene(s): {len(done)} rendered, {len(skipped)} skipped, {len(failed)} failed "
+    not_cached = f", {len(uncached)} rendered but not cached" if uncached else ""
+    print(f"{len(jobs)} scene(s): {len(done)} rendered{not_cached}, {len(skipped)} skipped, {len(failed)} failed "
           f"in {total:.1f} s", flush=True)
     for job, log, reason in failed:
         print(f"failed: {job.name}: {reason} (log: {relative(log)})", file=sys.stderr)
@@ -538,7 +672,10 @@ def worker(job_file: Path) -> int:
     try:
         started = time.monotonic()
         produced, scene = render_scene(job, work)
-        write_outputs(job, produced, scene, time.monotonic() - started)
+        sources, changed = sources_after_render(job, Path(job["repo"]))
+        if changed:
+            (work / "stale.txt").write_text(", ".join(changed) + "\n")
+        write_outputs(job, produced, scene, time.monotonic() - started, sources, changed)
         return 0
     except BaseException as e:  # noqa: BLE001 - every failure becomes one line for the parent
         if isinstance(e, SystemExit) and e.code == EXIT_INTERRUPTED:
@@ -587,8 +724,44 @@ def render_scene(job: dict, work: Path):
     return produced, scene
 
 
-def write_outputs(job: dict, produced: Path, scene, seconds: float) -> None:
-    """Old manifest out, new clip in (one rename), new manifest in (one rename): never half-written."""
+def sources_after_render(job: dict, root: Path) -> tuple[dict, list[str]]:
+    """The sources this render used, with their sha256, and those that changed while it ran.
+
+    The parent hashed the import closure (source_closure) before it started this process, so every file in
+    it was read by this process after it was hashed; if a file's sha256 is the same after the render, the
+    render used that content. A project file this process imported that the static walk could not see
+    (a computed module name) is added if it was last modified before the hash was taken, and counts as
+    changed otherwise.
+    """
+    before = job["sources"]
+    changed = []
+    for rel, digest in before.items():
+        try:
+            if file_digest(root / rel) != digest:
+                changed.append(rel)
+        except OSError:
+            changed.append(rel)
+    sources = dict(before)
+    for path in sorted(loaded_project_files(root)):
+        rel = path.relative_to(root).as_posix()
+        if rel in sources:
+            continue
+        try:
+            if path.stat().st_mtime_ns >= job["hashed_at_ns"]:
+                changed.append(rel)
+            else:
+                sources[rel] = file_digest(path)
+        except OSError:
+            changed.append(rel)
+    return dict(sorted(sources.items())), sorted(changed)
+
+
+def write_outputs(job: dict, produced: Path, scene, seconds: float, sources: dict, changed=()) -> None:
+    """Old manifest out, new clip in (one rename), new manifest in (one rename): never half-written.
+
+    A render whose sources changed while it ran gets a manifest with no cache_key and no sources, and the
+    changed files under changed_during_render: its numbers are recorded, but it claims no version of the code,
+    so the next run renders it again."""
     from model import to_jsonable
     output = Path(job["output"])
     manifest = manifest_path(output)
@@ -609,8 +782,10 @@ def write_outputs(job: dict, produced: Path, scene, seconds: float) -> None:
         "sections": scene.section_names,
         "timeline": scene.timeline() if job["format"] != "png" else [],
         "model": {"dir": model_dir_shown, **job["model"], "config": scene.gpt.config.as_dict()},
-        "manim_version": job["manim_version"], "cache_key": job["cache_key"],
-        "sources": used_sources(Path(job["repo"])),
+        "manim_version": job["environment"]["distributions"]["manim"], "environment": job["environment"],
+        "cache_key": None if changed else job["cache_key"],
+        "sources": {} if changed else sources,
+        **({"changed_during_render": list(changed)} if changed else {}),
         "render_seconds": round(seconds, 2),
         "values": to_jsonable(scene.values),
     }
@@ -620,14 +795,18 @@ def write_outputs(job: dict, produced: Path, scene, seconds: float) -> None:
 
 
 # --- list ---------------------------------------------------------------------------------------
-def list_scenes() -> None:
+def list_scenes(gpt, model_dir: Path) -> None:
+    """Every scene, its parameters and sections; index ranges are those of the model a render would use."""
+    c = gpt.config
+    print(f"model: {relative(model_dir)} ({c.n_layer} layers, {c.n_head} heads, {c.n_positions} positions; "
+          f"the index ranges below are this model's)")
     for spec in SCENES.values():
         print(f"{spec.name}  ({spec.path}, class {spec.cls})")
         print(f"  {spec.summary}")
         width = max(len(p.name) for p in spec.params)
-        kinds = max(len(p.kind.name) for p in spec.params)
+        kinds = max(len(p.kind_name(gpt)) for p in spec.params)
         for p in spec.params:
-            print(f"    {p.name:<{width}}  {p.kind.name:<{kinds}}  default {p.show_default():<20}  {p.help}")
+            print(f"    {p.name:<{width}}  {p.kind_name(gpt):<{kinds}}  default {p.show_default():<20}  {p.help}")
         print(f"  sections (default parameters): {', '.join(spec.section_names(spec.defaults()))}")
 
 
@@ -640,7 +819,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.scenes[:1] == ["list"]:
             if len(args.scenes) > 1:
                 raise UsageError("`list` takes no scene names")
-            list_scenes()
+            chosen = args.model
+            if chosen is None and args.config:   # the recipe's model, as a render of that recipe would use
+                lecture, _ = read_recipe(args.config)
+                chosen = args.config.parent / lecture["model"] if "model" in lecture else None
+            model_dir = model_directory({"model": chosen})
+            gpt = load_model(model_dir)
+            try:
+                list_scenes(gpt, model_dir)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                # The reader stopped early (`render.py list | head`): nothing is wrong, so nothing is printed.
+                # Point stdout at /dev/null so the flush at exit cannot fail again; exit as a tool killed by
+                # SIGPIPE would (128 + 13).
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return EXIT_BROKEN_PIPE
             return 0
         jobs, settings = plan(args)
         if not jobs:
@@ -652,11 +845,11 @@ def main(argv: list[str] | None = None) -> int:
             model = model_digest(model_dir)
         except OSError as e:
             raise UsageError(f"model: cannot read {e.filename}") from None
-        manim_version = metadata.version("manim")
+        env = environment()
         for job in jobs:
-            job.key = cache_key(job, model, manim_version)
+            job.key = cache_key(job, model, env)
         n_jobs = settings["jobs"] or os.cpu_count() or 1
-        return run(jobs, min(n_jobs, len(jobs)), media, model_dir, model, manim_version, force=args.force,
+        return run(jobs, min(n_jobs, len(jobs)), media, model_dir, model, env, force=args.force,
                    dry_run=args.dry_run)
     except (UsageError, ParamError) as e:
         print(f"render.py: error: {e}", file=sys.stderr)

@@ -7,7 +7,7 @@ scene (through LectureScene.params) and the tests all read this file.
 
 from __future__ import annotations
 
-from .params import AUTO, Choice, Int, Param, ParamError, SceneSpec, Temperatures, Text, check_prompt
+from .params import AUTO, Choice, Int, Param, ParamError, SceneSpec, Temperatures, Text, bounded_by, check_prompt
 
 LANG = Param("lang", Choice("en", "zh"), "en", "language of all on-screen text (same layout in both)")
 
@@ -63,6 +63,7 @@ class IndexOrAuto(Int):
         return str(value)
 
 
+@bounded_by("n_positions")
 def _check_focus(value, model):
     """Within the context; that it is within the prompt is checked when the prompt is known (the scene)."""
     if not 0 <= value < model.config.n_positions:
@@ -81,6 +82,7 @@ def _focus_in_prompt(values, model):
         raise ParamError(f"focus: the prompt has {T} tokens (positions 0..{T - 1}), got {values['focus']}")
 
 
+@bounded_by("n_layer")
 def _check_layer(value, model):
     if not 0 <= value < model.config.n_layer:
         raise ParamError(f"the model has {model.config.n_layer} layers (0..{model.config.n_layer - 1}), got {value}")

@@ -53,7 +53,11 @@ class Text(Kind):
 class Int(Kind):
     def __init__(self, lo: int, hi: int):
         self.lo, self.hi = lo, hi
-        self.name = f"integer {lo}..{hi}"
+        self.name = self.range_name(lo, hi)
+
+    @staticmethod
+    def range_name(lo: int, hi: int) -> str:
+        return f"integer {lo}..{hi}"
 
     def parse(self, text):
         try:
@@ -129,6 +133,14 @@ class Param:
 
     def show_default(self) -> str:
         return AUTO if self.default == AUTO else self.kind.show(self.default)
+
+    def kind_name(self, model=None) -> str:
+        """The type as `render.py list` shows it: an index bounded by the model (see bounded_by) with that
+        model's real range, e.g. "integer 0..1" for the layer of a 2-layer model rather than the declared 0..63."""
+        field_name = getattr(self.check, "config_field", None)
+        if model is None or field_name is None or not isinstance(self.kind, Int):
+            return self.kind.name
+        return Int.range_name(self.kind.lo, min(self.kind.hi, getattr(model.config, field_name) - 1))
 
 
 @dataclass(frozen=True)
@@ -211,8 +223,18 @@ def check_prompt(prompt: str, model) -> None:
         raise ParamError(str(e)) from None
 
 
+def bounded_by(config_field: str):
+    """Mark a parameter check as limiting an index to range(model.config.<config_field>), so that
+    Param.kind_name (and `render.py list`) can show the loaded model's real range."""
+    def mark(check):
+        check.config_field = config_field
+        return check
+    return mark
+
+
 def model_index(config_field: str, what: str) -> Callable[[Any, Any], None]:
     """A check for an index into the model, e.g. model_index("n_layer", "layers")."""
+    @bounded_by(config_field)
     def check(value, model):
         limit = getattr(model.config, config_field)
         if not 0 <= value < limit:

@@ -25,11 +25,14 @@ CHEAP = ["--format", "png", "--section", "title"]   # the quickest real render: 
 
 
 # --- discovery ---------------------------------------------------------------------------
-def test_list_shows_every_scene_with_its_parameters():
+def test_list_shows_every_scene_with_its_parameters(gpt):
     r = run_render("list")
     assert r.returncode == 0, r.stderr
+    header, *lines = r.stdout.splitlines()
+    c = gpt.config
+    assert header.startswith(f"model: model/weights ({c.n_layer} layers, {c.n_head} heads, {c.n_positions} positions")
     blocks = {}
-    for line in r.stdout.splitlines():
+    for line in lines:
         if not line.startswith(" "):
             blocks[line.split()[0]] = []
         else:
@@ -38,8 +41,53 @@ def test_list_shows_every_scene_with_its_parameters():
     for spec in SCENES.values():
         for p in spec.params:
             line = next(line for line in blocks[spec.name] if line.startswith(p.name + " "))
-            assert p.kind.name in line and p.show_default() in line and p.help[:30] in line
+            assert p.kind_name(gpt) in line and p.show_default() in line and p.help[:30] in line
     assert "t0.5" in r.stdout  # the sections, as they follow from the default sweep
+
+    # Indices show the loaded model's real ranges, not the declared bounds (0..63 layers, 0..1023 positions).
+    real = {"layer": f"integer 0..{c.n_layer - 1}", "head": f"integer 0..{c.n_head - 1}",
+            "focus": f"integer 0..{c.n_positions - 1}"}
+    seen = set()
+    for name, block in blocks.items():
+        for line in block:
+            param = line.split()[0]
+            if param in real:
+                assert real[param] + " " in line, (name, line)
+                seen.add(param)
+    assert seen == set(real)
+    assert "0..63" not in r.stdout and "0..1023" not in r.stdout
+
+
+def test_list_reads_the_model_a_render_would_use(tmp_path):
+    r = run_render("list", "--model", tmp_path / "nowhere")
+    assert_one_clear_line(r, "model: missing weights directory")
+    r = run_render("list", env={"GPT_LECTURE_MODEL": str(tmp_path / "nowhere")})
+    assert_one_clear_line(r, "model: missing weights directory")
+    recipe = tmp_path / "lecture.toml"
+    recipe.write_text('[lecture]\nmodel = "elsewhere"\n[[scene]]\nname = "softmax_temperature"\n')
+    r = run_render("list", "--config", recipe)
+    assert_one_clear_line(r, f"model: missing weights directory: {tmp_path / 'elsewhere'}")
+
+
+def test_list_into_a_pipe_whose_reader_has_gone_prints_no_traceback():
+    """`render.py list | head`: head exits after its lines and the pipe has no reader. Here the read end is
+    closed before render.py writes a byte, so every write meets a broken pipe, whatever the timing."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, str(REPO / "render.py"), "list"], cwd=REPO, stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert proc.stderr == "", proc.stderr
+    assert proc.returncode == render.EXIT_BROKEN_PIPE
+
+
+def test_list_piped_into_head():
+    r = subprocess.run(f"'{sys.executable}' render.py list | head -n 2", shell=True, cwd=REPO,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert len(r.stdout.splitlines()) == 2 and r.stdout.startswith("model: ")
 
 
 # --- bad input: one clear line, exit 2, no traceback ------------------------------------------
@@ -218,13 +266,16 @@ def test_second_render_is_skipped(tmp_path):
     forced = run_render(SCENE, *CHEAP, "--force", "--dry-run", media=tmp_path)
     assert statuses(forced.stdout) == {"softmax_temperature-section-title": "would"}
 
-    # The key covers exactly the sources the render used: the scene, the shared scene modules, the model code.
+    # The sources are the render's import closure: render.py, the scene, the shared scene modules, the model code,
+    # and modules imported only inside a function (model/analysis.py, from a function of scenes/prompts.py).
     manifest_file = render.manifest_path(out)
     manifest = json.loads(manifest_file.read_text())
     used = set(manifest["sources"])
-    assert {"scenes/softmax_temperature.py", "scenes/style.py", "scenes/components.py", "scenes/catalog.py",
-            "model/numpy_gpt.py", "model/language.py"} <= used
+    assert {"render.py", "scenes/softmax_temperature.py", "scenes/style.py", "scenes/components.py",
+            "scenes/catalog.py", "scenes/__init__.py", "model/__init__.py", "model/numpy_gpt.py",
+            "model/language.py", "model/tokenizer.py", "model/analysis.py"} <= used
     assert "model/torch_gpt.py" not in used  # training code: editing it must not re-render the lecture
+    assert "scenes/multi_head.py" not in used  # nor another scene
     for path in ("scenes/softmax_temperature.py", "scenes/components.py", "model/numpy_gpt.py"):
         edited = {**manifest, "sources": {**manifest["sources"], path: "0" * 64}}  # as if the file had changed
         manifest_file.write_text(json.dumps(edited))
@@ -285,16 +336,47 @@ def test_new_weights_invalidate_the_cache(tmp_path):
     assert statuses(again.stdout) == {"softmax_temperature-section-title": "would"}
 
 
-def test_the_key_covers_parameters_model_quality_and_manim():
+def test_the_key_covers_parameters_model_quality_and_environment():
     params = {**SOFTMAX_TEMPERATURE.defaults()}
+    env = render.environment()
+    assert set(env["distributions"]) == set(render.RENDER_DISTRIBUTIONS)
+    assert env["distributions"]["manim"] == "0.21.0" and env["distributions"]["numpy"] == np.__version__
     j1, j2 = job(**params), job(**{**params, "top_k": 4})
-    keys = {render.cache_key(j, {"w": "1"}, "0.21.0") for j in (j1, j2)}
-    keys.add(render.cache_key(j1, {"w": "2"}, "0.21.0"))
-    keys.add(render.cache_key(j1, {"w": "1"}, "0.22.0"))
+    keys = {render.cache_key(j, {"w": "1"}, env) for j in (j1, j2)}
+    keys.add(render.cache_key(j1, {"w": "2"}, env))
     j3 = job(**params)
     j3.quality = "high"
-    keys.add(render.cache_key(j3, {"w": "1"}, "0.21.0"))
-    assert len(keys) == 5
+    keys.add(render.cache_key(j3, {"w": "1"}, env))
+    changed = [{**env, "python": "3.99.0"}]
+    for dist in ("manim", "numpy"):
+        changed.append({**env, "distributions": {**env["distributions"], dist: "99"}})
+    for package in ("texlive-latex-base", "fonts-noto-cjk"):
+        changed.append({**env, "debian": {**env["debian"], package: "99"}})
+    for other in changed:
+        keys.add(render.cache_key(j1, {"w": "1"}, other))
+    assert len(keys) == 4 + len(changed)
+    assert render.cache_key(j1, {"w": "1"}, env) == render.cache_key(job(**params), {"w": "1"}, render.environment())
+
+
+def test_the_key_has_the_latex_and_font_packages_setup_installs():
+    """Every LaTeX, font, cairo and pango package of scripts/setup.sh is in the key; only the compilers are not."""
+    text = (REPO / "scripts" / "setup.sh").read_text()
+    apt = text.split("APT_PACKAGES=(", 1)[1].split(")", 1)[0].split()
+    assert set(render.RENDER_DEBIAN_PACKAGES) == set(apt) - {"build-essential", "python3-dev", "pkg-config"}
+    versions = render.debian_versions()
+    if shutil.which("dpkg-query"):
+        assert set(versions) == set(render.RENDER_DEBIAN_PACKAGES)
+        assert all(v != "not installed" for v in versions.values()), versions  # setup.sh installed them all
+        assert render.debian_versions(("no-such-package-xyz",)) == {"no-such-package-xyz": "not installed"}
+
+
+def test_without_dpkg_the_key_records_the_latex_tools_own_versions(tmp_path, monkeypatch):
+    fake = tmp_path / "latex"
+    fake.write_text("#!/bin/sh\necho 'pdfTeX 3.141592653-2.6-1.40.99 (TeX Live 2099)'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))   # no dpkg-query, no dvisvgm: a latex only
+    assert render.debian_versions() == {"dpkg": "absent", "tools": {
+        "latex": "pdfTeX 3.141592653-2.6-1.40.99 (TeX Live 2099)", "dvisvgm": "not found"}}
 
 
 def test_a_changed_source_file_invalidates(tmp_path):
@@ -308,6 +390,125 @@ def test_a_changed_source_file_invalidates(tmp_path):
     shared.unlink()
     assert not render.sources_unchanged(recorded, tmp_path)
     assert not render.sources_unchanged({}, tmp_path)  # a manifest that names no sources proves nothing
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def test_the_source_closure_follows_every_kind_of_import(tmp_path):
+    write_tree(tmp_path, {
+        "main.py": "import numpy\nfrom pkg import scene\n",
+        "pkg/__init__.py": "",
+        "pkg/scene.py": "from .shared import helper\nfrom . import style\n\n"
+                        "def later():\n    from pkg.deep.lazy import x\n    return x\n",
+        "pkg/shared.py": "import os\ntry:\n    import pkg.optional\nexcept ImportError:\n    pass\n\n"
+                         "def helper():\n    import importlib\n    return importlib.import_module('pkg.dynamic')\n",
+        "pkg/style.py": "import json\nfrom pkg.shared import *\n",
+        "pkg/optional.py": "",
+        "pkg/dynamic.py": "",
+        "pkg/deep/__init__.py": "",
+        "pkg/deep/lazy.py": "from ..shared import helper\nx = 1\n",
+        "pkg/unused.py": "",          # imported by nobody
+        "other/__init__.py": "",      # a package nobody imports
+    })
+    closure = {p.relative_to(tmp_path).as_posix() for p in render.source_closure([tmp_path / "main.py"], tmp_path)}
+    assert closure == {"main.py", "pkg/__init__.py", "pkg/scene.py", "pkg/shared.py", "pkg/style.py",
+                       "pkg/optional.py", "pkg/dynamic.py", "pkg/deep/__init__.py", "pkg/deep/lazy.py"}
+
+
+def test_modules_the_static_walk_missed_count_if_they_predate_the_hash():
+    """A project module found in sys.modules after the render but not in the closure (a computed import name):
+    recorded if it was last modified before the parent hashed the closure, counted as changed otherwise."""
+    loaded = {p.relative_to(REPO).as_posix() for p in render.loaded_project_files(REPO)}
+    assert {"render.py", "scenes/catalog.py", "scenes/params.py"} <= loaded
+    assert not any(p.startswith(".") or "site-packages" in p for p in loaded)
+    sources, changed = render.sources_after_render({"sources": {}, "hashed_at_ns": time.time_ns()}, REPO)
+    assert changed == [] and set(sources) == loaded
+    assert sources["render.py"] == render.file_digest(REPO / "render.py")
+    sources, changed = render.sources_after_render({"sources": {}, "hashed_at_ns": 0}, REPO)
+    assert set(changed) == loaded
+
+
+def project_copy(tmp_path: Path) -> Path:
+    """A copy of what a render runs (render.py, scenes/, model/ with the weights) to edit without touching the
+    repository; its render.py puts the copy first on sys.path, so its workers import the copy."""
+    root = tmp_path / "project"
+    root.mkdir()
+    shutil.copy2(REPO / "render.py", root / "render.py")
+    for folder in ("scenes", "model"):
+        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def render_in(root: Path, *args, media: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(root / "render.py"), *map(str, args), "--media", str(media)],
+                          cwd=root, capture_output=True, text=True, timeout=600)
+
+
+NAME = "softmax_temperature-section-title"
+
+
+def test_editing_a_nested_module_renders_again(tmp_path):
+    """Real edits in a copy of the project: a module two imports below the scene (model/tokenizer.py, through
+    model/__init__ and model/numpy_gpt), a module imported only inside a function that this render never calls
+    (model/analysis.py, from scenes/prompts.py), and render.py itself. Each makes the clip out of date; undoing
+    it makes it up to date again; an edit to a file outside the closure does not."""
+    root, media = project_copy(tmp_path), tmp_path / "media"
+    first = render_in(root, SCENE, *CHEAP, media=media)
+    assert first.returncode == 0, first.stderr
+    assert statuses(first.stdout) == {NAME: "done"}
+    out = media / "preview" / f"{NAME}.png"
+    manifest = json.loads(render.manifest_path(out).read_text())
+    assert manifest["sources"]["model/tokenizer.py"] == render.file_digest(root / "model" / "tokenizer.py")
+
+    def status() -> str:
+        r = render_in(root, SCENE, *CHEAP, "--dry-run", media=media)
+        assert r.returncode == 0, r.stderr
+        return statuses(r.stdout)[NAME]
+
+    assert status() == "skipped"
+    for rel in ("model/tokenizer.py", "model/analysis.py", "render.py"):
+        original = (root / rel).read_bytes()
+        (root / rel).write_bytes(original + b"\n# an edit\n")
+        assert status() == "would", rel
+        (root / rel).write_bytes(original)
+        assert status() == "skipped", rel
+    (root / "model" / "torch_gpt.py").write_text("# training code, not imported by a render\n")
+    (root / "scenes" / "multi_head.py").write_text("# another scene\n")
+    assert status() == "skipped"
+
+    (root / "model" / "tokenizer.py").write_bytes((root / "model" / "tokenizer.py").read_bytes() + b"\n# edit\n")
+    again = render_in(root, SCENE, *CHEAP, media=media)
+    assert again.returncode == 0, again.stderr
+    assert statuses(again.stdout) == {NAME: "done"}
+    manifest = json.loads(render.manifest_path(out).read_text())
+    assert manifest["sources"]["model/tokenizer.py"] == render.file_digest(root / "model" / "tokenizer.py")
+    assert status() == "skipped"
+
+
+def test_a_source_edited_during_the_render_is_not_cached_as_fresh(tmp_path):
+    """In a copy of the project, scenes/components.py edits model/tokenizer.py when it is imported, which happens
+    inside the render process, after render.py hashed the sources: the same as an editor saving the file while
+    the render runs, but at a moment that does not depend on timing."""
+    root, media = project_copy(tmp_path), tmp_path / "media"
+    components = root / "scenes" / "components.py"
+    components.write_text(components.read_text() + "\n\nimport pathlib as _p\n"
+                          "_t = _p.Path(__file__).resolve().parent.parent / 'model' / 'tokenizer.py'\n"
+                          "_t.write_text(_t.read_text() + '# saved during the render\\n')\n")
+    r = render_in(root, SCENE, *CHEAP, media=media)
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stdout.splitlines() if line.startswith("[") and "rendering" not in line]
+    assert len(lines) == 1 and "rendered but NOT cached: model/tokenizer.py changed during the render" in lines[0]
+    assert "1 rendered but not cached" in r.stdout
+    out = media / "preview" / f"{NAME}.png"
+    manifest = json.loads(render.manifest_path(out).read_text())
+    assert out.is_file() and manifest["cache_key"] is None and manifest["sources"] == {}
+    assert manifest["changed_during_render"] == ["model/tokenizer.py"]
+    again = render_in(root, SCENE, *CHEAP, "--dry-run", media=media)
+    assert statuses(again.stdout) == {NAME: "would"}
 
 
 # --- atomic outputs ------------------------------------------------------------------------------
