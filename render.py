@@ -147,7 +147,10 @@ def imported_names(path: Path, root: Path = REPO) -> set[str]:
     `try` blocks (whether or not that code runs), relative imports, `from package import submodule`, and
     `importlib.import_module("literal")` / `__import__("literal")`.
     """
-    tree = ast.parse(path.read_bytes(), filename=str(path))
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError, OSError):
+        return set()   # the render's import of it fails, and that failure is reported
     here = module_name(path, root)
     package = here if path.name == "__init__.py" else here.rpartition(".")[0]
     names: set[str] = set()
@@ -194,7 +197,13 @@ def source_closure(entries: list[Path], root: Path = REPO) -> list[Path]:
 
 
 def digests(paths, root: Path = REPO) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): file_digest(p) for p in sorted(paths)}
+    out = {}
+    for p in sorted(paths):
+        try:
+            out[p.relative_to(root).as_posix()] = file_digest(p)
+        except OSError:   # gone since the walk: the render's import of it fails, and that failure is reported
+            pass
+    return out
 
 
 def loaded_project_files(root: Path = REPO) -> set[Path]:
@@ -562,7 +571,8 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
                           f"-> {relative(job.output)}", flush=True)
                     shutil.rmtree(work, ignore_errors=True)
                 else:
-                    failed.append((job, keep_log(work, media, job), why(work)))
+                    reason = why(work)   # before keep_log, which removes the work folder
+                    failed.append((job, keep_log(work, media, job), reason))
                     print(f"[{job.index}/{len(jobs)}] {job.name:<{width}}  FAILED after {seconds:.1f} s: "
                           f"{failed[-1][2]}", flush=True)
     except KeyboardInterrupt:
@@ -724,14 +734,17 @@ def render_scene(job: dict, work: Path):
     return produced, scene
 
 
+MTIME_SLACK_NS = 1_000_000_000   # a file system may stamp a write up to a clock tick early: be safe by a second
+
+
 def sources_after_render(job: dict, root: Path) -> tuple[dict, list[str]]:
     """The sources this render used, with their sha256, and those that changed while it ran.
 
     The parent hashed the import closure (source_closure) before it started this process, so every file in
     it was read by this process after it was hashed; if a file's sha256 is the same after the render, the
     render used that content. A project file this process imported that the static walk could not see
-    (a computed module name) is added if it was last modified before the hash was taken, and counts as
-    changed otherwise.
+    (a computed module name) is added if it was last modified more than a second before the hash was taken,
+    and counts as changed otherwise.
     """
     before = job["sources"]
     changed = []
@@ -747,7 +760,7 @@ def sources_after_render(job: dict, root: Path) -> tuple[dict, list[str]]:
         if rel in sources:
             continue
         try:
-            if path.stat().st_mtime_ns >= job["hashed_at_ns"]:
+            if path.stat().st_mtime_ns >= job["hashed_at_ns"] - MTIME_SLACK_NS:
                 changed.append(rel)
             else:
                 sources[rel] = file_digest(path)

@@ -425,11 +425,13 @@ def test_modules_the_static_walk_missed_count_if_they_predate_the_hash():
     loaded = {p.relative_to(REPO).as_posix() for p in render.loaded_project_files(REPO)}
     assert {"render.py", "scenes/catalog.py", "scenes/params.py"} <= loaded
     assert not any(p.startswith(".") or "site-packages" in p for p in loaded)
-    sources, changed = render.sources_after_render({"sources": {}, "hashed_at_ns": time.time_ns()}, REPO)
+    newest = max((REPO / p).stat().st_mtime_ns for p in loaded)
+    sources, changed = render.sources_after_render({"sources": {}, "hashed_at_ns": newest + 2 * 10**9}, REPO)
     assert changed == [] and set(sources) == loaded
     assert sources["render.py"] == render.file_digest(REPO / "render.py")
-    sources, changed = render.sources_after_render({"sources": {}, "hashed_at_ns": 0}, REPO)
-    assert set(changed) == loaded
+    sources, changed = render.sources_after_render({"sources": {}, "hashed_at_ns": newest}, REPO)
+    assert changed == sorted(p for p in loaded if (REPO / p).stat().st_mtime_ns >= newest - render.MTIME_SLACK_NS)
+    assert changed and set(sources) | set(changed) == loaded and not set(sources) & set(changed)
 
 
 def project_copy(tmp_path: Path) -> Path:
@@ -487,6 +489,15 @@ def test_editing_a_nested_module_renders_again(tmp_path):
     manifest = json.loads(render.manifest_path(out).read_text())
     assert manifest["sources"]["model/tokenizer.py"] == render.file_digest(root / "model" / "tokenizer.py")
     assert status() == "skipped"
+
+
+def test_a_broken_source_is_a_failed_render_not_a_traceback(tmp_path):
+    root, media = project_copy(tmp_path), tmp_path / "media"
+    (root / "scenes" / "style.py").write_text("def broken(:\n")
+    r = render_in(root, SCENE, *CHEAP, media=media)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert statuses(r.stdout) == {NAME: "FAILED"} and "SyntaxError" in r.stdout
+    assert "Traceback" not in r.stderr and not (media / "preview").exists()
 
 
 def test_a_source_edited_during_the_render_is_not_cached_as_fresh(tmp_path):
