@@ -525,28 +525,21 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
         return 0
     running: dict[int, tuple[Job, subprocess.Popen, Path, float, int]] = {}
     reported: dict[str, float] = {}      # job name -> when its progress was last printed
-    free_slots = acquire_slots(media, min(n_jobs, len(todo))) if todo else []
+    split = n_jobs > 1 and len(todo) == 1 and splittable(todo[0])
+    free_slots = acquire_slots(media, n_jobs if split else min(n_jobs, len(todo))) if todo else []
     try:
+        if split:   # one clip and several cores: its animations in contiguous parts, one per core
+            job = todo.pop()
+            status, seconds, reason, log = run_split(job, free_slots, len(jobs), width, media, model_dir, model, env)
+            if status == "failed":
+                failed.append((job, log, reason))
+            else:
+                (uncached if status == "uncached" else done).append(job)
         while todo or running:
             while todo and free_slots:
                 job, slot = todo.pop(0), free_slots.pop(0)
                 work = work_root / f"{job.name}-{os.getpid()}-{slot}"
-                shutil.rmtree(work, ignore_errors=True)
-                work.mkdir(parents=True)
-                spec_file = work / "job.json"
-                hashed_at = time.time_ns()
-                before = digests(source_closure([REPO / "render.py", REPO / job.spec.path]))
-                spec_file.write_text(json.dumps({
-                    "scene": job.spec.name, "params": job.params, "quality": job.quality, "format": job.format,
-                    "transparent": job.transparent, "section": job.section, "output": str(job.output),
-                    "model_dir": str(model_dir), "model": model, "environment": env,
-                    "sources": before, "hashed_at_ns": hashed_at, "cache_key": job.key, "work": str(work), "slot_dir": str(media / ".cache" / f"slot-{slot}"),
-                    "repo": str(REPO),
-                }, ensure_ascii=False))
-                log = open(work / "log.txt", "w")
-                proc = subprocess.Popen([sys.executable, str(REPO / "render.py"), "--worker", str(spec_file)],
-                                        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=REPO)
-                log.close()
+                proc = start_worker(job_spec(job, work, slot, media, model_dir, model, env, hash_sources(job)))
                 running[proc.pid] = (job, proc, work, time.monotonic(), slot)
                 print(f"[{job.index}/{len(jobs)}] {job.name:<{width}}  rendering ({job.quality}, {job.format})",
                       flush=True)
@@ -595,6 +588,206 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
     for job, log, reason in failed:
         print(f"failed: {job.name}: {reason} (log: {relative(log)})", file=sys.stderr)
     return EXIT_FAILED if failed else 0
+
+
+# --- one clip on several cores ----------------------------------------------------------------------
+SPLIT_FORMATS = ("mp4", "mov", "webm")   # joined without re-encoding (a gif is re-encoded as a whole)
+PLAY_OVERHEAD = 0.05   # cost of a play beyond its seconds of video, when no measured cost is known
+
+
+def splittable(job: Job) -> bool:
+    return job.section is None and job.format in SPLIT_FORMATS
+
+
+def split_ranges(plays: list, n: int) -> list[tuple[int, int]]:
+    """Contiguous ranges of play numbers, (from, upto) with upto inclusive, one per part, of about equal cost;
+    the last part runs to the end (upto -1), so a plan that is out of date is never wrong, only less balanced.
+
+    A play's cost is the wall time it took in an earlier render (all plays rendered), else its seconds of
+    video plus PLAY_OVERHEAD."""
+    measured = all(p[0] for p in plays)
+    costs = [p[2] if measured else p[1] + PLAY_OVERHEAD for p in plays]
+    n = max(1, min(n, len(costs)))
+    total, acc, cuts = sum(costs), 0.0, []
+    for i, cost in enumerate(costs[:-1]):
+        acc += cost
+        if len(cuts) < n - 1 and acc >= total * (len(cuts) + 1) / n:
+            cuts.append(i + 1)
+    starts = [0, *cuts]
+    return [(a, b - 1) for a, b in zip(starts, cuts)] + [(starts[-1], -1)]
+
+
+def load_plan(media: Path, job: Job) -> list | None:
+    try:
+        plays = json.loads(plan_path(media, job).read_text())["plays"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    ok = isinstance(plays, list) and plays and all(isinstance(p, list) and len(p) == 3 for p in plays)
+    return plays if ok else None
+
+
+def split_timeline(parts: list[dict], fps: int) -> tuple[list[dict], list]:
+    """The timeline of the joined clip, from the frames each part rendered (a play's frames come from the part
+    that rendered it) and the beats (manim sections) of the last part, which ran construct() to its end.
+    Also every play as rendered, for the plan of the next render."""
+    last = parts[-1]
+    plays: list = [None] * len(last["plays"])
+    for part in parts:
+        for i, play in enumerate(part["plays"][:len(plays)]):
+            if play[0]:
+                plays[i] = play
+    if any(p is None for p in plays):
+        raise RuntimeError(f"play {plays.index(None)} was rendered by no part")
+    names = [name for name, _ in last["sections"]]
+    counts = [count for _, count in last["sections"]]
+    beats = last["record"]["sections"]
+    extra = len(names) - len(beats)   # 1 if manim's automatic first section holds plays before the first beat
+    if extra not in (0, 1) or names[extra:] != beats or sum(counts) != len(plays):
+        raise RuntimeError(f"the last part's sections {names} and {sum(counts)} plays do not match the scene's "
+                           f"beats {beats} and {len(plays)} plays")
+    frames = [round(p[1] * fps) for p in plays]
+    edges, played = [], sum(counts[:extra])
+    for count in counts[extra:]:
+        edges.append(sum(frames[:played]))
+        played += count
+    edges.append(sum(frames))
+    timeline = [{"section": name, "start": round(a / fps, 3), "end": round(b / fps, 3)}
+                for name, a, b in zip(beats, edges, edges[1:])]
+    return timeline, plays
+
+
+def join_movies(files: list[str], output: Path, quality: str, fmt: str, transparent: bool) -> None:
+    """Join partial movie files in order without re-encoding, with manim's own join (the one a single-process
+    render uses), so the packets are the same."""
+    from types import SimpleNamespace
+
+    from manim import config, tempconfig
+    from manim.scene.scene_file_writer import SceneFileWriter
+    with tempconfig({"quality": QUALITIES[quality][0], "verbosity": "WARNING", "progress_bar": "none"}):
+        config.transparent = transparent
+        config.format = fmt
+        SceneFileWriter.combine_files(SimpleNamespace(partial_movie_directory=output.parent), files, output)
+
+
+def run_split(job: Job, slots: list[int], n_total: int, width: int, media: Path, model_dir: Path, model: dict,
+              env: dict) -> tuple[str, float, str, Path | None]:
+    """Render one clip as len(slots) parts at once, then join them: (status, seconds, reason, log)."""
+    started = time.monotonic()
+    head = f"[{job.index}/{n_total}] {job.name:<{width}}"
+    work_root = media / ".work"
+    running: list[tuple[subprocess.Popen, Path]] = []
+
+    def failure(work: Path) -> tuple[str, float, str, Path]:
+        reason = why(work)
+        seconds = time.monotonic() - started
+        print(f"{head}  FAILED after {seconds:.1f} s: {reason}", flush=True)
+        return "failed", seconds, reason, keep_log(work, media, job)
+
+    try:
+        plays = load_plan(media, job)
+        if plays is None:   # no earlier render of this variant: count the plays first (construct() only)
+            print(f"{head}  planning: counting its animations", flush=True)
+            work = work_root / f"{job.name}-{os.getpid()}-{slots[0]}"
+            running.append((start_worker(job_spec(job, work, slots[0], media, model_dir, model, env,
+                                                  {"sources": {}, "hashed_at_ns": 0}, plan=True)), work))
+            if running[0][0].wait() != 0:
+                return failure(work)
+            running.clear()
+            plays = json.loads((work / "plan.json").read_text())["plays"]
+            shutil.rmtree(work, ignore_errors=True)
+        ranges = split_ranges(plays, len(slots))
+        sources = hash_sources(job)
+        shown = ", ".join(f"{a}-{b if b >= 0 else len(plays) - 1}" for a, b in ranges)
+        print(f"{head}  rendering ({job.quality}, {job.format}) in {len(ranges)} parts, animations {shown}",
+              flush=True)
+        specs = []
+        for (a, b), slot in zip(ranges, slots):
+            work = work_root / f"{job.name}-{os.getpid()}-{slot}"
+            specs.append(job_spec(job, work, slot, media, model_dir, model, env, sources,
+                                  part={"from": a, "upto": b}))
+            running.append((start_worker(specs[-1]), work))
+        reported: dict[str, float] = {}
+        while any(proc.poll() is None for proc, _ in running):
+            time.sleep(0.05)
+            now = time.monotonic()
+            if now - reported.get(job.name, started) >= PROGRESS_EVERY:
+                reported[job.name] = now
+                written = sum(1 for _, w in running for _ in (w / "partial").glob("*.mp4")) \
+                    if all((w / "partial").is_dir() for _, w in running) else 0
+                elapsed = int(now - started)
+                print(f"{head}  still rendering: {written} animation(s) written, {elapsed // 60}m{elapsed % 60:02d}s",
+                      flush=True)
+        for proc, work in running:
+            if proc.returncode != 0:
+                result = failure(work)
+                for _, other in running:
+                    shutil.rmtree(other, ignore_errors=True)
+                return result
+        try:
+            parts = [json.loads((work / "part.json").read_text()) for _, work in running]
+            record = parts[-1]["record"]
+            record["timeline"], rendered = split_timeline(parts, QUALITIES[job.quality][3])
+            produced = running[-1][1] / f"joined.{job.format}"
+            join_movies([f for part in parts for f in part["files"]], produced, job.quality, job.format,
+                        job.transparent)
+        except Exception as e:  # noqa: BLE001 - one line, like a failed render
+            (running[-1][1] / "error.txt").write_text(f"joining the parts failed: {type(e).__name__}: {e}\n")
+            return failure(running[-1][1])
+        changed = sorted({rel for part in parts for rel in part["changed"]})
+        used = {rel: digest for part in parts for rel, digest in part["sources"].items()}
+        seconds = time.monotonic() - started
+        install(specs[-1], produced, record, seconds, dict(sorted(used.items())), changed)
+        save_plan(specs[-1], rendered)
+        for _, work in running:
+            shutil.rmtree(work, ignore_errors=True)
+        if changed:
+            print(f"{head}  rendered but NOT cached: {', '.join(changed)} changed during the render, so the next "
+                  f"run renders it again -> {relative(job.output)}", flush=True)
+            return "uncached", seconds, "", None
+        print(f"{head}  done in {seconds:.1f} s -> {relative(job.output)}", flush=True)
+        return "done", seconds, "", None
+    except KeyboardInterrupt:
+        for proc, _ in running:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for proc, work in running:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+def hash_sources(job: Job) -> dict:
+    """The job's sources and their sha256, taken now, before any render process of it starts."""
+    hashed_at = time.time_ns()
+    return {"sources": digests(source_closure([REPO / "render.py", REPO / job.spec.path])), "hashed_at_ns": hashed_at}
+
+
+def job_spec(job: Job, work: Path, slot: int, media: Path, model_dir: Path, model: dict, env: dict,
+             sources: dict, **extra) -> dict:
+    """What a render process needs (it reads <work>/job.json); makes the empty work folder."""
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    return {"scene": job.spec.name, "params": job.params, "quality": job.quality, "format": job.format,
+            "transparent": job.transparent, "section": job.section, "output": str(job.output),
+            "model_dir": str(model_dir), "model": model, "environment": env, **sources, "cache_key": job.key,
+            "work": str(work), "slot_dir": str(media / ".cache" / f"slot-{slot}"), "repo": str(REPO),
+            "plan_file": str(plan_path(media, job)), **extra}
+
+
+def plan_path(media: Path, job: Job) -> Path:
+    return media / ".cache" / "plans" / f"{job.name}.json"
+
+
+def start_worker(spec: dict) -> subprocess.Popen:
+    work = Path(spec["work"])
+    (work / "job.json").write_text(json.dumps(spec, ensure_ascii=False))
+    with open(work / "log.txt", "w") as log:
+        return subprocess.Popen([sys.executable, str(REPO / "render.py"), "--worker", str(work / "job.json")],
+                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=REPO)
 
 
 _slot_locks: list = []
@@ -681,11 +874,23 @@ def worker(job_file: Path) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(EXIT_INTERRUPTED))
     try:
         started = time.monotonic()
-        produced, scene = render_scene(job, work)
+        produced, scene, plays = render_scene(job, work)
+        if job.get("plan"):
+            write_json(work / "plan.json", {"plays": plays})
+            return 0
         sources, changed = sources_after_render(job, Path(job["repo"]))
+        if job.get("part"):
+            last = job["part"]["upto"] < 0
+            write_json(work / "part.json", {
+                "files": [str(f) for f in scene.renderer.file_writer.partial_movie_files if f is not None],
+                "plays": plays, "sources": sources, "changed": changed,
+                "sections": [[sec.name, len(sec.partial_movie_files)] for sec in scene.renderer.file_writer.sections],
+                "record": manifest_record(job, scene) if last else None})
+            return 0
         if changed:
             (work / "stale.txt").write_text(", ".join(changed) + "\n")
-        write_outputs(job, produced, scene, time.monotonic() - started, sources, changed)
+        install(job, produced, manifest_record(job, scene), time.monotonic() - started, sources, changed)
+        save_plan(job, plays)
         return 0
     except BaseException as e:  # noqa: BLE001 - every failure becomes one line for the parent
         if isinstance(e, SystemExit) and e.code == EXIT_INTERRUPTED:
@@ -696,7 +901,16 @@ def worker(job_file: Path) -> int:
         return EXIT_FAILED
 
 
+def write_json(path: Path, data) -> None:
+    """Write by rename: a reader sees the old file or the whole new one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def render_scene(job: dict, work: Path):
+    """Render the job's scene; returns the file manim wrote (None for a plan), the scene, and one entry per
+    play (animation or wait) in order: [rendered, seconds of video, seconds of wall time]."""
     from scenes.lecture import ENV_MODEL, ENV_PARAMS, ENV_SECTION
     os.environ[ENV_MODEL] = job["model_dir"]
     os.environ[ENV_PARAMS] = json.dumps(job["params"])
@@ -714,6 +928,11 @@ def render_scene(job: dict, work: Path):
         "write_to_movie": not still, "save_last_frame": still, "format": None if still else job["format"],
         "notify_outdated_version": False,
     }
+    part = job.get("part")
+    if part:   # one contiguous range of plays (animations and waits); construct() still runs whole
+        settings.update({"from_animation_number": part["from"], "upto_animation_number": part["upto"]})
+    if job.get("plan"):   # count the plays and their lengths, render nothing
+        settings.update({"skip_animations": True, "write_to_movie": False, "save_last_frame": False})
     spec = SCENES[job["scene"]]
     module = importlib.import_module(spec.module)
     with tempconfig(settings):
@@ -721,17 +940,38 @@ def render_scene(job: dict, work: Path):
         if not still:
             config.format = job["format"]
         scene = getattr(module, spec.cls)()
+        plays = record_plays(scene)
+        if part and part["upto"] >= 0:
+            # This part stops at its last play (manim ends construct() early there), before the scene's
+            # later beats: the scene's own check that every beat was played is kept by the last part.
+            scene.tear_down = lambda: None
         scene.render()
         writer = scene.renderer.file_writer
+        if job.get("plan"):
+            return None, scene, plays
         if still:
             produced = Path(writer.image_file_path)
         elif job["format"] == "gif":
             produced = Path(writer.gif_file_path)
         else:
             produced = Path(writer.movie_file_path)
-    if not produced.is_file():
+    if not part and not produced.is_file():
         raise RuntimeError(f"manim wrote no {job['format']} file")
-    return produced, scene
+    return produced, scene, plays
+
+
+def record_plays(scene) -> list:
+    """Wrap this scene's renderer.play (every animation and wait goes through it) to record, per play,
+    whether it was rendered, the seconds of video it added, and the wall time it took."""
+    renderer, plays = scene.renderer, []
+    play = renderer.play
+
+    def recorded(*args, **kwargs):
+        video, wall = renderer.time, time.perf_counter()
+        play(*args, **kwargs)
+        plays.append([not renderer.skip_animations, renderer.time - video, time.perf_counter() - wall])
+    renderer.play = recorded
+    return plays
 
 
 MTIME_SLACK_NS = 1_000_000_000   # a file system may stamp a write up to a clock tick early: be safe by a second
@@ -769,42 +1009,57 @@ def sources_after_render(job: dict, root: Path) -> tuple[dict, list[str]]:
     return dict(sorted(sources.items())), sorted(changed)
 
 
-def write_outputs(job: dict, produced: Path, scene, seconds: float, sources: dict, changed=()) -> None:
-    """Old manifest out, new clip in (one rename), new manifest in (one rename): never half-written.
-
-    A render whose sources changed while it ran gets a manifest with no cache_key and no sources, and the
-    changed files under changed_during_render: its numbers are recorded, but it claims no version of the code,
-    so the next run renders it again."""
+def manifest_record(job: dict, scene) -> dict:
+    """The manifest's fields that come from the rendered scene."""
     from model import to_jsonable
-    output = Path(job["output"])
-    manifest = manifest_path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    manifest.unlink(missing_ok=True)
-    os.replace(produced, output)
     quality = QUALITIES[job["quality"]]
     model_dir = Path(job["model_dir"])
     try:
         model_dir_shown = str(model_dir.relative_to(Path(job["repo"])))
     except ValueError:
         model_dir_shown = str(model_dir)
-    record = {
+    return {
         "scene": job["scene"], "class": SCENES[job["scene"]].cls,
         "params": to_jsonable(scene.params),
-        "output": output.name, "quality": job["quality"], "resolution": [quality[1], quality[2]],
+        "output": Path(job["output"]).name, "quality": job["quality"], "resolution": [quality[1], quality[2]],
         "fps": quality[3], "format": job["format"], "transparent": job["transparent"], "section": job["section"],
         "sections": scene.section_names,
         "timeline": scene.timeline() if job["format"] != "png" else [],
         "model": {"dir": model_dir_shown, **job["model"], "config": scene.gpt.config.as_dict()},
         "manim_version": job["environment"]["distributions"]["manim"], "environment": job["environment"],
-        "cache_key": None if changed else job["cache_key"],
-        "sources": {} if changed else sources,
-        **({"changed_during_render": list(changed)} if changed else {}),
-        "render_seconds": round(seconds, 2),
+        "cache_key": job["cache_key"],
+        "sources": {},
+        "render_seconds": None,
         "values": to_jsonable(scene.values),
     }
-    tmp = manifest.with_name(f".{manifest.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, manifest)
+
+
+def install(job: dict, produced: Path, record: dict, seconds: float, sources: dict, changed=()) -> None:
+    """Old manifest out, new clip in (one rename), new manifest in (one rename): never half-written.
+
+    A render whose sources changed while it ran gets a manifest with no cache_key and no sources, and the
+    changed files under changed_during_render: its numbers are recorded, but it claims no version of the code,
+    so the next run renders it again."""
+    output = Path(job["output"])
+    manifest = manifest_path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    manifest.unlink(missing_ok=True)
+    os.replace(produced, output)
+    record = {**record, "cache_key": None if changed else job["cache_key"], "sources": {} if changed else sources,
+              "render_seconds": round(seconds, 2)}
+    if changed:
+        record["changed_during_render"] = list(changed)
+    values = record.pop("values")   # last, as before: the long part
+    write_json(manifest, {**record, "values": values})
+
+
+def save_plan(job: dict, plays: list) -> None:
+    """Remember the plays of this render (see split_ranges): a later render of the same variant, at any
+    quality, splits by them without a planning pass. A stale plan only balances worse; it is never wrong."""
+    plan = job.get("plan_file")
+    if plan and plays and job["section"] is None and job["format"] != "png":
+        Path(plan).parent.mkdir(parents=True, exist_ok=True)
+        write_json(Path(plan), {"quality": job["quality"], "plays": plays})
 
 
 # --- list ---------------------------------------------------------------------------------------
@@ -862,7 +1117,7 @@ def main(argv: list[str] | None = None) -> int:
         for job in jobs:
             job.key = cache_key(job, model, env)
         n_jobs = settings["jobs"] or os.cpu_count() or 1
-        return run(jobs, min(n_jobs, len(jobs)), media, model_dir, model, env, force=args.force,
+        return run(jobs, n_jobs, media, model_dir, model, env, force=args.force,
                    dry_run=args.dry_run)
     except (UsageError, ParamError) as e:
         print(f"render.py: error: {e}", file=sys.stderr)
