@@ -318,7 +318,8 @@ def build_parser() -> Parser:
     p.add_argument("--section", help="only this beat (name or number; several with commas, or `all`): "
                                      "a clip, or with --format png its last frame")
     p.add_argument("--config", type=Path, help="a lecture recipe (TOML), e.g. lecture.toml")
-    p.add_argument("--jobs", type=int, help="parallel renders (default: the number of cores)")
+    p.add_argument("--jobs", type=int, help="parallel renders (default: the number of cores); "
+                                             "a single clip is rendered in that many parts at once")
     p.add_argument("--force", action="store_true", help="render even if the output is up to date")
     p.add_argument("--dry-run", action="store_true", help="say what would be rendered or skipped, render nothing")
     p.add_argument("--model", type=Path, help="weights directory (default: $GPT_LECTURE_MODEL or model/weights)")
@@ -525,7 +526,7 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
         return 0
     running: dict[int, tuple[Job, subprocess.Popen, Path, float, int]] = {}
     reported: dict[str, float] = {}      # job name -> when its progress was last printed
-    split = n_jobs > 1 and len(todo) == 1 and splittable(todo[0])
+    split = n_jobs > 1 and len(todo) == 1 and splittable(todo[0], media)
     free_slots = acquire_slots(media, n_jobs if split else min(n_jobs, len(todo))) if todo else []
     try:
         if split:   # one clip and several cores: its animations in contiguous parts, one per core
@@ -595,8 +596,14 @@ SPLIT_FORMATS = ("mp4", "mov", "webm")   # joined without re-encoding (a gif is 
 PLAY_OVERHEAD = 0.05   # cost of a play beyond its seconds of video, when no measured cost is known
 
 
-def splittable(job: Job) -> bool:
-    return job.section is None and job.format in SPLIT_FORMATS
+def splittable(job: Job, media: Path) -> bool:
+    """A whole clip in a format that joins without re-encoding, whose plays are known from an earlier render
+    (see save_plan) or worth a planning pass (above preview quality, where drawing the frames dominates; at
+    preview the planning pass would cost about what splitting saves, so the first render uses one process and
+    leaves the plan for the next)."""
+    if job.section is not None or job.format not in SPLIT_FORMATS:
+        return False
+    return job.quality != "preview" or load_plan(media, job) is not None
 
 
 def split_ranges(plays: list, n: int) -> list[tuple[int, int]]:
@@ -610,9 +617,11 @@ def split_ranges(plays: list, n: int) -> list[tuple[int, int]]:
     n = max(1, min(n, len(costs)))
     total, acc, cuts = sum(costs), 0.0, []
     for i, cost in enumerate(costs[:-1]):
-        acc += cost
-        if len(cuts) < n - 1 and acc >= total * (len(cuts) + 1) / n:
-            cuts.append(i + 1)
+        before, acc = acc, acc + cost
+        target = total * (len(cuts) + 1) / n
+        if len(cuts) < n - 1 and acc >= target:   # play i crosses the target: cut on its nearer side
+            nearer_before = target - before < acc - target and i > (cuts[-1] if cuts else 0)
+            cuts.append(i if nearer_before else i + 1)
     starts = [0, *cuts]
     return [(a, b - 1) for a, b in zip(starts, cuts)] + [(starts[-1], -1)]
 

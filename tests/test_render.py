@@ -522,6 +522,69 @@ def test_a_source_edited_during_the_render_is_not_cached_as_fresh(tmp_path):
     assert statuses(again.stdout) == {NAME: "would"}
 
 
+# --- one clip on several cores -------------------------------------------------------------------
+def test_split_ranges_are_contiguous_balanced_and_open_ended():
+    assert render.split_ranges([[True, 1.0, 1.0]] * 10, 2) == [(0, 4), (5, -1)]
+    assert render.split_ranges([[True, 1.0, c] for c in (5, 1, 1, 1, 1, 1)], 2) == [(0, 0), (1, -1)]  # measured
+    assert render.split_ranges([[False, s, 0.0] for s in (0.95, 0.95, 2.95, 0.95)], 2) == [(0, 1), (2, -1)]
+    assert render.split_ranges([[True, 1.0, 1.0]] * 3, 8) == [(0, 0), (1, 1), (2, -1)]
+    assert render.split_ranges([[True, 1.0, 1.0]], 2) == [(0, -1)]
+    rng = np.random.default_rng(0)
+    for n in range(1, 6):
+        plays = [[True, 1.0, float(c)] for c in rng.uniform(0.1, 3, 40)]
+        ranges = render.split_ranges(plays, n)
+        assert len(ranges) == n and ranges[0][0] == 0 and ranges[-1][1] == -1
+        assert all(b + 1 == c for (_, b), (c, _) in zip(ranges, ranges[1:]))   # contiguous, in order
+        costs = [sum(p[2] for p in plays[a:(b + 1 if b >= 0 else None)]) for a, b in ranges]
+        assert max(costs) - min(costs) <= 2 * 3   # within two plays' cost of each other
+
+
+def test_which_clips_are_split(tmp_path):
+    j = job()
+    j.name = "softmax_temperature"
+    assert not render.splittable(j, tmp_path)      # preview, no plan yet: one process, which leaves the plan
+    j.quality = "high"
+    assert render.splittable(j, tmp_path)          # above preview: a planning pass pays for itself
+    j.format = "gif"
+    assert not render.splittable(j, tmp_path)      # a gif is re-encoded as a whole
+    j.format, j.quality = "mp4", "preview"
+    render.plan_path(tmp_path, j).parent.mkdir(parents=True)
+    render.plan_path(tmp_path, j).write_text(json.dumps({"plays": [[True, 1.0, 0.5]]}))
+    assert render.splittable(j, tmp_path)
+    j.section = "title"
+    assert not render.splittable(j, tmp_path)
+
+
+def decoded_frames(path: Path) -> list:
+    import av
+    with av.open(str(path)) as container:
+        return [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
+
+
+def test_one_clip_on_two_cores_is_frame_identical_to_one_process(tmp_path):
+    scene, one, two = "token_embedding", tmp_path / "one", tmp_path / "two"
+    single = run_render(scene, "--jobs", "1", media=one)
+    assert single.returncode == 0, single.stderr
+    assert "parts" not in single.stdout
+    # The plan the single render left (its plays and their measured cost) lets a render split without a
+    # planning pass; a plan only balances the parts, it cannot change the clip.
+    shutil.copytree(one / ".cache" / "plans", two / ".cache" / "plans")
+    split = run_render(scene, "--jobs", "2", media=two)
+    assert split.returncode == 0, split.stderr
+    assert "in 2 parts, animations 0-" in split.stdout and statuses(split.stdout)[scene] == "done"
+    a, b = one / "preview" / f"{scene}.mp4", two / "preview" / f"{scene}.mp4"
+    frames_a, frames_b = decoded_frames(a), decoded_frames(b)
+    assert len(frames_a) == len(frames_b) > 100
+    differing = [i for i, (x, y) in enumerate(zip(frames_a, frames_b)) if not np.array_equal(x, y)]
+    assert differing == []
+    manifest_a = json.loads(render.manifest_path(a).read_text())
+    manifest_b = json.loads(render.manifest_path(b).read_text())
+    for m in (manifest_a, manifest_b):
+        m.pop("render_seconds")
+    assert manifest_a == manifest_b            # the timeline, sections, values and sources as well
+    assert statuses(run_render(scene, "--jobs", "2", media=two).stdout) == {scene: "skipped"}
+
+
 # --- atomic outputs ------------------------------------------------------------------------------
 def start_render(media: Path, *args) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, str(REPO / "render.py"), SCENE, *args, "--media", str(media)],
