@@ -532,6 +532,10 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
         if split:   # one clip and several cores: its animations in contiguous parts, one per core
             job = todo.pop()
             status, seconds, reason, log = run_split(job, free_slots, len(jobs), width, media, model_dir, model, env)
+            if status == "interrupted":
+                print(f"interrupted: stopped the {reason} of {job.name}; finished outputs are intact",
+                      file=sys.stderr)
+                return EXIT_INTERRUPTED
             if status == "failed":
                 failed.append((job, log, reason))
             else:
@@ -766,7 +770,7 @@ def run_split(job: Job, slots: list[int], n_total: int, width: int, media: Path,
                 proc.kill()
                 proc.wait()
             shutil.rmtree(work, ignore_errors=True)
-        raise
+        return "interrupted", time.monotonic() - started, f"{len(running)} render process(es)", None
 
 
 def hash_sources(job: Job) -> dict:

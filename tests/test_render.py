@@ -615,27 +615,32 @@ def previous_good(media: Path, name: str) -> tuple[Path, bytes]:
     return out, out.read_bytes()
 
 
-@pytest.mark.parametrize("how", ["ctrl-c", "worker killed"])
+@pytest.mark.parametrize("how", ["ctrl-c", "worker killed", "ctrl-c, split", "worker killed, split"])
 def test_interrupted_render_leaves_the_previous_file_and_no_partial_one(tmp_path, how):
     out, before = previous_good(tmp_path, "softmax_temperature.mp4")
-    proc = start_render(tmp_path, "--jobs", "1")
+    if "split" in how:   # a plan (here a made-up one) makes a single clip render in parts
+        plan = tmp_path / ".cache" / "plans" / "softmax_temperature.json"
+        plan.parent.mkdir(parents=True)
+        plan.write_text(json.dumps({"plays": [[True, 1.0, 1.0]] * 40}))
+    proc = start_render(tmp_path, "--jobs", "2" if "split" in how else "1")
     worker = wait_for_worker(tmp_path)
     deadline = time.monotonic() + 120
     while not list(tmp_path.glob(".work/*/partial/**/*.mp4")):  # mid-render: clips are being encoded
         assert time.monotonic() < deadline and proc.poll() is None, "the render never got going"
         time.sleep(0.1)
-    if how == "ctrl-c":
+    if how.startswith("ctrl-c"):
         proc.send_signal(signal.SIGINT)
     else:
         os.kill(worker, signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == (130 if how == "ctrl-c" else 1), (stdout, stderr)
+    assert proc.returncode == (130 if how.startswith("ctrl-c") else 1), (stdout, stderr)
+    assert ("in 2 parts" in stdout) == ("split" in how)
     assert "Traceback" not in stderr
     assert out.read_bytes() == before
     assert sorted(p.name for p in (tmp_path / "preview").iterdir()) == ["softmax_temperature.mp4",
                                                                        "softmax_temperature.mp4.json"]
     assert not any((tmp_path / ".work").iterdir()) if (tmp_path / ".work").exists() else True
-    if how == "worker killed":
+    if how.startswith("worker killed"):
         assert "FAILED" in stdout and "failed: softmax_temperature" in stderr
         assert (tmp_path / ".logs").is_dir()
 
