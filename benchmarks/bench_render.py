@@ -3,11 +3,18 @@
 
     python benchmarks/bench_render.py                 # 3 runs at preview quality
     python benchmarks/bench_render.py --runs 5 --quality medium
+    python benchmarks/bench_render.py --scene queries_keys --quality high    # one clip on every core
 
 The set is the lecture recipe (lecture.toml) rendered in both languages. Each run
 starts from empty media folders for both tools (no LaTeX, text or partial-movie
 cache), then times a no-op rerun of render.py (everything up to date). Medians are
 reported; docs/rendering.md records the figures.
+
+With --scene, one scene (default parameters) instead: plain `manim render` from a cold
+cache; `render.py --jobs 2` from empty media (its first render: one process at preview,
+a planning pass and parts above it); then, with the plan and caches that render left,
+`render.py --force` with --jobs 1 and with --jobs 2 (re-rendering one scene, the everyday
+case). Wall time and the CPU time of every process are reported.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -52,6 +60,37 @@ def timed(cmd: list[str], env: dict | None = None) -> float:
     return time.monotonic() - start
 
 
+def timed_cpu(cmd: list[str], env: dict | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the command and every process it waited for)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = timed(cmd, env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def one_scene(name: str, quality: str, runs: int, tmp: Path) -> list[dict]:
+    spec = find(name)
+    rows = []
+    for run in range(1, runs + 1):
+        plain_media, ours = tmp / f"plain-{run}", tmp / f"ours-{run}"
+        ours_cmd = [sys.executable, "render.py", name, "--quality", quality, "--media", str(ours)]
+        row = {"load_before": os.getloadavg()[0]}
+        row["plain_manim"] = timed_cpu([sys.executable, "-m", "manim", "render", MANIM_QUALITY[quality],
+                                        "--media_dir", str(plain_media), spec.path, spec.cls])
+        row["render_py_jobs2_first"] = timed_cpu([*ours_cmd, "--jobs", "2"])
+        row["render_py_jobs1_again"] = timed_cpu([*ours_cmd, "--jobs", "1", "--force"])
+        row["render_py_jobs2_again"] = timed_cpu([*ours_cmd, "--jobs", "2", "--force"])
+        row["load_after"] = os.getloadavg()[0]
+        plain = row["plain_manim"][0]
+        print(f"run {run}: " + "   ".join(f"{k} {v[0]:.1f} s (cpu {v[1]:.1f} s, {v[0] / plain:.3f}x)"
+                                          for k, v in row.items() if isinstance(v, tuple))
+              + f"   (1-min load {row['load_before']:.1f} -> {row['load_after']:.1f})", flush=True)
+        rows.append(row)
+        shutil.rmtree(plain_media, ignore_errors=True)
+        shutil.rmtree(ours, ignore_errors=True)
+    return rows
+
+
 def plain_manim(jobs: list[tuple[str, dict]], quality: str, media: Path) -> float:
     total = 0.0
     for name, params in jobs:
@@ -73,7 +112,17 @@ def main() -> int:
     p.add_argument("--quality", choices=list(MANIM_QUALITY), default="preview")
     p.add_argument("--recipe", type=Path, default=REPO / "lecture.toml")
     p.add_argument("--json", type=Path, help="also write the figures here")
+    p.add_argument("--scene", help="benchmark one scene on every core instead of the recipe")
     args = p.parse_args()
+
+    if args.scene:
+        with tempfile.TemporaryDirectory() as tmp:
+            timed([sys.executable, "-c", "import manim, model"])  # warm the disk cache, untimed
+            rows = one_scene(find(args.scene).name, args.quality, args.runs, Path(tmp))
+        if args.json:
+            args.json.write_text(json.dumps({"scene": args.scene, "quality": args.quality, "cores": os.cpu_count(),
+                                             "runs": rows}, indent=1) + "\n")
+        return 0
 
     jobs = renders(args.recipe)
     with tempfile.TemporaryDirectory() as tmp:
