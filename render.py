@@ -914,6 +914,9 @@ def worker(job_file: Path) -> int:
         return EXIT_FAILED
 
 
+PLAN_FROM = 10**9   # a planning pass starts drawing at this play number: never
+
+
 def write_json(path: Path, data) -> None:
     """Write by rename: a reader sees the old file or the whole new one."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -944,8 +947,8 @@ def render_scene(job: dict, work: Path):
     part = job.get("part")
     if part:   # one contiguous range of plays (animations and waits); construct() still runs whole
         settings.update({"from_animation_number": part["from"], "upto_animation_number": part["upto"]})
-    if job.get("plan"):   # count the plays and their lengths, render nothing
-        settings.update({"skip_animations": True, "write_to_movie": False, "save_last_frame": False})
+    if job.get("plan"):   # count the plays and their lengths, draw nothing (every play is before the first)
+        settings.update({"from_animation_number": PLAN_FROM, "write_to_movie": False, "save_last_frame": False})
     spec = SCENES[job["scene"]]
     module = importlib.import_module(spec.module)
     with tempconfig(settings):
