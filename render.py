@@ -611,23 +611,49 @@ def splittable(job: Job, media: Path) -> bool:
 
 
 def split_ranges(plays: list, n: int) -> list[tuple[int, int]]:
-    """Contiguous ranges of play numbers, (from, upto) with upto inclusive, one per part, of about equal cost;
-    the last part runs to the end (upto -1), so a plan that is out of date is never wrong, only less balanced.
+    """Contiguous ranges of play numbers, (from, upto) with upto inclusive, one per part, that make the
+    slowest part as fast as possible; the last part runs to the end (upto -1), so a plan that is out of date
+    is never wrong, only less balanced.
 
-    A play's cost is the wall time it took in an earlier render (all plays rendered), else its seconds of
-    video plus PLAY_OVERHEAD."""
+    A play's cost is the wall time it took in an earlier render (when every play of the plan was drawn),
+    else its seconds of video plus PLAY_OVERHEAD. A part also pays for skipping every play before its range
+    (construct() runs whole): the measured time of skipping each play, where the plan has it (its 4th field),
+    else nothing."""
     measured = all(p[0] for p in plays)
     costs = [p[2] if measured else p[1] + PLAY_OVERHEAD for p in plays]
+    skips = [(p[3] or 0.0) if measured and len(p) > 3 else 0.0 for p in plays]
     n = max(1, min(n, len(costs)))
-    total, acc, cuts = sum(costs), 0.0, []
-    for i, cost in enumerate(costs[:-1]):
-        before, acc = acc, acc + cost
-        target = total * (len(cuts) + 1) / n
-        if len(cuts) < n - 1 and acc >= target:   # play i crosses the target: cut on its nearer side
-            nearer_before = target - before < acc - target and i > (cuts[-1] if cuts else 0)
-            cuts.append(i if nearer_before else i + 1)
-    starts = [0, *cuts]
-    return [(a, b - 1) for a, b in zip(starts, cuts)] + [(starts[-1], -1)]
+    cost_before, skip_before = [0.0], [0.0]
+    for cost, skip in zip(costs, skips):
+        cost_before.append(cost_before[-1] + cost)
+        skip_before.append(skip_before[-1] + skip)
+
+    def part(a: int, b: int) -> float:   # plays a..b inclusive
+        return skip_before[a] + cost_before[b + 1] - cost_before[a]
+
+    def cuts_within(limit: float) -> list[int] | None:
+        cuts, a = [], 0
+        for k in range(n - 1):
+            b = a
+            while b + 1 < len(costs) - (n - 1 - k) and part(a, b + 1) <= limit:
+                b += 1
+            if part(a, b) > limit:
+                return None
+            cuts.append(b + 1)
+            a = b + 1
+        return cuts if part(a, len(costs) - 1) <= limit else None
+
+    lo, hi = max(costs), cost_before[-1] + skip_before[-1]
+    best = cuts_within(hi) or list(range(1, n))
+    for _ in range(60):   # bisect the slowest part's cost
+        mid = (lo + hi) / 2
+        found = cuts_within(mid)
+        if found is None:
+            lo = mid
+        else:
+            hi, best = mid, found
+    starts = [0, *best]
+    return [(a, b - 1) for a, b in zip(starts, best)] + [(starts[-1], -1)]
 
 
 def load_plan(media: Path, job: Job) -> list | None:
@@ -635,7 +661,7 @@ def load_plan(media: Path, job: Job) -> list | None:
         plays = json.loads(plan_path(media, job).read_text())["plays"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    ok = isinstance(plays, list) and plays and all(isinstance(p, list) and len(p) == 3 for p in plays)
+    ok = isinstance(plays, list) and plays and all(isinstance(p, list) and len(p) in (3, 4) for p in plays)
     return plays if ok else None
 
 
@@ -645,10 +671,13 @@ def split_timeline(parts: list[dict], fps: int) -> tuple[list[dict], list]:
     Also every play as rendered, for the plan of the next render."""
     last = parts[-1]
     plays: list = [None] * len(last["plays"])
+    skipped: dict[int, float] = {}   # the time a part took to skip a play before its range
     for part in parts:
         for i, play in enumerate(part["plays"][:len(plays)]):
             if play[0]:
-                plays[i] = play
+                plays[i] = play[:3]
+            else:
+                skipped[i] = play[2]
     if any(p is None for p in plays):
         raise RuntimeError(f"play {plays.index(None)} was rendered by no part")
     names = [name for name, _ in last["sections"]]
@@ -666,7 +695,7 @@ def split_timeline(parts: list[dict], fps: int) -> tuple[list[dict], list]:
     edges.append(sum(frames))
     timeline = [{"section": name, "start": round(a / fps, 3), "end": round(b / fps, 3)}
                 for name, a, b in zip(beats, edges, edges[1:])]
-    return timeline, plays
+    return timeline, [[*p, skipped.get(i)] for i, p in enumerate(plays)]
 
 
 def join_movies(files: list[str], output: Path, quality: str, fmt: str, transparent: bool) -> None:

@@ -529,6 +529,10 @@ def test_split_ranges_are_contiguous_balanced_and_open_ended():
     assert render.split_ranges([[False, s, 0.0] for s in (0.95, 0.95, 2.95, 0.95)], 2) == [(0, 1), (2, -1)]
     assert render.split_ranges([[True, 1.0, 1.0]] * 3, 8) == [(0, 0), (1, 1), (2, -1)]
     assert render.split_ranges([[True, 1.0, 1.0]], 2) == [(0, -1)]
+    # A later part also skips the plays before its range: with skipping at half the cost of drawing, the second
+    # of two parts draws 4 plays of 12 and skips 8 (8 x 0.5 + 4 = 8), as long as the first part's 8 plays.
+    assert render.split_ranges([[True, 1.0, 1.0, 0.5]] * 12, 2) == [(0, 7), (8, -1)]
+    assert render.split_ranges([[True, 1.0, 1.0, None]] * 12, 2) == [(0, 5), (6, -1)]   # skip cost unknown
     rng = np.random.default_rng(0)
     for n in range(1, 6):
         plays = [[True, 1.0, float(c)] for c in rng.uniform(0.1, 3, 40)]
@@ -536,7 +540,11 @@ def test_split_ranges_are_contiguous_balanced_and_open_ended():
         assert len(ranges) == n and ranges[0][0] == 0 and ranges[-1][1] == -1
         assert all(b + 1 == c for (_, b), (c, _) in zip(ranges, ranges[1:]))   # contiguous, in order
         costs = [sum(p[2] for p in plays[a:(b + 1 if b >= 0 else None)]) for a, b in ranges]
-        assert max(costs) - min(costs) <= 2 * 3   # within two plays' cost of each other
+        total, biggest = sum(p[2] for p in plays), max(p[2] for p in plays)
+        assert max(costs) <= total / n + biggest   # the bound of the best contiguous split
+        if n == 2:   # and for two parts, the best split itself
+            best = min(max(sum(p[2] for p in plays[:c]), sum(p[2] for p in plays[c:])) for c in range(1, 40))
+            assert max(costs) == pytest.approx(best)
 
 
 def test_which_clips_are_split(tmp_path):
