@@ -211,9 +211,11 @@ def loaded_project_files(root: Path = REPO) -> set[Path]:
     files = set()
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
-        if not path or not path.endswith(".py"):
-            continue
+        if not path or not path.endswith(".py") or not os.path.isabs(path):
+            continue   # a relative __file__ is no file of ours (torch.classes says "_classes.py")
         path = Path(path).resolve()
+        if not path.is_file():
+            continue
         try:
             rel = path.relative_to(root)
         except ValueError:
