@@ -134,7 +134,7 @@ def used_sources(root: Path = REPO) -> dict[str, str]:
         if not path:
             continue
         path = Path(path).resolve()
-        if path.suffix == ".py" and path.parent in (root / "scenes", root / "model"):
+        if path.suffix == ".py" and any(d in path.parents for d in (root / "scenes", root / "model")):
             files[path.relative_to(root).as_posix()] = file_digest(path)
     return dict(sorted(files.items()))
 

@@ -10,21 +10,13 @@ variance are the trace's. All values shown are recorded at full precision in sel
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
-
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _REPO not in sys.path:  # `manim render scenes/add_norm.py` from anywhere: make the repo importable
-    sys.path.insert(0, _REPO)
-
 from manim import (DOWN, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line,
                    MathTex, Rectangle, SurroundingRectangle, Transform, VGroup, config)
 
 from model.analysis import best_lookback_head, layer_norm_steps
 from scenes import style
-from scenes.components import CompactTokenRow, Label, NumberText, VectorColumn, caption, light, place_by_body
+from scenes.components import CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
 from scenes.prompts import chapter_focus
@@ -80,26 +72,14 @@ STEP, PAUSE = style.STEP, style.PAUSE
 
 class AddNorm(LectureScene):
     name = "add_norm"
-
-    def construct(self):
-        self.title_card()
-        self.residual_add()
-        self.measure()
-        self.normalise()
-        self.gain_and_bias()
-        self.why_it_helps()
+    strings = S
 
     # --- the beats -------------------------------------------------------------------
-    def title_card(self):
-        self.beat("title")
-        self.prepare()
-        self.show_title(S("title", self.lang), S("subtitle", self.lang),
-                        S("model_note", self.lang, layer=self.layer, last=self.gpt.config.n_layer - 1,
-                          word=self.tokens[self.focus], pos=self.focus))
+    def title_note(self) -> str:
+        return self.s("model_note", layer=self.layer, last=self.gpt.config.n_layer - 1, word=self.tokens[self.focus],
+                      pos=self.focus)
 
-    def residual_add(self):
-        self.beat("residual")
-        self.play(FadeOut(self.title_group), run_time=0.8)
+    def beat_residual(self):
         self.say("residual")
         self.play(FadeIn(self.row), Create(self.focus_frame), run_time=STEP)
         x, delta, total = self.columns
@@ -108,8 +88,7 @@ class AddNorm(LectureScene):
         self.play(FadeIn(self.equals), FadeIn(self.heads[2]), FadeIn(total), run_time=2 * STEP)
         self.wait(PAUSE + 2)
 
-    def measure(self):
-        self.beat("statistics")
+    def beat_statistics(self):
         self.say("statistics", d=self.d)
         x, delta, total = self.columns
         self.play(FadeOut(VGroup(x, delta, self.plus, self.equals, self.heads[:2])), run_time=STEP)
@@ -121,8 +100,7 @@ class AddNorm(LectureScene):
         self.play(Create(self.mean_lines[0]), FadeIn(self.stats[0]), run_time=2 * STEP)
         self.wait(PAUSE + 2)
 
-    def normalise(self):
-        self.beat("normalise")
+    def beat_normalise(self):
         self.say("normalise")
         total = self.columns[2]
         self.play(FadeIn(self.formulas[0]), run_time=STEP)
@@ -132,8 +110,7 @@ class AddNorm(LectureScene):
                   run_time=2.5 * STEP)
         self.wait(PAUSE + 2)
 
-    def gain_and_bias(self):
-        self.beat("scale")
+    def beat_scale(self):
         self.say("scale", d=self.d, layer=self.layer)
         total = self.columns[2]
         self.play(FadeOut(self.formulas[0]), FadeIn(self.formulas[1]), FadeOut(self.stats[0]),
@@ -143,8 +120,7 @@ class AddNorm(LectureScene):
                   run_time=2.5 * STEP)
         self.wait(PAUSE + 2)
 
-    def why_it_helps(self):
-        self.beat("why")
+    def beat_why(self):
         self.say("why", lo=self.why_texts["lo"], hi=self.why_texts["hi"])
         self.play(FadeOut(VGroup(self.bars, self.zero_line, self.formulas[1], self.columns[2], self.heads[2])),
                   run_time=STEP)
@@ -333,10 +309,3 @@ class AddNorm(LectureScene):
             text.shift(RIGHT * (x + 0.3 - text.get_left()[0])).on_baseline(STATS_BASELINE)
             keys.add(VGroup(swatch, text))
         self.why_key = keys
-
-    # --- narration ---------------------------------------------------------------------
-    def say(self, key: str, **values):
-        new = caption(S(key, self.lang, **values), self.lang)
-        old = getattr(self, "current_caption", None)
-        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
-        self.current_caption = new

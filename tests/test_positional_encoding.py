@@ -1,4 +1,5 @@
-"""Positional encoding: the model's sin/cos table, E = token + position, the word-order experiment; layout; a key frame."""
+"""Positional encoding: the model's sin/cos table, E = token + position, the word-order experiment; a key frame (the
+checks every scene shares: test_scenes.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ from manim.utils.testing.frames_comparison import frames_comparison
 
 from model.analysis import order_sensitivity
 from model.numpy_gpt import sinusoidal_positions
-from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of,
-                          play_until_section_ends, render_in_both_languages, run_dry, signed_ticks, stop_at_beat,
+from scene_checks import (assert_legible, manifest_of, play_until_section_ends, run_dry, signed_ticks, stop_at_beat,
                           texts_of)
 from scenes import style
-from scenes.catalog import POSITIONAL_ENCODING
 from scenes.positional_encoding import S, PositionalEncoding
 from scenes.prompts import lookback_prompt
 
@@ -31,13 +30,8 @@ def test_the_position_table_is_sin_cos(gpt):
 
 # --- rendering, and the manifest as proof ---------------------------------------------------------
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    return render_in_both_languages(tmp_path_factory, "positional_encoding")
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_renders_at_preview_quality(rendered, lang):
-    assert_complete_preview_clip(rendered[lang], POSITIONAL_ENCODING, lang, min_seconds=35)
+def rendered(lecture):
+    return lecture.clips("positional_encoding")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -76,14 +70,12 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     np.testing.assert_allclose(blind["weights"], blind["weights_reversed"], atol=1e-12)    # weights follow words
     assert blind["output_change_label"] == "0.000" and seeing["output_change"] > 0.1
     np.testing.assert_allclose(seeing["weights"], trace["layers"][0]["attn"]["weights"][o["head"], T - 1], atol=1e-12)
-    assert manifest_of(rendered["en"])["values"] == manifest_of(rendered["zh"])["values"]
 
 
-# --- what is on screen: the labels, every beat's layout ---------------------------------------------
+# --- what is on screen: the labels ---------------------------------------------
 @pytest.fixture(scope="module")
-def dry(tmp_path_factory, gpt):
-    return {lang: run_dry(PositionalEncoding, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}"))
-            for lang in ("en", "zh")}
+def dry(lecture):
+    return {lang: lecture.dry("positional_encoding", lang) for lang in ("en", "zh")}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -107,17 +99,6 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     assert seen in S("order", lang, seen=seen)
     assert [t.text for t in scene.legend.ticks] in signed_ticks(v["P"]["colour_limit"], 1)
     np.testing.assert_array_equal(scene.table.values, scene.gpt.p("wpe.weight").T)   # the table is the model's
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_beat_is_legible(dry, lang):
-    shots = dry[lang].snapshots
-    assert list(shots) == POSITIONAL_ENCODING.section_names(POSITIONAL_ENCODING.defaults())
-    assert_legible(shots, lang)
-
-
-def test_english_and_chinese_share_one_layout(dry):
-    assert_same_layout(dry["en"].snapshots, dry["zh"].snapshots)
 
 
 # --- key frame against committed control data (tests/control_data/positional_encoding) -------------
