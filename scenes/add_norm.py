@@ -17,9 +17,8 @@ from manim import (DOWN, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, GrowFro
 from model.analysis import best_lookback_head, layer_norm_steps
 from scenes import style
 from scenes.components import CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body
-from scenes.lecture import LectureScene
+from scenes.attention_chapter import FocusScene
 from scenes.params import AUTO, ParamError
-from scenes.prompts import chapter_focus
 from scenes.style import MUTED, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
@@ -70,7 +69,7 @@ WHY_ZERO, WHY_UNIT, WHY_TALLEST = -1.15, 1.6, 2.3   # variance bars: baseline, h
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
-class AddNorm(LectureScene):
+class AddNorm(FocusScene):
     name = "add_norm"
     strings = S
 
@@ -134,10 +133,8 @@ class AddNorm(LectureScene):
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
         gpt, c = self.gpt, self.gpt.config
-        chosen = chapter_focus(gpt, self.params["prompt"], self.params["focus"])
-        self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
-        trace = gpt.trace(chosen["prompt"])
-        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        trace = self.read_prompt()
+        chosen = self.chosen
         f = self.focus = chosen["focus"]
         self.d = c.n_embd
         self.layer, layer_choice = self.choose_layer(trace, chosen)
@@ -147,9 +144,7 @@ class AddNorm(LectureScene):
 
         top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
         self.row = CompactTokenRow(self.tokens, lang=self.lang).move_to([0, 0, 0]).to_edge(UP, buff=top)
-        if f < self.row.first_shown:
-            raise ParamError(f"focus: token {f} does not fit on screen (a long prompt shows its last "
-                             f"{len(self.row.chips)} tokens); choose a focus from {self.row.first_shown} on")
+        self.check_focus_shown(self.row)
         self.focus_frame = SurroundingRectangle(self.row.chips[f - self.row.first_shown], color=style.ACCENT,
                                                 buff=0.03, corner_radius=0.08)
 
@@ -224,8 +219,6 @@ class AddNorm(LectureScene):
                     for n, (w, s) in enumerate(zip(places, steps))],
             "why_range_labels": self.why_texts,
         })
-        if chosen["prompt_rule"]:
-            self.values["prompt_rule"] = chosen["prompt_rule"]
 
     def choose_layer(self, trace, chosen) -> tuple[int, dict]:
         """The given layer, or the layer of the head with the largest weight from the focus to an earlier token."""

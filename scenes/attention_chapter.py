@@ -11,7 +11,8 @@ from manim import LEFT, RIGHT, UP
 from scenes import style
 from scenes.components import AttentionGrid, ColourLegend, Label, MatrixVectorProduct, NumberColumn, TokenChip, TokenRow
 from scenes.lecture import LectureScene
-from scenes.prompts import lookback_head
+from scenes.params import ParamError
+from scenes.prompts import chapter_focus, lookback_head
 from scenes.style import ATTENTION, QUERY, SHARED, Strings
 
 STRINGS = SHARED | ATTENTION | Strings({
@@ -115,6 +116,29 @@ def place_legend(legend: ColourLegend, top: float = TOP, x: float = LEGEND_X) ->
     overhang = legend.get_right()[0] - style.safe_half_width()
     return legend.shift(LEFT * max(overhang, 0))
 
+
+
+class FocusScene(LectureScene):
+    """A scene about the chapter's prompt and one token in it (the focus), each `auto` resolved by
+    scenes.prompts.chapter_focus."""
+
+    def read_prompt(self) -> dict:
+        """Resolve the prompt and the focus, run the model: sets self.tokens, self.token_ids, self.focus and
+        self.chosen (chapter_focus's record); records the prompt's rule in the manifest; returns the trace."""
+        self.chosen = chosen = chapter_focus(self.gpt, self.params["prompt"], self.params["focus"])
+        self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
+        trace = self.gpt.trace(chosen["prompt"])
+        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        self.focus = chosen["focus"]
+        if chosen["prompt_rule"]:
+            self.values["prompt_rule"] = chosen["prompt_rule"]
+        return trace
+
+    def check_focus_shown(self, row) -> None:
+        """A long prompt's row shows only its last tokens: the focus must be one of them."""
+        if self.focus < row.first_shown:
+            raise ParamError(f"focus: token {self.focus} does not fit on screen (a long prompt shows its last "
+                             f"{len(row.chips)} tokens); choose a focus from {row.first_shown} on")
 
 
 class AttentionChapterScene(LectureScene):

@@ -85,7 +85,7 @@ class LectureScene(Scene):
         self.beat_starts: list[float] = []    # scene time at the start of each beat played
         self.captions: list[dict] = []        # every caption shown: key, text, when fully shown, when it left
         self.current_caption = None
-        self.title_group = None
+        self.title_group, self.title_up = None, False
         wanted = os.environ.get(ENV_SECTION, "").strip()
         self.only_section = pick_section(wanted, self.section_names) if wanted else None
 
@@ -109,9 +109,9 @@ class LectureScene(Scene):
         self.show_title(self.title_note())
         for name, play in self.script():
             self.beat(name)
-            if self.title_group is not None:
+            if self.title_up:
                 self.play(FadeOut(self.title_group), run_time=self.TITLE_FADE)
-                self.title_group = None
+                self.title_up = False
             play()
         self.hold_for_reading()
         self.caption_left()
@@ -207,7 +207,8 @@ class LectureScene(Scene):
     # --- the stage ------------------------------------------------------------------------------------------
     def show_title(self, note: str) -> None:
         """The title card: the scene's title and subtitle, and a note on what the numbers are. It stays
-        (self.title_group) until the first beat fades it out; the note is held like a caption."""
+        (self.title_group: title, subtitle, note) until the first beat fades it out; the note is held like a
+        caption."""
         title_m = Label(self.s("title"), font_size=style.TITLE).move_to(UP * self.TITLE_TOP)
         subtitle_m = Label(self.s("subtitle"), font_size=style.SUBTITLE, color=style.MUTED).next_to(title_m, DOWN,
                                                                                                     0.45)
@@ -216,7 +217,7 @@ class LectureScene(Scene):
         self.play(FadeIn(subtitle_m), FadeIn(note_m), run_time=style.STEP)
         self.caption_shown("title_note", note)
         self.wait(style.PAUSE)
-        self.title_group = VGroup(title_m, subtitle_m, note_m)
+        self.title_group, self.title_up = VGroup(title_m, subtitle_m, note_m), True
 
     def clear_stage(self) -> None:
         """Fade out everything but the caption."""

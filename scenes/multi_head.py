@@ -149,8 +149,10 @@ class MultiHead(LectureScene):
 
     def beat_focus(self):
         m = self.m
-        same = len(set(m.top_keys)) == 1
-        self.say("focus_same" if same else "focus", focus=m.tokens[m.focus])
+        key = self.caption_rule("focus", "focus_same" if len(set(m.top_keys)) == 1 else "focus",
+                                "focus_same when every head's largest weight is on one token, else focus",
+                                top_keys=m.top_keys)
+        self.say(key, focus=m.tokens[m.focus])
         self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
         self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
                   run_time=2 * STEP)

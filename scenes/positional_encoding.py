@@ -19,9 +19,8 @@ from model.analysis import order_sensitivity
 from scenes import style
 from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
                                VectorColumn, light, place_by_body)
-from scenes.lecture import LectureScene
+from scenes.attention_chapter import FocusScene
 from scenes.params import ParamError
-from scenes.prompts import chapter_focus
 from scenes.style import MUTED, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
@@ -71,7 +70,7 @@ ROW_B_Y = 0.35                                # the reversed row; bars hang belo
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
-class PositionalEncoding(LectureScene):
+class PositionalEncoding(FocusScene):
     name = "positional_encoding"
     strings = S
 
@@ -135,10 +134,8 @@ class PositionalEncoding(LectureScene):
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
         gpt, c = self.gpt, self.gpt.config
-        chosen = chapter_focus(gpt, self.params["prompt"], self.params["focus"])
-        self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
-        trace = gpt.trace(chosen["prompt"])
-        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        trace = self.read_prompt()
+        chosen = self.chosen
         T, self.focus = len(self.tokens), chosen["focus"]
         self.d, self.n_pos = c.n_embd, c.n_positions
         if T < 3:
@@ -161,9 +158,7 @@ class PositionalEncoding(LectureScene):
         # the prompt's positions
         top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
         self.row = CompactTokenRow(self.tokens, lang=self.lang).move_to([0, 0, 0]).to_edge(UP, buff=top)
-        if self.focus < self.row.first_shown:
-            raise ParamError(f"focus: token {self.focus} does not fit on screen (a long prompt shows its last "
-                             f"{len(self.row.chips)} tokens); choose a focus from {self.row.first_shown} on")
+        self.check_focus_shown(self.row)
         self.shown = list(range(self.row.first_shown, T))
         self.used_frame = self.table.columns_frame(0, T - 1, style.POSITION, 2)
         self.position_lines = VGroup(*[
@@ -223,8 +218,6 @@ class PositionalEncoding(LectureScene):
                                  "peak_labels": self.peak_texts[state]}
                          for state in ("without_positions", "with_positions")}},
         })
-        if chosen["prompt_rule"]:
-            self.values["prompt_rule"] = chosen["prompt_rule"]
 
     def sin_cos_formula(self) -> VGroup:
         d = self.d

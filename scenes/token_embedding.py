@@ -17,9 +17,7 @@ from manim import (DOWN, RIGHT, UP, Arrow, Create, GrowArrow, FadeIn, FadeOut, L
 from scenes import style
 from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
                                VectorColumn, place_by_body)
-from scenes.lecture import LectureScene
-from scenes.params import ParamError
-from scenes.prompts import chapter_focus
+from scenes.attention_chapter import FocusScene
 from scenes.style import MUTED, SHARED, Strings
 
 S = SHARED | Strings({
@@ -55,7 +53,7 @@ STRIP_WIDTH = 0.3
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
-class TokenEmbedding(LectureScene):
+class TokenEmbedding(FocusScene):
     name = "token_embedding"
     strings = S
 
@@ -117,19 +115,15 @@ class TokenEmbedding(LectureScene):
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
         gpt, c = self.gpt, self.gpt.config
-        chosen = chapter_focus(gpt, self.params["prompt"], self.params["focus"])
-        self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
-        trace = gpt.trace(chosen["prompt"])
-        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        trace = self.read_prompt()
+        chosen = self.chosen
         self.focus, self.d, self.vocab = chosen["focus"], c.n_embd, c.vocab_size
         W_E = gpt.W_E                                               # (vocab, d): one row per word
         token_vectors = np.asarray(trace["token_embeddings"], dtype=np.float64)
 
         top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
         self.row = CompactTokenRow(self.tokens, lang=self.lang, indices=False).move_to([0, 0, 0]).to_edge(UP, buff=top)
-        if self.focus < self.row.first_shown:
-            raise ParamError(f"focus: token {self.focus} does not fit on screen (a long prompt shows its last "
-                             f"{len(self.row.chips)} tokens); choose a focus from {self.row.first_shown} on")
+        self.check_focus_shown(self.row)
         self.shown_positions = list(range(self.row.first_shown, self.row.first_shown + len(self.row.chips)))
         self.sentence = self.sentence_words(self.tokens)
         self.ids = self.id_labels()
@@ -187,8 +181,6 @@ class TokenEmbedding(LectureScene):
                              "labels": [style.signed(focus_values[i], 1) for i in shown_dims]},
             "strips": {"token_ids": [self.token_ids[p] for p in self.shown_positions], "colour_limit": scale.limit},
         })
-        if chosen["prompt_rule"]:
-            self.values["prompt_rule"] = chosen["prompt_rule"]
 
     def sentence_words(self, tokens) -> VGroup | None:
         """The prompt as plain words with spaces, centred: what the chips are cut from (None if too wide)."""

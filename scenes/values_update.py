@@ -248,7 +248,9 @@ class ValuesUpdate(LectureScene):
 
     def beat_sum(self):
         h = self.h
-        self.say(h.share(), focus=h.tokens[h.focus], src=h.tokens[h.source])
+        key = self.caption_rule("sum", h.share(), f"the source's weight: >= {ALMOST_ALL} sum, >= {MOSTLY} sum_mostly, "
+                                "else sum_blend", source_weight=float(h.weights[h.source]))
+        self.say(key, focus=h.tokens[h.focus], src=h.tokens[h.source])
         self.play(Create(self.sum_brace), FadeIn(self.sum_sign), FadeIn(self.out_header),
                   FadeIn(self.out_column.brackets), run_time=STEP)
         target = self.out_column.entries.get_center()
@@ -300,7 +302,10 @@ class ValuesUpdate(LectureScene):
         for i in range(2):
             self.play(GrowFromEdge(bars["bars"][i], LEFT), FadeIn(bars["numbers"][i]), run_time=STEP)
         self.wait(PAUSE)
-        self.say(h.effect(), word=h.word, p_with=style.percent(h.ablation["p_with_head"]),
+        key = self.caption_rule("ablation", h.effect(), "zeroed below half of with: needed; below with: helps; "
+                                "else no_help", p_with=h.ablation["p_with_head"],
+                                p_without=h.ablation["p_without_head"])
+        self.say(key, word=h.word, p_with=style.percent(h.ablation["p_with_head"]),
                  p_without=style.percent(h.ablation["p_without_head"]))
         self.wait(PAUSE + 2)
 
