@@ -129,7 +129,7 @@ class CausalMask(AttentionChapterScene):
     def beat_softmax(self):
         h, grid = self.h, self.grid
         self.say("softmax")
-        self.weight_scale = ColourScale("weight", 1.0)
+        self.weight_scale = ColourScale("attention", 1.0)
         self.weight_legend = ColourLegend(self.weight_scale, S("weight_scale_attn", self.lang), width=LEGEND_W)
         place_legend(self.weight_legend, top=self.scaled_legend.mask_entry.get_bottom()[1] - LEGEND_GAP)
         weights = line_numbers(grid, [style.percent(v) for v in h.weights[h.focus]])

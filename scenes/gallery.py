@@ -82,7 +82,7 @@ class GalleryCharts(GalleryPage):
         hw = self.gpt.head(LAYER, HEAD)
         signed = ColourLegend(ColourScale.signed_for(hw.W_Q), "ColourLegend: W_Q", width=2.4)
         signed.shift([-5.6 - signed.bar.get_left()[0], -1.2 - signed.bar.get_center()[1], 0])
-        weight = ColourLegend(ColourScale("weight"), "attention weight", width=2.4, masked=True)
+        weight = ColourLegend(ColourScale("attention"), "attention weight", width=2.4, masked=True)
         weight.shift([-1.2 - weight.bar.get_left()[0], -1.2 - weight.bar.get_center()[1], 0])
         mask = MaskCell(0.6).move_to([4.5, -1.3, 0])
         return VGroup(labels, bars, numbers, probs, line, signed, weight, mask)
@@ -115,11 +115,11 @@ class GalleryAttention(GalleryPage):
         tokens = list(self.trace["tokens"])[:6]
         grid = AttentionGrid(attn["masked"][HEAD][:6, :6], ColourScale.signed_for(attn["scaled"][HEAD][:6, :6]),
                              tokens=tokens, lang="en", height=2.6)
-        grid.shift([-2.3 - grid.squares.get_left()[0], 2.7 - grid.squares.get_top()[1], 0])
+        grid.shift([-2.3 - grid.squares.get_left()[0], 2.35 - grid.squares.get_top()[1], 0])
         marks = grid.mask_marks()
-        weights = AttentionGrid(attn["weights"][HEAD][:6, :6], ColourScale("weight"), tokens=tokens, lang="en",
+        weights = AttentionGrid(attn["weights"][HEAD][:6, :6], ColourScale("attention"), tokens=tokens, lang="en",
                                 height=2.6)
-        weights.shift([3.6 - weights.squares.get_left()[0], 2.7 - weights.squares.get_top()[1], 0])
+        weights.shift([3.6 - weights.squares.get_left()[0], 2.35 - weights.squares.get_top()[1], 0])
         weights.remove(weights.axes)
         out = attn["head_out"][:, -1]
         scale = magnitude_scale(out)

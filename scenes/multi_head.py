@@ -55,7 +55,6 @@ S = SHARED | ATTENTION | Strings({
     "head": {"en": "head {h}", "zh": "头 {h}"},
     "output_of": {"en": "head {h}: {dh}", "zh": "头 {h}：{dh}"},
     "concat_label": {"en": "concat: {n} \u00d7 {dh} = {d} numbers", "zh": "拼接：{n} \u00d7 {dh} = {d} 个数"},
-    "size_legend": {"en": "size of an entry", "zh": "数值大小"},
     "ours": {"en": "ours", "zh": "我们的模型"},
     "gpt3": {"en": "GPT-3 (published shape)", "zh": "GPT-3（公开结构）"},
     "our_heads": {"en": "ours: {layers} \u00d7 {heads} = {total} heads", "zh": "我们：{layers} \u00d7 {heads} = {total} 个头"},
@@ -176,7 +175,7 @@ class MultiHead(LectureScene):
         self.play(FadeOut(VGroup(self.concat_label, self.concat_ticks, self.legend)),
                   FadeOut(VGroup(*self.concat_parts)), run_time=0.8)
         product = self.product
-        self.play(FadeIn(self.project_formula), FadeIn(product.matrix),
+        self.play(FadeIn(self.project_formula), FadeIn(product.matrix), FadeIn(product.legend),
                   FadeIn(product.vector), FadeIn(product.plus), FadeIn(product.bias), FadeIn(product.equals),
                   FadeIn(product.output.brackets), FadeIn(product.output.size_label), run_time=STEP)
         product.play(self, slow_rows=1)
@@ -208,7 +207,7 @@ class MultiHead(LectureScene):
         """One AttentionGrid per head (keys down, queries across, as everywhere); words on the first only."""
         m, lang = self.m, self.lang
         self.grids, self.head_titles, self.focus_frames, self.top_labels = [], VGroup(), [], VGroup()
-        first = AttentionGrid(m.patterns[0], ColourScale("weight"), tokens=m.tokens, lang=lang, height=GRID_W)
+        first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=GRID_W)
         # the axis titles, stacked over the first grid's key words (small cells leave no room beside them)
         q_title, k_title = first.query_title, first.key_title
         q_title.shift(RIGHT * (first.squares.get_left()[0] - 0.15 - q_title.get_right()[0]))
@@ -220,7 +219,7 @@ class MultiHead(LectureScene):
         total = label_w + m.n_head * GRID_W + (m.n_head - 1) * GRID_GAP
         left = -total / 2 + label_w
         for h in range(m.n_head):
-            g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("weight"), tokens=m.tokens,
+            g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("attention"), tokens=m.tokens,
                                                    lang=lang, height=GRID_W)
             g.shift([left + h * (GRID_W + GRID_GAP) - g.squares.get_left()[0], GRID_TOP - g.squares.get_top()[1], 0])
             self.grids.append(g)
@@ -265,9 +264,11 @@ class MultiHead(LectureScene):
         n = lambda k: S("n_numbers", lang, n=k)  # noqa: E731
         self.product = MatrixVectorProduct(m.W_O.T, m.concat, m.out, lang=lang, name="W_O\u1d40", bias=m.b_O,
                                            rows=6, cols=6, colour=VALUE, vector_label=f"concat: {m.d}",
-                                           bias_label="b_O", output_label=f"out: {n(m.d)}")
+                                           bias_label="b_O", output_label=f"out: {n(m.d)}",
+                                           legend_title=S("weight_scale", lang), legend_width=1.8)
         body = VGroup(self.product.matrix.cells, self.product.output.brackets)
         self.product.shift([-0.2 - body.get_center()[0], 2.45 - self.product.matrix.cells.get_top()[1], 0])
+        self.product.place_legend(-4.85, 3.35)         # top left, beside the formula line; by its bar
         self.project_formula = self.tex(r"\text{out}", "=", r"W_O^{\top}", r"\,\text{concat}", "+", "b_O",
                                         colours={r"\text{out}": VALUE}).move_to([0, 3.2, 0])
 
@@ -280,7 +281,7 @@ class MultiHead(LectureScene):
         for layer in range(ours["n_layer"]):
             patterns = self.trace_patterns(layer)
             for h in range(ours["n_head"]):
-                hm = Heatmap(patterns[h].T, ColourScale("weight"), width=size, height=size)   # keys down
+                hm = Heatmap(patterns[h].T, ColourScale("attention"), width=size, height=size)   # keys down
                 hm.move_to([h * (size + gap), -layer * (size + gap), 0])
                 thumbs.add(hm)
         frame = SurroundingRectangle(thumbs, color=EMBEDDING_UPDATED, buff=0.08)

@@ -110,14 +110,14 @@ class PositionalEncoding(FocusScene):
         self.say("all")
         self.play(FadeOut(VGroup(*self.sum_columns, self.sum_heads, self.plus, self.equals)), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(s, shift=DOWN * 0.2) for s in self.strips], lag_ratio=0.08),
-                  FadeIn(self.strips_label), run_time=2 * STEP)
+                  FadeIn(self.strips_label), FadeIn(self.e_legend), run_time=2 * STEP)
         self.wait(PAUSE + 2)
 
     def beat_no_order(self):
         o = self.order
         self.say("no_order", layer=o["layer"], head=o["head"], word=self.tokens[-1],
                  blind=self.change_text(o["without_positions"]["output_change"]))
-        self.play(FadeOut(VGroup(*self.strips, self.strips_label, self.focus_frame)), run_time=STEP)
+        self.play(FadeOut(VGroup(*self.strips, self.strips_label, self.e_legend, self.focus_frame)), run_time=STEP)
         self.play(FadeIn(self.row_b), run_time=STEP)
         self.play(*[GrowFromEdge(b, UP) for b in self.bars["without"]], run_time=2 * STEP)
         self.play(FadeIn(self.peak_labels["without"]), run_time=STEP)
@@ -184,12 +184,14 @@ class PositionalEncoding(FocusScene):
                                   for h, c, col in zip(heads, columns, (TEXT, style.POSITION, TEXT))])
 
         # every token's E
-        e_scale = ColourScale.signed_for(E)
+        e_scale = ColourScale.magnitude_for(E)          # E is an activation: its entries by size, grey -> white
         strip_top = TABLE_TOP + 0.2
         self.strips = [Heatmap(E[p][:, None], e_scale, width=STRIP_WIDTH, height=TABLE_HEIGHT)
                        .move_to([self.row.centre_x(p), strip_top - TABLE_HEIGHT / 2, 0]) for p in self.shown]
         self.strips_label = Label(S("e_label", self.lang, n=T, d=self.d), font_size=style.SMALL, color=MUTED)
         self.strips_label.move_to([0, strip_top - TABLE_HEIGHT - 0.35, 0])
+        self.e_legend = ColourLegend(e_scale, S("size_legend", self.lang), width=2.0, inline=True)  # title at its left
+        self.e_legend.shift([1.0, strip_top - TABLE_HEIGHT - 0.9, 0] - self.e_legend.bar.get_center())   # by its bar
 
         # the word-order experiment (layer 0, the last token)
         self.order = order_sensitivity(gpt, self.token_ids)
@@ -270,7 +272,7 @@ class PositionalEncoding(FocusScene):
                     bars.add(bar)
                     row_bars.append((float(weights[i]), bar))
                 w, bar = max(row_bars, key=lambda wb: wb[0])
-                text = f"{w:.2f}"
+                text = style.percent(w)
                 texts.append(text)
                 label = NumberText(text, font_size=style.SMALL, color=TEXT, align="left").place(0, 0)
                 label.next_to(bar, DOWN, buff=0.1)   # under the row's tallest bar: no other bar reaches it

@@ -61,9 +61,8 @@ S = CHAPTER_STRINGS | Strings({
     "summary": {"en": "Queries ask, keys answer: a large q·k means \"look here\".\n"
                       "Next: the causal mask, and a softmax down each query's line.",
                 "zh": "查询提问，键来回答：q·k 越大，越是“看这里”。\n接下来：因果遮罩，以及对每个查询那一列做 softmax。"},
-    "weight_scale": {"en": "weight", "zh": "权重"},
     "n_scores": {"en": "{n} scores", "zh": "{n} 个分数"},
-    "entry_scale": {"en": "entry of q, k", "zh": "q、k 的分量"},
+    "entry_scale": {"en": "size of entry", "zh": "分量大小"},
     "score_scale": {"en": "score q·k", "zh": "分数 q·k"},
 })
 
@@ -112,7 +111,7 @@ class QueriesKeys(AttentionChapterScene):
         self.header = self.product_line(h.focus, ["q", "=", r"W_q^{\top}", r"\hat{x}", "+", "b_q"], QUERY)
         self.play(FadeOut(VGroup(self.token_row, self.input_arrow, self.focus_frame)),
                   mv.vector.animate.shift(self.x_home - mv.vector.entries.get_center()), run_time=STEP)
-        self.play(FadeIn(self.header), FadeIn(mv.matrix), FadeIn(self.place_matrix_legend(mv.legend)),
+        self.play(FadeIn(self.header), FadeIn(mv.matrix), FadeIn(mv.place_legend(MATRIX_LEGEND_X, TOP - 0.2)),
                   run_time=STEP)
         self.play(FadeIn(VGroup(mv.plus, mv.bias, mv.equals, mv.output)), run_time=STEP)
         self.wait(PAUSE + 1.5)
@@ -134,7 +133,7 @@ class QueriesKeys(AttentionChapterScene):
     def beat_all_queries(self):
         h, mv = self.h, self.q_product
         self.say("all_queries", T=h.T, dh=h.d_head)
-        self.entry_scale = ColourScale.signed_for(np.concatenate([h.Q, h.K]))
+        self.entry_scale = ColourScale.magnitude_for(h.Q, h.K)
         self.q_block, self.k_block, self.block_words = self.blocks()
         self.entry_legend = place_legend(ColourLegend(self.entry_scale, S("entry_scale", self.lang), width=2.25),
                                          x=6.35 - 2.25)     # beside the blocks, with room for a longer title
@@ -157,7 +156,7 @@ class QueriesKeys(AttentionChapterScene):
         mv = self.k_product = self.product(h.W_k.T, h.x_hat[h.source], h.b_k, h.K[h.source], "k", KEY)
         header = self.product_line(h.source, ["k", "=", r"W_k^{\top}", r"\hat{x}", "+", "b_k"], KEY)
         self.play(FadeIn(header), FadeIn(VGroup(mv.matrix, mv.vector, mv.plus, mv.bias, mv.equals, mv.output)),
-                  FadeIn(self.place_matrix_legend(mv.legend)), run_time=STEP)
+                  FadeIn(mv.place_legend(MATRIX_LEGEND_X, TOP - 0.2)), run_time=STEP)
         mv.play(self)
         self.wait(PAUSE)
         self.say("all_keys", T=h.T, dh=h.d_head)
@@ -256,12 +255,6 @@ class QueriesKeys(AttentionChapterScene):
         """The token's chip, then the formula, centred on the top line."""
         colours = colours or {p: colour for p in parts if p[0] in "qkW"}
         return self.formula_line(self.chip(token), self.tex(*parts, colours=colours), [0.6, HEADER_Y, 0])
-
-    @staticmethod
-    def place_matrix_legend(legend: ColourLegend) -> ColourLegend:
-        """Top left, beside the formula line; placed by its bar, so that it sits alike in every language."""
-        return legend.shift(RIGHT * (MATRIX_LEGEND_X - legend.bar.get_left()[0])
-                            + UP * (TOP - 0.2 - legend.bar.get_top()[1]))
 
     def chip_in(self, row: TokenRow, i: int):
         return row.chips[i - row.first_shown]

@@ -87,7 +87,6 @@ S = SHARED | ATTENTION | Strings({
     "w_header": {"en": "weight", "zh": "权重"},
     "wv_header": {"en": "weight \u00d7 V", "zh": "权重 \u00d7 V"},
     "head_out": {"en": "head output", "zh": "头的输出"},
-    "size_legend": {"en": "size of an entry", "zh": "数值大小"},
     "with_head": {"en": "with the head", "zh": "保留这个头"},
     "without_head": {"en": "head zeroed", "zh": "这个头置零"},
     "p_next": {"en": "P(next word = \"{word}\")", "zh": "P(下一个词 = \u201c{word}\u201d)"},
@@ -180,11 +179,13 @@ def place_column(column: VectorColumn, x: float, y: float) -> VectorColumn:
 ROW_TOP, PITCH = 2.75, 0.40   # key rows; the attention grid is drawn at the same pitch, level with them
 HEADER_BASELINE = 3.15
 CHIP_RIGHT = -3.85
-STRIP_W = 2.5
-V_LEFT, WEIGHT_RIGHT, WV_LEFT = -3.65, -0.2, 0.15
+STRIP_W = 2.1
+V_LEFT, WEIGHT_RIGHT, WV_LEFT = -3.65, -0.1, 0.25
 OUT_X, OUT_TOP = 4.9, 2.75
 LEGEND_Y = -1.85
 FORMULA_Y = 3.2
+MATRIX_LEGEND_X, MATRIX_LEGEND_TOP = -4.85, 3.35  # a product's matrix legend: top left, beside the formula line
+MATRIX_LEGEND_W = 1.8
 PROMPT_Y, ARC_ANGLE = 1.5, -0.55
 STEP, PAUSE = style.STEP, style.PAUSE
 
@@ -208,7 +209,8 @@ class ValuesUpdate(LectureScene):
     def beat_values(self):
         self.say("values", dh=self.h.dh, d=self.h.d)
         product = self.value_product
-        self.play(FadeIn(self.value_formula), FadeIn(product.matrix), FadeIn(product.vector), FadeIn(product.plus),
+        self.play(FadeIn(self.value_formula), FadeIn(product.matrix), FadeIn(product.legend), FadeIn(product.vector),
+                  FadeIn(product.plus),
                   FadeIn(product.bias), FadeIn(product.equals), FadeIn(product.output.brackets),
                   FadeIn(product.output.size_label), run_time=STEP)
         product.play(self, slow_rows=1)
@@ -216,7 +218,7 @@ class ValuesUpdate(LectureScene):
 
     def beat_all_values(self):
         self.say("all_values", dh=self.h.dh)
-        self.play(FadeOut(VGroup(self.value_product, self.value_formula)), run_time=0.8)
+        self.play(FadeOut(VGroup(self.value_product, self.value_product.legend, self.value_formula)), run_time=0.8)
         self.play(FadeIn(self.token_column), FadeIn(self.keys_title), FadeIn(self.v_header), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(s, shift=RIGHT * 0.2) for s in self.v_strips], lag_ratio=0.12),
                   FadeIn(self.legend), run_time=2 * STEP)
@@ -265,7 +267,7 @@ class ValuesUpdate(LectureScene):
         self.say("delta", dh=self.h.dh, d=self.h.d)
         self.clear_stage()
         product = self.delta_product
-        self.play(FadeIn(self.delta_formula), FadeIn(product.matrix), FadeIn(product.vector),
+        self.play(FadeIn(self.delta_formula), FadeIn(product.matrix), FadeIn(product.legend), FadeIn(product.vector),
                   FadeIn(product.equals), FadeIn(product.output.brackets), FadeIn(product.output.size_label),
                   run_time=STEP)
         product.play(self, slow_rows=1)
@@ -274,7 +276,8 @@ class ValuesUpdate(LectureScene):
     def beat_update(self):
         self.say("update", n=self.h.n_head)
         product = self.delta_product
-        self.play(FadeOut(VGroup(product.matrix, product.vector, product.equals, self.delta_formula)), run_time=0.8)
+        self.play(FadeOut(VGroup(product.matrix, product.legend, product.vector, product.equals, self.delta_formula)),
+                  run_time=0.8)
         delta = self.delta_column
         self.play(ReplacementTransform(product.output, delta), run_time=STEP)
         self.play(FadeIn(self.E_column), FadeIn(self.update_signs), FadeIn(self.update_headers), run_time=STEP)
@@ -330,7 +333,9 @@ class ValuesUpdate(LectureScene):
         n = lambda k: S("n_numbers", lang, n=k)  # noqa: E731
         self.value_product = MatrixVectorProduct(
             h.W_v.T, h.normalised[h.source], h.v[h.source], lang=lang, name="W_v\u1d40", bias=h.b_v, rows=6,
-            cols=6, colour=VALUE, vector_label=f"x\u0302: {n(h.d)}", bias_label="b_v", output_label=f"v: {n(h.dh)}")
+            cols=6, colour=VALUE, vector_label=f"x\u0302: {n(h.d)}", bias_label="b_v", output_label=f"v: {n(h.dh)}",
+            legend_title=S("weight_scale", lang), legend_width=MATRIX_LEGEND_W)
+        self.value_product.place_legend(MATRIX_LEGEND_X, MATRIX_LEGEND_TOP)
         place_product(self.value_product)
         self.value_formula = self.product_line(h.source, ["v", "=", r"W_v^{\top}", r"\hat{x}", "+", "b_v"],
                                                {"v": VALUE, r"W_v^{\top}": VALUE})
@@ -355,16 +360,17 @@ class ValuesUpdate(LectureScene):
         """The head's attention grid, its rows level with the key rows; the focus's column becomes the weights."""
         h = self.h
         ys = self.rows_y
-        self.grid = AttentionGrid(h.pattern[: h.focus + 1, : h.focus + 1], ColourScale("weight"),
+        self.grid = AttentionGrid(h.pattern[: h.focus + 1, : h.focus + 1], ColourScale("attention"),
                                   tokens=[h.tokens[k] for k in self.keys], lang=self.lang,
                                   height=PITCH * len(self.keys))
         self.grid.shift([WV_LEFT + 0.35 - self.grid.squares.get_left()[0], ys[0] - self.grid.row_y(0), 0])
         self.grid_frame = self.grid.line_frame(h.focus)
         baselines = [self.grid.row_baseline(k) for k in self.keys]
-        self.weight_numbers = NumberColumn([f"{w:.2f}" for w in h.weights], baselines, WEIGHT_RIGHT, color=QUERY)
+        self.weight_numbers = NumberColumn([style.percent(w) for w in h.weights], baselines, WEIGHT_RIGHT, color=QUERY)
         self.w_header = self.column_header(S("w_header", self.lang), WEIGHT_RIGHT - 0.37, QUERY)
         self.weight_rule = rule(WEIGHT_RIGHT - 0.8, WEIGHT_RIGHT, ys[-1] - 0.25)
-        self.weight_total = NumberText(f"{float(h.weights.sum()):.2f}", color=QUERY).place(WEIGHT_RIGHT, ys[-1] - 0.6)
+        self.weight_total = NumberText(style.percent(float(h.weights.sum())), color=QUERY).place(WEIGHT_RIGHT,
+                                                                                                 ys[-1] - 0.6)
         self.values["weights_total"] = float(h.weights.sum())
 
     def build_sum(self):
@@ -390,7 +396,9 @@ class ValuesUpdate(LectureScene):
         h, lang = self.h, self.lang
         self.delta_product = MatrixVectorProduct(
             h.W_O_rows.T, h.head_out, h.delta, lang=lang, name=f"W_O\u1d40 ({S('this_head', lang)})", rows=6,
-            cols=6, colour=VALUE, vector_label=S("n_numbers", lang, n=h.dh), output_label=S("n_numbers", lang, n=h.d))
+            cols=6, colour=VALUE, vector_label=S("n_numbers", lang, n=h.dh), output_label=S("n_numbers", lang, n=h.d),
+            legend_title=S("weight_scale", lang), legend_width=MATRIX_LEGEND_W)
+        self.delta_product.place_legend(MATRIX_LEGEND_X, MATRIX_LEGEND_TOP)
         place_product(self.delta_product)
         self.delta_formula = self.tex(r"\Delta E", "=", r"W_{O,h}^{\top}", r"\,\text{out}_h",
                                       colours={r"\Delta E": VALUE}).move_to([0, FORMULA_Y, 0])

@@ -89,7 +89,7 @@ def test_labels_are_the_rounded_manifest_values(scenes):
     assert texts(sc.numbers) == [style.percent(w) for w in z["weights"]]
     assert all(sc.numbers[k].text == "0%" for k in z["future_keys"])
     assert sc.sum_mark[1].text == "\u03a3 = " + style.percent(z["sum"])
-    assert texts(sc.weight_legend.ticks) == ["0", "1"]
+    assert texts(sc.weight_legend.ticks) == ["0%", "100%"]
     limit = v["scaled"]["scale"]
     assert texts(sc.scaled_legend.ticks) in signed_ticks(limit, 0 if limit >= 10 else 1)
     # every cell of the grid (before it shrank) is its weight's colour: masked ones exactly the colour of 0
@@ -99,7 +99,7 @@ def test_labels_are_the_rounded_manifest_values(scenes):
         for k in range(len(weights)):
             expected = scale.colour(weights[q, k]).to_hex()
             assert grid.cell_square(q, k).get_fill_color().to_hex() == expected
-    assert scale.kind == "weight" and scale.limit == 1.0
+    assert scale.kind == "attention" and scale.limit == 1.0
 
 
 # --- a key frame against committed control data (tests/control_data/causal_mask) ----------------------------

@@ -55,7 +55,8 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     np.testing.assert_allclose(s["position_vector"]["values"], P[f][s["dims"]], atol=1e-12)
     np.testing.assert_allclose(np.add(s["token_embedding"]["values"], s["position_vector"]["values"]),
                                s["embedding"]["values"], atol=1e-12)                       # E = token + position
-    assert v["E_strips"]["colour_limit"] == pytest.approx(float(np.abs(trace["embeddings"]).max()), abs=1e-12)
+    largest = float(np.abs(trace["embeddings"]).max())       # E is an activation: a size scale, rounded up for its legend
+    assert largest <= v["E_strips"]["colour_limit"] == pytest.approx(np.ceil(largest * 10) / 10, abs=1e-12)
 
     o, expected = v["order"], order_sensitivity(gpt, trace["token_ids"])
     assert (o["layer"], o["head"], o["query"]) == (0, expected["head"], T - 1) and o["score"] == expected["score"]
@@ -65,7 +66,7 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
             np.testing.assert_allclose(o[state][key], expected[state][key], atol=1e-12)
         assert o[state]["output_change"] == pytest.approx(expected[state]["output_change"], abs=1e-12)
         assert o[state]["output_change_label"] == f"{o[state]['output_change']:.3f}"
-        assert o[state]["peak_labels"] == [f"{max(o[state][k]):.2f}" for k in ("weights", "weights_reversed")]
+        assert o[state]["peak_labels"] == [style.percent(max(o[state][k])) for k in ("weights", "weights_reversed")]
     blind, seeing = o["without_positions"], o["with_positions"]
     np.testing.assert_allclose(blind["weights"], blind["weights_reversed"], atol=1e-12)    # weights follow words
     assert blind["output_change_label"] == "0.000" and seeing["output_change"] > 0.1
@@ -86,7 +87,7 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
         assert texts_of(column.entries) == [style.signed(x, 1) for x in v["sum"][name]["values"]]
     for state, key in (("without", "without_positions"), ("with", "with_positions")):
         o = v["order"][key]
-        assert texts_of(scene.peak_labels[state]) == [f"{max(o[k]):.2f}" for k in ("weights", "weights_reversed")]
+        assert texts_of(scene.peak_labels[state]) == [style.percent(max(o[k])) for k in ("weights", "weights_reversed")]
     with_bars, o = scene.bars["with"], v["order"]["with_positions"]     # the bars: weight × BAR_UNIT tall
     from scenes.positional_encoding import BAR_UNIT
     expected = [max(w * BAR_UNIT, 0.01) for w in o["weights"] + o["weights_reversed"]]
@@ -98,6 +99,8 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     assert S("no_order", lang, layer=0, head=v["order"]["head"], word=v["tokens"][-1], blind=blind).count(blind) == 1
     assert seen in S("order", lang, seen=seen)
     assert [t.text for t in scene.legend.ticks] in signed_ticks(v["P"]["colour_limit"], 1)
+    assert [t.text for t in scene.e_legend.ticks] == ["0", f"{v['E_strips']['colour_limit']:g}"]
+    assert scene.e_legend.colour_scale.kind == "magnitude"
     np.testing.assert_array_equal(scene.table.values, scene.gpt.p("wpe.weight").T)   # the table is the model's
 
 

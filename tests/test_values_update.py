@@ -140,9 +140,12 @@ def test_labels_are_the_rounded_numbers(played):
                 for j in vp.matrix.cols_shown if j is not None]
     assert [c[1].text for c in cells] == expected
     np.testing.assert_array_equal(product["V"], v["V"][src])
-    assert texts(s.weight_numbers) == [f"{w:.2f}" for w in v["weights"]]
+    assert texts(s.weight_numbers) == [style.percent(w) for w in v["weights"]]        # weights as %, everywhere
     np.testing.assert_array_equal(s.grid.values, v["pattern"])   # the grid the weights are lifted from
-    assert s.weight_total.text == f"{v['weights_total']:.2f}" == "1.00"
+    assert s.weight_total.text == style.percent(v["weights_total"]) == "100.0%"
+    for product in (s.value_product, s.delta_product):       # every weight matrix has its legend, on its own scale
+        assert product.legend.colour_scale is product.matrix.colour_scale and product.legend.colour_scale.kind == "signed"
+    assert s.magnitudes.kind == "magnitude"                   # V and the head's output are activations
     assert texts(s.out_column.entries) == shown(v["head_out"], s.out_column)
     dp = s.delta_product
     assert texts(dp.vector.entries) == shown(v["head_out"], dp.vector)

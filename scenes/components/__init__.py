@@ -21,12 +21,13 @@ By theme:
       cells of one colour are one shape, so thousands stay cheap. Pair it with a `ColourLegend`.
     - `HeatMatrix`: a small whole matrix as cells without numbers, rows at a pitch that lines up with word
       labels (Q and K: one row per token), with its shape below.
-    - `MagnitudeStrip`: one vector as a row of cells by |entry| (no sign), for comparing many vectors side by
-      side on one `magnitude_scale()`.
+    - `MagnitudeStrip`: one vector (an activation) as a row of cells by |entry| (no sign, grey -> white), for
+      comparing many vectors side by side on one `magnitude_scale()`.
 - attention (attention.py): `AttentionGrid` (keys down, queries across, in every scene), `MaskCell`.
 - charts (charts.py): `LabelColumn`, `NumberColumn`, `BarColumn`, `ProbabilityBars` (rows of words, numbers
   and bars on baselines); `ColourScale` (one fixed numbers -> colours mapping: "signed" blue/red for weights
-  and scores, "weight" dark -> white for attention weights and magnitudes) and `ColourLegend` (its bar).
+  and scores, "attention" black -> white for attention weights, "magnitude" grey -> white for the size of an
+  activation) and `ColourLegend` (its bar, with the scale's real ends).
 - layout (layout.py): `inside_safe_area()`, `rule()`, `row_positions()`, `place_by_body()`.
 """
 

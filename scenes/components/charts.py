@@ -98,15 +98,19 @@ class ProbabilityBars(VGroup):
 class ColourScale:
     """One fixed mapping from numbers to cell colours, shared by a matrix or grid and its legend.
 
-    kind "signed": blue (+) / red (−), brighter with |v| up to `limit` (the visual language's weight scale,
-                   also used for raw and scaled attention scores);
-    kind "weight": an attention weight, 0 dark -> `limit` (normally 1) white, no hue.
+    kind "signed":    blue (+) / red (−), brighter with |v| up to `limit` (the visual language's weight scale,
+                      also used for raw and scaled attention scores);
+    kind "attention": an attention weight, 0 black -> 1 white, no hue; its legend reads 0% to 100%;
+    kind "magnitude": an activation (an entry of a vector: E, q, k, v, a head's output) by its size |v|,
+                      grey -> white up to `limit`, no hue: never black, so it does not read as a weight.
     −∞ (a masked cell) is always dark red, whatever the scale.
     """
 
+    KINDS = ("signed", "attention", "magnitude")
+
     def __init__(self, kind: str, limit: float = 1.0):
-        if kind not in ("signed", "weight"):
-            raise ValueError(f"a colour scale is 'signed' or 'weight', got {kind!r}")
+        if kind not in self.KINDS:
+            raise ValueError(f"a colour scale is one of {', '.join(self.KINDS)}, got {kind!r}")
         if not np.isfinite(limit) or limit <= 0:
             raise ValueError(f"a colour scale needs a positive finite limit, got {limit}")
         self.kind, self.limit = kind, float(limit)
@@ -118,11 +122,20 @@ class ColourScale:
         finite = v[np.isfinite(v)]
         return cls("signed", float(np.abs(finite).max()) if finite.size and np.abs(finite).max() > 0 else 1.0)
 
+    @classmethod
+    def magnitude_for(cls, *arrays) -> "ColourScale":
+        """One activation scale for vectors compared side by side: their largest |entry|, rounded up to one
+        decimal (a display choice, so the legend reads cleanly; the cells still use the exact values)."""
+        largest = max(float(np.abs(np.asarray(a, dtype=np.float64)).max()) for a in arrays)
+        return cls("magnitude", max(np.ceil(largest * 10) / 10, 0.1))
+
     def colour(self, value: float):
         if np.isneginf(value):
             return ManimColor(style.MASKED)
         if self.kind == "signed":
             return style.weight_colour(float(value), self.limit)
+        if self.kind == "magnitude":
+            return style.magnitude_colour(abs(float(value)), self.limit)
         return style.attention_colour(float(value) / self.limit)
 
     def ends(self, decimals: int | None = None) -> list[str]:
@@ -131,6 +144,8 @@ class ColourScale:
             decimals = 1 if self.limit < 10 else 0
         if self.kind == "signed":
             return [style.signed(-self.limit, decimals), "0", style.signed(self.limit, decimals)]
+        if self.kind == "attention":
+            return ["0%", style.percent(self.limit).replace(".0%", "%")]
         return ["0", f"{self.limit:g}"]
 
 

@@ -102,7 +102,8 @@ class MatrixVectorProduct(VGroup):
 
     def __init__(self, matrix, vector, output, *, lang: str, name: str, bias=None, rows: int = 6, cols: int = 6,
                  colour=TEXT, vector_label: str | None = None, output_label: str | None = None,
-                 bias_label: str | None = None, cell: float = 0.9, decimals: int = 1, legend_title: str | None = None):
+                 bias_label: str | None = None, cell: float = 0.9, decimals: int = 1, legend_title: str | None = None,
+                 legend_width: float = 2.4):
         super().__init__()
         M = np.asarray(matrix, dtype=np.float64)
         x, out = np.asarray(vector, np.float64).ravel(), np.asarray(output, np.float64).ravel()
@@ -141,8 +142,14 @@ class MatrixVectorProduct(VGroup):
         self._stagger_labels()
         for entry in self.output.entries:
             entry.set_opacity(0)
-        self.legend = ColourLegend(self.matrix.colour_scale, legend_title, width=2.4, inline=True) \
+        self.legend = ColourLegend(self.matrix.colour_scale, legend_title, width=legend_width, inline=True) \
             if legend_title else None
+
+    def place_legend(self, bar_left: float, top: float) -> ColourLegend:
+        """Its matrix's legend (given legend_title), placed by its bar: the bar's left end at bar_left, its top at
+        `top` (so it sits alike in every language). The legend is not part of the product: fade it in and out."""
+        return self.legend.shift(RIGHT * (bar_left - self.legend.bar.get_left()[0])
+                                 + UP * (top - self.legend.bar.get_top()[1]))
 
     def bodies(self) -> VGroup:
         """The product without its hanging size labels: centre on this, so every language lays out alike."""
@@ -294,7 +301,7 @@ class Heatmap(VGroup):
 
 class MagnitudeStrip(VGroup):
     """A vector as one row of cells, every entry shown (nothing elided): dark -> white by |entry| on one fixed
-    ColourScale("weight", limit) shared by every strip it is compared with (and its ColourLegend)."""
+    ColourScale("magnitude", limit) shared by every strip it is compared with (and its ColourLegend)."""
 
     def __init__(self, values, scale: ColourScale, *, width: float, height: float = 0.3):
         super().__init__()
@@ -312,10 +319,8 @@ class MagnitudeStrip(VGroup):
 
 
 def magnitude_scale(*arrays) -> ColourScale:
-    """One magnitude scale for vectors compared side by side: their largest |entry|, rounded up to one decimal
-    (a display choice, so the legend reads cleanly; the cells still use the exact values)."""
-    largest = max(float(np.abs(np.asarray(a, dtype=np.float64)).max()) for a in arrays)
-    return ColourScale("weight", max(np.ceil(largest * 10) / 10, 0.1))
+    """The activation scale of vectors compared side by side (ColourScale.magnitude_for)."""
+    return ColourScale.magnitude_for(*arrays)
 
 
 class HeatMatrix(VGroup):
