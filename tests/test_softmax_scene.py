@@ -14,7 +14,8 @@ from model import weights_sha256
 from scenes import style
 from scenes.catalog import sweep_stops
 from scenes.prompts import uncertain_prompt
-from scenes.softmax_temperature import NextToken, SoftmaxTemperature
+from scenes.components import NumberText
+from scenes.softmax_temperature import S, NextToken, SoftmaxTemperature
 
 __module_test__ = "softmax_temperature"
 
@@ -96,6 +97,26 @@ def test_manifest_probabilities_are_softmax_of_the_trace(rendered, gpt, lang):
             np.testing.assert_allclose(entry["logits_over_T"], z[ids] / entry["T"], rtol=1e-9)
         else:
             assert entry["argmax"] == [gpt.tokenizer.words[int(np.argmax(z))]]
+
+
+# --- what is on screen: every number drawn is the rounding of a manifest value -----------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_labels_are_the_rounded_manifest_values(lecture, lang):
+    sc = lecture.dry("softmax_temperature", lang)
+    v = sc.values
+    texts = lambda group: [m.text for m in group if isinstance(m, NumberText)]  # noqa: E731
+    words = [style.token_label(c["word"]) for c in v["candidates"]]
+    assert [m.text for m in sc.labels] == words + [S("other", lang)]
+    assert sc.more_words.text == S("n_more_words", lang, n=v["other"]["words"])
+    assert texts(sc.logit_numbers) == [style.signed(c["logit"]) for c in v["candidates"]]
+    steps = v["softmax_steps"]
+    assert texts(sc.exp_numbers) == [style.scientific(x) for x in steps["exp"]] + [style.scientific(v["other"]["exp_sum"])]
+    assert sc.exp_sum.text == style.scientific(steps["exp_sum"])
+    assert sc.prob_total.text == style.percent(steps["probability_total"])
+    last = v["temperatures"][-1]        # the bars end on the last stop of the sweep
+    assert texts(sc.prob_bars.numbers) == [style.percent(p) for p in last["probabilities"]] + \
+        [style.percent(last["other"])]
+    assert sc.t_value.text == style.temperature(last["T"])
 
 
 # --- key frames against committed control data (tests/control_data/softmax_temperature) -----------
