@@ -10,24 +10,15 @@ variance are the trace's. All values shown are recorded at full precision in sel
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
-
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _REPO not in sys.path:  # `manim render scenes/add_norm.py` from anywhere: make the repo importable
-    sys.path.insert(0, _REPO)
-
 from manim import (DOWN, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line,
                    MathTex, Rectangle, SurroundingRectangle, Transform, VGroup, config)
 
 from model.analysis import best_lookback_head, layer_norm_steps
 from scenes import style
-from scenes.components import CompactTokenRow, Label, NumberText, VectorColumn, caption, light, place_by_body
-from scenes.lecture import LectureScene
+from scenes.components import CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body
+from scenes.attention_chapter import FocusScene
 from scenes.params import AUTO, ParamError
-from scenes.prompts import chapter_focus
 from scenes.style import MUTED, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
@@ -78,28 +69,16 @@ WHY_ZERO, WHY_UNIT, WHY_TALLEST = -1.15, 1.6, 2.3   # variance bars: baseline, h
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
-class AddNorm(LectureScene):
+class AddNorm(FocusScene):
     name = "add_norm"
-
-    def construct(self):
-        self.title_card()
-        self.residual_add()
-        self.measure()
-        self.normalise()
-        self.gain_and_bias()
-        self.why_it_helps()
+    strings = S
 
     # --- the beats -------------------------------------------------------------------
-    def title_card(self):
-        self.beat("title")
-        self.prepare()
-        self.show_title(S("title", self.lang), S("subtitle", self.lang),
-                        S("model_note", self.lang, layer=self.layer, last=self.gpt.config.n_layer - 1,
-                          word=self.tokens[self.focus], pos=self.focus))
+    def title_note(self) -> str:
+        return self.s("model_note", layer=self.layer, last=self.gpt.config.n_layer - 1, word=self.tokens[self.focus],
+                      pos=self.focus)
 
-    def residual_add(self):
-        self.beat("residual")
-        self.play(FadeOut(self.title_group), run_time=0.8)
+    def beat_residual(self):
         self.say("residual")
         self.play(FadeIn(self.row), Create(self.focus_frame), run_time=STEP)
         x, delta, total = self.columns
@@ -108,8 +87,7 @@ class AddNorm(LectureScene):
         self.play(FadeIn(self.equals), FadeIn(self.heads[2]), FadeIn(total), run_time=2 * STEP)
         self.wait(PAUSE + 2)
 
-    def measure(self):
-        self.beat("statistics")
+    def beat_statistics(self):
         self.say("statistics", d=self.d)
         x, delta, total = self.columns
         self.play(FadeOut(VGroup(x, delta, self.plus, self.equals, self.heads[:2])), run_time=STEP)
@@ -121,8 +99,7 @@ class AddNorm(LectureScene):
         self.play(Create(self.mean_lines[0]), FadeIn(self.stats[0]), run_time=2 * STEP)
         self.wait(PAUSE + 2)
 
-    def normalise(self):
-        self.beat("normalise")
+    def beat_normalise(self):
         self.say("normalise")
         total = self.columns[2]
         self.play(FadeIn(self.formulas[0]), run_time=STEP)
@@ -132,8 +109,7 @@ class AddNorm(LectureScene):
                   run_time=2.5 * STEP)
         self.wait(PAUSE + 2)
 
-    def gain_and_bias(self):
-        self.beat("scale")
+    def beat_scale(self):
         self.say("scale", d=self.d, layer=self.layer)
         total = self.columns[2]
         self.play(FadeOut(self.formulas[0]), FadeIn(self.formulas[1]), FadeOut(self.stats[0]),
@@ -143,8 +119,7 @@ class AddNorm(LectureScene):
                   run_time=2.5 * STEP)
         self.wait(PAUSE + 2)
 
-    def why_it_helps(self):
-        self.beat("why")
+    def beat_why(self):
         self.say("why", lo=self.why_texts["lo"], hi=self.why_texts["hi"])
         self.play(FadeOut(VGroup(self.bars, self.zero_line, self.formulas[1], self.columns[2], self.heads[2])),
                   run_time=STEP)
@@ -158,10 +133,8 @@ class AddNorm(LectureScene):
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
         gpt, c = self.gpt, self.gpt.config
-        chosen = chapter_focus(gpt, self.params["prompt"], self.params["focus"])
-        self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
-        trace = gpt.trace(chosen["prompt"])
-        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        trace = self.read_prompt()
+        chosen = self.chosen
         f = self.focus = chosen["focus"]
         self.d = c.n_embd
         self.layer, layer_choice = self.choose_layer(trace, chosen)
@@ -171,9 +144,7 @@ class AddNorm(LectureScene):
 
         top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
         self.row = CompactTokenRow(self.tokens, lang=self.lang).move_to([0, 0, 0]).to_edge(UP, buff=top)
-        if f < self.row.first_shown:
-            raise ParamError(f"focus: token {f} does not fit on screen (a long prompt shows its last "
-                             f"{len(self.row.chips)} tokens); choose a focus from {self.row.first_shown} on")
+        self.check_focus_shown(self.row)
         self.focus_frame = SurroundingRectangle(self.row.chips[f - self.row.first_shown], color=style.ACCENT,
                                                 buff=0.03, corner_radius=0.08)
 
@@ -248,8 +219,6 @@ class AddNorm(LectureScene):
                     for n, (w, s) in enumerate(zip(places, steps))],
             "why_range_labels": self.why_texts,
         })
-        if chosen["prompt_rule"]:
-            self.values["prompt_rule"] = chosen["prompt_rule"]
 
     def choose_layer(self, trace, chosen) -> tuple[int, dict]:
         """The given layer, or the layer of the head with the largest weight from the focus to an earlier token."""
@@ -333,10 +302,3 @@ class AddNorm(LectureScene):
             text.shift(RIGHT * (x + 0.3 - text.get_left()[0])).on_baseline(STATS_BASELINE)
             keys.add(VGroup(swatch, text))
         self.why_key = keys
-
-    # --- narration ---------------------------------------------------------------------
-    def say(self, key: str, **values):
-        new = caption(S(key, self.lang, **values), self.lang)
-        old = getattr(self, "current_caption", None)
-        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
-        self.current_caption = new

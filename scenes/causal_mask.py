@@ -11,27 +11,19 @@ shown are recorded at full precision in self.values (the manifest).
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
-
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _REPO not in sys.path:  # `manim render scenes/causal_mask.py` from anywhere: make the repo importable
-    sys.path.insert(0, _REPO)
-
-from manim import (RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,  # noqa: E402
+from manim import (RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,
                    Line, Rectangle, ReplacementTransform, TransformFromCopy, VGroup)
 
-from model import GPT3_175B  # noqa: E402
-from scenes import style  # noqa: E402
-from scenes.components import AttentionGrid, ColourLegend, ColourScale, Label  # noqa: E402
-from scenes.queries_keys import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, PAUSE, STEP, TOP,  # noqa: E402
-                                 AttentionChapterScene, line_numbers, place_grid, place_legend)
-from scenes.queries_keys import S as QK_STRINGS  # noqa: E402
-from scenes.style import MUTED, QUERY, Strings  # noqa: E402
+from model import GPT3_175B
+from scenes import style
+from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
+from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
+                                      place_grid, place_legend)
+from scenes.components import AttentionGrid, ColourLegend, ColourScale, Label
+from scenes.style import MUTED, QUERY, Strings
 
-S = QK_STRINGS | Strings({
+S = CHAPTER_STRINGS | Strings({
     "title": {"en": "The causal mask and softmax", "zh": "因果遮罩与 softmax"},
     "subtitle": {"en": "Softmax per query: how scores become attention weights",
                  "zh": "逐个查询做 softmax：分数如何变成注意力权重"},
@@ -69,6 +61,7 @@ S = QK_STRINGS | Strings({
     "gpt3_line": {"en": "GPT-3: n = {n}, n × n = {n2}", "zh": "GPT-3: n = {n}, n × n = {n2}"},
 })
 
+STEP, PAUSE = style.STEP, style.PAUSE
 LEGEND_GAP = 0.35      # between the two legends
 TEXT_X = -0.5          # left edge of the growth figures
 GROWTH_FIRST_LINE, GROWTH_PITCH = 2.1, 0.62   # their baselines
@@ -90,25 +83,15 @@ def example_query(h) -> tuple[int, str]:
 
 class CausalMask(AttentionChapterScene):
     name = "causal_mask"
+    strings = S
 
-    def construct(self):
-        self.beat("title")
+    def prepare(self):
         self.h = self.choose_head()
-        self.title_card(S)
-        self.show_scaled()           # the scaled scores, one query's line framed
-        self.mask_future()           # −∞ on every key after its query
-        self.softmax_one_line()      # the focus query's line becomes weights summing to 1
-        self.softmax_every_line()    # every line; masked cells become exactly 0
-        self.exact_zeros()           # a query with future keys: its zeros, and its sum
-        self.grow_with_context()     # n vs n², with our context and GPT-3's
-        self.conclude()
 
     # --- the beats ------------------------------------------------------------------------------
-    def show_scaled(self):
-        self.beat("scaled")
+    def beat_scaled(self):
         h = self.h
-        self.clear_title()
-        self.say(S, "scaled", layer=h.layer, head=h.head)
+        self.say("scaled", layer=h.layer, head=h.head)
         self.scaled_scale = ColourScale.signed_for(h.scaled)
         grid = self.grid = place_grid(AttentionGrid(h.scaled, self.scaled_scale, tokens=h.tokens, lang=self.lang,
                                                     height=GRID_HEIGHT))
@@ -126,10 +109,9 @@ class CausalMask(AttentionChapterScene):
         self.values["scaled"] = {"grid": h.scaled.tolist(), "scale": self.scaled_scale.limit,
                                  "focus_line": h.scaled[h.focus].tolist()}
 
-    def mask_future(self):
-        self.beat("mask")
+    def beat_mask(self):
         h, grid = self.h, self.grid
-        self.say(S, "mask")
+        self.say("mask")
         future = [(q, k) for q in range(h.T) for k in range(h.T) if np.isneginf(h.masked[q, k])]
         anims = grid.recolour(h.masked)
         self.marks = grid.mask_marks()
@@ -144,11 +126,10 @@ class CausalMask(AttentionChapterScene):
                                  "masked_cells": [list(c) for c in future],
                                  "focus_line": [None if np.isneginf(v) else float(v) for v in h.masked[h.focus]]}
 
-    def softmax_one_line(self):
-        self.beat("softmax")
+    def beat_softmax(self):
         h, grid = self.h, self.grid
-        self.say(S, "softmax")
-        self.weight_scale = ColourScale("weight", 1.0)
+        self.say("softmax")
+        self.weight_scale = ColourScale("attention", 1.0)
         self.weight_legend = ColourLegend(self.weight_scale, S("weight_scale_attn", self.lang), width=LEGEND_W)
         place_legend(self.weight_legend, top=self.scaled_legend.mask_entry.get_bottom()[1] - LEGEND_GAP)
         weights = line_numbers(grid, [style.percent(v) for v in h.weights[h.focus]])
@@ -162,10 +143,9 @@ class CausalMask(AttentionChapterScene):
         self.wait(PAUSE + 1.5)
         self.values["softmax"] = {"query": h.focus, "weights": h.weights[h.focus].tolist(), "sum": total}
 
-    def softmax_every_line(self):
-        self.beat("all_queries")
+    def beat_all_queries(self):
         h, grid = self.h, self.grid
-        self.say(S, "all_queries")
+        self.say("all_queries")
         others = [q for q in range(h.T) if q != h.focus]
         recolour = grid.recolour(h.weights, self.weight_scale, queries=others)
         per_line = len(recolour) // max(len(others), 1)
@@ -179,12 +159,11 @@ class CausalMask(AttentionChapterScene):
                                   "masked_weights": [float(h.weights[q, k]) for q in range(h.T) for k in range(h.T)
                                                      if np.isneginf(h.masked[q, k])]}
 
-    def exact_zeros(self):
-        self.beat("zeros")
+    def beat_zeros(self):
         h, grid = self.h, self.grid
         q, rule = example_query(h)
         future = h.T - 1 - q
-        self.say(S, "zeros", word=h.word(q), i=q, n=future)
+        self.say("zeros", word=h.word(q), i=q, n=future)
         numbers = line_numbers(grid, [style.percent(v) for v in h.weights[q]])
         header = self.line_header(grid, numbers, q)
         total = float(np.sum(h.weights[q]))
@@ -200,10 +179,9 @@ class CausalMask(AttentionChapterScene):
         self.values["zeros"] = {"query": q, "rule": rule, "weights": h.weights[q].tolist(), "sum": total,
                                 "future_keys": list(range(q + 1, h.T))}
 
-    def grow_with_context(self):
-        self.beat("growth")
+    def beat_growth(self):
         h, grid = self.h, self.grid
-        self.say(S, "growth")
+        self.say("growth")
         n_ctx, L = h.context, self.gpt.config.n_layer
         cell = min(0.16, 5.0 / n_ctx)                  # the whole context must fit on the left
         origin = np.array([-style.safe_half_width() + 0.3, TOP - 0.5, 0])   # top-left of the n × n area
@@ -219,7 +197,7 @@ class CausalMask(AttentionChapterScene):
                   FadeIn(row), FadeIn(outline), FadeIn(texts), run_time=2 * STEP)
         self.wait(PAUSE)
         # the whole context of our model
-        self.say(S, "context", n=n_ctx, n2=f"{n_ctx * n_ctx:,}", L=L)
+        self.say("context", n=n_ctx, n2=f"{n_ctx * n_ctx:,}", L=L)
         big_row, big_outline = self.cell_row(n_ctx, cell, origin), self.outline(n_ctx, cell, origin)
         n_big = at_line(Label(S("n_line", self.lang, n=n_ctx), font_size=style.LABEL), 0)
         n2_big = at_line(Label(S("n2_line", self.lang, n2=f"{n_ctx * n_ctx:,}"), font_size=style.LABEL), 1)
@@ -234,7 +212,7 @@ class CausalMask(AttentionChapterScene):
         self.wait(PAUSE + 1)
         # GPT-3, from its published config
         g = GPT3_175B
-        self.say(S, "gpt3", n=f"{g.n_positions:,}", n2=f"{g.n_positions ** 2:,}", H=g.n_head, L=g.n_layer)
+        self.say("gpt3", n=f"{g.n_positions:,}", n2=f"{g.n_positions ** 2:,}", H=g.n_head, L=g.n_layer)
         gpt3 = at_line(Label(S("gpt3_line", self.lang, n=f"{g.n_positions:,}", n2=f"{g.n_positions ** 2:,}"),
                              font_size=style.LABEL, color=MUTED), 3.4)
         self.play(FadeIn(gpt3, shift=UP * 0.1), run_time=STEP)
@@ -243,11 +221,6 @@ class CausalMask(AttentionChapterScene):
                                  "context_cells": n_ctx * n_ctx, "n_layer": L,
                                  "gpt3": {"n_positions": g.n_positions, "cells": g.n_positions ** 2,
                                           "n_head": g.n_head, "n_layer": g.n_layer}}
-
-    def conclude(self):
-        self.beat("summary")
-        self.say(S, "summary")
-        self.wait(PAUSE + 2)
 
     # --- building the pieces ----------------------------------------------------------------------
     def line_sum(self, numbers, total: float) -> VGroup:
@@ -274,4 +247,3 @@ class CausalMask(AttentionChapterScene):
         lines = [Line([x0, y0 - i * cell, 0], [x0 + n * cell, y0 - i * cell, 0]) for i in range(n + 1)]
         lines += [Line([x0 + i * cell, y0, 0], [x0 + i * cell, y0 - n * cell, 0]) for i in range(n + 1)]
         return VGroup(*lines).set_stroke(style.CELL_OUTLINE, 1)
-

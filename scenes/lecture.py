@@ -1,4 +1,19 @@
-"""The base of every lecture scene: the model, the parameters, the beats and the manifest values.
+"""The skeleton of every lecture scene: the model, the parameters, the beats, the captions and the manifest values.
+
+A scene declares three things and the skeleton does the rest:
+
+- its `strings` (a style.Strings table: every on-screen text in English and Chinese, with "title",
+  "subtitle" and, if it has a closing beat, "summary");
+- its numbers: `prepare()` reads the model (never computing model maths itself), builds the pieces and
+  records every number shown in `self.values` (the manifest); `title_note()` says what the numbers are;
+- its beats: one method `beat_<section>` per section the catalog declares after "title", in order
+  (`script()` may list them otherwise, e.g. one beat per temperature). `beat_summary` is the closing beat.
+
+The skeleton plays the title card, starts each beat (a manim section), fades the title card out at the
+first beat, and holds every caption on screen long enough to read it (READING_RATE: characters a second,
+from when it is fully shown until it leaves); no scene tunes a caption's hold by hand. A caption that states
+a property of the numbers is chosen by a rule over them: `caption_rule()` records the rule, its inputs and
+the key it chose in the manifest (values["caption_rules"]).
 
 A scene renders with plain `manim render -ql scenes/<file>.py <Scene>` using its
 declared defaults. render.py (or anyone) can choose otherwise through the
@@ -14,12 +29,14 @@ from __future__ import annotations
 import json
 import os
 
-from manim import DOWN, UP, FadeIn, Scene, VGroup
+import math
+
+from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, Group, MathTex, Scene, VGroup
 from manim.utils.exceptions import EndSceneEarlyException
 
 from . import style
 from .catalog import SCENES
-from .components import Label, caption
+from .components import Label, caption, math_tex
 from .params import ParamError, SceneSpec, pick_section
 
 ENV_MODEL, ENV_PARAMS, ENV_SECTION = "GPT_LECTURE_MODEL", "GPT_LECTURE_PARAMS", "GPT_LECTURE_SECTION"
@@ -44,9 +61,15 @@ def env_params() -> dict:
 
 
 class LectureScene(Scene):
-    """Subclasses set `name` (their catalog entry) and write construct() as the lecture script."""
+    """Subclasses set `name` (their catalog entry) and `strings`, and write prepare(), title_note() and their
+    beats (see the module's docstring)."""
 
     name: str = ""
+    strings: style.Strings = style.SHARED
+    READING_RATE = {"en": 17.0, "zh": 9.0}   # characters a second: the reading speeds of professional subtitles
+    CAPTION_FADE = 0.6                       # seconds: one caption out, the next in
+    TITLE_FADE = 0.8                         # seconds: the title card out, at the first beat
+    TITLE_TOP, NOTE_Y = 1.2, -1.4            # the title card: the title's centre, the note's centre
 
     @classmethod
     def spec(cls) -> SceneSpec:
@@ -60,14 +83,46 @@ class LectureScene(Scene):
         self.section_names = self.spec().section_names(self.params)
         self.beats_done = 0
         self.beat_starts: list[float] = []    # scene time at the start of each beat played
+        self.captions: list[dict] = []        # every caption shown: key, text, when fully shown, when it left
+        self.current_caption = None
+        self.title_group, self.title_up = None, False
         wanted = os.environ.get(ENV_SECTION, "").strip()
         self.only_section = pick_section(wanted, self.section_names) if wanted else None
 
+    # --- what a scene declares ---------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Read the model, build the pieces, record every number shown in self.values."""
+        raise NotImplementedError
+
+    def title_note(self) -> str:
+        """The title card's note: what the numbers are (a caption, held like one)."""
+        raise NotImplementedError
+
+    def script(self) -> list[tuple[str, callable]]:
+        """The beats after the title card, in the catalog's order: (section name, the method that plays it)."""
+        return [(name, getattr(self, f"beat_{name}")) for name in self.section_names[1:]]
+
+    # --- the lecture script -------------------------------------------------------------------------------
+    def construct(self):
+        self.beat("title")
+        self.prepare()
+        self.show_title(self.title_note())
+        for name, play in self.script():
+            self.beat(name)
+            if self.title_up:
+                self.play(FadeOut(self.title_group), run_time=self.TITLE_FADE)
+                self.title_up = False
+            play()
+        self.hold_for_reading()
+        self.caption_left()
+
     def beat(self, name: str) -> None:
-        """Start the next beat: a manim section, in the order the catalog declares."""
+        """Start the next beat: a manim section, in the order the catalog declares. The caption on screen is
+        held until it has been read first, so the pause belongs to the beat it was said in."""
         expected = self.section_names[self.beats_done] if self.beats_done < len(self.section_names) else None
         if name != expected:
             raise RuntimeError(f"{self.name}: beat {name!r} where the catalog declares {expected!r}")
+        self.hold_for_reading()
         index = self.beats_done
         self.beats_done += 1
         self.beat_starts.append(float(self.renderer.time))
@@ -75,6 +130,10 @@ class LectureScene(Scene):
             raise EndSceneEarlyException()
         skip = self.only_section is not None and index < self.only_section
         self.next_section(name, skip_animations=skip)
+
+    def beat_summary(self) -> None:
+        """The closing beat: the scene's "summary" caption, held until it is read."""
+        self.say("summary")
 
     def timeline(self) -> list[dict]:
         """Where each beat starts and ends in the clip, in seconds: chapter marks for a video player. A clip of
@@ -87,17 +146,82 @@ class LectureScene(Scene):
         one = marks[self.only_section]
         return [{**one, "start": 0.0, "end": round(one["end"] - one["start"], 3)}]
 
-    def show_title(self, title: str, subtitle: str, note: str, *, top: float = 1.2, note_y: float = -1.4,
-                   hold: float = 1.0) -> None:
-        """The title card: title, subtitle, and a note on what the numbers are. It stays (self.title_group) until
-        the next beat fades it out; `hold` is how long it is read, in seconds beyond style.PAUSE."""
-        title_m = Label(title, font_size=style.TITLE).move_to(UP * top)
-        subtitle_m = Label(subtitle, font_size=style.SUBTITLE, color=style.MUTED).next_to(title_m, DOWN, 0.45)
-        note_m = caption(note, self.lang, y=note_y)
+    # --- text ---------------------------------------------------------------------------------------------
+    def s(self, key: str, **values) -> str:
+        """The scene's string `key` in the scene's language."""
+        return self.strings(key, self.lang, **values)
+
+    def say(self, key: str, **values) -> None:
+        """Replace the caption with the string `key`, once the one on screen has been read."""
+        new = caption(self.s(key, **values), self.lang)
+        old = self.current_caption
+        self.hold_for_reading()
+        self.caption_left()
+        self.play(*([FadeOut(old)] if old is not None else []), FadeIn(new), run_time=self.CAPTION_FADE)
+        self.current_caption = new
+        self.caption_shown(key, new.text)
+
+    def caption_rule(self, name: str, key: str, rule: str, **inputs) -> str:
+        """Record which caption a rule over the numbers chose (`key`), the rule in words, and its inputs, in
+        values["caption_rules"][name]; returns the key, to say it."""
+        self.values.setdefault("caption_rules", {})[name] = {"rule": rule, "inputs": inputs, "key": key}
+        return key
+
+    def reading_time(self, text: str) -> float:
+        """Seconds a caption needs on screen: its characters (line breaks aside) at the language's rate."""
+        return len(text.replace("\n", "")) / self.READING_RATE[self.lang]
+
+    def caption_shown(self, key: str, text: str) -> None:
+        self.captions.append({"beat": self.section_names[max(self.beats_done - 1, 0)], "key": key, "text": text,
+                              "shown": float(self.renderer.time), "left": None})
+
+    def caption_left(self) -> None:
+        if self.captions and self.captions[-1]["left"] is None:
+            self.captions[-1]["left"] = float(self.renderer.time)
+
+    def hold_for_reading(self) -> None:
+        """Wait until the caption on screen has been up long enough to read (rounded up to 0.1 s)."""
+        if not self.captions or self.captions[-1]["left"] is not None:
+            return
+        last = self.captions[-1]
+        remaining = self.reading_time(last["text"]) - (float(self.renderer.time) - last["shown"])
+        if remaining > 1e-9:
+            self.wait(math.ceil(remaining * 10 - 1e-9) / 10)
+
+    @staticmethod
+    def tex(*parts: str, colours: dict | None = None) -> MathTex:
+        """A formula in the maths size, split into parts; parts named in `colours` take their colour."""
+        return math_tex(*parts, colours=colours)
+
+    @staticmethod
+    def header(text: str, x: float, colour, baseline: float) -> Label:
+        """A column header: small text centred on x, on a baseline."""
+        label = Label(text, font_size=style.SMALL, color=colour)
+        return label.shift(RIGHT * (x - label.get_center()[0])).on_baseline(baseline)
+
+    @staticmethod
+    def formula_line(chip, formula, at) -> VGroup:
+        """A token's chip, then its formula, centred on `at`: the line that names what a product computes."""
+        return VGroup(chip, formula).arrange(RIGHT, buff=0.35).move_to(at)
+
+    # --- the stage ------------------------------------------------------------------------------------------
+    def show_title(self, note: str) -> None:
+        """The title card: the scene's title and subtitle, and a note on what the numbers are. It stays
+        (self.title_group: title, subtitle, note) until the first beat fades it out; the note is held like a
+        caption."""
+        title_m = Label(self.s("title"), font_size=style.TITLE).move_to(UP * self.TITLE_TOP)
+        subtitle_m = Label(self.s("subtitle"), font_size=style.SUBTITLE, color=style.MUTED).next_to(title_m, DOWN,
+                                                                                                    0.45)
+        note_m = caption(note, self.lang, y=self.NOTE_Y)
         self.play(FadeIn(title_m, shift=UP * 0.2), run_time=style.STEP)
         self.play(FadeIn(subtitle_m), FadeIn(note_m), run_time=style.STEP)
-        self.wait(style.PAUSE + hold)
-        self.title_group = VGroup(title_m, subtitle_m, note_m)
+        self.caption_shown("title_note", note)
+        self.wait(style.PAUSE)
+        self.title_group, self.title_up = VGroup(title_m, subtitle_m, note_m), True
+
+    def clear_stage(self) -> None:
+        """Fade out everything but the caption."""
+        self.play(FadeOut(Group(*[m for m in self.mobjects if m is not self.current_caption])), run_time=0.8)
 
     def tear_down(self):
         if self.only_section is None and self.beats_done != len(self.section_names):

@@ -10,23 +10,15 @@ on screen is recorded at full precision in self.values (the manifest).
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
-
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _REPO not in sys.path:  # `manim render scenes/multi_head.py` from anywhere: make the repo importable
-    sys.path.insert(0, _REPO)
-
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Group, LaggedStart, Line, MathTex, Rectangle,
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Group, LaggedStart, Line, Rectangle,
                    ReplacementTransform, SurroundingRectangle, VGroup, VMobject)
 
 from model import GPT3_175B
 from model.params import parameter_split
 from scenes import style
 from scenes.components import (AttentionGrid, ColourLegend, ColourScale, Heatmap, Label, LabelColumn,
-                               MagnitudeStrip, MatrixVectorProduct, NumberColumn, caption, light, magnitude_scale)
+                               MagnitudeStrip, MatrixVectorProduct, NumberColumn, magnitude_scale)
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import lookback_head
@@ -63,7 +55,6 @@ S = SHARED | ATTENTION | Strings({
     "head": {"en": "head {h}", "zh": "头 {h}"},
     "output_of": {"en": "head {h}: {dh}", "zh": "头 {h}：{dh}"},
     "concat_label": {"en": "concat: {n} \u00d7 {dh} = {d} numbers", "zh": "拼接：{n} \u00d7 {dh} = {d} 个数"},
-    "size_legend": {"en": "size of an entry", "zh": "数值大小"},
     "ours": {"en": "ours", "zh": "我们的模型"},
     "gpt3": {"en": "GPT-3 (published shape)", "zh": "GPT-3（公开结构）"},
     "our_heads": {"en": "ours: {layers} \u00d7 {heads} = {total} heads", "zh": "我们：{layers} \u00d7 {heads} = {total} 个头"},
@@ -98,8 +89,8 @@ class LayerHeads:
         self.top_weights = [float(r.max()) for r in row]
         self.head_out = attn["head_out"][:, f]                           # (heads, d_head)
         self.concat = attn["concat"][f]
-        self.W_O = gpt.p(f"h.{L}.attn.c_proj.weight")
-        self.b_O = gpt.p(f"h.{L}.attn.c_proj.bias")
+        self.W_O = gpt.attn_out_weight(L)
+        self.b_O = gpt.attn_out_bias(L)
         self.out = attn["out"][f]
         self.ours, self.gpt3 = parameter_split(c), parameter_split(GPT3_175B)
 
@@ -138,29 +129,16 @@ TABLE_TOP, TABLE_NAMES, TABLE_OURS, TABLE_GPT3 = 0.1, -0.9, 1.1, 6.2
 
 class MultiHead(LectureScene):
     name = "multi_head"
-
-    def construct(self):
-        self.title_card()
-        self.show_heads()       # every head's real pattern, side by side
-        self.compare_focus()    # the focus's column in each: they look at different tokens
-        self.concatenate()      # the heads' outputs, side by side: one vector
-        self.project()          # W_O mixes them: the layer's attention output
-        self.show_scale()       # GPT-3's 96 × 96 heads, from its published shape
-        self.conclude()
+    strings = S
+    TITLE_TOP, NOTE_Y = 1.4, -1.3
 
     # --- the beats ---------------------------------------------------------------------------
-    def title_card(self):
-        self.beat("title")
-        self.prepare()
+    def title_note(self) -> str:
         m = self.m
         key = "layer_given" if m.choice["given"]["layer"] else "layer_note"
-        self.show_title(S("title", self.lang), S("subtitle", self.lang),
-                        S(key, self.lang, layer=m.layer, n=m.n_head, focus=m.tokens[m.focus]),
-                        top=1.4, note_y=-1.3, hold=2)
+        return self.s(key, layer=m.layer, n=m.n_head, focus=m.tokens[m.focus])
 
-    def show_heads(self):
-        self.beat("heads")
-        self.play(FadeOut(self.title_group), run_time=0.8)
+    def beat_heads(self):
         self.say("heads")
         self.play(LaggedStart(*[FadeIn(VGroup(t, g.squares, g.query_indices))
                                 for t, g in zip(self.head_titles, self.grids)], lag_ratio=0.3),
@@ -168,18 +146,18 @@ class MultiHead(LectureScene):
                   run_time=2.5 * STEP)
         self.wait(PAUSE + 1)
 
-    def compare_focus(self):
-        self.beat("focus")
+    def beat_focus(self):
         m = self.m
-        same = len(set(m.top_keys)) == 1
-        self.say("focus_same" if same else "focus", focus=m.tokens[m.focus])
+        key = self.caption_rule("focus", "focus_same" if len(set(m.top_keys)) == 1 else "focus",
+                                "focus_same when every head's largest weight is on one token, else focus",
+                                top_keys=m.top_keys)
+        self.say(key, focus=m.tokens[m.focus])
         self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
         self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
                   run_time=2 * STEP)
         self.wait(PAUSE + 1)
 
-    def concatenate(self):
-        self.beat("concat")
+    def beat_concat(self):
         m = self.m
         self.say("concat", dh=m.dh, focus=m.tokens[m.focus], n=m.n_head, d=m.d)
         self.play(FadeOut(VGroup(*[VGroup(g.squares, g.query_indices) for g in self.grids], self.grids[0].axes,
@@ -192,20 +170,18 @@ class MultiHead(LectureScene):
         self.play(FadeIn(self.concat_label), FadeIn(self.concat_ticks), run_time=STEP)
         self.wait(PAUSE + 1)
 
-    def project(self):
-        self.beat("project")
+    def beat_project(self):
         self.say("project")
         self.play(FadeOut(VGroup(self.concat_label, self.concat_ticks, self.legend)),
                   FadeOut(VGroup(*self.concat_parts)), run_time=0.8)
         product = self.product
-        self.play(FadeIn(self.project_formula), FadeIn(product.matrix),
+        self.play(FadeIn(self.project_formula), FadeIn(product.matrix), FadeIn(product.legend),
                   FadeIn(product.vector), FadeIn(product.plus), FadeIn(product.bias), FadeIn(product.equals),
                   FadeIn(product.output.brackets), FadeIn(product.output.size_label), run_time=STEP)
         product.play(self, slow_rows=1)
         self.wait(PAUSE + 1)
 
-    def show_scale(self):
-        self.beat("scale")
+    def beat_scale(self):
         f = self.figures
         self.say("scale", layers=f["gpt3"]["n_layer"], heads=f["gpt3"]["n_head"], our_layers=f["ours"]["n_layer"],
                  our_heads=f["ours"]["n_head"])
@@ -215,11 +191,6 @@ class MultiHead(LectureScene):
         self.play(Create(self.corner_frame), Create(self.corner_line), FadeIn(self.corner_label), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(r) for r in self.table], lag_ratio=0.3), run_time=2 * STEP)
         self.wait(PAUSE + 3)
-
-    def conclude(self):
-        self.beat("summary")
-        self.say("summary")
-        self.wait(PAUSE + 2)
 
     # --- building the pieces ---------------------------------------------------------------------
     def prepare(self):
@@ -236,7 +207,7 @@ class MultiHead(LectureScene):
         """One AttentionGrid per head (keys down, queries across, as everywhere); words on the first only."""
         m, lang = self.m, self.lang
         self.grids, self.head_titles, self.focus_frames, self.top_labels = [], VGroup(), [], VGroup()
-        first = AttentionGrid(m.patterns[0], ColourScale("weight"), tokens=m.tokens, lang=lang, height=GRID_W)
+        first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=GRID_W)
         # the axis titles, stacked over the first grid's key words (small cells leave no room beside them)
         q_title, k_title = first.query_title, first.key_title
         q_title.shift(RIGHT * (first.squares.get_left()[0] - 0.15 - q_title.get_right()[0]))
@@ -248,7 +219,7 @@ class MultiHead(LectureScene):
         total = label_w + m.n_head * GRID_W + (m.n_head - 1) * GRID_GAP
         left = -total / 2 + label_w
         for h in range(m.n_head):
-            g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("weight"), tokens=m.tokens,
+            g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("attention"), tokens=m.tokens,
                                                    lang=lang, height=GRID_W)
             g.shift([left + h * (GRID_W + GRID_GAP) - g.squares.get_left()[0], GRID_TOP - g.squares.get_top()[1], 0])
             self.grids.append(g)
@@ -293,9 +264,11 @@ class MultiHead(LectureScene):
         n = lambda k: S("n_numbers", lang, n=k)  # noqa: E731
         self.product = MatrixVectorProduct(m.W_O.T, m.concat, m.out, lang=lang, name="W_O\u1d40", bias=m.b_O,
                                            rows=6, cols=6, colour=VALUE, vector_label=f"concat: {m.d}",
-                                           bias_label="b_O", output_label=f"out: {n(m.d)}")
+                                           bias_label="b_O", output_label=f"out: {n(m.d)}",
+                                           legend_title=S("weight_scale", lang), legend_width=1.8)
         body = VGroup(self.product.matrix.cells, self.product.output.brackets)
         self.product.shift([-0.2 - body.get_center()[0], 2.45 - self.product.matrix.cells.get_top()[1], 0])
+        self.product.place_legend(-4.85, 3.35)         # top left, beside the formula line; by its bar
         self.project_formula = self.tex(r"\text{out}", "=", r"W_O^{\top}", r"\,\text{concat}", "+", "b_O",
                                         colours={r"\text{out}": VALUE}).move_to([0, 3.2, 0])
 
@@ -308,7 +281,7 @@ class MultiHead(LectureScene):
         for layer in range(ours["n_layer"]):
             patterns = self.trace_patterns(layer)
             for h in range(ours["n_head"]):
-                hm = Heatmap(patterns[h].T, ColourScale("weight"), width=size, height=size)   # keys down
+                hm = Heatmap(patterns[h].T, ColourScale("attention"), width=size, height=size)   # keys down
                 hm.move_to([h * (size + gap), -layer * (size + gap), 0])
                 thumbs.add(hm)
         frame = SurroundingRectangle(thumbs, color=EMBEDDING_UPDATED, buff=0.08)
@@ -366,21 +339,3 @@ class MultiHead(LectureScene):
         points[:, :2] = curves.reshape(-1, 2)
         grid.points = points
         return grid
-
-    # --- helpers ---------------------------------------------------------------------------------
-    def tex(self, *parts: str, colours: dict | None = None) -> MathTex:
-        mt = light(MathTex(*parts, font_size=style.MATH_FONT_SIZE))
-        for part, t in zip(mt, parts):
-            if colours and t in colours:
-                part.set_color(colours[t])
-        return mt
-
-    def clear_stage(self):
-        """Fade out everything but the caption."""
-        self.play(FadeOut(Group(*[x for x in self.mobjects if x is not self.current_caption])), run_time=0.8)
-
-    def say(self, key: str, **values):
-        new = caption(S(key, self.lang, **values), self.lang)
-        old = getattr(self, "current_caption", None)
-        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
-        self.current_caption = new

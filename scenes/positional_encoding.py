@@ -3,7 +3,7 @@
     manim render -ql scenes/positional_encoding.py PositionalEncoding
     python render.py positional_encoding --lang zh --set focus=3
 
-The table is the model's own position table gpt.p("wpe.weight") (32 positions × 64 numbers, filled by
+The table is the model's own position table gpt.W_pos (32 positions × 64 numbers, filled by
 model.numpy_gpt.sinusoidal_positions), drawn one COLUMN per position. The vectors are the trace's
 token_embeddings, position_vectors and embeddings; the word-order experiment is
 model.analysis.order_sensitivity. All values shown are recorded at full precision in self.values.
@@ -11,25 +11,16 @@ model.analysis.order_sensitivity. All values shown are recorded at full precisio
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
-
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _REPO not in sys.path:  # `manim render scenes/positional_encoding.py` from anywhere: make the repo importable
-    sys.path.insert(0, _REPO)
-
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, MathTex,
                    Rectangle, SurroundingRectangle, Transform, TransformFromCopy, VGroup, config)
 
 from model.analysis import order_sensitivity
 from scenes import style
 from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
-                               VectorColumn, caption, light, place_by_body)
-from scenes.lecture import LectureScene
+                               VectorColumn, light, place_by_body)
+from scenes.attention_chapter import FocusScene
 from scenes.params import ParamError
-from scenes.prompts import chapter_focus
 from scenes.style import MUTED, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
@@ -79,37 +70,22 @@ ROW_B_Y = 0.35                                # the reversed row; bars hang belo
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
-class PositionalEncoding(LectureScene):
+class PositionalEncoding(FocusScene):
     name = "positional_encoding"
-
-    def construct(self):
-        self.title_card()
-        self.show_the_table()
-        self.positions_of_the_prompt()
-        self.add_position_to_token()
-        self.every_token()
-        self.without_positions()
-        self.with_positions()
-        self.conclude()
+    strings = S
 
     # --- the beats -------------------------------------------------------------------
-    def title_card(self):
-        self.beat("title")
-        self.prepare()
-        self.show_title(S("title", self.lang), S("subtitle", self.lang),
-                        S("model_note", self.lang, d=self.d, n_pos=self.n_pos))
+    def title_note(self) -> str:
+        return self.s("model_note", d=self.d, n_pos=self.n_pos)
 
-    def show_the_table(self):
-        self.beat("table")
-        self.play(FadeOut(self.title_group), run_time=0.8)
+    def beat_table(self):
         self.say("table", last=self.n_pos - 1, d=self.d)
         self.play(FadeIn(self.formula), run_time=STEP)
         self.play(FadeIn(self.table), FadeIn(self.table_axes), run_time=2 * STEP)
         self.play(FadeIn(VGroup(*self.legend)), run_time=STEP)
         self.wait(PAUSE + 2)
 
-    def positions_of_the_prompt(self):
-        self.beat("prompt")
+    def beat_prompt(self):
         self.say("prompt", n=len(self.tokens), last=len(self.tokens) - 1)
         self.play(FadeOut(self.formula), run_time=0.6)
         self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in self.row.chips], lag_ratio=0.1),
@@ -118,8 +94,7 @@ class PositionalEncoding(LectureScene):
                   run_time=2 * STEP)
         self.wait(PAUSE + 1)
 
-    def add_position_to_token(self):
-        self.beat("add")
+    def beat_add(self):
         self.say("add")
         self.play(FadeOut(VGroup(self.table, self.table_axes, self.used_frame, self.position_lines)),
                   FadeOut(VGroup(*self.legend)), Create(self.focus_frame), run_time=STEP)
@@ -131,27 +106,24 @@ class PositionalEncoding(LectureScene):
                   FadeIn(VGroup(total.brackets, total.size_label)), run_time=2 * STEP)
         self.wait(PAUSE + 2)
 
-    def every_token(self):
-        self.beat("all")
+    def beat_all(self):
         self.say("all")
         self.play(FadeOut(VGroup(*self.sum_columns, self.sum_heads, self.plus, self.equals)), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(s, shift=DOWN * 0.2) for s in self.strips], lag_ratio=0.08),
-                  FadeIn(self.strips_label), run_time=2 * STEP)
+                  FadeIn(self.strips_label), FadeIn(self.e_legend), run_time=2 * STEP)
         self.wait(PAUSE + 2)
 
-    def without_positions(self):
-        self.beat("no_order")
+    def beat_no_order(self):
         o = self.order
         self.say("no_order", layer=o["layer"], head=o["head"], word=self.tokens[-1],
                  blind=self.change_text(o["without_positions"]["output_change"]))
-        self.play(FadeOut(VGroup(*self.strips, self.strips_label, self.focus_frame)), run_time=STEP)
+        self.play(FadeOut(VGroup(*self.strips, self.strips_label, self.e_legend, self.focus_frame)), run_time=STEP)
         self.play(FadeIn(self.row_b), run_time=STEP)
         self.play(*[GrowFromEdge(b, UP) for b in self.bars["without"]], run_time=2 * STEP)
         self.play(FadeIn(self.peak_labels["without"]), run_time=STEP)
         self.wait(PAUSE + 3)
 
-    def with_positions(self):
-        self.beat("order")
+    def beat_order(self):
         o = self.order
         self.say("order", seen=self.change_text(o["with_positions"]["output_change"]))
         self.play(FadeOut(self.peak_labels["without"]), run_time=0.5)
@@ -159,23 +131,16 @@ class PositionalEncoding(LectureScene):
         self.play(FadeIn(self.peak_labels["with"]), run_time=STEP)
         self.wait(PAUSE + 3)
 
-    def conclude(self):
-        self.beat("summary")
-        self.say("summary")
-        self.wait(PAUSE + 2)
-
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
         gpt, c = self.gpt, self.gpt.config
-        chosen = chapter_focus(gpt, self.params["prompt"], self.params["focus"])
-        self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
-        trace = gpt.trace(chosen["prompt"])
-        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        trace = self.read_prompt()
+        chosen = self.chosen
         T, self.focus = len(self.tokens), chosen["focus"]
         self.d, self.n_pos = c.n_embd, c.n_positions
         if T < 3:
             raise ParamError("prompt: the word-order experiment needs at least 3 tokens")
-        P = gpt.p("wpe.weight")                                     # (context, d): one row per position
+        P = gpt.W_pos                                               # (context, d): one row per position
         tok = np.asarray(trace["token_embeddings"], np.float64)
         pos = np.asarray(trace["position_vectors"], np.float64)
         E = np.asarray(trace["embeddings"], np.float64)
@@ -193,9 +158,7 @@ class PositionalEncoding(LectureScene):
         # the prompt's positions
         top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
         self.row = CompactTokenRow(self.tokens, lang=self.lang).move_to([0, 0, 0]).to_edge(UP, buff=top)
-        if self.focus < self.row.first_shown:
-            raise ParamError(f"focus: token {self.focus} does not fit on screen (a long prompt shows its last "
-                             f"{len(self.row.chips)} tokens); choose a focus from {self.row.first_shown} on")
+        self.check_focus_shown(self.row)
         self.shown = list(range(self.row.first_shown, T))
         self.used_frame = self.table.columns_frame(0, T - 1, style.POSITION, 2)
         self.position_lines = VGroup(*[
@@ -221,12 +184,14 @@ class PositionalEncoding(LectureScene):
                                   for h, c, col in zip(heads, columns, (TEXT, style.POSITION, TEXT))])
 
         # every token's E
-        e_scale = ColourScale.signed_for(E)
+        e_scale = ColourScale.magnitude_for(E)          # E is an activation: its entries by size, grey -> white
         strip_top = TABLE_TOP + 0.2
         self.strips = [Heatmap(E[p][:, None], e_scale, width=STRIP_WIDTH, height=TABLE_HEIGHT)
                        .move_to([self.row.centre_x(p), strip_top - TABLE_HEIGHT / 2, 0]) for p in self.shown]
         self.strips_label = Label(S("e_label", self.lang, n=T, d=self.d), font_size=style.SMALL, color=MUTED)
         self.strips_label.move_to([0, strip_top - TABLE_HEIGHT - 0.35, 0])
+        self.e_legend = ColourLegend(e_scale, S("size_legend", self.lang), width=2.0, inline=True)  # title at its left
+        self.e_legend.shift([1.0, strip_top - TABLE_HEIGHT - 0.9, 0] - self.e_legend.bar.get_center())   # by its bar
 
         # the word-order experiment (layer 0, the last token)
         self.order = order_sensitivity(gpt, self.token_ids)
@@ -255,8 +220,6 @@ class PositionalEncoding(LectureScene):
                                  "peak_labels": self.peak_texts[state]}
                          for state in ("without_positions", "with_positions")}},
         })
-        if chosen["prompt_rule"]:
-            self.values["prompt_rule"] = chosen["prompt_rule"]
 
     def sin_cos_formula(self) -> VGroup:
         d = self.d
@@ -309,7 +272,7 @@ class PositionalEncoding(LectureScene):
                     bars.add(bar)
                     row_bars.append((float(weights[i]), bar))
                 w, bar = max(row_bars, key=lambda wb: wb[0])
-                text = f"{w:.2f}"
+                text = style.percent(w)
                 texts.append(text)
                 label = NumberText(text, font_size=style.SMALL, color=TEXT, align="left").place(0, 0)
                 label.next_to(bar, DOWN, buff=0.1)   # under the row's tallest bar: no other bar reaches it
@@ -320,10 +283,3 @@ class PositionalEncoding(LectureScene):
     @staticmethod
     def change_text(x: float) -> str:
         return f"{x:.3f}"
-
-    # --- narration ---------------------------------------------------------------------
-    def say(self, key: str, **values):
-        new = caption(S(key, self.lang, **values), self.lang)
-        old = getattr(self, "current_caption", None)
-        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
-        self.current_caption = new

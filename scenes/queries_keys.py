@@ -11,36 +11,22 @@ the values shown are recorded at full precision in self.values (the manifest).
 from __future__ import annotations
 
 import math
-import os
-import sys
 
 import numpy as np
-
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _REPO not in sys.path:  # `manim render scenes/queries_keys.py` from anywhere: make the repo importable
-    sys.path.insert(0, _REPO)
-
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, LaggedStart, MathTex,  # noqa: E402
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, LaggedStart,
                    SurroundingRectangle, TransformFromCopy, VGroup)
 
-from scenes import style  # noqa: E402
-from scenes.components import (AttentionGrid, ColourLegend, ColourScale, HeatMatrix, Label,  # noqa: E402
-                               MatrixVectorProduct, NumberColumn, TokenRow, caption, light)
-from scenes.lecture import LectureScene  # noqa: E402
-from scenes.prompts import lookback_head  # noqa: E402
-from scenes.style import ATTENTION, KEY, MUTED, QUERY, SHARED, Strings  # noqa: E402
+from scenes import style
+from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
+from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
+                                     place_grid, place_legend, shown_matrix, shown_vector)
+from scenes.components import (AttentionGrid, ColourLegend, ColourScale, HeatMatrix, Label, MatrixVectorProduct,
+                               TokenRow)
+from scenes.style import KEY, MUTED, QUERY, Strings
 
-S = SHARED | ATTENTION | Strings({
+S = CHAPTER_STRINGS | Strings({
     "title": {"en": "Queries and keys", "zh": "查询与键"},
     "subtitle": {"en": "How each token decides where to look", "zh": "每个词如何决定看向哪里"},
-    "chosen": {"en": "Layer {layer}, head {head} of our small trained GPT, chosen by computation:\n"
-                     "its \"{focus}\" puts {score} of its attention on {keys}.",
-               "zh": "我们训练的小型 GPT 的第 {layer} 层第 {head} 个头，由计算选出：\n"
-                     "它的“{focus}”把 {score} 的注意力放在{keys}上。"},
-    "given": {"en": "Layer {layer}, head {head} of our small trained GPT, as requested:\n"
-                    "its \"{focus}\" puts {score} of its attention on {keys}.",
-              "zh": "我们训练的小型 GPT 的第 {layer} 层第 {head} 个头（按指定）：\n"
-                    "它的“{focus}”把 {score} 的注意力放在{keys}上。"},
     "input_first": {"en": "The head reads each token's vector: its embedding E,\n"
                           "normalised first by LayerNorm: x̂ = LN(E).",
                     "zh": "注意力头读取每个词的向量：词嵌入 E，\n先经过 LayerNorm 归一化：x̂ = LN(E)。"},
@@ -75,177 +61,29 @@ S = SHARED | ATTENTION | Strings({
     "summary": {"en": "Queries ask, keys answer: a large q·k means \"look here\".\n"
                       "Next: the causal mask, and a softmax down each query's line.",
                 "zh": "查询提问，键来回答：q·k 越大，越是“看这里”。\n接下来：因果遮罩，以及对每个查询那一列做 softmax。"},
-    "weight_scale": {"en": "weight", "zh": "权重"},
     "n_scores": {"en": "{n} scores", "zh": "{n} 个分数"},
-    "entry_scale": {"en": "entry of q, k", "zh": "q、k 的分量"},
+    "entry_scale": {"en": "size of entry", "zh": "分量大小"},
     "score_scale": {"en": "score q·k", "zh": "分数 q·k"},
 })
 
 STEP, PAUSE = style.STEP, style.PAUSE
 HEADER_Y = 3.25                  # the formula line at the top
-TOP = 3.55                       # top of the title-safe area, less a hair
-
-
-# --- the numbers: read from the trace and the weights, never computed here --------------------
-class ChosenHead:
-    """The prompt, focus token and head (chosen by scenes.prompts.lookback_head), and that head's numbers."""
-
-    def __init__(self, gpt, params: dict):
-        ch = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"])
-        self.choice, self.trace = ch, ch["trace"]
-        c = gpt.config
-        self.prompt, self.tokens = ch["prompt"], list(self.trace["tokens"])
-        self.token_ids = [int(i) for i in self.trace["token_ids"]]
-        self.T, self.layer, self.head, self.focus = len(self.tokens), ch["layer"], ch["head"], ch["focus"]
-        self.source = ch["source"]                      # where the focus row puts its largest weight
-        self.d_model, self.d_head, self.n_head, self.context = c.n_embd, c.d_head, c.n_head, c.n_positions
-        d, dh, h = c.n_embd, c.d_head, self.head
-        W, b = gpt.p(f"h.{self.layer}.attn.c_attn.weight"), gpt.p(f"h.{self.layer}.attn.c_attn.bias")
-        cols = slice(h * dh, (h + 1) * dh)
-        self.W_q, self.W_k = W[:, :d][:, cols], W[:, d:2 * d][:, cols]        # (d_model, d_head), as stored
-        self.b_q, self.b_k = b[:d][cols], b[d:2 * d][cols]
-        layer = self.trace["layers"][self.layer]
-        attn = layer["attn"]
-        self.x_hat = layer["ln_1"]["out"]                                     # LN(x): what W_q and W_k read
-        self.Q, self.K = attn["q"][h], attn["k"][h]                           # (T, d_head), biases included
-        self.scores, self.scaled = attn["scores"][h], attn["scaled"][h]      # [query, key]
-        self.masked, self.weights = attn["masked"][h], attn["weights"][h]
-
-    def word(self, i: int) -> str:
-        return style.token_label(self.tokens[i])
-
-    def keys_text(self, lang: str) -> str:
-        words = [(f"\"{self.word(k)}\"" if lang == "en" else f"“{self.word(k)}”") for k in self.choice["keys"]]
-        return (" + " if lang == "en" else "、").join(words)
-
-    def record(self) -> dict:
-        ch = self.choice
-        return {
-            "prompt": self.prompt, "tokens": self.tokens, "token_ids": self.token_ids,
-            "layer": self.layer, "head": self.head, "focus": self.focus, "source": self.source,
-            "choice": {"rule": ch["rule"], "score": ch["score"], "keys": ch["keys"], "given": ch["given"],
-                       "source_weight": ch["source_weight"], "prompt_rule": ch["prompt_rule"],
-                       "all_scores": np.asarray(ch["all_scores"]).tolist()},
-            "model": {"d_model": self.d_model, "d_head": self.d_head, "n_head": self.n_head,
-                      "n_positions": self.context},
-        }
-
-
-def shown_matrix(mv: MatrixVectorProduct) -> dict:
-    """The matrix entries a MatrixVectorProduct shows, in its displayed orientation, at full precision."""
-    g = mv.matrix
-    rows, cols = [i for i in g.rows_shown if i is not None], [j for j in g.cols_shown if j is not None]
-    return {"rows": rows, "cols": cols, "values": g.matrix[np.ix_(rows, cols)].tolist(),
-            "shape": list(g.matrix.shape), "scale": g.colour_scale.limit}
-
-
-def shown_vector(column) -> dict:
-    return {"indices": [i for i in column.indices_shown if i is not None], "values": column.values.tolist()}
-
-
-def tex(*parts: str, colours: dict | None = None) -> MathTex:
-    m = light(MathTex(*parts, font_size=style.MATH_FONT_SIZE))
-    for part, s in zip(m, parts):
-        if colours and s in colours:
-            part.set_color(colours[s])
-    return m
-
-
-# --- the grid's place on screen, shared with the causal-mask scene --------------------------------
-GRID_HEIGHT = 5.2                # the grid's cells, at most (12 tokens at 0.43; a crowded index is left out)
-GRID_LEFT = -2.75                # left edge of the grid's cells: the axis titles and key words fit to its left
-GRID_TOP = TOP - 0.46            # top edge of the grid's cells: the query indices fit above
-GRID_LEGEND_TOP = TOP - 0.5      # legends beside a grid start below the query indices' line
-GRID_NUMBERS_RIGHT = 1.58        # the focus line's numbers: right edge, from the grid's right edge ("100.0%" fits)
-LEGEND_W = 2.0                   # legends on the right, ending at the title-safe edge (titles ≤ 2.0 wide)
-LEGEND_X = 6.35 - LEGEND_W
 MATRIX_TOP = 2.45                # top of a matrix × vector product's cells
 MATRIX_X = -0.3                  # its centre (the output's size label hangs to the right)
 MATRIX_LEGEND_X = -4.9           # its legend's bar, top left (the title to its left)
 
 
-def place_grid(grid: AttentionGrid) -> AttentionGrid:
-    """The cells at a fixed place (the same in every language), the query indices at the top."""
-    return grid.shift(RIGHT * (GRID_LEFT - grid.squares.get_left()[0]) + UP * (GRID_TOP - grid.squares.get_top()[1]))
-
-
-def line_numbers(grid: AttentionGrid, texts: list[str], color=style.TEXT) -> NumberColumn:
-    """One number per key row, right of the grid, level with the rows: the focus query's line."""
-    x = grid.squares.get_right()[0] + GRID_NUMBERS_RIGHT
-    return NumberColumn(texts, [grid.row_baseline(k) for k in range(len(texts))], x, color=color,
-                        font_size=style.SMALL)
-
-
-def place_legend(legend: ColourLegend, top: float = TOP, x: float = LEGEND_X) -> ColourLegend:
-    """A legend with its bar's left end at x and its title's line at `top` (default: top right), inside the
-    safe area. Placed by its bar, so that it sits alike in every language."""
-    legend.shift(RIGHT * (x - legend.bar.get_left()[0]) + UP * (top - 0.45 - legend.bar.get_top()[1]))
-    overhang = legend.get_right()[0] - style.safe_half_width()
-    return legend.shift(LEFT * max(overhang, 0))
-
-
-class AttentionChapterScene(LectureScene):
-    """The pieces the queries/keys and causal-mask scenes share: the chosen head, title card, captions."""
-
-    def choose_head(self) -> ChosenHead:
-        head = ChosenHead(self.gpt, self.params)
-        self.params.update({"prompt": head.prompt, "layer": head.layer, "head": head.head, "focus": head.focus})
-        self.values.update(head.record())
-        return head
-
-    def title_card(self, strings: Strings):
-        """Title, subtitle and which head is shown (and why); they leave with clear_title() in the next beat."""
-        h = self.h
-        given = h.choice["given"]["layer"] or h.choice["given"]["head"]
-        self.show_title(strings("title", self.lang), strings("subtitle", self.lang),
-                        S("given" if given else "chosen", self.lang, layer=h.layer, head=h.head, focus=h.word(h.focus),
-                          score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang)),
-                        top=1.3, note_y=-1.3, hold=1.5)
-
-    def clear_title(self):
-        self.play(FadeOut(self.title_group), run_time=0.8)
-
-    def say(self, strings: Strings, key: str, **values):
-        new = caption(strings(key, self.lang, **values), self.lang)
-        old = getattr(self, "current_caption", None)
-        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
-        self.current_caption = new
-
-    def line_header(self, grid: AttentionGrid, numbers, query: int | None = None) -> Label:
-        """A query's word above its line's numbers, level with the query indices (a long word runs right)."""
-        h = self.h
-        label = Label(h.word(h.focus if query is None else query), font_size=style.SMALL, color=QUERY)
-        left = max(grid.query_indices[-1].get_right()[0] + 0.2, numbers.get_right()[0] - label.width)
-        label.shift(RIGHT * (left - label.get_left()[0]))
-        return label.on_baseline(grid.query_indices[0].baseline())
-
-    def chip(self, i: int) -> VGroup:
-        """Token i's chip, in the colour it has in every token row of this prompt."""
-        return TokenRow(self.h.tokens, lang=self.lang, indices=False, max_width=1e9).chips[i].copy()
-
-
 class QueriesKeys(AttentionChapterScene):
     name = "queries_keys"
+    strings = S
 
-    def construct(self):
-        self.beat("title")
+    def prepare(self):
         self.h = self.choose_head()
-        self.title_card(S)
-        self.read_input()              # x̂ = LN(x) of the token in focus
-        self.show_query_weights()      # W_q for this head, turned, with its true shape
-        self.compute_query()           # row by row: q = W_qᵀ x̂ + b_q; d_head < d_model
-        self.all_queries()             # Q: one query per token
-        self.compute_key()             # the same animation with W_k, for the token the focus looks at
-        self.dot_products()            # K q for the focus query, then the whole grid
-        self.scale_scores()            # ÷ √d_k
-        self.conclude()
 
     # --- the beats ------------------------------------------------------------------------------
-    def read_input(self):
-        self.beat("input")
+    def beat_input(self):
         h = self.h
-        self.clear_title()
-        self.say(S, "input_first" if h.layer == 0 else "input_later", layer=h.layer)
+        self.say("input_first" if h.layer == 0 else "input_later", layer=h.layer)
         row = TokenRow(h.tokens, lang=self.lang, max_width=2 * style.safe_half_width() - 0.2)  # room for a frame
         row.move_to([0, TOP - 0.1 - row.height / 2, 0])
         self.q_product = self.product(h.W_q.T, h.x_hat[h.focus], h.b_q, h.Q[h.focus], "q", QUERY)
@@ -267,25 +105,23 @@ class QueriesKeys(AttentionChapterScene):
         self.token_row, self.input_arrow, self.focus_frame = row, arrow, frame
         self.values["query"] = {"token": h.focus, "x_hat": shown_vector(x)}
 
-    def show_query_weights(self):
-        self.beat("weights")
+    def beat_weights(self):
         h, mv = self.h, self.q_product
-        self.say(S, "weights", d=h.d_model, dh=h.d_head)
-        self.header = self.formula_line(h.focus, ["q", "=", r"W_q^{\top}", r"\hat{x}", "+", "b_q"], QUERY)
+        self.say("weights", d=h.d_model, dh=h.d_head)
+        self.header = self.product_line(h.focus, ["q", "=", r"W_q^{\top}", r"\hat{x}", "+", "b_q"], QUERY)
         self.play(FadeOut(VGroup(self.token_row, self.input_arrow, self.focus_frame)),
                   mv.vector.animate.shift(self.x_home - mv.vector.entries.get_center()), run_time=STEP)
-        self.play(FadeIn(self.header), FadeIn(mv.matrix), FadeIn(self.place_matrix_legend(mv.legend)),
+        self.play(FadeIn(self.header), FadeIn(mv.matrix), FadeIn(mv.place_legend(MATRIX_LEGEND_X, TOP - 0.2)),
                   run_time=STEP)
         self.play(FadeIn(VGroup(mv.plus, mv.bias, mv.equals, mv.output)), run_time=STEP)
         self.wait(PAUSE + 1.5)
         self.values["query"].update({"W_shown": shown_matrix(mv), "bias": shown_vector(mv.bias)})
 
-    def compute_query(self):
-        self.beat("query")
+    def beat_query(self):
         h, mv = self.h, self.q_product
-        self.say(S, "query", d=h.d_model, dh=h.d_head)
+        self.say("query", d=h.d_model, dh=h.d_head)
         mv.play(self)
-        self.say(S, "smaller", d=h.d_model, dh=h.d_head, H=h.n_head)
+        self.say("smaller", d=h.d_model, dh=h.d_head, H=h.n_head)
         sizes = VGroup(SurroundingRectangle(mv.vector.size_label, color=MUTED, buff=0.06),
                        SurroundingRectangle(mv.output.size_label, color=QUERY, buff=0.06))
         self.play(Create(sizes), run_time=STEP)
@@ -294,11 +130,10 @@ class QueriesKeys(AttentionChapterScene):
         self.wait(0.5)
         self.values["query"]["q"] = shown_vector(mv.output)
 
-    def all_queries(self):
-        self.beat("all_queries")
+    def beat_all_queries(self):
         h, mv = self.h, self.q_product
-        self.say(S, "all_queries", T=h.T, dh=h.d_head)
-        self.entry_scale = ColourScale.signed_for(np.concatenate([h.Q, h.K]))
+        self.say("all_queries", T=h.T, dh=h.d_head)
+        self.entry_scale = ColourScale.magnitude_for(h.Q, h.K)
         self.q_block, self.k_block, self.block_words = self.blocks()
         self.entry_legend = place_legend(ColourLegend(self.entry_scale, S("entry_scale", self.lang), width=2.25),
                                          x=6.35 - 2.25)     # beside the blocks, with room for a longer title
@@ -313,19 +148,18 @@ class QueriesKeys(AttentionChapterScene):
         self.wait(PAUSE + 1)
         self.values["Q"] = {"values": h.Q.tolist(), "scale": self.entry_scale.limit}
 
-    def compute_key(self):
-        self.beat("key")
+    def beat_key(self):
         h = self.h
-        self.say(S, "key", word=h.word(h.source), focus=h.word(h.focus))
+        self.say("key", word=h.word(h.source), focus=h.word(h.focus))
         blocks = VGroup(self.q_block, self.q_frame, self.block_words, self.entry_legend)
         self.play(FadeOut(blocks), run_time=0.8)
         mv = self.k_product = self.product(h.W_k.T, h.x_hat[h.source], h.b_k, h.K[h.source], "k", KEY)
-        header = self.formula_line(h.source, ["k", "=", r"W_k^{\top}", r"\hat{x}", "+", "b_k"], KEY)
+        header = self.product_line(h.source, ["k", "=", r"W_k^{\top}", r"\hat{x}", "+", "b_k"], KEY)
         self.play(FadeIn(header), FadeIn(VGroup(mv.matrix, mv.vector, mv.plus, mv.bias, mv.equals, mv.output)),
-                  FadeIn(self.place_matrix_legend(mv.legend)), run_time=STEP)
+                  FadeIn(mv.place_legend(MATRIX_LEGEND_X, TOP - 0.2)), run_time=STEP)
         mv.play(self)
         self.wait(PAUSE)
-        self.say(S, "all_keys", T=h.T, dh=h.d_head)
+        self.say("all_keys", T=h.T, dh=h.d_head)
         self.play(FadeOut(VGroup(header, mv.matrix, mv.vector, mv.plus, mv.bias, mv.equals, mv.legend,
                                  mv.output.brackets, mv.output.size_label)), FadeIn(blocks), run_time=STEP)
         self.k_frame = SurroundingRectangle(self.k_block.rows[h.source], color=KEY, buff=0.04)
@@ -339,10 +173,9 @@ class QueriesKeys(AttentionChapterScene):
                               "bias": shown_vector(mv.bias), "k": shown_vector(mv.output)}
         self.values["K"] = {"values": h.K.tolist(), "scale": self.entry_scale.limit}
 
-    def dot_products(self):
-        self.beat("scores")
+    def beat_scores(self):
         h = self.h
-        self.say(S, "scores", focus=h.word(h.focus))
+        self.say("scores", focus=h.word(h.focus))
         self.play(FadeOut(VGroup(self.q_block, self.k_block, self.q_frame, self.k_frame, self.block_words,
                                  self.entry_legend)), run_time=0.8)
         mv = MatrixVectorProduct(h.K, h.Q[h.focus], h.scores[h.focus], lang=self.lang, name="K", rows=6, cols=6,
@@ -361,7 +194,7 @@ class QueriesKeys(AttentionChapterScene):
         group = VGroup(words, mv)
         group.shift(-VGroup(words, mv.bodies()).get_center()[0] * RIGHT
                     + UP * (MATRIX_TOP - mv.matrix.cells.get_top()[1]))
-        header = self.formula_line(h.focus, ["K", "q"], QUERY, {"K": KEY, "q": QUERY})
+        header = self.product_line(h.focus, ["K", "q"], QUERY, {"K": KEY, "q": QUERY})
         self.play(FadeIn(header), FadeIn(words), FadeIn(VGroup(mv.matrix, mv.vector, mv.equals, mv.output)),
                   run_time=STEP)
         mv.play(self)
@@ -369,7 +202,7 @@ class QueriesKeys(AttentionChapterScene):
         self.values["scores_for_focus"] = {"K_shown": shown_matrix(mv), "q": shown_vector(mv.vector),
                                            "scores": shown_vector(mv.output)}
         # every query: the whole grid
-        self.say(S, "grid")
+        self.say("grid")
         score_scale = ColourScale.signed_for(h.scores)
         grid = self.grid = place_grid(AttentionGrid(h.scores, score_scale, tokens=h.tokens, lang=self.lang,
                                                               height=GRID_HEIGHT))
@@ -390,12 +223,11 @@ class QueriesKeys(AttentionChapterScene):
         self.values["scores"] = {"grid": h.scores.tolist(), "scale": score_scale.limit,
                                  "focus_line": h.scores[h.focus].tolist()}
 
-    def scale_scores(self):
-        self.beat("scale")
+    def beat_scale(self):
         h = self.h
         root = math.sqrt(h.d_head)
-        self.say(S, "scale", dh=h.d_head, root=f"{root:g}")
-        divide = VGroup(tex(r"\div\sqrt{d_k}"), tex("=", r"\div\," + f"{root:g}")) \
+        self.say("scale", dh=h.d_head, root=f"{root:g}")
+        divide = VGroup(self.tex(r"\div\sqrt{d_k}"), self.tex("=", r"\div\," + f"{root:g}")) \
             .arrange(DOWN, aligned_edge=LEFT, buff=0.25)
         divide.next_to(self.score_legend, DOWN, buff=0.6).align_to(self.score_legend.bar, LEFT)
         scaled = line_numbers(self.grid, [style.signed(v, 1) for v in h.scaled[h.focus]])
@@ -406,11 +238,6 @@ class QueriesKeys(AttentionChapterScene):
         self.line_numbers = scaled
         self.values["scaled"] = {"grid": h.scaled.tolist(), "d_k": h.d_head, "sqrt_d_k": root,
                                  "focus_line": h.scaled[h.focus].tolist(), "scale": self.grid.colour_scale.limit}
-
-    def conclude(self):
-        self.beat("summary")
-        self.say(S, "summary")
-        self.wait(PAUSE + 2)
 
     # --- building the pieces ----------------------------------------------------------------------
     def product(self, W, x, b, out, symbol: str, colour) -> MatrixVectorProduct:
@@ -424,19 +251,10 @@ class QueriesKeys(AttentionChapterScene):
         mv.shift((MATRIX_X - mv.bodies().get_center()[0]) * RIGHT + UP * (MATRIX_TOP - mv.matrix.cells.get_top()[1]))
         return mv
 
-    def formula_line(self, token: int, parts: list[str], colour, colours: dict | None = None) -> VGroup:
+    def product_line(self, token: int, parts: list[str], colour, colours: dict | None = None) -> VGroup:
         """The token's chip, then the formula, centred on the top line."""
         colours = colours or {p: colour for p in parts if p[0] in "qkW"}
-        formula = tex(*parts, colours=colours)
-        chip = self.chip(token)
-        line = VGroup(chip, formula).arrange(RIGHT, buff=0.35)
-        return line.move_to([0.6, HEADER_Y, 0])
-
-    @staticmethod
-    def place_matrix_legend(legend: ColourLegend) -> ColourLegend:
-        """Top left, beside the formula line; placed by its bar, so that it sits alike in every language."""
-        return legend.shift(RIGHT * (MATRIX_LEGEND_X - legend.bar.get_left()[0])
-                            + UP * (TOP - 0.2 - legend.bar.get_top()[1]))
+        return self.formula_line(self.chip(token), self.tex(*parts, colours=colours), [0.6, HEADER_Y, 0])
 
     def chip_in(self, row: TokenRow, i: int):
         return row.chips[i - row.first_shown]
@@ -456,4 +274,3 @@ class QueriesKeys(AttentionChapterScene):
         group = VGroup(words, q, k)
         group.shift(RIGHT * (-style.safe_half_width() + 0.2 - group.get_left()[0]) + UP * (TOP - group.get_top()[1]))
         return q, k, words
-

@@ -10,15 +10,9 @@ values shown are recorded at full precision in self.values (the manifest).
 from __future__ import annotations
 
 import math
-import os
-import sys
+from functools import partial
 
 import numpy as np
-
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _REPO not in sys.path:  # `manim render scenes/softmax_temperature.py` from anywhere: make the repo importable
-    sys.path.insert(0, _REPO)
-
 from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, config, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, MathTex,
                    SurroundingRectangle, Transform, TransformFromCopy, TransformMatchingTex,
                    ValueTracker, VGroup, Write, smooth)
@@ -26,8 +20,9 @@ from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, config, Create, FadeIn, FadeOu
 from model import probabilities, softmax_steps
 from scenes import style
 from scenes.catalog import sweep_stops
-from scenes.components import (Label, light, LabelColumn, NumberColumn, NumberText, BarColumn, ProbabilityBars, TokenRow,
-                               caption, row_positions, rule)
+from scenes.components import (BarColumn, Label, LabelColumn, NumberColumn, NumberText, ProbabilityBars, TokenRow,
+                               row_positions, rule)
+from scenes.components import math_tex as tex
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import uncertain_prompt
@@ -98,20 +93,7 @@ def formula(temperature: bool) -> MathTex:
     """p_i = e^{z_i} / Σ_j e^{z_j}, with /T in both exponents once temperature is on."""
     t = ["/", "T"] if temperature else []
     parts = [r"\textstyle p_i", "=", "e^{", "z_i", *t, "}", r"\big/", r"\sum_j", "e^{", "z_j", *t, "}"]
-    m = light(MathTex(*parts, font_size=style.MATH_FONT_SIZE))
-    for part, tex in zip(m, parts):
-        colour = {r"\textstyle p_i": PROB, "z_i": LOGIT, "z_j": LOGIT, "T": TEMPERATURE}.get(tex)
-        if colour:
-            part.set_color(colour)
-    return m
-
-
-def tex(*parts: str, colours: dict | None = None) -> MathTex:
-    m = light(MathTex(*parts, font_size=style.MATH_FONT_SIZE))
-    for part, s in zip(m, parts):
-        if colours and s in colours:
-            part.set_color(colours[s])
-    return m
+    return tex(*parts, colours={r"\textstyle p_i": PROB, "z_i": LOGIT, "z_j": LOGIT, "T": TEMPERATURE})
 
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
@@ -128,31 +110,23 @@ STEP, PAUSE = style.STEP, style.PAUSE
 
 class SoftmaxTemperature(LectureScene):
     name = "softmax_temperature"
+    strings = S
 
-    def construct(self):
-        self.title_card()
-        self.read_prompt()
-        self.show_logits()
-        self.exponentiate()
-        self.add_up()
-        self.divide()
-        self.introduce_temperature()
-        for stop in sweep_stops(self.params["temperatures"]):
-            self.sweep_to(stop)
-        self.conclude()
+    def script(self):
+        """The steps of the softmax, then one beat per temperature stop (named t<T> by the catalog), the summary."""
+        steps = [(name, getattr(self, f"beat_{name}"))
+                 for name in ("prompt", "logits", "exp", "sum", "divide", "temperature", "summary")]
+        stops = sweep_stops(self.params["temperatures"])
+        named = zip(self.section_names[len(steps):-1], stops)
+        return steps[:-1] + [(name, partial(self.sweep_to, t)) for name, t in named] + steps[-1:]
 
     # --- the beats -------------------------------------------------------------------
-    def title_card(self):
-        self.beat("title")
-        self.prepare()
+    def title_note(self) -> str:
         shape = self.gpt.config
         self.values["model"] = {"n_layer": shape.n_layer, "n_embd": shape.n_embd, "vocab_size": shape.vocab_size}
-        self.show_title(S("title", self.lang), S("subtitle", self.lang),
-                        S("model_note", self.lang, layers=shape.n_layer, d=shape.n_embd, vocab=shape.vocab_size))
+        return self.s("model_note", layers=shape.n_layer, d=shape.n_embd, vocab=shape.vocab_size)
 
-    def read_prompt(self):
-        self.beat("prompt")
-        self.play(FadeOut(self.title_group), run_time=0.8)
+    def beat_prompt(self):
         self.say("prompt")
         row = self.tokens
         self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in row.chips], lag_ratio=0.25),
@@ -160,8 +134,7 @@ class SoftmaxTemperature(LectureScene):
         self.play(FadeIn(row.indices), FadeIn(row.slot), run_time=STEP)
         self.wait(PAUSE)
 
-    def show_logits(self):
-        self.beat("logits")
+    def beat_logits(self):
         self.say("logits", vocab=self.vocab)
         self.play(FadeIn(self.logit_header), FadeIn(self.labels), run_time=STEP)
         self.play(Create(self.zero_line), LaggedStart(*[GrowFromEdge(b, LEFT) for b in self.logit_bars.bars],
@@ -170,8 +143,7 @@ class SoftmaxTemperature(LectureScene):
         self.play(FadeIn(self.more_words), run_time=STEP)
         self.wait(PAUSE + 1)
 
-    def exponentiate(self):
-        self.beat("exp")
+    def beat_exp(self):
         self.say("exp")
         self.play(FadeIn(self.exp_header, shift=DOWN * 0.1), run_time=STEP)
         self.play(LaggedStart(*[TransformFromCopy(z, e) for z, e in zip(self.logit_numbers, self.exp_numbers)],
@@ -179,8 +151,7 @@ class SoftmaxTemperature(LectureScene):
         self.play(FadeIn(self.exp_numbers[-1]), run_time=STEP)
         self.wait(PAUSE + 1)
 
-    def add_up(self):
-        self.beat("sum")
+    def beat_sum(self):
         self.say("sum", vocab=self.vocab, k=len(self.next.top))
         self.play(Create(self.sum_rule), FadeIn(self.sum_label), run_time=STEP)
         self.play(LaggedStart(*[Transform(e.copy(), self.exp_sum.copy(), remover=True) for e in self.exp_numbers],
@@ -188,8 +159,7 @@ class SoftmaxTemperature(LectureScene):
         self.add(self.exp_sum)
         self.wait(PAUSE + 1)
 
-    def divide(self):
-        self.beat("divide")
+    def beat_divide(self):
         self.say("divide")
         self.play(Write(self.formula), run_time=2 * STEP)
         bars = self.prob_bars
@@ -200,8 +170,7 @@ class SoftmaxTemperature(LectureScene):
         self.play(Create(self.prob_rule), FadeIn(self.prob_total), run_time=STEP)
         self.wait(PAUSE + 1.5)
 
-    def introduce_temperature(self):
-        self.beat("temperature")
+    def beat_temperature(self):
         self.say("temperature")
         self.play(FadeOut(VGroup(self.exp_header, self.exp_numbers, self.exp_sum, self.sum_rule, self.sum_label,
                                  self.prob_rule, self.prob_total)), run_time=STEP)
@@ -212,7 +181,6 @@ class SoftmaxTemperature(LectureScene):
         self.wait(PAUSE + 1)
 
     def sweep_to(self, t: float):
-        self.beat(self.section_names[self.beats_done])
         self.say("zero" if t == 0 else "hotter" if t > 1 else "colder" if t < 1 else "neutral", t=f"{t:g}")
         if t == 0:  # z/0 has no value: the column steps back, and only the order of the logits matters
             self.play(FadeOut(self.scaled_numbers), self.scaled_header.animate.set_opacity(0.35), run_time=STEP)
@@ -223,11 +191,6 @@ class SoftmaxTemperature(LectureScene):
         if t == 0:
             self.show_argmax()
         self.wait(PAUSE + 1)
-
-    def conclude(self):
-        self.beat("summary")
-        self.say("summary")
-        self.wait(PAUSE + 2)
 
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
@@ -367,10 +330,3 @@ class SoftmaxTemperature(LectureScene):
             self.predicted = None
         self.play(*animations, run_time=STEP)
         self.at_zero = False
-
-    # --- narration ---------------------------------------------------------------------
-    def say(self, key: str, **values):
-        new = caption(S(key, self.lang, **values), self.lang)
-        old = getattr(self, "current_caption", None)
-        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
-        self.current_caption = new

@@ -32,8 +32,16 @@ def token_colour(position: int) -> ManimColor:
     return ManimColor(TOKEN_PALETTE[position % len(TOKEN_PALETTE)])
 
 
+ACTIVATION_ZERO = "#4D4D4D"   # the size of an activation, 0: a clear grey, never the black of a weight of 0
+
+
+def magnitude_colour(size: float, limit: float) -> ManimColor:
+    """An activation's size |v| as a cell: grey -> white, linear up to `limit`, no hue."""
+    return interpolate_color(ManimColor(ACTIVATION_ZERO), ManimColor(WHITE), min(abs(size) / limit, 1.0) if limit else 0.0)
+
+
 def activation_colour(value: float, scale: float) -> ManimColor:
-    """Grey -> white by magnitude, no hue."""
+    """Grey -> white by magnitude, no hue (the colour of a vector's entry written as a number)."""
     return interpolate_color(ManimColor(GREY_B), ManimColor(WHITE), min(abs(value) / scale, 1.0) if scale else 0.0)
 
 
@@ -151,6 +159,8 @@ SHARED = Strings({
     "n_more_words": {"en": "{n} more words", "zh": "另外 {n} 个词"},
     "vocabulary": {"en": "{n}-word vocabulary", "zh": "词表共 {n} 个词"},
     "earlier_tokens": {"en": "{n} earlier", "zh": "前 {n} 个"},
+    "weight_scale": {"en": "weight", "zh": "权重"},           # the legend of a weight matrix's cells
+    "size_legend": {"en": "size of an entry", "zh": "数值大小"},  # the legend of an activation's cells
 })
 
 # --- attention chapter: grids, masks, legends ------------------------------------------

@@ -3,31 +3,21 @@
     manim render -ql scenes/token_embedding.py TokenEmbedding
     python render.py token_embedding --lang zh --set focus=3
 
-W_E is the model's token table (gpt.p("wte.weight"), stored one row per word); on screen it is drawn
+W_E is the model's token table (gpt.W_E, stored one row per word); on screen it is drawn
 one COLUMN per word (64 numbers × 123 words), every entry a coloured cell. The looked-up vectors are
 the trace's token_embeddings; all values shown are recorded at full precision in self.values.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
-
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _REPO not in sys.path:  # `manim render scenes/token_embedding.py` from anywhere: make the repo importable
-    sys.path.insert(0, _REPO)
-
 from manim import (DOWN, RIGHT, UP, Arrow, Create, GrowArrow, FadeIn, FadeOut, LaggedStart, Line, SurroundingRectangle, Transform,
                    TransformFromCopy, VGroup, config)
 
 from scenes import style
 from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
-                               VectorColumn, caption, place_by_body)
-from scenes.lecture import LectureScene
-from scenes.params import ParamError
-from scenes.prompts import chapter_focus
+                               VectorColumn, place_by_body)
+from scenes.attention_chapter import FocusScene
 from scenes.style import MUTED, SHARED, Strings
 
 S = SHARED | Strings({
@@ -63,27 +53,15 @@ STRIP_WIDTH = 0.3
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
-class TokenEmbedding(LectureScene):
+class TokenEmbedding(FocusScene):
     name = "token_embedding"
-
-    def construct(self):
-        self.title_card()
-        self.split_into_tokens()
-        self.show_ids()
-        self.show_the_table()
-        self.look_up()
-        self.row_of_vectors()
+    strings = S
 
     # --- the beats -------------------------------------------------------------------
-    def title_card(self):
-        self.beat("title")
-        self.prepare()
-        self.show_title(S("title", self.lang), S("subtitle", self.lang),
-                        S("model_note", self.lang, d=self.d, vocab=self.vocab))
+    def title_note(self) -> str:
+        return self.s("model_note", d=self.d, vocab=self.vocab)
 
-    def split_into_tokens(self):
-        self.beat("tokens")
-        self.play(FadeOut(self.title_group), run_time=0.8)
+    def beat_tokens(self):
         self.say("tokens")
         if self.sentence is None:   # too long to write out on one line: straight to the tokens
             self.play(FadeIn(self.row), run_time=2 * STEP)
@@ -97,22 +75,19 @@ class TokenEmbedding(LectureScene):
             self.add(self.row)
         self.wait(PAUSE)
 
-    def show_ids(self):
-        self.beat("ids")
+    def beat_ids(self):
         self.say("ids", vocab=self.vocab)
         self.play(LaggedStart(*[FadeIn(n, shift=DOWN * 0.1) for n in self.ids], lag_ratio=0.12),
                   run_time=STEP + 0.1 * len(self.ids))
         self.wait(PAUSE + 1)
 
-    def show_the_table(self):
-        self.beat("table")
+    def beat_table(self):
         self.say("table", d=self.d, vocab=self.vocab)
         self.play(FadeIn(self.table), FadeIn(self.table_label), run_time=2 * STEP)
         self.play(FadeIn(VGroup(*self.legend)), run_time=STEP)
         self.wait(PAUSE + 1)
 
-    def look_up(self):
-        self.beat("lookup")
+    def beat_lookup(self):
         self.say("lookup", id=self.token_ids[self.focus], word=self.tokens[self.focus])
         self.play(LaggedStart(*[Create(line) for line in self.lookup_lines], lag_ratio=0.15),
                   LaggedStart(*[Create(frame) for frame in self.column_frames], lag_ratio=0.15),
@@ -122,8 +97,7 @@ class TokenEmbedding(LectureScene):
         self.play(FadeIn(self.focus_vector, shift=RIGHT * 0.2), run_time=STEP)
         self.wait(PAUSE + 2)
 
-    def row_of_vectors(self):
-        self.beat("vectors")
+    def beat_vectors(self):
         self.say("vectors", n=len(self.tokens), d=self.d)
         for strip, position in zip(self.strips, self.shown_positions):   # each strip starts as its W_E column
             strip.stretch_to_fit_width(self.table.cell_width).move_to(
@@ -141,19 +115,15 @@ class TokenEmbedding(LectureScene):
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
         gpt, c = self.gpt, self.gpt.config
-        chosen = chapter_focus(gpt, self.params["prompt"], self.params["focus"])
-        self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
-        trace = gpt.trace(chosen["prompt"])
-        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        trace = self.read_prompt()
+        chosen = self.chosen
         self.focus, self.d, self.vocab = chosen["focus"], c.n_embd, c.vocab_size
-        W_E = gpt.p("wte.weight")                                   # (vocab, d): one row per word
+        W_E = gpt.W_E                                               # (vocab, d): one row per word
         token_vectors = np.asarray(trace["token_embeddings"], dtype=np.float64)
 
         top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
         self.row = CompactTokenRow(self.tokens, lang=self.lang, indices=False).move_to([0, 0, 0]).to_edge(UP, buff=top)
-        if self.focus < self.row.first_shown:
-            raise ParamError(f"focus: token {self.focus} does not fit on screen (a long prompt shows its last "
-                             f"{len(self.row.chips)} tokens); choose a focus from {self.row.first_shown} on")
+        self.check_focus_shown(self.row)
         self.shown_positions = list(range(self.row.first_shown, self.row.first_shown + len(self.row.chips)))
         self.sentence = self.sentence_words(self.tokens)
         self.ids = self.id_labels()
@@ -211,8 +181,6 @@ class TokenEmbedding(LectureScene):
                              "labels": [style.signed(focus_values[i], 1) for i in shown_dims]},
             "strips": {"token_ids": [self.token_ids[p] for p in self.shown_positions], "colour_limit": scale.limit},
         })
-        if chosen["prompt_rule"]:
-            self.values["prompt_rule"] = chosen["prompt_rule"]
 
     def sentence_words(self, tokens) -> VGroup | None:
         """The prompt as plain words with spaces, centred: what the chips are cut from (None if too wide)."""
@@ -238,10 +206,3 @@ class TokenEmbedding(LectureScene):
                 label.shift(DOWN * 0.3)
             ids.add(label)
         return ids
-
-    # --- narration ---------------------------------------------------------------------
-    def say(self, key: str, **values):
-        new = caption(S(key, self.lang, **values), self.lang)
-        old = getattr(self, "current_caption", None)
-        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
-        self.current_caption = new

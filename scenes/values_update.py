@@ -10,24 +10,16 @@ full precision in self.values (the manifest).
 
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
-
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _REPO not in sys.path:  # `manim render scenes/values_update.py` from anywhere: make the repo importable
-    sys.path.insert(0, _REPO)
-
 from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Create, CurvedArrow, FadeIn, FadeOut, GrowFromEdge,
-                   Group, LaggedStart, MathTex, ReplacementTransform, SurroundingRectangle, TransformFromCopy, VGroup)
+                   LaggedStart, ReplacementTransform, SurroundingRectangle, TransformFromCopy, VGroup)
 
 from model import probabilities
 from model.analysis import ablation_effect, head_update
 from scenes import style
 from scenes.components import (AttentionGrid, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
                                LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText,
-                               TokenColumn, VectorColumn, caption, light, magnitude_scale, rule)
+                               TokenColumn, VectorColumn, magnitude_scale, rule)
 from scenes.lecture import LectureScene
 from scenes.params import ParamError
 from scenes.prompts import lookback_head
@@ -95,7 +87,6 @@ S = SHARED | ATTENTION | Strings({
     "w_header": {"en": "weight", "zh": "权重"},
     "wv_header": {"en": "weight \u00d7 V", "zh": "权重 \u00d7 V"},
     "head_out": {"en": "head output", "zh": "头的输出"},
-    "size_legend": {"en": "size of an entry", "zh": "数值大小"},
     "with_head": {"en": "with the head", "zh": "保留这个头"},
     "without_head": {"en": "head zeroed", "zh": "这个头置零"},
     "p_next": {"en": "P(next word = \"{word}\")", "zh": "P(下一个词 = \u201c{word}\u201d)"},
@@ -127,10 +118,9 @@ class HeadAtFocus:
         tr, L, H, f = self.trace, self.layer, self.head, self.focus
         self.tokens, self.token_ids = list(tr["tokens"]), [int(i) for i in tr["token_ids"]]
         attn = tr["layers"][L]["attn"]
-        cols = slice(2 * c.n_embd + H * c.d_head, 2 * c.n_embd + (H + 1) * c.d_head)   # this head's W_v columns
-        self.W_v = gpt.p(f"h.{L}.attn.c_attn.weight")[:, cols]
-        self.b_v = gpt.p(f"h.{L}.attn.c_attn.bias")[cols]
-        self.W_O_rows = gpt.p(f"h.{L}.attn.c_proj.weight")[H * c.d_head:(H + 1) * c.d_head]
+        weights = gpt.head(L, H)
+        self.W_v, self.b_v = weights.W_V, weights.b_V              # (d_model, d_head), (d_head)
+        self.W_O_rows = weights.W_O                                 # this head's rows of W_O: (d_head, d_model)
         self.normalised = tr["layers"][L]["ln_1"]["out"]            # LN(E), the input of Q, K and V
         self.keys = list(range(f + 1))                              # causal: the focus sees itself and before
         self.v = attn["v"][H][: f + 1]                              # (keys, d_head)
@@ -189,69 +179,53 @@ def place_column(column: VectorColumn, x: float, y: float) -> VectorColumn:
 ROW_TOP, PITCH = 2.75, 0.40   # key rows; the attention grid is drawn at the same pitch, level with them
 HEADER_BASELINE = 3.15
 CHIP_RIGHT = -3.85
-STRIP_W = 2.5
-V_LEFT, WEIGHT_RIGHT, WV_LEFT = -3.65, -0.2, 0.15
+STRIP_W = 2.1
+V_LEFT, WEIGHT_RIGHT, WV_LEFT = -3.65, -0.1, 0.25
 OUT_X, OUT_TOP = 4.9, 2.75
 LEGEND_Y = -1.85
 FORMULA_Y = 3.2
+MATRIX_LEGEND_X, MATRIX_LEGEND_TOP = -4.85, 3.35  # a product's matrix legend: top left, beside the formula line
+MATRIX_LEGEND_W = 1.8
 PROMPT_Y, ARC_ANGLE = 1.5, -0.55
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
 class ValuesUpdate(LectureScene):
     name = "values_update"
-
-    def construct(self):
-        self.title_card()      # which head, at which token, and why
-        self.make_values()     # v = W_vᵀ x̂ + b_v for the token the head looks at
-        self.every_value()     # every key's v, as a row
-        self.bring_weights()   # the query's column of the attention grid
-        self.weigh_values()    # weight × v
-        self.add_up()          # Σ: the head's output
-        self.project_back()    # ΔE = W_O,hᵀ · output
-        self.update_E()        # E′ = E + ΔE
-        self.show_meaning()    # where the information comes from
-        self.measure_effect()  # what zeroing the head does to the next word
-        self.conclude()
+    strings = S
+    TITLE_TOP, NOTE_Y = 1.4, -1.3
 
     # --- the beats ---------------------------------------------------------------------------
-    def title_card(self):
-        self.beat("title")
-        self.prepare()
+    def title_note(self) -> str:
         h = self.h
         given = h.choice["given"]["layer"] or h.choice["given"]["head"]
         if given:   # the user's head: say where it looks
-            note = S("given", self.lang, layer=h.layer, head=h.head, focus=h.tokens[h.focus],
-                     src=h.tokens[h.source], score=style.percent(h.weights[h.source]))
-        else:       # the chosen head: say the score it was chosen by
-            keys = " ".join(h.tokens[k] for k in h.choice["keys"])
-            note = S("chosen", self.lang, layer=h.layer, head=h.head, focus=h.tokens[h.focus], src=keys,
-                     score=style.percent(h.choice["score"]))
-        self.show_title(S("title", self.lang), S("subtitle", self.lang), note, top=1.4, note_y=-1.3, hold=2)
+            return self.s("given", layer=h.layer, head=h.head, focus=h.tokens[h.focus], src=h.tokens[h.source],
+                          score=style.percent(h.weights[h.source]))
+        keys = " ".join(h.tokens[k] for k in h.choice["keys"])   # the chosen head: the score it was chosen by
+        return self.s("chosen", layer=h.layer, head=h.head, focus=h.tokens[h.focus], src=keys,
+                      score=style.percent(h.choice["score"]))
 
-    def make_values(self):
-        self.beat("values")
-        self.play(FadeOut(self.title_group), run_time=0.8)
+    def beat_values(self):
         self.say("values", dh=self.h.dh, d=self.h.d)
         product = self.value_product
-        self.play(FadeIn(self.value_formula), FadeIn(product.matrix), FadeIn(product.vector), FadeIn(product.plus),
+        self.play(FadeIn(self.value_formula), FadeIn(product.matrix), FadeIn(product.legend), FadeIn(product.vector),
+                  FadeIn(product.plus),
                   FadeIn(product.bias), FadeIn(product.equals), FadeIn(product.output.brackets),
                   FadeIn(product.output.size_label), run_time=STEP)
         product.play(self, slow_rows=1)
         self.wait(PAUSE)
 
-    def every_value(self):
-        self.beat("all_values")
+    def beat_all_values(self):
         self.say("all_values", dh=self.h.dh)
-        self.play(FadeOut(VGroup(self.value_product, self.value_formula)), run_time=0.8)
+        self.play(FadeOut(VGroup(self.value_product, self.value_product.legend, self.value_formula)), run_time=0.8)
         self.play(FadeIn(self.token_column), FadeIn(self.keys_title), FadeIn(self.v_header), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(s, shift=RIGHT * 0.2) for s in self.v_strips], lag_ratio=0.12),
                   FadeIn(self.legend), run_time=2 * STEP)
         self.play(Create(self.source_v_frame), run_time=0.8)
         self.wait(PAUSE)
 
-    def bring_weights(self):
-        self.beat("weights")
+    def beat_weights(self):
         self.say("weights", focus=self.h.tokens[self.h.focus])
         grid = self.grid
         self.play(FadeOut(self.source_v_frame), FadeOut(self.legend), run_time=0.6)
@@ -266,8 +240,7 @@ class ValuesUpdate(LectureScene):
         self.play(Create(self.weight_rule), FadeIn(self.weight_total), run_time=STEP)
         self.wait(PAUSE)
 
-    def weigh_values(self):
-        self.beat("weighted")
+    def beat_weighted(self):
         self.say("weighted")
         self.play(FadeOut(VGroup(self.weight_rule, self.weight_total)), FadeIn(self.wv_header),
                   FadeIn(self.legend), run_time=0.8)
@@ -275,10 +248,11 @@ class ValuesUpdate(LectureScene):
                               lag_ratio=0.1), run_time=2.5 * STEP)
         self.wait(PAUSE)
 
-    def add_up(self):
-        self.beat("sum")
+    def beat_sum(self):
         h = self.h
-        self.say(h.share(), focus=h.tokens[h.focus], src=h.tokens[h.source])
+        key = self.caption_rule("sum", h.share(), f"the source's weight: >= {ALMOST_ALL} sum, >= {MOSTLY} sum_mostly, "
+                                "else sum_blend", source_weight=float(h.weights[h.source]))
+        self.say(key, focus=h.tokens[h.focus], src=h.tokens[h.source])
         self.play(Create(self.sum_brace), FadeIn(self.sum_sign), FadeIn(self.out_header),
                   FadeIn(self.out_column.brackets), run_time=STEP)
         target = self.out_column.entries.get_center()
@@ -289,22 +263,21 @@ class ValuesUpdate(LectureScene):
         self.play(Create(self.source_wv_frame), run_time=0.8)
         self.wait(PAUSE + 1)
 
-    def project_back(self):
-        self.beat("delta")
+    def beat_delta(self):
         self.say("delta", dh=self.h.dh, d=self.h.d)
         self.clear_stage()
         product = self.delta_product
-        self.play(FadeIn(self.delta_formula), FadeIn(product.matrix), FadeIn(product.vector),
+        self.play(FadeIn(self.delta_formula), FadeIn(product.matrix), FadeIn(product.legend), FadeIn(product.vector),
                   FadeIn(product.equals), FadeIn(product.output.brackets), FadeIn(product.output.size_label),
                   run_time=STEP)
         product.play(self, slow_rows=1)
         self.wait(PAUSE)
 
-    def update_E(self):
-        self.beat("update")
+    def beat_update(self):
         self.say("update", n=self.h.n_head)
         product = self.delta_product
-        self.play(FadeOut(VGroup(product.matrix, product.vector, product.equals, self.delta_formula)), run_time=0.8)
+        self.play(FadeOut(VGroup(product.matrix, product.legend, product.vector, product.equals, self.delta_formula)),
+                  run_time=0.8)
         delta = self.delta_column
         self.play(ReplacementTransform(product.output, delta), run_time=STEP)
         self.play(FadeIn(self.E_column), FadeIn(self.update_signs), FadeIn(self.update_headers), run_time=STEP)
@@ -312,8 +285,7 @@ class ValuesUpdate(LectureScene):
                   FadeIn(self.E_new_column.brackets), FadeIn(self.E_new_column.size_label), run_time=2 * STEP)
         self.wait(PAUSE + 1)
 
-    def show_meaning(self):
-        self.beat("meaning")
+    def beat_meaning(self):
         h = self.h
         self.say("meaning_self" if h.source == h.focus else "meaning", focus=h.tokens[h.focus],
                  src=h.tokens[h.source], distance=h.focus - h.source)
@@ -325,8 +297,7 @@ class ValuesUpdate(LectureScene):
         self.play(Create(self.pull_arrow), FadeIn(self.pull_label), run_time=1.5 * STEP)
         self.wait(PAUSE + 1)
 
-    def measure_effect(self):
-        self.beat("ablation")
+    def beat_ablation(self):
         h = self.h
         self.say("ablation", focus=h.tokens[h.focus])
         bars = self.effect_bars
@@ -334,13 +305,11 @@ class ValuesUpdate(LectureScene):
         for i in range(2):
             self.play(GrowFromEdge(bars["bars"][i], LEFT), FadeIn(bars["numbers"][i]), run_time=STEP)
         self.wait(PAUSE)
-        self.say(h.effect(), word=h.word, p_with=style.percent(h.ablation["p_with_head"]),
+        key = self.caption_rule("ablation", h.effect(), "zeroed below half of with: needed; below with: helps; "
+                                "else no_help", p_with=h.ablation["p_with_head"],
+                                p_without=h.ablation["p_without_head"])
+        self.say(key, word=h.word, p_with=style.percent(h.ablation["p_with_head"]),
                  p_without=style.percent(h.ablation["p_without_head"]))
-        self.wait(PAUSE + 2)
-
-    def conclude(self):
-        self.beat("summary")
-        self.say("summary")
         self.wait(PAUSE + 2)
 
     # --- building the pieces, from the model's numbers ---------------------------------------------
@@ -364,9 +333,11 @@ class ValuesUpdate(LectureScene):
         n = lambda k: S("n_numbers", lang, n=k)  # noqa: E731
         self.value_product = MatrixVectorProduct(
             h.W_v.T, h.normalised[h.source], h.v[h.source], lang=lang, name="W_v\u1d40", bias=h.b_v, rows=6,
-            cols=6, colour=VALUE, vector_label=f"x\u0302: {n(h.d)}", bias_label="b_v", output_label=f"v: {n(h.dh)}")
+            cols=6, colour=VALUE, vector_label=f"x\u0302: {n(h.d)}", bias_label="b_v", output_label=f"v: {n(h.dh)}",
+            legend_title=S("weight_scale", lang), legend_width=MATRIX_LEGEND_W)
+        self.value_product.place_legend(MATRIX_LEGEND_X, MATRIX_LEGEND_TOP)
         place_product(self.value_product)
-        self.value_formula = self.formula_line(h.source, ["v", "=", r"W_v^{\top}", r"\hat{x}", "+", "b_v"],
+        self.value_formula = self.product_line(h.source, ["v", "=", r"W_v^{\top}", r"\hat{x}", "+", "b_v"],
                                                {"v": VALUE, r"W_v^{\top}": VALUE})
 
     def build_table(self):
@@ -375,12 +346,12 @@ class ValuesUpdate(LectureScene):
         self.rows_y = ys = [ROW_TOP - i * PITCH for i in range(len(self.keys))]
         self.token_column = TokenColumn([h.tokens[k] for k in self.keys], self.keys, ys, right=CHIP_RIGHT)
         self.focus_frame = SurroundingRectangle(self.token_column.chip(h.focus), color=QUERY, buff=0.05)
-        self.keys_title = self.header(S("keys_axis", lang), self.token_column.chips.get_center()[0], KEY)
+        self.keys_title = self.column_header(S("keys_axis", lang), self.token_column.chips.get_center()[0], KEY)
         self.magnitudes = scale = magnitude_scale(h.v, h.head_out)
         self.values["magnitude_scale_limit"] = scale.limit
         self.v_strips = VGroup(*[MagnitudeStrip(v, scale, width=STRIP_W).move_to([V_LEFT + STRIP_W / 2, y, 0])
                                  for v, y in zip(h.v, ys)])
-        self.v_header = self.header(S("v_header", lang), V_LEFT + STRIP_W / 2, VALUE)
+        self.v_header = self.column_header(S("v_header", lang), V_LEFT + STRIP_W / 2, VALUE)
         self.source_v_frame = SurroundingRectangle(self.v_strips[self.keys.index(h.source)], color=VALUE, buff=0.05)
         self.legend = ColourLegend(scale, S("size_legend", lang), width=2.0, decimals=1)
         self.legend.shift([OUT_X - 0.4, LEGEND_Y, 0] - self.legend.bar.get_center())   # by its bar: same in en and zh
@@ -389,16 +360,17 @@ class ValuesUpdate(LectureScene):
         """The head's attention grid, its rows level with the key rows; the focus's column becomes the weights."""
         h = self.h
         ys = self.rows_y
-        self.grid = AttentionGrid(h.pattern[: h.focus + 1, : h.focus + 1], ColourScale("weight"),
+        self.grid = AttentionGrid(h.pattern[: h.focus + 1, : h.focus + 1], ColourScale("attention"),
                                   tokens=[h.tokens[k] for k in self.keys], lang=self.lang,
                                   height=PITCH * len(self.keys))
         self.grid.shift([WV_LEFT + 0.35 - self.grid.squares.get_left()[0], ys[0] - self.grid.row_y(0), 0])
         self.grid_frame = self.grid.line_frame(h.focus)
         baselines = [self.grid.row_baseline(k) for k in self.keys]
-        self.weight_numbers = NumberColumn([f"{w:.2f}" for w in h.weights], baselines, WEIGHT_RIGHT, color=QUERY)
-        self.w_header = self.header(S("w_header", self.lang), WEIGHT_RIGHT - 0.37, QUERY)
+        self.weight_numbers = NumberColumn([style.percent(w) for w in h.weights], baselines, WEIGHT_RIGHT, color=QUERY)
+        self.w_header = self.column_header(S("w_header", self.lang), WEIGHT_RIGHT - 0.37, QUERY)
         self.weight_rule = rule(WEIGHT_RIGHT - 0.8, WEIGHT_RIGHT, ys[-1] - 0.25)
-        self.weight_total = NumberText(f"{float(h.weights.sum()):.2f}", color=QUERY).place(WEIGHT_RIGHT, ys[-1] - 0.6)
+        self.weight_total = NumberText(style.percent(float(h.weights.sum())), color=QUERY).place(WEIGHT_RIGHT,
+                                                                                                 ys[-1] - 0.6)
         self.values["weights_total"] = float(h.weights.sum())
 
     def build_sum(self):
@@ -406,7 +378,7 @@ class ValuesUpdate(LectureScene):
         h, lang, ys = self.h, self.lang, self.rows_y
         self.wv_strips = VGroup(*[MagnitudeStrip(wv, self.magnitudes, width=STRIP_W)
                                   .move_to([WV_LEFT + STRIP_W / 2, y, 0]) for wv, y in zip(h.weighted, ys)])
-        self.wv_header = self.header(S("wv_header", lang), WV_LEFT + STRIP_W / 2, VALUE)
+        self.wv_header = self.column_header(S("wv_header", lang), WV_LEFT + STRIP_W / 2, VALUE)
         self.source_wv_frame = SurroundingRectangle(self.wv_strips[self.keys.index(h.source)], color=VALUE,
                                                     buff=0.05)
         top, bottom, x = ys[0] + 0.2, ys[-1] - 0.2, WV_LEFT + STRIP_W + 0.2
@@ -417,14 +389,16 @@ class ValuesUpdate(LectureScene):
         self.out_column.brackets.set_color(VALUE)
         self.out_column.shift([OUT_X - self.out_column.entries.get_center()[0],
                                OUT_TOP - self.out_column.get_top()[1], 0])
-        self.out_header = self.header(S("head_out", lang), OUT_X, VALUE)
+        self.out_header = self.column_header(S("head_out", lang), OUT_X, VALUE)
 
     def build_delta(self):
         """ΔE = W_O,hᵀ · output: this head's rows of W_O; the result is model.analysis.head_update's ΔE."""
         h, lang = self.h, self.lang
         self.delta_product = MatrixVectorProduct(
             h.W_O_rows.T, h.head_out, h.delta, lang=lang, name=f"W_O\u1d40 ({S('this_head', lang)})", rows=6,
-            cols=6, colour=VALUE, vector_label=S("n_numbers", lang, n=h.dh), output_label=S("n_numbers", lang, n=h.d))
+            cols=6, colour=VALUE, vector_label=S("n_numbers", lang, n=h.dh), output_label=S("n_numbers", lang, n=h.d),
+            legend_title=S("weight_scale", lang), legend_width=MATRIX_LEGEND_W)
+        self.delta_product.place_legend(MATRIX_LEGEND_X, MATRIX_LEGEND_TOP)
         place_product(self.delta_product)
         self.delta_formula = self.tex(r"\Delta E", "=", r"W_{O,h}^{\top}", r"\,\text{out}_h",
                                       colours={r"\Delta E": VALUE}).move_to([0, FORMULA_Y, 0])
@@ -486,29 +460,10 @@ class ValuesUpdate(LectureScene):
         }
 
     # --- helpers ---------------------------------------------------------------------------------
-    def header(self, text: str, x: float, colour) -> Label:
-        label = Label(text, font_size=style.SMALL, color=colour)
-        return label.shift(RIGHT * (x - label.get_center()[0])).on_baseline(HEADER_BASELINE)
+    def column_header(self, text: str, x: float, colour) -> Label:
+        return self.header(text, x, colour, HEADER_BASELINE)
 
-    def tex(self, *parts: str, colours: dict | None = None) -> MathTex:
-        m = light(MathTex(*parts, font_size=style.MATH_FONT_SIZE))
-        for part, t in zip(m, parts):
-            if colours and t in colours:
-                part.set_color(colours[t])
-        return m
-
-    def formula_line(self, token: int, parts: list[str], colours: dict) -> VGroup:
+    def product_line(self, token: int, parts: list[str], colours: dict) -> VGroup:
         """The token's chip, then the formula, centred on the top line."""
         chip = TokenColumn([self.h.tokens[token]], [token], [0.0], right=0.0)
-        line = VGroup(chip, self.tex(*parts, colours=colours)).arrange(RIGHT, buff=0.35)
-        return line.move_to([0, FORMULA_Y, 0])
-
-    def clear_stage(self):
-        """Fade out everything but the caption."""
-        self.play(FadeOut(Group(*[m for m in self.mobjects if m is not self.current_caption])), run_time=0.8)
-
-    def say(self, key: str, **values):
-        new = caption(S(key, self.lang, **values), self.lang)
-        old = getattr(self, "current_caption", None)
-        self.play(*([FadeOut(old)] if old else []), FadeIn(new), run_time=0.6)
-        self.current_caption = new
+        return self.formula_line(chip, self.tex(*parts, colours=colours), [0, FORMULA_Y, 0])

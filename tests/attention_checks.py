@@ -15,11 +15,9 @@ def recompute_head(gpt, prompt: str, layer: int, head: int) -> dict:
     mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
     x_hat = (x - mean) / np.sqrt(var + c.layer_norm_epsilon) * gpt.p(f"h.{layer}.ln_1.weight") \
         + gpt.p(f"h.{layer}.ln_1.bias")
-    W, b = gpt.p(f"h.{layer}.attn.c_attn.weight"), gpt.p(f"h.{layer}.attn.c_attn.bias")
-    d, dh = c.n_embd, c.d_head
-    cols = slice(head * dh, (head + 1) * dh)
-    W_q, W_k = W[:, :d][:, cols], W[:, d:2 * d][:, cols]
-    b_q, b_k = b[:d][cols], b[d:2 * d][cols]
+    weights = gpt.head(layer, head)
+    dh = c.d_head
+    W_q, W_k, b_q, b_k = weights.W_Q, weights.W_K, weights.b_Q, weights.b_K
     Q, K = x_hat @ W_q + b_q, x_hat @ W_k + b_k
     scores = Q @ K.T
     scaled = scores / math.sqrt(dh)

@@ -39,6 +39,13 @@ def gpt():
     return NumpyGPT.load()
 
 
+@pytest.fixture(scope="session")
+def lecture(tmp_path_factory):
+    """Every scene's preview clips and dry runs, made once per session (scene_checks.Lecture)."""
+    from scene_checks import Lecture
+    return Lecture(tmp_path_factory)
+
+
 def run_render(*args, media=None, timeout=600, env=None, **kwargs) -> subprocess.CompletedProcess:
     """python render.py ARGS, in the repo, into `media`; returns the finished process."""
     cmd = [sys.executable, str(REPO / "render.py"), *map(str, args)]

@@ -1,4 +1,5 @@
-"""Add & Norm: the residual add and LayerNorm statistics from the trace, the layer rule, layout, a key frame."""
+"""Add & Norm: the residual add and LayerNorm statistics from the trace, the layer rule, a key frame (the checks every
+scene shares: test_scenes.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,7 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of,
-                          play_until_section_ends, render_in_both_languages, run_dry, stop_at_beat, texts_of)
+from scene_checks import assert_legible, manifest_of, play_until_section_ends, run_dry, stop_at_beat, texts_of
 from scenes import style
 from scenes.add_norm import S, AddNorm
 from scenes.catalog import ADD_NORM
@@ -19,13 +19,8 @@ __module_test__ = "add_norm"
 
 # --- rendering, and the manifest as proof ---------------------------------------------------------
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    return render_in_both_languages(tmp_path_factory, "add_norm")
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_renders_at_preview_quality(rendered, lang):
-    assert_complete_preview_clip(rendered[lang], ADD_NORM, lang, min_seconds=30)
+def rendered(lecture):
+    return lecture.clips("add_norm")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -79,14 +74,12 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
         assert 0.99 < w["normalised_var"] <= 1 and w["normalised_var_label"] == "1.00"
     assert v["why_range_labels"] == {"lo": f"{min(w['var'] for w in v['why']):.2f}",
                                      "hi": f"{max(w['var'] for w in v['why']):.2f}"}
-    assert manifest_of(rendered["en"])["values"] == manifest_of(rendered["zh"])["values"]
 
 
-# --- what is on screen: the labels, every beat's layout ---------------------------------------------
+# --- what is on screen: the labels ---------------------------------------------
 @pytest.fixture(scope="module")
-def dry(tmp_path_factory, gpt):
-    return {lang: run_dry(AddNorm, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}"))
-            for lang in ("en", "zh")}
+def dry(lecture):
+    return {lang: lecture.dry("add_norm", lang) for lang in ("en", "zh")}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -106,17 +99,6 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     for target, stage in zip(scene.bar_targets, ("input", "normalised", "out")):
         np.testing.assert_allclose([bar.height for bar in target],
                                    [max(abs(x) * unit, 0.005) for x in ln["bars"][stage]], rtol=1e-6)
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_beat_is_legible(dry, lang):
-    shots = dry[lang].snapshots
-    assert list(shots) == ADD_NORM.section_names(ADD_NORM.defaults())
-    assert_legible(shots, lang)
-
-
-def test_english_and_chinese_share_one_layout(dry):
-    assert_same_layout(dry["en"].snapshots, dry["zh"].snapshots)
 
 
 def test_a_layer_outside_the_model_is_refused(gpt):

@@ -1,5 +1,6 @@
 """The softmax-and-causal-mask scene: masked cells, weights and their sums against the model, the labels as
-the rounding of those numbers, the growth figures from the configs, a legible layout, and a stable key frame."""
+the rounding of those numbers, the growth figures from the configs, and a stable key frame (the checks every scene
+shares: test_scenes.py)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,13 @@ import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from attention_checks import nan_for_none, recompute_head
-from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of,
-                          play_until_section_ends, render_in_both_languages, run_dry, signed_ticks, stop_at_beat)
+from scene_checks import manifest_of, play_until_section_ends, signed_ticks, stop_at_beat
 from model import GPT3_175B
 from scenes import style
 from scenes.catalog import CAUSAL_MASK
 from scenes.causal_mask import CausalMask, example_query
 from scenes.components import NumberText
-from scenes.queries_keys import ChosenHead
+from scenes.attention_chapter import ChosenHead
 
 __module_test__ = "causal_mask"
 
@@ -27,13 +27,8 @@ def texts(group) -> list[str]:
 
 # --- rendering, and the manifest as proof ------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    return render_in_both_languages(tmp_path_factory, "causal_mask")
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_renders_at_preview_quality(rendered, lang):
-    assert_complete_preview_clip(rendered[lang], CAUSAL_MASK, lang, min_seconds=50)
+def rendered(lecture):
+    return lecture.clips("causal_mask")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -71,10 +66,6 @@ def test_manifest_numbers_are_the_models(rendered, gpt, lang):
                          "n_head": GPT3_175B.n_head, "n_layer": GPT3_175B.n_layer}
 
 
-def test_both_languages_show_the_same_numbers(rendered):
-    assert manifest_of(rendered["en"])["values"] == manifest_of(rendered["zh"])["values"]
-
-
 def test_example_query_rule(gpt):
     """With the default prompt the focus is the last token (nothing after it to mask), so the zeros are shown
     on the line of the token it looks at most; a focus with later tokens shows its own."""
@@ -84,11 +75,10 @@ def test_example_query_rule(gpt):
     assert example_query(h)[0] == 3
 
 
-# --- what is on screen: labels, colours and layout, both languages -----------------------------------------
+# --- what is on screen: labels and colours -----------------------------------------
 @pytest.fixture(scope="module")
-def scenes(tmp_path_factory):
-    return {lang: run_dry(CausalMask, {"lang": lang}, tmp_path_factory.mktemp(f"cm-{lang}"), captions=True)
-            for lang in ("en", "zh")}
+def scenes(lecture):
+    return {lang: lecture.dry("causal_mask", lang) for lang in ("en", "zh")}
 
 
 def test_labels_are_the_rounded_manifest_values(scenes):
@@ -99,7 +89,7 @@ def test_labels_are_the_rounded_manifest_values(scenes):
     assert texts(sc.numbers) == [style.percent(w) for w in z["weights"]]
     assert all(sc.numbers[k].text == "0%" for k in z["future_keys"])
     assert sc.sum_mark[1].text == "\u03a3 = " + style.percent(z["sum"])
-    assert texts(sc.weight_legend.ticks) == ["0", "1"]
+    assert texts(sc.weight_legend.ticks) == ["0%", "100%"]
     limit = v["scaled"]["scale"]
     assert texts(sc.scaled_legend.ticks) in signed_ticks(limit, 0 if limit >= 10 else 1)
     # every cell of the grid (before it shrank) is its weight's colour: masked ones exactly the colour of 0
@@ -109,19 +99,7 @@ def test_labels_are_the_rounded_manifest_values(scenes):
         for k in range(len(weights)):
             expected = scale.colour(weights[q, k]).to_hex()
             assert grid.cell_square(q, k).get_fill_color().to_hex() == expected
-    assert scale.kind == "weight" and scale.limit == 1.0
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_moment_is_legible(scenes, lang):
-    shots = scenes[lang].snapshots
-    assert [k for k in shots if k.endswith(":end")] == [f"{s}:end" for s in CAUSAL_MASK.section_names(
-        CAUSAL_MASK.defaults())]
-    assert_legible(shots, lang, text_in_cells=True)
-
-
-def test_english_and_chinese_share_one_layout(scenes):
-    assert_same_layout(scenes["en"].snapshots, scenes["zh"].snapshots)
+    assert scale.kind == "attention" and scale.limit == 1.0
 
 
 # --- a key frame against committed control data (tests/control_data/causal_mask) ----------------------------

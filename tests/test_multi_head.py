@@ -1,6 +1,6 @@
 """The multi-head scene: every head's pattern, output, the concatenation and W_O against the model (recomputed
-here from the raw weights), GPT-3's figures recomputed from its published shape, the labels as the rounding of
-the manifest's numbers, a legible layout in both languages, and a stable key frame."""
+here from the heads' weights), GPT-3's figures recomputed from its published shape, the labels as the rounding of
+the manifest's numbers, and a stable key frame (the checks every scene shares: test_scenes.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from model import GPT3_175B, to_jsonable
+from model import GPT3_175B
 from model.analysis import head_contribution
-from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, play_until_section_ends,
-                          render_in_both_languages, run_dry, stop_at_beat)
+from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
 from scenes import style
 from scenes.catalog import MULTI_HEAD
 from scenes.components import NumberText
@@ -28,16 +27,16 @@ def texts(group) -> list[str]:
 
 
 def recompute_layer(gpt, prompt: str, layer: int, focus: int) -> dict:
-    """Every head of the layer at the focus, from the raw weights: weights, outputs, concat, W_O projection."""
+    """Every head of the layer at the focus, from the heads' weights: weights, outputs, concat, W_O projection."""
     c = gpt.config
     tr = gpt.trace(prompt)
     x = np.asarray(tr["layers"][layer]["resid_pre"], dtype=np.float64)
     x_hat = layer_norm(x, gpt.p(f"h.{layer}.ln_1.weight"), gpt.p(f"h.{layer}.ln_1.bias"), c.layer_norm_epsilon)
-    W, b = gpt.p(f"h.{layer}.attn.c_attn.weight"), gpt.p(f"h.{layer}.attn.c_attn.bias")
-    d, dh, T = c.n_embd, c.d_head, x.shape[0]
+    dh, T = c.d_head, x.shape[0]
     patterns, outs = [], []
     for h in range(c.n_head):
-        q, k, v = (x_hat @ W[:, o + h * dh:o + (h + 1) * dh] + b[o + h * dh:o + (h + 1) * dh] for o in (0, d, 2 * d))
+        hw = gpt.head(layer, h)
+        q, k, v = x_hat @ hw.W_Q + hw.b_Q, x_hat @ hw.W_K + hw.b_K, x_hat @ hw.W_V + hw.b_V
         s = q @ k.T / np.sqrt(dh)
         s[np.triu_indices(T, 1)] = -np.inf
         w = np.exp(s - s.max(-1, keepdims=True))
@@ -45,7 +44,7 @@ def recompute_layer(gpt, prompt: str, layer: int, focus: int) -> dict:
         patterns.append(w)
         outs.append(w[focus] @ v)
     concat = np.concatenate(outs)
-    out = concat @ gpt.p(f"h.{layer}.attn.c_proj.weight") + gpt.p(f"h.{layer}.attn.c_proj.bias")
+    out = concat @ np.concatenate([gpt.head(layer, h).W_O for h in range(c.n_head)]) + gpt.attn_out_bias(layer)
     return {"patterns": np.array(patterns), "head_out": np.array(outs), "concat": concat, "out": out}
 
 
@@ -103,8 +102,8 @@ def test_gpt3_figures_come_from_its_published_shape(gpt):
 
 # --- the scene as played ------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def played(tmp_path_factory, gpt):
-    return {lang: run_dry(MultiHead, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}")) for lang in ("en", "zh")}
+def played(lecture):
+    return {lang: lecture.dry("multi_head", lang) for lang in ("en", "zh")}
 
 
 def test_labels_are_the_rounded_numbers(played):
@@ -139,38 +138,23 @@ def test_labels_are_the_rounded_numbers(played):
         assert [c.get_fill_color().to_hex() for c in part] == expected
 
 
-def test_played_scene_records_every_beat(played):
-    for lang, s in played.items():
-        assert list(s.snapshots) == MULTI_HEAD.section_names(MULTI_HEAD.defaults()), lang
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_beat_is_legible(played, lang):
-    assert_legible(played[lang].snapshots, lang, text_in_cells=True)
-
-
-def test_english_and_chinese_share_one_layout(played):
-    assert_same_layout(played["en"].snapshots, played["zh"].snapshots)
-    assert to_jsonable(played["en"].values) == to_jsonable(played["zh"].values)
-
-
 # --- rendering through render.py, and the manifest as proof --------------------------------------------------
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    return render_in_both_languages(tmp_path_factory, "multi_head")
+def rendered(lecture):
+    return lecture.clips("multi_head")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_renders_and_its_manifest_matches_the_trace(rendered, gpt, lang):
-    m = assert_complete_preview_clip(rendered[lang], MULTI_HEAD, lang, min_seconds=40)
+def test_its_manifest_matches_the_trace(rendered, gpt, lang):
+    m = manifest_of(rendered[lang])
     v = m["values"]
     assert (m["params"]["layer"], m["params"]["focus"]) == (v["layer"], v["focus"])
     ref = recompute_layer(gpt, v["prompt"], v["layer"], v["focus"])
     np.testing.assert_allclose(v["patterns"], ref["patterns"], atol=1e-9)
     for key in ("head_out", "concat", "out"):
         np.testing.assert_allclose(v[key], ref[key], atol=1e-9, err_msg=key)
-    np.testing.assert_array_equal(v["W_O"], gpt.p(f"h.{v['layer']}.attn.c_proj.weight"))
-    np.testing.assert_array_equal(v["b_O"], gpt.p(f"h.{v['layer']}.attn.c_proj.bias"))
+    np.testing.assert_array_equal(v["W_O"], np.concatenate([gpt.head(v["layer"], h).W_O for h in range(v["n_head"])]))
+    np.testing.assert_array_equal(v["b_O"], gpt.attn_out_bias(v["layer"]))
     for h, key in enumerate(v["top_keys"]):
         assert v["top_weights"][h] == pytest.approx(ref["patterns"][h, v["focus"], key], abs=1e-9)
     for layer, patterns in enumerate(v["every_layer_patterns"]):

@@ -271,12 +271,12 @@ def test_second_render_is_skipped(tmp_path):
     manifest_file = render.manifest_path(out)
     manifest = json.loads(manifest_file.read_text())
     used = set(manifest["sources"])
-    assert {"render.py", "scenes/softmax_temperature.py", "scenes/style.py", "scenes/components.py",
-            "scenes/catalog.py", "scenes/__init__.py", "model/__init__.py", "model/numpy_gpt.py",
-            "model/language.py", "model/tokenizer.py", "model/analysis.py"} <= used
+    assert {"render.py", "scenes/softmax_temperature.py", "scenes/style.py", "scenes/components/__init__.py",
+            "scenes/components/text.py", "scenes/catalog.py", "scenes/__init__.py", "model/__init__.py",
+            "model/numpy_gpt.py", "model/language.py", "model/tokenizer.py", "model/analysis.py"} <= used
     assert "model/torch_gpt.py" not in used  # training code: editing it must not re-render the lecture
     assert "scenes/multi_head.py" not in used  # nor another scene
-    for path in ("scenes/softmax_temperature.py", "scenes/components.py", "model/numpy_gpt.py"):
+    for path in ("scenes/softmax_temperature.py", "scenes/components/charts.py", "model/numpy_gpt.py"):
         edited = {**manifest, "sources": {**manifest["sources"], path: "0" * 64}}  # as if the file had changed
         manifest_file.write_text(json.dumps(edited))
         again = run_render(SCENE, *CHEAP, "--dry-run", media=tmp_path)

@@ -1,22 +1,21 @@
-"""The softmax and temperature scene: true numbers, a legible layout in both languages, stable frames."""
+"""The softmax and temperature scene: its numbers against the model, and its key frames (the checks every scene
+shares are in test_scenes.py)."""
 
 from __future__ import annotations
 
-import os
 from importlib import metadata
 
 import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of,
-                          play_until_section_ends, render_in_both_languages, run_dry, stop_at_beat)
+from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
 from model import weights_sha256
 from scenes import style
-from scenes.catalog import SOFTMAX_TEMPERATURE, sweep_stops
-from scenes.components import NumberText, inside_safe_area
+from scenes.catalog import sweep_stops
 from scenes.prompts import uncertain_prompt
-from scenes.softmax_temperature import NextToken, SoftmaxTemperature
+from scenes.components import NumberText
+from scenes.softmax_temperature import S, NextToken, SoftmaxTemperature
 
 __module_test__ = "softmax_temperature"
 
@@ -66,13 +65,8 @@ def test_number_formats_round_only_the_label():
 
 # --- rendering, and the manifest as proof ---------------------------------------------------------
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    return render_in_both_languages(tmp_path_factory, "softmax_temperature")
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_renders_at_preview_quality(rendered, lang):
-    assert_complete_preview_clip(rendered[lang], SOFTMAX_TEMPERATURE, lang, min_seconds=40)
+def rendered(lecture):
+    return lecture.clips("softmax_temperature")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -105,43 +99,24 @@ def test_manifest_probabilities_are_softmax_of_the_trace(rendered, gpt, lang):
             assert entry["argmax"] == [gpt.tokenizer.words[int(np.argmax(z))]]
 
 
-def test_both_languages_show_the_same_numbers(rendered):
-    en, zh = (manifest_of(rendered[lang]) for lang in ("en", "zh"))
-    assert en["values"] == zh["values"]
-
-
-def test_plain_manim_renders_the_scene(tmp_path):
-    """`manim render scenes/softmax_temperature.py SoftmaxTemperature`, from anywhere, with the defaults."""
-    import subprocess
-    import sys
-    from pathlib import Path
-    repo = Path(__file__).resolve().parent.parent
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GPT_LECTURE_")}
-    r = subprocess.run([sys.executable, "-m", "manim", "render", "-ql", "-s", "--media_dir", str(tmp_path),
-                        str(repo / "scenes" / "softmax_temperature.py"), "SoftmaxTemperature"],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout + r.stderr
-    [still] = tmp_path.glob("images/softmax_temperature/*.png")
-    from PIL import Image
-    assert Image.open(still).size == (854, 480)
-
-
-# --- layout: every beat, both languages ------------------------------------------------------------
-@pytest.fixture(scope="module")
-def snapshots(tmp_path_factory, gpt):
-    return {lang: run_dry(SoftmaxTemperature, {"lang": lang}, tmp_path_factory.mktemp(f"layout-{lang}")).snapshots
-            for lang in ("en", "zh")}
-
-
+# --- what is on screen: every number drawn is the rounding of a manifest value -----------------------------------
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_beat_is_legible(snapshots, lang):
-    shots = snapshots[lang]
-    assert list(shots) == SOFTMAX_TEMPERATURE.section_names(SOFTMAX_TEMPERATURE.defaults())
-    assert_legible(shots, lang, unfilled_boxes=True)
-
-
-def test_english_and_chinese_share_one_layout(snapshots):
-    assert_same_layout(snapshots["en"], snapshots["zh"])
+def test_labels_are_the_rounded_manifest_values(lecture, lang):
+    sc = lecture.dry("softmax_temperature", lang)
+    v = sc.values
+    texts = lambda group: [m.text for m in group if isinstance(m, NumberText)]  # noqa: E731
+    words = [style.token_label(c["word"]) for c in v["candidates"]]
+    assert [m.text for m in sc.labels] == words + [S("other", lang)]
+    assert sc.more_words.text == S("n_more_words", lang, n=v["other"]["words"])
+    assert texts(sc.logit_numbers) == [style.signed(c["logit"]) for c in v["candidates"]]
+    steps = v["softmax_steps"]
+    assert texts(sc.exp_numbers) == [style.scientific(x) for x in steps["exp"]] + [style.scientific(v["other"]["exp_sum"])]
+    assert sc.exp_sum.text == style.scientific(steps["exp_sum"])
+    assert sc.prob_total.text == style.percent(steps["probability_total"])
+    last = v["temperatures"][-1]        # the bars end on the last stop of the sweep
+    assert texts(sc.prob_bars.numbers) == [style.percent(p) for p in last["probabilities"]] + \
+        [style.percent(last["other"])]
+    assert sc.t_value.text == style.temperature(last["T"])
 
 
 # --- key frames against committed control data (tests/control_data/softmax_temperature) -----------
@@ -181,35 +156,3 @@ def test_frame_argmax_at_zero(scene):
 @pytest.mark.usefixtures("t5_zh")
 def test_frame_hot_in_chinese(scene):
     play_until_section_ends(scene, SoftmaxTemperature.construct)
-
-
-# --- the shared components the scene is built from -------------------------------------------------
-def test_vector_column_ellipsis_is_honest(gpt):
-    from scenes.components import VectorColumn, shown_indices
-    v = gpt.trace("michael jordan plays")["embeddings"][1]
-    col = VectorColumn(v, lang="en", shown=7)
-    assert shown_indices(len(v), 7) == [0, 1, 2, 3, 4, 5, None, len(v) - 1]
-    numbers = [e.text for e in col.entries if isinstance(e, NumberText)]
-    assert numbers == [style.signed(v[i], 1) for i in (0, 1, 2, 3, 4, 5, len(v) - 1)]
-    assert col.size_label.text == f"{gpt.config.n_embd} numbers"
-    assert VectorColumn(v, lang="zh").size_label.text == f"{gpt.config.n_embd} 个数"
-    assert len(VectorColumn(v[:4], lang="en").entries) == 4  # short vectors need no ellipsis
-
-
-def test_matrix_grid_shows_real_corners_and_true_shape(gpt):
-    from scenes.components import MatrixGrid
-    W = gpt.p("h.0.attn.c_attn.weight")[:, : gpt.config.d_head]
-    grid = MatrixGrid(W, name="W_q", rows=4, cols=4)
-    assert grid.shape_label.text == f"W_q: {gpt.config.n_embd} \u00d7 {gpt.config.d_head}"
-    assert grid.rows_shown == [0, 1, 2, None, W.shape[0] - 1] and grid.cols_shown[-1] == W.shape[1] - 1
-    corner = grid.cells[-1][1]  # bottom-right cell's number
-    assert corner.text == style.signed(W[-1, -1], 1)
-
-
-def test_token_row_keeps_true_positions_when_it_must_drop_tokens():
-    from scenes.components import TokenRow
-    words = "a fluffy blue fox roamed the misty forest . the fox was blue".split()
-    row = TokenRow(words, next_slot=True)
-    assert row.first_shown > 0 and len(row.ellipsis) == 1
-    assert [n.text for n in row.indices] == [str(i) for i in range(row.first_shown, len(words) + 1)]
-    assert inside_safe_area(row.move_to([0, 0, 0]))

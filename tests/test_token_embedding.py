@@ -1,4 +1,5 @@
-"""Tokens and embedding: the chapter's default prompt, true numbers, a legible layout in both languages, a stable frame."""
+"""Tokens and embedding: the chapter's default prompt, true numbers, a stable frame (the checks every scene shares:
+test_scenes.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,9 @@ import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from model.analysis import best_lookback_head
-from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of,
-                          play_until_section_ends, render_in_both_languages, run_dry, signed_ticks, stop_at_beat,
+from scene_checks import (assert_legible, manifest_of, play_until_section_ends, run_dry, signed_ticks, stop_at_beat,
                           texts_of)
 from scenes import style
-from scenes.catalog import TOKEN_EMBEDDING
-from scenes.components import ColourScale, Heatmap
 from scenes.prompts import chapter_focus, lookback_prompt
 from scenes.token_embedding import S, TokenEmbedding
 
@@ -52,29 +50,10 @@ def test_chapter_focus_defaults_and_checks(gpt):
         chapter_focus(gpt, "michael jordan plays", 3)
 
 
-def test_heatmap_colours_every_entry_by_its_scale(gpt):
-    W = gpt.p("wte.weight").T
-    scale = ColourScale.signed_for(W)
-    h = Heatmap(W, scale, width=9.2, height=2.56)
-    assert (h.n_rows, h.n_cols) == (gpt.config.n_embd, gpt.config.vocab_size)
-    np.testing.assert_array_equal(h.levels, np.round(W / np.abs(W).max() * Heatmap.LEVELS))
-    for i, j in ((0, 0), (5, 76), (63, 122)):
-        assert h.shown_colour(i, j) == scale.colour(round(W[i, j] / scale.limit * Heatmap.LEVELS)
-                                                    / Heatmap.LEVELS * scale.limit)
-    n_cells = sum(len(m.points) // 16 for m in h.submobjects[1:])
-    assert n_cells == W.size                                  # every entry is drawn, once
-    assert abs(h.column_x(0) - (h.get_left()[0] + h.cell_width / 2)) < 0.02
-
-
 # --- rendering, and the manifest as proof ---------------------------------------------------------
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    return render_in_both_languages(tmp_path_factory, "token_embedding")
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_renders_at_preview_quality(rendered, lang):
-    assert_complete_preview_clip(rendered[lang], TOKEN_EMBEDDING, lang, min_seconds=25)
+def rendered(lecture):
+    return lecture.clips("token_embedding")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -97,14 +76,12 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     np.testing.assert_allclose(fv["values"], W_E[fv["token_id"]][fv["dims"]], atol=1e-12)   # a lookup, no maths
     assert fv["labels"] == [style.signed(x, 1) for x in fv["values"]]
     assert v["strips"]["token_ids"] == list(trace["token_ids"])
-    assert manifest_of(rendered["en"])["values"] == manifest_of(rendered["zh"])["values"]
 
 
-# --- what is on screen: the labels, every beat's layout ---------------------------------------------
+# --- what is on screen: the labels ---------------------------------------------
 @pytest.fixture(scope="module")
-def dry(tmp_path_factory, gpt):
-    return {lang: run_dry(TokenEmbedding, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}"))
-            for lang in ("en", "zh")}
+def dry(lecture):
+    return {lang: lecture.dry("token_embedding", lang) for lang in ("en", "zh")}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -120,17 +97,6 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     for strip, token_id in zip(scene.strips, v["strips"]["token_ids"]):   # each strip is its W_E column
         np.testing.assert_array_equal(strip.levels[:, 0], scene.table.levels[:, token_id])
         np.testing.assert_array_equal(strip.values[:, 0], table[:, token_id])
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_beat_is_legible(dry, lang):
-    shots = dry[lang].snapshots
-    assert list(shots) == TOKEN_EMBEDDING.section_names(TOKEN_EMBEDDING.defaults())
-    assert_legible(shots, lang)
-
-
-def test_english_and_chinese_share_one_layout(dry):
-    assert_same_layout(dry["en"].snapshots, dry["zh"].snapshots)
 
 
 def test_a_focus_outside_the_prompt_is_a_clear_error(tmp_path):

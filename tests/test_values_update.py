@@ -1,6 +1,6 @@
 """The values-and-ΔE scene: the head chosen by computation, every number against the model (recomputed here from
-the raw weights where it is cheap), the labels as the rounding of those numbers, the measured ablation, a legible
-layout in both languages, and a stable key frame."""
+the head's weights where it is cheap), the labels as the rounding of those numbers, the measured ablation, and a
+stable key frame (the checks every scene shares: test_scenes.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from model import probabilities, to_jsonable
+from model import probabilities
 from model.analysis import best_lookback_head
-from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, play_until_section_ends,
-                          render_in_both_languages, run_dry, stop_at_beat)
+from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
 from scenes import style
 from scenes.catalog import VALUES_UPDATE
 from scenes.components import NumberText, inside_safe_area
@@ -37,24 +36,20 @@ def layer_norm(x, g, b, eps):
 
 
 def recompute(gpt, prompt: str, layer: int, head: int, focus: int) -> dict:
-    """The head at the focus, written out again from the raw weights (independently of the trace)."""
+    """The head at the focus, written out again from its weights (independently of the trace)."""
     c = gpt.config
     tr = gpt.trace(prompt)
     x = np.asarray(tr["layers"][layer]["resid_pre"], dtype=np.float64)
     x_hat = layer_norm(x, gpt.p(f"h.{layer}.ln_1.weight"), gpt.p(f"h.{layer}.ln_1.bias"), c.layer_norm_epsilon)
-    W, b = gpt.p(f"h.{layer}.attn.c_attn.weight"), gpt.p(f"h.{layer}.attn.c_attn.bias")
-    d, dh = c.n_embd, c.d_head
-    q_cols, k_cols = slice(head * dh, (head + 1) * dh), slice(d + head * dh, d + (head + 1) * dh)
-    v_cols = slice(2 * d + head * dh, 2 * d + (head + 1) * dh)
-    Q, K, V = x_hat @ W[:, q_cols] + b[q_cols], x_hat @ W[:, k_cols] + b[k_cols], x_hat @ W[:, v_cols] + b[v_cols]
-    s = Q[focus] @ K[: focus + 1].T / np.sqrt(dh)
+    hw = gpt.head(layer, head)
+    Q, K, V = x_hat @ hw.W_Q + hw.b_Q, x_hat @ hw.W_K + hw.b_K, x_hat @ hw.W_V + hw.b_V
+    s = Q[focus] @ K[: focus + 1].T / np.sqrt(c.d_head)
     w = np.exp(s - s.max())
     w /= w.sum()
     out = w @ V[: focus + 1]
-    W_O = gpt.p(f"h.{layer}.attn.c_proj.weight")[head * dh:(head + 1) * dh]
-    delta = out @ W_O
-    return {"x_hat": x_hat, "W_v": W[:, v_cols], "b_v": b[v_cols], "V": V[: focus + 1], "weights": w,
-            "weighted": w[:, None] * V[: focus + 1], "head_out": out, "W_O_rows": W_O, "delta": delta,
+    delta = out @ hw.W_O
+    return {"x_hat": x_hat, "W_v": hw.W_V, "b_v": hw.b_V, "V": V[: focus + 1], "weights": w,
+            "weighted": w[:, None] * V[: focus + 1], "head_out": out, "W_O_rows": hw.W_O, "delta": delta,
             "E": x[focus], "E_new": x[focus] + delta}
 
 
@@ -124,11 +119,10 @@ def test_bad_focus_is_a_clear_error(gpt):
         VALUES_UPDATE.resolve({"head": gpt.config.n_head}, model=gpt)
 
 
-# --- the scene as played: labels are the rounding of the manifest's numbers; legible in both languages -------
+# --- the scene as played: labels are the rounding of the manifest's numbers ----------------------------------
 @pytest.fixture(scope="module")
-def played(tmp_path_factory, gpt):
-    return {lang: run_dry(ValuesUpdate, {"lang": lang}, tmp_path_factory.mktemp(f"dry-{lang}"))
-            for lang in ("en", "zh")}
+def played(lecture):
+    return {lang: lecture.dry("values_update", lang) for lang in ("en", "zh")}
 
 
 def test_labels_are_the_rounded_numbers(played):
@@ -146,9 +140,12 @@ def test_labels_are_the_rounded_numbers(played):
                 for j in vp.matrix.cols_shown if j is not None]
     assert [c[1].text for c in cells] == expected
     np.testing.assert_array_equal(product["V"], v["V"][src])
-    assert texts(s.weight_numbers) == [f"{w:.2f}" for w in v["weights"]]
+    assert texts(s.weight_numbers) == [style.percent(w) for w in v["weights"]]        # weights as %, everywhere
     np.testing.assert_array_equal(s.grid.values, v["pattern"])   # the grid the weights are lifted from
-    assert s.weight_total.text == f"{v['weights_total']:.2f}" == "1.00"
+    assert s.weight_total.text == style.percent(v["weights_total"]) == "100.0%"
+    for product in (s.value_product, s.delta_product):       # every weight matrix has its legend, on its own scale
+        assert product.legend.colour_scale is product.matrix.colour_scale and product.legend.colour_scale.kind == "signed"
+    assert s.magnitudes.kind == "magnitude"                   # V and the head's output are activations
     assert texts(s.out_column.entries) == shown(v["head_out"], s.out_column)
     dp = s.delta_product
     assert texts(dp.vector.entries) == shown(v["head_out"], dp.vector)
@@ -171,31 +168,15 @@ def test_labels_are_the_rounded_numbers(played):
                [s.magnitudes.colour(abs(x)).to_hex() for x in row]
 
 
-def test_played_scene_records_every_beat(played):
-    for lang, s in played.items():
-        assert list(s.snapshots) == VALUES_UPDATE.section_names(VALUES_UPDATE.defaults()), lang
-        assert s.params["layer"] == s.values["layer"] and s.params["head"] == s.values["head"]
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_beat_is_legible(played, lang):
-    assert_legible(played[lang].snapshots, lang, text_in_cells=True)
-
-
-def test_english_and_chinese_share_one_layout(played):
-    assert_same_layout(played["en"].snapshots, played["zh"].snapshots)
-    assert to_jsonable(played["en"].values) == to_jsonable(played["zh"].values)
-
-
 # --- rendering through render.py, and the manifest as proof ------------------------------------------------
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    return render_in_both_languages(tmp_path_factory, "values_update")
+def rendered(lecture):
+    return lecture.clips("values_update")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_renders_and_its_manifest_matches_the_trace(rendered, gpt, lang):
-    m = assert_complete_preview_clip(rendered[lang], VALUES_UPDATE, lang, min_seconds=60)
+def test_its_manifest_matches_the_trace(rendered, gpt, lang):
+    m = manifest_of(rendered[lang])
     v = m["values"]
     assert (m["params"]["layer"], m["params"]["head"], m["params"]["focus"]) == (v["layer"], v["head"], v["focus"])
     ref = recompute(gpt, v["prompt"], v["layer"], v["head"], v["focus"])

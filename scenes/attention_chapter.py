@@ -1,0 +1,173 @@
+"""The attention chapter's shared pieces: the head chosen by computation and its numbers, the attention grid's
+place on screen, and the chapter's title card. Used by the queries/keys and causal-mask scenes (a scene never
+imports another scene: what two scenes share lives here).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import LEFT, RIGHT, UP
+
+from scenes import style
+from scenes.components import AttentionGrid, ColourLegend, Label, MatrixVectorProduct, NumberColumn, TokenChip, TokenRow
+from scenes.lecture import LectureScene
+from scenes.params import ParamError
+from scenes.prompts import chapter_focus, lookback_head
+from scenes.style import ATTENTION, QUERY, SHARED, Strings
+
+STRINGS = SHARED | ATTENTION | Strings({
+    "chosen": {"en": "Layer {layer}, head {head} of our small trained GPT, chosen by computation:\n"
+                     "its \"{focus}\" puts {score} of its attention on {keys}.",
+               "zh": "我们训练的小型 GPT 的第 {layer} 层第 {head} 个头，由计算选出：\n"
+                     "它的“{focus}”把 {score} 的注意力放在{keys}上。"},
+    "given": {"en": "Layer {layer}, head {head} of our small trained GPT, as requested:\n"
+                    "its \"{focus}\" puts {score} of its attention on {keys}.",
+              "zh": "我们训练的小型 GPT 的第 {layer} 层第 {head} 个头（按指定）：\n"
+                    "它的“{focus}”把 {score} 的注意力放在{keys}上。"},
+})
+
+TOP = 3.55                       # top of the title-safe area, less a hair
+
+
+# --- the numbers: read from the trace and the weights, never computed here --------------------
+class ChosenHead:
+    """The prompt, focus token and head (chosen by scenes.prompts.lookback_head), and that head's numbers."""
+
+    def __init__(self, gpt, params: dict):
+        ch = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"])
+        self.choice, self.trace = ch, ch["trace"]
+        c = gpt.config
+        self.prompt, self.tokens = ch["prompt"], list(self.trace["tokens"])
+        self.token_ids = [int(i) for i in self.trace["token_ids"]]
+        self.T, self.layer, self.head, self.focus = len(self.tokens), ch["layer"], ch["head"], ch["focus"]
+        self.source = ch["source"]                      # where the focus row puts its largest weight
+        self.d_model, self.d_head, self.n_head, self.context = c.n_embd, c.d_head, c.n_head, c.n_positions
+        h = self.head
+        weights = gpt.head(self.layer, h)
+        self.W_q, self.W_k = weights.W_Q, weights.W_K                         # (d_model, d_head), as stored
+        self.b_q, self.b_k = weights.b_Q, weights.b_K
+        layer = self.trace["layers"][self.layer]
+        attn = layer["attn"]
+        self.x_hat = layer["ln_1"]["out"]                                     # LN(x): what W_q and W_k read
+        self.Q, self.K = attn["q"][h], attn["k"][h]                           # (T, d_head), biases included
+        self.scores, self.scaled = attn["scores"][h], attn["scaled"][h]      # [query, key]
+        self.masked, self.weights = attn["masked"][h], attn["weights"][h]
+
+    def word(self, i: int) -> str:
+        return style.token_label(self.tokens[i])
+
+    def keys_text(self, lang: str) -> str:
+        words = [(f"\"{self.word(k)}\"" if lang == "en" else f"“{self.word(k)}”") for k in self.choice["keys"]]
+        return (" + " if lang == "en" else "、").join(words)
+
+    def record(self) -> dict:
+        ch = self.choice
+        return {
+            "prompt": self.prompt, "tokens": self.tokens, "token_ids": self.token_ids,
+            "layer": self.layer, "head": self.head, "focus": self.focus, "source": self.source,
+            "choice": {"rule": ch["rule"], "score": ch["score"], "keys": ch["keys"], "given": ch["given"],
+                       "source_weight": ch["source_weight"], "prompt_rule": ch["prompt_rule"],
+                       "all_scores": np.asarray(ch["all_scores"]).tolist()},
+            "model": {"d_model": self.d_model, "d_head": self.d_head, "n_head": self.n_head,
+                      "n_positions": self.context},
+        }
+
+
+
+def shown_matrix(mv: MatrixVectorProduct) -> dict:
+    """The matrix entries a MatrixVectorProduct shows, in its displayed orientation, at full precision."""
+    g = mv.matrix
+    rows, cols = [i for i in g.rows_shown if i is not None], [j for j in g.cols_shown if j is not None]
+    return {"rows": rows, "cols": cols, "values": g.matrix[np.ix_(rows, cols)].tolist(),
+            "shape": list(g.matrix.shape), "scale": g.colour_scale.limit}
+
+
+def shown_vector(column) -> dict:
+    return {"indices": [i for i in column.indices_shown if i is not None], "values": column.values.tolist()}
+
+
+
+# --- the grid's place on screen, the same in every scene of the chapter ----------------------------
+GRID_HEIGHT = 5.2                # the grid's cells, at most (12 tokens at 0.43; a crowded index is left out)
+GRID_LEFT = -2.75                # left edge of the grid's cells: the axis titles and key words fit to its left
+GRID_TOP = TOP - 0.46            # top edge of the grid's cells: the query indices fit above
+GRID_LEGEND_TOP = TOP - 0.5      # legends beside a grid start below the query indices' line
+GRID_NUMBERS_RIGHT = 1.58        # the focus line's numbers: right edge, from the grid's right edge ("100.0%" fits)
+LEGEND_W = 2.0                   # legends on the right, ending at the title-safe edge (titles ≤ 2.0 wide)
+LEGEND_X = 6.35 - LEGEND_W
+
+
+def place_grid(grid: AttentionGrid) -> AttentionGrid:
+    """The cells at a fixed place (the same in every language), the query indices at the top."""
+    return grid.shift(RIGHT * (GRID_LEFT - grid.squares.get_left()[0]) + UP * (GRID_TOP - grid.squares.get_top()[1]))
+
+
+def line_numbers(grid: AttentionGrid, texts: list[str], color=style.TEXT) -> NumberColumn:
+    """One number per key row, right of the grid, level with the rows: the focus query's line."""
+    x = grid.squares.get_right()[0] + GRID_NUMBERS_RIGHT
+    return NumberColumn(texts, [grid.row_baseline(k) for k in range(len(texts))], x, color=color,
+                        font_size=style.SMALL)
+
+
+def place_legend(legend: ColourLegend, top: float = TOP, x: float = LEGEND_X) -> ColourLegend:
+    """A legend with its bar's left end at x and its title's line at `top` (default: top right), inside the
+    safe area. Placed by its bar, so that it sits alike in every language."""
+    legend.shift(RIGHT * (x - legend.bar.get_left()[0]) + UP * (top - 0.45 - legend.bar.get_top()[1]))
+    overhang = legend.get_right()[0] - style.safe_half_width()
+    return legend.shift(LEFT * max(overhang, 0))
+
+
+
+class FocusScene(LectureScene):
+    """A scene about the chapter's prompt and one token in it (the focus), each `auto` resolved by
+    scenes.prompts.chapter_focus."""
+
+    def read_prompt(self) -> dict:
+        """Resolve the prompt and the focus, run the model: sets self.tokens, self.token_ids, self.focus and
+        self.chosen (chapter_focus's record); records the prompt's rule in the manifest; returns the trace."""
+        self.chosen = chosen = chapter_focus(self.gpt, self.params["prompt"], self.params["focus"])
+        self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
+        trace = self.gpt.trace(chosen["prompt"])
+        self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]
+        self.focus = chosen["focus"]
+        if chosen["prompt_rule"]:
+            self.values["prompt_rule"] = chosen["prompt_rule"]
+        return trace
+
+    def check_focus_shown(self, row) -> None:
+        """A long prompt's row shows only its last tokens: the focus must be one of them."""
+        if self.focus < row.first_shown:
+            raise ParamError(f"focus: token {self.focus} does not fit on screen (a long prompt shows its last "
+                             f"{len(row.chips)} tokens); choose a focus from {row.first_shown} on")
+
+
+class AttentionChapterScene(LectureScene):
+    """A scene about one head chosen by computation (self.h): its title card says which and why."""
+
+    TITLE_TOP, NOTE_Y = 1.3, -1.3
+
+    def choose_head(self) -> ChosenHead:
+        head = ChosenHead(self.gpt, self.params)
+        self.params.update({"prompt": head.prompt, "layer": head.layer, "head": head.head, "focus": head.focus})
+        self.values.update(head.record())
+        return head
+
+    def title_note(self) -> str:
+        """Which head is shown, and why (chosen by computation, or as requested)."""
+        h = self.h
+        given = h.choice["given"]["layer"] or h.choice["given"]["head"]
+        return self.s("given" if given else "chosen", layer=h.layer, head=h.head, focus=h.word(h.focus),
+                      score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang))
+
+    def line_header(self, grid: AttentionGrid, numbers, query: int | None = None) -> Label:
+        """A query's word above its line's numbers, level with the query indices (a long word runs right)."""
+        h = self.h
+        label = Label(h.word(h.focus if query is None else query), font_size=style.SMALL, color=QUERY)
+        left = max(grid.query_indices[-1].get_right()[0] + 0.2, numbers.get_right()[0] - label.width)
+        label.shift(RIGHT * (left - label.get_left()[0]))
+        return label.on_baseline(grid.query_indices[0].baseline())
+
+    def chip(self, i: int) -> TokenChip:
+        """Token i's chip, in the colour it has in every token row of this prompt."""
+        return TokenRow(self.h.tokens, lang=self.lang, indices=False, max_width=1e9).chips[i].copy()
+

@@ -1,0 +1,49 @@
+"""The shared mobjects of every scene, so a token, a vector, a matrix or a bar looks the same everywhere
+(the visual language: shared/design/visual-language.md). `from scenes.components import X` works for all of them.
+
+Numbers are always given at full precision and rounded only by the label formatters in scenes/style.py.
+`scenes/gallery.py` draws one of each from the model's numbers (and tests/test_components.py checks its frames).
+
+By theme:
+
+- text (text.py): `Label` (one line of text on a known baseline), `NumberText` (a number that can change
+  every frame, tabular digits, anchored at one end), `Caption` / `caption()` (the narration at the bottom),
+  `math_tex()` (a formula in the maths size, parts coloured), `light()`, `LayoutError`.
+- tokens (tokens.py): `TokenChip` (one word in its box, in its position's colour), `TokenRow` (the prompt, with
+  position indices and an optional "?" slot), `CompactTokenRow` (the same at the legibility floor, so a whole
+  story fits), `TokenColumn` (chips stacked down the left, like the key rows of an attention grid).
+- vectors and matrices (vectors.py): which one to use for a matrix or a vector:
+    - `VectorColumn`: a vector as numbers in brackets, its real first entries, ⋮, its real last entry, its size.
+    - `MatrixGrid`: a matrix small enough to READ: real corner entries as numbers in cells coloured on the
+      matrix's signed scale, ⋯ and ⋮, its true shape. Used inside `MatrixVectorProduct`.
+    - `MatrixVectorProduct`: out = M·x (+ b), the one animation of every matrix product (row by row).
+    - `Heatmap`: a whole large matrix with EVERY entry a cell and no numbers (W_E 64 × 123, the position table);
+      cells of one colour are one shape, so thousands stay cheap. Pair it with a `ColourLegend`.
+    - `HeatMatrix`: a small whole matrix as cells without numbers, rows at a pitch that lines up with word
+      labels (Q and K: one row per token), with its shape below.
+    - `MagnitudeStrip`: one vector (an activation) as a row of cells by |entry| (no sign, grey -> white), for
+      comparing many vectors side by side on one `magnitude_scale()`.
+- attention (attention.py): `AttentionGrid` (keys down, queries across, in every scene), `MaskCell`.
+- charts (charts.py): `LabelColumn`, `NumberColumn`, `BarColumn`, `ProbabilityBars` (rows of words, numbers
+  and bars on baselines); `ColourScale` (one fixed numbers -> colours mapping: "signed" blue/red for weights
+  and scores, "attention" black -> white for attention weights, "magnitude" grey -> white for the size of an
+  activation) and `ColourLegend` (its bar, with the scale's real ends).
+- layout (layout.py): `inside_safe_area()`, `rule()`, `row_positions()`, `place_by_body()`.
+"""
+
+from .attention import AttentionGrid
+from .charts import (BarColumn, ColourLegend, ColourScale, LabelColumn, MaskCell, NumberColumn,
+                     ProbabilityBars)
+from .layout import inside_safe_area, place_by_body, row_positions, rule
+from .text import Caption, Label, LayoutError, NumberText, caption, light, math_tex, plain_shape
+from .tokens import CompactTokenRow, TokenChip, TokenColumn, TokenRow
+from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVectorProduct, VectorColumn,
+                      magnitude_scale, shown_indices)
+
+__all__ = [
+    "AttentionGrid", "BarColumn", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
+    "Heatmap", "Label", "LabelColumn", "LayoutError", "MagnitudeStrip", "MaskCell", "MatrixGrid",
+    "MatrixVectorProduct", "NumberColumn", "NumberText", "ProbabilityBars", "TokenChip", "TokenColumn", "TokenRow",
+    "VectorColumn", "caption", "inside_safe_area", "light", "magnitude_scale", "math_tex", "place_by_body",
+    "plain_shape", "row_positions", "rule", "shown_indices",
+]

@@ -1,0 +1,142 @@
+"""Tokens: the chip, the prompt as a row of chips, a compact row, and a column of chips (keys down)."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, RIGHT, DashedVMobject, RoundedRectangle, VGroup
+
+from .. import style
+from ..style import LABEL, SMALL, TEXT
+from .text import Label, LayoutError, NumberText, _glyph
+
+
+# --- tokens --------------------------------------------------------------------------
+class TokenChip(VGroup):
+    """One token: its word in a softly filled rounded box in the token's colour. `box` and `label` are its parts.
+
+    The word sits on a baseline `lift` above the box's bottom (None: centred on the box's digit height, as in a
+    TokenColumn); `width` fixes the box's width (None: the word's width plus `pad_x` each side).
+    """
+
+    def __init__(self, word: str, colour, *, font_size: float = LABEL, pad_x: float = 0.16, height: float = 0.62,
+                 width: float | None = None, corner_radius: float = 0.1, lift: float | None = 0.2):
+        super().__init__()
+        self.word = word
+        self.label = Label(word, font_size=font_size)
+        self.box = RoundedRectangle(corner_radius=corner_radius,
+                                    width=width if width is not None else self.label.width + 2 * pad_x,
+                                    height=height, stroke_color=colour, stroke_width=2, fill_color=colour,
+                                    fill_opacity=0.22)
+        self.label.move_to(self.box, coor_mask=np.array([1, 0, 0]))
+        if lift is None:
+            self.label.on_baseline(self.box.get_center()[1] - 0.5 * _glyph("0", font_size).shape.height)
+        else:
+            self.label.on_baseline(self.box.get_bottom()[1] + lift)
+        self.add(self.box, self.label)
+
+    @classmethod
+    def slot(cls, *, font_size: float = LABEL, height: float = 0.62) -> "TokenChip":
+        """The dashed "?" box where the next token will go."""
+        chip = cls("?", TEXT, font_size=font_size, width=0.7, height=height)
+        dashed = DashedVMobject(RoundedRectangle(corner_radius=0.1, width=0.7, height=height, stroke_color=TEXT,
+                                                 stroke_width=2), num_dashes=24).move_to(chip.box)
+        chip.remove(chip.box)
+        chip.box = dashed
+        chip.submobjects.insert(0, dashed)
+        return chip
+
+
+class TokenRow(VGroup):
+    """The prompt as a row of words in softly filled rounded boxes, position indices underneath.
+
+    If the row would be wider than max_width, the earliest tokens give way to a "⋯" box;
+    the remaining tokens keep their true position indices.
+    """
+
+    PAD_X, GAP, CHIP_H = 0.16, 0.14, 0.62
+
+    def __init__(self, tokens: list[str], *, lang: str = "en", next_slot: bool = False, indices: bool = True,
+                 max_width: float | None = None, font_size: float = LABEL):
+        super().__init__()
+        max_width = max_width or 2 * style.safe_half_width()
+        self.words = list(tokens)
+        chips = [self._chip(w, style.token_colour(i), font_size) for i, w in enumerate(tokens)]
+        slot = self._slot(font_size) if next_slot else None
+        first = 0
+        while True:
+            shown = chips[first:] + ([slot] if slot else [])
+            lead = [self._chip("\u22ef", style.MUTED, font_size)] if first else []
+            width = sum(c.width for c in lead + shown) + self.GAP * (len(lead + shown) - 1)
+            if width <= max_width or first == len(chips) - 1:
+                break
+            first += 1
+        if width > max_width:
+            raise LayoutError("even one token does not fit in the token row")
+        self.first_shown = first
+        self.chips = VGroup(*chips[first:])
+        self.ellipsis = VGroup(*lead)
+        self.slot = slot
+        row = VGroup(*lead, *self.chips, *([slot] if slot else [])).arrange(RIGHT, buff=self.GAP)
+        self.add(row)
+        self.indices = VGroup()
+        if indices:
+            positions = list(range(first, len(tokens))) + ([len(tokens)] if slot else [])
+            for box, pos in zip([*self.chips, *([slot] if slot else [])], positions):
+                self.indices.add(NumberText(str(pos), font_size=SMALL, color=style.POSITION, align="left")
+                                 .next_to(box, DOWN, buff=0.1))
+            self.add(self.indices)
+
+    def slot_filled(self, word: str, colour=None) -> TokenChip:
+        """A chip for the word that fills the "?" slot, in the slot's place."""
+        chip = self._chip(word, colour or style.token_colour(len(self.words)), self.slot.label.font_size)
+        return chip.shift(self.slot.box.get_left() - chip.box.get_left())
+
+    def _chip(self, word: str, colour, font_size) -> TokenChip:
+        return TokenChip(word, colour, font_size=font_size, pad_x=self.PAD_X, height=self.CHIP_H)
+
+    def _slot(self, font_size) -> TokenChip:
+        return TokenChip.slot(font_size=font_size, height=self.CHIP_H)
+
+
+class CompactTokenRow(TokenRow):
+    """A TokenRow with tight chips at the legibility floor, so a whole story prompt fits on one line
+    (a longer prompt still gives way to "⋯" like TokenRow). Chip centres are where a token's vector goes."""
+
+    PAD_X, GAP = 0.07, 0.07
+
+    def __init__(self, tokens: list[str], **kwargs):
+        kwargs.setdefault("font_size", SMALL)
+        super().__init__(tokens, **kwargs)
+
+    def centre_x(self, position: int) -> float:
+        """The x of the chip for a token position (it must be shown)."""
+        return self.chips[position - self.first_shown].get_center()[0]
+
+
+# --- token column and magnitude strip (attention chapter) ---------------------------------------
+class TokenColumn(VGroup):
+    """Tokens stacked down the left like an attention grid's key rows: chips of one width, positions (teal)
+    beside them, one row per baseline-free centre y. Keys run down, as in AttentionGrid."""
+
+    CHIP_H, PAD_X = 0.36, 0.1
+
+    def __init__(self, tokens: list[str], positions: list[int], centres: list[float], *, right: float,
+                 font_size: float = SMALL):
+        super().__init__()
+        if not (len(tokens) == len(positions) == len(centres)):
+            raise ValueError("a token column needs one position and one centre per token")
+        labels = [Label(style.token_label(w), font_size=font_size) for w in tokens]
+        width = max(label.width for label in labels) + 2 * self.PAD_X
+        self.positions = list(positions)
+        self.chips, self.indices = VGroup(), VGroup()
+        for word, pos, y in zip(tokens, positions, centres):
+            chip = TokenChip(style.token_label(word), style.token_colour(pos), font_size=font_size, width=width,
+                             height=self.CHIP_H, corner_radius=0.08, lift=None)
+            chip.shift([right - width / 2, y, 0] - chip.box.get_center())
+            self.chips.add(chip)
+            self.indices.add(NumberText(str(pos), font_size, style.POSITION).place(chip.box.get_left()[0] - 0.1,
+                                                                                    chip.label.baseline()))
+        self.add(self.indices, self.chips)
+
+    def chip(self, position: int) -> TokenChip:
+        return self.chips[self.positions.index(position)]

@@ -1,0 +1,102 @@
+"""The shared components (scenes/components): honest ellipses, real corners and true shapes, every entry of a
+heatmap, token rows and chips; and the gallery (scenes/gallery.py), one of each, against committed frames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from scene_checks import play_until_section_ends
+from scenes import style
+from scenes.components import (ColourScale, Heatmap, MatrixGrid, NumberText, TokenChip, TokenColumn, TokenRow,
+                               VectorColumn, inside_safe_area, shown_indices)
+from scenes.gallery import GalleryAttention, GalleryCharts, GalleryMatrices, GalleryText
+
+__module_test__ = "components"
+
+
+def test_vector_column_ellipsis_is_honest(gpt):
+    v = gpt.trace("michael jordan plays")["embeddings"][1]
+    col = VectorColumn(v, lang="en", shown=7)
+    assert shown_indices(len(v), 7) == [0, 1, 2, 3, 4, 5, None, len(v) - 1]
+    numbers = [e.text for e in col.entries if isinstance(e, NumberText)]
+    assert numbers == [style.signed(v[i], 1) for i in (0, 1, 2, 3, 4, 5, len(v) - 1)]
+    assert col.size_label.text == f"{gpt.config.n_embd} numbers"
+    assert VectorColumn(v, lang="zh").size_label.text == f"{gpt.config.n_embd} 个数"
+    assert len(VectorColumn(v[:4], lang="en").entries) == 4  # short vectors need no ellipsis
+
+
+def test_matrix_grid_shows_real_corners_and_true_shape(gpt):
+    W = gpt.head(0, 0).W_Q
+    grid = MatrixGrid(W, name="W_q", rows=4, cols=4)
+    assert grid.shape_label.text == f"W_q: {gpt.config.n_embd} \u00d7 {gpt.config.d_head}"
+    assert grid.rows_shown == [0, 1, 2, None, W.shape[0] - 1] and grid.cols_shown[-1] == W.shape[1] - 1
+    corner = grid.cells[-1][1]  # bottom-right cell's number
+    assert corner.text == style.signed(W[-1, -1], 1)
+
+
+def test_heatmap_colours_every_entry_by_its_scale(gpt):
+    W = gpt.W_E.T
+    scale = ColourScale.signed_for(W)
+    h = Heatmap(W, scale, width=9.2, height=2.56)
+    assert (h.n_rows, h.n_cols) == (gpt.config.n_embd, gpt.config.vocab_size)
+    np.testing.assert_array_equal(h.levels, np.round(W / np.abs(W).max() * Heatmap.LEVELS))
+    for i, j in ((0, 0), (5, 76), (63, 122)):
+        assert h.shown_colour(i, j) == scale.colour(round(W[i, j] / scale.limit * Heatmap.LEVELS)
+                                                    / Heatmap.LEVELS * scale.limit)
+    n_cells = sum(len(m.points) // 16 for m in h.submobjects[1:])
+    assert n_cells == W.size                                  # every entry is drawn, once
+    assert abs(h.column_x(0) - (h.get_left()[0] + h.cell_width / 2)) < 0.02
+
+
+def test_token_row_keeps_true_positions_when_it_must_drop_tokens():
+    words = "a fluffy blue fox roamed the misty forest . the fox was blue".split()
+    row = TokenRow(words, next_slot=True)
+    assert row.first_shown > 0 and len(row.ellipsis) == 1
+    assert [n.text for n in row.indices] == [str(i) for i in range(row.first_shown, len(words) + 1)]
+    assert inside_safe_area(row.move_to([0, 0, 0]))
+
+
+def test_a_token_is_a_chip_in_its_positions_colour():
+    row = TokenRow(["the", "fox", "was"], next_slot=True)
+    assert all(isinstance(c, TokenChip) for c in row.chips) and isinstance(row.slot, TokenChip)
+    assert [c.word for c in row.chips] == ["the", "fox", "was"] and row.slot.word == "?"
+    for position, chip in enumerate(row.chips):
+        assert chip.box.get_fill_color() == style.token_colour(position)
+        assert chip.label.text == chip.word and chip.box.width > chip.label.width
+    column = TokenColumn(["fox", "<|endoftext|>"], [1, 7], [0.0, -0.4], right=0.0)
+    assert [c.label.text for c in column.chips] == ["fox", "<eos>"]
+    assert column.chip(7).box.get_fill_color() == style.token_colour(7)
+    assert column.chips[0].box.width == column.chips[1].box.width       # one width for the column
+
+
+# --- the gallery: one of each component, from the model's numbers, against committed frames ----------------------
+@pytest.mark.parametrize("page", [GalleryText, GalleryCharts, GalleryMatrices, GalleryAttention])
+def test_gallery_pages_stay_inside_the_safe_area(page, tmp_path):
+    from manim import tempconfig
+    with tempconfig({"dry_run": True, "quality": "low_quality", "media_dir": str(tmp_path), "verbosity": "ERROR",
+                     "disable_caching": True, "tex_dir": str(tmp_path), "text_dir": str(tmp_path)}):
+        scene = page(skip_animations=True)
+        scene.render()
+        assert all(inside_safe_area(m) for m in scene.mobjects), page.page
+
+
+@frames_comparison(base_scene=GalleryText)
+def test_frame_gallery_text(scene):
+    play_until_section_ends(scene, GalleryText.construct)
+
+
+@frames_comparison(base_scene=GalleryCharts)
+def test_frame_gallery_charts(scene):
+    play_until_section_ends(scene, GalleryCharts.construct)
+
+
+@frames_comparison(base_scene=GalleryMatrices)
+def test_frame_gallery_matrices(scene):
+    play_until_section_ends(scene, GalleryMatrices.construct)
+
+
+@frames_comparison(base_scene=GalleryAttention)
+def test_frame_gallery_attention(scene):
+    play_until_section_ends(scene, GalleryAttention.construct)

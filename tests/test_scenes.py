@@ -1,0 +1,133 @@
+"""The checks every scene must pass, run once for every scene in the catalog: its render in both languages, its
+timeline against its clip, the same numbers in both languages, legibility and the title-safe area at the end of
+every beat and after every caption, one layout in English and Chinese, time to read every caption, and that it
+stands alone (no scene imports another; `manim render` works from any folder).
+
+A scene's own test file checks only its numbers (manifest against the model, labels against the manifest) and
+its key frames; both use the same session-wide renders and dry runs (the `lecture` fixture)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scene_checks import assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of
+from scenes.catalog import SCENES
+from scenes.lecture import LectureScene
+
+REPO = Path(__file__).resolve().parent.parent
+NAMES = list(SCENES)
+LANGS = ("en", "zh")
+
+# What a scene allows on top of the common rules (scene_checks.assert_legible): a number in its own cell of a
+# grid or matrix (text_in_cells), or, stricter, no text touching even an outlined box (unfilled_boxes).
+LEGIBILITY = {
+    "softmax_temperature": {"unfilled_boxes": True},
+    "queries_keys": {"text_in_cells": True},
+    "causal_mask": {"text_in_cells": True},
+    "values_update": {"text_in_cells": True},
+    "multi_head": {"text_in_cells": True},
+}
+assert set(LEGIBILITY) <= set(NAMES)
+
+
+# --- the render, both languages ------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", NAMES)
+def test_renders_every_beat_at_preview_quality(lecture, name, lang):
+    """854 × 480 at 15 fps, every declared beat in the timeline, back to back up to the clip's end."""
+    assert_complete_preview_clip(lecture.clips(name)[lang], SCENES[name], lang)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_both_languages_show_the_same_numbers(lecture, name):
+    en, zh = (manifest_of(lecture.clips(name)[lang]) for lang in LANGS)
+    assert en["values"] == zh["values"]
+    assert {k: v for k, v in en["params"].items() if k != "lang"} == {k: v for k, v in zh["params"].items()
+                                                                      if k != "lang"}
+
+
+# --- what is on screen, played without rendering -------------------------------------------------------------
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", NAMES)
+def test_every_moment_is_legible(lecture, name, lang):
+    """Inside the title-safe area, at the type floor, no text on text or across a box: at the end of every beat
+    and after every caption."""
+    scene = lecture.dry(name, lang)
+    spec = SCENES[name]
+    ends = [k for k in scene.snapshots if k.endswith(":end")]
+    assert ends == [f"{s}:end" for s in spec.section_names(spec.defaults())]
+    assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_english_and_chinese_share_one_layout(lecture, name):
+    assert_same_layout(lecture.dry(name, "en").snapshots, lecture.dry(name, "zh").snapshots)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", NAMES)
+def test_every_caption_stays_long_enough_to_read(lecture, name, lang):
+    """From when a caption is fully shown until it leaves (or the clip ends): at most 17 characters a second in
+    English, 9 in Chinese. The title card's note counts as a caption."""
+    scene = lecture.dry(name, lang)
+    rate = {"en": 17.0, "zh": 9.0}[lang]
+    assert LectureScene.READING_RATE[lang] == rate
+    assert scene.captions and scene.captions[0]["key"] == "title_note"
+    assert [c["key"] for c in scene.captions].count("title_note") == 1
+    for c in scene.captions:
+        left = c["left"] if c["left"] is not None else scene.clip_end
+        chars = len(c["text"].replace("\n", ""))
+        assert chars / (left - c["shown"]) <= rate + 1e-9, (c["beat"], c["key"], chars, left - c["shown"])
+    assert scene.captions[-1]["left"] == scene.clip_end, "the last caption stays to the end"
+
+
+# --- every scene stands alone ----------------------------------------------------------------------------------
+def scene_modules() -> dict[str, Path]:
+    return {spec.module: REPO / Path(*spec.module.split(".")).with_suffix(".py") for spec in SCENES.values()}
+
+
+def test_no_scene_imports_another_scene():
+    modules = scene_modules()
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text())
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} | \
+                   {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        others = (imported & set(modules)) - {module}
+        assert not others, f"{path.name} imports the scene(s) {sorted(others)}: move what they share to a chapter module"
+        assert "sys.path" not in path.read_text(), f"{path.name} changes sys.path: the project is installed"
+
+
+def test_every_scene_module_imports_from_another_folder(tmp_path):
+    """As `manim render scenes/x.py` loads it: by its file path, from a folder outside the repository."""
+    code = ("import importlib.util, sys\n"
+            "for path in sys.argv[1:]:\n"
+            "    spec = importlib.util.spec_from_file_location('scene_file', path)\n"
+            "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPT_LECTURE_") and k != "PYTHONPATH"}
+    r = subprocess.run([sys.executable, "-c", code, *map(str, scene_modules().values())], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("name, where", [("causal_mask", "repo"), ("softmax_temperature", "elsewhere")])
+def test_plain_manim_renders_a_scene(tmp_path, name, where):
+    """`.venv/bin/manim render -ql -s scenes/<file>.py <Class>`, from the repository and from another folder, with
+    the scene's defaults (only its title beat, to keep it short)."""
+    spec = SCENES[name]
+    manim = Path(sys.executable).parent / "manim"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPT_LECTURE_") and k != "PYTHONPATH"}
+    env["GPT_LECTURE_SECTION"] = "title"
+    cwd = REPO if where == "repo" else tmp_path
+    r = subprocess.run([str(manim), "render", "-ql", "-s", "--media_dir", str(tmp_path / "media"),
+                        str(REPO / "scenes" / f"{name}.py"), spec.cls],
+                       cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    [still] = (tmp_path / "media").glob(f"images/{name}/*.png")
+    from PIL import Image
+    assert Image.open(still).size == (854, 480)
