@@ -501,13 +501,13 @@ def test_a_broken_source_is_a_failed_render_not_a_traceback(tmp_path):
 
 
 def test_a_source_edited_during_the_render_is_not_cached_as_fresh(tmp_path):
-    """In a copy of the project, scenes/components.py edits model/tokenizer.py when it is imported, which happens
+    """In a copy of the project, scenes/components/__init__.py edits model/tokenizer.py when it is imported, which happens
     inside the render process, after render.py hashed the sources: the same as an editor saving the file while
     the render runs, but at a moment that does not depend on timing."""
     root, media = project_copy(tmp_path), tmp_path / "media"
-    components = root / "scenes" / "components.py"
+    components = root / "scenes" / "components" / "__init__.py"
     components.write_text(components.read_text() + "\n\nimport pathlib as _p\n"
-                          "_t = _p.Path(__file__).resolve().parent.parent / 'model' / 'tokenizer.py'\n"
+                          "_t = _p.Path(__file__).resolve().parents[2] / 'model' / 'tokenizer.py'\n"
                           "_t.write_text(_t.read_text() + '# saved during the render\\n')\n")
     r = render_in(root, SCENE, *CHEAP, media=media)
     assert r.returncode == 0, r.stderr
