@@ -1266,6 +1266,12 @@ def check_remote(job: dict) -> None:
         raise RuntimeError(f"this worker's model at {job['model_dir']} is not the one render.py keys the cache with")
 
 
+# Partial movies encoded while the scene draws the next animations (ManimCE's max_inflight_encoders; its default,
+# 1, makes the scene wait at the end of every animation until its movie is encoded: 17 % of a medium-quality
+# render's wall time in benchmarks/profile_render.py). Each partial movie still has its own encoder and the
+# same frames, so the clip is the same (tests/test_render.py compares the frames with plain `manim render`).
+ENCODERS_IN_FLIGHT = 4
+
 PLAN_FROM = 10**9   # a planning pass starts drawing at this play number: never
 
 
@@ -1294,7 +1300,7 @@ def render_scene(job: dict, work: Path):
         "partial_movie_dir": str(work / "partial"), "tex_dir": str(slot / "Tex"), "text_dir": str(slot / "texts"),
         "output_file": "render", "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING",
         "write_to_movie": not still, "save_last_frame": still, "format": None if still else job["format"],
-        "notify_outdated_version": False,
+        "notify_outdated_version": False, "max_inflight_encoders": ENCODERS_IN_FLIGHT,
     }
     part = job.get("part")
     if part:   # one contiguous range of plays (animations and waits); construct() still runs whole

@@ -610,11 +610,22 @@ def decoded_frames(path: Path) -> list:
         return [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
 
 
-def test_one_clip_on_two_cores_is_frame_identical_to_one_process(tmp_path):
+def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_manim(tmp_path):
     scene, one, two = "token_embedding", tmp_path / "one", tmp_path / "two"
     single = run_render(scene, "--jobs", "1", media=one)
     assert single.returncode == 0, single.stderr
     assert "parts" not in single.stdout
+    # render.py encodes partial movies while the scene draws on (render.ENCODERS_IN_FLIGHT; ManimCE's default
+    # is 1, one at a time): the frames are those of plain `manim render`.
+    assert render.ENCODERS_IN_FLIGHT > 1
+    spec = SCENES[scene]
+    plain = subprocess.run([sys.executable, "-m", "manim", "render", "-ql", "--media_dir", str(tmp_path / "plain"),
+                            spec.path, spec.cls], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert plain.returncode == 0, plain.stderr
+    [plain_clip] = (tmp_path / "plain").glob(f"videos/**/{spec.cls}.mp4")
+    frames_plain, frames_one = decoded_frames(plain_clip), decoded_frames(one / "preview" / f"{scene}.mp4")
+    assert len(frames_plain) == len(frames_one) > 100
+    assert [i for i, (x, y) in enumerate(zip(frames_plain, frames_one)) if not np.array_equal(x, y)] == []
     # The plan the single render left (its plays and their measured cost) lets a render split without a
     # planning pass; a plan only balances the parts, it cannot change the clip.
     shutil.copytree(one / ".cache" / "plans", two / ".cache" / "plans")
