@@ -780,3 +780,16 @@ def test_a_bad_scheduler_address_is_one_clear_line(tmp_path, address):
     r = run_render(SCENE, *CHEAP, "--scheduler", address, media=tmp_path / "media")
     assert_one_clear_line(r, f"render.py: error: --scheduler {address}: cannot connect to a Dask scheduler there")
     assert not (tmp_path / "media" / "preview").exists()
+
+
+def test_a_dask_worker_with_another_environment_or_model_refuses_to_render(gpt):
+    from model import DEFAULT_DIR
+    env, model = render.environment(), render.model_digest(DEFAULT_DIR)
+    job = {"environment": env, "model": model, "model_dir": str(DEFAULT_DIR)}
+    render.check_remote(job)   # the same: no complaint
+    other = json.loads(json.dumps(env))
+    other["distributions"]["manim"] = "0.1.0"
+    with pytest.raises(RuntimeError, match=r"environment differs from render.py's: manim .* \(render.py: 0.1.0\)"):
+        render.check_remote({**job, "environment": other})
+    with pytest.raises(RuntimeError, match="model at .* is not the one"):
+        render.check_remote({**job, "model": {**model, "weights_sha256": "0" * 64}})
