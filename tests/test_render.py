@@ -756,6 +756,7 @@ def test_a_dask_cluster_renders_the_same_frames_as_the_local_cores(tmp_path, das
     shutil.copytree(local / ".cache" / "plans", remote / ".cache" / "plans")   # so it splits: 2 parts, 2 workers
     r = run_render(scene, "--scheduler", dask_cluster.scheduler_address, media=remote)
     assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
     assert "in 2 parts, animations 0-" in r.stdout and statuses(r.stdout)[scene] == "done"
     a, b = local / "preview" / f"{scene}.mp4", remote / "preview" / f"{scene}.mp4"
     frames_a, frames_b = decoded_frames(a), decoded_frames(b)
