@@ -326,6 +326,8 @@ def build_parser() -> Parser:
     p.add_argument("--dry-run", action="store_true", help="say what would be rendered or skipped, render nothing")
     p.add_argument("--model", type=Path, help="weights directory (default: $GPT_LECTURE_MODEL or model/weights)")
     p.add_argument("--media", type=Path, default=REPO / "media", help="output root (default: media/)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="render on the Dask cluster of this scheduler "
+                                                          "(e.g. tcp://10.0.0.5:8786) instead of the local cores")
     p.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     return p
 
@@ -505,8 +507,19 @@ def relative(path: Path) -> str:
         return str(path)
 
 
+@dataclass
+class Chunk:
+    """The work of one render process: a whole clip (part None), or one contiguous range of a clip's plays."""
+    job: Job
+    part: dict | None
+    cost: float
+    number: int = 0   # the part's place in its clip
+
+
 def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict, env: dict,
-        force: bool = False, dry_run: bool = False) -> int:
+        force: bool = False, dry_run: bool = False, client=None) -> int:
+    """Render what is not up to date: every clip as one chunk or as several ranges of its plays (pool_chunks),
+    all chunks in one pool, longest first, on the local cores (n_jobs processes) or on a Dask cluster (client)."""
     start = time.monotonic()
     work_root = media / ".work"
     clean_stale(work_root)
@@ -526,67 +539,124 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
             print(f"[{job.index}/{len(jobs)}] {job.name:<{width}}  would render -> {relative(job.output)}")
         print(f"{len(jobs)} scene(s): {len(todo)} to render, {len(skipped)} up to date")
         return 0
-    running: dict[int, tuple[Job, subprocess.Popen, Path, float, int]] = {}
-    reported: dict[str, float] = {}      # job name -> when its progress was last printed
-    split = n_jobs > 1 and len(todo) == 1 and splittable(todo[0], media)
-    free_slots = acquire_slots(media, n_jobs if split else min(n_jobs, len(todo))) if todo else []
+
+    def head(job: Job) -> str:
+        return f"[{job.index}/{len(jobs)}] {job.name:<{width}}"
+
+    runner = DaskRunner(client) if client is not None else LocalRunner(media)
+    capacity = runner.capacity(n_jobs)
+    could_split = capacity > 1 and any(splittable(job, media) for job in todo)
+    runner.open(capacity if could_split else min(capacity, len(todo)))
+    running: list[tuple[Chunk, object, Path, float, int]] = []   # chunk, process, work folder, start, slot
+    groups: dict[str, dict] = {}      # clips in parts: their parts' specs and work folders, and what is done
+    reported: dict[str, float] = {}   # job name -> when its progress was last printed
+
+    def fail(job: Job, work: Path, started: float) -> None:
+        reason = why(work)   # before keep_log, which removes the work folder
+        failed.append((job, keep_log(work, media, job), reason))
+        print(f"{head(job)}  FAILED after {time.monotonic() - started:.1f} s: {reason}", flush=True)
+
     try:
-        if split:   # one clip and several cores: its animations in contiguous parts, one per core
-            job = todo.pop()
-            status, seconds, reason, log = run_split(job, free_slots, len(jobs), width, media, model_dir, model, env)
-            if status == "interrupted":
-                print(f"interrupted: stopped the {reason} of {job.name}; finished outputs are intact",
-                      file=sys.stderr)
-                return EXIT_INTERRUPTED
-            if status == "failed":
-                failed.append((job, log, reason))
+        plans = {job.name: load_plan(media, job) for job in todo if job.section is None
+                 and job.format in SPLIT_FORMATS}
+        if capacity > 1 and len(todo) == 1 and splittable(todo[0], media) and plans[todo[0].name] is None:
+            # No earlier render of this clip: count its plays first (construct() only, nothing drawn).
+            job, slot = todo[0], runner.take()
+            print(f"{head(job)}  planning: counting its animations", flush=True)
+            work = work_root / f"{job.name}-{os.getpid()}-{slot}"
+            t0 = time.monotonic()
+            proc = runner.start(job_spec(job, work, slot, media, model_dir, model, env,
+                                         {"sources": {}, "hashed_at_ns": 0}, plan=True))
+            running.append((Chunk(job, None, 0.0), proc, work, t0, slot))
+            proc.wait()
+            running.clear()
+            runner.give_back(slot)
+            if proc.returncode != 0:
+                fail(job, work, t0)
+                todo.clear()
             else:
-                (uncached if status == "uncached" else done).append(job)
-        while todo or running:
-            while todo and free_slots:
-                job, slot = todo.pop(0), free_slots.pop(0)
+                plans[job.name] = json.loads((work / "plan.json").read_text())["plays"]
+                shutil.rmtree(work, ignore_errors=True)
+        queue = sorted(pool_chunks(todo, plans, capacity), key=lambda c: -c.cost)   # longest first
+        for chunk in queue:
+            if chunk.part is not None:
+                groups.setdefault(chunk.job.name, {"n": 0, "specs": {}, "works": {}, "finished": set(),
+                                                   "sources": None, "started": 0.0})["n"] += 1
+        while queue or running:
+            while queue and runner.free():
+                chunk, slot = queue.pop(0), runner.take()
+                job = chunk.job
                 work = work_root / f"{job.name}-{os.getpid()}-{slot}"
-                proc = start_worker(job_spec(job, work, slot, media, model_dir, model, env, hash_sources(job)))
-                running[proc.pid] = (job, proc, work, time.monotonic(), slot)
-                print(f"[{job.index}/{len(jobs)}] {job.name:<{width}}  rendering ({job.quality}, {job.format})",
-                      flush=True)
-            time.sleep(0.05)
-            for pid, (job, proc, work, t0, slot) in list(running.items()):
-                if proc.poll() is None:
-                    report_progress(job, len(jobs), width, work, t0, reported)
-                    continue
-                del running[pid]
-                free_slots.append(slot)
-                seconds = time.monotonic() - t0
-                stale = work / "stale.txt"
-                if proc.returncode == 0 and stale.is_file() and job.output.is_file():
-                    uncached.append(job)
-                    print(f"[{job.index}/{len(jobs)}] {job.name:<{width}}  rendered but NOT cached: "
-                          f"{stale.read_text().strip()} changed during the render, so the next run renders it "
-                          f"again -> {relative(job.output)}", flush=True)
-                    shutil.rmtree(work, ignore_errors=True)
-                elif proc.returncode == 0 and up_to_date(job):
-                    done.append(job)
-                    print(f"[{job.index}/{len(jobs)}] {job.name:<{width}}  done in {seconds:.1f} s "
-                          f"-> {relative(job.output)}", flush=True)
-                    shutil.rmtree(work, ignore_errors=True)
+                if chunk.part is None:
+                    spec = job_spec(job, work, slot, media, model_dir, model, env, hash_sources(job))
+                    print(f"{head(job)}  rendering ({job.quality}, {job.format})", flush=True)
                 else:
-                    reason = why(work)   # before keep_log, which removes the work folder
-                    failed.append((job, keep_log(work, media, job), reason))
-                    print(f"[{job.index}/{len(jobs)}] {job.name:<{width}}  FAILED after {seconds:.1f} s: "
-                          f"{failed[-1][2]}", flush=True)
+                    group = groups[job.name]
+                    if group["sources"] is None:   # its first part: hashed once, before any part starts
+                        group["sources"], group["started"] = hash_sources(job), time.monotonic()
+                        ranges = sorted((c.number, c.part) for c in queue + [chunk] if c.job is job)
+                        last = len(plans[job.name]) - 1
+                        shown = ", ".join(f"{p['from']}-{p['upto'] if p['upto'] >= 0 else last}" for _, p in ranges)
+                        print(f"{head(job)}  rendering ({job.quality}, {job.format}) in {group['n']} parts, "
+                              f"animations {shown}", flush=True)
+                    spec = job_spec(job, work, slot, media, model_dir, model, env, group["sources"], part=chunk.part)
+                    group["specs"][chunk.number], group["works"][chunk.number] = spec, work
+                running.append((chunk, runner.start(spec), work, time.monotonic(), slot))
+            time.sleep(0.05)
+            for entry in list(running):
+                if entry not in running:   # stopped with a failed part of its clip
+                    continue
+                chunk, proc, work, t0, slot = entry
+                job = chunk.job
+                if proc.poll() is None:
+                    if chunk.part is None:
+                        report_progress(job, len(jobs), width, work, t0, reported)
+                    elif chunk.number == min(c.number for c, *_ in running if c.job is job):
+                        works = [w for c, _, w, _, _ in running if c.job is job]
+                        report_progress(job, len(jobs), width, works, groups[job.name]["started"], reported)
+                    continue
+                running.remove(entry)
+                runner.give_back(slot)
+                if chunk.part is None:
+                    stale = work / "stale.txt"
+                    if proc.returncode == 0 and stale.is_file() and job.output.is_file():
+                        uncached.append(job)
+                        print(f"{head(job)}  rendered but NOT cached: {stale.read_text().strip()} changed during "
+                              f"the render, so the next run renders it again -> {relative(job.output)}", flush=True)
+                        shutil.rmtree(work, ignore_errors=True)
+                    elif proc.returncode == 0 and up_to_date(job):
+                        done.append(job)
+                        print(f"{head(job)}  done in {time.monotonic() - t0:.1f} s -> {relative(job.output)}",
+                              flush=True)
+                        shutil.rmtree(work, ignore_errors=True)
+                    else:
+                        fail(job, work, t0)
+                    continue
+                group = groups[job.name]
+                if proc.returncode != 0:   # one part failed: the clip failed; stop its other parts
+                    fail(job, work, group["started"])
+                    queue[:] = [c for c in queue if c.job is not job]
+                    siblings = [e for e in running if e[0].job is job]
+                    stop(siblings)
+                    for e in siblings:
+                        running.remove(e)
+                        runner.give_back(e[4])
+                    for other in group["works"].values():
+                        shutil.rmtree(other, ignore_errors=True)
+                    continue
+                group["finished"].add(chunk.number)
+                if len(group["finished"]) == group["n"]:
+                    status = finish_split(job, group, head(job), media)
+                    {"done": done, "uncached": uncached}.get(status, []).append(job)
+                    if status == "failed":
+                        failed.append((job, group["log"], group["reason"]))
     except KeyboardInterrupt:
-        for job, proc, work, _, _ in running.values():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for job, proc, work, _, _ in running.values():
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            shutil.rmtree(work, ignore_errors=True)
-        print(f"interrupted: stopped {len(running)} render(s); finished outputs are intact", file=sys.stderr)
+        stop(running)
+        for group in groups.values():
+            for work in group["works"].values():
+                shutil.rmtree(work, ignore_errors=True)
+        print(f"interrupted: stopped {len(running)} render process(es); finished outputs are intact",
+              file=sys.stderr)
         return EXIT_INTERRUPTED
     total = time.monotonic() - start
     not_cached = f", {len(uncached)} rendered but not cached" if uncached else ""
@@ -595,6 +665,99 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
     for job, log, reason in failed:
         print(f"failed: {job.name}: {reason} (log: {relative(log)})", file=sys.stderr)
     return EXIT_FAILED if failed else 0
+
+
+def stop(entries: list) -> None:
+    """Stop these render processes (SIGTERM, then SIGKILL after 10 s) and remove their work folders."""
+    for _, proc, _, _, _ in entries:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for _, proc, work, _, _ in entries:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+SPLIT_GAIN = 0.05   # a clip gets one more part only if that shortens the pool's estimated finish by 5 %
+
+
+def pool_chunks(jobs: list[Job], plans: dict, n: int) -> list[Chunk]:
+    """Every clip to render as chunks for a pool of n workers.
+
+    A clip with a plan (the plays of an earlier render, see save_plan) costs what split_ranges counts: its
+    plays' measured wall time, or their seconds of video plus PLAY_OVERHEAD; a clip without one is estimated
+    as long as the longest clip that has one (1 when none has), so that it starts early. Starting with one
+    chunk per clip, the clip with the longest chunk gets one more part (up to n, split by split_ranges) while
+    that shortens the estimated finish of the pool, longest chunk first onto the least loaded worker, by more
+    than SPLIT_GAIN; a part also pays for skipping the plays before its range, where the plan measured it."""
+    known = {j.name: sum(part_costs(plans[j.name], [(0, -1)])) for j in jobs if plans.get(j.name)}
+    guess = max(known.values(), default=1.0)
+
+    def chunks_of(job: Job, k: int) -> list[Chunk]:
+        plays = plans.get(job.name)
+        if k == 1 or not plays:
+            return [Chunk(job, None, known.get(job.name, guess))]
+        ranges = split_ranges(plays, k)
+        return [Chunk(job, {"from": a, "upto": b}, cost, i)
+                for i, ((a, b), cost) in enumerate(zip(ranges, part_costs(plays, ranges)))]
+
+    def finish(chunks: list[Chunk]) -> float:
+        loads = [0.0] * max(1, n)
+        for c in sorted(chunks, key=lambda c: -c.cost):
+            loads[loads.index(min(loads))] += c.cost
+        return max(loads)
+
+    current = {job.name: chunks_of(job, 1) for job in jobs}
+    while True:
+        best = finish([c for cs in current.values() for c in cs])
+        candidates = sorted((j for j in jobs if plans.get(j.name) and len(current[j.name]) < min(n, len(plans[j.name]))),
+                            key=lambda j: -max(c.cost for c in current[j.name]))
+        for job in candidates:
+            trial = {**current, job.name: chunks_of(job, len(current[job.name]) + 1)}
+            if finish([c for cs in trial.values() for c in cs]) < best * (1 - SPLIT_GAIN):
+                current = trial
+                break
+        else:
+            break
+    return [c for job in jobs for c in current[job.name]]
+
+
+def finish_split(job: Job, group: dict, head: str, media: Path) -> str:
+    """Join a clip's finished parts in order and install it with its manifest and plan: its status."""
+    works = [group["works"][i] for i in range(group["n"])]
+    try:
+        parts = [json.loads((work / "part.json").read_text()) for work in works]
+        for part, work in zip(parts, works):   # a part from a Dask worker names its files inside its work folder
+            part["files"] = [f if os.path.isabs(f) else str(work / f) for f in part["files"]]
+        record = parts[-1]["record"]
+        record["timeline"], rendered = split_timeline(parts, QUALITIES[job.quality][3])
+        produced = works[-1] / f"joined.{job.format}"
+        join_movies([f for part in parts for f in part["files"]], produced, job.quality, job.format, job.transparent)
+    except Exception as e:  # noqa: BLE001 - one line, like a failed render
+        (works[-1] / "error.txt").write_text(f"joining the parts failed: {type(e).__name__}: {e}\n")
+        group["reason"] = why(works[-1])
+        print(f"{head}  FAILED after {time.monotonic() - group['started']:.1f} s: {group['reason']}", flush=True)
+        group["log"] = keep_log(works[-1], media, job)
+        for work in works:
+            shutil.rmtree(work, ignore_errors=True)
+        return "failed"
+    changed = sorted({rel for part in parts for rel in part["changed"]})
+    used = {rel: digest for part in parts for rel, digest in part["sources"].items()}
+    seconds = time.monotonic() - group["started"]
+    last = group["specs"][group["n"] - 1]
+    install(last, produced, record, seconds, dict(sorted(used.items())), changed)
+    save_plan(last, rendered)
+    for work in works:
+        shutil.rmtree(work, ignore_errors=True)
+    if changed:
+        print(f"{head}  rendered but NOT cached: {', '.join(changed)} changed during the render, so the next "
+              f"run renders it again -> {relative(job.output)}", flush=True)
+        return "uncached"
+    print(f"{head}  done in {seconds:.1f} s -> {relative(job.output)}", flush=True)
+    return "done"
 
 
 # --- one clip on several cores ----------------------------------------------------------------------
@@ -621,9 +784,7 @@ def split_ranges(plays: list, n: int) -> list[tuple[int, int]]:
     else its seconds of video plus PLAY_OVERHEAD. A part also pays for skipping every play before its range
     (construct() runs whole): the measured time of skipping each play, where the plan has it (its 4th field),
     else nothing."""
-    measured = all(p[0] for p in plays)
-    costs = [p[2] if measured else p[1] + PLAY_OVERHEAD for p in plays]
-    skips = [(p[3] or 0.0) if measured and len(p) > 3 else 0.0 for p in plays]
+    costs, skips = play_costs(plays)
     n = max(1, min(n, len(costs)))
     cost_before, skip_before = [0.0], [0.0]
     for cost, skip in zip(costs, skips):
@@ -656,6 +817,21 @@ def split_ranges(plays: list, n: int) -> list[tuple[int, int]]:
             hi, best = mid, found
     starts = [0, *best]
     return [(a, b - 1) for a, b in zip(starts, best)] + [(starts[-1], -1)]
+
+
+def play_costs(plays: list) -> tuple[list[float], list[float]]:
+    """Per play, the cost of drawing it and of skipping it, as split_ranges counts them."""
+    measured = all(p[0] for p in plays)
+    costs = [p[2] if measured else p[1] + PLAY_OVERHEAD for p in plays]
+    skips = [(p[3] or 0.0) if measured and len(p) > 3 else 0.0 for p in plays]
+    return costs, skips
+
+
+def part_costs(plays: list, ranges: list[tuple[int, int]]) -> list[float]:
+    """The estimated cost of each range of plays (upto -1: to the end): drawing its plays and skipping the
+    plays before it."""
+    costs, skips = play_costs(plays)
+    return [sum(skips[:a]) + sum(costs[a:(b + 1 if b >= 0 else None)]) for a, b in ranges]
 
 
 def load_plan(media: Path, job: Job) -> list | None:
@@ -713,97 +889,6 @@ def join_movies(files: list[str], output: Path, quality: str, fmt: str, transpar
         SceneFileWriter.combine_files(SimpleNamespace(partial_movie_directory=output.parent), files, output)
 
 
-def run_split(job: Job, slots: list[int], n_total: int, width: int, media: Path, model_dir: Path, model: dict,
-              env: dict) -> tuple[str, float, str, Path | None]:
-    """Render one clip as len(slots) parts at once, then join them: (status, seconds, reason, log)."""
-    started = time.monotonic()
-    head = f"[{job.index}/{n_total}] {job.name:<{width}}"
-    work_root = media / ".work"
-    running: list[tuple[subprocess.Popen, Path]] = []
-
-    def failure(work: Path) -> tuple[str, float, str, Path]:
-        reason = why(work)
-        seconds = time.monotonic() - started
-        print(f"{head}  FAILED after {seconds:.1f} s: {reason}", flush=True)
-        return "failed", seconds, reason, keep_log(work, media, job)
-
-    try:
-        plays = load_plan(media, job)
-        if plays is None:   # no earlier render of this variant: count the plays first (construct() only)
-            print(f"{head}  planning: counting its animations", flush=True)
-            work = work_root / f"{job.name}-{os.getpid()}-{slots[0]}"
-            running.append((start_worker(job_spec(job, work, slots[0], media, model_dir, model, env,
-                                                  {"sources": {}, "hashed_at_ns": 0}, plan=True)), work))
-            if running[0][0].wait() != 0:
-                return failure(work)
-            running.clear()
-            plays = json.loads((work / "plan.json").read_text())["plays"]
-            shutil.rmtree(work, ignore_errors=True)
-        ranges = split_ranges(plays, len(slots))
-        sources = hash_sources(job)
-        shown = ", ".join(f"{a}-{b if b >= 0 else len(plays) - 1}" for a, b in ranges)
-        print(f"{head}  rendering ({job.quality}, {job.format}) in {len(ranges)} parts, animations {shown}",
-              flush=True)
-        specs = []
-        for (a, b), slot in zip(ranges, slots):
-            work = work_root / f"{job.name}-{os.getpid()}-{slot}"
-            specs.append(job_spec(job, work, slot, media, model_dir, model, env, sources,
-                                  part={"from": a, "upto": b}))
-            running.append((start_worker(specs[-1]), work))
-        reported: dict[str, float] = {}
-        while any(proc.poll() is None for proc, _ in running):
-            time.sleep(0.05)
-            now = time.monotonic()
-            if now - reported.get(job.name, started) >= PROGRESS_EVERY:
-                reported[job.name] = now
-                written = sum(1 for _, w in running for _ in (w / "partial").glob("*.mp4")) \
-                    if all((w / "partial").is_dir() for _, w in running) else 0
-                elapsed = int(now - started)
-                print(f"{head}  still rendering: {written} animation(s) written, {elapsed // 60}m{elapsed % 60:02d}s",
-                      flush=True)
-        for proc, work in running:
-            if proc.returncode != 0:
-                result = failure(work)
-                for _, other in running:
-                    shutil.rmtree(other, ignore_errors=True)
-                return result
-        try:
-            parts = [json.loads((work / "part.json").read_text()) for _, work in running]
-            record = parts[-1]["record"]
-            record["timeline"], rendered = split_timeline(parts, QUALITIES[job.quality][3])
-            produced = running[-1][1] / f"joined.{job.format}"
-            join_movies([f for part in parts for f in part["files"]], produced, job.quality, job.format,
-                        job.transparent)
-        except Exception as e:  # noqa: BLE001 - one line, like a failed render
-            (running[-1][1] / "error.txt").write_text(f"joining the parts failed: {type(e).__name__}: {e}\n")
-            return failure(running[-1][1])
-        changed = sorted({rel for part in parts for rel in part["changed"]})
-        used = {rel: digest for part in parts for rel, digest in part["sources"].items()}
-        seconds = time.monotonic() - started
-        install(specs[-1], produced, record, seconds, dict(sorted(used.items())), changed)
-        save_plan(specs[-1], rendered)
-        for _, work in running:
-            shutil.rmtree(work, ignore_errors=True)
-        if changed:
-            print(f"{head}  rendered but NOT cached: {', '.join(changed)} changed during the render, so the next "
-                  f"run renders it again -> {relative(job.output)}", flush=True)
-            return "uncached", seconds, "", None
-        print(f"{head}  done in {seconds:.1f} s -> {relative(job.output)}", flush=True)
-        return "done", seconds, "", None
-    except KeyboardInterrupt:
-        for proc, _ in running:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for proc, work in running:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            shutil.rmtree(work, ignore_errors=True)
-        return "interrupted", time.monotonic() - started, f"{len(running)} render process(es)", None
-
-
 def hash_sources(job: Job) -> dict:
     """The job's sources and their sha256, taken now, before any render process of it starts."""
     hashed_at = time.time_ns()
@@ -832,6 +917,213 @@ def start_worker(spec: dict) -> subprocess.Popen:
     with open(work / "log.txt", "w") as log:
         return subprocess.Popen([sys.executable, str(REPO / "render.py"), "--worker", str(work / "job.json")],
                                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=REPO)
+
+
+# --- where the render processes run: the local cores, or a Dask cluster --------------------------------
+class LocalRunner:
+    """Render processes on this machine, one per cache slot (see acquire_slots)."""
+
+    def __init__(self, media: Path):
+        self.media, self.slots = media, []
+
+    def capacity(self, n_jobs: int) -> int:
+        return n_jobs
+
+    def open(self, n: int) -> None:
+        self.slots = acquire_slots(self.media, n) if n else []
+
+    def free(self) -> bool:
+        return bool(self.slots)
+
+    def take(self) -> int:
+        return self.slots.pop(0)
+
+    def give_back(self, slot: int) -> None:
+        self.slots.append(slot)
+
+    def start(self, spec: dict) -> subprocess.Popen:
+        return start_worker(spec)
+
+
+CONNECT_TIMEOUT = 10   # seconds to reach a Dask scheduler and find a worker there
+
+
+def connect(address: str):
+    """A Dask client of the scheduler at address, with at least one worker; else a UsageError (one line)."""
+    import logging
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--scheduler needs dask[distributed]: pip install 'dask[distributed]'") from None
+    for name in ("distributed", "tornado", "asyncio"):   # their retries and tracebacks: we say it in one line
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    from distributed.comm.addressing import parse_address, parse_host_port
+    try:   # a malformed address: said before a client exists (a half-made one hangs at exit)
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            parse_host_port(location)
+    except Exception as e:  # noqa: BLE001
+        detail = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise UsageError(f"--scheduler {address}: cannot connect to a Dask scheduler there ({detail})") from None
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except Exception as e:  # noqa: BLE001 - OSError, TimeoutError, ValueError (a malformed address), ...
+        detail = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise UsageError(f"--scheduler {address}: cannot connect to a Dask scheduler there ({detail})") from None
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+    except Exception:  # noqa: BLE001
+        client.close()
+        raise UsageError(f"--scheduler {address}: the scheduler has no workers "
+                         f"(none joined within {CONNECT_TIMEOUT} s)") from None
+    return client
+
+
+class DaskRunner:
+    """Render processes on the workers of a Dask cluster: each chunk is a task (remote_render) that runs
+    `render.py --worker` in the worker's copy of the project and returns the files it made, as bytes."""
+
+    def __init__(self, client):
+        import cloudpickle
+        module = sys.modules[remote_render.__module__]
+        if module.__name__ != "__main__":   # sent by value: the workers need not import render.py
+            cloudpickle.register_pickle_by_value(module)
+        self.client, self.count, self.limit, self.busy = client, 0, 1, 0
+
+    def capacity(self, n_jobs: int) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def open(self, n: int) -> None:
+        self.limit = max(1, n)
+
+    def free(self) -> bool:
+        return self.busy < self.limit
+
+    def take(self) -> int:
+        self.count += 1
+        self.busy += 1
+        return self.count
+
+    def give_back(self, slot: int) -> None:
+        self.busy -= 1
+
+    def start(self, spec: dict) -> DaskTask:
+        return DaskTask(self.client, spec)
+
+
+class DaskTask:
+    """A render on a Dask worker, with the methods of a subprocess.Popen that run() uses. When it ends, its
+    files land in its local work folder as a local render would leave them; a whole clip is installed here."""
+
+    def __init__(self, client, spec: dict):
+        self.spec, self.work, self.returncode = spec, Path(spec["work"]), None
+        (self.work / "log.txt").write_text("(the render runs on a Dask worker; its log arrives when it ends)\n")
+        self.future = client.submit(remote_render, spec, str(REPO), pure=False)
+
+    def poll(self) -> int | None:
+        if self.returncode is None and self.future.done():
+            self.returncode = self.collect()
+        return self.returncode
+
+    def collect(self) -> int:
+        try:
+            result = self.future.result()
+        except Exception as e:  # noqa: BLE001 - the worker died, or the task could not run
+            detail = (str(e).strip().splitlines() or [""])[0]
+            (self.work / "error.txt").write_text(f"the Dask task failed: {type(e).__name__}: {detail}\n")
+            return EXIT_FAILED
+        for rel, data in result["files"].items():
+            path = (self.work / rel).resolve()
+            if self.work.resolve() not in path.parents:
+                continue   # only files inside the work folder
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        if result["returncode"] == 0 and (self.work / "result.json").is_file():   # a whole clip: install it
+            try:
+                r = json.loads((self.work / "result.json").read_text())
+                install(self.spec, self.work / r["produced"], r["record"], r["seconds"], r["sources"], r["changed"])
+                save_plan(self.spec, r["plays"])
+            except Exception as e:  # noqa: BLE001
+                (self.work / "error.txt").write_text(f"installing the clip failed: {type(e).__name__}: {e}\n")
+                return EXIT_FAILED
+        return result["returncode"]
+
+    def send_signal(self, sig) -> None:
+        self.future.cancel()
+        if self.returncode is None:
+            self.returncode = EXIT_INTERRUPTED
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired("dask task", timeout)
+            time.sleep(0.05)
+        return self.returncode
+
+
+def remote_render(spec: dict, client_repo: str) -> dict:
+    """Run on a Dask worker: render one chunk with the worker's copy of the project (GPT_LECTURE_REPO, else the
+    same path as on the machine that runs render.py) and its Python, in a temporary folder, and return the files
+    the parent needs, as bytes: {"returncode", "files": {path inside the work folder: bytes}}.
+
+    Self-contained (it is sent to the worker by value). The render process checks that the worker's
+    environment and model are the ones in the cache key, and that its sources have the hashes render.py took;
+    LaTeX and text caches are kept per slot under GPT_LECTURE_DASK_CACHE (default <project>/media/.cache),
+    a slot locked while a render uses it."""
+    import fcntl
+    import json
+    import os
+    import shutil
+    import socket
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+    repo = Path(os.environ.get("GPT_LECTURE_REPO") or client_repo)
+    if not (repo / "render.py").is_file():
+        message = (f"RuntimeError: no project at {repo} on the Dask worker {socket.gethostname()} "
+                   f"(set GPT_LECTURE_REPO there)\n")
+        return {"returncode": 1, "files": {"error.txt": message.encode()}}
+    cache = Path(os.environ.get("GPT_LECTURE_DASK_CACHE") or repo / "media" / ".cache")
+    i = 0
+    while True:   # a cache slot no other render on this machine holds
+        slot = cache / f"dask-slot-{i}"
+        slot.mkdir(parents=True, exist_ok=True)
+        lock = open(slot / ".lock", "w")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError:
+            lock.close()
+            i += 1
+    work = Path(tempfile.mkdtemp(prefix="gpt-lecture-"))
+    try:
+        model_dir = Path(spec["model_dir"])
+        try:   # the model inside the project: the worker's copy of it
+            model_dir = repo / model_dir.relative_to(client_repo)
+        except ValueError:
+            pass
+        job = {**spec, "work": str(work), "slot_dir": str(slot), "repo": str(repo), "model_dir": str(model_dir),
+               "plan_file": None, "deliver": True}
+        (work / "job.json").write_text(json.dumps(job, ensure_ascii=False))
+        with open(work / "log.txt", "w") as log:
+            returncode = subprocess.run([sys.executable, str(repo / "render.py"), "--worker", str(work / "job.json")],
+                                        stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                        cwd=repo).returncode
+        names = ["log.txt", "error.txt", "stale.txt", "plan.json", "part.json", "result.json"]
+        for name, key in (("part.json", "files"), ("result.json", "produced")):
+            if (work / name).is_file():
+                listed = json.loads((work / name).read_text())[key]
+                names += listed if isinstance(listed, list) else [listed]
+        return {"returncode": returncode,
+                "files": {name: (work / name).read_bytes() for name in names if (work / name).is_file()}}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        lock.close()
 
 
 _slot_locks: list = []
@@ -898,13 +1190,16 @@ def pid_alive(pid: int) -> bool:
 PROGRESS_EVERY = 30.0   # seconds between "still rendering" lines for a long render
 
 
-def report_progress(job: Job, n_jobs: int, width: int, work: Path, started: float, reported: dict) -> None:
-    """Every PROGRESS_EVERY seconds of a render: how far it is, counted in animations written so far."""
+def report_progress(job: Job, n_jobs: int, width: int, work: Path | list[Path], started: float,
+                    reported: dict) -> None:
+    """Every PROGRESS_EVERY seconds of a render: how far it is, counted in animations written so far (in every
+    work folder of its running parts)."""
     now = time.monotonic()
     if now - reported.get(job.name, started) < PROGRESS_EVERY:
         return
     reported[job.name] = now
-    done = sum(1 for _ in (work / "partial").glob("*.mp4")) if (work / "partial").is_dir() else 0
+    works = work if isinstance(work, list) else [work]
+    done = sum(1 for w in works if (w / "partial").is_dir() for _ in (w / "partial").glob("*.mp4"))
     elapsed = int(now - started)
     print(f"[{job.index}/{n_jobs}] {job.name:<{width}}  still rendering: {done} animation(s) written, "
           f"{elapsed // 60}m{elapsed % 60:02d}s", flush=True)
@@ -918,6 +1213,8 @@ def worker(job_file: Path) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(EXIT_INTERRUPTED))
     try:
         started = time.monotonic()
+        if job.get("deliver"):   # on a Dask worker: the same environment and model as the cache key says
+            check_remote(job)
         produced, scene, plays = render_scene(job, work)
         if job.get("plan"):
             write_json(work / "plan.json", {"plays": plays})
@@ -925,14 +1222,22 @@ def worker(job_file: Path) -> int:
         sources, changed = sources_after_render(job, Path(job["repo"]))
         if job.get("part"):
             last = job["part"]["upto"] < 0
+            files = [str(f) for f in scene.renderer.file_writer.partial_movie_files if f is not None]
+            if job.get("deliver"):   # sent back as bytes: named inside the work folder
+                files = [os.path.relpath(f, work) for f in files]
             write_json(work / "part.json", {
-                "files": [str(f) for f in scene.renderer.file_writer.partial_movie_files if f is not None],
+                "files": files,
                 "plays": plays, "sources": sources, "changed": changed,
                 "sections": [[sec.name, len(sec.partial_movie_files)] for sec in scene.renderer.file_writer.sections],
                 "record": manifest_record(job, scene) if last else None})
             return 0
         if changed:
             (work / "stale.txt").write_text(", ".join(changed) + "\n")
+        if job.get("deliver"):   # the parent installs it, from the bytes of these files
+            write_json(work / "result.json", {
+                "produced": os.path.relpath(produced, work), "record": manifest_record(job, scene),
+                "seconds": time.monotonic() - started, "sources": sources, "changed": changed, "plays": plays})
+            return 0
         install(job, produced, manifest_record(job, scene), time.monotonic() - started, sources, changed)
         save_plan(job, plays)
         return 0
@@ -944,6 +1249,28 @@ def worker(job_file: Path) -> int:
         (work / "error.txt").write_text(f"{type(e).__name__}: {message}\n")
         return EXIT_FAILED
 
+
+def check_remote(job: dict) -> None:
+    """A render on a Dask worker must draw what this machine would: the versions in the cache key and the
+    same model (its project's sources are checked after the render, as everywhere)."""
+    here = environment()
+    if here != job["environment"]:
+        theirs = job["environment"]
+        diff = [f"python {here['python']} (render.py: {theirs['python']})"] if here["python"] != theirs["python"] else []
+        for group in ("distributions", "debian"):
+            for name, version in here.get(group, {}).items():
+                if theirs.get(group, {}).get(name) != version:
+                    diff.append(f"{name} {version} (render.py: {theirs.get(group, {}).get(name)})")
+        raise RuntimeError(f"this worker's environment differs from render.py's: {', '.join(diff) or 'its layout'}")
+    if model_digest(Path(job["model_dir"])) != job["model"]:
+        raise RuntimeError(f"this worker's model at {job['model_dir']} is not the one render.py keys the cache with")
+
+
+# Partial movies encoded while the scene draws the next animations (ManimCE's max_inflight_encoders; its default,
+# 1, makes the scene wait at the end of every animation until its movie is encoded: 17 % of a medium-quality
+# render's wall time in benchmarks/profile_render.py). Each partial movie still has its own encoder and the
+# same frames, so the clip is the same (tests/test_render.py compares the frames with plain `manim render`).
+ENCODERS_IN_FLIGHT = 4
 
 PLAN_FROM = 10**9   # a planning pass starts drawing at this play number: never
 
@@ -973,7 +1300,7 @@ def render_scene(job: dict, work: Path):
         "partial_movie_dir": str(work / "partial"), "tex_dir": str(slot / "Tex"), "text_dir": str(slot / "texts"),
         "output_file": "render", "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING",
         "write_to_movie": not still, "save_last_frame": still, "format": None if still else job["format"],
-        "notify_outdated_version": False,
+        "notify_outdated_version": False, "max_inflight_encoders": ENCODERS_IN_FLIGHT,
     }
     part = job.get("part")
     if part:   # one contiguous range of plays (animations and waits); construct() still runs whole
@@ -1164,8 +1491,13 @@ def main(argv: list[str] | None = None) -> int:
         for job in jobs:
             job.key = cache_key(job, model, env)
         n_jobs = settings["jobs"] or os.cpu_count() or 1
-        return run(jobs, n_jobs, media, model_dir, model, env, force=args.force,
-                   dry_run=args.dry_run)
+        client = connect(args.scheduler) if args.scheduler and not args.dry_run else None
+        try:
+            return run(jobs, n_jobs, media, model_dir, model, env, force=args.force, dry_run=args.dry_run,
+                       client=client)
+        finally:
+            if client is not None:
+                client.close()
     except (UsageError, ParamError) as e:
         print(f"render.py: error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -563,17 +563,69 @@ def test_which_clips_are_split(tmp_path):
     assert not render.splittable(j, tmp_path)
 
 
+def pool_job(name: str, **kw) -> render.Job:
+    j = render.Job(spec=SOFTMAX_TEMPERATURE, typed={}, text={}, quality="preview", format="mp4", transparent=False,
+                   section=None, name=name)
+    for k, v in kw.items():
+        setattr(j, k, v)
+    return j
+
+
+def test_the_pool_splits_the_clips_that_would_leave_a_core_idle_and_runs_longest_first():
+    a, b, c = pool_job("a"), pool_job("b"), pool_job("c")
+    # Three clips of 10 s on two cores: whole, one would run alone at the end (20 s); split, about 15 s.
+    plays = [[True, 1.0, 1.0]] * 10
+    chunks = render.pool_chunks([a, b, c], {"a": plays, "b": plays, "c": plays}, 2)
+    assert sum(ch.cost for ch in chunks) == pytest.approx(30)
+    assert [ch.job.name for ch in chunks].count("a") == 2 and all(ch.part is None for ch in chunks[2:])
+    assert [ch.part for ch in chunks[:2]] == [{"from": 0, "upto": 4}, {"from": 5, "upto": -1}]
+    # Four equal clips on two cores already fill both: nothing is split.
+    d = pool_job("d")
+    chunks = render.pool_chunks([a, b, c, d], {n: plays for n in "abcd"}, 2)
+    assert len(chunks) == 4 and all(ch.part is None for ch in chunks)
+    # One long clip and a short one: the long one is split, and its parts go first (longest first); with no
+    # measured cost of skipping, splitting the short one too evens the two cores (22 s each).
+    long = [[True, 1.0, 1.0]] * 40
+    chunks = render.pool_chunks([b, a], {"a": long, "b": [[True, 1.0, 1.0]] * 4}, 2)
+    order = sorted(chunks, key=lambda ch: -ch.cost)
+    assert [ch.job.name for ch in order][:2] == ["a", "a"] and [ch.cost for ch in order[:2]] == [20, 20]
+    loads = [0.0, 0.0]
+    for ch in order:
+        loads[loads.index(min(loads))] += ch.cost
+    assert loads == [22, 22]
+    # Skipping costs: a split whose second part must skip slowly is not worth it.
+    slow_skip = [[True, 1.0, 1.0, 1.0]] * 10
+    assert [ch.part for ch in render.pool_chunks([a], {"a": slow_skip}, 2)] == [None]
+    # A clip without a plan is estimated as long as the longest with one, and is never split.
+    chunks = render.pool_chunks([a, b], {"a": plays, "b": None}, 2)
+    assert [(ch.job.name, ch.part, ch.cost) for ch in chunks] == [("a", None, 10.0), ("b", None, 10.0)]
+    assert [ch.cost for ch in render.pool_chunks([a, b], {}, 2)] == [1.0, 1.0]
+    # One core: never split.
+    assert [ch.part for ch in render.pool_chunks([a], {"a": plays}, 1)] == [None]
+
+
 def decoded_frames(path: Path) -> list:
     import av
     with av.open(str(path)) as container:
         return [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
 
 
-def test_one_clip_on_two_cores_is_frame_identical_to_one_process(tmp_path):
+def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_manim(tmp_path):
     scene, one, two = "token_embedding", tmp_path / "one", tmp_path / "two"
     single = run_render(scene, "--jobs", "1", media=one)
     assert single.returncode == 0, single.stderr
     assert "parts" not in single.stdout
+    # render.py encodes partial movies while the scene draws on (render.ENCODERS_IN_FLIGHT; ManimCE's default
+    # is 1, one at a time): the frames are those of plain `manim render`.
+    assert render.ENCODERS_IN_FLIGHT > 1
+    spec = SCENES[scene]
+    plain = subprocess.run([sys.executable, "-m", "manim", "render", "-ql", "--media_dir", str(tmp_path / "plain"),
+                            spec.path, spec.cls], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert plain.returncode == 0, plain.stderr
+    [plain_clip] = (tmp_path / "plain").glob(f"videos/**/{spec.cls}.mp4")
+    frames_plain, frames_one = decoded_frames(plain_clip), decoded_frames(one / "preview" / f"{scene}.mp4")
+    assert len(frames_plain) == len(frames_one) > 100
+    assert [i for i, (x, y) in enumerate(zip(frames_plain, frames_one)) if not np.array_equal(x, y)] == []
     # The plan the single render left (its plays and their measured cost) lets a render split without a
     # planning pass; a plan only balances the parts, it cannot change the clip.
     shutil.copytree(one / ".cache" / "plans", two / ".cache" / "plans")
@@ -669,3 +721,76 @@ def test_a_long_render_reports_its_progress(tmp_path, capsys):
         "[1/2] softmax_temperature   still rendering: 3 animation(s) written, 1m35s"
     render.report_progress(job, 2, 20, tmp_path, now - 95, reported)         # and not again at once
     assert capsys.readouterr().out == ""
+
+
+# --- a Dask cluster -------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory):
+    """A LocalCluster of 2 worker processes, one thread each, on 127.0.0.1 only; their LaTeX and text caches in a
+    temporary folder (the workers inherit this environment)."""
+    distributed = pytest.importorskip("distributed")
+    cache = tmp_path_factory.mktemp("dask-cache")
+    old = os.environ.get("GPT_LECTURE_DASK_CACHE")
+    os.environ["GPT_LECTURE_DASK_CACHE"] = str(cache)
+    try:
+        with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
+                                      dashboard_address=None) as cluster:
+            yield cluster
+    finally:
+        if old is None:
+            os.environ.pop("GPT_LECTURE_DASK_CACHE", None)
+        else:
+            os.environ["GPT_LECTURE_DASK_CACHE"] = old
+
+
+def without_render_seconds(path: Path) -> dict:
+    manifest = json.loads(render.manifest_path(path).read_text())
+    manifest.pop("render_seconds")
+    return manifest
+
+
+def test_a_dask_cluster_renders_the_same_frames_as_the_local_cores(tmp_path, dask_cluster):
+    scene, local, remote = "token_embedding", tmp_path / "local", tmp_path / "remote"
+    single = run_render(scene, "--jobs", "1", media=local)
+    assert single.returncode == 0, single.stderr
+    shutil.copytree(local / ".cache" / "plans", remote / ".cache" / "plans")   # so it splits: 2 parts, 2 workers
+    r = run_render(scene, "--scheduler", dask_cluster.scheduler_address, media=remote)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    assert "in 2 parts, animations 0-" in r.stdout and statuses(r.stdout)[scene] == "done"
+    a, b = local / "preview" / f"{scene}.mp4", remote / "preview" / f"{scene}.mp4"
+    frames_a, frames_b = decoded_frames(a), decoded_frames(b)
+    assert len(frames_a) == len(frames_b) > 100
+    assert [i for i, (x, y) in enumerate(zip(frames_a, frames_b)) if not np.array_equal(x, y)] == []
+    assert without_render_seconds(a) == without_render_seconds(b)   # timeline, sections, values, sources
+    assert not any((remote / ".work").iterdir())
+    assert statuses(run_render(scene, media=remote).stdout) == {scene: "skipped"}   # cached locally
+
+    # A clip that is not split (a still) comes back whole and is installed here, with its manifest and plan.
+    still = run_render(SCENE, *CHEAP, "--scheduler", dask_cluster.scheduler_address, media=remote)
+    assert still.returncode == 0, still.stderr
+    mine = run_render(SCENE, *CHEAP, media=local)
+    assert mine.returncode == 0, mine.stderr
+    name = f"{SCENE}-section-title.png"
+    assert (remote / "preview" / name).read_bytes() == (local / "preview" / name).read_bytes()
+    assert without_render_seconds(remote / "preview" / name) == without_render_seconds(local / "preview" / name)
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:9", "not an address"])
+def test_a_bad_scheduler_address_is_one_clear_line(tmp_path, address):
+    r = run_render(SCENE, *CHEAP, "--scheduler", address, media=tmp_path / "media")
+    assert_one_clear_line(r, f"render.py: error: --scheduler {address}: cannot connect to a Dask scheduler there")
+    assert not (tmp_path / "media" / "preview").exists()
+
+
+def test_a_dask_worker_with_another_environment_or_model_refuses_to_render(gpt):
+    from model import DEFAULT_DIR
+    env, model = render.environment(), render.model_digest(DEFAULT_DIR)
+    job = {"environment": env, "model": model, "model_dir": str(DEFAULT_DIR)}
+    render.check_remote(job)   # the same: no complaint
+    other = json.loads(json.dumps(env))
+    other["distributions"]["manim"] = "0.1.0"
+    with pytest.raises(RuntimeError, match=r"environment differs from render.py's: manim .* \(render.py: 0.1.0\)"):
+        render.check_remote({**job, "environment": other})
+    with pytest.raises(RuntimeError, match="model at .* is not the one"):
+        render.check_remote({**job, "model": {**model, "weights_sha256": "0" * 64}})
