@@ -39,13 +39,10 @@ LANGUAGES = ("en", "zh")
 P_ENGLISH = 0.5        # the training mixture: each stream is English with this probability, else Chinese
 
 # --- the world, in English words; ZH gives each word's Chinese counterpart -------------------
-MALE_FIRST = ["michael", "lionel", "roger", "tiger", "tom", "lebron", "rafael", "diego"]
-FEMALE_FIRST = ["serena", "simone", "venus", "maria", "naomi", "steffi", "martina", "mia"]
+MALE_FIRST = ["michael", "lionel", "roger", "rafael"]
+FEMALE_FIRST = ["serena", "simone", "maria", "naomi"]
 FIRST_NAMES = MALE_FIRST + FEMALE_FIRST
-LAST_NAMES = [
-    "jordan", "williams", "messi", "federer", "woods", "bolt", "biles", "brady",
-    "james", "nadal", "gretzky", "sharapova", "maradona", "bryant", "osaka", "ruth",
-]
+LAST_NAMES = ["jordan", "williams", "messi", "federer", "nadal", "sharapova", "bryant", "osaka"]
 SPORTS = ["basketball", "tennis", "volleyball", "golf", "hockey", "baseball", "badminton", "pingpong"]
 SPORT_VERBS = {"basketball": "dunks", "tennis": "serves", "volleyball": "spikes", "golf": "putts",
                "hockey": "skates", "baseball": "pitches", "badminton": "smashes", "pingpong": "chops"}
@@ -66,17 +63,26 @@ CREATURE_CELLS = {
 CREATURES = [c for cell in CREATURE_CELLS.values() for c in cell]
 HABITAT = {c: h for (h, _), cell in CREATURE_CELLS.items() for c in cell}
 SIZE = {c: s for (_, s), cell in CREATURE_CELLS.items() for c in cell}
-VERBS = {"big": ["roamed", "crossed", "guarded", "ruled", "shook", "wandered"],       # size decides the verb
-         "small": ["explored", "searched", "visited", "left", "watched", "found"]}
+# The verb right after the creature: every verb belongs to one (habitat, size) cell, and
+# P(verb | habitat, size) ∝ zipf(verb within its cell) · w(habitat match) · w(size match), w = 1 or VERB_MISMATCH:
+# habitat and size act on it independently (its log-probability is a sum of a habitat and a size term).
+VERBS = {("water", "big"): ["swam", "dived", "surged", "drifted"],
+         ("water", "small"): ["darted", "paddled", "splashed", "bobbed"],
+         ("land", "big"): ["roamed", "stomped", "crossed", "guarded"],
+         ("land", "small"): ["scurried", "explored", "hopped", "searched"]}
+VERB_MISMATCH = 0.1
+SIZE_ADJECTIVES = {"big": ["huge", "giant", "large"], "small": ["tiny", "little", "small"]}   # "a fluffy blue huge whale"
 PLACE_ADJECTIVES = ["verdant", "misty", "quiet", "dark", "ancient", "frozen", "sunny", "distant",
                     "hidden", "wild", "silent", "endless"]
 PLACES = {"water": ["river", "lake", "sea", "swamp", "bay", "pond", "reef", "lagoon"],  # habitat decides the place
           "land": ["forest", "valley", "mountain", "desert", "meadow", "cave", "canyon", "jungle"]}
 GENDER = {**{f: "male" for f in MALE_FIRST}, **{f: "female" for f in FEMALE_FIRST}}
 PRONOUN = {"male": "he", "female": "she"}
+TITLE = {"male": "mr", "female": "ms"}      # 男选手 / 女选手 (male / female athlete) in Chinese
+P_TITLE = 0.25                              # a person sentence starts with the title with this probability
 
 EN_FUNCTION_WORDS = ["a", "the", ".", ",", "was", "felt", "plays", "lives", "in", "comes", "from",
-                     "of", "is", "sport", "city", "country", "and", "he", "she"]
+                     "of", "is", "sport", "city", "country", "and", "he", "she", "mr", "ms"]
 # Chinese-only grammar words (no English counterpart in the same place): 一只 (a), 这只 (this), 了 (past), 的
 ZH_ONLY = ["一只", "这只", "了", "的", "城市", "国家", "运动", "而且", "住", "在", "来自", "打", "是", "摸起来"]
 
@@ -103,11 +109,14 @@ ZH = {
     "feathered": "有羽毛", "shaggy": "蓬松", "silky": "丝滑", "rough": "粗糙",
     "blue": "蓝色", "red": "红色", "green": "绿色", "golden": "金色", "purple": "紫色", "white": "白色",
     "black": "黑色", "orange": "橙色", "silver": "银色", "pink": "粉色",
+    "huge": "巨大", "giant": "庞大", "large": "硕大", "tiny": "微小", "little": "幼小", "small": "娇小",
     "whale": "鲸鱼", "shark": "鲨鱼", "dolphin": "海豚", "walrus": "海象", "fish": "小鱼", "crab": "螃蟹",
     "shrimp": "虾", "frog": "青蛙", "elephant": "大象", "bear": "熊", "horse": "马", "camel": "骆驼",
     "fox": "狐狸", "mouse": "老鼠", "rabbit": "兔子", "cat": "猫",
-    "roamed": "漫游", "crossed": "穿越", "guarded": "守卫", "ruled": "统治", "shook": "震动", "wandered": "徘徊",
-    "explored": "探索", "searched": "搜寻", "visited": "拜访", "left": "离开", "watched": "观察", "found": "发现",
+    "swam": "游过", "dived": "潜入", "surged": "涌过", "drifted": "漂过",
+    "darted": "穿梭", "paddled": "划过", "splashed": "拍打", "bobbed": "浮过",
+    "roamed": "漫游", "stomped": "踏过", "crossed": "穿越", "guarded": "守卫",
+    "scurried": "窜过", "explored": "探索", "hopped": "跳过", "searched": "搜寻",
     "verdant": "翠绿", "misty": "雾蒙蒙", "quiet": "安静", "dark": "黑暗", "ancient": "古老", "frozen": "冰冻",
     "sunny": "阳光", "distant": "遥远", "hidden": "隐秘", "wild": "狂野", "silent": "寂静", "endless": "无尽",
     "river": "河流", "lake": "湖泊", "sea": "大海", "swamp": "沼泽", "bay": "海湾", "pond": "池塘",
@@ -116,7 +125,7 @@ ZH = {
     # grammar words with a direct counterpart
     "a": "一只", "the": "这只", ".": "。", ",": "，", "was": "是", "felt": "摸起来", "plays": "打", "lives": "住",
     "in": "在", "comes": "来自", "is": "是", "sport": "运动", "city": "城市", "country": "国家", "and": "而且",
-    "he": "他", "she": "她",
+    "he": "他", "she": "她", "mr": "男选手", "ms": "女选手",
 }
 
 EOS = "<|endoftext|>"
@@ -125,8 +134,8 @@ EOS = "<|endoftext|>"
 P_STORY = 0.45               # a story; otherwise a sentence about a person
 P_THE_OF = 0.10              # English only: "the sport of F L is ..." (a person sentence asked name-last)
 AFTER_NAME = {               # what follows "F L"
-    "en": {"verb": 0.40, "filler": 0.20, "lives": 0.15, "comes": 0.15, "plays": 0.10},
-    "zh": {"verb": 0.40, "filler": 0.12, "lives": 0.12, "comes": 0.12, "plays": 0.10, "of": 0.14},
+    "en": {"verb": 0.50, "filler": 0.45, "plays": 0.05},
+    "zh": {"verb": 0.50, "filler": 0.25, "of": 0.20, "plays": 0.05},
 }
 P_AND_PRONOUN = 0.25         # after a fact's answer: "and he/she <relation> <answer>" (a later pronoun)
 P_RECALL_COLOUR = 0.6        # "the fox was blue" ; otherwise "the fox felt fluffy"
@@ -139,7 +148,7 @@ def words_of(lang: str, english: list[str]) -> list[str]:
 
 def _en_words() -> list[str]:
     return (EN_FUNCTION_WORDS + FIRST_NAMES + LAST_NAMES + SPORTS + [SPORT_VERBS[s] for s in SPORTS] + CITIES
-            + COUNTRIES + FILLERS + TEXTURES + COLOURS + CREATURES + VERBS["big"] + VERBS["small"]
+            + COUNTRIES + FILLERS + TEXTURES + COLOURS + SIZE_ADJECTIVES["big"] + SIZE_ADJECTIVES["small"] + CREATURES + [v for cell in VERBS.values() for v in cell]
             + PLACE_ADJECTIVES + PLACES["water"] + PLACES["land"])
 
 
@@ -202,8 +211,8 @@ def make_people(seed: int = SEED) -> list[Person]:
     """
     rng = random.Random(seed)
     while True:
-        firsts = (FIRST_NAMES * 3)[:N_PEOPLE]
-        lasts = (LAST_NAMES * 3)[:N_PEOPLE]
+        firsts = (FIRST_NAMES * 5)[:N_PEOPLE]
+        lasts = (LAST_NAMES * 5)[:N_PEOPLE]
         rng.shuffle(lasts)
         pairs = list(zip(firsts, lasts))
         if len(set(pairs)) < N_PEOPLE or ("michael", "jordan") not in pairs:
@@ -271,7 +280,7 @@ class Token:
 class _Grammar:
     """One language's distributions (the world is shared; the words and word order are the language's)."""
 
-    def __init__(self, lang: str, people: list[Person], rng: random.Random):
+    def __init__(self, lang: str, people: list[Person]):
         self.lang = lang
         t = (lambda w: w) if lang == "en" else (lambda w: ZH[w])
         self.t = t
@@ -279,9 +288,14 @@ class _Grammar:
         p_person = 1 - P_STORY - (P_THE_OF if lang == "en" else 0.0)
         if lang == "en":
             start["the"] = P_THE_OF
-        for p in people:
-            start[t(p.first)] = start.get(t(p.first), 0.0) + p_person / len(people)
+        for p in people:   # a person sentence starts with the first name, or with a title that tells the gender
+            start[t(p.first)] = start.get(t(p.first), 0.0) + (1 - P_TITLE) * p_person / len(people)
+            start[t(TITLE[p.gender])] = start.get(t(TITLE[p.gender]), 0.0) + P_TITLE * p_person / len(people)
         self.sentence_start = Dist(start)
+        self.first_given_title = {t(TITLE[gender]): Dist({t(f): n / sum(1 for p in people if p.gender == gender)
+                                                          for f, n in _count(p.first for p in people
+                                                                             if p.gender == gender).items()})
+                                  for gender in TITLE}
         self.first_of_person = Dist({t(f): n / len(people) for f, n in _count(p.first for p in people).items()})
         self.last_given_first = {t(f): Dist(uniform(t(p.last) for p in people if p.first == f))
                                  for f in {p.first for p in people}}
@@ -299,15 +313,28 @@ class _Grammar:
         self.texture = Dist(uniform(t(w) for w in TEXTURES))
         self.colour = Dist(uniform(t(w) for w in COLOURS))
         self.creature = Dist(uniform(t(w) for w in CREATURES))
+        # the size adjective right before the creature: a size (even odds), then Zipf within its adjectives
+        self.size_adjective = Dist({t(w): 0.5 * p for words in SIZE_ADJECTIVES.values() for w, p in zipf(words).items()})
+        self.size_of_adjective = {t(w): size for size, words in SIZE_ADJECTIVES.items() for w in words}
+        self.creature_given_size = {size: Dist(uniform(t(c) for c in CREATURES if SIZE[c] == size))
+                                    for size in SIZE_ADJECTIVES}
         self.creature_en = {t(c): c for c in CREATURES}
-        self.verb = {size: Dist({t(w): p for w, p in zipf(words).items()}) for size, words in VERBS.items()}
+        self.verb = {cell: Dist(verb_distribution(*cell, t)) for cell in VERBS}
         self.place_adjective = Dist({t(w): p for w, p in zipf(PLACE_ADJECTIVES, 0.8).items()})
-        self.place_given_creature = {}
-        for creature in CREATURES:  # each creature has its own favourite places in its habitat
-            order = PLACES[HABITAT[creature]][:]
-            rng.shuffle(order)
-            self.place_given_creature[t(creature)] = Dist({t(w): p for w, p in zipf(order, 1.2).items()})
+        # the place depends on the creature's habitat only (Zipf over the habitat's places, in list order), so
+        # that the habitat, not each creature's identity, is what the model must carry to the place
+        place = {h: Dist({t(w): p for w, p in zipf(words, 1.2).items()}) for h, words in PLACES.items()}
+        self.place_given_creature = {t(c): place[HABITAT[c]] for c in CREATURES}
         self.recall = Dist({t("was"): P_RECALL_COLOUR, t("felt"): 1 - P_RECALL_COLOUR})
+
+
+def verb_distribution(habitat: str, size: str, t=lambda w: w) -> dict[str, float]:
+    weights = {}
+    for (h, s), words in VERBS.items():
+        for w, z in zipf(words).items():
+            weights[t(w)] = z * (1.0 if h == habitat else VERB_MISMATCH) * (1.0 if s == size else VERB_MISMATCH)
+    total = sum(weights.values())
+    return {w: x / total for w, x in weights.items()}
 
 
 def _count(items) -> dict[str, int]:
@@ -323,16 +350,12 @@ class Language:
     def __init__(self, seed: int = SEED):
         self.seed = seed
         self.people = make_people(seed)
-        rng = random.Random(seed + 1)
-        self.grammars = {lang: _Grammar(lang, self.people, random.Random(rng.random())) for lang in LANGUAGES}
-        # the same favourite places in both languages: the world is shared
+        self.grammars = {lang: _Grammar(lang, self.people) for lang in LANGUAGES}
         zh, en = self.grammars["zh"], self.grammars["en"]
-        zh.place_given_creature = {ZH[c]: Dist({ZH[w]: p for w, p in en.place_given_creature[c].probs.items()})
-                                   for c in CREATURES}
         self.first_word = mix([(P_ENGLISH, en.sentence_start), (1 - P_ENGLISH, zh.sentence_start)])
         self.sport = {(p.first, p.last): p.sport for p in self.people}
         # kept for the softmax chapter's rule: the English verb distribution of small creatures
-        self.verb = en.verb["small"]
+        self.verb = en.verb["land", "small"]
 
     def grammar(self, lang: str) -> _Grammar:
         if lang not in self.grammars:
@@ -385,8 +408,9 @@ class Language:
                 if first == t("a"):
                     texture = say(g.texture)
                     colour = say(g.colour)
-                    creature = say(g.creature)
-                    say(g.verb[SIZE[g.creature_en[creature]]])
+                    creature = say(g.creature_given_size[g.size_of_adjective[say(g.size_adjective)]])
+                    c = g.creature_en[creature]
+                    say(g.verb[HABITAT[c], SIZE[c]])
                     say(certain("the" if lang == "en" else "了"))
                     say(g.place_adjective)
                     if lang == "zh":
@@ -410,6 +434,8 @@ class Language:
                     say(certain(person.attribute(relation)), kind=relation, template="of")
                     end_of_fact(person)
                 else:
+                    if first in g.first_given_title:   # "mr michael jordan ..." / 男选手 迈克尔 乔丹 ...
+                        first = say(g.first_given_title[first])
                     person = g.person[first, say(g.last_given_first[first])]
                     how = say(g.after_name[person])
                     if how == t(SPORT_VERBS[person.sport]):      # "F L dunks ."

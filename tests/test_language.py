@@ -6,8 +6,8 @@ import pytest
 
 from model.data import make_split
 from model.errors import ModelError
-from model.language import (CREATURES, HABITAT, LANGUAGES, PLACES, PRONOUN, RELATIONS, SIZE, SPORT_VERBS, VERBS, ZH,
-                            Language, vocabulary, vocabulary_of)
+from model.language import (CREATURES, HABITAT, LANGUAGES, PLACES, PRONOUN, RELATIONS, SIZE, SPORT_VERBS, TITLE, VERBS,
+                            ZH, Language, vocabulary, vocabulary_of)
 from model.tokenizer import WordTokenizer, build_tokenizer
 
 
@@ -90,13 +90,26 @@ def test_facts_are_the_persons_and_the_verb_after_the_name_is_the_sports(languag
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_habitat_decides_the_place_and_size_the_verb(language, lang):
+def test_habitat_decides_the_place_and_habitat_and_size_act_independently_on_the_verb(language, lang):
     g = language.grammar(lang)
     for creature in CREATURES:
         places = set(g.place_given_creature[g.t(creature)].words)
         assert places == {g.t(p) for p in PLACES[HABITAT[creature]]}
-    assert set(g.verb["big"].words).isdisjoint(g.verb["small"].words)
-    assert {SIZE[c] for c in CREATURES} == {"big", "small"} and len(VERBS["big"]) >= 6
+        verb = g.verb[HABITAT[creature], SIZE[creature]]
+        top = max(verb.probs, key=verb.probs.get)
+        assert top in {g.t(v) for v in VERBS[HABITAT[creature], SIZE[creature]]}
+    # log P(verb | habitat, size) is a habitat term plus a size term: the two attributes do not interact
+    for w in g.verb["water", "big"].words:
+        lp = {cell: g.verb[cell].logp[w] for cell in VERBS}
+        assert lp["water", "big"] - lp["land", "big"] == pytest.approx(lp["water", "small"] - lp["land", "small"])
+
+
+def test_a_title_before_the_name_tells_the_gender(language):
+    for lang in LANGUAGES:
+        g = language.grammar(lang)
+        for gender, title in TITLE.items():
+            names = set(g.first_given_title[g.t(title)].words)
+            assert names == {g.t(p.first) for p in language.people if p.gender == gender}
 
 
 @pytest.mark.parametrize("lang", [None, "en", "zh"])
@@ -117,9 +130,8 @@ def test_the_first_word_of_a_mixture_stream_carries_the_languages_entropy(langua
 
 
 def test_open_choices_are_skewed_so_temperature_matters(language):
-    probs = language.verb.cum_weights
-    first, second = probs[0], probs[1] - probs[0]
-    assert first > 1.5 * second and len(language.verb.words) >= 6
+    probs = sorted(language.verb.probs.values(), reverse=True)
+    assert probs[0] > 1.5 * probs[1] and len(probs) >= 6 and probs[1] > 0.1
 
 
 def test_chinese_typed_without_spaces_splits_into_the_vocabularys_words(tok, language):
