@@ -2,24 +2,26 @@
 
 Every stream (document) is in English or in word-level Chinese, about the same world:
 the same people, facts and creatures. The two vocabularies share no word, so the first
-word of a stream tells the language. Four kinds of sentence, each aimed at one idea in
-the lecture:
+word of a stream tells the language. The sentences, each aimed at one idea in the lecture:
 
 * facts about people that need both names together (every first and every last name is
-  shared by people with different sports, cities and countries), asked in several ways:
-  "michael jordan dunks ."                   (one verb per sport, right after the last name)
+  shared by five people, who differ in sport, city and country), asked in several ways:
+  "michael jordan dunks ."                          (one verb per sport, right after the last name)
   "michael jordan , famously , plays basketball ."  (words between the name and the relation)
-  "michael jordan lives in chicago and he plays basketball ."  (a pronoun that refers back)
-  "the sport of michael jordan is basketball ."
-  迈克尔 乔丹 打 篮球 。 / 迈克尔 乔丹 的 运动 是 篮球 。 / 迈克尔 乔丹 扣篮 。
+  "michael jordan plays basketball ."               (rare: the relation word right after the name)
+  "the sport of michael jordan is basketball ."     (English: the relation before the name)
+  "... and he lives in chicago ."                   (a later pronoun that refers back)
+  "mr michael jordan ..."                           (a title that tells the gender)
+  迈克尔 乔丹 扣篮 。 / 迈克尔 乔丹 ， 众所周知 ， 打 篮球 。 / 迈克尔 乔丹 打 篮球 。 / 迈克尔 乔丹 的 运动 是 篮球 。
 * long-range recall that needs attention:
-  "a fluffy blue fox explored the misty forest . the fox was blue ."
-  一只 毛茸茸 蓝色 狐狸 探索 了 雾蒙蒙 的 森林 。 这只 狐狸 是 蓝色 。
+  "a scaly blue huge whale swam the misty sea . the whale was blue ."
+  一只 有鳞 蓝色 巨大 鲸鱼 游过 了 雾蒙蒙 的 大海 。 这只 鲸鱼 是 蓝色 。
 * attributes that act independently on the context, so that directions can carry them:
-  a creature's habitat (water or land) decides its places, its size (big or small) decides
-  its verbs; a first name's gender decides the later he/she (他/她);
-* genuinely open choices (verb, place adjective, place, filler), drawn from Zipf-skewed
-  distributions so that temperature visibly matters.
+  a creature's habitat (water or land) decides its texture, its verb and its place; its size
+  (big or small) decides the adjective right before it; a first name's gender decides the
+  title before it and the later he/she (他/她);
+* genuinely open choices (texture, size adjective, verb, place adjective, place, filler), drawn
+  from Zipf-skewed distributions so that temperature visibly matters.
 
 The generator knows the exact distribution it draws every token from, so the entropy of
 each next token given its past is known: the floor no model can beat. Every stream starts
@@ -51,7 +53,10 @@ COUNTRIES = ["canada", "brazil", "spain", "japan", "france", "italy", "mexico", 
 FILLERS = ["famously", "indeed", "reportedly", "still"]
 N_PEOPLE = 40
 
-TEXTURES = ["fluffy", "scaly", "smooth", "spiky", "furry", "slimy", "feathered", "shaggy", "silky", "rough"]
+# the texture, a story's first word after "a", tells the creature's habitat (water / land textures)
+HABITAT_TEXTURES = {"water": ["scaly", "slimy", "smooth", "silky", "spiky"],
+                    "land": ["fluffy", "furry", "feathered", "shaggy", "rough"]}
+TEXTURES = HABITAT_TEXTURES["water"] + HABITAT_TEXTURES["land"]
 COLOURS = ["blue", "red", "green", "golden", "purple", "white", "black", "orange", "silver", "pink"]
 # creatures: habitat (water / land) x size (big / small), four of each
 CREATURE_CELLS = {
@@ -63,14 +68,10 @@ CREATURE_CELLS = {
 CREATURES = [c for cell in CREATURE_CELLS.values() for c in cell]
 HABITAT = {c: h for (h, _), cell in CREATURE_CELLS.items() for c in cell}
 SIZE = {c: s for (_, s), cell in CREATURE_CELLS.items() for c in cell}
-# The verb right after the creature: every verb belongs to one (habitat, size) cell, and
-# P(verb | habitat, size) ∝ zipf(verb within its cell) · w(habitat match) · w(size match), w = 1 or VERB_MISMATCH:
-# habitat and size act on it independently (its log-probability is a sum of a habitat and a size term).
-VERBS = {("water", "big"): ["swam", "dived", "surged", "drifted"],
-         ("water", "small"): ["darted", "paddled", "splashed", "bobbed"],
-         ("land", "big"): ["roamed", "stomped", "crossed", "guarded"],
-         ("land", "small"): ["scurried", "explored", "hopped", "searched"]}
-VERB_MISMATCH = 0.1
+# The verb right after the creature depends on the habitat only (Zipf over the habitat's verbs); the size
+# decides the adjective right before the creature (SIZE_ADJECTIVES): each attribute acts on its own word.
+VERBS = {"water": ["swam", "dived", "surged", "drifted", "darted", "paddled", "splashed", "bobbed"],
+         "land": ["roamed", "stomped", "crossed", "guarded", "scurried", "explored", "hopped", "searched"]}
 SIZE_ADJECTIVES = {"big": ["huge", "giant", "large"], "small": ["tiny", "little", "small"]}   # "a fluffy blue huge whale"
 PLACE_ADJECTIVES = ["verdant", "misty", "quiet", "dark", "ancient", "frozen", "sunny", "distant",
                     "hidden", "wild", "silent", "endless"]
@@ -148,7 +149,7 @@ def words_of(lang: str, english: list[str]) -> list[str]:
 
 def _en_words() -> list[str]:
     return (EN_FUNCTION_WORDS + FIRST_NAMES + LAST_NAMES + SPORTS + [SPORT_VERBS[s] for s in SPORTS] + CITIES
-            + COUNTRIES + FILLERS + TEXTURES + COLOURS + SIZE_ADJECTIVES["big"] + SIZE_ADJECTIVES["small"] + CREATURES + [v for cell in VERBS.values() for v in cell]
+            + COUNTRIES + FILLERS + TEXTURES + COLOURS + SIZE_ADJECTIVES["big"] + SIZE_ADJECTIVES["small"] + CREATURES + VERBS["water"] + VERBS["land"]
             + PLACE_ADJECTIVES + PLACES["water"] + PLACES["land"])
 
 
@@ -206,7 +207,7 @@ class Person:
 def make_people(seed: int = SEED) -> list[Person]:
     """40 people (first, last) with a sport, a city and a country, in which neither name alone decides any of them.
 
-    Every first name and every last name is shared by 2-3 people, who differ in every attribute.
+    Every first name and every last name is shared by 5 people, who differ in every attribute.
     Michael Jordan plays basketball in Chicago, as in the lecture.
     """
     rng = random.Random(seed)
@@ -310,31 +311,22 @@ class _Grammar:
                             t("sport"): "sport", t("city"): "city", t("country"): "country"}
         self.filler = Dist({t(w): p for w, p in zipf(FILLERS).items()})
         self.and_or_stop = Dist({t("and"): P_AND_PRONOUN, t("."): 1 - P_AND_PRONOUN})
-        self.texture = Dist(uniform(t(w) for w in TEXTURES))
+        self.texture = Dist({t(w): 0.5 * p for words in HABITAT_TEXTURES.values() for w, p in zipf(words).items()})
+        self.habitat_of_texture = {t(w): h for h, words in HABITAT_TEXTURES.items() for w in words}
         self.colour = Dist(uniform(t(w) for w in COLOURS))
         self.creature = Dist(uniform(t(w) for w in CREATURES))
         # the size adjective right before the creature: a size (even odds), then Zipf within its adjectives
         self.size_adjective = Dist({t(w): 0.5 * p for words in SIZE_ADJECTIVES.values() for w, p in zipf(words).items()})
         self.size_of_adjective = {t(w): size for size, words in SIZE_ADJECTIVES.items() for w in words}
-        self.creature_given_size = {size: Dist(uniform(t(c) for c in CREATURES if SIZE[c] == size))
-                                    for size in SIZE_ADJECTIVES}
+        self.creature_given = {(h, s): Dist(uniform(t(c) for c in CREATURE_CELLS[h, s])) for h, s in CREATURE_CELLS}
         self.creature_en = {t(c): c for c in CREATURES}
-        self.verb = {cell: Dist(verb_distribution(*cell, t)) for cell in VERBS}
+        self.verb = {habitat: Dist({t(w): p for w, p in zipf(words).items()}) for habitat, words in VERBS.items()}
         self.place_adjective = Dist({t(w): p for w, p in zipf(PLACE_ADJECTIVES, 0.8).items()})
         # the place depends on the creature's habitat only (Zipf over the habitat's places, in list order), so
         # that the habitat, not each creature's identity, is what the model must carry to the place
         place = {h: Dist({t(w): p for w, p in zipf(words, 1.2).items()}) for h, words in PLACES.items()}
         self.place_given_creature = {t(c): place[HABITAT[c]] for c in CREATURES}
         self.recall = Dist({t("was"): P_RECALL_COLOUR, t("felt"): 1 - P_RECALL_COLOUR})
-
-
-def verb_distribution(habitat: str, size: str, t=lambda w: w) -> dict[str, float]:
-    weights = {}
-    for (h, s), words in VERBS.items():
-        for w, z in zipf(words).items():
-            weights[t(w)] = z * (1.0 if h == habitat else VERB_MISMATCH) * (1.0 if s == size else VERB_MISMATCH)
-    total = sum(weights.values())
-    return {w: x / total for w, x in weights.items()}
 
 
 def _count(items) -> dict[str, int]:
@@ -355,7 +347,7 @@ class Language:
         self.first_word = mix([(P_ENGLISH, en.sentence_start), (1 - P_ENGLISH, zh.sentence_start)])
         self.sport = {(p.first, p.last): p.sport for p in self.people}
         # kept for the softmax chapter's rule: the English verb distribution of small creatures
-        self.verb = en.verb["land", "small"]
+        self.verb = en.verb["land"]
 
     def grammar(self, lang: str) -> _Grammar:
         if lang not in self.grammars:
@@ -408,9 +400,9 @@ class Language:
                 if first == t("a"):
                     texture = say(g.texture)
                     colour = say(g.colour)
-                    creature = say(g.creature_given_size[g.size_of_adjective[say(g.size_adjective)]])
-                    c = g.creature_en[creature]
-                    say(g.verb[HABITAT[c], SIZE[c]])
+                    habitat = g.habitat_of_texture[texture]
+                    creature = say(g.creature_given[habitat, g.size_of_adjective[say(g.size_adjective)]])
+                    say(g.verb[HABITAT[g.creature_en[creature]]])
                     say(certain("the" if lang == "en" else "了"))
                     say(g.place_adjective)
                     if lang == "zh":

@@ -23,12 +23,12 @@ from .weights import DEFAULT_DIR, save_dir
 
 @dataclass
 class TrainConfig:
-    n_layer: int = 2
+    n_layer: int = 3
     n_head: int = 4
     n_embd: int = 64
     context: int = 32
     position_encoding: str = "sinusoidal"
-    steps: int = 2500
+    steps: int = 3000
     batch_size: int = 64
     lr: float = 3e-3
     embedding_std: float = 0.5      # token identity must not drown under the sin/cos table (norm ~5.7)
@@ -36,7 +36,7 @@ class TrainConfig:
     weight_decay: float = 0.01
     train_streams: int = 30_000
     seed: int = 0
-    threads: int = 2
+    threads: int = 1              # two threads stall on a shared machine (docs/model.md)
     log_every: int = 10
     record_mechanisms: bool = True   # measure the circuits and directions after training, into metrics.json
 

@@ -6,7 +6,8 @@ import pytest
 
 from model.data import make_split
 from model.errors import ModelError
-from model.language import (CREATURES, HABITAT, LANGUAGES, PLACES, PRONOUN, RELATIONS, SIZE, SPORT_VERBS, TITLE, VERBS,
+from model.language import (CREATURES, HABITAT, HABITAT_TEXTURES, LANGUAGES, PLACES, PRONOUN, RELATIONS, SIZE, SIZE_ADJECTIVES, SPORT_VERBS,
+                            TITLE, VERBS,
                             ZH, Language, vocabulary, vocabulary_of)
 from model.tokenizer import WordTokenizer, build_tokenizer
 
@@ -90,18 +91,29 @@ def test_facts_are_the_persons_and_the_verb_after_the_name_is_the_sports(languag
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_habitat_decides_the_place_and_habitat_and_size_act_independently_on_the_verb(language, lang):
+def test_habitat_decides_the_verb_and_the_place_and_size_the_adjective_before_the_creature(language, lang):
     g = language.grammar(lang)
     for creature in CREATURES:
         places = set(g.place_given_creature[g.t(creature)].words)
         assert places == {g.t(p) for p in PLACES[HABITAT[creature]]}
-        verb = g.verb[HABITAT[creature], SIZE[creature]]
-        top = max(verb.probs, key=verb.probs.get)
-        assert top in {g.t(v) for v in VERBS[HABITAT[creature], SIZE[creature]]}
-    # log P(verb | habitat, size) is a habitat term plus a size term: the two attributes do not interact
-    for w in g.verb["water", "big"].words:
-        lp = {cell: g.verb[cell].logp[w] for cell in VERBS}
-        assert lp["water", "big"] - lp["land", "big"] == pytest.approx(lp["water", "small"] - lp["land", "small"])
+        assert set(g.verb[HABITAT[creature]].words) == {g.t(v) for v in VERBS[HABITAT[creature]]}
+    for size, adjectives in SIZE_ADJECTIVES.items():
+        for adjective in adjectives:
+            assert g.size_of_adjective[g.t(adjective)] == size
+    for habitat, textures in HABITAT_TEXTURES.items():
+        assert {g.habitat_of_texture[g.t(x)] for x in textures} == {habitat}
+    stream = language.stream(2000, random.Random(6), lang)
+    words = [t.word for t in stream]
+    creatures = {g.t(c): c for c in CREATURES}
+    seen = 0
+    for i in range(3, len(words) - 1):
+        if words[i] in creatures and words[i - 1] in g.size_of_adjective:   # a story's first mention
+            c = creatures[words[i]]
+            assert g.size_of_adjective[words[i - 1]] == SIZE[c]              # size: the word before
+            assert g.habitat_of_texture[words[i - 3]] == HABITAT[c]          # habitat: the texture
+            assert words[i + 1] in g.verb[HABITAT[c]].words                  # habitat: the word after
+            seen += 1
+    assert seen > 20
 
 
 def test_a_title_before_the_name_tells_the_gender(language):
