@@ -6,7 +6,7 @@ import pytest
 from model import ModelError, NumpyGPT
 from model.analysis import ablation_effect, best_lookback_head, head_contribution, lookback_scores
 
-PROMPT = "a fluffy blue fox roamed the misty forest . the fox was"
+PROMPT = "a fluffy blue tiny fox scurried the misty forest . the fox was"
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def trace(gpt):
 
 
 def test_best_lookback_head_is_the_argmax_over_every_head(gpt, trace):
-    was, blue = 11, 2
+    was, blue = 12, 2
     best = best_lookback_head(trace, was, [blue])
     brute = max(((trace["layers"][l]["attn"]["weights"][h, was, blue], l, h)
                  for l in range(gpt.config.n_layer) for h in range(gpt.config.n_head)))
@@ -37,11 +37,14 @@ def test_head_contributions_add_up_to_the_attention_output(gpt, trace):
 
 
 def test_ablation_zeroes_exactly_one_head(gpt, trace):
-    ablated = gpt.trace(PROMPT, ablate=((1, 0),))
-    assert np.all(ablated["layers"][1]["attn"]["head_out"][0] == 0)
-    np.testing.assert_array_equal(ablated["layers"][0]["resid_post"], trace["layers"][0]["resid_post"])
+    best = best_lookback_head(trace, 12, [2])          # the head chosen by the scenes' rule
+    layer, head = best["layer"], best["head"]
+    assert layer >= 1
+    ablated = gpt.trace(PROMPT, ablate=((layer, head),))
+    assert np.all(ablated["layers"][layer]["attn"]["head_out"][head] == 0)
+    np.testing.assert_array_equal(ablated["layers"][layer - 1]["resid_post"], trace["layers"][layer - 1]["resid_post"])
     np.testing.assert_array_equal(gpt.trace(PROMPT)["logits"], trace["logits"])   # no state leaks
-    effect = ablation_effect(gpt, trace["token_ids"], 1, 0, "blue")
+    effect = ablation_effect(gpt, trace["token_ids"], layer, head, "blue")
     assert effect["p_with_head"] > effect["p_without_head"]
 
 
@@ -77,7 +80,7 @@ def test_head_update_is_the_residual_plus_that_heads_write(gpt, trace):
 @pytest.mark.parametrize("where", ["h.0.ln_1", "h.0.ln_2", "h.1.ln_2", "ln_f"])
 def test_layer_norm_steps_rebuild_the_traces_layer_norm(gpt, trace, where):
     from model.analysis import layer_norm_steps
-    token = 11
+    token = 12
     s = layer_norm_steps(gpt, trace, where, token)
     if where == "ln_f":
         x, ln = trace["layers"][-1]["resid_post"][token], trace["ln_f"]
@@ -94,7 +97,7 @@ def test_layer_norm_steps_rebuild_the_traces_layer_norm(gpt, trace, where):
 
 def test_layer_norm_steps_reject_unknown_places(gpt, trace):
     from model.analysis import layer_norm_steps
-    for where in ("h.2.ln_1", "h.0.ln_3", "ln_1", "h.x.ln_1"):
+    for where in ("h.9.ln_1", "h.0.ln_3", "ln_1", "h.x.ln_1"):
         with pytest.raises(ModelError):
             layer_norm_steps(gpt, trace, where, 0)
     with pytest.raises(ModelError):

@@ -12,11 +12,11 @@ from model.weights import DEFAULT_DIR, load_dir
 
 PROMPTS = [
     "michael jordan plays",
-    "a fluffy blue fox explored the misty forest . the fox was",
-    "a scaly golden whale roamed the ancient sea . the whale felt",
-    "michael jordan , famously , plays basketball . a silky white cat watched the frozen meadow . the cat",
+    "a fluffy blue tiny fox explored the misty forest . the fox was",
+    "a scaly golden huge whale swam the ancient sea . the whale felt",
+    "michael jordan , famously , plays basketball . a furry white little cat hopped the frozen meadow . the cat",
     "迈克尔乔丹打",
-    "一只毛茸茸蓝色狐狸探索了雾蒙蒙的森林。这只狐狸是",
+    "一只毛茸茸蓝色微小狐狸探索了雾蒙蒙的森林。这只狐狸是",
     "the",
 ]
 
