@@ -338,3 +338,20 @@ def test_swap_pairs_corrupt_the_right_names_and_change_the_sport(language):
             assert all(p.first == q.first and p.last != q.last for p, q in pairs)
     assert template_words(language, "zh.filler", "michael", "jordan") == ["迈克尔", "乔丹", "，", "众所周知", "，", "打"]
     assert template_words(language, "en.of", "michael", "jordan") == ["the", "sport", "of", "michael", "jordan", "is"]
+
+
+def test_noise_corruption_is_seeded_and_only_touches_the_subject(gpt, hf):
+    from model.analysis import noised_ids_patch
+    ids = gpt.encode(FACT)
+    a = noised_ids_patch(gpt, ids, [0, 1], scale=3.0, seed=4)
+    b = noised_ids_patch(gpt, ids, [0, 1], scale=3.0, seed=4)
+    assert set(a) == {(0, "resid_pre", 0), (0, "resid_pre", 1)}
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+    noised = gpt.trace(ids, patch=a)
+    clean = gpt.trace(ids)
+    np.testing.assert_array_equal(noised["layers"][0]["resid_pre"][2:], clean["layers"][0]["resid_pre"][2:])
+    answer = gpt.tokenizer.vocab["basketball"]
+    e = np.exp(noised["logits"][-1] - noised["logits"][-1].max())
+    assert e[answer] / e.sum() < 0.5 < np.exp(clean["logits"][-1, answer] - clean["logits"][-1].max()) \
+        / np.exp(clean["logits"][-1] - clean["logits"][-1].max()).sum()
