@@ -273,7 +273,7 @@ def test_second_render_is_skipped(tmp_path):
     used = set(manifest["sources"])
     assert {"render.py", "scenes/softmax_temperature.py", "scenes/style.py", "scenes/components/__init__.py",
             "scenes/components/text.py", "scenes/catalog.py", "scenes/__init__.py", "model/__init__.py",
-            "model/numpy_gpt.py", "model/language.py", "model/tokenizer.py", "model/analysis.py"} <= used
+            "model/numpy_gpt.py", "model/language.py", "model/tokenizer.py", "model/analysis/__init__.py"} <= used
     assert "model/torch_gpt.py" not in used  # training code: editing it must not re-render the lecture
     assert "scenes/multi_head.py" not in used  # nor another scene
     for path in ("scenes/softmax_temperature.py", "scenes/components/charts.py", "model/numpy_gpt.py"):
