@@ -72,11 +72,12 @@ def _check_focus(value, model):
 
 
 def _focus_in_prompt(values, model):
-    """The focus token must be one of the prompt's tokens (the default prompt's, if none is given)."""
+    """The focus token must be one of the prompt's tokens (the default prompt's in the scene's language, if none
+    is given)."""
     if values["focus"] == AUTO:
         return
     from scenes.prompts import lookback_prompt
-    prompt = lookback_prompt()["prompt"] if values["prompt"] == AUTO else values["prompt"]
+    prompt = lookback_prompt(values.get("lang", "en"))["prompt"] if values["prompt"] == AUTO else values["prompt"]
     T = len(model.encode(prompt))
     if not 0 <= values["focus"] < T:
         raise ParamError(f"focus: the prompt has {T} tokens (positions 0..{T - 1}), got {values['focus']}")

@@ -75,7 +75,8 @@ class LayerHeads:
     """Every head of one layer at the token in focus: patterns, where each looks most, outputs, concat, W_O."""
 
     def __init__(self, gpt, params: dict):
-        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], AUTO)
+        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], AUTO,
+                               lang=params.get("lang", "en"))
         self.choice, self.trace = choice, choice["trace"]
         self.prompt, self.focus, self.layer = choice["prompt"], choice["focus"], choice["layer"]
         c = gpt.config

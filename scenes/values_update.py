@@ -106,7 +106,8 @@ class HeadAtFocus:
     output, its ΔE through its rows of W_O, E and E′, and the measured effect of zeroing it."""
 
     def __init__(self, gpt, params: dict):
-        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"])
+        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"],
+                              lang=params.get("lang", "en"))
         self.choice, self.trace = choice, choice["trace"]
         self.prompt, self.focus = choice["prompt"], choice["focus"]
         self.layer, self.head, self.source = choice["layer"], choice["head"], choice["source"]
