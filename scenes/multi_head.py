@@ -217,7 +217,9 @@ class MultiHead(LectureScene):
         k_title.shift(UP * (q_title.get_top()[1] + 0.12 - k_title.get_bottom()[1]))
         # the words' width sets the layout (the titles' widths differ between languages and fit in TITLE_ROOM)
         label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)
-        total = label_w + m.n_head * GRID_W + (m.n_head - 1) * GRID_GAP
+        # a two-digit index over the last column may reach past the last grid's right edge: keep it on screen
+        overhang = max(0.0, first.query_indices.get_right()[0] - first.squares.get_right()[0])
+        total = label_w + m.n_head * GRID_W + (m.n_head - 1) * GRID_GAP + overhang
         left = -total / 2 + label_w
         for h in range(m.n_head):
             g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("attention"), tokens=m.tokens,
@@ -268,7 +270,7 @@ class MultiHead(LectureScene):
                                            bias_label="b_O", output_label=f"out: {n(m.d)}",
                                            legend_title=S("weight_scale", lang), legend_width=1.8)
         body = VGroup(self.product.matrix.cells, self.product.output.brackets)
-        self.product.shift([-0.2 - body.get_center()[0], 2.45 - self.product.matrix.cells.get_top()[1], 0])
+        self.product.shift([-0.45 - body.get_center()[0], 2.45 - self.product.matrix.cells.get_top()[1], 0])
         self.product.place_legend(-4.85, 3.35)         # top left, beside the formula line; by its bar
         self.project_formula = self.tex(r"\text{out}", "=", r"W_O^{\top}", r"\,\text{concat}", "+", "b_O",
                                         colours={r"\text{out}": VALUE}).move_to([0, 3.2, 0])
