@@ -28,9 +28,10 @@ def texts(group) -> list[str]:
 
 
 # --- the choice and the numbers, without rendering --------------------------------------------------------
-def test_default_head_is_the_one_that_looks_back_hardest(gpt):
-    h = ChosenHead(gpt, QUERIES_KEYS.defaults())
-    chosen = lookback_prompt()
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_default_head_is_the_one_that_looks_back_hardest(gpt, lang):
+    h = ChosenHead(gpt, {**QUERIES_KEYS.defaults(), "lang": lang})
+    chosen = lookback_prompt(lang)
     assert h.prompt == chosen["prompt"] and h.focus == chosen["focus_index"]
     scores = lookback_scores(gpt.trace(h.prompt), h.focus, [chosen["adjective_index"]])
     assert (h.layer, h.head) == np.unravel_index(int(scores.argmax()), scores.shape)
@@ -50,7 +51,7 @@ def test_a_given_layer_and_head_are_kept_and_checked(gpt):
         ChosenHead(gpt, {**QUERIES_KEYS.defaults(), "prompt": "the fox was", "focus": 5})
 
 
-@pytest.mark.parametrize("params", [{}, {"prompt": "a fluffy blue fox roamed the misty forest . the fox was",
+@pytest.mark.parametrize("params", [{}, {"lang": "zh"}, {"prompt": "a fluffy blue fox roamed the misty forest . the fox was",
                                          "layer": 0, "head": 2, "focus": 3}])
 def test_head_numbers_are_the_models(gpt, params):
     h = ChosenHead(gpt, {**QUERIES_KEYS.defaults(), **params})

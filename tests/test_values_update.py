@@ -54,9 +54,10 @@ def recompute(gpt, prompt: str, layer: int, head: int, focus: int) -> dict:
 
 
 # --- the choice and the numbers, without rendering ----------------------------------------------------------
-def test_default_head_is_the_one_that_looks_back_hardest(gpt):
-    h = HeadAtFocus(gpt, VALUES_UPDATE.defaults())
-    chosen = lookback_prompt()
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_default_head_is_the_one_that_looks_back_hardest(gpt, lang):
+    h = HeadAtFocus(gpt, {**VALUES_UPDATE.defaults(), "lang": lang})
+    chosen = lookback_prompt(lang)
     assert (h.prompt, h.focus) == (chosen["prompt"], chosen["focus_index"])
     best = best_lookback_head(gpt.trace(h.prompt), h.focus, [chosen["adjective_index"]])
     assert (h.layer, h.head) == (best["layer"], best["head"])
