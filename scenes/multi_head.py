@@ -37,6 +37,9 @@ S = SHARED | ATTENTION | Strings({
               "zh": "每个头都有自己的 W_q、W_k 和 W_v，\n所以每个头学到自己的注意力模式。"},
     "focus": {"en": "At \"{focus}\" (its column in each grid), each head\nputs its largest weight on its own token.",
               "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n每个头把最大的权重放在各自的词元上。"},
+    "focus_shared": {"en": "At \"{focus}\" (its column in each grid), the {n} heads put\n"
+                           "their largest weights on {k} different tokens.",
+                     "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重落在 {k} 个不同的词元上。"},
     "focus_same": {"en": "At \"{focus}\" (its column in each grid), the heads\nspread their weights differently.",
                    "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n各个头分配权重的方式各不相同。"},
     "concat": {"en": "Each head outputs {dh} numbers for \"{focus}\". Side by side,\n"
@@ -149,10 +152,12 @@ class MultiHead(LectureScene):
 
     def beat_focus(self):
         m = self.m
-        key = self.caption_rule("focus", "focus_same" if len(set(m.top_keys)) == 1 else "focus",
-                                "focus_same when every head's largest weight is on one token, else focus",
+        k = len(set(m.top_keys))
+        key = self.caption_rule("focus", "focus_same" if k == 1 else "focus" if k == len(m.top_keys) else
+                                "focus_shared", "focus_same when every head's largest weight is on one token, "
+                                "focus when each head's is on a different token, else focus_shared",
                                 top_keys=m.top_keys)
-        self.say(key, focus=m.tokens[m.focus])
+        self.say(key, focus=m.tokens[m.focus], n=len(m.top_keys), k=k)
         self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
         self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
                   run_time=2 * STEP)
