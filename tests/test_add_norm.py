@@ -38,7 +38,9 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     best = max(weights)
     choice = v["layer_choice"]
     assert (L, choice["head"], choice["key"]) == best[1:] and choice["score"] == pytest.approx(best[0], abs=1e-12)
-    assert choice["key"] == lookback_prompt(lang)["adjective_index"]   # for the default prompt: the adjective
+    # (the 2-layer model's largest weight from "was" was on the adjective; the 3-layer model's is elsewhere, e.g.
+    # on "." in English, so the key is only what the brute force above finds, an earlier token)
+    assert 0 <= choice["key"] < f and choice["head"] in range(gpt.config.n_head)
 
     layer, dims = trace["layers"][L], v["dims_shown"]
     assert dims == [0, 1, 2, 3, 4, 5, 63]

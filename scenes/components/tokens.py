@@ -134,7 +134,8 @@ class TokenColumn(VGroup):
         width = max(label.width for label in labels) + 2 * self.PAD_X
         # a Chinese word is taller than Latin letters: the chips grow to hold it, up to the rows' pitch (less a gap)
         pitch = min((abs(a - b) for a, b in zip(centres, centres[1:])), default=float("inf"))
-        height = min(max(self.CHIP_H, max(label.height for label in labels) + 0.06), pitch - 0.03)
+        cjk = [label.height for w, label in zip(tokens, labels) if _is_cjk(w)]
+        height = min(max([self.CHIP_H] + [h + 0.06 for h in cjk]), pitch - 0.03)
         self.chip_height = height = max(height, self.CHIP_H)
         self.positions = list(positions)
         self.chips, self.indices = VGroup(), VGroup()
