@@ -210,8 +210,9 @@ def test_layer_and_head_are_checked_against_the_model(gpt):
         Param("head", Int(0, 999), 0, "head", model_index("n_head", "heads")),
     ))
     assert spec.resolve(text={"layer": "1", "head": "3"}, model=gpt) == {"layer": 1, "head": 3}
-    with pytest.raises(ParamError, match=rf"layer: the model has {gpt.config.n_layer} layers \(0..1\), got 2"):
-        spec.resolve(text={"layer": "2"}, model=gpt)
+    n = gpt.config.n_layer
+    with pytest.raises(ParamError, match=rf"layer: the model has {n} layers \(0..{n - 1}\), got {n}"):
+        spec.resolve(text={"layer": str(n)}, model=gpt)
     with pytest.raises(ParamError, match=rf"head: the model has {gpt.config.n_head} heads"):
         spec.resolve(text={"head": "4"}, model=gpt)
 
