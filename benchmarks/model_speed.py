@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from model import NumpyGPT  # noqa: E402
 
-PROMPT_16 = "a fluffy blue fox roamed the misty forest . the fox was blue . michael jordan"
+PROMPT_16 = "a fluffy blue tiny fox scurried the misty forest . the fox was blue . michael"
 
 
 def main() -> None:

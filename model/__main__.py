@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from .errors import ModelError
+from .numpy_gpt import to_jsonable
 
 EXIT_USAGE = 2
 
@@ -28,8 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=None, help="optimiser steps (default: the shipped recipe)")
     p.add_argument("--json", action="store_true", help="print the metrics as JSON")
 
-    p = sub.add_parser("eval", help="validation loss vs the entropy floor, fact and recall accuracy")
+    p = sub.add_parser("eval", help="per language: validation loss vs the entropy floor, relation and recall "
+                                    "accuracy; the sport circuit (causal tracing) and the directions")
     p.add_argument("--weights", type=Path, default=None, help="weights directory (default: model/weights)")
+    p.add_argument("--partners", type=int, default=None,
+                   help="causal tracing: corrupting partners per person and swap (default 1; training records 5)")
+    p.add_argument("--shuffles", type=int, default=None,
+                   help="directions: shuffled-label null runs (default 100; training records 1000)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("trace", help="run a prompt through the NumPy model and show every intermediate")
@@ -79,19 +85,39 @@ def cmd_train(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from .evaluate import evaluate_dir
-    _print_metrics(evaluate_dir(args.weights), args.json)
+    from .evaluate import EVAL_SAMPLE, evaluate_dir
+    partners = EVAL_SAMPLE["partners_per_person"] if args.partners is None else args.partners
+    shuffles = EVAL_SAMPLE["shuffles"] if args.shuffles is None else args.shuffles
+    if partners < 1:
+        raise ModelError(f"--partners must be at least 1, got {partners}")
+    if shuffles < 1:
+        raise ModelError(f"--shuffles must be at least 1, got {shuffles}")
+    _print_metrics(evaluate_dir(args.weights, partners, shuffles), args.json)
     return 0
 
 
 def _print_metrics(metrics: dict, as_json: bool) -> None:
     if as_json:
-        print(json.dumps(metrics, indent=1))
+        print(json.dumps(to_jsonable(metrics), indent=1))
         return
-    for key in ("val_loss", "entropy_floor", "excess_loss", "fact_accuracy", "recall_accuracy",
-                "facts_known", "train_seconds"):
+    for key in ("val_loss", "entropy_floor", "excess_loss", "recall_accuracy", "train_seconds"):
         if key in metrics:
             print(f"{key:>16}: {metrics[key]}")
+    for lang in ("en", "zh"):
+        if lang in metrics:
+            m = metrics[lang]
+            relations = ", ".join(f"{k} {v:.3f}" for k, v in m["relations"].items())
+            print(f"{lang:>16}: val_loss {m['val_loss']:.4f} (floor {m['entropy_floor']:.4f}, "
+                  f"excess {m['excess_loss']:.4f}); recall {m['recall_accuracy']:.3f}; {relations}")
+    if "circuits" in metrics:
+        for swap, look in metrics["circuits"]["lookup"].items():
+            print(f"{'swap ' + swap:>16}: last-name MLP {look['last_name_mlp']['share']:.2f} "
+                  f"(layer {look['last_name_mlp']['layer']}), relation-word MLP {look['relation_mlp']['share']:.2f}, "
+                  f"relation-word attention {look['relation_attn']['share']:.2f}")
+    if "directions" in metrics:
+        for name, d in metrics["directions"]["embedding"].items():
+            print(f"{name:>16}: held-out {d['held_out_accuracy']:.2f} (null {d['null']['held_out_mean']:.2f}), "
+                  f"parallelogram {d['parallelogram_accuracy']:.2f} (null {d['null']['parallelogram_mean']:.2f})")
 
 
 def cmd_trace(args) -> int:

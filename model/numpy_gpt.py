@@ -180,13 +180,25 @@ class NumpyGPT:
         return self.tokenizer.encode(prompt, max_len=self.config.n_positions)
 
     # --- the forward pass -------------------------------------------------------
-    def trace(self, prompt: str | list[int], ablate: tuple[tuple[int, int], ...] = ()) -> dict:
-        """Run the prompt; `ablate` lists (layer, head) pairs whose output is zeroed (an intervention)."""
+    PATCH_COMPONENTS = ("resid_pre", "attn", "mlp", "resid_post")
+
+    def trace(self, prompt: str | list[int], ablate: tuple[tuple[int, int], ...] = (),
+              patch: dict | None = None) -> dict:
+        """Run the prompt and return every intermediate.
+
+        Interventions (the rest of the model is re-run on top of them):
+        - `ablate` lists (layer, head) pairs whose output is zeroed;
+        - `patch` maps (layer, component, position) to a d_model vector that replaces that state as it is made:
+          "resid_pre" (the stream entering the layer), "attn" (the attention layer's output, before it is added),
+          "mlp" (the MLP's output, before it is added) or "resid_post" (the stream leaving the layer).
+          The trace then holds the patched values.
+        """
         ids = self.encode(prompt) if isinstance(prompt, str) else list(prompt)
         c = self.config
         if not ids or len(ids) > c.n_positions:
             raise ModelError(f"the prompt is {len(ids)} tokens long, but the model's context is {c.n_positions} tokens")
         T = len(ids)
+        patches = self._check_patch(patch or {}, T)
 
         token_embeddings = self.p("wte.weight")[ids]
         position_vectors = self.p("wpe.weight")[:T]
@@ -197,22 +209,53 @@ class NumpyGPT:
             "embeddings": x, "layers": [],
         }
         for i in range(c.n_layer):
-            layer, x = self.block(i, x, {h for l, h in ablate if l == i})
+            layer, x = self.block(i, x, {h for l, h in ablate if l == i}, patches.get(i))
             trace["layers"].append(layer)
         trace["ln_f"] = layer_norm(x, self.p("ln_f.weight"), self.p("ln_f.bias"), c.layer_norm_epsilon)
         trace["logits"] = trace["ln_f"]["out"] @ self.p("wte.weight").T  # unembedding, tied to W_E
         return trace
 
-    def block(self, i: int, x, ablate: set[int] = frozenset()):
+    def _check_patch(self, patch: dict, T: int) -> dict[int, dict[str, list]]:
+        """{layer: {component: [(position, vector), ...]}}, every key and vector checked."""
+        out: dict[int, dict[str, list]] = {}
+        for key, vector in patch.items():
+            if not (isinstance(key, tuple) and len(key) == 3):
+                raise ModelError(f"a patch key is (layer, component, position), got {key!r}")
+            layer, component, position = key
+            self._check_layer(layer)
+            if component not in self.PATCH_COMPONENTS:
+                raise ModelError(f"no component {component!r} to patch: use one of {', '.join(self.PATCH_COMPONENTS)}")
+            if not isinstance(position, (int, np.integer)) or not 0 <= position < T:
+                raise ModelError(f"no position {position!r} to patch: the prompt has {T} tokens")
+            v = np.asarray(vector, dtype=np.float64)
+            if v.shape != (self.config.n_embd,):
+                raise ModelError(f"a patch vector has shape {v.shape}, but d_model is {self.config.n_embd}")
+            out.setdefault(int(layer), {}).setdefault(component, []).append((int(position), v))
+        return out
+
+    @staticmethod
+    def _patched(x, patches: dict | None, component: str):
+        if not patches or component not in patches:
+            return x
+        x = x.copy()
+        for position, v in patches[component]:
+            x[position] = v
+        return x
+
+    def block(self, i: int, x, ablate: set[int] = frozenset(), patches: dict | None = None):
         c, h = self.config, f"h.{i}."
+        x = self._patched(x, patches, "resid_pre")
         layer = {"resid_pre": x}
         layer["ln_1"] = layer_norm(x, self.p(h + "ln_1.weight"), self.p(h + "ln_1.bias"), c.layer_norm_epsilon)
         layer["attn"] = self.attention(i, layer["ln_1"]["out"], ablate)
+        layer["attn"]["out"] = self._patched(layer["attn"]["out"], patches, "attn")
         x = x + layer["attn"]["out"]
         layer["resid_mid"] = x
         layer["ln_2"] = layer_norm(x, self.p(h + "ln_2.weight"), self.p(h + "ln_2.bias"), c.layer_norm_epsilon)
         layer["mlp"] = self.feed_forward(i, layer["ln_2"]["out"])
+        layer["mlp"]["out"] = self._patched(layer["mlp"]["out"], patches, "mlp")
         x = x + layer["mlp"]["out"]
+        x = self._patched(x, patches, "resid_post")
         layer["resid_post"] = x
         return layer, x
 

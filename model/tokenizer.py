@@ -5,19 +5,32 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from tokenizers import Tokenizer
+import re
+
+from tokenizers import Regex, Tokenizer
 from tokenizers.models import WordLevel
 from tokenizers.normalizers import Lowercase
-from tokenizers.pre_tokenizers import Whitespace
+from tokenizers.pre_tokenizers import Sequence, Split, Whitespace
 
 from .errors import ModelError
 from .language import EOS
 
 
+def _is_cjk(word: str) -> bool:
+    return any(not c.isascii() for c in word)
+
+
 def build_tokenizer(words: list[str]) -> Tokenizer:
+    """Word level. Chinese is written without spaces, so the pre-tokenizer first cuts out the vocabulary's
+    Chinese words, longest first (a regex alternation, each match isolated: 迈克尔乔丹打 -> 迈克尔, 乔丹, 打),
+    then splits the rest on whitespace and punctuation ("fox." -> "fox", ".")."""
     tok = Tokenizer(WordLevel({w: i for i, w in enumerate(words)}, unk_token=EOS))
     tok.normalizer = Lowercase()
-    tok.pre_tokenizer = Whitespace()  # "fox." -> "fox", "."
+    chinese = sorted((w for w in words if _is_cjk(w)), key=lambda w: (-len(w), w))
+    steps = [Whitespace()]
+    if chinese:
+        steps.insert(0, Split(Regex("|".join(re.escape(w) for w in chinese)), behavior="isolated"))
+    tok.pre_tokenizer = Sequence(steps)
     return tok
 
 
@@ -52,6 +65,8 @@ class WordTokenizer:
         for w in words:
             if w not in self.vocab or w == EOS:
                 close = difflib.get_close_matches(w, [v for v in self.words if v != EOS], n=3, cutoff=0.6)
+                if not close and _is_cjk(w):   # Chinese: words that share a character with it
+                    close = [v for v in self.words if v != EOS and set(v) & set(w)][:3]
                 hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
                 raise ModelError(f"unknown word {w!r}: it is not in the model's {len(self.words)}-word vocabulary{hint}")
         if max_len is not None and len(words) > max_len:

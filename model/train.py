@@ -12,9 +12,10 @@ import torch
 import torch.nn.functional as F
 
 from .config import GPTConfig
-from .data import TRAIN_SEED, VAL_SEED, make_split
-from .evaluate import VAL_STREAMS, evaluate, facts_known
+from .data import TRAIN_SEED, make_split
+from .evaluate import TRAIN_SAMPLE, evaluate_all, facts_known, mechanisms, validation_splits
 from .language import Language, vocabulary
+from .numpy_gpt import NumpyGPT
 from .tokenizer import WordTokenizer, build_tokenizer
 from .torch_gpt import TorchGPT
 from .weights import DEFAULT_DIR, save_dir
@@ -22,12 +23,12 @@ from .weights import DEFAULT_DIR, save_dir
 
 @dataclass
 class TrainConfig:
-    n_layer: int = 2
+    n_layer: int = 3
     n_head: int = 4
     n_embd: int = 64
     context: int = 32
     position_encoding: str = "sinusoidal"
-    steps: int = 1500
+    steps: int = 3000
     batch_size: int = 64
     lr: float = 3e-3
     embedding_std: float = 0.5      # token identity must not drown under the sin/cos table (norm ~5.7)
@@ -35,8 +36,9 @@ class TrainConfig:
     weight_decay: float = 0.01
     train_streams: int = 30_000
     seed: int = 0
-    threads: int = 2
+    threads: int = 1              # two threads stall on a shared machine (docs/model.md)
     log_every: int = 10
+    record_mechanisms: bool = True   # measure the circuits and directions after training, into metrics.json
 
     def model_config(self) -> GPTConfig:
         return GPTConfig(vocab_size=len(vocabulary()), n_positions=self.context, n_embd=self.n_embd,
@@ -57,7 +59,7 @@ def train(tc: TrainConfig, out: Path | None = DEFAULT_DIR, progress=sys.stderr) 
     torch.set_num_threads(tc.threads)
     language = Language()
     train_split = make_split(tc.train_streams, tc.context, TRAIN_SEED, language)
-    val = make_split(VAL_STREAMS, tc.context, VAL_SEED, language)
+    val = validation_splits(tc.context, language)
     data_seconds = time.perf_counter() - started
 
     config = tc.model_config()
@@ -86,8 +88,13 @@ def train(tc: TrainConfig, out: Path | None = DEFAULT_DIR, progress=sys.stderr) 
                   f"{time.perf_counter() - started:5.1f}s", file=progress, flush=True)
     train_seconds = time.perf_counter() - started
     tokenizer = WordTokenizer(build_tokenizer(vocabulary()))
-    metrics = evaluate(model, val)
+    metrics = evaluate_all(model, val)
     metrics.update(facts_known(model, tokenizer, language))
+    if tc.record_mechanisms:   # the larger measurement, recorded once; `eval` repeats it on a smaller sample
+        analysed = time.perf_counter()
+        gpt = NumpyGPT(config, model.export_tensors(), tokenizer)
+        metrics.update(mechanisms(gpt, language, TRAIN_SAMPLE["partners_per_person"], TRAIN_SAMPLE["shuffles"]))
+        metrics["analysis_seconds"] = round(time.perf_counter() - analysed, 2)
     metrics.update({"train_seconds": round(train_seconds, 2), "data_seconds": round(data_seconds, 2),
                     "n_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
                     "n_params_with_position_table": sum(p.numel() for p in model.parameters()),

@@ -34,7 +34,8 @@ class ChosenHead:
     """The prompt, focus token and head (chosen by scenes.prompts.lookback_head), and that head's numbers."""
 
     def __init__(self, gpt, params: dict):
-        ch = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"])
+        ch = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"],
+                           lang=params.get("lang", "en"))
         self.choice, self.trace = ch, ch["trace"]
         c = gpt.config
         self.prompt, self.tokens = ch["prompt"], list(self.trace["tokens"])
@@ -125,7 +126,7 @@ class FocusScene(LectureScene):
     def read_prompt(self) -> dict:
         """Resolve the prompt and the focus, run the model: sets self.tokens, self.token_ids, self.focus and
         self.chosen (chapter_focus's record); records the prompt's rule in the manifest; returns the trace."""
-        self.chosen = chosen = chapter_focus(self.gpt, self.params["prompt"], self.params["focus"])
+        self.chosen = chosen = chapter_focus(self.gpt, self.params["prompt"], self.params["focus"], self.lang)
         self.params["prompt"], self.params["focus"] = chosen["prompt"], chosen["focus"]
         trace = self.gpt.trace(chosen["prompt"])
         self.tokens, self.token_ids = list(trace["tokens"]), [int(i) for i in trace["token_ids"]]

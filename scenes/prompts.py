@@ -1,6 +1,11 @@
 """Default prompts, chosen by a rule from the model's training language, never typed in.
 
-Rule (softmax scene): walk the first seeded stream of the training language. At
+Both rules take the scene's language: the English lecture's defaults come from the seeded stream of the
+English half of the language (`stream(..., lang="en")`), the Chinese lecture's from the Chinese half
+(`lang="zh"`), by the same rule. A prompt is written as its language writes it: English words with spaces,
+Chinese words run together (the tokenizer splits them, longest word first).
+
+Rule (softmax scene): walk the first seeded stream of the scene's language. At
 every word the generator knows the entropy of the distribution it drew from. Keep
 the open choices that are skewed, not uniform (for a uniform choice every word has
 log p = -entropy), take the one with the highest entropy (the earliest on a tie),
@@ -9,8 +14,9 @@ word is then as uncertain as the language gets while still having favourites,
 which is what temperature acts on.
 
 Rule (attention chapter): walk the same seeded stream and take its first story
-sentence pair ("a <texture> <colour> <creature> ... . the <creature> was <colour> .").
-Cut it just before its recall word, so the prompt ends on "was" (or "felt"): that
+sentence pair ("a <texture> <colour> <size> <creature> ... . the <creature> was <colour> ."; in Chinese
+"一只 ... 。 这只 <creature> 是 <colour> 。").
+Cut it just before its recall word, so the prompt ends on "was" (or "felt"; 是 or 摸起来): that
 last token can only predict the recall word by looking back to the adjective it
 repeats. The focus token is that last token; the adjective is the earlier word
 the recall repeats; the noun is the creature in the first sentence.
@@ -23,21 +29,36 @@ import random
 import numpy as np
 
 STREAM_WORDS = 64
+LANGS = ("en", "zh")
 
 
-def uncertain_prompt() -> dict:
-    """The prompt, and the evidence for it (for the manifest)."""
+def _stream(lang: str):
+    """The first seeded stream of one language of the model's training language, and its grammar."""
     from model import language  # the language is the model's; its generator knows every entropy
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")
+    lang_ = language.Language()
+    return lang_.stream(STREAM_WORDS, random.Random(language.SEED), lang=lang), lang_.grammar(lang)
 
-    stream = language.Language().stream(STREAM_WORDS, random.Random(language.SEED))
+
+def join_words(words, lang: str) -> str:
+    """A prompt as its language writes it: English words with spaces, Chinese words run together."""
+    return ("" if lang == "zh" else " ").join(words)
+
+
+def uncertain_prompt(lang: str = "en") -> dict:
+    """The prompt in `lang`, and the evidence for it (for the manifest)."""
+    from model import language
+
+    stream, g = _stream(lang)
     words = [t.word for t in stream]
     candidates = []
     start = 0
     for i, tok in enumerate(stream):
         skewed = tok.entropy > 0 and abs(tok.logp + tok.entropy) > 1e-9
         if skewed and i > start:
-            candidates.append({"prompt": " ".join(words[start:i]), "next_word_entropy_nats": tok.entropy})
-        if tok.word == ".":
+            candidates.append({"prompt": join_words(words[start:i], lang), "next_word_entropy_nats": tok.entropy})
+        if tok.word == g.t("."):
             start = i + 1
     if not candidates:
         raise RuntimeError("the training language has no skewed open choice to build a prompt on")
@@ -45,46 +66,50 @@ def uncertain_prompt() -> dict:
     return {
         "prompt": best["prompt"],
         "rule": "the sentence prefix before the highest-entropy skewed (non-uniform) choice in the first "
-                f"{STREAM_WORDS} words of the training language's seeded stream (seed {language.SEED})",
+                f"{STREAM_WORDS} words of the training language's seeded {lang} stream (seed {language.SEED})",
+        "lang": lang,
         "next_word_entropy_nats": best["next_word_entropy_nats"],
         "candidates_considered": len(candidates),
     }
 
 
-def lookback_prompt() -> dict:
-    """The attention chapter's prompt, its focus token, the adjective it looks back to, and the rule."""
+def lookback_prompt(lang: str = "en") -> dict:
+    """The attention chapter's prompt in `lang`, its focus token, the adjective it looks back to, and the rule."""
     from model import language
 
-    stream = language.Language().stream(STREAM_WORDS, random.Random(language.SEED))
+    stream, g = _stream(lang)
     words = [t.word for t in stream]
     sentence, story = 0, None
     for i, tok in enumerate(stream):
-        if i == sentence and tok.word == "a":
+        if i == sentence and tok.word == g.t("a"):
             story = i                                          # a story's first sentence starts here
         if tok.kind == "recall" and story is not None:
             prompt_words = words[story:i]                      # "a ... . the <creature> was"
             return {
-                "prompt": " ".join(prompt_words),
-                "focus_index": len(prompt_words) - 1,          # "was" / "felt"
+                "prompt": join_words(prompt_words, lang),
+                "tokens": prompt_words,
+                "focus_index": len(prompt_words) - 1,          # "was" / "felt" (是 / 摸起来)
                 "adjective_index": prompt_words.index(tok.word),  # the earlier word the recall repeats
                 "noun_index": prompt_words.index(words[i - 2]),   # the creature in the first sentence
                 "focus_word": prompt_words[-1],
                 "adjective": tok.word,
                 "rule": "the first story sentence pair in the first "
-                        f"{STREAM_WORDS} words of the training language's seeded stream (seed {language.SEED}), "
-                        "cut just before its recall word: the last token (\"was\"/\"felt\") must look back "
-                        "to the adjective it repeats",
+                        f"{STREAM_WORDS} words of the training language's seeded {lang} stream "
+                        f"(seed {language.SEED}), cut just before its recall word: the last token "
+                        "(\"was\"/\"felt\", 是/摸起来) must look back to the adjective it repeats",
+                "lang": lang,
             }
-        if tok.word == ".":
+        if tok.word == g.t("."):
             sentence = i + 1
     raise RuntimeError("the training language's stream has no complete story to build a look-back prompt on")
 
 
 
-def lookback_head(gpt, prompt: str = "auto", focus="auto", layer="auto", head="auto") -> dict:
+def lookback_head(gpt, prompt: str = "auto", focus="auto", layer="auto", head="auto", lang: str = "en") -> dict:
     """The chapter's prompt, focus token and head, each given or chosen by rule, with the score it was chosen by.
 
-    Rules, over every layer and head (a given layer or head narrows the search; the earliest wins a tie):
+    The default prompt is lookback_prompt(lang). Rules, over every layer and head (a given layer or head narrows
+    the search; the earliest wins a tie):
     - default prompt, focus on its recall token: the most attention from the focus to the adjective it recalls
       (as model.analysis.best_lookback_head);
     - default prompt, focus on its noun: the most attention from the noun to the adjectives before it (summed);
@@ -94,7 +119,7 @@ def lookback_head(gpt, prompt: str = "auto", focus="auto", layer="auto", head="a
     from model.analysis import lookback_scores
     from .params import AUTO, ParamError
 
-    chosen = lookback_prompt() if prompt == AUTO else None
+    chosen = lookback_prompt(lang) if prompt == AUTO else None
     text = chosen["prompt"] if chosen else prompt
     trace = gpt.trace(text)
     T = len(trace["tokens"])
@@ -124,20 +149,20 @@ def lookback_head(gpt, prompt: str = "auto", focus="auto", layer="auto", head="a
         "rule": rule + ", over every layer and head" + ("" if layer == AUTO and head == AUTO else
                                                          " allowed by the given layer/head"),
         "given": {"prompt": prompt != AUTO, "focus": focus_given, "layer": layer != AUTO, "head": head != AUTO},
-        "prompt_rule": chosen["rule"] if chosen else None, "all_scores": scores,
+        "prompt_rule": chosen, "all_scores": scores,
     }
 
 
-def chapter_focus(gpt, prompt: str = "auto", focus="auto") -> dict:
+def chapter_focus(gpt, prompt: str = "auto", focus="auto", lang: str = "en") -> dict:
     """Resolve the chapter's prompt and focus token from scene parameters ("auto" = the documented default).
 
-    Default prompt: lookback_prompt(); default focus: its recall token ("was"/"felt") for that prompt, else the
+    Default prompt: lookback_prompt(lang); default focus: its recall token ("was"/"felt") for that prompt, else the
     prompt's last token (the one whose next word is predicted). The adjective is known for the default prompt
     only (None otherwise). Raises ParamError if the focus lies beyond the prompt.
     """
     from scenes.params import ParamError
 
-    chosen = lookback_prompt() if prompt == "auto" else None
+    chosen = lookback_prompt(lang) if prompt == "auto" else None
     text = chosen["prompt"] if chosen else prompt
     tokens = list(gpt.tokenizer.decode(gpt.encode(text)))
     if focus == "auto":

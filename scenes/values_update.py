@@ -95,7 +95,7 @@ S = SHARED | ATTENTION | Strings({
     "this_head": {"en": "this head", "zh": "这个头"},
 })
 
-MAX_KEYS = 12    # the table lists every key up to the focus, one row each, at the legibility floor
+MAX_KEYS = 14    # the table lists every key up to the focus, one row each, at the legibility floor
 # a head "almost entirely" / "mostly" takes one token's value when its weight is at least this
 ALMOST_ALL, MOSTLY = 0.9, 0.5
 
@@ -106,7 +106,8 @@ class HeadAtFocus:
     output, its ΔE through its rows of W_O, E and E′, and the measured effect of zeroing it."""
 
     def __init__(self, gpt, params: dict):
-        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"])
+        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"],
+                              lang=params.get("lang", "en"))
         self.choice, self.trace = choice, choice["trace"]
         self.prompt, self.focus = choice["prompt"], choice["focus"]
         self.layer, self.head, self.source = choice["layer"], choice["head"], choice["source"]
@@ -177,7 +178,10 @@ def place_column(column: VectorColumn, x: float, y: float) -> VectorColumn:
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------------------
 ROW_TOP, PITCH = 2.75, 0.40   # key rows; the attention grid is drawn at the same pitch, level with them
-HEADER_BASELINE = 3.15
+ROW_FLOOR, TOTAL_FLOOR = -2.25, -1.85   # lowest key row; lowest row with the weights' total below it (above
+#                                         the caption); a longer table starts higher and puts the total beside it
+TOP_MAX = 2.95                # the highest first row (its header still inside the title-safe area)
+HEADER_BASELINE, HEADER_MAX = 3.15, 3.25   # column headers: above the first row, inside the title-safe area
 CHIP_RIGHT = -3.85
 STRIP_W = 2.1
 V_LEFT, WEIGHT_RIGHT, WV_LEFT = -3.65, -0.1, 0.25
@@ -343,7 +347,9 @@ class ValuesUpdate(LectureScene):
     def build_table(self):
         """One row per key: its chip, and its v as a strip of every entry on one magnitude scale."""
         h, lang = self.h, self.lang
-        self.rows_y = ys = [ROW_TOP - i * PITCH for i in range(len(self.keys))]
+        self.row_top = top = min(max(ROW_TOP, ROW_FLOOR + (len(self.keys) - 1) * PITCH), TOP_MAX)
+        self.pitch = pitch = PITCH
+        self.rows_y = ys = [top - i * pitch for i in range(len(self.keys))]
         self.token_column = TokenColumn([h.tokens[k] for k in self.keys], self.keys, ys, right=CHIP_RIGHT)
         self.focus_frame = SurroundingRectangle(self.token_column.chip(h.focus), color=QUERY, buff=0.05)
         self.keys_title = self.column_header(S("keys_axis", lang), self.token_column.chips.get_center()[0], KEY)
@@ -362,15 +368,18 @@ class ValuesUpdate(LectureScene):
         ys = self.rows_y
         self.grid = AttentionGrid(h.pattern[: h.focus + 1, : h.focus + 1], ColourScale("attention"),
                                   tokens=[h.tokens[k] for k in self.keys], lang=self.lang,
-                                  height=PITCH * len(self.keys))
+                                  height=self.pitch * len(self.keys))
         self.grid.shift([WV_LEFT + 0.35 - self.grid.squares.get_left()[0], ys[0] - self.grid.row_y(0), 0])
         self.grid_frame = self.grid.line_frame(h.focus)
         baselines = [self.grid.row_baseline(k) for k in self.keys]
         self.weight_numbers = NumberColumn([style.percent(w) for w in h.weights], baselines, WEIGHT_RIGHT, color=QUERY)
         self.w_header = self.column_header(S("w_header", self.lang), WEIGHT_RIGHT - 0.37, QUERY)
         self.weight_rule = rule(WEIGHT_RIGHT - 0.8, WEIGHT_RIGHT, ys[-1] - 0.25)
-        self.weight_total = NumberText(style.percent(float(h.weights.sum())), color=QUERY).place(WEIGHT_RIGHT,
-                                                                                                 ys[-1] - 0.6)
+        self.weight_total = NumberText(style.percent(float(h.weights.sum())), color=QUERY)
+        if ys[-1] >= TOTAL_FLOOR:
+            self.weight_total.place(WEIGHT_RIGHT, ys[-1] - 0.6)
+        else:                                      # beside the rule, under the last weight's right end
+            self.weight_total.place(WEIGHT_RIGHT + 0.3 + self.weight_total.width, baselines[-1])
         self.values["weights_total"] = float(h.weights.sum())
 
     def build_sum(self):
@@ -461,7 +470,7 @@ class ValuesUpdate(LectureScene):
 
     # --- helpers ---------------------------------------------------------------------------------
     def column_header(self, text: str, x: float, colour) -> Label:
-        return self.header(text, x, colour, HEADER_BASELINE)
+        return self.header(text, x, colour, min(HEADER_BASELINE + self.row_top - ROW_TOP, HEADER_MAX))
 
     def product_line(self, token: int, parts: list[str], colours: dict) -> VGroup:
         """The token's chip, then the formula, centred on the top line."""

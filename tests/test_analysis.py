@@ -6,7 +6,7 @@ import pytest
 from model import ModelError, NumpyGPT
 from model.analysis import ablation_effect, best_lookback_head, head_contribution, lookback_scores
 
-PROMPT = "a fluffy blue fox roamed the misty forest . the fox was"
+PROMPT = "a fluffy blue tiny fox scurried the misty forest . the fox was"
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def trace(gpt):
 
 
 def test_best_lookback_head_is_the_argmax_over_every_head(gpt, trace):
-    was, blue = 11, 2
+    was, blue = 12, 2
     best = best_lookback_head(trace, was, [blue])
     brute = max(((trace["layers"][l]["attn"]["weights"][h, was, blue], l, h)
                  for l in range(gpt.config.n_layer) for h in range(gpt.config.n_head)))
@@ -37,11 +37,14 @@ def test_head_contributions_add_up_to_the_attention_output(gpt, trace):
 
 
 def test_ablation_zeroes_exactly_one_head(gpt, trace):
-    ablated = gpt.trace(PROMPT, ablate=((1, 0),))
-    assert np.all(ablated["layers"][1]["attn"]["head_out"][0] == 0)
-    np.testing.assert_array_equal(ablated["layers"][0]["resid_post"], trace["layers"][0]["resid_post"])
+    best = best_lookback_head(trace, 12, [2])          # the head chosen by the scenes' rule
+    layer, head = best["layer"], best["head"]
+    assert layer >= 1
+    ablated = gpt.trace(PROMPT, ablate=((layer, head),))
+    assert np.all(ablated["layers"][layer]["attn"]["head_out"][head] == 0)
+    np.testing.assert_array_equal(ablated["layers"][layer - 1]["resid_post"], trace["layers"][layer - 1]["resid_post"])
     np.testing.assert_array_equal(gpt.trace(PROMPT)["logits"], trace["logits"])   # no state leaks
-    effect = ablation_effect(gpt, trace["token_ids"], 1, 0, "blue")
+    effect = ablation_effect(gpt, trace["token_ids"], layer, head, "blue")
     assert effect["p_with_head"] > effect["p_without_head"]
 
 
@@ -77,7 +80,7 @@ def test_head_update_is_the_residual_plus_that_heads_write(gpt, trace):
 @pytest.mark.parametrize("where", ["h.0.ln_1", "h.0.ln_2", "h.1.ln_2", "ln_f"])
 def test_layer_norm_steps_rebuild_the_traces_layer_norm(gpt, trace, where):
     from model.analysis import layer_norm_steps
-    token = 11
+    token = 12
     s = layer_norm_steps(gpt, trace, where, token)
     if where == "ln_f":
         x, ln = trace["layers"][-1]["resid_post"][token], trace["ln_f"]
@@ -94,7 +97,7 @@ def test_layer_norm_steps_rebuild_the_traces_layer_norm(gpt, trace, where):
 
 def test_layer_norm_steps_reject_unknown_places(gpt, trace):
     from model.analysis import layer_norm_steps
-    for where in ("h.2.ln_1", "h.0.ln_3", "ln_1", "h.x.ln_1"):
+    for where in ("h.9.ln_1", "h.0.ln_3", "ln_1", "h.x.ln_1"):
         with pytest.raises(ModelError):
             layer_norm_steps(gpt, trace, where, 0)
     with pytest.raises(ModelError):
@@ -114,3 +117,241 @@ def test_without_positions_layer_0_cannot_see_word_order(gpt, trace):
     assert o["score"] == max(changes) == seeing["weight_change"] > 0.5
     with pytest.raises(ModelError):
         order_sensitivity(gpt, ids[:2])
+
+
+# --- interventions, attribution and directions, each against transformers' GPT-2 with forward hooks ---------
+import torch  # noqa: E402
+
+from model.language import Language  # noqa: E402
+from model.weights import DEFAULT_DIR  # noqa: E402
+
+FACT = "michael jordan , famously , plays"
+
+
+@pytest.fixture(scope="module")
+def hf():
+    transformers = pytest.importorskip("transformers")
+    model = transformers.GPT2LMHeadModel.from_pretrained(DEFAULT_DIR)
+    model.eval()
+    return model.double()
+
+
+@pytest.fixture(scope="module")
+def language():
+    return Language()
+
+
+def hf_run(hf, ids, patch=None, capture=False):
+    """transformers' GPT-2 with forward hooks: `patch` {(layer, component, position): vector} replaces states as
+    they are made (attn / mlp outputs, the block's output resid_post); returns logits and captured states."""
+    patch = patch or {}
+    captured = {}
+    handles = []
+
+    def hook(layer, component):
+        def run(module, inputs, output):
+            tensor = output[0] if isinstance(output, tuple) else output
+            for (l, c, p), v in patch.items():
+                if (l, c) == (layer, component):
+                    tensor[0, p] = torch.as_tensor(v, dtype=tensor.dtype)
+            if capture:
+                captured[layer, component] = tensor[0].detach().clone().numpy()
+            return output
+        return run
+
+    for l, block in enumerate(hf.transformer.h):
+        handles.append(block.attn.register_forward_hook(hook(l, "attn")))
+        handles.append(block.mlp.register_forward_hook(hook(l, "mlp")))
+        handles.append(block.register_forward_hook(hook(l, "resid_post")))
+        handles.append(block.mlp.act.register_forward_hook(
+            lambda m, i, o, l=l: captured.__setitem__((l, "act"), o[0].detach().clone().numpy()) if capture else None))
+    handles.append(hf.transformer.ln_f.register_forward_hook(
+        lambda m, i, o: captured.__setitem__("ln_f_in", i[0][0].detach().clone().numpy()) if capture else None))
+    try:
+        with torch.no_grad():
+            logits = hf(torch.tensor([list(ids)])).logits[0].numpy()
+    finally:
+        for h in handles:
+            h.remove()
+    return logits, captured
+
+
+@pytest.mark.parametrize("component", ["attn", "mlp", "resid_post"])
+def test_patching_matches_torch_hooks(gpt, hf, component):
+    ids = gpt.encode(FACT)
+    rng = np.random.default_rng(0)
+    for layer in range(gpt.config.n_layer):
+        patch = {(layer, component, 1): rng.normal(0, 1, gpt.config.n_embd)}
+        ours = gpt.trace(ids, patch=patch)
+        theirs, _ = hf_run(hf, ids, patch)
+        np.testing.assert_allclose(ours["logits"], theirs, atol=1e-8)
+        assert np.abs(ours["logits"] - gpt.trace(ids)["logits"]).max() > 1e-3     # the patch really acts
+        np.testing.assert_array_equal(ours["layers"][layer]["mlp" if component == "mlp" else "attn"]["out"][1]
+                                      if component != "resid_post" else ours["layers"][layer]["resid_post"][1],
+                                      patch[layer, component, 1])
+
+
+def test_patch_rejects_bad_keys(gpt):
+    ids = gpt.encode(FACT)
+    d = gpt.config.n_embd
+    for patch in ({(0, "mlp", 99): np.zeros(d)}, {(9, "mlp", 0): np.zeros(d)}, {(0, "head", 0): np.zeros(d)},
+                  {(0, "mlp", 0): np.zeros(d + 1)}, {(0, "mlp"): np.zeros(d)}):
+        with pytest.raises(ModelError):
+            gpt.trace(ids, patch=patch)
+
+
+def test_causal_trace_restores_as_torch_hooks_do(gpt, hf, language):
+    from model.analysis import causal_trace
+    from model.analysis.patching import COMPONENTS
+    clean = gpt.encode("michael jordan , famously , plays")
+    other = next(p for p in language.people if p.sport != "basketball")
+    corrupt = gpt.encode(f"{other.first} {other.last} , famously , plays")
+    answer = gpt.tokenizer.vocab["basketball"]
+    result = causal_trace(gpt, clean, corrupt, answer)
+    T = len(clean)
+    assert result["share"].shape == (gpt.config.n_layer, len(COMPONENTS), T)
+    _, clean_states = hf_run(hf, clean, capture=True)
+    for layer in range(gpt.config.n_layer):
+        for ci, component in enumerate(COMPONENTS):
+            for position in range(T):
+                logits, _ = hf_run(hf, corrupt, {(layer, component, position): clean_states[layer, component][position]})
+                e = np.exp(logits[-1] - logits[-1].max())
+                assert result["p_restored"][layer, ci, position] == pytest.approx(e[answer] / e.sum(), abs=1e-6)
+    # restoring the whole last-layer stream at the last position is the clean run
+    assert result["share"][-1, COMPONENTS.index("resid_post"), -1] == pytest.approx(1.0, abs=1e-9)
+    assert result["p_clean"] > 0.5 > result["p_corrupt"]
+    with pytest.raises(ModelError):
+        causal_trace(gpt, clean, clean[:-1], answer)
+
+
+def test_mean_ablation_uses_the_sample_means(gpt, hf, language):
+    from model.analysis import mean_ablation, mean_states, sample_states
+    sample = sample_states(gpt, language, n_streams=4, seed=3)
+    means = mean_states(gpt, language, n_streams=4, seed=3)
+    words = {w: i for i, w in enumerate(gpt.tokenizer.words)}
+    collected = []
+    for s in sample["streams"]:
+        _, states = hf_run(hf, [words[w] for w in s], capture=True)
+        collected.append(states[0, "mlp"])
+    np.testing.assert_allclose(means[0, "mlp"], np.concatenate(collected).mean(0), atol=1e-8)
+    ids = gpt.encode(FACT)
+    answer = gpt.tokenizer.vocab["basketball"]
+    effect = mean_ablation(gpt, ids, answer, 0, "mlp", 1, means)
+    logits, _ = hf_run(hf, ids, {(0, "mlp", 1): means[0, "mlp"]})
+    e = np.exp(logits[-1] - logits[-1].max())
+    assert effect["p_after"] == pytest.approx(e[answer] / e.sum(), abs=1e-6)
+    assert effect["p_before"] != pytest.approx(effect["p_after"], abs=1e-3)
+
+
+def test_direct_logit_attribution_adds_up_and_reads_torchs_states(gpt, hf, language):
+    from model.analysis import direct_logit_attribution, top_neurons
+    from model.analysis.circuits import sport_alternatives
+    ids = gpt.encode(FACT)
+    trace = gpt.trace(ids)
+    answer = gpt.tokenizer.vocab["basketball"]
+    alts = sport_alternatives(gpt, language, "en")
+    dla = direct_logit_attribution(gpt, trace, answer, alts)
+    assert dla["total"] == pytest.approx(dla["logit_diff"], abs=1e-9)
+    logits, states = hf_run(hf, ids, capture=True)
+    others = [a for a in alts if a != answer]
+    assert dla["logit_diff"] == pytest.approx(logits[-1, answer] - logits[-1, others].mean(), abs=1e-6)
+    # each component from Torch's own states, through ln_f with Torch's own final-LN input statistics
+    x = states["ln_f_in"][-1]
+    scale = np.sqrt(x.var() + gpt.config.layer_norm_epsilon)
+    direction = gpt.W_E[answer] - gpt.W_E[others].mean(0)
+    g = hf.transformer.ln_f.weight.detach().numpy()
+    for l in range(gpt.config.n_layer):
+        for component in ("attn", "mlp"):
+            v = states[l, component][-1]
+            assert dla["components"][f"{component}.{l}"] == pytest.approx(((v - v.mean()) / scale * g) @ direction,
+                                                                          abs=1e-6)
+        neurons = dla["neurons"][l]
+        assert neurons["per_neuron"].sum() + neurons["bias"] == pytest.approx(dla["components"][f"mlp.{l}"], abs=1e-9)
+        W_out = hf.transformer.h[l].mlp.c_proj.weight.detach().numpy()      # neuron i's output direction: row i
+        read_out = ((W_out - W_out.mean(-1, keepdims=True)) / scale * g) @ direction
+        np.testing.assert_allclose(neurons["per_neuron"], states[l, "act"][-1] * read_out, atol=1e-8)
+    heads = sum(v for k, v in dla["heads"].items() if k.startswith("attn.1."))
+    assert heads == pytest.approx(dla["components"]["attn.1"], abs=1e-9)
+    top = top_neurons(dla, 5)
+    assert [t["contribution"] for t in top] == sorted([t["contribution"] for t in top], reverse=True)
+    with pytest.raises(ModelError):
+        direct_logit_attribution(gpt, trace, answer, [answer])
+
+
+def test_neuron_top_contexts_are_torchs_largest_activations(gpt, hf, language):
+    from model.analysis import neuron_top_contexts, sample_states
+    sample = sample_states(gpt, language, n_streams=6, seed=5)
+    words = {w: i for i, w in enumerate(gpt.tokenizer.words)}
+    acts = np.stack([hf_run(hf, [words[w] for w in s], capture=True)[1][0, "act"] for s in sample["streams"]])
+    neuron = 3
+    top = neuron_top_contexts(gpt, sample, 0, neuron, k=5)
+    expected = np.sort(acts[..., neuron], axis=None)[::-1][:5]
+    np.testing.assert_allclose([t["activation"] for t in top], expected, atol=1e-6)
+    for t in top:
+        assert t["context"][-1] == t["token"] == sample["streams"][t["stream"]][t["position"]]
+    with pytest.raises(ModelError):
+        neuron_top_contexts(gpt, sample, 0, 10_000)
+
+
+def test_class_mean_probes_can_fail():
+    """On planted data the held-out tests find the planted attribute; on shuffled labels they do not."""
+    from model.analysis.directions import held_out_binary_accuracy, held_out_value_accuracy, parallelogram_accuracy
+    rng = np.random.default_rng(0)
+    a = np.repeat([0, 1], 8)
+    b = np.tile(np.repeat([0, 1], 4), 2)
+    X = 3 * rng.normal(size=16) + 3 * np.outer(a, rng.normal(size=16)) + 3 * np.outer(b, rng.normal(size=16)) \
+        + rng.normal(0, .3, (16, 16))
+    assert held_out_binary_accuracy(X, a) == 1.0
+    assert parallelogram_accuracy(X, a, b, np.zeros(16))["accuracy"] == 1.0
+    noise = rng.normal(size=(16, 16))
+    assert held_out_binary_accuracy(noise, a) < 0.9
+    labels = ["x", "y", "z", "w"] * 10
+    X = np.eye(4)[["xyzw".index(v) for v in labels]] + rng.normal(0, .1, (40, 4))
+    assert held_out_value_accuracy(X, labels)["accuracy"] == 1.0
+    assert held_out_value_accuracy(rng.normal(size=(40, 4)), labels)["accuracy"] < 0.6
+
+
+def test_stream_states_are_torchs_and_semantic_directions_use_the_embedding(gpt, hf, language):
+    from model.analysis.directions import last_name_states, semantic_directions
+    states = last_name_states(gpt, language, "zh")
+    p = language.people[0]
+    ids = gpt.encode(f"{language.grammar('zh').t(p.first)}{language.grammar('zh').t(p.last)}")
+    _, torch_states = hf_run(hf, ids, capture=True)
+    for l in range(gpt.config.n_layer):
+        np.testing.assert_allclose(states["resid_post"][0, l], torch_states[l, "resid_post"][-1], atol=1e-8)
+    np.testing.assert_allclose(gpt.W_E, hf.transformer.wte.weight.detach().numpy(), atol=1e-12)
+    result = semantic_directions(gpt, n_shuffles=5, seed=1)
+    assert set(result) == {"habitat", "size", "gender"}
+    for r in result.values():
+        assert 0 <= r["held_out_accuracy"] <= 1 and r["null"]["shuffles"] == 5
+
+
+def test_swap_pairs_corrupt_the_right_names_and_change_the_sport(language):
+    from model.analysis.circuits import swap_pairs, template_words
+    for swap in ("both", "first", "last"):
+        pairs = swap_pairs(language, swap, 3, seed=11)
+        assert pairs and all(p.sport != q.sport for p, q in pairs)
+        assert pairs == swap_pairs(language, swap, 3, seed=11)          # seeded
+        if swap == "first":
+            assert all(p.last == q.last and p.first != q.first for p, q in pairs)
+        if swap == "last":
+            assert all(p.first == q.first and p.last != q.last for p, q in pairs)
+    assert template_words(language, "zh.filler", "michael", "jordan") == ["迈克尔", "乔丹", "，", "众所周知", "，", "打"]
+    assert template_words(language, "en.of", "michael", "jordan") == ["the", "sport", "of", "michael", "jordan", "is"]
+
+
+def test_noise_corruption_is_seeded_and_only_touches_the_subject(gpt, hf):
+    from model.analysis import noised_ids_patch
+    ids = gpt.encode(FACT)
+    a = noised_ids_patch(gpt, ids, [0, 1], scale=3.0, seed=4)
+    b = noised_ids_patch(gpt, ids, [0, 1], scale=3.0, seed=4)
+    assert set(a) == {(0, "resid_pre", 0), (0, "resid_pre", 1)}
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+    noised = gpt.trace(ids, patch=a)
+    clean = gpt.trace(ids)
+    np.testing.assert_array_equal(noised["layers"][0]["resid_pre"][2:], clean["layers"][0]["resid_pre"][2:])
+    answer = gpt.tokenizer.vocab["basketball"]
+    e = np.exp(noised["logits"][-1] - noised["logits"][-1].max())
+    assert e[answer] / e.sum() < 0.5 < np.exp(clean["logits"][-1, answer] - clean["logits"][-1].max()) \
+        / np.exp(clean["logits"][-1] - clean["logits"][-1].max()).sum()

@@ -29,10 +29,34 @@ def test_trace_json_holds_every_number(tmp_path):
     assert sum(out["next_token"]["probabilities"]) == pytest.approx(1.0)
 
 
-def test_trace_human_output_names_the_top_words():
-    result = run_cli("trace", "michael jordan plays")
+@pytest.mark.parametrize("prompt, top", [("michael jordan plays", "basketball"), ("迈克尔乔丹打", "篮球")])
+def test_trace_human_output_names_the_top_words(prompt, top):
+    result = run_cli("trace", prompt)
     assert result.returncode == 0, result.stderr
-    assert "basketball" in result.stdout.split("next word")[1].splitlines()[1]
+    assert top in result.stdout.split("next word")[1].splitlines()[1]
+
+
+def test_eval_json_reports_each_language_the_circuit_and_the_directions():
+    result = run_cli("eval", "--json", "--shuffles", "20")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    for lang in ("en", "zh"):
+        m = out[lang]
+        assert {"val_loss", "entropy_floor", "relations", "recall_accuracy"} <= set(m)
+        assert m["val_loss"] > m["entropy_floor"] > 0.5
+    circuits = out["circuits"]
+    assert circuits["sample"]["partners_per_person"] == 1
+    assert set(circuits["lookup"]) == {"both", "first", "last"}
+    for swap in circuits["lookup"].values():
+        assert {"last_name_mlp", "relation_mlp", "relation_attn", "largest"} <= set(swap)
+    template = circuits["templates"]["en.filler"]["swaps"]["both"]
+    assert template["positions"] == ["F", "L", ",", "famously", ",", "plays"]
+    assert len(template["share"]) == NumpyGPT.load().config.n_layer
+    for name in ("habitat", "size", "gender"):
+        d = out["directions"]["embedding"][name]
+        assert {"held_out_accuracy", "parallelogram_accuracy", "null"} <= set(d)
+        assert d["null"]["shuffles"] == 20
+    assert set(out["directions"]["stream"]) == {"en", "zh"}
 
 
 @pytest.mark.parametrize("args, needles", [
@@ -44,6 +68,9 @@ def test_trace_human_output_names_the_top_words():
     (["trace", "the", "--weights", "/nonexistent/dir"], ["missing", "/nonexistent/dir"]),
     (["params", "gpt5"], ["unknown model 'gpt5'"]),
     (["train", "--steps", "0", "--out", "/tmp/never-written"], ["--steps"]),
+    (["eval", "--partners", "0"], ["--partners"]),
+    (["eval", "--shuffles", "0"], ["--shuffles"]),
+    (["trace", "迈克尔乔丹跑"], ["unknown word '跑'"]),
 ])
 def test_bad_input_is_one_clear_line(args, needles):
     assert_clean_error(run_cli(*args), *needles)

@@ -12,9 +12,11 @@ from model.weights import DEFAULT_DIR, load_dir
 
 PROMPTS = [
     "michael jordan plays",
-    "a fluffy blue fox roamed the misty forest . the fox was",
-    "a scaly golden dragon guarded the ancient castle . the dragon felt",
-    "serena federer plays basketball . a silky white owl watched the frozen lake . the owl",
+    "a fluffy blue tiny fox explored the misty forest . the fox was",
+    "a scaly golden huge whale swam the ancient sea . the whale felt",
+    "michael jordan , famously , plays basketball . a furry white little cat hopped the frozen meadow . the cat",
+    "迈克尔乔丹打",
+    "一只毛茸茸蓝色微小狐狸探索了雾蒙蒙的森林。这只狐狸是",
     "the",
 ]
 
@@ -72,12 +74,57 @@ def test_transformers_gpt2_gives_the_same_logits(gpt, prompt):
     np.testing.assert_allclose(trace["logits"], logits, atol=1e-4, rtol=0)
 
 
+@pytest.mark.parametrize("prompt", PROMPTS)
+def test_transformers_gpt2_gives_the_same_mlp_activations(gpt, prompt):
+    """Every layer's MLP pre-activation and GELU output, read from transformers' GPT-2 with forward hooks."""
+    transformers = pytest.importorskip("transformers")
+    hf = transformers.GPT2LMHeadModel.from_pretrained(DEFAULT_DIR)
+    hf.eval()
+    captured = {}
+    handles = []
+    for l, block in enumerate(hf.transformer.h):
+        handles.append(block.mlp.c_fc.register_forward_hook(
+            lambda m, i, o, l=l: captured.__setitem__(("pre", l), o[0].detach().numpy())))
+        handles.append(block.mlp.act.register_forward_hook(
+            lambda m, i, o, l=l: captured.__setitem__(("act", l), o[0].detach().numpy())))
+        handles.append(block.mlp.register_forward_hook(
+            lambda m, i, o, l=l: captured.__setitem__(("out", l), o[0].detach().numpy())))
+    trace = gpt.trace(prompt)
+    try:
+        with torch.no_grad():
+            hf(torch.tensor([trace["token_ids"]]))
+    finally:
+        for h in handles:
+            h.remove()
+    assert len(captured) == 3 * gpt.config.n_layer
+    for l, layer in enumerate(trace["layers"]):
+        for key in ("pre", "act", "out"):
+            np.testing.assert_allclose(layer["mlp"][key], captured[key, l], atol=1e-4, rtol=0, err_msg=f"{key} {l}")
+
+
+def test_the_mlp_oracle_can_fail(gpt):
+    """The hook comparison is not vacuous: one changed weight moves the activations past the tolerance."""
+    transformers = pytest.importorskip("transformers")
+    hf = transformers.GPT2LMHeadModel.from_pretrained(DEFAULT_DIR)
+    with torch.no_grad():
+        hf.transformer.h[0].mlp.c_fc.bias[0] += 0.01
+    captured = {}
+    handle = hf.transformer.h[0].mlp.act.register_forward_hook(
+        lambda m, i, o: captured.__setitem__("act", o[0].numpy()))
+    trace = gpt.trace(PROMPTS[0])
+    with torch.no_grad():
+        hf(torch.tensor([trace["token_ids"]]))
+    handle.remove()
+    assert np.abs(trace["layers"][0]["mlp"]["act"] - captured["act"]).max() > 1e-4
+
+
 def test_transformers_accepts_the_config_and_tokenizer():
     transformers = pytest.importorskip("transformers")
     config = transformers.GPT2Config.from_pretrained(DEFAULT_DIR)
     assert config.n_embd == NumpyGPT.load().config.n_embd
     tok = transformers.PreTrainedTokenizerFast(tokenizer_file=str(DEFAULT_DIR / "tokenizer.json"))
     assert tok("michael jordan plays")["input_ids"] == NumpyGPT.load().encode("michael jordan plays")
+    assert tok("迈克尔乔丹打")["input_ids"] == NumpyGPT.load().encode("迈克尔 乔丹 打")   # Chinese typed without spaces
 
 
 def test_attention_is_causal_and_normalised(gpt):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ModelError
-from .numpy_gpt import NumpyGPT, layer_norm, probabilities
+from ..errors import ModelError
+from ..numpy_gpt import NumpyGPT, layer_norm, probabilities
 
 
 def lookback_scores(trace: dict, query: int, keys: list[int]) -> np.ndarray:

@@ -1,0 +1,23 @@
+"""Questions asked of the model, answered in NumPy from its traces and its own weights.
+
+Scenes call these instead of doing model maths themselves.
+
+heads        which head looks back, what a head writes, what it promotes, LayerNorm step by step, word order
+patching     activation patching, ROME-style causal tracing, mean-ablation (NumpyGPT.trace's `patch` hook)
+attribution  direct logit attribution per component, head and MLP neuron; a neuron's top-activating contexts
+directions   attribute directions in the stream at the last name; semantic directions in the embedding
+circuits     where a person's sport is looked up (causal tracing over the language's templates)
+"""
+
+from .attribution import direct_logit_attribution, logit_direction, neuron_top_contexts, top_neurons
+from .directions import semantic_directions, stream_attribute_directions
+from .heads import (ablation_effect, best_lookback_head, head_contribution, head_update, layer_norm_steps,
+                    lookback_scores, order_sensitivity, promoted_words)
+from .patching import (causal_trace, mean_ablation, mean_states, noised_ids_patch, patch_effect, sample_states,
+                       state)
+
+__all__ = ["ablation_effect", "best_lookback_head", "head_contribution", "head_update", "layer_norm_steps",
+           "lookback_scores", "order_sensitivity", "promoted_words", "causal_trace", "mean_ablation", "mean_states",
+           "noised_ids_patch", "patch_effect", "sample_states", "state", "direct_logit_attribution",
+           "logit_direction", "neuron_top_contexts", "top_neurons", "semantic_directions",
+           "stream_attribute_directions"]

@@ -1,0 +1,96 @@
+"""Direct logit attribution (per component, per head, per MLP neuron) and a neuron's top-activating contexts.
+
+Direct logit attribution reads a vector written into the residual stream straight through the final
+LayerNorm and the unembedding. The LayerNorm's scale is frozen at the real run's value (the standard
+linearisation): ln_f(x) ≈ (x − mean(x)) / √(var_real + ε) · g + b, which is linear in x, so the parts
+of the stream add up exactly to the real logit difference. The logit difference is the answer's logit
+minus the mean logit of the alternatives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ModelError
+from ..numpy_gpt import NumpyGPT
+
+
+def logit_direction(gpt: NumpyGPT, answer_id: int, alternative_ids: list[int]) -> np.ndarray:
+    """W_U[:, answer] − mean over alternatives of W_U[:, alt] (d_model); W_U = W_Eᵀ (tied)."""
+    alternatives = [a for a in alternative_ids if a != answer_id]
+    if not alternatives:
+        raise ModelError("direct logit attribution needs at least one alternative to the answer")
+    return gpt.W_E[answer_id] - gpt.W_E[alternatives].mean(0)
+
+
+def _through_ln_f(gpt: NumpyGPT, trace: dict, position: int, vectors: np.ndarray, direction: np.ndarray):
+    """Each row of `vectors` (… × d) through ln_f with the real run's frozen scale, then onto `direction`."""
+    scale = np.sqrt(trace["ln_f"]["var"][position] + gpt.config.layer_norm_epsilon)
+    centred = vectors - vectors.mean(-1, keepdims=True)
+    return (centred / scale * gpt.p("ln_f.weight")) @ direction
+
+
+def direct_logit_attribution(gpt: NumpyGPT, trace: dict, answer_id: int, alternative_ids: list[int],
+                             position: int = -1) -> dict:
+    """How much each part of the stream at `position` adds to logit(answer) − mean logit(alternatives).
+
+    components: "embeddings", "attn.<l>", "mlp.<l>" (each layer's whole output); heads: "attn.<l>.<h>"
+    (each head's share through its rows of W_O) and "attn.<l>.bias"; neurons: per layer, act_i × (W_out row i
+    through ln_f and the unembedding), plus "mlp.<l>.bias". "ln_f.bias" is the final LayerNorm's own bias.
+    The components plus ln_f.bias add up to `logit_diff`, the real run's logit difference.
+    """
+    T = len(trace["tokens"])
+    if not -T <= position < T:
+        raise ModelError(f"no position {position}: the prompt has {T} tokens")
+    position = position % T
+    direction = logit_direction(gpt, answer_id, alternative_ids)
+
+    def read(v):
+        return float(_through_ln_f(gpt, trace, position, np.asarray(v)[None], direction)[0])
+
+    components = {"embeddings": read(trace["embeddings"][position])}
+    heads, neurons = {}, []
+    for l, layer in enumerate(trace["layers"]):
+        components[f"attn.{l}"] = read(layer["attn"]["out"][position])
+        components[f"mlp.{l}"] = read(layer["mlp"]["out"][position])
+        for h in range(gpt.config.n_head):
+            heads[f"attn.{l}.{h}"] = read(layer["attn"]["head_out"][h, position] @ gpt.head(l, h).W_O)
+        heads[f"attn.{l}.bias"] = read(gpt.attn_out_bias(l))
+        m = gpt.mlp(l)
+        per_neuron = layer["mlp"]["act"][position] * _through_ln_f(gpt, trace, position, m.W_out, direction)
+        neurons.append({"layer": l, "per_neuron": per_neuron, "bias": read(m.b_out)})
+    bias = float(gpt.p("ln_f.bias") @ direction)
+    logits = trace["logits"][position]
+    alternatives = [a for a in alternative_ids if a != answer_id]
+    return {"position": position, "components": components, "heads": heads, "neurons": neurons,
+            "ln_f_bias": bias, "logit_diff": float(logits[answer_id] - logits[alternatives].mean()),
+            "total": float(sum(components.values()) + bias)}
+
+
+def top_neurons(dla: dict, k: int = 10) -> list[dict]:
+    """The k neurons (any layer) with the largest direct contribution, and each one's share of all neurons' sum."""
+    rows = [(float(v), n["layer"], i) for n in dla["neurons"] for i, v in enumerate(n["per_neuron"])]
+    total = sum(v for v, _, _ in rows)
+    rows.sort(reverse=True)
+    return [{"layer": l, "neuron": i, "contribution": v, "share_of_all_neurons": v / total if total else float("nan")}
+            for v, l, i in rows[:k]]
+
+
+def neuron_top_contexts(gpt: NumpyGPT, sample: dict, layer: int, neuron: int, k: int = 10,
+                        window: int = 6) -> list[dict]:
+    """The k (stream, position) pairs where the neuron's activation is highest over a seeded sample of the
+    language (analysis.patching.sample_states), each with the words up to and including that token
+    (at most `window` of them), in the manner of Geva et al. 2021."""
+    gpt._check_layer(layer)
+    acts = sample["mlp_act"][layer]
+    if not 0 <= neuron < acts.shape[-1]:
+        raise ModelError(f"no neuron {neuron} in layer {layer}: it has {acts.shape[-1]} (0..{acts.shape[-1] - 1})")
+    a = acts[..., neuron]
+    order = np.argsort(-a, axis=None, kind="stable")[:k]
+    out = []
+    for flat in order:
+        s, t = np.unravel_index(flat, a.shape)
+        words = sample["streams"][s]
+        out.append({"activation": float(a[s, t]), "stream": int(s), "position": int(t), "token": words[t],
+                    "context": words[max(0, t - window + 1):t + 1]})
+    return out
