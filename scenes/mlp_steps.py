@@ -78,6 +78,7 @@ S = SHARED | Strings({
     "all_tokens": {"en": "Every token goes through the same W_in and W_out at once:\n"
                          "one matrix product, {t} \u00d7 {d} by {d} \u00d7 {n}.",
                    "zh": "每个词元同时经过同一个 W_in 和 W_out：\n一次矩阵乘法，{t} \u00d7 {d} 乘 {d} \u00d7 {n}。"},
+    "active_short": {"en": "> {t}", "zh": "> {t}"},
     "all_header": {"en": "all {n} neurons per token: grey inactive, green active",
                    "zh": "每个词元的全部 {n} 个神经元：灰色未激活，绿色激活"},
     "summary": {"en": "The MLP asks many questions of each token on its own,\n"
@@ -209,7 +210,7 @@ FORMULA_Y = 3.2
 PRODUCT_TOP = 2.4
 SHAPES_Y = -2.15
 COLUMN_TOP = 2.55
-ROW_TOP, PITCH = 2.3, 0.55
+ROW_TOP, ROWS_MID, PITCH = 2.0, 0.9, 0.55
 DOWN_TOP, DOWN_XS, REST_X, EQUALS_X, OUT_X = 2.15, (-5.3, -3.2, -1.1), 1.15, 3.1, 4.4
 
 
@@ -320,9 +321,9 @@ class MlpSteps(LectureScene):
         self.read_header = Label(self.s("readout_header", neuron=m.top[0]), font_size=style.LABEL, color=LOGIT)
         self.read_header.move_to([0, 2.6, 0])
         self.read_words = LabelColumn(words, ys, -2.2)
-        unit = 4.0 / max(max(abs(a) for a in amounts), 1e-9)
+        unit = 3.6 / max(max(abs(a) for a in amounts), 1e-9)
         self.read_bars = BarColumn(amounts, ys, -1.9, unit, LOGIT)
-        self.read_numbers = NumberColumn([style.signed(a, 2) for a in amounts], ys, 3.2, color=LOGIT)
+        self.read_numbers = NumberColumn([style.signed(a, 2) for a in amounts], ys, 3.0, color=LOGIT)
 
     def build_residual(self):
         m, lang = self.m, self.lang
@@ -342,8 +343,9 @@ class MlpSteps(LectureScene):
     def build_all(self):
         m = self.m
         T = len(m.tokens)
-        pitch = min(PITCH, 4.2 / max(T, 1))
-        ys = [ROW_TOP - r * pitch for r in range(T)]
+        pitch = min(PITCH, 4.0 / max(T, 1))
+        top = min(ROW_TOP, ROWS_MID + (T - 1) * pitch / 2)     # a short prompt sits mid-stage
+        ys = [top - r * pitch for r in range(T)]
         self.all_tokens = TokenColumn(m.tokens, list(range(T)), ys, right=-3.9)
         limit = float(np.ceil(m.all_act.max() * 10) / 10)
         self.values["neuron_colour_limit"] = limit
@@ -352,7 +354,9 @@ class MlpSteps(LectureScene):
         self.all_counts = VGroup(*[NumberText(str(n), style.SMALL, NEURON_ACTIVE).place(6.2, y - 0.1)
                                    for n, y in zip(m.all_active, ys)])
         self.all_header = Label(self.s("all_header", n=m.n), font_size=style.SMALL, color=MUTED)
-        self.all_header.move_to([0.3, ROW_TOP + 0.55, 0])
+        self.all_header.move_to([0.3, top + 0.6, 0])
+        self.count_header = self.header(self.s("active_short", t=f"{m.threshold:g}"), 6.0, NEURON_ACTIVE,
+                                        top + 0.45)
         self.all_formula = self.tex("A", "=", r"\mathrm{GELU}(X W_{in} + b_{in})",
                                     colours={"A": NEURON_ACTIVE})
         self.all_formula.move_to([0.3, FORMULA_Y, 0])
@@ -436,7 +440,7 @@ class MlpSteps(LectureScene):
         self.say("all_tokens", t=len(m.tokens), d=m.d, n=m.n)
         self.clear_stage()
         self.play(FadeIn(self.all_formula), FadeIn(self.all_tokens), FadeIn(self.all_header), run_time=STEP)
-        self.play(*[FadeIn(s, shift=RIGHT * 0.2) for s in self.all_strips], FadeIn(self.all_counts),
+        self.play(*[FadeIn(s, shift=RIGHT * 0.2) for s in self.all_strips], FadeIn(self.all_counts), FadeIn(self.count_header),
                   run_time=STEP)
         self.play(Create(self.focus_frame), run_time=0.8)
         self.wait(PAUSE)
