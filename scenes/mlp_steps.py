@@ -57,7 +57,7 @@ S = SHARED | Strings({
                    "all {n} writes plus a bias add up to one vector of {d}.",
              "zh": "每个神经元写出 W_out 中它的那一行，乘以它的激活；\n全部 {n} 份加上偏置，合成一个 {d} 维向量。"},
     "neuron_n": {"en": "neuron {i}", "zh": "神经元 {i}"},
-    "times_row": {"en": "{a} \u00d7 its row", "zh": "{a} \u00d7 它的行"},
+    "times_row": {"en": "\u00d7 {a}", "zh": "\u00d7 {a}"},
     "rest": {"en": "+ {n} more", "zh": "+ 另外 {n} 个"},
     "mlp_out": {"en": "MLP output", "zh": "MLP 输出"},
     "readout_agrees": {"en": "Read through the unembedding, neuron {neuron}'s row\n"
@@ -80,7 +80,7 @@ S = SHARED | Strings({
                    "zh": "每个词元同时经过同一个 W_in 和 W_out：\n一次矩阵乘法，{t} \u00d7 {d} 乘 {d} \u00d7 {n}。"},
     "active_short": {"en": "> {t}", "zh": "> {t}"},
     "all_header": {"en": "all {n} neurons per token: grey inactive, green active",
-                   "zh": "每个词元的全部 {n} 个神经元：灰色未激活，绿色激活"},
+                   "zh": "每个词元的 {n} 个神经元：灰色未激活，绿色激活"},
     "summary": {"en": "The MLP asks many questions of each token on its own,\n"
                       "and adds the answers' directions back into its vector.",
                 "zh": "MLP 对每个词元单独提出许多问题，\n再把答案对应的方向加回它的向量。"},
@@ -211,7 +211,7 @@ PRODUCT_TOP = 2.4
 SHAPES_Y = -2.15
 COLUMN_TOP = 2.55
 ROW_TOP, ROWS_MID, PITCH = 2.0, 0.9, 0.55
-DOWN_TOP, DOWN_XS, REST_X, EQUALS_X, OUT_X = 2.15, (-5.3, -3.2, -1.1), 1.15, 3.1, 4.4
+DOWN_TOP, DOWN_XS, REST_X, EQUALS_X, OUT_X = 2.15, (-5.4, -3.05, -0.7), 1.35, 3.15, 4.45
 
 
 class MlpSteps(LectureScene):
@@ -286,7 +286,7 @@ class MlpSteps(LectureScene):
         self.gelu.move_to([-1.2, 0.55, 0])
         self.values["active_label"] = self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n)
         self.active_label = Label(self.values["active_label"], font_size=style.LABEL, color=NEURON_ACTIVE)
-        self.active_label.move_to([-3.9, 2.7, 0])
+        self.active_label.move_to([-4.5, 2.0, 0])
         self.gelu_name = Label(self.s("gelu_axis"), font_size=style.LABEL, color=style.GELU_CURVE)
         self.gelu_name.next_to(self.gelu.curve, UP, buff=0.1).align_to(self.gelu.curve, RIGHT)
 
@@ -295,6 +295,8 @@ class MlpSteps(LectureScene):
         xs = DOWN_XS
         self.write_columns = VGroup(*[place_column(VectorColumn(st["writes"][i], lang=lang, shown=6, pitch=0.42),
                                                    x, DOWN_TOP) for i, x in zip(m.top, xs)])
+        for col in self.write_columns:     # side by side, their sizes would collide: MLP(x)'s says it
+            col.remove(col.size_label)
         self.write_headers = VGroup(*[
             VGroup(self.header(self.s("neuron_n", i=i), x, NEURON_ACTIVE, DOWN_TOP + 0.75),
                    self.header(self.s("times_row", a=f"{st['act'][i]:.2f}"), x, NEURON_ACTIVE, DOWN_TOP + 0.3))
@@ -311,7 +313,7 @@ class MlpSteps(LectureScene):
         self.equals = Label("=", font_size=style.HEADER).move_to([EQUALS_X, mid_y, 0])
         self.out_header = self.header(self.s("mlp_out"), OUT_X, NEURON_ACTIVE, DOWN_TOP + 0.3)
         self.down_formula = self.tex(r"\mathrm{MLP}(x)", "=", r"\sum_i a_i\, W_{out}[i]", "+", "b_{out}",
-                                     colours={r"\mathrm{MLP}(x)": NEURON_ACTIVE}).move_to([0, -1.75, 0])
+                                     colours={r"\mathrm{MLP}(x)": NEURON_ACTIVE}).move_to([-0.9, -1.85, 0])
 
     def build_readout(self):
         m = self.m
