@@ -242,10 +242,10 @@ class MlpSteps(LectureScene):
         n = lambda k: S("n_numbers", lang, n=k)  # noqa: E731
         self.up_product = MatrixVectorProduct(
             m.W_in_cols, st["x"], st["pre"][m.top], lang=lang, name="rows of W_in\u1d40", bias=st["b_in"][m.top],
-            rows=K_NEURONS, cols=6, colour=NEURON_ACTIVE, vector_label=f"x: {n(m.d)}", bias_label="b_in",
+            rows=K_NEURONS, cols=5, colour=NEURON_ACTIVE, vector_label=f"x: {n(m.d)}", bias_label="b_in",
             output_label=f"{K_NEURONS} / {m.n}")
         body = self.up_product.bodies()
-        self.up_product.shift([-0.6 - body.get_center()[0], PRODUCT_TOP - body.get_top()[1], 0])
+        self.up_product.shift([-0.45 - body.get_center()[0], PRODUCT_TOP - body.get_top()[1], 0])
         self.up_formula = self.tex("z_i", "=", "x", r"\cdot", r"W_{in}[:, i]", "+", "b_i",
                                    colours={"z_i": NEURON_ACTIVE}).move_to([0, FORMULA_Y, 0])
         out = self.up_product.output
