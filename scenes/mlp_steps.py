@@ -107,6 +107,11 @@ def distinct_contexts(ranked: list[dict], k: int) -> list[dict]:
     return out[:k]
 
 
+def prompt_language(tokens: list[str]) -> str:
+    """The language a prompt is written in: the one whose vocabulary holds its first word (they share none)."""
+    return "en" if tokens and tokens[0] in model_language.vocabulary_of("en") else "zh"
+
+
 def language_word_ids(gpt, lang: str) -> list[int]:
     """The ids of the words of one language of the training language (the two share no word)."""
     words = set(model_language.vocabulary_of(lang))
@@ -149,12 +154,13 @@ class MlpAtFocus:
         self.top = [int(i) for i in np.argsort(-st["act"], kind="stable")[:K_NEURONS]]
         self.n_active = int(st["active"].sum())
         self.W_in_cols = gpt.mlp(self.layer).W_in[:, self.top].T      # (k, d): the top neurons' questions
-        self.words_of_lang = language_word_ids(gpt, lang)
+        self.prompt_lang = prompt_language(self.tokens)
+        self.words_of_lang = language_word_ids(gpt, self.prompt_lang)
         self.readout = neuron_readout(gpt, tr, self.layer, self.top[0], self.focus, k=N_WORDS,
                                       word_ids=self.words_of_lang)
         p = np.asarray(tr["logits"][self.focus], np.float64)
         self.next_top = [gpt.tokenizer.words[int(i)] for i in np.argsort(-p, kind="stable")[:N_WORDS]]
-        sample = sample if sample is not None else _sample(gpt, lang)
+        sample = sample if sample is not None else _sample(gpt, self.prompt_lang)
         ranked = neuron_top_contexts(gpt, sample, self.layer, self.top[0], k=CONTEXT_POOL)
         self.contexts = distinct_contexts(ranked, N_CONTEXTS)
         self.sample_size = len(sample["streams"])
@@ -189,7 +195,7 @@ class MlpAtFocus:
                          "bias": float(st["b_in"][i]), "pre": float(st["pre"][i]), "act": float(st["act"][i]),
                          "write": st["writes"][i]} for r, i in enumerate(self.top)],
             "neuron_choice": "the largest activations at the focus token",
-            "contexts": {"neuron": self.top[0], "sample": {**MEAN_SAMPLE, "lang": self.lang},
+            "contexts": {"neuron": self.top[0], "sample": {**MEAN_SAMPLE, "lang": self.prompt_lang},
                          "top": self.contexts},
             "gelu_curve": {"x": self.curve_x, "y": self.curve_y},
             "writes_sum_plus_bias": st["out"], "b_out": st["b_out"], "mlp_out": self.mlp_out,
@@ -286,7 +292,7 @@ class MlpSteps(LectureScene):
         self.gelu.move_to([-1.2, 0.55, 0])
         self.values["active_label"] = self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n)
         self.active_label = Label(self.values["active_label"], font_size=style.LABEL, color=NEURON_ACTIVE)
-        self.active_label.move_to([-4.5, 2.0, 0])
+        self.active_label.move_to([-4.15, 2.0, 0])
         self.gelu_name = Label(self.s("gelu_axis"), font_size=style.LABEL, color=style.GELU_CURVE)
         self.gelu_name.next_to(self.gelu.curve, UP, buff=0.1).align_to(self.gelu.curve, RIGHT)
 

@@ -101,7 +101,8 @@ def test_every_number_is_the_models(gpt, params):
     assert [t["id"] for t in m.readout["top"]] == best
     for t in m.readout["top"]:
         assert t["logit_per_unit"] == pytest.approx(per_word[t["id"]], abs=1e-9)
-    assert all(gpt.tokenizer.words[i] in language.vocabulary_of(m.lang) for i in ids)
+    assert all(gpt.tokenizer.words[i] in language.vocabulary_of(m.prompt_lang) for i in ids)
+    assert m.prompt_lang == ("zh" if params.get("lang") == "zh" else "en")   # the prompt's own language
 
 
 def test_contexts_are_the_neurons_highest_and_distinct(gpt):
