@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from .params import AUTO, Choice, Int, Param, ParamError, SceneSpec, Temperatures, Text, bounded_by, check_prompt
 
-LANG = Param("lang", Choice("en", "zh"), "en", "language of all on-screen text (same layout in both)")
+LANG = Param("lang", Choice("en", "zh"), "en", "language of all on-screen text and of the default prompt (for the same "
+             "prompt, the same layout in both)")
 
 
 def sweep_stops(temperatures) -> list[float]:
@@ -38,7 +39,8 @@ SOFTMAX_TEMPERATURE = SceneSpec(
     summary="From the model's logits to probabilities: softmax step by step, then temperature.",
     params=(
         Param("prompt", Text(), AUTO,
-              "the text the model continues (default: the language's most uncertain skewed choice, see docs)",
+              "the text the model continues (default: the most uncertain skewed choice in the scene's language, "
+              "see docs)",
               check_prompt),
         Param("temperatures", Temperatures(0.05, 100, 8), (1.0, 2.0, 5.0, 0.5, 0.1, 0.0),
               "the temperature sweep, in order; 0 is exactly argmax", None),
@@ -89,10 +91,10 @@ def _check_layer(value, model):
         raise ParamError(f"the model has {model.config.n_layer} layers (0..{model.config.n_layer - 1}), got {value}")
 
 
-LOOKBACK_PROMPT = Param("prompt", Text(), AUTO, "the prompt (default: the language's first story pair, cut before "
-                        "its recall word; see scenes/prompts.py lookback_prompt)", check_prompt)
+LOOKBACK_PROMPT = Param("prompt", Text(), AUTO, "the prompt (default: the first story pair in the scene's language, "
+                        "cut before its recall word; see scenes/prompts.py lookback_prompt)", check_prompt)
 FOCUS = Param("focus", IndexOrAuto(0, 1023), AUTO, "position of the token in focus (default: the default prompt's "
-              "recall token \"was\", else the last token)", _check_focus)
+              "recall token \"was\" (是), else the last token)", _check_focus)
 
 TOKEN_EMBEDDING = SceneSpec(
     name="token_embedding",

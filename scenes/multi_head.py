@@ -37,6 +37,9 @@ S = SHARED | ATTENTION | Strings({
               "zh": "每个头都有自己的 W_q、W_k 和 W_v，\n所以每个头学到自己的注意力模式。"},
     "focus": {"en": "At \"{focus}\" (its column in each grid), each head\nputs its largest weight on its own token.",
               "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n每个头把最大的权重放在各自的词元上。"},
+    "focus_shared": {"en": "At \"{focus}\" (its column in each grid), the {n} heads put\n"
+                           "their largest weights on {k} different tokens.",
+                     "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重落在 {k} 个不同的词元上。"},
     "focus_same": {"en": "At \"{focus}\" (its column in each grid), the heads\nspread their weights differently.",
                    "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n各个头分配权重的方式各不相同。"},
     "concat": {"en": "Each head outputs {dh} numbers for \"{focus}\". Side by side,\n"
@@ -149,10 +152,12 @@ class MultiHead(LectureScene):
 
     def beat_focus(self):
         m = self.m
-        key = self.caption_rule("focus", "focus_same" if len(set(m.top_keys)) == 1 else "focus",
-                                "focus_same when every head's largest weight is on one token, else focus",
+        k = len(set(m.top_keys))
+        key = self.caption_rule("focus", "focus_same" if k == 1 else "focus" if k == len(m.top_keys) else
+                                "focus_shared", "focus_same when every head's largest weight is on one token, "
+                                "focus when each head's is on a different token, else focus_shared",
                                 top_keys=m.top_keys)
-        self.say(key, focus=m.tokens[m.focus])
+        self.say(key, focus=m.tokens[m.focus], n=len(m.top_keys), k=k)
         self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
         self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
                   run_time=2 * STEP)
@@ -217,7 +222,9 @@ class MultiHead(LectureScene):
         k_title.shift(UP * (q_title.get_top()[1] + 0.12 - k_title.get_bottom()[1]))
         # the words' width sets the layout (the titles' widths differ between languages and fit in TITLE_ROOM)
         label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)
-        total = label_w + m.n_head * GRID_W + (m.n_head - 1) * GRID_GAP
+        # a two-digit index over the last column may reach past the last grid's right edge: keep it on screen
+        overhang = max(0.0, first.query_indices.get_right()[0] - first.squares.get_right()[0])
+        total = label_w + m.n_head * GRID_W + (m.n_head - 1) * GRID_GAP + overhang
         left = -total / 2 + label_w
         for h in range(m.n_head):
             g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("attention"), tokens=m.tokens,
@@ -268,7 +275,7 @@ class MultiHead(LectureScene):
                                            bias_label="b_O", output_label=f"out: {n(m.d)}",
                                            legend_title=S("weight_scale", lang), legend_width=1.8)
         body = VGroup(self.product.matrix.cells, self.product.output.brackets)
-        self.product.shift([-0.2 - body.get_center()[0], 2.45 - self.product.matrix.cells.get_top()[1], 0])
+        self.product.shift([-0.45 - body.get_center()[0], 2.45 - self.product.matrix.cells.get_top()[1], 0])
         self.product.place_legend(-4.85, 3.35)         # top left, beside the formula line; by its bar
         self.project_formula = self.tex(r"\text{out}", "=", r"W_O^{\top}", r"\,\text{concat}", "+", "b_O",
                                         colours={r"\text{out}": VALUE}).move_to([0, 3.2, 0])

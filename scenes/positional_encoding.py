@@ -65,7 +65,7 @@ TABLE_LEFT, TABLE_WIDTH = -5.75, 8.64         # P, one column per position
 TABLE_TOP, TABLE_HEIGHT = 1.7, 2.56           # 64 rows of 0.04
 LEGEND_X = 3.55
 STRIP_WIDTH = 0.3
-BAR_WIDTH, BAR_UNIT = 0.2, 1.3                # weight 1 = 1.3 units tall (its label still clears the row below)
+BAR_WIDTH, BAR_UNIT = 0.2, 1.0                # weight 1 = 1 unit tall: its label still clears the row below
 ROW_B_Y = 0.35                                # the reversed row; bars hang below each row's indices
 STEP, PAUSE = style.STEP, style.PAUSE
 

@@ -149,7 +149,7 @@ def lookback_head(gpt, prompt: str = "auto", focus="auto", layer="auto", head="a
         "rule": rule + ", over every layer and head" + ("" if layer == AUTO and head == AUTO else
                                                          " allowed by the given layer/head"),
         "given": {"prompt": prompt != AUTO, "focus": focus_given, "layer": layer != AUTO, "head": head != AUTO},
-        "prompt_rule": chosen["rule"] if chosen else None, "all_scores": scores,
+        "prompt_rule": chosen, "all_scores": scores,
     }
 
 

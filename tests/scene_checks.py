@@ -207,6 +207,12 @@ def assert_timeline_matches(clip) -> None:
     assert abs(marks[-1]["end"] - duration) <= 2 / m["fps"] + 0.05, (clip.name, marks[-1]["end"], duration)
 
 
+def default_prompt(name: str, lang: str) -> str:
+    """A scene's default prompt in `lang`, by its rule (scenes/prompts.py)."""
+    from scenes.prompts import lookback_prompt, uncertain_prompt
+    return (uncertain_prompt if name == "softmax_temperature" else lookback_prompt)(lang)["prompt"]
+
+
 def stop_at_beat(monkeypatch, section: str, **params) -> None:
     """Make the next scene built in this test stop at the end of one beat, with these parameters."""
     monkeypatch.setenv("GPT_LECTURE_SECTION", section)
@@ -238,6 +244,17 @@ class Lecture:
 
     def manifest(self, name: str, lang: str) -> dict:
         return manifest_of(self.clips(name)[lang])
+
+    def dry_same_prompt(self, name: str, lang: str):
+        """The scene in `lang` with the English default prompt given: the same numbers in either language."""
+        if (name, lang, "same") not in self._dry:
+            import importlib
+            from scenes.catalog import SCENES
+            spec = SCENES[name]
+            cls = getattr(importlib.import_module(spec.module), spec.cls)
+            self._dry[name, lang, "same"] = run_dry(cls, {"lang": lang, "prompt": default_prompt(name, "en")},
+                                                    self.tmp.mktemp(f"dry-{name}-{lang}-same"), captions=True)
+        return self._dry[name, lang, "same"]
 
     def dry(self, name: str, lang: str):
         """The scene with its defaults in `lang`, played without rendering; .snapshots, .captions, .values."""

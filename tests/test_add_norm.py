@@ -27,7 +27,7 @@ def rendered(lecture):
 def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     m = manifest_of(rendered[lang])
     v = m["values"]
-    assert v["prompt"] == lookback_prompt()["prompt"] and v["focus"] == lookback_prompt()["focus_index"]
+    assert v["prompt"] == lookback_prompt(lang)["prompt"] and v["focus"] == lookback_prompt(lang)["focus_index"]
     trace = gpt.trace(v["prompt"])
     f, L = v["focus"], v["layer"]
     assert m["params"]["layer"] == L and m["params"]["focus"] == f
@@ -38,7 +38,9 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     best = max(weights)
     choice = v["layer_choice"]
     assert (L, choice["head"], choice["key"]) == best[1:] and choice["score"] == pytest.approx(best[0], abs=1e-12)
-    assert choice["key"] == lookback_prompt()["adjective_index"]       # for the default prompt: the adjective
+    # (the 2-layer model's largest weight from "was" was on the adjective; the 3-layer model's is elsewhere, e.g.
+    # on "." in English, so the key is only what the brute force above finds, an earlier token)
+    assert 0 <= choice["key"] < f and choice["head"] in range(gpt.config.n_head)
 
     layer, dims = trace["layers"][L], v["dims_shown"]
     assert dims == [0, 1, 2, 3, 4, 5, 63]
@@ -103,8 +105,9 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
 
 def test_a_layer_outside_the_model_is_refused(gpt):
     from scenes.params import ParamError
-    with pytest.raises(ParamError, match="2 layers"):
-        ADD_NORM.resolve({"layer": 2}, model=gpt)
+    n = gpt.config.n_layer
+    with pytest.raises(ParamError, match=f"{n} layers"):
+        ADD_NORM.resolve({"layer": n}, model=gpt)
     assert ADD_NORM.resolve({"layer": 0}, model=gpt)["layer"] == 0
     assert ADD_NORM.resolve(text={"layer": "auto"}, model=gpt)["layer"] == "auto"
 

@@ -175,3 +175,17 @@ def focus_beat(monkeypatch):
 @pytest.mark.usefixtures("focus_beat")
 def test_frame_heads_at_the_focus(scene):
     play_until_section_ends(scene, MultiHead.construct)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_focus_caption_is_chosen_by_the_top_keys(lecture, lang):
+    """One token for every head, a different token for each, or some shared (the default in English: two heads
+    of layer 1 both put their largest weight on "."): the caption says which, by its rule."""
+    scene = lecture.dry("multi_head", lang)
+    rule = scene.values["caption_rules"]["focus"]
+    top = rule["inputs"]["top_keys"]
+    assert top == [int(k) for k in scene.m.top_keys]
+    distinct = len(set(top))
+    assert rule["key"] == ("focus_same" if distinct == 1 else "focus" if distinct == len(top) else "focus_shared")
+    said = [c for c in scene.captions if c["beat"] == "focus"]
+    assert said and said[0]["key"] == rule["key"]

@@ -38,7 +38,7 @@ def rendered(lecture):
 def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     m = manifest_of(rendered[lang])
     v = m["values"]
-    assert v["prompt"] == lookback_prompt()["prompt"] and v["focus"] == lookback_prompt()["focus_index"]
+    assert v["prompt"] == lookback_prompt(lang)["prompt"] and v["focus"] == lookback_prompt(lang)["focus_index"]
     trace = gpt.trace(v["prompt"])
     T = len(trace["tokens"])
     assert v["tokens"] == list(trace["tokens"]) and v["token_ids"] == list(trace["token_ids"])

@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from scenes.prompts import lookback_prompt
 import pytest
 
 from conftest import REPO, run_render
@@ -112,7 +114,8 @@ BAD_INPUTS = [
     ([SCENE, "--model", "/nonexistent/weights"], "model: missing weights directory: /nonexistent/weights"),
     ([], "name a scene (see `python render.py list`) or give --config lecture.toml"),
     (["values_update", "--set", "focus=40"], "focus: the model's context has 32 positions (0..31), got 40"),
-    (["values_update", "--set", "focus=20"], "focus: the prompt has 12 tokens (positions 0..11), got 20"),
+    (["values_update", "--set", "focus=20"], f"focus: the prompt has {len(lookback_prompt()['tokens'])} tokens "
+                                             f"(positions 0..{len(lookback_prompt()['tokens']) - 1}), got 20"),
     (["queries_keys", "--prompt", "michael jordan plays", "--set", "focus=3", "--dry-run"],
      "focus: the prompt has 3 tokens (positions 0..2), got 3"),
 ]
@@ -210,8 +213,9 @@ def test_layer_and_head_are_checked_against_the_model(gpt):
         Param("head", Int(0, 999), 0, "head", model_index("n_head", "heads")),
     ))
     assert spec.resolve(text={"layer": "1", "head": "3"}, model=gpt) == {"layer": 1, "head": 3}
-    with pytest.raises(ParamError, match=rf"layer: the model has {gpt.config.n_layer} layers \(0..1\), got 2"):
-        spec.resolve(text={"layer": "2"}, model=gpt)
+    n = gpt.config.n_layer
+    with pytest.raises(ParamError, match=rf"layer: the model has {n} layers \(0..{n - 1}\), got {n}"):
+        spec.resolve(text={"layer": str(n)}, model=gpt)
     with pytest.raises(ParamError, match=rf"head: the model has {gpt.config.n_head} heads"):
         spec.resolve(text={"head": "4"}, model=gpt)
 
@@ -267,7 +271,7 @@ def test_second_render_is_skipped(tmp_path):
     assert statuses(forced.stdout) == {"softmax_temperature-section-title": "would"}
 
     # The sources are the render's import closure: render.py, the scene, the shared scene modules, the model code,
-    # and modules imported only inside a function (model/analysis.py, from a function of scenes/prompts.py).
+    # and modules imported only inside a function (model/analysis, from a function of scenes/prompts.py).
     manifest_file = render.manifest_path(out)
     manifest = json.loads(manifest_file.read_text())
     used = set(manifest["sources"])
@@ -456,7 +460,7 @@ NAME = "softmax_temperature-section-title"
 def test_editing_a_nested_module_renders_again(tmp_path):
     """Real edits in a copy of the project: a module two imports below the scene (model/tokenizer.py, through
     model/__init__ and model/numpy_gpt), a module imported only inside a function that this render never calls
-    (model/analysis.py, from scenes/prompts.py), and render.py itself. Each makes the clip out of date; undoing
+    (model/analysis/__init__.py, from scenes/prompts.py), and render.py itself. Each makes the clip out of date; undoing
     it makes it up to date again; an edit to a file outside the closure does not."""
     root, media = project_copy(tmp_path), tmp_path / "media"
     first = render_in(root, SCENE, *CHEAP, media=media)
@@ -472,7 +476,7 @@ def test_editing_a_nested_module_renders_again(tmp_path):
         return statuses(r.stdout)[NAME]
 
     assert status() == "skipped"
-    for rel in ("model/tokenizer.py", "model/analysis.py", "render.py"):
+    for rel in ("model/tokenizer.py", "model/analysis/__init__.py", "render.py"):
         original = (root / rel).read_bytes()
         (root / rel).write_bytes(original + b"\n# an edit\n")
         assert status() == "would", rel
@@ -501,13 +505,13 @@ def test_a_broken_source_is_a_failed_render_not_a_traceback(tmp_path):
 
 
 def test_a_source_edited_during_the_render_is_not_cached_as_fresh(tmp_path):
-    """In a copy of the project, scenes/components.py edits model/tokenizer.py when it is imported, which happens
+    """In a copy of the project, scenes/components/__init__.py edits model/tokenizer.py when it is imported, which happens
     inside the render process, after render.py hashed the sources: the same as an editor saving the file while
     the render runs, but at a moment that does not depend on timing."""
     root, media = project_copy(tmp_path), tmp_path / "media"
-    components = root / "scenes" / "components.py"
+    components = root / "scenes" / "components" / "__init__.py"
     components.write_text(components.read_text() + "\n\nimport pathlib as _p\n"
-                          "_t = _p.Path(__file__).resolve().parent.parent / 'model' / 'tokenizer.py'\n"
+                          "_t = _p.Path(__file__).resolve().parents[2] / 'model' / 'tokenizer.py'\n"
                           "_t.write_text(_t.read_text() + '# saved during the render\\n')\n")
     r = render_in(root, SCENE, *CHEAP, media=media)
     assert r.returncode == 0, r.stderr

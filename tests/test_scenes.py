@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from scene_checks import assert_complete_preview_clip, assert_legible, assert_same_layout, manifest_of
+from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, default_prompt,
+                          manifest_of)
 from scenes.catalog import SCENES
+from scenes.params import canonical_json
 from scenes.lecture import LectureScene
 
 REPO = Path(__file__).resolve().parent.parent
@@ -45,12 +47,39 @@ def test_renders_every_beat_at_preview_quality(lecture, name, lang):
     assert_complete_preview_clip(lecture.clips(name)[lang], SCENES[name], lang)
 
 
+def prompt_rules(values) -> list:
+    """Every prompt rule recorded in a manifest's values, at any depth (one per scene)."""
+    found = []
+    if isinstance(values, dict):
+        if isinstance(values.get("prompt_rule"), dict):
+            found.append(values["prompt_rule"])
+        for k, v in values.items():
+            found += prompt_rules(v) if k != "prompt_rule" else []
+    elif isinstance(values, list):
+        for v in values:
+            found += prompt_rules(v)
+    return found
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_language_renders_its_own_default_prompt(lecture, name):
+    """The English lecture's default prompt comes from the English stream, the Chinese lecture's from the Chinese
+    one, by the same rule (scenes/prompts.py); the manifest records the rule and its language."""
+    for lang in LANGS:
+        m = manifest_of(lecture.clips(name)[lang])
+        assert m["params"]["prompt"] == default_prompt(name, lang), lang
+        [rule] = prompt_rules(m["values"])
+        assert rule["lang"] == lang and rule["prompt"] == default_prompt(name, lang)
+    assert default_prompt(name, "en") != default_prompt(name, "zh")
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_both_languages_show_the_same_numbers(lecture, name):
-    en, zh = (manifest_of(lecture.clips(name)[lang]) for lang in LANGS)
-    assert en["values"] == zh["values"]
-    assert {k: v for k, v in en["params"].items() if k != "lang"} == {k: v for k, v in zh["params"].items()
-                                                                      if k != "lang"}
+    """With the same prompt, the language of the text changes no number (the defaults differ by language, so
+    this plays both with the English default prompt given)."""
+    en, zh = (lecture.dry_same_prompt(name, lang) for lang in LANGS)
+    assert canonical_json(en.values) == canonical_json(zh.values)     # as the manifest writes them
+    assert {k: v for k, v in en.params.items() if k != "lang"} == {k: v for k, v in zh.params.items() if k != "lang"}
 
 
 # --- what is on screen, played without rendering -------------------------------------------------------------
@@ -68,7 +97,8 @@ def test_every_moment_is_legible(lecture, name, lang):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_english_and_chinese_share_one_layout(lecture, name):
-    assert_same_layout(lecture.dry(name, "en").snapshots, lecture.dry(name, "zh").snapshots)
+    """Same prompt, same shapes: only the words of the captions and labels change with the language."""
+    assert_same_layout(lecture.dry_same_prompt(name, "en").snapshots, lecture.dry_same_prompt(name, "zh").snapshots)
 
 
 @pytest.mark.parametrize("lang", LANGS)

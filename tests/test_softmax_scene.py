@@ -29,18 +29,27 @@ def softmax(z: np.ndarray, t: float) -> np.ndarray:
 
 
 # --- the numbers ------------------------------------------------------------------------------
-def test_default_prompt_is_chosen_by_its_rule(gpt):
-    chosen = uncertain_prompt()
-    assert chosen == uncertain_prompt()
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_default_prompt_is_chosen_by_its_rule(gpt, lang):
+    import random
+    from model import language
+    chosen = uncertain_prompt(lang)
+    assert chosen == uncertain_prompt(lang) and chosen["lang"] == lang
     gpt.encode(chosen["prompt"])  # grammatical: every word is in the vocabulary
+    stream = language.Language().stream(64, random.Random(language.SEED), lang=lang)
+    words = list(gpt.trace(chosen["prompt"])["tokens"])
+    stop = language.Language().grammar(lang).t(".")
+    assert any([t.word for t in stream[i:i + len(words)]] == words and (i == 0 or stream[i - 1].word == stop)
+               for i in range(len(stream))), "a sentence's beginning in that language's stream"
+    assert (" " in chosen["prompt"]) == (lang == "en")
     assert chosen["next_word_entropy_nats"] > 1.0 and chosen["candidates_considered"] > 1
     p = softmax(np.asarray(gpt.trace(chosen["prompt"])["logits"][-1], np.float64), 1.0)
     assert 0.1 < p.max() < 0.9, "the model should be unsure, but have a favourite"
 
 
-@pytest.mark.parametrize("prompt", [None, "michael jordan plays", "a fluffy blue fox roamed the misty"])
+@pytest.mark.parametrize("prompt", [None, "zh", "michael jordan plays", "a fluffy blue fox roamed the misty"])
 def test_shown_numbers_are_the_models(gpt, prompt):
-    prompt = prompt or uncertain_prompt()["prompt"]
+    prompt = uncertain_prompt("zh")["prompt"] if prompt == "zh" else prompt or uncertain_prompt()["prompt"]
     nt = NextToken(gpt, prompt, 5)
     z = np.asarray(gpt.trace(prompt)["logits"][-1], dtype=np.float64)
     assert np.array_equal(nt.logits, z)
@@ -75,6 +84,7 @@ def test_manifest_probabilities_are_softmax_of_the_trace(rendered, gpt, lang):
     assert m["scene"] == "softmax_temperature" and m["manim_version"] == metadata.version("manim")
     assert m["model"]["weights_sha256"] == weights_sha256() and m["model"]["dir"] == "model/weights"
     v = m["values"]
+    assert m["params"]["prompt"] == uncertain_prompt(lang)["prompt"] and v["prompt_rule"] == uncertain_prompt(lang)
     trace = gpt.trace(m["params"]["prompt"])
     z = np.asarray(trace["logits"][-1], dtype=np.float64)
     assert v["prompt"] == m["params"]["prompt"] and v["token_ids"] == list(trace["token_ids"])

@@ -19,17 +19,22 @@ __module_test__ = "token_embedding"
 
 
 # --- the chapter's default prompt ---------------------------------------------------------------
-def test_lookback_prompt_follows_its_rule(gpt):
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lookback_prompt_follows_its_rule(gpt, lang):
     import random
     from model import language
-    chosen = lookback_prompt()
-    assert chosen == lookback_prompt()
-    words = chosen["prompt"].split()
-    stream = [t for t in language.Language().stream(64, random.Random(language.SEED))]
+    chosen = lookback_prompt(lang)
+    assert chosen == lookback_prompt(lang) and chosen["lang"] == lang
+    words = chosen["tokens"]
+    assert list(gpt.trace(chosen["prompt"])["tokens"]) == words          # written as the language writes it
+    assert (" " in chosen["prompt"]) == (lang == "en")
+    stream = [t for t in language.Language().stream(64, random.Random(language.SEED), lang=lang)]
+    assert {t.lang for t in stream} == {lang}
     first_recall = next(i for i, t in enumerate(stream) if t.kind == "recall")
     assert stream[first_recall].word == chosen["adjective"]
     assert [t.word for t in stream[first_recall - len(words):first_recall]] == words   # the story pair, cut
-    assert words[0] == "a" and words.count(".") == 1 and words[-1] in ("was", "felt")
+    g = language.Language().grammar(lang)
+    assert words[0] == g.t("a") and words.count(g.t(".")) == 1 and words[-1] in (g.t("was"), g.t("felt"))
     assert chosen["focus_index"] == len(words) - 1 and chosen["focus_word"] == words[-1]
     assert words[chosen["adjective_index"]] == chosen["adjective"]
     assert words[chosen["noun_index"]] == words[-2]                          # "the <creature> was"
@@ -43,6 +48,9 @@ def test_chapter_focus_defaults_and_checks(gpt):
     from scenes.params import ParamError
     default = chapter_focus(gpt)
     assert default["focus"] == lookback_prompt()["focus_index"] and default["adjective_index"] is not None
+    zh = chapter_focus(gpt, lang="zh")
+    assert zh["prompt"] == lookback_prompt("zh")["prompt"] and zh["tokens"] == lookback_prompt("zh")["tokens"]
+    assert zh["focus"] == lookback_prompt("zh")["focus_index"] == len(zh["tokens"]) - 1
     other = chapter_focus(gpt, "michael jordan plays")
     assert other["focus"] == 2 and other["adjective_index"] is None and other["prompt_rule"] is None
     assert chapter_focus(gpt, "michael jordan plays", 0)["focus"] == 0
@@ -60,14 +68,14 @@ def rendered(lecture):
 def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     m = manifest_of(rendered[lang])
     v = m["values"]
-    chosen = lookback_prompt()
+    chosen = lookback_prompt(lang)
     assert m["params"]["prompt"] == v["prompt"] == chosen["prompt"] and v["prompt_rule"] == chosen
     assert m["params"]["focus"] == v["focus"] == chosen["focus_index"]
     trace = gpt.trace(v["prompt"])
     assert v["tokens"] == list(trace["tokens"]) and v["token_ids"] == list(trace["token_ids"])
-    assert v["vocab_size"] == gpt.config.vocab_size == 123 and v["d_model"] == gpt.config.n_embd == 64
+    assert v["vocab_size"] == gpt.config.vocab_size == 318 and v["d_model"] == gpt.config.n_embd == 64
     W_E = gpt.p("wte.weight")
-    assert v["W_E"]["stored_shape"] == list(W_E.shape) and v["W_E"]["shown_shape"] == [64, 123]
+    assert v["W_E"]["stored_shape"] == list(W_E.shape) and v["W_E"]["shown_shape"] == [64, 318]
     assert v["W_E"]["colour_limit"] == pytest.approx(float(np.abs(W_E).max()), abs=1e-12)
     fv = v["focus_vector"]
     assert fv["token_id"] == trace["token_ids"][v["focus"]] and fv["token"] == trace["tokens"][v["focus"]]
@@ -90,7 +98,7 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     v = scene.values
     assert texts_of(scene.focus_vector.entries) == [style.signed(x, 1) for x in v["focus_vector"]["values"]]
     assert texts_of(scene.ids) == [str(i) for i in v["token_ids"]]
-    assert scene.table_label.text == S("matrix_shape", lang, d=64, vocab=123)
+    assert scene.table_label.text == S("matrix_shape", lang, d=64, vocab=318)
     assert scene.focus_vector.size_label.text == S("column_label", lang, d=64)
     assert [t.text for t in scene.legend.ticks] in signed_ticks(v["W_E"]["colour_limit"], 1)
     table = scene.table.values

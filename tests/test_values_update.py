@@ -54,9 +54,10 @@ def recompute(gpt, prompt: str, layer: int, head: int, focus: int) -> dict:
 
 
 # --- the choice and the numbers, without rendering ----------------------------------------------------------
-def test_default_head_is_the_one_that_looks_back_hardest(gpt):
-    h = HeadAtFocus(gpt, VALUES_UPDATE.defaults())
-    chosen = lookback_prompt()
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_default_head_is_the_one_that_looks_back_hardest(gpt, lang):
+    h = HeadAtFocus(gpt, {**VALUES_UPDATE.defaults(), "lang": lang})
+    chosen = lookback_prompt(lang)
     assert (h.prompt, h.focus) == (chosen["prompt"], chosen["focus_index"])
     best = best_lookback_head(gpt.trace(h.prompt), h.focus, [chosen["adjective_index"]])
     assert (h.layer, h.head) == (best["layer"], best["head"])
@@ -102,11 +103,16 @@ def test_every_number_is_the_models(gpt, params):
                           else "no_help")
 
 
-def test_the_default_head_is_needed_for_the_recall(gpt):
-    """What the scene says about the default: zeroing the head takes the recalled adjective away."""
-    h = HeadAtFocus(gpt, VALUES_UPDATE.defaults())
-    assert h.effect() == "needed"
-    assert h.ablation["p_with_head"] > 0.9 > 0.1 > h.ablation["p_without_head"]
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_default_head_helps_the_recall(gpt, lang):
+    """What the scene says about the default, in each language. With the 3-layer model zeroing the chosen head
+    lowers the recalled adjective's probability but does not take it away (the 2-layer model's head was needed:
+    0.9998 -> 3.7e-7): the recall is carried by more than this one head, so the rule's caption is "helps"."""
+    h = HeadAtFocus(gpt, {**VALUES_UPDATE.defaults(), "lang": lang})
+    assert h.word == lookback_prompt(lang)["adjective"]
+    assert h.ablation["p_with_head"] > 0.9
+    assert h.ablation["p_with_head"] / 2 <= h.ablation["p_without_head"] < h.ablation["p_with_head"]
+    assert h.effect() == "helps"
 
 
 def test_bad_focus_is_a_clear_error(gpt):

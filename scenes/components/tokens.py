@@ -11,6 +11,11 @@ from .text import Label, LayoutError, NumberText, _glyph
 
 
 # --- tokens --------------------------------------------------------------------------
+def _is_cjk(word: str) -> bool:
+    """A word written in CJK characters (its glyphs fill the em box: taller than Latin, no baseline to share)."""
+    return any("\u2e80" <= ch <= "\u9fff" or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef" for ch in word)
+
+
 class TokenChip(VGroup):
     """One token: its word in a softly filled rounded box in the token's colour. `box` and `label` are its parts.
 
@@ -127,15 +132,23 @@ class TokenColumn(VGroup):
             raise ValueError("a token column needs one position and one centre per token")
         labels = [Label(style.token_label(w), font_size=font_size) for w in tokens]
         width = max(label.width for label in labels) + 2 * self.PAD_X
+        # a Chinese word is taller than Latin letters: the chips grow to hold it, up to the rows' pitch (less a gap)
+        pitch = min((abs(a - b) for a, b in zip(centres, centres[1:])), default=float("inf"))
+        cjk = [label.height for w, label in zip(tokens, labels) if _is_cjk(w)]
+        height = min(max([self.CHIP_H] + [h + 0.06 for h in cjk]), pitch - 0.03)
+        self.chip_height = height = max(height, self.CHIP_H)
         self.positions = list(positions)
         self.chips, self.indices = VGroup(), VGroup()
         for word, pos, y in zip(tokens, positions, centres):
             chip = TokenChip(style.token_label(word), style.token_colour(pos), font_size=font_size, width=width,
-                             height=self.CHIP_H, corner_radius=0.08, lift=None)
+                             height=height, corner_radius=0.08, lift=None)
+            if _is_cjk(word):           # no Latin baseline to keep: centre the ink in the box
+                chip.label.set_y(chip.box.get_center()[1])
             chip.shift([right - width / 2, y, 0] - chip.box.get_center())
             self.chips.add(chip)
+            digits = chip.box.get_center()[1] - 0.5 * _glyph("0", font_size).shape.height   # digits centred
             self.indices.add(NumberText(str(pos), font_size, style.POSITION).place(chip.box.get_left()[0] - 0.1,
-                                                                                    chip.label.baseline()))
+                                                                                    digits))
         self.add(self.indices, self.chips)
 
     def chip(self, position: int) -> TokenChip:
