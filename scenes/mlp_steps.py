@@ -131,7 +131,7 @@ class MlpAtFocus:
         self.lang = lang = params.get("lang", "en")
         chosen = fact_prompt(lang) if params["prompt"] == AUTO else None
         self.prompt = chosen["prompt"] if chosen else params["prompt"]
-        self.prompt_rule = chosen["rule"] if chosen else "given"
+        self.prompt_rule = chosen   # the default prompt's rule, with its language (None for a given prompt)
         self.trace = tr = gpt.trace(self.prompt)
         self.tokens, self.token_ids = list(tr["tokens"]), [int(i) for i in tr["token_ids"]]
         T = len(self.tokens)
