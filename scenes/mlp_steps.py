@@ -217,7 +217,7 @@ PRODUCT_TOP = 2.4
 SHAPES_Y = -2.15
 COLUMN_TOP = 2.55
 ROW_TOP, ROWS_MID, PITCH = 2.0, 0.9, 0.55
-DOWN_TOP, DOWN_XS, REST_X, EQUALS_X, OUT_X = 2.15, (-5.4, -3.05, -0.7), 1.35, 3.15, 4.45
+DOWN_TOP, DOWN_XS, REST_X, EQUALS_X, OUT_X = 2.15, (-5.15, -2.85, -0.55), 1.5, 3.25, 4.55
 
 
 class MlpSteps(LectureScene):
@@ -258,9 +258,8 @@ class MlpSteps(LectureScene):
         self.neuron_ids = VGroup(*[NumberText(f"#{i}", style.SMALL, MUTED, align="left")
                                    .place(out.brackets.get_right()[0] + 0.25, out.entries[r].get_bottom()[1])
                                    for r, i in enumerate(m.top)])
-        self.values["shapes_label"] = self.s("shapes", d=m.d, n=m.n, gd=f"{GPT3_175B.n_embd:,}",
-                                             gn=f"{GPT3_175B.n_inner:,}")
-        self.shapes = Label(self.values["shapes_label"], font_size=style.SMALL, color=MUTED)
+        self.shapes = Label(self.s("shapes", d=m.d, n=m.n, gd=f"{GPT3_175B.n_embd:,}", gn=f"{GPT3_175B.n_inner:,}"),
+                            font_size=style.SMALL, color=MUTED)
         self.shapes.move_to([0, SHAPES_Y, 0])
 
     def build_contexts(self):
@@ -290,9 +289,9 @@ class MlpSteps(LectureScene):
         self.gelu = GeluPlot(m.curve_x, m.curve_y, m.steps["pre"], m.steps["act"], m.threshold,
                              width=8.0, height=4.4)
         self.gelu.move_to([-1.2, 0.55, 0])
-        self.values["active_label"] = self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n)
-        self.active_label = Label(self.values["active_label"], font_size=style.LABEL, color=NEURON_ACTIVE)
-        self.active_label.move_to([-4.15, 2.0, 0])
+        self.active_label = Label(self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n),
+                                  font_size=style.SMALL, color=NEURON_ACTIVE)
+        self.active_label.move_to([-4.35, 2.0, 0])
         self.gelu_name = Label(self.s("gelu_axis"), font_size=style.LABEL, color=style.GELU_CURVE)
         self.gelu_name.next_to(self.gelu.curve, UP, buff=0.1).align_to(self.gelu.curve, RIGHT)
 
@@ -359,11 +358,11 @@ class MlpSteps(LectureScene):
         self.values["neuron_colour_limit"] = limit
         self.all_strips = VGroup(*[NeuronStrip(a, m.threshold, limit, width=8.0, height=pitch * 0.6)
                                    .move_to([0.3, y, 0]) for a, y in zip(m.all_act, ys)])
-        self.all_counts = VGroup(*[NumberText(str(n), style.SMALL, NEURON_ACTIVE).place(6.2, y - 0.1)
+        self.all_counts = VGroup(*[NumberText(str(n), style.SMALL, NEURON_ACTIVE).place(5.8, y - 0.1)
                                    for n, y in zip(m.all_active, ys)])
         self.all_header = Label(self.s("all_header", n=m.n), font_size=style.SMALL, color=MUTED)
         self.all_header.move_to([0.3, top + 0.6, 0])
-        self.count_header = self.header(self.s("active_short", t=f"{m.threshold:g}"), 6.0, NEURON_ACTIVE,
+        self.count_header = self.header(self.s("active_short", t=f"{m.threshold:g}"), 5.6, NEURON_ACTIVE,
                                         top + 0.45)
         self.all_formula = self.tex("A", "=", r"\mathrm{GELU}(X W_{in} + b_{in})",
                                     colours={"A": NEURON_ACTIVE})

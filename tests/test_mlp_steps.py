@@ -150,7 +150,8 @@ def test_labels_are_the_rounded_numbers(played, lang):
     assert texts(p.bias.entries) == shown(np.asarray(v["b_in"])[top], p.bias)
     assert [n.text for n in s.neuron_ids] == [f"#{i}" for i in top]
     assert texts(s.ctx_numbers) == [f"{c['activation']:.2f}" for c in v["contexts"]["top"]]
-    assert s.active_label.text == v["active_label"] and str(v["active_count"]) in v["active_label"]
+    assert f"{v['active_count']}" in s.active_label.text and f"{v['threshold']:g}" in s.active_label.text
+    assert f"{v['gpt3']['d_model']:,}" in s.shapes.text and f"{v['gpt3']['d_mlp']:,}" in s.shapes.text
     for col, n in zip(s.write_columns, v["neurons"]):
         assert texts(col.entries) == shown(n["write"], col)
     assert texts(s.out_column.entries) == shown(v["mlp_out"], s.out_column)
