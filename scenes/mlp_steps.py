@@ -288,10 +288,10 @@ class MlpSteps(LectureScene):
         m = self.m
         self.gelu = GeluPlot(m.curve_x, m.curve_y, m.steps["pre"], m.steps["act"], m.threshold,
                              width=8.0, height=4.4)
-        self.gelu.move_to([-1.2, 0.55, 0])
+        self.gelu.move_to([-0.5, 0.55, 0])
         self.active_label = Label(self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n),
                                   font_size=style.SMALL, color=NEURON_ACTIVE)
-        self.active_label.move_to([-4.35, 2.0, 0])
+        self.active_label.move_to([-3.95, 2.0, 0])
         self.gelu_name = Label(self.s("gelu_axis"), font_size=style.LABEL, color=style.GELU_CURVE)
         self.gelu_name.next_to(self.gelu.curve, UP, buff=0.1).align_to(self.gelu.curve, RIGHT)
 
