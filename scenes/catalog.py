@@ -179,9 +179,37 @@ MULTI_HEAD = SceneSpec(
     sections=lambda p: ["title", "heads", "focus", "concat", "project", "scale", "summary"],
 )
 
+# --- the MLP chapter (issue 10) ---
+def _mlp_focus_in_prompt(values, model):
+    """The focus token must be one of the prompt's tokens (the default fact prompt's in the scene's language)."""
+    if values["focus"] == AUTO:
+        return
+    from scenes.prompts import fact_prompt
+    prompt = fact_prompt(values.get("lang", "en"))["prompt"] if values["prompt"] == AUTO else values["prompt"]
+    T = len(model.encode(prompt))
+    if not 0 <= values["focus"] < T:
+        raise ParamError(f"focus: the prompt has {T} tokens (positions 0..{T - 1}), got {values['focus']}")
+
+
+MLP_STEPS = SceneSpec(
+    name="mlp_steps",
+    cls="MlpSteps",
+    summary="What the MLP does to one token: W_in's questions, GELU, W_out's directions summed, the residual add, "
+            "and every token at once.",
+    params=(Param("prompt", Text(), AUTO, "the prompt (default: the language's first person sentence, cut after "
+                  "the last name; see scenes/prompts.py fact_prompt)", check_prompt),
+            Param("layer", IndexOrAuto(0, 63), AUTO, "the layer whose MLP is shown (default: the layer whose MLP "
+                  "output at the focus token has the largest norm)", _check_layer),
+            Param("focus", IndexOrAuto(0, 1023), AUTO, "position of the token in focus (default: the last token)",
+                  _check_focus),
+            LANG),
+    check=_mlp_focus_in_prompt,
+    sections=lambda p: ["title", "up", "contexts", "gelu", "down", "readout", "residual", "all_tokens", "summary"],
+)
+
 SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
     TOKEN_EMBEDDING, POSITIONAL_ENCODING, QUERIES_KEYS, CAUSAL_MASK, SOFTMAX_TEMPERATURE, VALUES_UPDATE, MULTI_HEAD,
-    ADD_NORM)}
+    ADD_NORM, MLP_STEPS)}
 
 
 def find(name: str) -> SceneSpec:

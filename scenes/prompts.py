@@ -176,3 +176,28 @@ def chapter_focus(gpt, prompt: str = "auto", focus="auto", lang: str = "en") -> 
     return {"prompt": text, "tokens": tokens, "focus": index, "focus_rule": focus_rule,
             "adjective_index": chosen["adjective_index"] if chosen and index == chosen["focus_index"] else None,
             "prompt_rule": chosen}
+
+
+def fact_prompt(lang: str = "en") -> dict:
+    """The MLP chapter's prompt in `lang`: the first person sentence of the seeded stream, cut after the last name.
+
+    Rule: walk the first seeded stream of the language; the first sentence holding a person (a first name
+    directly followed by a last name that the world's people pair with it) gives the prompt: the words from the
+    sentence's start up to and including the last name. The last name is where the model looks the person up.
+    """
+    from model import language
+
+    stream, g = _stream(lang)
+    words = [t.word for t in stream]
+    start = 0
+    for i in range(len(words) - 1):
+        if (words[i], words[i + 1]) in g.person:
+            prompt_words = words[start:i + 2]
+            return {"prompt": join_words(prompt_words, lang), "tokens": prompt_words,
+                    "focus_index": len(prompt_words) - 1, "person": [words[i], words[i + 1]],
+                    "rule": "the first person sentence in the first "
+                            f"{STREAM_WORDS} words of the training language's seeded {lang} stream "
+                            f"(seed {language.SEED}), cut after the last name", "lang": lang}
+        if words[i] == g.t("."):
+            start = i + 1
+    raise RuntimeError("the training language's stream has no person sentence to build a fact prompt on")

@@ -180,3 +180,17 @@ ATTENTION = Strings({
     "queries_axis": {"en": "queries \u2192", "zh": "\u67e5\u8be2 \u2192"},
     "masked": {"en": "masked", "zh": "\u5c4f\u853d"},
 })
+
+# --- the MLP chapter: GELU curves and neurons ----------------------------------------------------------
+GELU_CURVE = "#83C167"       # ReLU / GELU curves: green (ReLU would be yellow)
+NEURON_INACTIVE = "#3C3C3C"  # an MLP neuron at or below the active threshold: dim grey
+NEURON_ACTIVE = "#83C167"    # an active neuron: green, brighter with its activation
+
+
+def neuron_colour(activation: float, threshold: float, limit: float) -> ManimColor:
+    """An MLP neuron's cell: dim grey when not active (activation <= threshold), else green growing brighter with
+    the activation up to `limit`."""
+    if activation <= threshold:
+        return ManimColor(NEURON_INACTIVE)
+    t = min((activation - threshold) / max(limit - threshold, 1e-9), 1.0)
+    return interpolate_color(ManimColor("#2E5A22"), ManimColor("#B8F5A0"), t)

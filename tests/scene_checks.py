@@ -209,8 +209,9 @@ def assert_timeline_matches(clip) -> None:
 
 def default_prompt(name: str, lang: str) -> str:
     """A scene's default prompt in `lang`, by its rule (scenes/prompts.py)."""
-    from scenes.prompts import lookback_prompt, uncertain_prompt
-    return (uncertain_prompt if name == "softmax_temperature" else lookback_prompt)(lang)["prompt"]
+    from scenes.prompts import fact_prompt, lookback_prompt, uncertain_prompt
+    rule = {"softmax_temperature": uncertain_prompt, "mlp_steps": fact_prompt}.get(name, lookback_prompt)
+    return rule(lang)["prompt"]
 
 
 def stop_at_beat(monkeypatch, section: str, **params) -> None:

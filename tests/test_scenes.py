@@ -34,6 +34,7 @@ LEGIBILITY = {
     "causal_mask": {"text_in_cells": True},
     "values_update": {"text_in_cells": True},
     "multi_head": {"text_in_cells": True},
+    "mlp_steps": {"text_in_cells": True},
 }
 assert set(LEGIBILITY) <= set(NAMES)
 

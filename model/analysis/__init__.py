@@ -13,6 +13,7 @@ from .attribution import direct_logit_attribution, logit_direction, neuron_top_c
 from .directions import semantic_directions, stream_attribute_directions
 from .heads import (ablation_effect, best_lookback_head, head_contribution, head_update, layer_norm_steps,
                     lookback_scores, order_sensitivity, promoted_words)
+from .mlp import ACTIVE, gelu_curve, mlp_steps, neuron_readout
 from .patching import (causal_trace, mean_ablation, mean_states, noised_ids_patch, patch_effect, sample_states,
                        state)
 
@@ -20,4 +21,4 @@ __all__ = ["ablation_effect", "best_lookback_head", "head_contribution", "head_u
            "lookback_scores", "order_sensitivity", "promoted_words", "causal_trace", "mean_ablation", "mean_states",
            "noised_ids_patch", "patch_effect", "sample_states", "state", "direct_logit_attribution",
            "logit_direction", "neuron_top_contexts", "top_neurons", "semantic_directions",
-           "stream_attribute_directions"]
+           "stream_attribute_directions", "ACTIVE", "gelu_curve", "mlp_steps", "neuron_readout"]

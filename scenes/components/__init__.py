@@ -28,12 +28,15 @@ By theme:
   and bars on baselines); `ColourScale` (one fixed numbers -> colours mapping: "signed" blue/red for weights
   and scores, "attention" black -> white for attention weights, "magnitude" grey -> white for the size of an
   activation) and `ColourLegend` (its bar, with the scale's real ends).
+- MLP (mlp.py): `GeluPlot` (the GELU curve, green, with a token's neurons as points on it), `NeuronStrip`
+  (a token's neurons as cells: dim grey inactive, green active).
 - layout (layout.py): `inside_safe_area()`, `rule()`, `row_positions()`, `place_by_body()`.
 """
 
 from .attention import AttentionGrid
 from .charts import (BarColumn, ColourLegend, ColourScale, LabelColumn, MaskCell, NumberColumn,
                      ProbabilityBars)
+from .mlp import GeluPlot, NeuronStrip
 from .layout import inside_safe_area, place_by_body, row_positions, rule
 from .text import Caption, Label, LayoutError, NumberText, caption, light, math_tex, plain_shape
 from .tokens import CompactTokenRow, TokenChip, TokenColumn, TokenRow
@@ -41,7 +44,7 @@ from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVec
                       magnitude_scale, shown_indices)
 
 __all__ = [
-    "AttentionGrid", "BarColumn", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
+    "AttentionGrid", "BarColumn", "GeluPlot", "NeuronStrip", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
     "Heatmap", "Label", "LabelColumn", "LayoutError", "MagnitudeStrip", "MaskCell", "MatrixGrid",
     "MatrixVectorProduct", "NumberColumn", "NumberText", "ProbabilityBars", "TokenChip", "TokenColumn", "TokenRow",
     "VectorColumn", "caption", "inside_safe_area", "light", "magnitude_scale", "math_tex", "place_by_body",

@@ -1,0 +1,57 @@
+"""The MLP chapter's pieces: the GELU curve with a token's neurons as points on it, and a row of neurons
+coloured dim grey (inactive) or green (active, brighter with the activation)."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import Axes, Dot, Rectangle, VGroup
+
+from .. import style
+from ..style import MUTED, SMALL
+from .text import Label, NumberText
+
+
+class GeluPlot(VGroup):
+    """Axes, the model's GELU as a green curve (`curve_y` are the model's values at `curve_x`), and one point per
+    neuron at (pre-activation, activation), green if active (activation > threshold) else dim grey. Every
+    number comes from the caller (the trace and model.analysis); nothing is computed here."""
+
+    def __init__(self, curve_x, curve_y, pre, act, threshold: float, *, width: float = 7.0, height: float = 4.2):
+        super().__init__()
+        pre, act = np.asarray(pre, np.float64), np.asarray(act, np.float64)
+        cx, cy = np.asarray(curve_x, np.float64), np.asarray(curve_y, np.float64)
+        x0, x1 = float(np.floor(cx.min())), float(np.ceil(cx.max()))
+        y1 = float(np.ceil(max(cy.max(), act.max())))
+        self.axes = Axes(x_range=[x0, x1, 1], y_range=[-1, y1, 1], x_length=width, y_length=height,
+                         tips=False, axis_config={"color": MUTED, "stroke_width": 2, "include_ticks": True})
+        self.curve = self.axes.plot_line_graph(cx, cy, add_vertex_dots=False, line_color=style.GELU_CURVE,
+                                               stroke_width=4)["line_graph"]
+        self.active = act > threshold
+        self.dots = VGroup(*[Dot(self.axes.c2p(p, a), radius=0.05,
+                                   color=style.NEURON_ACTIVE if on else style.NEURON_INACTIVE,
+                                   fill_opacity=0.9) for p, a, on in zip(pre, act, self.active)])
+        self.x_label = Label("x", font_size=SMALL, color=MUTED).next_to(self.axes.x_axis, direction=[1, 0, 0],
+                                                                        buff=0.15)
+        self.ticks = VGroup()
+        for v in range(int(x0), int(x1) + 1):
+            if v != 0:
+                self.ticks.add(NumberText(style.signed(v, 0) if v < 0 else str(v), SMALL, MUTED)
+                               .place(0, 0).move_to(self.axes.c2p(v, 0) + np.array([0, -0.32, 0])))
+        for v in range(1, int(y1) + 1):
+            self.ticks.add(NumberText(str(v), SMALL, MUTED).place(0, 0)
+                           .move_to(self.axes.c2p(0, v) + np.array([-0.3, 0, 0])))
+        self.add(self.axes, self.ticks, self.curve, self.dots)
+
+
+class NeuronStrip(VGroup):
+    """One token's neurons as a row of cells, every neuron (nothing elided), on the neuron colours."""
+
+    def __init__(self, activations, threshold: float, limit: float, *, width: float, height: float = 0.3):
+        super().__init__()
+        self.values = np.asarray(activations, np.float64).ravel()
+        self.threshold, self.limit = threshold, limit
+        step = width / self.values.size
+        self.cells = VGroup(*[Rectangle(width=step * 0.85, height=height, stroke_width=0,
+                                        fill_color=style.neuron_colour(v, threshold, limit), fill_opacity=1)
+                              .move_to([(i + 0.5) * step, 0, 0]) for i, v in enumerate(self.values)])
+        self.add(self.cells)

@@ -1,0 +1,207 @@
+"""The MLP-steps scene: the prompt, layer and neurons chosen by their rules, every number against the model
+(recomputed here from the MLP's weights), the labels as the rounding of those numbers, the read-out through the
+unembedding, a bad layer as one clear line, and a stable key frame (the checks every scene shares:
+test_scenes.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from model import language
+from model.analysis import neuron_top_contexts
+from model.numpy_gpt import gelu
+from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
+from scenes import style
+from scenes.catalog import MLP_STEPS
+from scenes.components import NumberText, inside_safe_area
+from scenes.mlp_steps import K_NEURONS, MlpAtFocus, MlpSteps
+from scenes.params import ParamError
+from scenes.prompts import fact_prompt
+
+__module_test__ = "mlp_steps"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def texts(group) -> list[str]:
+    return [m.text for m in group if isinstance(m, NumberText)]
+
+
+def shown(values, column) -> list[str]:
+    return [style.signed(float(values[i]), 1) for i in column.indices_shown if i is not None]
+
+
+def layer_norm(x, g, b, eps):
+    return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * g + b
+
+
+def recompute(gpt, prompt: str, layer: int, focus: int) -> dict:
+    """The MLP at the focus, written out again from its weights (independently of the trace's MLP)."""
+    c = gpt.config
+    tr = gpt.trace(prompt)
+    E1 = np.asarray(tr["layers"][layer]["resid_mid"], np.float64)
+    x = layer_norm(E1, gpt.p(f"h.{layer}.ln_2.weight"), gpt.p(f"h.{layer}.ln_2.bias"), c.layer_norm_epsilon)[focus]
+    W_in, b_in = gpt.p(f"h.{layer}.mlp.c_fc.weight"), gpt.p(f"h.{layer}.mlp.c_fc.bias")
+    W_out, b_out = gpt.p(f"h.{layer}.mlp.c_proj.weight"), gpt.p(f"h.{layer}.mlp.c_proj.bias")
+    pre = x @ W_in + b_in
+    act = 0.5 * pre * (1 + np.tanh(np.sqrt(2 / np.pi) * (pre + 0.044715 * pre ** 3)))
+    out = act @ W_out + b_out
+    return {"x": x, "W_in": W_in, "b_in": b_in, "pre": pre, "act": act, "W_out": W_out, "out": out,
+            "E1": E1[focus], "post": E1[focus] + out}
+
+
+# --- the choices and the numbers, without rendering ---------------------------------------------------------
+def test_default_prompt_is_the_first_person_cut_after_the_last_name(gpt):
+    for lang in ("en", "zh"):
+        chosen = fact_prompt(lang)
+        first, last = chosen["person"]
+        assert chosen["tokens"][-2:] == [first, last]
+        g = language.Language().grammar(lang)
+        assert (first, last) in g.person
+    m = MlpAtFocus(gpt, MLP_STEPS.defaults())
+    assert m.prompt == fact_prompt("en")["prompt"] and m.focus == len(m.tokens) - 1
+    norms = [np.linalg.norm(gpt.trace(m.prompt)["layers"][l]["mlp"]["out"][m.focus]) for l in range(gpt.config.n_layer)]
+    assert m.layer == int(np.argmax(norms))
+
+
+@pytest.mark.parametrize("params", [{}, {"layer": 0}, {"prompt": "michael jordan plays", "focus": 1, "layer": 2},
+                                    {"lang": "zh"}])
+def test_every_number_is_the_models(gpt, params):
+    m = MlpAtFocus(gpt, {**MLP_STEPS.defaults(), **params})
+    ref = recompute(gpt, m.prompt, m.layer, m.focus)
+    st = m.steps
+    np.testing.assert_allclose(st["x"], ref["x"], atol=1e-9)
+    np.testing.assert_allclose(st["pre"], ref["pre"], atol=1e-9)
+    np.testing.assert_allclose(st["act"], ref["act"], atol=1e-9)
+    np.testing.assert_allclose(st["dots"], ref["x"] @ ref["W_in"], atol=1e-9)
+    np.testing.assert_allclose(m.W_in_cols, ref["W_in"][:, m.top].T, atol=0)
+    # the top neurons are the largest activations
+    assert m.top == list(np.argsort(-ref["act"], kind="stable")[:K_NEURONS])
+    # the active count, with its threshold
+    assert m.n_active == int((ref["act"] > m.threshold).sum())
+    # the writes add up (with b_out) to the trace's MLP output, and that to the model's own
+    np.testing.assert_allclose(st["writes"], ref["act"][:, None] * ref["W_out"], atol=1e-9)
+    np.testing.assert_allclose(st["out"], ref["out"], atol=1e-9)
+    np.testing.assert_allclose(m.mlp_out, ref["out"], atol=1e-9)
+    np.testing.assert_allclose(m.resid_post, ref["post"], atol=1e-9)
+    # the GELU curve is the model's
+    np.testing.assert_allclose(m.curve_y, gelu(m.curve_x), atol=0)
+    # the read-out: the top neuron's row through ln_f (frozen at the real run's scale) and the unembedding
+    tr = gpt.trace(m.prompt)
+    scale = np.sqrt(tr["ln_f"]["var"][m.focus] + gpt.config.layer_norm_epsilon)
+    row = ref["W_out"][m.top[0]]
+    per_word = ((row - row.mean()) / scale * gpt.p("ln_f.weight")) @ gpt.W_E.T
+    ids = m.words_of_lang
+    best = sorted(ids, key=lambda i: -per_word[i])[:len(m.readout["top"])]
+    assert [t["id"] for t in m.readout["top"]] == best
+    for t in m.readout["top"]:
+        assert t["logit_per_unit"] == pytest.approx(per_word[t["id"]], abs=1e-9)
+    assert all(gpt.tokenizer.words[i] in language.vocabulary_of(m.prompt_lang) for i in ids)
+    assert m.prompt_lang == ("zh" if params.get("lang") == "zh" else "en")   # the prompt's own language
+
+
+def test_contexts_are_the_neurons_highest_and_distinct(gpt):
+    from scenes.mlp_steps import _sample
+    sample = _sample(gpt, "en")
+    m = MlpAtFocus(gpt, MLP_STEPS.defaults(), sample=sample)
+    acts = sample["mlp_act"][m.layer][..., m.top[0]]
+    assert m.contexts[0]["activation"] == pytest.approx(float(acts.max()))
+    assert len({tuple(c["context"]) for c in m.contexts}) == len(m.contexts)
+    ranked = neuron_top_contexts(gpt, sample, m.layer, m.top[0], k=len(m.contexts))
+    assert [c["activation"] for c in m.contexts][:1] == [ranked[0]["activation"]]
+    assert all(a["activation"] >= b["activation"] for a, b in zip(m.contexts, m.contexts[1:]))
+
+
+def test_bad_parameters_are_clear_errors(gpt):
+    with pytest.raises(ParamError, match="layers"):
+        MLP_STEPS.resolve({"layer": gpt.config.n_layer}, model=gpt)
+    with pytest.raises(ParamError, match="focus: the prompt has 3 tokens"):
+        MLP_STEPS.resolve({"prompt": "michael jordan plays", "focus": 5}, model=gpt)
+
+
+def test_a_layer_out_of_range_is_one_line_and_exit_2(gpt):
+    result = subprocess.run([sys.executable, str(REPO / "render.py"), "mlp_steps", "--set",
+                             f"layer={gpt.config.n_layer}", "--quality", "preview", "--format", "png"],
+                            cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "layer" in lines[0] and "Traceback" not in result.stderr, result.stderr
+
+
+# --- the scene as played: labels are the rounding of the manifest's numbers ----------------------------------
+@pytest.fixture(scope="module")
+def played(lecture):
+    return {lang: lecture.dry("mlp_steps", lang) for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_labels_are_the_rounded_numbers(played, lang):
+    s = played[lang]
+    v = s.values
+    p = s.up_product
+    top = [n["neuron"] for n in v["neurons"]]
+    assert texts(p.vector.entries) == shown(v["x"], p.vector)
+    assert texts(p.output.entries) == shown(np.asarray(v["pre_activations"])[top], p.output)
+    assert texts(p.bias.entries) == shown(np.asarray(v["b_in"])[top], p.bias)
+    assert [n.text for n in s.neuron_ids] == [f"#{i}" for i in top]
+    assert texts(s.ctx_numbers) == [f"{c['activation']:.2f}" for c in v["contexts"]["top"]]
+    assert f"{v['active_count']}" in s.active_label.text and f"{v['threshold']:g}" in s.active_label.text
+    assert f"{v['gpt3']['d_model']:,}" in s.shapes.text and f"{v['gpt3']['d_mlp']:,}" in s.shapes.text
+    for col, n in zip(s.write_columns, v["neurons"]):
+        assert texts(col.entries) == shown(n["write"], col)
+    assert texts(s.out_column.entries) == shown(v["mlp_out"], s.out_column)
+    assert texts(s.read_numbers) == [style.signed(t["logit_per_unit"], 2) for t in v["readout"]["top"]]
+    for col, key in zip(s.res_columns, ("resid_mid", "mlp_out", "resid_post")):
+        assert texts(col.entries) == shown(v[key], col)
+    assert texts(s.all_counts) == [str(n) for n in v["active_per_token"]]
+    # the GELU points sit at the token's real (pre-activation, activation) pairs
+    g = s.gelu
+    for d, x, y in zip(g.dots, v["pre_activations"], v["activations"]):
+        np.testing.assert_allclose(g.axes.p2c(d.get_center())[:2], [x, y], atol=1e-6)
+    assert len(g.dots) == v["d_mlp"] and int(g.active.sum()) == v["active_count"]
+
+
+# --- rendering through render.py, and the manifest as proof ------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_its_manifest_matches_the_trace(lecture, gpt, lang):
+    m = manifest_of(lecture.clips("mlp_steps")[lang])
+    v = m["values"]
+    assert (m["params"]["layer"], m["params"]["focus"]) == (v["layer"], v["focus"])
+    tr = gpt.trace(v["prompt"])
+    assert v["tokens"] == list(tr["tokens"]) and v["token_ids"] == list(tr["token_ids"])
+    ref = recompute(gpt, v["prompt"], v["layer"], v["focus"])
+    np.testing.assert_allclose(v["pre_activations"], ref["pre"], atol=1e-9)   # every neuron, not only those drawn
+    np.testing.assert_allclose(v["activations"], ref["act"], atol=1e-9)
+    np.testing.assert_allclose(v["writes_sum_plus_bias"], tr["layers"][v["layer"]]["mlp"]["out"][v["focus"]],
+                               atol=1e-9)
+    np.testing.assert_allclose(v["mlp_out"], ref["out"], atol=1e-9)
+    assert v["active_count"] == int((ref["act"] > v["threshold"]).sum())
+    for n in v["neurons"]:
+        i = n["neuron"]
+        assert n["dot"] == pytest.approx(float(ref["x"] @ ref["W_in"][:, i]), abs=1e-9)
+        assert n["pre"] == pytest.approx(n["dot"] + n["bias"], abs=1e-9)
+        assert n["act"] == pytest.approx(float(ref["act"][i]), abs=1e-9)
+    assert v["gpt3"] == {"d_model": 12288, "d_mlp": 49152}
+
+
+# --- a key frame against committed control data (tests/control_data/mlp_steps) ------------------------------
+@pytest.fixture
+def gelu_beat(monkeypatch):
+    stop_at_beat(monkeypatch, "gelu", lang="en")
+
+
+@frames_comparison(base_scene=MlpSteps)
+@pytest.mark.usefixtures("gelu_beat")
+def test_frame_gelu(scene):
+    play_until_section_ends(scene, MlpSteps.construct)
+
+
+def test_components_stay_inside_the_frame(played):
+    s = played["en"]
+    for m in (s.up_product, s.gelu, s.write_columns, s.out_column, s.res_columns, s.all_strips, s.all_tokens):
+        assert inside_safe_area(m), type(m).__name__
