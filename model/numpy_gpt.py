@@ -136,12 +136,17 @@ class NumpyGPT:
             raise ModelError(f"no layer {layer!r}: the model has {self.config.n_layer} layers "
                              f"(0..{self.config.n_layer - 1})")
 
-    def head(self, layer: int, h: int) -> HeadWeights:
-        """Head h of `layer`: W_Q, W_K, W_V (d_model × d_head), b_Q, b_K, b_V (d_head), W_O (d_head × d_model)."""
+    def check_head(self, layer: int, h: int) -> None:
+        """A ModelError naming the model's real ranges unless head h of `layer` exists."""
         c = self.config
         self._check_layer(layer)
         if not isinstance(h, (int, np.integer)) or not 0 <= h < c.n_head:
             raise ModelError(f"no head {layer}.{h}: the model has {c.n_layer} layers of {c.n_head} heads")
+
+    def head(self, layer: int, h: int) -> HeadWeights:
+        """Head h of `layer`: W_Q, W_K, W_V (d_model × d_head), b_Q, b_K, b_V (d_head), W_O (d_head × d_model)."""
+        c = self.config
+        self.check_head(layer, h)
         cols = slice(h * c.d_head, (h + 1) * c.d_head)
         W_q, W_k, W_v = np.split(self.p(f"h.{layer}.attn.c_attn.weight"), 3, axis=1)
         b_q, b_k, b_v = np.split(self.p(f"h.{layer}.attn.c_attn.bias"), 3)

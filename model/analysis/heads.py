@@ -47,7 +47,7 @@ def promoted_words(gpt: NumpyGPT, residual: np.ndarray, delta: np.ndarray, k: in
 
 def ablation_effect(gpt: NumpyGPT, token_ids: list[int], layer: int, head: int, word: str) -> dict:
     """P(word next) with the head as trained, and with its output zeroed (the rest of the model re-run)."""
-    _check_head(gpt, layer, head)
+    gpt.check_head(layer, head)
     if word not in gpt.tokenizer.vocab:
         raise ModelError(f"unknown word {word!r}")
     w = gpt.tokenizer.vocab[word]
@@ -55,12 +55,6 @@ def ablation_effect(gpt: NumpyGPT, token_ids: list[int], layer: int, head: int, 
     without = probabilities(gpt.trace(token_ids, ablate=((layer, head),))["logits"][-1])[w]
     return {"word": word, "layer": layer, "head": head,
             "p_with_head": float(with_head), "p_without_head": float(without)}
-
-
-def _check_head(gpt: NumpyGPT, layer: int, head: int) -> None:
-    c = gpt.config
-    if not 0 <= layer < c.n_layer or not 0 <= head < c.n_head:
-        raise ModelError(f"no head {layer}.{head}: the model has {c.n_layer} layers of {c.n_head} heads")
 
 
 def head_update(gpt: NumpyGPT, trace: dict, layer: int, head: int) -> dict:
@@ -117,7 +111,7 @@ def order_sensitivity(gpt: NumpyGPT, token_ids: list[int], head: int | None = No
     if T < 3:
         raise ModelError("reordering needs at least two earlier tokens before the last one")
     if head is not None:
-        _check_head(gpt, 0, head)
+        gpt.check_head(0, head)
     order = list(range(T - 2, -1, -1)) + [T - 1]           # reversed[j] = ids[order[j]]
     back = np.argsort(order)                               # where original token i sits in the reversed run
     reversed_ids = [ids[i] for i in order]
