@@ -128,6 +128,32 @@ def _extreme_cosines(V: torch.Tensor) -> tuple[float, float]:
     return min(hi, 1.0), max(lo, -1.0)
 
 
+def pair_histogram(V: torch.Tensor) -> dict:
+    """The angles of ALL N(N-1)/2 pairs, exactly (not a sample): counts in 1-degree bins from 0 to 180, and the
+    closest and the most opposed pair. Computed block by block, each pair once, the products in float64 (so a bin
+    edge is decided to about 1e-13 degrees, not float32's 1e-5)."""
+    counts = torch.zeros(len(HIST_EDGES_DEG) - 1, dtype=torch.int64)
+    hi, lo = -1.0, 1.0
+    V = V.double()
+    for A, B, diagonal in _blocks(len(V)):
+        C = V[A] @ V[B].T
+        if diagonal:
+            r, c = torch.triu_indices(C.shape[0], C.shape[1], offset=1)
+            C = C[r, c]
+        if C.numel() == 0:
+            continue
+        C = C.clamp(-1.0, 1.0)
+        hi, lo = max(hi, C.max().item()), min(lo, C.min().item())
+        angles = torch.rad2deg(torch.arccos(C)).reshape(-1)
+        bins = angles.floor().clamp(0, len(counts) - 1).long()       # [k, k + 1) degrees; 180 joins the last bin
+        counts += torch.bincount(bins, minlength=len(counts))
+    n = len(V)
+    pairs = n * (n - 1) // 2
+    return {"edges_deg": HIST_EDGES_DEG, "counts": counts.tolist(), "pairs": pairs,
+            "min_deg": math.degrees(math.acos(min(hi, 1.0))), "max_deg": math.degrees(math.acos(max(lo, -1.0))),
+            "within_89_91": (counts[89] + counts[90]).item() / max(pairs, 1)}   # bins [89, 90) and [90, 91)
+
+
 def angle_stats(V: torch.Tensor, i: torch.Tensor, j: torch.Tensor) -> dict:
     """Angle distribution over the sampled pairs (i, j), plus the exact extremes over all pairs."""
     angles = torch.rad2deg(torch.arccos(_pair_cosines(V, i, j).double()))
@@ -166,7 +192,7 @@ def packing_bounds(n_vectors: int, dim: int) -> dict:
 
 def pack_near_orthogonal(n_vectors: int = 10_000, dim: int = 100, steps: int = 20, seed: int = 0,
                          lr: float = 2.0, progress=None, margin: float | None = None,
-                         sample_pairs: int = 200_000, return_vectors: bool = False) -> dict:
+                         sample_pairs: int = 200_000, return_vectors: bool = False, observe=None) -> dict:
     """Optimise n_vectors unit vectors in `dim` dimensions so that every pairwise angle is near 90.
 
     Loss: 1/2 sum over pairs of (|cos| - margin)_+^2, margin = 2/sqrt(dim) by default (random unit
@@ -175,7 +201,8 @@ def pack_near_orthogonal(n_vectors: int = 10_000, dim: int = 100, steps: int = 2
     then a projection back to unit vectors in a tight frame. progress(step, steps) is called after
     each step. Percentiles, the 89-91 fraction and the histogram use one fixed sample of pairs, the
     same before and after; min_deg and max_deg are exact over all pairs. With return_vectors the
-    optimised (n_vectors, dim) tensor is included under "vectors".
+    optimised (n_vectors, dim) tensor is included under "vectors". observe(step, V) is called with the
+    vectors at the start (step 0) and after every step (for recording snapshots; it must not change V).
     """
     _check_int("n_vectors", n_vectors, 2)
     _check_int("dim", dim, 1)
@@ -199,10 +226,14 @@ def pack_near_orthogonal(n_vectors: int = 10_000, dim: int = 100, steps: int = 2
     step_size = lr / (1 + math.sqrt(n_active / dim)) ** 2
 
     start = time.perf_counter()
+    if observe is not None:
+        observe(0, V)
     for step in range(steps):
         grad = _hinge_gradient(V, margin)
         grad -= (grad * V).sum(1, keepdim=True) * V    # keep only the part along the sphere
         V = _tighten(_unit(V - step_size * grad))
+        if observe is not None:
+            observe(step + 1, V)
         if progress is not None:
             progress(step + 1, steps)
     seconds = time.perf_counter() - start
@@ -220,6 +251,82 @@ def pack_near_orthogonal(n_vectors: int = 10_000, dim: int = 100, steps: int = 2
     if return_vectors:
         result["vectors"] = V
     return result
+
+
+# --------------------------------------------------------------------------- part 1b: room within a band
+
+def _check_band(eps_deg) -> float:
+    eps = _check_positive("eps_deg", eps_deg)
+    if eps >= 90:
+        raise ModelError(f"eps_deg must be below 90, got {eps_deg}")
+    return eps
+
+
+def bound_count(dim: int, eps_deg: float) -> int | None:
+    """The most unit vectors in `dim` dimensions that Welch's and Levenstein's bounds (packing_bounds) allow to keep
+    every pair within 90 +- eps_deg; None when neither bound forbids any number.
+
+    With c = sin(eps): Welch allows N <= d (1 - c^2) / (1 - c^2 d) when c^2 d < 1 (and any N otherwise);
+    Levenstein, for N > d(d + 1)/2, allows N <= d (d + 2)(1 - c^2) / (3 - c^2 (d + 2)) when c^2 (d + 2) < 3.
+    """
+    d, eps = _check_int("dim", dim, 1), _check_band(eps_deg)
+    c2 = math.sin(math.radians(eps)) ** 2
+    welch = math.floor(d * (1 - c2) / (1 - c2 * d) + 1e-9) if c2 * d < 1 else None
+    lev = None
+    if c2 * (d + 2) < 3:
+        n = math.floor(d * (d + 2) * (1 - c2) / (3 - c2 * (d + 2)) + 1e-9)
+        lev = max(n, d * (d + 1) // 2)          # it only speaks above d(d + 1)/2
+    limits = [n for n in (welch, lev) if n is not None]
+    return max(min(limits), d) if limits else None
+
+
+def _log_beta(a: float, b: float) -> float:
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+def random_pair_outside(dim: int, eps_deg: float, points: int = 200_001) -> float:
+    """P(|cos| > sin eps) for two independent uniformly random unit vectors in `dim` dimensions: the chance that a
+    random pair falls outside 90 +- eps_deg. The cosine t has density (1 - t^2)^((d - 3)/2) / B(1/2, (d - 1)/2)
+    on [-1, 1]; the tail is integrated numerically (float64, a grid packed towards sin eps, in log space)."""
+    d, eps = _check_int("dim", dim, 2), _check_band(eps_deg)
+    c = math.sin(math.radians(eps))
+    u = torch.linspace(0, 1, points, dtype=torch.float64)
+    t = c + (1 - c) * u ** 3
+    log_f = (d - 3) / 2 * torch.log1p(-t.clamp(max=1 - 1e-300) ** 2)
+    if d == 3:
+        log_f = torch.zeros_like(t)
+    peak = log_f.max()
+    tail = torch.trapezoid(torch.exp(log_f - peak), t).item()
+    log_p = math.log(2) + math.log(tail) + peak.item() - _log_beta(0.5, (d - 1) / 2)
+    return min(math.exp(log_p), 1.0)
+
+
+def random_count_estimate(dim: int, eps_deg: float) -> float:
+    """How many directions random vectors give within 90 +- eps_deg: draw M = 1/p random unit vectors (p: the chance
+    a pair falls outside, random_pair_outside), then drop one vector of each pair outside. On average M^2 p / 2
+    pairs are outside, so some draw keeps at least M - M^2 p / 2 = 1/(2p) vectors with every pair inside (the
+    probabilistic method: the estimate behind the Johnson-Lindenstrauss lemma). At least 1."""
+    return max(1.0, 1 / (2 * random_pair_outside(dim, eps_deg)))
+
+
+def measured_count(dim: int, eps_deg: float, steps: int = 300, seed: int = 0, limit: int | None = None) -> dict:
+    """The most unit vectors the lab's packing (pack_near_orthogonal, margin sin(eps)/2) gets to keep EVERY pair
+    within 90 +- eps_deg, trying N = dim, dim + 1, ... until it fails (or N reaches `limit`, default bound_count
+    + 1). Returns the count, the closest pair reached at that count and at the first failure."""
+    d, eps = _check_int("dim", dim, 2), _check_band(eps_deg)
+    margin = math.sin(math.radians(eps)) / 2
+    ceiling = bound_count(d, eps)
+    limit = limit if limit is not None else (ceiling + 1 if ceiling is not None else 10 * d)
+    best, worst_ok, failed = None, None, None
+    for n in range(d, limit + 1):
+        r = pack_near_orthogonal(n, d, steps=steps, seed=seed, margin=margin, sample_pairs=1)
+        off = max(90 - r["after"]["min_deg"], r["after"]["max_deg"] - 90)
+        if off > eps:
+            failed = {"n": n, "furthest_from_90_deg": off}
+            break
+        best, worst_ok = n, off
+    return {"dim": d, "eps_deg": eps, "count": best, "furthest_from_90_deg": worst_ok, "first_failure": failed,
+            "steps": steps, "seed": seed, "margin_cos": margin, "bound_count": ceiling}
 
 
 # --------------------------------------------------------------------------- part 2: toy model
@@ -273,7 +380,7 @@ def feature_geometry(W: torch.Tensor) -> dict:
 
 def train_toy_model(sparsity: float, n_features: int = 5, n_hidden: int = 2, steps: int = 1500,
                     batch: int = 256, seed: int = 0, lr: float = 2e-2, instances: int = 8,
-                    eval_batch: int = 65536) -> dict:
+                    eval_batch: int = 65536, checkpoints=()) -> dict:
     """Train `instances` copies of the toy model side by side and keep the one with lowest loss.
 
     As in the paper: Adam, a fresh batch of features each step, Xavier-normal W, zero b; here the
@@ -281,6 +388,9 @@ def train_toy_model(sparsity: float, n_features: int = 5, n_hidden: int = 2, ste
     evaluation batch, and the best copy's W (m x n), b, norms and dimensions per feature returned.
     The defaults keep instances * batch * m * n under 32768 numbers, below which torch runs each
     operation on the calling thread: that makes a run take seconds even on a busy machine.
+
+    `checkpoints` lists steps (0 = the initial weights, up to `steps`) at which the kept copy's W, b, its loss on
+    the evaluation batch and its geometry are recorded, under "checkpoints"; recording does not change the run.
     """
     sparsity = _check_sparsity(sparsity)
     _check_int("n_features", n_features, 1)
@@ -291,6 +401,9 @@ def train_toy_model(sparsity: float, n_features: int = 5, n_hidden: int = 2, ste
     _check_int("instances", instances, 1)
     _check_int("eval_batch", eval_batch, 1)
     lr = _check_positive("lr", lr)
+    marks = sorted({_check_int("checkpoint", c, 0) for c in checkpoints})
+    if marks and marks[-1] > steps:
+        raise ModelError(f"a checkpoint must be at most steps ({steps}), got {marks[-1]}")
 
     g = torch.Generator().manual_seed(seed)
     importance = feature_importance(n_features)
@@ -300,8 +413,13 @@ def train_toy_model(sparsity: float, n_features: int = 5, n_hidden: int = 2, ste
     opt = torch.optim.Adam([W, b], lr=lr)
     schedule = torch.optim.lr_scheduler.LambdaLR(opt, lambda t: 0.5 * (1 + math.cos(math.pi * t / steps)))
 
+    saved = {}                       # step -> (W, b) of every copy, before the best one is known
     start = time.perf_counter()
-    for _ in range(steps):
+    for step in range(steps + 1):
+        if step in marks:
+            saved[step] = (W.detach().clone(), b.detach().clone())
+        if step == steps:
+            break
         x = sample_features(batch, n_features, sparsity, g)
         loss = toy_loss(W, b, x, importance).sum()  # instances are independent: sum their losses
         opt.zero_grad(set_to_none=True)
@@ -313,7 +431,12 @@ def train_toy_model(sparsity: float, n_features: int = 5, n_hidden: int = 2, ste
     with torch.no_grad():
         x = sample_features(eval_batch, n_features, sparsity, torch.Generator().manual_seed(seed + 1))
         losses = toy_loss(W, b, x, importance)
-    best = int(losses.argmin())
+        best = int(losses.argmin())
+        recorded = []
+        for step, (W_s, b_s) in sorted(saved.items()):
+            loss_s = toy_loss(W_s[best:best + 1], b_s[best:best + 1], x, importance)[0]
+            recorded.append({"step": step, "W": W_s[best].tolist(), "b": b_s[best].tolist(),
+                             "loss": loss_s.item(), **feature_geometry(W_s[best])})
     W_best, b_best = W.detach()[best], b.detach()[best]
     return {
         "sparsity": sparsity, "n_features": n_features, "n_hidden": n_hidden, "steps": steps,
@@ -321,6 +444,7 @@ def train_toy_model(sparsity: float, n_features: int = 5, n_hidden: int = 2, ste
         "W": W_best.tolist(), "b": b_best.tolist(),
         **feature_geometry(W_best),
         "loss": losses[best].item(), "instance": best, "instance_losses": losses.tolist(),
+        **({"checkpoints": recorded} if marks else {}),
         "seconds": seconds,
     }
 
@@ -378,8 +502,11 @@ def _print_toy(runs: list[dict]) -> None:
 
 
 def cli(argv: list[str]) -> int:
+    if argv[:1] == ["record"]:   # the chapter's recorded runs (model/superposition_record.py)
+        from .superposition_record import cli as record_cli
+        return record_cli(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m model superposition",
-                                     description="the superposition lab")
+                                     description="the superposition lab; `record` writes the lecture's snapshots")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("pack", help="pack near-orthogonal unit vectors and compare angles with random")
     p.add_argument("--n", type=int, default=10_000, help="number of vectors (default 10000)")

@@ -207,9 +207,28 @@ MLP_STEPS = SceneSpec(
     sections=lambda p: ["title", "up", "contexts", "gelu", "down", "readout", "residual", "all_tokens", "summary"],
 )
 
+# --- the superposition chapter (issue 11): numbers from the lab's recorded runs (model/superposition_record.py) ---
+NEAR_ORTHOGONAL = SceneSpec(
+    name="near_orthogonal",
+    cls="NearOrthogonal",
+    summary="d dimensions hold d perpendicular directions; the histogram of every pairwise angle of 10,000 vectors "
+            "in 100-d over a real optimisation; the Welch/Levenstein bound; how the room within 89-91 degrees grows.",
+    params=(LANG,),
+    sections=lambda p: ["title", "exact", "histogram", "bound", "where", "summary"],
+)
+
+TOY_SUPERPOSITION = SceneSpec(
+    name="toy_superposition",
+    cls="ToySuperposition",
+    summary="The toy model of Elhage et al. (2022): W's five columns in the plane over training at four sparsities, "
+            "each feature's D_i and the loss, and the geometry (two orthogonal features to a pentagon) by rule.",
+    params=(LANG,),
+    sections=lambda p: ["title", "model", "train", "dims", "geometry", "summary"],
+)
+
 SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
     TOKEN_EMBEDDING, POSITIONAL_ENCODING, QUERIES_KEYS, CAUSAL_MASK, SOFTMAX_TEMPERATURE, VALUES_UPDATE, MULTI_HEAD,
-    ADD_NORM, MLP_STEPS)}
+    ADD_NORM, MLP_STEPS, NEAR_ORTHOGONAL, TOY_SUPERPOSITION)}
 
 
 def find(name: str) -> SceneSpec:

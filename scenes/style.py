@@ -194,3 +194,11 @@ def neuron_colour(activation: float, threshold: float, limit: float) -> ManimCol
         return ManimColor(NEURON_INACTIVE)
     t = min((activation - threshold) / max(limit - threshold, 1e-9), 1.0)
     return interpolate_color(ManimColor("#2E5A22"), ManimColor("#B8F5A0"), t)
+
+# --- the superposition chapter: angles, bounds and estimates ---------------------------------------------------
+ANGLE_BARS = GREY_B          # a histogram of measured angles between directions
+BAND = YELLOW_C              # the 89-91 degree band (the seed's "almost perpendicular")
+MEASURED = "#58C4DD"         # what a run measured (the closest pair, the counts the lab's packing reached)
+BOUND = "#F0AC5F"            # a proven bound (Welch/Levenstein): what no arrangement can beat
+RANDOM_ESTIMATE = "#C983D8"  # the random-vector (Johnson-Lindenstrauss style) estimate
+FEATURE_COLOURS = ["#58C4DD", "#83C167", "#F0AC5F", "#C983D8", "#E07A7A"]   # the toy model's features 1..5

@@ -253,7 +253,8 @@ class Lecture:
             from scenes.catalog import SCENES
             spec = SCENES[name]
             cls = getattr(importlib.import_module(spec.module), spec.cls)
-            self._dry[name, lang, "same"] = run_dry(cls, {"lang": lang, "prompt": default_prompt(name, "en")},
+            prompt = {"prompt": default_prompt(name, "en")} if any(p.name == "prompt" for p in spec.params) else {}
+            self._dry[name, lang, "same"] = run_dry(cls, {"lang": lang, **prompt},
                                                     self.tmp.mktemp(f"dry-{name}-{lang}-same"), captions=True)
         return self._dry[name, lang, "same"]
 

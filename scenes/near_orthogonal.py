@@ -1,0 +1,334 @@
+"""Almost perpendicular: how many directions fit in d dimensions, from the superposition lab's recorded runs.
+
+    manim render -ql scenes/near_orthogonal.py NearOrthogonal
+    python render.py near_orthogonal --lang zh
+
+The exact limit (d directions at exactly 90°, and the Welch/Levenstein bound for one more, in 2-D and 3-D); the
+histogram of every pairwise angle of 10,000 unit vectors in 100 dimensions over the lab's optimisation; the bound
+next to what was reached; and how many directions fit within 89°-91° as the dimension grows (measured by the lab's
+packing at small d, the Welch/Levenstein ceiling, the random-vector estimate, GPT-3's width from its config).
+
+Every number is read from model/snapshots/superposition.json (`python -m model superposition record`, checked by
+its content key) or from the lab's packing_bounds; the scene never optimises anything. Every value shown is
+recorded at full precision in self.values (the manifest).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, LaggedStart,
+                   Line, Rectangle, Transform, VGroup)
+
+from model.config import GPT3_175B
+from model.superposition import packing_bounds
+from model.superposition_record import load as load_snapshots
+from scenes import style
+from scenes.components import Label, NumberText
+from scenes.components.superposition import AngleHistogram, LogChart, VectorFan
+from scenes.lecture import LectureScene
+from scenes.style import (ANGLE_BARS, BAND, BOUND, MEASURED, MUTED, RANDOM_ESTIMATE, SHARED, TEXT, Strings)
+
+S = SHARED | Strings({
+    "title": {"en": "Almost perpendicular", "zh": "几乎垂直"},
+    "subtitle": {"en": "How many directions fit in d dimensions?", "zh": "d 维空间里能放下多少个方向？"},
+    "note": {"en": "The numbers: the superposition lab's recorded runs (seed {seed}):\n"
+                   "{n} unit vectors in {d} dimensions, every pair measured.",
+             "zh": "数字来自叠加实验室的记录运行（种子 {seed}）：\n{d} 维中 {n} 个随机单位向量，每一对都测量。"},
+    "exact": {"en": "At exactly 90°, d dimensions hold at most d directions.\n"
+                    "One more is at best {b2}° off in 2-D, {b3}° off in 3-D.",
+              "zh": "恰好 90° 时，d 维最多放下 d 个方向。\n多放一个：二维里至少偏 {b2}°，三维里至少偏 {b3}°。"},
+    "panel_2d": {"en": "2 dimensions: 2 at 90°", "zh": "2 维：2 个互成 90°"},
+    "panel_3d": {"en": "3 dimensions: 3 at 90°", "zh": "3 维：3 个互成 90°"},
+    "one_more": {"en": "one more: \u2265 {b}° off 90°", "zh": "再多一个：偏离 90° \u2265 {b}°"},
+    "histogram": {"en": "{n} directions in {d} dimensions, pushed apart step by step:\n"
+                        "the angle of every one of the {pairs} pairs.",
+                  "zh": "{d} 维中的 {n} 个方向，一步步被推开：\n全部 {pairs} 对的夹角。"},
+    "hist_header": {"en": "all {pairs} pairwise angles", "zh": "全部 {pairs} 对夹角"},
+    "step": {"en": "step", "zh": "第"},
+    "of_steps": {"en": "of {steps}", "zh": "步（共 {steps}）"},
+    "closest": {"en": "closest pair", "zh": "最近的一对"},
+    "within": {"en": "89\u201391°", "zh": "89\u201391°"},
+    "tails": {"en": "The closest pair rises from {a}° to {b}°; the middle barely moves:\n"
+                    "{p0} of pairs within 89\u201391° at the start, {p1} at the end.",
+              "zh": "最近的一对从 {a}° 升到 {b}°，中间却几乎不动：\n89\u201391° 之间的对，开始占 {p0}，最后占 {p1}。"},
+    "narrows": {"en": "The closest pair rises from {a}° to {b}°; the middle narrows:\n"
+                      "{p0} of pairs within 89\u201391° at the start, {p1} at the end.",
+                "zh": "最近的一对从 {a}° 升到 {b}°，中间也变窄了：\n89\u201391° 之间的对，开始占 {p0}，最后占 {p1}。"},
+    "no_gain": {"en": "The closest pair does not rise ({a}° to {b}°):\n"
+                      "{p0} of pairs within 89\u201391° at the start, {p1} at the end.",
+                "zh": "最近的一对没有升高（{a}° 到 {b}°）：\n89\u201391° 之间的对，开始占 {p0}，最后占 {p1}。"},
+    "bound_holds": {"en": "No {n} directions in {d} dimensions keep every pair within\n"
+                          "90 \u00b1 {band}° (Welch/Levenstein). The run reached 90 \u00b1 {reached}°.",
+                    "zh": "{d} 维中的任何 {n} 个方向，都不能让每一对都在\n90 \u00b1 {band}° 之内（Welch/Levenstein）。本次达到 90 \u00b1 {reached}°。"},
+    "bound_broken": {"en": "The run claims 90 \u00b1 {reached}°, inside the proven bound\n"
+                           "90 \u00b1 {band}°: the recorded run is wrong.",
+                     "zh": "本次声称达到 90 \u00b1 {reached}°，比已证明的界\n90 \u00b1 {band}° 还小：记录有误。"},
+    "bound_label": {"en": "bound \u00b1{band}°", "zh": "界 \u00b1{band}°"},
+    "reached_label": {"en": "reached \u00b1{reached}°", "zh": "达到 \u00b1{reached}°"},
+    "where_slow": {"en": "Within 89\u201391°, random directions gain room exponentially,\n"
+                         "but slowly: about {r} in GPT-3's {g} dims; {t} need {dt}.",
+                   "zh": "在 89\u201391° 内，随机方向的空间随 d 指数增长，但很慢：\n"
+                         "GPT-3 的 {g} 维约 {r} 个；{t} 个需要 {dt} 维。"},
+    "where_fast": {"en": "Within 89\u201391°, random directions gain room exponentially:\n"
+                         "about {r} in GPT-3's {g} dims, more than its {g} axes.",
+                   "zh": "在 89\u201391° 内，随机方向的空间随 d 指数增长：\n"
+                         "GPT-3 的 {g} 维约 {r} 个，多于它的 {g} 条坐标轴。"},
+    "y_axis": {"en": "directions, every pair within 89\u201391°", "zh": "方向数（每对都在 89\u201391° 内）"},
+    "x_axis": {"en": "dimensions d", "zh": "维数 d"},
+    "legend_exact": {"en": "exactly 90°: d", "zh": "恰好 90°：d 个"},
+    "legend_bound": {"en": "bound: at most", "zh": "上界：至多"},
+    "legend_random": {"en": "random vectors", "zh": "随机向量（估计）"},
+    "legend_measured": {"en": "measured: lab", "zh": "实测：实验室"},
+    "gpt3": {"en": "GPT-3", "zh": "GPT-3"},
+    "summary": {"en": "Exactly perpendicular: only d directions. Almost perpendicular:\n"
+                      "more, and the room grows exponentially with the dimension.",
+                "zh": "严格垂直：只有 d 个方向。几乎垂直：\n可以更多，而且空间随维数指数增长。"},
+})
+
+HIST = dict(x=-5.6, y=-1.55, width=11.2, height=3.0)   # the histogram's axis: left end, baseline, size
+INFO_Y, HEADER_Y = 2.15, 3.05
+CHART = dict(x=-4.6, y=-1.45, width=6.4, height=4.1)
+FAN_R = 1.45
+STEP, PAUSE = style.STEP, style.PAUSE
+
+
+def fmt_int(n: int) -> str:
+    return f"{int(n):,}"
+
+
+def rough(x: float) -> str:
+    """An estimate, to two significant digits, with thousands separators."""
+    if x < 100:
+        return f"{x:.0f}"
+    digits = int(np.floor(np.log10(x))) - 1
+    return f"{int(round(x, -digits)):,}"
+
+
+class NearOrthogonal(LectureScene):
+    name = "near_orthogonal"
+    strings = S
+
+    def title_note(self) -> str:
+        p = self.data["pack"]
+        return self.s("note", seed=p["seed"], n=fmt_int(p["n_vectors"]), d=p["dim"])
+
+    # --- the numbers -----------------------------------------------------------------------------------------
+    def prepare(self):
+        self.data = load_snapshots()
+        p, band = self.data["pack"], self.data["band"]
+        snaps = p["snapshots"]
+        self.exact_bounds = {"2d": packing_bounds(3, 2), "3d": packing_bounds(4, 3)}
+        first, last = snaps[0], snaps[-1]
+        self.reached = max(90 - last["min_deg"], last["max_deg"] - 90)
+        self.values.update({
+            "source": {"file": "model/snapshots/superposition.json", "key": self.data["key"],
+                       "recipe": self.data["recipe"]},
+            "exact": {"2d": {"dim": 2, "directions": 3, **self.exact_bounds["2d"]},
+                      "3d": {"dim": 3, "directions": 4, **self.exact_bounds["3d"]}},
+            "pack": {k: p[k] for k in ("n_vectors", "dim", "steps", "seed", "lr", "margin_cos")},
+            "pairs": last["pairs"],
+            "snapshots": [{k: s[k] for k in ("step", "counts", "min_deg", "max_deg", "within_89_91")} for s in snaps],
+            "bounds": p["bounds"], "reached_deg": self.reached,
+            "band": band,
+        })
+        self.build_exact()
+        self.build_histogram()
+        self.build_bound()
+        self.build_where()
+
+    def build_exact(self):
+        b2, b3 = (self.exact_bounds[k]["band_deg"] for k in ("2d", "3d"))
+        self.fan2 = VectorFan(np.eye(2), [TEXT, TEXT], radius=FAN_R).move_to([-3.4, 0.2, 0])
+        c = self.fan2.centre()
+        size = 0.25
+        self.right_angle = VGroup(Line(c + [size, 0, 0], c + [size, size, 0], stroke_color=MUTED, stroke_width=2),
+                                  Line(c + [0, size, 0], c + [size, size, 0], stroke_color=MUTED, stroke_width=2))
+        o3 = np.array([3.4, -0.4, 0])
+        axes3 = [np.array([1.0, 0, 0]), np.array([0, 1.0, 0]), np.array([-0.62, -0.48, 0])]
+        self.fan3 = VGroup(*[Arrow(o3, o3 + FAN_R * a, buff=0, color=TEXT, stroke_width=5, tip_length=0.18,
+                                   max_tip_length_to_length_ratio=0.18) for a in axes3])
+        self.panel_heads = VGroup(self.header(self.s("panel_2d"), -3.4, TEXT, 2.45),
+                                  self.header(self.s("panel_3d"), 3.4, TEXT, 2.45))
+        self.one_more = VGroup(self.header(self.s("one_more", b=f"{b2:.1f}"), -3.4, BOUND, -1.95),
+                               self.header(self.s("one_more", b=f"{b3:.1f}"), 3.4, BOUND, -1.95))
+
+    def build_histogram(self):
+        snaps = self.data["pack"]["snapshots"]
+        lo = int(min(s["min_deg"] for s in snaps) // 5 * 5)
+        hi = int(180 - lo)
+        lo, hi = min(lo, 180 - hi), max(hi, 180 - lo)
+        top = max(max(s["counts"]) for s in snaps)
+        self.hist = AngleHistogram(lo, hi, top, width=HIST["width"], height=HIST["height"], color=ANGLE_BARS)
+        self.hist.shift([HIST["x"], HIST["y"], 0] - self.hist.axis.get_start())
+        self.values["histogram_view"] = {"lo_deg": lo, "hi_deg": hi, "full_height_count": top}
+        self.step_bars = [self.hist.bars_for(s["counts"]) for s in snaps]
+        self.hist.bars.become(self.step_bars[0])
+        pairs = snaps[0]["pairs"]
+        self.hist_header = Label(self.s("hist_header", pairs=fmt_int(pairs)), font_size=style.LABEL, color=TEXT)
+        self.hist_header.move_to([0, HEADER_Y, 0])
+        # the info row: step, closest pair, share within 89-91
+        y = INFO_Y
+        self.step_label = Label(self.s("step"), font_size=style.SMALL, color=MUTED)
+        self.step_label.shift(RIGHT * (-5.6 - self.step_label.get_left()[0])).on_baseline(y)
+        self.step_number = NumberText("0", style.LABEL, TEXT, align="left").place(
+            self.step_label.get_right()[0] + 0.15, y)
+        self.of_steps = Label(self.s("of_steps", steps=len(snaps) - 1), font_size=style.SMALL, color=MUTED)
+        self.of_steps.shift(RIGHT * (self.step_label.get_right()[0] + 0.75 - self.of_steps.get_left()[0])) \
+            .on_baseline(y)
+        self.within_label = Label(self.s("within"), font_size=style.SMALL, color=BAND)
+        self.within_label.shift(RIGHT * (-0.9 - self.within_label.get_left()[0])).on_baseline(y)
+        self.within_number = NumberText(self.share(snaps[0]), style.LABEL, BAND, align="left").place(
+            self.within_label.get_right()[0] + 0.2, y)
+        self.closest_label = Label(self.s("closest"), font_size=style.SMALL, color=MEASURED)
+        self.closest_number = NumberText(f"{snaps[0]['min_deg']:.1f}°", style.LABEL, MEASURED, align="right") \
+            .place(5.6, y)
+        self.closest_label.shift(RIGHT * (4.05 - self.closest_label.get_right()[0])).on_baseline(y)
+        self.info = VGroup(self.step_label, self.step_number, self.of_steps, self.within_label, self.within_number,
+                           self.closest_label, self.closest_number)
+        self.closest_marks = [self.closest_mark(s["min_deg"]) for s in snaps]
+        self.closest_marker = self.closest_marks[0].copy()
+
+    @staticmethod
+    def share(snapshot) -> str:
+        return f"{100 * snapshot['within_89_91']:.1f}%"
+
+    def closest_mark(self, degrees: float) -> Line:
+        return Line(self.hist.point(degrees, 0.0), self.hist.point(degrees, 0.9), stroke_color=MEASURED,
+                    stroke_width=5)
+
+    def build_bound(self):
+        b = self.data["pack"]["bounds"]["band_deg"]
+        last = self.data["pack"]["snapshots"][-1]
+        top = HIST["height"] + 0.1
+        self.bound_lines = VGroup(*[DashedLine(self.hist.point(90 + s * b, 0), self.hist.point(90 + s * b, top),
+                                               stroke_color=BOUND, stroke_width=4, dash_length=0.12)
+                                    for s in (-1, 1)])
+        self.reached_lines = VGroup(*[Line(self.hist.point(d, 0), self.hist.point(d, top), stroke_color=MEASURED,
+                                           stroke_width=4) for d in (last["min_deg"], last["max_deg"])])
+        left, right = self.hist.point(89, 0), self.hist.point(91, 0)
+        self.band_box = Rectangle(width=right[0] - left[0], height=top, stroke_width=0, fill_color=BAND,
+                                  fill_opacity=0.35).move_to([(left[0] + right[0]) / 2, left[1] + top / 2, 0])
+        y = HIST["y"] + top + 0.25
+        self.bound_label = Label(self.s("bound_label", band=f"{b:.2f}"), font_size=style.SMALL, color=BOUND)
+        self.bound_label.shift(RIGHT * (self.hist.point(90 + b)[0] + 0.15 - self.bound_label.get_left()[0])) \
+            .on_baseline(y)
+        self.band_label = Label(self.s("within"), font_size=style.SMALL, color=BAND)
+        self.band_label.shift(RIGHT * (self.hist.point(90)[0] - self.band_label.get_center()[0])).on_baseline(y)
+        self.reached_label = Label(self.s("reached_label", reached=f"{self.reached:.1f}"), font_size=style.SMALL,
+                                   color=MEASURED)
+        self.reached_label.shift(RIGHT * (self.hist.point(last["min_deg"])[0] - 0.15
+                                          - self.reached_label.get_right()[0])).on_baseline(y)
+
+    def build_where(self):
+        band = self.data["band"]
+        chart = LogChart((0, 5), (0, 8), width=CHART["width"], height=CHART["height"])
+        chart.shift([CHART["x"], CHART["y"], 0] - chart.axes[0].get_start())
+        self.chart = chart
+        curve = band["curve"]
+        dims = [c["dim"] for c in curve]
+        self.exact_line = chart.curve(dims, dims, TEXT, stroke_width=3)
+        bounded = [c for c in curve if c["bound_count"] is not None]
+        self.bound_curve = chart.curve([c["dim"] for c in bounded], [c["bound_count"] for c in bounded], BOUND)
+        self.random_curve = chart.curve(dims, [c["random_estimate"] for c in curve], RANDOM_ESTIMATE)
+        self.measured_dots = VGroup(*[chart.dot(m["dim"], m["count"], MEASURED) for m in band["measured"]])
+        g = band["gpt3"]
+        self.gpt3_line = chart.vertical(g["dim"], MUTED)
+        self.gpt3_dot = chart.dot(g["dim"], g["random_estimate"], RANDOM_ESTIMATE, radius=0.09)
+        reach = band["random_reaches"]
+        self.reach_dot = chart.dot(reach["dim"], reach["count"], RANDOM_ESTIMATE, radius=0.09)
+        self.gpt3_label = Label(self.s("gpt3") + " " + fmt_int(g["dim"]), font_size=style.SMALL, color=MUTED)
+        self.gpt3_label.shift(RIGHT * (chart.c2p(g["dim"], 1)[0] - 0.12 - self.gpt3_label.get_right()[0])) \
+            .on_baseline(chart.c2p(10, 10 ** 1.1)[1])     # left of its line, between the random curve and d
+        gp = chart.c2p(g["dim"], g["random_estimate"])
+        self.gpt3_value = NumberText(f"\u2248 {rough(g['random_estimate'])}", style.SMALL, RANDOM_ESTIMATE,
+                                     align="left").place(gp[0] + 0.18, gp[1] + 0.1)
+        rp = chart.c2p(reach["dim"], reach["count"])
+        self.reach_value = NumberText(fmt_int(reach["count"]), style.SMALL, RANDOM_ESTIMATE, align="left") \
+            .place(rp[0] + 0.15, rp[1] - 0.4)
+        self.y_title = Label(self.s("y_axis"), font_size=style.SMALL, color=MUTED)
+        self.y_title.shift(RIGHT * (CHART["x"] - 0.6 - self.y_title.get_left()[0])).on_baseline(3.2)
+        self.x_title = Label(self.s("x_axis"), font_size=style.SMALL, color=MUTED)
+        self.x_title.shift(RIGHT * (CHART["x"] + CHART["width"] + 0.25 - self.x_title.get_left()[0])) \
+            .on_baseline(CHART["y"] - 0.05)
+        entries = [("legend_exact", TEXT, "line"), ("legend_bound", BOUND, "line"),
+                   ("legend_random", RANDOM_ESTIMATE, "line"), ("legend_measured", MEASURED, "dot")]
+        self.legend = VGroup()
+        x0 = 2.8
+        for r, (key, colour, kind) in enumerate(entries):
+            y = 2.4 - r * 0.6
+            mark = Line([x0, y + 0.12, 0], [x0 + 0.45, y + 0.12, 0], stroke_color=colour, stroke_width=4) \
+                if kind == "line" else chart.dot(10, 1, colour).move_to([x0 + 0.22, y + 0.12, 0])
+            text = Label(self.s(key), font_size=style.SMALL, color=colour)
+            text.shift(RIGHT * (x0 + 0.6 - text.get_left()[0])).on_baseline(y)
+            self.legend.add(VGroup(mark, text))
+
+    # --- the beats -------------------------------------------------------------------------------------------
+    def beat_exact(self):
+        b2, b3 = (self.exact_bounds[k]["band_deg"] for k in ("2d", "3d"))
+        self.say("exact", b2=f"{b2:.1f}", b3=f"{b3:.1f}")
+        self.play(FadeIn(self.panel_heads), FadeIn(self.fan2.circle), FadeIn(self.fan2.origin_dot), run_time=STEP)
+        self.play(*[GrowFromEdge(a, LEFT) if i == 0 else GrowFromEdge(a, DOWN)
+                    for i, a in enumerate(self.fan2.arrows)], Create(self.right_angle), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(a) for a in self.fan3], lag_ratio=0.3), run_time=STEP)
+        self.play(FadeIn(self.one_more), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_histogram(self):
+        p = self.data["pack"]
+        snaps = p["snapshots"]
+        self.say("histogram", n=fmt_int(p["n_vectors"]), d=p["dim"], pairs=fmt_int(snaps[0]["pairs"]))
+        self.clear_stage()
+        self.play(FadeIn(self.hist.axis), FadeIn(self.hist.ticks), FadeIn(self.hist_header), run_time=STEP)
+        self.play(GrowFromEdge(self.hist.bars, DOWN), FadeIn(self.info), FadeIn(self.closest_marker), run_time=STEP)
+        self.wait(PAUSE)
+        for k, s in enumerate(snaps[1:], start=1):
+            self.step_number.set_text(str(s["step"]))
+            self.within_number.set_text(self.share(s))
+            self.closest_number.set_text(f"{s['min_deg']:.1f}°")
+            self.play(Transform(self.hist.bars, self.step_bars[k]),
+                      Transform(self.closest_marker, self.closest_marks[k]), run_time=0.35)
+        first, last = snaps[0], snaps[-1]
+        change = last["within_89_91"] - first["within_89_91"]
+        rises = last["min_deg"] > first["min_deg"]
+        key = "no_gain" if not rises else ("narrows" if change >= 0.01 else "tails")
+        self.caption_rule("histogram", key, "closest pair not higher at the end than at the start: no_gain; else "
+                          "the share within 89-91 degrees grows by at least 1 percentage point: narrows; else tails",
+                          first_min_deg=first["min_deg"], last_min_deg=last["min_deg"],
+                          first_within=first["within_89_91"], last_within=last["within_89_91"])
+        self.say(key, a=f"{first['min_deg']:.1f}", b=f"{last['min_deg']:.1f}", p0=self.share(first),
+                 p1=self.share(last))
+        self.wait(PAUSE)
+
+    def beat_bound(self):
+        p = self.data["pack"]
+        b = p["bounds"]["band_deg"]
+        key = "bound_holds" if self.reached >= b else "bound_broken"
+        self.caption_rule("bound", key, "furthest pair from 90 degrees at the end >= the Welch/Levenstein band: "
+                          "bound_holds, else bound_broken", reached_deg=self.reached, band_deg=b)
+        self.say(key, n=fmt_int(p["n_vectors"]), d=p["dim"], band=f"{b:.2f}", reached=f"{self.reached:.1f}")
+        self.play(FadeOut(self.info), FadeOut(self.closest_marker), run_time=0.6)
+        self.play(FadeIn(self.band_box), FadeIn(self.band_label), run_time=STEP)
+        self.play(*[Create(line) for line in self.bound_lines], FadeIn(self.bound_label), run_time=STEP)
+        self.play(*[Create(line) for line in self.reached_lines], FadeIn(self.reached_label), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_where(self):
+        band = self.data["band"]
+        g, reach = band["gpt3"], band["random_reaches"]
+        key = "where_slow" if g["random_estimate"] < g["dim"] else "where_fast"
+        self.caption_rule("where", key, "random-vector estimate at GPT-3's width below its number of dimensions: "
+                          "where_slow, else where_fast", random_estimate=g["random_estimate"], dim=g["dim"])
+        self.say(key, r=rough(g["random_estimate"]), g=fmt_int(g["dim"]), t=fmt_int(reach["count"]),
+                 dt=fmt_int(reach["dim"]))
+        self.clear_stage()
+        self.play(Create(self.chart.axes), FadeIn(self.chart.ticks), FadeIn(self.y_title), FadeIn(self.x_title),
+                  run_time=STEP)
+        self.play(Create(self.exact_line), FadeIn(self.legend[0]), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(d, scale=0.5) for d in self.measured_dots], lag_ratio=0.2),
+                  FadeIn(self.legend[3]), run_time=STEP)
+        self.play(Create(self.bound_curve), FadeIn(self.legend[1]), run_time=STEP)
+        self.play(Create(self.random_curve), FadeIn(self.legend[2]), run_time=STEP)
+        self.play(Create(self.gpt3_line), FadeIn(self.gpt3_label), FadeIn(self.gpt3_dot), FadeIn(self.gpt3_value),
+                  run_time=STEP)
+        self.play(FadeIn(self.reach_dot), FadeIn(self.reach_value), run_time=STEP)
+        self.wait(PAUSE)

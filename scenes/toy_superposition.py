@@ -1,0 +1,273 @@
+"""The toy model of superposition (Elhage et al., 2022): five features squeezed into two dimensions.
+
+    manim render -ql scenes/toy_superposition.py ToySuperposition
+    python render.py toy_superposition --lang zh
+
+x' = ReLU(W^T W x + b), W is 2 x 5, trained by the superposition lab (Torch, fixed seed) at several sparsities.
+The five columns of W move in the plane through the recorded checkpoints; then each feature's dimensionality D_i
+and the loss; then the geometry at each sparsity, named by a rule over the numbers (two orthogonal features,
+antipodal pairs, a pentagon). Every number is read from model/snapshots/superposition.json (`python -m model
+superposition record`, checked by its content key); the scene trains nothing. Every value shown is recorded at
+full precision in self.values (the manifest).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, RIGHT, DashedLine, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Rectangle, Transform, VGroup
+
+from model.superposition_record import load as load_snapshots
+from scenes import style
+from scenes.components import Label, NumberText
+from scenes.components.superposition import VectorFan
+from scenes.lecture import LectureScene
+from scenes.style import FEATURE_COLOURS, MUTED, SHARED, TEXT, Strings
+
+S = SHARED | Strings({
+    "title": {"en": "Superposition in a toy model", "zh": "玩具模型里的叠加"},
+    "subtitle": {"en": "Five features, two dimensions (Elhage et al., 2022)", "zh": "五个特征，两个维度（Elhage 等，2022）"},
+    "note": {"en": "The numbers: the superposition lab's recorded training runs\n"
+                   "(Torch, seed {seed}, {steps} steps, the best of {k} copies at each sparsity).",
+             "zh": "数字来自叠加实验室记录的训练\n（Torch，种子 {seed}，{steps} 步，每个稀疏度取 {k} 份中最好的一份）。"},
+    "model": {"en": "Five features squeezed into two dimensions and back out.\n"
+                    "Feature i matters 0.9\u2071; each is 0 with probability S.",
+              "zh": "五个特征被压进两个维度，再还原出来。\n特征 i 的重要性是 0.9\u2071；每个特征以概率 S 为 0。"},
+    "importance": {"en": "importance", "zh": "重要性"},
+    "feature": {"en": "feature", "zh": "特征"},
+    "shape": {"en": "n = {n} features, m = {m} dimensions, W: {m} \u00d7 {n}",
+              "zh": "n = {n} 个特征，m = {m} 个维度，W：{m} \u00d7 {n}"},
+    "train": {"en": "W's five columns in the plane as training runs,\n"
+                    "at {k} sparsities, from the recorded checkpoints.",
+              "zh": "训练过程中 W 的五列在平面上的样子，\n{k} 个稀疏度，取自记录的检查点。"},
+    "sparsity": {"en": "S = {s}", "zh": "S = {s}"},
+    "step": {"en": "step", "zh": "第"},
+    "of_steps": {"en": "of {steps}", "zh": "步（共 {steps}）"},
+    "dims_falls": {"en": "D\u1d62: the share of a dimension feature i gets (bars; 1 = a whole one).\n"
+                         "The loss falls as the features get sparser.",
+                   "zh": "D\u1d62：特征 i 分到的维度份额（柱；1 = 一整个维度）。\n特征越稀疏，损失越低。"},
+    "dims_mixed": {"en": "D\u1d62: the share of a dimension feature i gets (bars; 1 = a whole one).\n"
+                         "The loss does not fall steadily with sparsity here.",
+                   "zh": "D\u1d62：特征 i 分到的维度份额（柱；1 = 一整个维度）。\n这里损失并不随稀疏度稳定下降。"},
+    "loss": {"en": "loss", "zh": "损失"},
+    "geom_orthogonal": {"en": "{k} at {a}°", "zh": "{k} 个，{a}°"},
+    "geom_antipodal": {"en": "{k} in opposite pairs", "zh": "{k} 个，两两相反"},
+    "geom_pentagon": {"en": "pentagon", "zh": "五边形"},
+    "geom_other": {"en": "{k} represented", "zh": "表示了 {k} 个"},
+    "gaps": {"en": "{lo}\u2013{hi}° apart", "zh": "相隔 {lo}\u2013{hi}°"},
+    "gap": {"en": "{a}° apart", "zh": "相隔 {a}°"},
+    "pentagon": {"en": "At S = {s} all five share the plane, {lo}\u2013{hi}° apart (pentagon: 72°),\n"
+                       "D\u1d62 {dlo} to {dhi} (2/5 = 0.4). Dense: only the top {top} get a direction.",
+                 "zh": "S = {s} 时，五个特征共享平面：相隔 {lo}\u2013{hi}°（五边形：72°），\n"
+                       "D\u1d62 在 {dlo} 到 {dhi} 之间（2/5 = 0.4）。稠密时只有前 {top} 个有方向。"},
+    "no_pentagon": {"en": "At S = {s}, {k} of the five features get a direction:\n"
+                          "no pentagon in this run.",
+                    "zh": "S = {s} 时，五个特征中有 {k} 个得到方向：\n这次运行没有形成五边形。"},
+    "summary": {"en": "When features are rare, a model stores more of them than it has\n"
+                      "dimensions, as almost-perpendicular directions: superposition.",
+                "zh": "当特征很少同时出现时，模型存下的特征比维度还多，\n它们是几乎垂直的方向：这就是叠加。"},
+})
+
+PANEL_XS = (-4.35, -1.3, 1.75, 4.8)
+PANEL_Y, RADIUS = 0.95, 0.95
+HEADER_Y = 2.45
+BARS_BASE, BAR_UNIT = -1.55, 0.8       # the D_i bars: baseline, height of D = 1
+LOSS_Y = -2.05
+REPRESENTED = 0.5                     # a feature is represented when its column's norm exceeds this
+ORTHO_TOL, PENTAGON_TOL, D_TOL = 5.0, 5.0, 0.05
+STEP, PAUSE = style.STEP, style.PAUSE
+
+
+def geometry(run: dict) -> dict:
+    """Name the arrangement of a trained W by a rule over its numbers: the represented features (norm > 0.5),
+    the angles between them, their D_i. Kinds: "orthogonal" (two, 90 +- 5 degrees apart), "antipodal" (an even
+    number, in pairs 180 +- 5 degrees apart, the pairs 90 +- 5 apart), "pentagon" (five, every neighbour gap
+    72 +- 5 degrees, every D_i 0.4 +- 0.05), otherwise "other"."""
+    norms = np.asarray(run["norms"])
+    rep = [int(i) for i in np.flatnonzero(norms > REPRESENTED)]
+    angles = np.asarray(run["angles_deg"])
+    polar = np.asarray(run["polar_deg"])[rep]
+    order = np.argsort(polar)
+    ordered = polar[order]
+    gaps = np.diff(np.concatenate([ordered, ordered[:1] + 360])) if len(rep) > 1 else np.array([])
+    D = np.asarray(run["dims_per_feature"])[rep]
+    out = {"represented": rep, "gaps_deg": gaps.tolist(), "kind": "other"}
+    if len(rep) == 2 and abs(angles[rep[0], rep[1]] - 90) <= ORTHO_TOL:
+        out.update(kind="orthogonal", angle_deg=float(angles[rep[0], rep[1]]))
+    elif len(rep) == 5 and np.all(np.abs(gaps - 72) <= PENTAGON_TOL) and np.all(np.abs(D - 0.4) <= D_TOL):
+        out.update(kind="pentagon")
+    elif len(rep) in (4, 6) and np.all(np.abs(gaps - 360 / len(rep)) <= ORTHO_TOL) and all(
+            abs(max(angles[i, j] for j in rep if j != i) - 180) <= ORTHO_TOL for i in rep):
+        out.update(kind="antipodal")
+    return out
+
+
+class ToySuperposition(LectureScene):
+    name = "toy_superposition"
+    strings = S
+
+    def title_note(self) -> str:
+        r = self.runs[0]
+        return self.s("note", seed=r["seed"], steps=f"{r['steps']:,}", k=len(r["instance_losses"]))
+
+    # --- the numbers -----------------------------------------------------------------------------------------
+    def prepare(self):
+        data = load_snapshots()
+        self.runs = data["toy"]["runs"]
+        self.geoms = [geometry(r) for r in self.runs]
+        keep = ("sparsity", "n_features", "n_hidden", "steps", "batch", "seed", "lr", "importance", "W", "b",
+                "norms", "dims_per_feature", "angles_deg", "polar_deg", "neighbour_gaps_deg", "loss", "instance",
+                "instance_losses")
+        self.values.update({
+            "source": {"file": "model/snapshots/superposition.json", "key": data["key"],
+                       "recipe": data["recipe"]["toy"]},
+            "runs": [{**{k: r[k] for k in keep},
+                      "checkpoints": [{k: c[k] for k in ("step", "W", "b", "loss", "norms", "dims_per_feature")}
+                                      for c in r["checkpoints"]],
+                      "geometry": g} for r, g in zip(self.runs, self.geoms)],
+            "represented_norm": REPRESENTED,
+        })
+        self.build_model()
+        self.build_panels()
+        self.build_dims()
+        self.build_geometry()
+
+    def build_model(self):
+        r = self.runs[0]
+        n, m = r["n_features"], r["n_hidden"]
+        self.formula = self.tex(r"x'", "=", r"\mathrm{ReLU}(", r"W^\top W", "x", "+", "b", ")").move_to([0, 2.6, 0])
+        self.shape = Label(self.s("shape", n=n, m=m), font_size=style.LABEL, color=MUTED).move_to([0, 1.7, 0])
+        base, unit, xs = -1.35, 2.0, [-3.2 + 1.6 * i for i in range(n)]
+        self.imp_bars = VGroup(*[Rectangle(width=0.7, height=v * unit, stroke_width=0, fill_color=FEATURE_COLOURS[i],
+                                           fill_opacity=0.9).move_to([x, base + v * unit / 2, 0])
+                                 for i, (v, x) in enumerate(zip(r["importance"], xs))])
+        self.imp_numbers = VGroup(*[NumberText(f"{v:.2f}", style.SMALL, FEATURE_COLOURS[i]).place(0, 0)
+                                    for i, v in enumerate(r["importance"])])
+        for num, bar in zip(self.imp_numbers, self.imp_bars):
+            num.place(0, bar.get_top()[1] + 0.15)
+            num.shift(RIGHT * (bar.get_center()[0] - num.get_center()[0]))
+        self.imp_names = VGroup(*[NumberText(str(i + 1), style.LABEL, FEATURE_COLOURS[i]).place(0, base - 0.45)
+                                  for i in range(n)])
+        for name, x in zip(self.imp_names, xs):
+            name.shift(RIGHT * (x - name.get_center()[0]))
+        self.feature_title = Label(self.s("feature"), font_size=style.SMALL, color=MUTED)
+        self.feature_title.shift(RIGHT * (-4.1 - self.feature_title.get_right()[0])).on_baseline(base - 0.45)
+        self.imp_title = Label(self.s("importance"), font_size=style.SMALL, color=MUTED)
+        self.imp_title.shift(RIGHT * (-4.1 - self.imp_title.get_right()[0])).on_baseline(base + 0.1)
+
+    def build_panels(self):
+        self.fans, self.panel_heads, self.step_marks = [], VGroup(), []
+        for r, x in zip(self.runs, PANEL_XS):
+            first = r["checkpoints"][0]["W"]
+            fan = VectorFan(first, FEATURE_COLOURS, radius=RADIUS).move_to([x, PANEL_Y, 0])
+            fan.shift([x, PANEL_Y, 0] - fan.centre())
+            self.fans.append(fan)
+            self.panel_heads.add(self.header(self.s("sparsity", s=f"{r['sparsity']:g}"), x, TEXT, HEADER_Y))
+        self.checkpoint_steps = [c["step"] for c in self.runs[0]["checkpoints"]]
+        if any([c["step"] for c in r["checkpoints"]] != self.checkpoint_steps for r in self.runs):
+            raise ValueError("the toy runs' checkpoints differ")
+        self.targets = [[fan.arrows_for(c["W"]) for c in r["checkpoints"]] for fan, r in zip(self.fans, self.runs)]
+        y = 3.2
+        self.step_label = Label(self.s("step"), font_size=style.SMALL, color=MUTED)
+        self.step_label.shift(RIGHT * (-0.8 - self.step_label.get_right()[0])).on_baseline(y)
+        self.step_number = NumberText("0", style.LABEL, TEXT, align="right").place(0.5, y)
+        self.of_steps = Label(self.s("of_steps", steps=f"{self.runs[0]['steps']:,}"), font_size=style.SMALL,
+                              color=MUTED)
+        self.of_steps.shift(RIGHT * (0.7 - self.of_steps.get_left()[0])).on_baseline(y)
+        self.step_row = VGroup(self.step_label, self.step_number, self.of_steps)
+
+    def build_dims(self):
+        self.d_bars, self.loss_rows = VGroup(), VGroup()
+        for r, x in zip(self.runs, PANEL_XS):
+            bars = VGroup()
+            for i, D in enumerate(r["dims_per_feature"]):
+                h = max(D * BAR_UNIT, 1e-3)
+                bars.add(Rectangle(width=0.34, height=h, stroke_width=0, fill_color=FEATURE_COLOURS[i],
+                                   fill_opacity=0.9).move_to([x + (i - 2) * 0.45, BARS_BASE + h / 2, 0]))
+            self.d_bars.add(bars)
+            label = Label(self.s("loss"), font_size=style.SMALL, color=MUTED)
+            number = NumberText(f"{r['loss']:.4f}", style.SMALL, TEXT, align="left")
+            label.shift(RIGHT * (x - 1.2 - label.get_left()[0])).on_baseline(LOSS_Y)
+            number.place(label.get_right()[0] + 0.15, LOSS_Y)
+            self.loss_rows.add(VGroup(label, number))
+        left, right = PANEL_XS[0] - 1.15, PANEL_XS[-1] + 1.15
+        self.d_refs = VGroup(*[DashedLine([left, BARS_BASE + v * BAR_UNIT, 0], [right, BARS_BASE + v * BAR_UNIT, 0],
+                                          stroke_color=MUTED, stroke_width=1.5, dash_length=0.08) for v in (1.0, 0.4)])
+        self.d_ref_labels = VGroup(
+            NumberText("1", style.SMALL, MUTED).place(left - 0.1, BARS_BASE + BAR_UNIT - 0.1),
+            NumberText("0.4", style.SMALL, MUTED).place(left - 0.1, BARS_BASE + 0.4 * BAR_UNIT - 0.1))
+        self.d_title = Label("D\u1d62", font_size=style.LABEL, color=MUTED)
+        self.d_title.shift(RIGHT * (left - 0.1 - self.d_title.get_right()[0])).on_baseline(BARS_BASE + 1.05)
+
+    def build_geometry(self):
+        self.geom_labels = VGroup()
+        for g, r, x in zip(self.geoms, self.runs, PANEL_XS):
+            k = len(g["represented"])
+            if g["kind"] == "orthogonal":
+                text = self.s("geom_orthogonal", k=k, a=f"{g['angle_deg']:.0f}")
+            elif g["kind"] == "antipodal":
+                text = self.s("geom_antipodal", k=k)
+            elif g["kind"] == "pentagon":
+                text = self.s("geom_pentagon")
+            else:
+                text = self.s("geom_other", k=k)
+            row = VGroup(self.header(text, x, TEXT, -0.55))
+            if k > 2:
+                gaps = g["gaps_deg"]
+                lo, hi = f"{min(gaps):.0f}", f"{max(gaps):.0f}"
+                text = self.s("gaps", lo=lo, hi=hi) if lo != hi else self.s("gap", a=lo)
+                row.add(self.header(text, x, MUTED, -1.05))
+            self.geom_labels.add(row)
+
+    # --- the beats -------------------------------------------------------------------------------------------
+    def beat_model(self):
+        self.say("model")
+        self.play(FadeIn(self.formula), FadeIn(self.shape), run_time=STEP)
+        self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.imp_bars], lag_ratio=0.15),
+                  FadeIn(self.imp_numbers), FadeIn(self.imp_names), FadeIn(self.imp_title), FadeIn(self.feature_title),
+                  run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_train(self):
+        self.say("train", k=len(self.runs))
+        self.clear_stage()
+        self.play(FadeIn(self.panel_heads), FadeIn(self.step_row),
+                  *[FadeIn(VGroup(f.circle, f.origin_dot, f.arrows)) for f in self.fans], run_time=STEP)
+        self.wait(0.6)
+        for k in range(1, len(self.checkpoint_steps)):
+            self.step_number.set_text(f"{self.checkpoint_steps[k]:,}")
+            self.play(*[Transform(f.arrows, t[k]) for f, t in zip(self.fans, self.targets)], run_time=0.45)
+        self.wait(PAUSE)
+
+    def beat_dims(self):
+        losses = [r["loss"] for r in self.runs]
+        falls = all(b < a for a, b in zip(losses, losses[1:]))
+        key = self.caption_rule("dims", "dims_falls" if falls else "dims_mixed",
+                                "the loss strictly lower at each higher sparsity: dims_falls, else dims_mixed",
+                                sparsities=[r["sparsity"] for r in self.runs], losses=losses)
+        self.say(key)
+        self.play(FadeOut(self.step_row), run_time=0.6)
+        self.play(FadeIn(self.d_refs), FadeIn(self.d_ref_labels), FadeIn(self.d_title), run_time=STEP)
+        self.play(*[GrowFromEdge(b, DOWN) for bars in self.d_bars for b in bars], run_time=STEP)
+        self.play(FadeIn(self.loss_rows), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_geometry(self):
+        sparse, dense = self.runs[-1], self.runs[0]
+        g = self.geoms[-1]
+        if g["kind"] == "pentagon":
+            D = sparse["dims_per_feature"]
+            key = "pentagon"
+            words = dict(s=f"{sparse['sparsity']:g}", lo=f"{min(g['gaps_deg']):.0f}", hi=f"{max(g['gaps_deg']):.0f}",
+                         dlo=f"{min(D):.2f}", dhi=f"{max(D):.2f}", top=len(self.geoms[0]["represented"]))
+        else:
+            key = "no_pentagon"
+            words = dict(s=f"{sparse['sparsity']:g}", k=len(g["represented"]))
+        self.caption_rule("geometry", key, "at the highest sparsity: five represented features (norm > 0.5), every "
+                          "neighbour gap 72 +- 5 degrees and every D_i 0.4 +- 0.05: pentagon, else no_pentagon",
+                          kinds=[x["kind"] for x in self.geoms], gaps_deg=g["gaps_deg"],
+                          dims=sparse["dims_per_feature"], dense_represented=self.geoms[0]["represented"])
+        self.say(key, **words)
+        self.play(FadeOut(self.d_bars), FadeOut(self.d_refs), FadeOut(self.d_ref_labels), FadeOut(self.d_title),
+                  FadeOut(self.loss_rows), run_time=0.6)
+        self.play(LaggedStart(*[FadeIn(row) for row in self.geom_labels], lag_ratio=0.25), run_time=2 * STEP)
+        self.wait(PAUSE)

@@ -1,0 +1,224 @@
+"""The near-orthogonal scene and the recorded runs behind it: the snapshots are current and reproduced by the lab,
+every histogram recomputed from the vectors (NumPy, all pairs, independently of the lab), the bounds from their
+formulas, the random-vector estimate against a simulation, the measured counts re-checked pair by pair, the
+labels as the rounding of the manifest, a stale or broken snapshot file as one clear line, and a key frame."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from model import superposition as lab
+from model import superposition_record as record
+from model.config import GPT3_175B
+from model.errors import ModelError
+from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
+from scenes.near_orthogonal import NearOrthogonal, fmt_int, rough
+
+__module_test__ = "near_orthogonal"
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def data():
+    return record.load()
+
+
+def all_pair_histogram(V: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Every pair's angle, in NumPy float64, block by block: counts in 1-degree bins, closest and most opposed."""
+    V = np.asarray(V, np.float64)
+    n = len(V)
+    counts = np.zeros(180, np.int64)
+    lo_cos, hi_cos = 1.0, -1.0
+    for a in range(0, n, 2500):
+        C = V[a:a + 2500] @ V.T
+        rows = np.arange(a, min(a + 2500, n))[:, None]
+        C = C[np.arange(n)[None, :] > rows]                       # pairs (i, j) with j > i, each once
+        C = np.clip(C, -1, 1)
+        hi_cos, lo_cos = max(hi_cos, C.max(initial=-1)), min(lo_cos, C.min(initial=1))
+        counts += np.bincount(np.minimum(np.floor(np.degrees(np.arccos(C))).astype(int), 179), minlength=180)
+    return counts, math.degrees(math.acos(hi_cos)), math.degrees(math.acos(lo_cos))
+
+
+def welch_levenstein_band(n: int, d: int) -> float:
+    welch = (n - d) / (d * (n - 1)) if n > d else 0.0
+    lev = (3 * n - d * d - 2 * d) / ((d + 2) * (n - d)) if 2 * n > d * (d + 1) else 0.0
+    return math.degrees(math.asin(math.sqrt(max(welch, lev, 0.0))))
+
+
+# --- the recorded runs -------------------------------------------------------------------------------------------
+def test_the_snapshots_are_current_and_complete(data):
+    assert data["key"] == record.content_key()
+    p = data["pack"]
+    assert [s["step"] for s in p["snapshots"]] == list(range(p["steps"] + 1))
+    for s in p["snapshots"]:
+        assert sum(s["counts"]) == s["pairs"] == p["n_vectors"] * (p["n_vectors"] - 1) // 2
+        assert s["within_89_91"] == pytest.approx((s["counts"][89] + s["counts"][90]) / s["pairs"], abs=0)
+
+
+def test_the_start_is_the_labs_random_vectors_every_pair_counted(data):
+    p = data["pack"]
+    g = torch.Generator().manual_seed(p["seed"])
+    V = torch.randn(p["n_vectors"], p["dim"], generator=g)
+    V = (V / V.norm(dim=1, keepdim=True)).numpy()          # the lab's float32 unit vectors, as it draws them
+    counts, lo, hi = all_pair_histogram(V)
+    s = p["snapshots"][0]
+    assert np.abs(counts - np.asarray(s["counts"])).sum() <= 2       # float64 sums in another order, at a bin edge
+    assert s["min_deg"] == pytest.approx(lo, abs=1e-3) and s["max_deg"] == pytest.approx(hi, abs=1e-3)
+
+
+def test_the_lab_reproduces_the_last_step_every_pair_counted(data):
+    p = data["pack"]
+    r = lab.pack_near_orthogonal(p["n_vectors"], p["dim"], steps=p["steps"], seed=p["seed"], return_vectors=True)
+    counts, lo, hi = all_pair_histogram(r["vectors"].numpy())
+    s = p["snapshots"][-1]
+    assert np.abs(counts - np.asarray(s["counts"])).sum() <= 2
+    assert s["min_deg"] == pytest.approx(lo, abs=1e-3) and s["max_deg"] == pytest.approx(hi, abs=1e-3)
+    first = p["snapshots"][0]
+    assert s["min_deg"] > first["min_deg"] + 5 and s["max_deg"] < first["max_deg"] - 5   # the tails came in
+
+
+def test_the_bound_is_the_formula(data):
+    p = data["pack"]
+    band = welch_levenstein_band(p["n_vectors"], p["dim"])
+    assert p["bounds"]["band_deg"] == pytest.approx(band, abs=1e-12)
+    assert band == pytest.approx(8.05, abs=0.01)
+    last = p["snapshots"][-1]
+    assert 90 - last["min_deg"] >= band and last["max_deg"] - 90 >= band    # no run beats a proven bound
+    assert welch_levenstein_band(3, 2) == pytest.approx(30) and welch_levenstein_band(4, 3) == pytest.approx(
+        math.degrees(math.asin(1 / 3)))
+
+
+def test_the_ceiling_within_the_band_is_the_formula(data):
+    eps = data["band"]["eps_deg"]
+    for c in data["band"]["curve"]:
+        d, n = c["dim"], c["bound_count"]
+        if n is None:     # no N is forbidden: the band at the limit N -> infinity is still inside eps
+            assert welch_levenstein_band(10 ** 12, d) <= eps
+            continue
+        assert welch_levenstein_band(n, d) <= eps + 1e-12 and welch_levenstein_band(n + 1, d) > eps, d
+    assert data["band"]["gpt3"]["dim"] == GPT3_175B.n_embd == 12288
+
+
+def test_the_random_estimate_matches_a_simulation():
+    g = torch.Generator().manual_seed(1)
+    for d, eps in ((10, 20.0), (100, 5.0)):
+        a = torch.nn.functional.normalize(torch.randn(400_000, d, generator=g, dtype=torch.float64), dim=1)
+        b = torch.nn.functional.normalize(torch.randn(400_000, d, generator=g, dtype=torch.float64), dim=1)
+        outside = ((a * b).sum(1).abs() > math.sin(math.radians(eps))).double().mean().item()
+        assert lab.random_pair_outside(d, eps) == pytest.approx(outside, abs=0.004)
+    assert lab.random_pair_outside(3, 30.0) == pytest.approx(0.5, abs=1e-9)       # uniform cosine in 3-D
+    assert lab.random_count_estimate(12288, 1.0) == pytest.approx(1 / (2 * lab.random_pair_outside(12288, 1.0)))
+
+
+def test_the_measured_counts_hold_every_pair_within_the_band(data):
+    band = data["band"]
+    eps = band["eps_deg"]
+    for m in band["measured"]:
+        assert m["dim"] <= m["count"] <= (m["bound_count"] or m["count"])
+        r = lab.pack_near_orthogonal(m["count"], m["dim"], steps=m["steps"], seed=m["seed"], margin=m["margin_cos"],
+                                     sample_pairs=1, return_vectors=True)
+        V = r["vectors"].double().numpy()
+        V /= np.linalg.norm(V, axis=1, keepdims=True)
+        C = V @ V.T
+        off = np.degrees(np.arcsin(np.abs(C[np.triu_indices(len(V), 1)]).max()))
+        assert off <= eps + 1e-6, (m["dim"], off)
+        assert m["first_failure"] is None or m["first_failure"]["n"] == m["count"] + 1
+
+
+def test_random_reaches_is_the_first_width(data):
+    r, eps = data["band"]["random_reaches"], data["band"]["eps_deg"]
+    assert lab.random_count_estimate(r["dim"], eps) >= r["count"] > lab.random_count_estimate(r["dim"] - 1, eps)
+
+
+# --- bad input --------------------------------------------------------------------------------------------------
+def test_a_stale_or_broken_snapshot_file_is_one_clear_line(tmp_path, data):
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps({**data, "key": "0" * 64}))
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"key": ')
+    for path, words in ((stale, "out of date"), (broken, "cannot be read"), (tmp_path / "none.json", "missing")):
+        with pytest.raises(ModelError) as e:
+            record.load(path)
+        assert words in str(e.value) and "superposition record" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_bad_record_arguments_are_one_line_and_exit_2():
+    r = subprocess.run([sys.executable, "-m", "model", "superposition", "record", "--bogus"], cwd=REPO,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, str(REPO / "render.py"), "near_orthogonal", "--set", "lang=fr"], cwd=REPO,
+                       capture_output=True, text=True, timeout=120)
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and "lang" in lines[0], r.stderr
+
+
+# --- the scene as played: labels are the rounding of the manifest's numbers -------------------------------------
+@pytest.fixture(scope="module")
+def played(lecture):
+    return {lang: lecture.dry("near_orthogonal", lang) for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_labels_are_the_rounded_numbers(played, lang):
+    s = played[lang]
+    v = s.values
+    last = v["snapshots"][-1]
+    assert s.step_number.text == str(last["step"])
+    assert s.closest_number.text == f"{last['min_deg']:.1f}°"
+    assert s.within_number.text == f"{100 * last['within_89_91']:.1f}%"
+    assert f"{v['bounds']['band_deg']:.2f}" in s.bound_label.text
+    assert f"{v['reached_deg']:.1f}" in s.reached_label.text
+    assert v["reached_deg"] == max(90 - last["min_deg"], last["max_deg"] - 90)
+    assert fmt_int(v["pairs"]) in s.hist_header.text
+    assert s.gpt3_value.text == f"\u2248 {rough(v['band']['gpt3']['random_estimate'])}"
+    assert s.reach_value.text == fmt_int(v["band"]["random_reaches"]["count"])
+    assert f"{v['exact']['2d']['band_deg']:.1f}" in s.one_more[0].text
+    assert f"{v['exact']['3d']['band_deg']:.1f}" in s.one_more[1].text
+    # every bar stands for its bin's count, on one fixed scale; the chart's points sit at their values
+    h = s.hist
+    lo, top = v["histogram_view"]["lo_deg"], v["histogram_view"]["full_height_count"]
+    for bar, count in zip(s.step_bars[-1], last["counts"][lo:]):
+        assert bar.height == pytest.approx(max(count / top * h.height_, 1e-3), rel=1e-6)
+    for dot, m in zip(s.measured_dots, v["band"]["measured"]):
+        np.testing.assert_allclose(s.chart.p2c(dot.get_center()), [m["dim"], m["count"]], rtol=1e-6)
+
+
+def test_the_rules_chose_their_captions(played):
+    v = played["en"].values
+    rules = v["caption_rules"]
+    first, last = v["snapshots"][0], v["snapshots"][-1]
+    expected = "no_gain" if last["min_deg"] <= first["min_deg"] else (
+        "narrows" if last["within_89_91"] - first["within_89_91"] >= 0.01 else "tails")
+    assert rules["histogram"]["key"] == expected
+    assert rules["bound"]["key"] == "bound_holds"
+    g = v["band"]["gpt3"]
+    assert rules["where"]["key"] == ("where_slow" if g["random_estimate"] < g["dim"] else "where_fast")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_its_manifest_holds_the_recorded_numbers(lecture, data, lang):
+    v = manifest_of(lecture.clips("near_orthogonal")[lang])["values"]
+    assert v["source"]["key"] == data["key"]
+    assert [s["counts"] for s in v["snapshots"]] == [s["counts"] for s in data["pack"]["snapshots"]]
+    assert v["bounds"] == data["pack"]["bounds"]
+
+
+# --- a key frame against committed control data (tests/control_data/near_orthogonal) ----------------------------
+@pytest.fixture
+def bound_beat(monkeypatch):
+    stop_at_beat(monkeypatch, "bound", lang="en")
+
+
+@frames_comparison(base_scene=NearOrthogonal)
+@pytest.mark.usefixtures("bound_beat")
+def test_frame_bound(scene):
+    play_until_section_ends(scene, NearOrthogonal.construct)

@@ -1,0 +1,140 @@
+"""The toy-superposition scene and its recorded runs: W at every checkpoint reproduced by the lab, D_i and the
+angles recomputed from W (independently of the lab), the geometry rule, the labels as the rounding of the
+manifest, and a key frame."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from model import superposition as lab
+from model import superposition_record as record
+from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
+from scenes.toy_superposition import ToySuperposition, geometry
+
+__module_test__ = "toy_superposition"
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return record.load()["toy"]["runs"]
+
+
+def dims_and_angles(W) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """D_i = |W_i|^2 / sum_j (W_i/|W_i| . W_j)^2, the angles between columns, the polar angle of each column."""
+    W = np.asarray(W, np.float64)
+    norms = np.linalg.norm(W, axis=0)
+    unit = W / np.maximum(norms, 1e-12)
+    D = norms ** 2 / np.maximum(((unit.T @ W) ** 2).sum(1), 1e-12)
+    angles = np.degrees(np.arccos(np.clip(unit.T @ unit, -1, 1)))
+    return D, angles, np.degrees(np.arctan2(W[1], W[0])) % 360
+
+
+def test_every_checkpoint_is_recorded_with_its_geometry(runs):
+    recipe = record.RECIPE["toy"]
+    assert [r["sparsity"] for r in runs] == recipe["sparsities"]
+    for r in runs:
+        assert [c["step"] for c in r["checkpoints"]] == recipe["checkpoints"]
+        assert r["checkpoints"][-1]["W"] == r["W"] and r["checkpoints"][-1]["loss"] == pytest.approx(r["loss"])
+        for c in r["checkpoints"]:
+            W = np.asarray(c["W"])
+            assert W.shape == (2, 5)
+            D, angles, polar = dims_and_angles(W)
+            np.testing.assert_allclose(c["dims_per_feature"], D, atol=1e-5)
+            np.testing.assert_allclose(c["norms"], np.linalg.norm(W, axis=0), atol=1e-6)
+        D, angles, polar = dims_and_angles(r["W"])
+        off = ~np.eye(5, dtype=bool)        # float32 arccos near +-1 is coarse: the lab's own angles to 0.05 degree
+        np.testing.assert_allclose(np.asarray(r["angles_deg"])[off], angles[off], atol=0.05)
+        np.testing.assert_allclose(r["polar_deg"], polar, atol=1e-3)
+
+
+def test_the_lab_reproduces_a_recorded_run(runs):
+    r = runs[-1]
+    again = lab.train_toy_model(r["sparsity"], steps=r["steps"], seed=r["seed"],
+                                checkpoints=record.RECIPE["toy"]["checkpoints"])
+    for a, b in zip(again["checkpoints"], r["checkpoints"]):
+        np.testing.assert_allclose(a["W"], b["W"], atol=1e-6)
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-5)
+
+
+def test_recording_checkpoints_does_not_change_the_run():
+    plain = lab.train_toy_model(0.9, steps=60, seed=2)
+    marked = lab.train_toy_model(0.9, steps=60, seed=2, checkpoints=[0, 30, 60])
+    assert plain["W"] == marked["W"] and plain["loss"] == marked["loss"]
+    assert marked["checkpoints"][-1]["W"] == plain["W"]
+    with pytest.raises(lab.ModelError):
+        lab.train_toy_model(0.9, steps=10, checkpoints=[11])
+
+
+def test_the_geometry_rule(runs):
+    kinds = [geometry(r)["kind"] for r in runs]
+    # recomputed here: the dense run keeps the two most important features, 90 degrees apart; the sparsest, a pentagon
+    dense, sparse = runs[0], runs[-1]
+    D, angles, polar = dims_and_angles(dense["W"])
+    rep = [i for i, n in enumerate(np.linalg.norm(np.asarray(dense["W"]), axis=0)) if n > 0.5]
+    assert rep == [0, 1] and abs(angles[0, 1] - 90) <= 5 and kinds[0] == "orthogonal"
+    D, angles, polar = dims_and_angles(sparse["W"])
+    gaps = np.diff(np.concatenate([np.sort(polar), np.sort(polar)[:1] + 360]))
+    assert np.all(np.abs(gaps - 72) <= 5) and np.all(np.abs(D - 0.4) <= 0.05) and kinds[-1] == "pentagon"
+    # a made-up W that is not a pentagon is not called one
+    W = np.array([[1.0, 0.0, -1.0, 0.0, 0.7], [0.0, 1.0, 0.0, -1.0, 0.7]])
+    fake = {"norms": np.linalg.norm(W, axis=0).tolist(), "angles_deg": dims_and_angles(W)[1].tolist(),
+            "polar_deg": dims_and_angles(W)[2].tolist(), "dims_per_feature": dims_and_angles(W)[0].tolist()}
+    assert geometry(fake)["kind"] == "other"
+
+
+@pytest.fixture(scope="module")
+def played(lecture):
+    return {lang: lecture.dry("toy_superposition", lang) for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_labels_are_the_rounded_numbers(played, lang):
+    s = played[lang]
+    v = s.values
+    assert [n.text for n in s.imp_numbers] == [f"{x:.2f}" for x in v["runs"][0]["importance"]]
+    assert [row[1].text for row in s.loss_rows] == [f"{r['loss']:.4f}" for r in v["runs"]]
+    assert s.step_number.text == f"{v['runs'][0]['checkpoints'][-1]['step']:,}"
+    for fan, r in zip(s.fans, v["runs"]):      # the arrows end where W's columns point, at the last checkpoint
+        W = np.asarray(r["checkpoints"][-1]["W"])
+        for arrow, (x, y) in zip(fan.arrows, W.T):
+            np.testing.assert_allclose(arrow.get_end()[:2], (fan.centre() + fan.radius * np.array([x, y, 0]))[:2],
+                                       atol=0.02)
+    for bars, r in zip(s.d_bars, v["runs"]):
+        for bar, D in zip(bars, r["dims_per_feature"]):
+            assert bar.height == pytest.approx(max(D * 0.8, 1e-3), rel=1e-6)
+    for row, r in zip(s.geom_labels, v["runs"]):
+        g = r["geometry"]
+        if len(g["represented"]) > 2:
+            assert f"{min(g['gaps_deg']):.0f}" in row[1].text and f"{max(g['gaps_deg']):.0f}" in row[1].text
+
+
+def test_the_rules_chose_their_captions(played):
+    v = played["en"].values
+    losses = [r["loss"] for r in v["runs"]]
+    assert v["caption_rules"]["dims"]["key"] == (
+        "dims_falls" if all(b < a for a, b in zip(losses, losses[1:])) else "dims_mixed")
+    assert v["caption_rules"]["geometry"]["key"] == (
+        "pentagon" if v["runs"][-1]["geometry"]["kind"] == "pentagon" else "no_pentagon")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_its_manifest_holds_w_at_every_checkpoint(lecture, runs, lang):
+    v = manifest_of(lecture.clips("toy_superposition")[lang])["values"]
+    for a, b in zip(v["runs"], runs):
+        assert [c["W"] for c in a["checkpoints"]] == [c["W"] for c in b["checkpoints"]]
+        assert a["dims_per_feature"] == b["dims_per_feature"] and math.isclose(a["loss"], b["loss"])
+
+
+@pytest.fixture
+def geometry_beat(monkeypatch):
+    stop_at_beat(monkeypatch, "geometry", lang="en")
+
+
+@frames_comparison(base_scene=ToySuperposition)
+@pytest.mark.usefixtures("geometry_beat")
+def test_frame_geometry(scene):
+    play_until_section_ends(scene, ToySuperposition.construct)
