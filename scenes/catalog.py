@@ -226,9 +226,33 @@ TOY_SUPERPOSITION = SceneSpec(
     sections=lambda p: ["title", "model", "train", "dims", "geometry", "summary"],
 )
 
+def _ends_with_a_person(values, model):
+    """The prompt must end with a person's first and last name (in either language)."""
+    if values["prompt"] == AUTO:
+        return
+    from model.language import LANGUAGES, Language
+    words = [model.tokenizer.words[i] for i in model.encode(values["prompt"])]
+    language = Language()
+    if len(words) < 2 or not any(tuple(words[-2:]) in language.grammar(lang).person for lang in LANGUAGES):
+        raise ParamError(f"prompt: it must end with a person's first and last name, got {' '.join(words[-2:])!r}")
+
+
+SUPERPOSITION_IN_GPT = SceneSpec(
+    name="superposition_in_gpt",
+    cls="SuperpositionInGpt",
+    summary="Our model's word embeddings against random directions; a polysemantic MLP neuron found by rule; a fact "
+            "spread over many neurons (direct logit attribution); more dimensions, exponentially more room.",
+    params=(Param("prompt", Text(), AUTO, "ends with the person whose sport is read per neuron (default: the "
+                  "language's first person sentence, cut after the last name; see scenes/prompts.py fact_prompt)",
+                  check_prompt),
+            LANG),
+    check=_ends_with_a_person,
+    sections=lambda p: ["title", "embeddings", "neuron", "spread", "summary"],
+)
+
 SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
     TOKEN_EMBEDDING, POSITIONAL_ENCODING, QUERIES_KEYS, CAUSAL_MASK, SOFTMAX_TEMPERATURE, VALUES_UPDATE, MULTI_HEAD,
-    ADD_NORM, MLP_STEPS, NEAR_ORTHOGONAL, TOY_SUPERPOSITION)}
+    ADD_NORM, MLP_STEPS, NEAR_ORTHOGONAL, TOY_SUPERPOSITION, SUPERPOSITION_IN_GPT)}
 
 
 def find(name: str) -> SceneSpec:

@@ -202,3 +202,5 @@ MEASURED = "#58C4DD"         # what a run measured (the closest pair, the counts
 BOUND = "#F0AC5F"            # a proven bound (Welch/Levenstein): what no arrangement can beat
 RANDOM_ESTIMATE = "#C983D8"  # the random-vector (Johnson-Lindenstrauss style) estimate
 FEATURE_COLOURS = ["#58C4DD", "#83C167", "#F0AC5F", "#C983D8", "#E07A7A"]   # the toy model's features 1..5
+TOPIC_COLOURS = {"people": "#F0AC5F", "sports": "#58C4DD", "places of people": "#E07A7A", "creatures": "#83C167",
+                 "function words": "#9A9A9A"}   # the training language's topics (model.analysis.superposition)

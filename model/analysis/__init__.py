@@ -7,6 +7,8 @@ patching     activation patching, ROME-style causal tracing, mean-ablation (Nump
 attribution  direct logit attribution per component, head and MLP neuron; a neuron's top-activating contexts
 directions   attribute directions in the stream at the last name; semantic directions in the embedding
 circuits     where a person's sport is looked up (causal tracing over the language's templates)
+superposition  the embeddings' angles vs random directions, a polysemantic neuron by rule, a fact's neuron shares
+               (import model.analysis.superposition)
 """
 
 from .attribution import direct_logit_attribution, logit_direction, neuron_top_contexts, top_neurons

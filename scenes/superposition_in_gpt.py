@@ -1,0 +1,236 @@
+"""Superposition in our own model: more words than dimensions, a polysemantic neuron, a fact spread over neurons.
+
+    manim render -ql scenes/superposition_in_gpt.py SuperpositionInGpt
+    python render.py superposition_in_gpt --lang zh
+
+The angles between all the model's token embeddings against random directions of the same size; the MLP neuron
+whose top-activating contexts end in words of the most unrelated topics (model.analysis.superposition, over the
+documented sample); the fact "<first> <last> plays <sport>" read per neuron by direct logit attribution; and
+what the seed draws from it. Every number comes from model.analysis; every value shown is in self.values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, FadeIn, GrowFromEdge, LaggedStart, VGroup, VMobject
+
+from model import language as model_language
+from model.analysis import sample_states
+from model.analysis.patching import MEAN_SAMPLE
+from model.analysis.superposition import (POLYSEMANTIC_TOPICS, TOP_CONTEXTS, embedding_angles,
+                                          fact_neuron_shares, polysemantic_neuron)
+from model.config import GPT3_175B
+from scenes import style
+from scenes.components import BarColumn, Label, LabelColumn, NumberColumn, NumberText
+from scenes.components.superposition import AngleHistogram
+from scenes.lecture import LectureScene
+from scenes.params import AUTO, ParamError
+from scenes.prompts import fact_prompt
+from scenes.style import ANGLE_BARS, MUTED, NEURON_ACTIVE, RANDOM_ESTIMATE, SHARED, TEXT, TOPIC_COLOURS, Strings
+
+S = SHARED | Strings({
+    "title": {"en": "Superposition in our model", "zh": "我们模型里的叠加"},
+    "subtitle": {"en": "More things to store than dimensions to store them in", "zh": "要存的东西比维度多"},
+    "note": {"en": "The numbers: our trained model ({d} dimensions): its {n} word\n"
+                   "embeddings, its {k} MLP neurons over {s} sample texts, one fact.",
+             "zh": "数字来自我们训练的模型（{d} 维）：{n} 个词嵌入，\n{k} 个 MLP 神经元在 {s} 段样本上的激活，一个事实。"},
+    "like_random": {"en": "{n} words in {d} dimensions, as near perpendicular as random\n"
+                          "directions would be: {s} of pairs within 85\u201395°, random {r}.",
+                    "zh": "{d} 维里的 {n} 个词：和随机方向一样接近垂直\n（{s} 的词对在 85\u201395° 内，随机为 {r}）。"},
+    "less_random": {"en": "{n} words in {d} dimensions: less perpendicular than random\n"
+                          "directions ({s} of pairs within 85\u201395°, random {r}).",
+                    "zh": "{d} 维里的 {n} 个词：不如随机方向垂直\n（{s} 的词对在 85\u201395° 内，随机为 {r}）。"},
+    "more_random": {"en": "{n} words in {d} dimensions: more perpendicular than random\n"
+                          "directions ({s} of pairs within 85\u201395°, random {r}).",
+                    "zh": "{d} 维里的 {n} 个词：比随机方向更垂直\n（{s} 的词对在 85\u201395° 内，随机为 {r}）。"},
+    "hist_header": {"en": "angles between all {pairs} pairs of word embeddings", "zh": "全部 {pairs} 对词嵌入之间的夹角"},
+    "ours": {"en": "our model's words", "zh": "我们模型的词"},
+    "random": {"en": "random directions", "zh": "随机方向"},
+    "polysemantic": {"en": "Neuron {i} of layer {l} fires for unrelated things: its top {n}\n"
+                           "contexts end in words of {k} different topics.",
+                     "zh": "第 {l} 层神经元 {i} 对互不相关的东西都激活：\n它的前 {n} 个语境结尾的词分属 {k} 个主题。"},
+    "monosemantic": {"en": "No neuron's top {n} contexts span {need} topics here;\n"
+                           "the most varied, neuron {i} of layer {l}, spans {k}.",
+                     "zh": "这里没有神经元的前 {n} 个语境跨越 {need} 个主题；\n最杂的第 {l} 层神经元 {i} 跨越 {k} 个。"},
+    "neuron_header": {"en": "layer {l}, neuron {i}: highest activations", "zh": "第 {l} 层神经元 {i}：最高激活"},
+    "topic_people": {"en": "people", "zh": "人名"},
+    "topic_sports": {"en": "sports", "zh": "运动"},
+    "topic_places of people": {"en": "cities, countries", "zh": "城市、国家"},
+    "topic_creatures": {"en": "creatures", "zh": "动物"},
+    "topic_function words": {"en": "function words", "zh": "功能词"},
+    "spread": {"en": "\"{fact} {answer}\": no single neuron holds it.\n"
+                     "The top one gives {top} of the push; {half} give half, {n90} give 90%.",
+               "zh": "\u201c{fact}{answer}\u201d不属于单个神经元：\n"
+                     "最大的只占 {top}；{half} 个神经元给出一半推力，{n90} 个给出 90%。"},
+    "concentrated": {"en": "\"{fact} {answer}\" rests mostly on one neuron:\n"
+                           "it gives {top} of the push; {half} give half, {n90} give 90%.",
+                     "zh": "\u201c{fact}{answer}\u201d主要靠一个神经元：\n"
+                           "它占 {top}；{half} 个神经元给出一半推力，{n90} 个给出 90%。"},
+    "spread_header": {"en": "share of the push towards \"{answer}\", per neuron", "zh": "每个神经元推向\u201c{answer}\u201d的份额"},
+    "spread_count": {"en": "{pos} of {all} neurons push towards it", "zh": "{all} 个神经元中有 {pos} 个推向它"},
+    "neuron_name": {"en": "L{l} #{i}", "zh": "L{l} #{i}"},
+    "summary": {"en": "More features than dimensions, stored almost perpendicular;\n"
+                      "more dimensions give exponentially more room (GPT-3: {g}).",
+                "zh": "比维度更多的特征，以几乎垂直的方向存放；\n维度越多，空间指数级增长（GPT-3：{g} 维）。"},
+})
+
+HIST = dict(x=-5.6, y=-1.5, width=11.2, height=2.9)
+N_ROWS = TOP_CONTEXTS   # contexts shown: all the rule looked at
+N_BARS = 10             # neurons shown in the spread
+STEP, PAUSE = style.STEP, style.PAUSE
+
+
+def prompt_language(tokens: list[str]) -> str:
+    return "en" if tokens and tokens[0] in model_language.vocabulary_of("en") else "zh"
+
+
+def join(words, lang) -> str:
+    return ("" if lang == "zh" else " ").join(words)
+
+
+class SuperpositionInGpt(LectureScene):
+    name = "superposition_in_gpt"
+    strings = S
+
+    def title_note(self) -> str:
+        c = self.gpt.config
+        return self.s("note", d=c.n_embd, n=self.emb["words"], k=c.n_layer * c.n_inner, s=self.sample_size)
+
+    # --- the numbers -----------------------------------------------------------------------------------------
+    def prepare(self):
+        gpt = self.gpt
+        chosen = fact_prompt(self.lang) if self.params["prompt"] == AUTO else None
+        prompt = chosen["prompt"] if chosen else self.params["prompt"]
+        tokens = [gpt.tokenizer.words[i] for i in gpt.encode(prompt)]
+        self.prompt_lang = prompt_language(tokens)
+        if len(tokens) < 2:
+            raise ParamError("prompt: it must end with a person's first and last name")
+        first, last = tokens[-2:]
+        g = model_language.Language().grammar(self.prompt_lang)
+        if (first, last) not in g.person:
+            raise ParamError(f"prompt: it must end with a person's first and last name, got {first!r} {last!r}")
+        self.params["prompt"] = prompt
+        self.emb = embedding_angles(gpt)
+        sample = sample_states(gpt, model_language.Language(), MEAN_SAMPLE["n_streams"], MEAN_SAMPLE["seed"],
+                               lang=self.prompt_lang)
+        self.sample_size = len(sample["streams"])
+        self.poly = polysemantic_neuron(gpt, sample)
+        self.fact = fact_neuron_shares(gpt, first, last, self.prompt_lang)
+        self.values.update({
+            "prompt": prompt, "prompt_rule": chosen, "person": [first, last], "prompt_lang": self.prompt_lang,
+            "embeddings": self.emb, "neuron": self.poly,
+            "sample": {**MEAN_SAMPLE, "lang": self.prompt_lang}, "fact": self.fact,
+            "gpt3": {"d_model": GPT3_175B.n_embd},
+        })
+        self.build_embeddings()
+        self.build_neuron()
+        self.build_spread()
+
+    def build_embeddings(self):
+        e = self.emb
+        lo = int(min(45, e["min_deg"] // 5 * 5))
+        hi = 180 - lo
+        top = max(max(e["counts"]), max(e["random_expected"]))
+        self.hist = AngleHistogram(lo, hi, top, width=HIST["width"], height=HIST["height"], color=ANGLE_BARS)
+        self.hist.shift([HIST["x"], HIST["y"], 0] - self.hist.axis.get_start())
+        self.hist.bars.become(self.hist.bars_for(e["counts"]))
+        self.values["histogram_view"] = {"lo_deg": lo, "hi_deg": hi, "full_height_count": top}
+        points = [self.hist.point(k + 0.5, e["random_expected"][k] / top * HIST["height"]) for k in range(lo, hi)]
+        self.random_curve = VMobject(stroke_color=RANDOM_ESTIMATE, stroke_width=4)
+        self.random_curve.set_points_smoothly(points)
+        self.emb_header = Label(self.s("hist_header", pairs=f"{e['pairs']:,}"), font_size=style.LABEL)
+        self.emb_header.move_to([0, 3.05, 0])
+        self.emb_legend = VGroup()
+        for r, (key, colour) in enumerate((("ours", ANGLE_BARS), ("random", RANDOM_ESTIMATE))):
+            y = 2.2 - r * 0.5
+            mark = VMobject(stroke_color=colour, stroke_width=6).set_points_as_corners([[2.0, y + 0.12, 0],
+                                                                                        [2.45, y + 0.12, 0]])
+            text = Label(self.s(key), font_size=style.SMALL, color=colour)
+            text.shift(RIGHT * (2.6 - text.get_left()[0])).on_baseline(y)
+            self.emb_legend.add(VGroup(mark, text))
+
+    def build_neuron(self):
+        p = self.poly
+        self.ctx_header = Label(self.s("neuron_header", l=p["layer"], i=p["neuron"]), font_size=style.LABEL,
+                                color=NEURON_ACTIVE)
+        self.ctx_header.move_to([0, 2.95, 0])
+        join_ = " " if self.prompt_lang == "en" else ""
+        self.ctx_rows, self.ctx_topics, self.ctx_numbers = VGroup(), VGroup(), VGroup()
+        for r, c in enumerate(p["contexts"][:N_ROWS]):
+            y = 2.05 - r * 0.55
+            before = join_.join(style.token_label(w) for w in c["context"][-4:-1])
+            row = VGroup()
+            if before:
+                row.add(Label(before + join_, font_size=style.LABEL, color=MUTED))
+            row.add(Label(style.token_label(c["token"]), font_size=style.LABEL, color=TEXT))
+            row.arrange(RIGHT, buff=0.12 if self.prompt_lang == "en" else 0.05, aligned_edge=DOWN)
+            row.shift([0.6 - row.get_right()[0], 0, 0])
+            for part in row:
+                part.on_baseline(y)
+            self.ctx_rows.add(row)
+            topic = Label(self.s("topic_" + c["topic"]), font_size=style.SMALL, color=TOPIC_COLOURS[c["topic"]])
+            topic.shift(RIGHT * (1.0 - topic.get_left()[0])).on_baseline(y)
+            self.ctx_topics.add(topic)
+            self.ctx_numbers.add(NumberText(f"{c['activation']:.2f}", style.LABEL, NEURON_ACTIVE).place(5.9, y))
+
+    def build_spread(self):
+        f = self.fact
+        top = f["top"][:N_BARS]
+        ys = [2.2 - r * 0.4 for r in range(len(top))]
+        self.spread_header = Label(self.s("spread_header", answer=f["answer"]), font_size=style.LABEL,
+                                   color=NEURON_ACTIVE)
+        self.spread_header.move_to([0, 3.0, 0])
+        self.spread_names = LabelColumn([self.s("neuron_name", l=t["layer"], i=t["neuron"]) for t in top], ys,
+                                        -2.4, colours=[MUTED] * len(top), font_size=style.SMALL)
+        unit = 4.6 / max(t["share"] for t in top)
+        self.spread_bars = BarColumn([t["share"] for t in top], ys, -2.1, unit, NEURON_ACTIVE, height=0.26)
+        self.spread_numbers = NumberColumn([style.percent(t["share"]) for t in top], ys, 4.2, color=NEURON_ACTIVE,
+                                           font_size=style.SMALL)
+        self.spread_count = Label(self.s("spread_count", pos=f["positive_neurons"], all=f["neurons"]),
+                                  font_size=style.SMALL, color=MUTED)
+        self.spread_count.move_to([0, ys[-1] - 0.5, 0])
+
+    # --- the beats -------------------------------------------------------------------------------------------
+    def beat_embeddings(self):
+        e = self.emb
+        diff = e["within_85_95"] - e["random_within_85_95"]
+        key = "like_random" if abs(diff) < 0.02 else ("less_random" if diff < 0 else "more_random")
+        self.caption_rule("embeddings", key, "share of word pairs within 85-95 degrees minus random's: within 2 "
+                          "points: like_random; lower: less_random; higher: more_random",
+                          within=e["within_85_95"], random=e["random_within_85_95"])
+        self.say(key, n=e["words"], d=e["dim"], s=style.percent(e["within_85_95"]),
+                 r=style.percent(e["random_within_85_95"]))
+        self.play(FadeIn(self.emb_header), FadeIn(self.hist.axis), FadeIn(self.hist.ticks), run_time=STEP)
+        self.play(GrowFromEdge(self.hist.bars, DOWN), FadeIn(self.emb_legend[0]), run_time=STEP)
+        self.play(FadeIn(self.random_curve), FadeIn(self.emb_legend[1]), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_neuron(self):
+        p = self.poly
+        key = "polysemantic" if p["polysemantic"] else "monosemantic"
+        self.caption_rule("neuron", key, p["rule"], topics=p["topics"], layer=p["layer"], neuron=p["neuron"])
+        self.say(key, i=p["neuron"], l=p["layer"], n=TOP_CONTEXTS, k=len(p["topics"]), need=POLYSEMANTIC_TOPICS)
+        self.clear_stage()
+        self.play(FadeIn(self.ctx_header), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(VGroup(r, t, n), shift=RIGHT * 0.2)
+                                for r, t, n in zip(self.ctx_rows, self.ctx_topics, self.ctx_numbers)],
+                              lag_ratio=0.2), run_time=2 * STEP)
+        self.wait(PAUSE)
+
+    def beat_spread(self):
+        f = self.fact
+        top = f["top"][0]["share"]
+        key = "spread" if top < 0.5 else "concentrated"
+        self.caption_rule("spread", key, "the largest neuron's share of the push below one half: spread, else "
+                          "concentrated", top_share=top, for_half=f["for_half"], for_90=f["for_90"])
+        self.say(key, fact=join(f["words"], self.prompt_lang), answer=f["answer"], top=style.percent(top),
+                 half=f["for_half"], n90=f["for_90"])
+        self.clear_stage()
+        self.play(FadeIn(self.spread_header), FadeIn(self.spread_names), run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT) for b in self.spread_bars.bars], FadeIn(self.spread_numbers),
+                  run_time=STEP)
+        self.play(FadeIn(self.spread_count), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_summary(self):
+        self.say("summary", g=f"{GPT3_175B.n_embd:,}")

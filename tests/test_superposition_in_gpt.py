@@ -1,0 +1,155 @@
+"""The superposition-in-our-model scene: the embedding angles recomputed from W_E, the random reference against a
+simulation, the neuron's contexts against the sample's raw activations with topics assigned here, the fact's
+per-neuron shares recomputed from the weights, the labels as the rounding of the manifest, a bad prompt as one
+clear line, and a key frame."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from model import language
+from model.analysis import sample_states
+from model.analysis.patching import MEAN_SAMPLE
+from model.analysis.superposition import embedding_angles, fact_neuron_shares
+from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
+from scenes import style
+from scenes.superposition_in_gpt import SuperpositionInGpt
+
+__module_test__ = "superposition_in_gpt"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_embedding_angles_are_every_pair_of_w_e(gpt):
+    e = embedding_angles(gpt)
+    E = np.asarray(gpt.W_E, np.float64)
+    U = E / np.linalg.norm(E, axis=1, keepdims=True)
+    C = (U @ U.T)[np.triu_indices(len(U), 1)]
+    angles = np.degrees(np.arccos(np.clip(C, -1, 1)))
+    counts = np.bincount(np.floor(angles).astype(int), minlength=180)
+    assert e["pairs"] == len(U) * (len(U) - 1) // 2 == sum(e["counts"])
+    assert np.abs(counts - np.asarray(e["counts"])).sum() <= 2
+    assert e["within_85_95"] == pytest.approx(((angles >= 85) & (angles < 95)).mean(), abs=1e-4)
+    assert e["min_deg"] == pytest.approx(angles.min(), abs=1e-6)
+    assert (e["words"], e["dim"]) == (gpt.config.vocab_size, gpt.config.n_embd)
+
+
+def test_the_random_reference_matches_a_simulation(gpt):
+    e = embedding_angles(gpt)
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 300_000, e["dim"]))
+    cos = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+    angles = np.degrees(np.arccos(cos))
+    assert e["random_within_85_95"] == pytest.approx(((angles >= 85) & (angles < 95)).mean(), abs=0.004)
+    assert sum(e["random_expected"]) == pytest.approx(e["pairs"], rel=1e-3)
+
+
+def topic_here(word: str) -> str:
+    L, zh = language, language.ZH
+    groups = {"people": L.FIRST_NAMES + L.LAST_NAMES, "sports": L.SPORTS + list(L.SPORT_VERBS.values()),
+              "places of people": L.CITIES + L.COUNTRIES}
+    for topic, words in groups.items():
+        if word in words or word in [zh[w] for w in words]:
+            return topic
+    creature_words = set(L.CREATURES + L.TEXTURES + L.COLOURS + L.PLACE_ADJECTIVES)
+    creature_words |= {w for ws in list(L.VERBS.values()) + list(L.PLACES.values())
+                       + list(L.SIZE_ADJECTIVES.values()) for w in ws}
+    if word in creature_words or word in {zh[w] for w in creature_words}:
+        return "creatures"
+    return "function words"
+
+
+@pytest.fixture(scope="module")
+def played(lecture):
+    return {lang: lecture.dry("superposition_in_gpt", lang) for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_neuron_is_its_top_contexts_with_their_topics(gpt, played, lang):
+    v = played[lang].values
+    n = v["neuron"]
+    sample = sample_states(gpt, language.Language(), MEAN_SAMPLE["n_streams"], MEAN_SAMPLE["seed"],
+                           lang=v["prompt_lang"])
+    acts = sample["mlp_act"][n["layer"]][..., n["neuron"]]
+    assert n["contexts"][0]["activation"] == pytest.approx(float(acts.max()))
+    for c in n["contexts"]:
+        assert acts[c["stream"], c["position"]] == pytest.approx(c["activation"])
+        assert sample["streams"][c["stream"]][c["position"]] == c["token"]
+        assert c["topic"] == topic_here(c["token"])
+    assert n["topics"] == sorted({topic_here(c["token"]) for c in n["contexts"]})
+    assert n["polysemantic"] == (len(n["topics"]) >= 3)
+
+
+def test_the_fact_shares_are_the_weights_read_through_the_unembedding(gpt):
+    f = fact_neuron_shares(gpt, "naomi", "williams", "en")
+    tr = gpt.trace(gpt.encode("naomi williams plays"))
+    sports = [gpt.tokenizer.vocab[s] for s in language.SPORTS]
+    answer = gpt.tokenizer.vocab[f["answer"]]
+    direction = gpt.W_E[answer] - gpt.W_E[[s for s in sports if s != answer]].mean(0)
+    scale = np.sqrt(tr["ln_f"]["var"][-1] + gpt.config.layer_norm_epsilon)
+    per = []
+    for l in range(gpt.config.n_layer):
+        W_out = gpt.p(f"h.{l}.mlp.c_proj.weight")
+        read = ((W_out - W_out.mean(1, keepdims=True)) / scale * gpt.p("ln_f.weight")) @ direction
+        per += [(float(a * r), l, i) for i, (a, r) in enumerate(zip(tr["layers"][l]["mlp"]["act"][-1], read))]
+    per.sort(reverse=True)
+    positive = [p for p in per if p[0] > 0]
+    total = sum(p[0] for p in positive)
+    assert f["positive_total"] == pytest.approx(total, rel=1e-9)
+    assert [(t["layer"], t["neuron"]) for t in f["top"]] == [(l, i) for _, l, i in positive[:len(f["top"])]]
+    cum = np.cumsum([p[0] for p in positive]) / total
+    assert f["for_half"] == int(np.argmax(cum >= 0.5)) + 1 and f["for_90"] == int(np.argmax(cum >= 0.9)) + 1
+    person = next(p for p in language.make_people() if (p.first, p.last) == ("naomi", "williams"))
+    assert f["answer"] == person.sport
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_labels_are_the_rounded_numbers(played, lang):
+    s = played[lang]
+    v = s.values
+    assert [n.text for n in s.ctx_numbers] == [f"{c['activation']:.2f}" for c in v["neuron"]["contexts"]]
+    assert [n.text for n in s.spread_numbers] == [style.percent(t["share"]) for t in v["fact"]["top"][:10]]
+    assert str(v["fact"]["positive_neurons"]) in s.spread_count.text and str(v["fact"]["neurons"]) in \
+        s.spread_count.text
+    assert f"{v['embeddings']['pairs']:,}" in s.emb_header.text
+    top = v["histogram_view"]["full_height_count"]
+    lo = v["histogram_view"]["lo_deg"]
+    for bar, count in zip(s.hist.bars, v["embeddings"]["counts"][lo:]):
+        assert bar.height == pytest.approx(max(count / top * s.hist.height_, 1e-3), rel=1e-6)
+    rules = v["caption_rules"]
+    e = v["embeddings"]
+    diff = e["within_85_95"] - e["random_within_85_95"]
+    assert rules["embeddings"]["key"] == ("like_random" if abs(diff) < 0.02 else
+                                          ("less_random" if diff < 0 else "more_random"))
+    assert rules["spread"]["key"] == ("spread" if v["fact"]["top"][0]["share"] < 0.5 else "concentrated")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_its_manifest_holds_every_number(lecture, gpt, lang):
+    v = manifest_of(lecture.clips("superposition_in_gpt")[lang])["values"]
+    assert v["embeddings"]["counts"] == embedding_angles(gpt)["counts"]
+    assert v["prompt_lang"] == lang and len(v["neuron"]["contexts"]) == 8
+
+
+def test_a_prompt_without_a_person_is_one_line_and_exit_2():
+    r = subprocess.run([sys.executable, str(REPO / "render.py"), "superposition_in_gpt", "--set", "prompt=the fox",
+                        "--quality", "preview", "--format", "png"], cwd=REPO, capture_output=True, text=True,
+                       timeout=300)
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and "person" in lines[0], r.stderr
+
+
+@pytest.fixture
+def spread_beat(monkeypatch):
+    stop_at_beat(monkeypatch, "spread", lang="en")
+
+
+@frames_comparison(base_scene=SuperpositionInGpt)
+@pytest.mark.usefixtures("spread_beat")
+def test_frame_spread(scene):
+    play_until_section_ends(scene, SuperpositionInGpt.construct)
