@@ -147,6 +147,16 @@ POSITIONAL_ENCODING = SceneSpec(
     sections=lambda p: ["title", "table", "prompt", "add", "all", "no_order", "order", "summary"],
 )
 
+ARCHITECTURE = SceneSpec(
+    name="architecture",
+    cls="Architecture",
+    summary="The whole pipeline with our shapes and GPT-3's, the residual stream, and a logit lens: one token's "
+            "prediction read after every block.",
+    params=(LOOKBACK_PROMPT, FOCUS, LANG),
+    check=_focus_in_prompt,
+    sections=lambda p: ["title", "pipeline", "stream", "gpt3", "lens", "summary"],
+)
+
 ADD_NORM = SceneSpec(
     name="add_norm",
     cls="AddNorm",
@@ -241,7 +251,7 @@ MLP_STEPS = SceneSpec(
 )
 
 SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
-    NEXT_TOKEN, SOFTMAX_TEMPERATURE, TOKEN_EMBEDDING, POSITIONAL_ENCODING, QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE,
+    NEXT_TOKEN, ARCHITECTURE, SOFTMAX_TEMPERATURE, TOKEN_EMBEDDING, POSITIONAL_ENCODING, QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE,
     MULTI_HEAD, ADD_NORM, MLP_STEPS)}
 
 

@@ -183,7 +183,7 @@ def test_shipped_recipe_runs_the_scenes_in_the_catalogs_order():
     import tomllib
     recipe = [s["name"] for s in tomllib.loads((REPO / "lecture.toml").read_text())["scene"]]
     assert recipe == [name for name in SCENES if name in recipe]
-    assert recipe[:2] == ["next_token", "softmax_temperature"]
+    assert recipe[:3] == ["next_token", "architecture", "softmax_temperature"]
     listed = run_render("list")
     assert listed.returncode == 0, listed.stderr
     names = [line.split()[0] for line in listed.stdout.splitlines()[1:] if line and not line.startswith(" ")]
