@@ -157,6 +157,17 @@ ARCHITECTURE = SceneSpec(
     sections=lambda p: ["title", "pipeline", "stream", "gpt3", "lens", "summary"],
 )
 
+EMBEDDING_SPACE = SceneSpec(
+    name="embedding_space",
+    cls="EmbeddingSpace",
+    summary="The creatures' embeddings on two measured directions (water − land, big − small), one direction held "
+            "out against shuffled labels, a parallelogram with its cosine, and a word's nearest neighbours.",
+    params=(Param("prompt", Text(), AUTO, "its first creature is the word whose neighbours are shown, and its "
+                  "language the words' (default: the attention chapter's prompt, see scenes/prompts.py "
+                  "lookback_prompt)", check_prompt), LANG),
+    sections=lambda p: ["title", "words", "direction", "parallelogram", "neighbours", "summary"],
+)
+
 ADD_NORM = SceneSpec(
     name="add_norm",
     cls="AddNorm",
@@ -251,8 +262,8 @@ MLP_STEPS = SceneSpec(
 )
 
 SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
-    NEXT_TOKEN, ARCHITECTURE, SOFTMAX_TEMPERATURE, TOKEN_EMBEDDING, POSITIONAL_ENCODING, QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE,
-    MULTI_HEAD, ADD_NORM, MLP_STEPS)}
+    NEXT_TOKEN, ARCHITECTURE, SOFTMAX_TEMPERATURE, EMBEDDING_SPACE, TOKEN_EMBEDDING, POSITIONAL_ENCODING,
+    QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE, MULTI_HEAD, ADD_NORM, MLP_STEPS)}
 
 
 def find(name: str) -> SceneSpec:
