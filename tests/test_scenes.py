@@ -35,6 +35,7 @@ LEGIBILITY = {
     "values_update": {"text_in_cells": True},
     "multi_head": {"text_in_cells": True},
     "mlp_steps": {"text_in_cells": True},
+    "mlp_fact": {"text_in_cells": True},
 }
 assert set(LEGIBILITY) <= set(NAMES)
 

@@ -9,11 +9,14 @@ directions   attribute directions in the stream at the last name; semantic direc
 circuits     where a person's sport is looked up (causal tracing over the language's templates)
 """
 
-from .attribution import direct_logit_attribution, logit_direction, neuron_top_contexts, top_neurons
-from .directions import semantic_directions, stream_attribute_directions
+from .attribution import (direct_logit_attribution, logit_direction, neuron_direction_attribution, neuron_top_contexts,
+                          top_k_shares, top_neurons)
+from .circuits import person_causal_trace
+from .directions import (contrast_direction, neuron_attribute_profile, projections, semantic_directions,
+                         stream_attribute_directions)
 from .heads import (ablation_effect, best_lookback_head, head_contribution, head_update, layer_norm_steps,
                     lookback_scores, order_sensitivity, promoted_words)
-from .mlp import ACTIVE, gelu_curve, mlp_steps, neuron_readout
+from .mlp import ACTIVE, gelu_curve, mlp_steps, neuron_readout, vector_readout
 from .patching import (causal_trace, mean_ablation, mean_states, noised_ids_patch, patch_effect, sample_states,
                        state)
 
@@ -21,4 +24,6 @@ __all__ = ["ablation_effect", "best_lookback_head", "head_contribution", "head_u
            "lookback_scores", "order_sensitivity", "promoted_words", "causal_trace", "mean_ablation", "mean_states",
            "noised_ids_patch", "patch_effect", "sample_states", "state", "direct_logit_attribution",
            "logit_direction", "neuron_top_contexts", "top_neurons", "semantic_directions",
-           "stream_attribute_directions", "ACTIVE", "gelu_curve", "mlp_steps", "neuron_readout"]
+           "stream_attribute_directions", "ACTIVE", "gelu_curve", "mlp_steps", "neuron_readout", "vector_readout",
+           "neuron_direction_attribution", "top_k_shares", "person_causal_trace", "contrast_direction",
+           "neuron_attribute_profile", "projections"]
