@@ -230,9 +230,18 @@ MLP_FACT = SceneSpec(
     sections=lambda p: ["title", "where", "lookup", "readout", "neurons", "spread", "ablation", "and_gate", "summary"],
 )
 
+PARAMETERS = SceneSpec(
+    name="parameters",
+    cls="Parameters",
+    summary="Where GPT-3's 175 B parameters are, counted from its shape (the MLPs about two thirds), beside our "
+            "model's split from its own config.",
+    params=(LANG,),
+    sections=lambda p: ["title", "count", "split", "ours", "summary"],
+)
+
 SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
     TOKEN_EMBEDDING, POSITIONAL_ENCODING, QUERIES_KEYS, CAUSAL_MASK, SOFTMAX_TEMPERATURE, VALUES_UPDATE, MULTI_HEAD,
-    ADD_NORM, MLP_STEPS, MLP_FACT)}
+    ADD_NORM, MLP_STEPS, MLP_FACT, PARAMETERS)}
 
 
 def find(name: str) -> SceneSpec:

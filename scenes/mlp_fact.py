@@ -343,7 +343,7 @@ class MlpFact(LectureScene):
         f = self.f
         labels = [self.s("mlp_n" if c == "mlp" else "attn_row", l=l) for l, c in f.rows]
         grid = TraceGrid(f.grid, labels, f.tokens, left=0.0, top=2.25, cell_w=0.9, cell_h=0.5)
-        grid.shift(RIGHT * (0.0 - VGroup(grid.cells, grid.row_labels).get_center()[0]))
+        grid.shift(RIGHT * (0.5 - grid.cells.get_center()[0]))     # placed by its cells: one layout in en and zh
         self.grid = grid
         self.largest_frames = VGroup(*[SurroundingRectangle(grid.cell(c["row"], c["position"]), color=TEXT,
                                                             buff=0.03, stroke_width=3) for c in f.largest])
