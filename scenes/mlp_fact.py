@@ -347,8 +347,8 @@ class MlpFact(LectureScene):
         self.grid = grid
         self.largest_frames = VGroup(*[SurroundingRectangle(grid.cell(c["row"], c["position"]), color=TEXT,
                                                             buff=0.03, stroke_width=3) for c in f.largest])
-        self.legend = ColourLegend(grid.scale, self.s("share_legend"), width=2.0)
-        self.legend.shift([6.0 - self.legend.get_right()[0], -1.5 - self.legend.bar.get_center()[1], 0])
+        self.legend = ColourLegend(grid.scale, self.s("share_legend"), width=2.7)
+        self.legend.shift([6.0 - self.legend.frame.get_right()[0], -1.5 - self.legend.bar.get_center()[1], 0])
         self.trace_note = Label(self.s("trace_note", n=len(f.ct["partners"])), font_size=style.SMALL, color=MUTED)
         self.trace_note.shift([-6.1 - self.trace_note.get_left()[0], 0, 0]).on_baseline(-1.55)
 

@@ -63,6 +63,7 @@ COLOURS = {"embedding": style.EMBEDDING, "attention": style.QUERY, "mlp": style.
 FRACTIONS = {"frac_1_4": 1 / 4, "frac_1_3": 1 / 3, "frac_1_2": 1 / 2, "frac_2_3": 2 / 3, "frac_3_4": 3 / 4}
 LABEL_FLOOR = 0.15   # a segment is named under its bar when it is at least this share of the total
 BAR_LEFT, BAR_WIDTH = -6.0, 12.0
+KEY_XS = (-5.0, -2.0, 0.6, 2.6)    # the key's swatches: fixed places, so English and Chinese share one layout
 
 
 def billions(n: int) -> str:
@@ -97,15 +98,13 @@ class Parameters(LectureScene):
         self.bar_g3 = self.stacked_bar(self.g3, 2.15, "gpt3")
         self.bar_ours = self.stacked_bar(self.ours, 0.0, "ours_bar")
         self.key = VGroup()
-        x, y = 0.0, -1.55
-        for part in PARTS:       # every part's colour, named (a segment too thin to name is still in the key)
+        y = -1.55
+        for part, x in zip(PARTS, KEY_XS):   # every part's colour, named (a segment too thin to name is in the key)
             swatch = Rectangle(width=0.3, height=0.3, stroke_width=0, fill_color=COLOURS[part], fill_opacity=0.9)
             swatch.move_to([x + 0.15, y + 0.12, 0])
             name = Label(self.s(part), font_size=style.SMALL, color=MUTED)
             name.shift(RIGHT * (x + 0.42 - name.get_left()[0])).on_baseline(y)
             self.key.add(VGroup(swatch, name))
-            x = name.get_right()[0] + 0.5
-        self.key.shift(RIGHT * (0.0 - self.key.get_center()[0]))
 
     def build_table(self):
         g = self.g3
