@@ -116,9 +116,9 @@ S = SHARED | Strings({
     "ablated": {"en": "{comp} at \"{tok}\" \u2192 its mean", "zh": "{comp}\u00b7\u201c{tok}\u201d\u2192 平均值"},
     "new_top": {"en": "top answer: \"{word}\" ({p})", "zh": "首选：\u201c{word}\u201d（{p}）"},
     "and_yes": {"en": "Change one name: the answer is each person's own sport.\n"
-                      "No single name decides it: an AND, which needs a nonlinearity.",
+                      "No single name decides it: the model combines both, an AND.",
                "zh": "换掉一个名字：回答都是那个人自己的运动。\n"
-                      "单个名字决定不了：这是\u201c与\u201d，需要非线性。"},
+                      "单个名字决定不了：模型把两个名字合起来，这是\u201c与\u201d。"},
     "and_partly": {"en": "Keep one name, change the other: the model gives\n"
                          "the person's own sport in {k} of {n} cases.",
                    "zh": "保留一个名字、换掉另一个：模型在 {n} 种情况中\n有 {k} 种给出了那个人自己的运动。"},
