@@ -253,3 +253,50 @@ def person_in(tokens: list[str]) -> dict | None:
             if (tokens[j], tokens[j + 1]) in g.person:
                 return {"lang": lang, "first_index": j, "person": [tokens[j], tokens[j + 1]]}
     return None
+
+
+CONTEXT_WORDS, CONTEXT_MAX_TOKENS = 2000, 8
+
+
+def language_of(words) -> str:
+    """The language a prompt is written in: Chinese if any of its words is written in CJK characters."""
+    return "zh" if any("\u2e80" <= ch <= "\u9fff" or "\u3000" <= ch <= "\u303f" for w in words for ch in w) \
+        else "en"
+
+
+def context_pair(gpt, lang: str = "en") -> dict:
+    """Two prompts with the same last word and different earlier words, whose next-word predictions differ most.
+
+    Rule: the sentences of the first CONTEXT_WORDS words of the language's seeded stream; every distinct sentence
+    prefix of 2 to CONTEXT_MAX_TOKENS words (short enough to show on one row); among the prefixes that end on the
+    same word, the pair whose next-word distributions are furthest apart in total variation (the first such pair
+    in the stream on a tie). Computed by model.analysis.context.
+    """
+    import random
+
+    from model import language
+    from model.analysis.context import largest_context_effect
+
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")
+    g = language.Language().grammar(lang)
+    stream = language.Language().stream(CONTEXT_WORDS, random.Random(language.SEED), lang=lang)
+    sentences, current = [], []
+    for tok in stream:
+        current.append(tok.word)
+        if tok.word == g.t("."):
+            sentences.append(current)
+            current = []
+    ids = [gpt.encode(join_words(s, lang)) for s in sentences]
+    found = largest_context_effect(gpt, ids, max_tokens=CONTEXT_MAX_TOKENS)
+    words = gpt.tokenizer.words
+    return {
+        "prompts": [join_words([words[i] for i in p], lang) for p in found["prefixes"]],
+        "token_ids": found["prefixes"],
+        "total_variation": found["distance"],
+        "prefixes_compared": found["prefixes_compared"], "pairs_compared": found["pairs_compared"],
+        "rule": f"among the distinct 2-to-{CONTEXT_MAX_TOKENS}-word sentence prefixes of the first {CONTEXT_WORDS} "
+                f"words of the training language's seeded {lang} stream (seed {language.SEED}), the two that end "
+                "on the same word and whose next-word distributions differ most in total variation",
+        "lang": lang,
+    }
