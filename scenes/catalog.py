@@ -261,9 +261,41 @@ MLP_STEPS = SceneSpec(
     sections=lambda p: ["title", "up", "contexts", "gelu", "down", "readout", "residual", "all_tokens", "summary"],
 )
 
+def _fact_prompt_names_a_person(values, model):
+    """A given prompt must name a person of the training language (the scene traces their sport)."""
+    if values["prompt"] == AUTO:
+        return
+    from scenes.prompts import person_in
+    tokens = list(model.tokenizer.decode(model.encode(values["prompt"])))
+    if person_in(tokens) is None:
+        raise ParamError("prompt: it names no person of the training language (a first name, then a last name)")
+
+
+MLP_FACT = SceneSpec(
+    name="mlp_fact",
+    cls="MlpFact",
+    summary="Where a person's sport lives in the model: causal tracing, the lookup MLP on the measured sport "
+            "directions, its neurons, mean-ablation, and the AND of the two names.",
+    params=(Param("prompt", Text(), AUTO, "the prompt; it must name a person (default: the language's first sentence "
+                  "asking a person's sport, cut before the sport; see scenes/prompts.py sport_fact_prompt)",
+                  check_prompt),
+            LANG),
+    check=_fact_prompt_names_a_person,
+    sections=lambda p: ["title", "where", "lookup", "readout", "neurons", "spread", "ablation", "and_gate", "summary"],
+)
+
+PARAMETERS = SceneSpec(
+    name="parameters",
+    cls="Parameters",
+    summary="Where GPT-3's 175 B parameters are, counted from its shape (the MLPs about two thirds), beside our "
+            "model's split from its own config.",
+    params=(LANG,),
+    sections=lambda p: ["title", "count", "split", "ours", "summary"],
+)
+
 SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
     NEXT_TOKEN, ARCHITECTURE, SOFTMAX_TEMPERATURE, EMBEDDING_SPACE, TOKEN_EMBEDDING, POSITIONAL_ENCODING,
-    QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE, MULTI_HEAD, ADD_NORM, MLP_STEPS)}
+    QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE, MULTI_HEAD, ADD_NORM, MLP_STEPS, MLP_FACT, PARAMETERS)}
 
 
 def find(name: str) -> SceneSpec:
