@@ -28,8 +28,10 @@ from scenes.lecture import LectureScene
 from scenes.prompts import lookback_head
 from scenes.style import MUTED, PROB, SHARED, TEXT, Strings
 
-PARALLEL_PASS = Path(__file__).resolve().parents[1] / "docs" / "parallel_pass.json"
+DATA_FILES = ("docs/parallel_pass.json",)   # read here, so render.py's cache keys on it (render.declared_data)
+PARALLEL_PASS = Path(__file__).resolve().parents[1] / DATA_FILES[0]
 EPS_DEG = (1, 5)   # the bands around 90° the scaling row names
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 S = SHARED | Strings({
     "title": {"en": "Why this design works", "zh": "这个设计为何有效"},
@@ -52,9 +54,9 @@ S = SHARED | Strings({
     "rich_flat": {"en": "Rich representations: each block adds to the stream;\n"
                         "here P(\"{answer}\") goes from {p0} to {p1}.",
                   "zh": "丰富的表示：每个模块都往残差流里添加信息；\n这里 P(\u201c{answer}\u201d) 从 {p0} 变为 {p1}。"},
-    "scaling": {"en": "Scaling: GPT-3 has {params} parameters, and its {d} numbers\n"
-                      "leave room for about {far} random directions within {e2}° of 90°.",
-                "zh": "规模：GPT-3 有 {params} 个参数，它的 {d} 维\n能容纳约 {far} 个与 90° 相差不到 {e2}° 的随机方向。"},
+    "scaling": {"en": "Scaling: GPT-3 has {params} parameters. Its {d}\n"
+                      "dimensions fit about {far} random directions within {e2}°.",
+                "zh": "规模：GPT-3 有 {params} 个参数，它的 {d} 维\n能容纳约 {far} 个彼此偏离 90° 不到 {e2}° 的随机方向。"},
     "summary": {"en": "Context, parallel speed, rich representations and scale:\n"
                       "each measured here, in our own small model or GPT-3's config.",
                 "zh": "上下文、并行速度、丰富的表示和规模：\n每一项都在这里实测，来自我们的小模型或 GPT-3 的配置。"},
@@ -65,15 +67,15 @@ S = SHARED | Strings({
     "d_context": {"en": "layer {l}, head {h}: {n} tokens back", "zh": "第 {l} 层第 {h} 个头：往回 {n} 个词元"},
     "d_parallel": {"en": "median of {runs} runs, {cpus} cores", "zh": "{runs} 次的中位数，{cpus} 个核"},
     "d_rich": {"en": "P(\"{answer}\") after each block", "zh": "每个模块之后的 P(\u201c{answer}\u201d)"},
-    "d_scaling": {"en": "random directions in {d} dimensions", "zh": "{d} 维中的随机方向"},
+    "d_scaling": {"en": "GPT-3: {d} dimensions", "zh": "GPT-3：{d} 维"},
     "at_once": {"en": "all at once", "zh": "一次算完"},
     "one_by_one": {"en": "one by one", "zh": "逐个计算"},
-    "within": {"en": "within {e}° of 90°", "zh": "与 90° 相差 {e}° 以内"},
-    "params_label": {"en": "GPT-3 parameters", "zh": "GPT-3 参数"},
+    "within": {"en": "random, within {e}° of 90°", "zh": "随机方向，偏离 90° 不到 {e}°"},
+    "params_label": {"en": "parameters", "zh": "参数"},
 })
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
-ROW_YS = (2.6, 1.2, -0.2, -1.6)       # the four advantages, top to bottom
+ROW_YS = (2.75, 1.5, 0.25, -1.0)       # the four advantages, top to bottom
 TITLE_LEFT, VISUAL_LEFT, VISUAL_RIGHT = -6.2, 0.6, 6.2
 STEP, PAUSE = style.STEP, style.PAUSE
 
@@ -83,7 +85,7 @@ def count_text(x: float) -> str:
     if x < 1e6:
         return f"{round(x):,}"
     k = int(math.floor(math.log10(x)))
-    return f"{x / 10 ** k:.1f} \u00d7 10^{k}"
+    return f"{x / 10 ** k:.1f} \u00d7 10{str(k).translate(SUPERSCRIPT)}"
 
 
 class Summary(LectureScene):
@@ -143,10 +145,10 @@ class Summary(LectureScene):
         y = ROW_YS[0]
         self.chips = VGroup(TokenChip(style.token_label(tokens[key]), style.token_colour(key)),
                             TokenChip(style.token_label(tokens[focus]), style.token_colour(focus)))
-        self.chips[0].move_to([VISUAL_LEFT + 0.9, y - 0.25, 0])
-        self.chips[1].move_to([VISUAL_RIGHT - 0.9, y - 0.25, 0])
+        self.chips[0].move_to([VISUAL_LEFT + 0.9, y - 0.35, 0])
+        self.chips[1].move_to([VISUAL_RIGHT - 0.9, y - 0.35, 0])
         self.arc = CurvedArrow(self.chips[1].get_top() + UP * 0.05, self.chips[0].get_top() + UP * 0.05,
-                               angle=0.5, color=style.QUERY, stroke_width=3)
+                               angle=0.4, color=style.QUERY, stroke_width=3)
         self.arc_label = centred_number(style.percent(head["score"]), self.arc.get_top() + UP * 0.2)
 
         # 2. parallel: the recorded benchmark
@@ -158,11 +160,10 @@ class Summary(LectureScene):
         details.append(self.s("d_parallel", runs=p["runs"], cpus=p["machine"]["cpus"]))
         ys = [ROW_YS[1] + 0.05, ROW_YS[1] - 0.5]
         times = [p["one_pass_ms"], p["token_by_token_ms"]]
-        self.time_labels = LabelColumn([self.s("at_once"), self.s("one_by_one")], ys, VISUAL_LEFT + 2.0,
+        self.time_labels = LabelColumn([self.s("at_once"), self.s("one_by_one")], ys, 2.8,
                                        colours=[TEXT, MUTED], font_size=style.SMALL)
-        unit = 2.1 / max(times)
-        self.time_bars = BarColumn(times, ys, VISUAL_LEFT + 2.2, unit, style.LOGIT, track=max(times),
-                                   opacities=[0.9, 0.5])
+        unit = 1.3 / max(times)
+        self.time_bars = BarColumn(times, ys, 3.0, unit, style.LOGIT, track=max(times), opacities=[0.9, 0.5])
         self.time_numbers = NumberColumn([f"{t:.2f} ms" for t in times], ys, VISUAL_RIGHT, font_size=style.SMALL)
 
         # 3. rich representations: the logit lens at the focus token
@@ -174,26 +175,28 @@ class Summary(LectureScene):
                                           "rich_flat", "rich_grows if P(answer) after the last block exceeds it "
                                           "after the embedding", p_first=self.p_answer[0], p_last=self.p_answer[-1])
         details.append(self.s("d_rich", answer=self.answer))
-        base, height, width = ROW_YS[2] - 0.55, 1.0, 0.32
-        gap = (VISUAL_RIGHT - VISUAL_LEFT - 1.6 - width) / (len(lens) - 1)
+        base, height, width, left, right = ROW_YS[2] - 0.45, 0.9, 0.3, 3.0, 4.7
+        gap = (right - left - width) / (len(lens) - 1)
         self.lens_bars = VGroup(*[
             Rectangle(width=width, height=max(pa * height, 0.01), stroke_width=0, fill_color=PROB, fill_opacity=0.9)
-            .move_to([VISUAL_LEFT + 0.8 + width / 2 + i * gap, base + max(pa * height, 0.01) / 2, 0])
+            .move_to([left + width / 2 + i * gap, base + max(pa * height, 0.01) / 2, 0])
             for i, pa in enumerate(self.p_answer)])
-        self.lens_ends = VGroup(
-            centred_number(style.percent(self.p_answer[0]), self.lens_bars[0].get_bottom() + DOWN * 0.25, small=True),
-            centred_number(style.percent(self.p_answer[-1]), self.lens_bars[-1].get_top() + UP * 0.22, small=True))
+        first, last = (NumberText(style.percent(v), font_size=style.SMALL, color=PROB)
+                       for v in (self.p_answer[0], self.p_answer[-1]))
+        first.place(left - 0.2, base)
+        last.place(VISUAL_RIGHT, base + height - 0.25)
+        self.lens_ends = VGroup(first, last)
 
         # 4. scaling: GPT-3's parameters and the room in its dimensions
         self.gpt3_params = parameter_split(GPT3_175B)["total"]
         self.counts = [random_count_estimate(GPT3_175B.n_embd, e) for e in EPS_DEG]
         details.append(self.s("d_scaling", d=f"{GPT3_175B.n_embd:,}"))
-        ys = [ROW_YS[3] + 0.05, ROW_YS[3] - 0.45, ROW_YS[3] - 0.95]
+        ys = [ROW_YS[3] + 0.05, ROW_YS[3] - 0.4, ROW_YS[3] - 0.85]
         self.scaling_table = VGroup(
             LabelColumn([self.s("params_label")] + [self.s("within", e=e) for e in EPS_DEG], ys,
-                        VISUAL_LEFT + 3.2, colours=[TEXT, MUTED, MUTED], font_size=style.SMALL),
-            NumberColumn([f"{self.gpt3_params:,}"] + [count_text(c) for c in self.counts], ys, VISUAL_RIGHT,
-                         font_size=style.SMALL))
+                        3.1, colours=[TEXT, MUTED, MUTED], font_size=style.SMALL),
+            LabelColumn([f"{self.gpt3_params:,}"] + [count_text(c) for c in self.counts], ys, VISUAL_RIGHT,
+                        font_size=style.SMALL))   # Labels: "10²¹" needs the font's superscripts
 
         self.titles = VGroup(*[self.row_title(self.s(t), y)
                                for t, y in zip(("h_context", "h_parallel", "h_rich", "h_scaling"), ROW_YS)])
