@@ -176,10 +176,27 @@ def imported_names(path: Path, root: Path = REPO) -> set[str]:
     return names
 
 
+def declared_data(path: Path, root: Path = REPO) -> list[Path]:
+    """The data files a module declares it reads: a module-level `DATA_FILES = ("docs/x.json", ...)` of string
+    literals, paths relative to the project's root (a recorded benchmark, the lab's snapshots)."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError, OSError):
+        return []
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "DATA_FILES"
+                                                for t in node.targets) \
+                and isinstance(node.value, (ast.Tuple, ast.List)):
+            found += [root / e.value for e in node.value.elts
+                      if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return found
+
+
 def source_closure(entries: list[Path], root: Path = REPO) -> list[Path]:
     """The project files reachable from `entries` through imports at any depth (see imported_names), with the
-    __init__.py of every package on the way. Names that do not resolve to a file under root (numpy, manim, the
-    standard library) are not followed."""
+    __init__.py of every package on the way, and the data files each of them declares (declared_data). Names
+    that do not resolve to a file under root (numpy, manim, the standard library) are not followed."""
     seen: set[Path] = set()
     todo = [p.resolve() for p in entries]
     while todo:
@@ -187,6 +204,10 @@ def source_closure(entries: list[Path], root: Path = REPO) -> list[Path]:
         if path in seen:
             continue
         seen.add(path)
+        if path.suffix == ".py":
+            todo += [d.resolve() for d in declared_data(path, root) if d.is_file()]
+        else:
+            continue
         for name in imported_names(path, root):
             parts = name.split(".")
             for i in range(1, len(parts) + 1):   # importing a.b.c runs a/__init__.py and a/b/__init__.py too

@@ -26,7 +26,8 @@ from . import superposition as lab
 from .config import GPT3_175B
 from .errors import ModelError
 
-PATH = Path(__file__).resolve().parent / "snapshots" / "superposition.json"
+DATA_FILES = ("model/snapshots/superposition.json",)   # what the scenes read: render.py keys its cache on it
+PATH = Path(__file__).resolve().parents[1] / DATA_FILES[0]
 
 RECIPE = {
     "pack": {"n_vectors": 10_000, "dim": 100, "steps": 20, "seed": 0},

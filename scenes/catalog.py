@@ -168,6 +168,15 @@ EMBEDDING_SPACE = SceneSpec(
     sections=lambda p: ["title", "words", "direction", "parallelogram", "neighbours", "summary"],
 )
 
+SUMMARY = SceneSpec(
+    name="summary",
+    cls="Summary",
+    summary="The close: global context, parallel processing, rich representations and scaling, each with a number "
+            "from our model (or GPT-3's config).",
+    params=(LOOKBACK_PROMPT, LANG),
+    sections=lambda p: ["title", "context", "parallel", "representations", "scaling", "summary"],
+)
+
 ADD_NORM = SceneSpec(
     name="add_norm",
     cls="AddNorm",
@@ -338,8 +347,8 @@ SUPERPOSITION_IN_GPT = SceneSpec(
 
 SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
     NEXT_TOKEN, ARCHITECTURE, SOFTMAX_TEMPERATURE, EMBEDDING_SPACE, TOKEN_EMBEDDING, POSITIONAL_ENCODING,
-    QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE, MULTI_HEAD, ADD_NORM, MLP_STEPS, MLP_FACT, PARAMETERS,
-    NEAR_ORTHOGONAL, TOY_SUPERPOSITION, SUPERPOSITION_IN_GPT)}
+    QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE, MULTI_HEAD, ADD_NORM, MLP_STEPS, MLP_FACT, NEAR_ORTHOGONAL,
+    TOY_SUPERPOSITION, SUPERPOSITION_IN_GPT, PARAMETERS, SUMMARY)}
 
 
 def find(name: str) -> SceneSpec:

@@ -419,6 +419,15 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
         (root / rel).write_text(text)
 
 
+def test_the_source_closure_holds_the_data_files_a_module_declares(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "figures.json").write_text("{}")
+    (tmp_path / "main.py").write_text("import reader\n")
+    (tmp_path / "reader.py").write_text('DATA_FILES = ("docs/figures.json", "docs/missing.json")\n')
+    closure = {p.relative_to(tmp_path).as_posix() for p in render.source_closure([tmp_path / "main.py"], tmp_path)}
+    assert closure == {"main.py", "reader.py", "docs/figures.json"}   # a missing file is no dependency
+
+
 def test_the_source_closure_follows_every_kind_of_import(tmp_path):
     write_tree(tmp_path, {
         "main.py": "import numpy\nfrom pkg import scene\n",

@@ -1,0 +1,231 @@
+"""The close: the advantages of the design, each with a number from our own model.
+
+    manim render -ql scenes/summary.py Summary
+    python render.py summary --lang zh
+
+Global context from the attention chapter's head rule (scenes/prompts.py lookback_head), parallel processing
+from the recorded benchmark (benchmarks/parallel_pass.py → docs/parallel_pass.json), rich representations from
+the logit lens (model.analysis.lens), scaling from GPT-3's config (model.params) and the superposition lab's
+random-direction estimate (model.superposition.random_count_estimate).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, CurvedArrow, FadeIn, GrowFromEdge, LaggedStart, Rectangle, VGroup
+
+from model import GPT3_175B
+from model.analysis.lens import logit_lens
+from model.params import parameter_split
+from model.superposition import random_count_estimate
+from scenes import style
+from scenes.components import BarColumn, Label, LabelColumn, NumberColumn, NumberText, TokenChip
+from scenes.lecture import LectureScene
+from scenes.prompts import lookback_head
+from scenes.style import MUTED, PROB, SHARED, TEXT, Strings
+
+DATA_FILES = ("docs/parallel_pass.json",)   # read here, so render.py's cache keys on it (render.declared_data)
+PARALLEL_PASS = Path(__file__).resolve().parents[1] / DATA_FILES[0]
+EPS_DEG = (1, 5)   # the bands around 90° the scaling row names
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+S = SHARED | Strings({
+    "title": {"en": "Why this design works", "zh": "这个设计为何有效"},
+    "subtitle": {"en": "Four advantages, each with a number", "zh": "四个优势，各有一个数字"},
+    "model_note": {"en": "Every number here comes from our own small trained GPT,\n"
+                         "or from GPT-3's published config.",
+                   "zh": "这里的每个数字都来自本项目训练的小型 GPT，\n或来自 GPT-3 公开的配置。"},
+    "context": {"en": "Global context: any word can look at any earlier word.\n"
+                      "Here a head reaches {n} tokens back with weight {w}.",
+                "zh": "全局上下文：每个词都能看到之前的任何词。\n这里一个头往回看 {n} 个词元，权重 {w}。"},
+    "parallel_faster": {"en": "Parallel: one matrix product covers every position.\n"
+                              "All {T} tokens in one pass: {ratio}× faster than one by one.",
+                        "zh": "并行：一次矩阵乘法覆盖所有位置。\n{T} 个词元一次算完，比逐个算快 {ratio} 倍。"},
+    "parallel_not_faster": {"en": "Parallel: one matrix product covers every position.\n"
+                                  "On this machine one pass was not faster ({ratio}×).",
+                            "zh": "并行：一次矩阵乘法覆盖所有位置。\n在这台机器上一次算完并没有更快（{ratio} 倍）。"},
+    "rich_grows": {"en": "Rich representations: each block adds to the stream,\n"
+                         "and P(\"{answer}\") grows from {p0} to {p1} across the blocks.",
+                   "zh": "丰富的表示：每个模块都往残差流里添加信息，\nP(\u201c{answer}\u201d) 从 {p0} 增长到 {p1}。"},
+    "rich_flat": {"en": "Rich representations: each block adds to the stream;\n"
+                        "here P(\"{answer}\") goes from {p0} to {p1}.",
+                  "zh": "丰富的表示：每个模块都往残差流里添加信息；\n这里 P(\u201c{answer}\u201d) 从 {p0} 变为 {p1}。"},
+    "scaling": {"en": "Scaling: GPT-3 has {params} parameters. Its {d}\n"
+                      "dimensions fit about {far} random directions within {e2}°.",
+                "zh": "规模：GPT-3 有 {params} 个参数，它的 {d} 维\n能容纳约 {far} 个彼此偏离 90° 不到 {e2}° 的随机方向。"},
+    "summary": {"en": "Context, parallel speed, rich representations and scale:\n"
+                      "each measured here, in our own small model or GPT-3's config.",
+                "zh": "上下文、并行速度、丰富的表示和规模：\n每一项都在这里实测，来自我们的小模型或 GPT-3 的配置。"},
+    "h_context": {"en": "global context", "zh": "全局上下文"},
+    "h_parallel": {"en": "parallel processing", "zh": "并行处理"},
+    "h_rich": {"en": "rich representations", "zh": "丰富的表示"},
+    "h_scaling": {"en": "scaling", "zh": "规模"},
+    "d_context": {"en": "layer {l}, head {h}: {n} tokens back", "zh": "第 {l} 层第 {h} 个头：往回 {n} 个词元"},
+    "d_parallel": {"en": "median of {runs} runs, {cpus} cores", "zh": "{runs} 次的中位数，{cpus} 个核"},
+    "d_rich": {"en": "P(\"{answer}\") after each block", "zh": "每个模块之后的 P(\u201c{answer}\u201d)"},
+    "d_scaling": {"en": "GPT-3: {d} dimensions", "zh": "GPT-3：{d} 维"},
+    "at_once": {"en": "all at once", "zh": "一次算完"},
+    "one_by_one": {"en": "one by one", "zh": "逐个计算"},
+    "within": {"en": "random, within {e}° of 90°", "zh": "随机方向，偏离 90° 不到 {e}°"},
+    "params_label": {"en": "parameters", "zh": "参数"},
+})
+
+# --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
+ROW_YS = (2.75, 1.5, 0.25, -1.0)       # the four advantages, top to bottom
+TITLE_LEFT, VISUAL_LEFT, VISUAL_RIGHT = -6.2, 0.6, 6.2
+STEP, PAUSE = style.STEP, style.PAUSE
+
+
+def count_text(x: float) -> str:
+    """A count for a caption: whole numbers with separators up to a million, then a × 10^k."""
+    if x < 1e6:
+        return f"{round(x):,}"
+    k = int(math.floor(math.log10(x)))
+    return f"{x / 10 ** k:.1f} \u00d7 10{str(k).translate(SUPERSCRIPT)}"
+
+
+class Summary(LectureScene):
+    name = "summary"
+    strings = S
+
+    def title_note(self) -> str:
+        return self.s("model_note")
+
+    # --- the beats -------------------------------------------------------------------
+    def beat_context(self):
+        self.say("context", n=self.reach, w=style.percent(self.head["score"]))
+        self.reveal(0)
+        self.play(FadeIn(self.chips), run_time=STEP)
+        self.play(FadeIn(self.arc), FadeIn(self.arc_label), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_parallel(self):
+        p = self.parallel
+        self.say(self.parallel_key, T=p["tokens"], ratio=f"{p['ratio']:.1f}")
+        self.reveal(1)
+        self.play(FadeIn(self.time_labels), FadeIn(self.time_bars.tracks), run_time=STEP)
+        self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in self.time_bars.bars], lag_ratio=0.3),
+                  FadeIn(self.time_numbers), run_time=2 * STEP)
+        self.wait(PAUSE)
+
+    def beat_representations(self):
+        self.say(self.rich_key, answer=self.answer, p0=style.percent(self.p_answer[0]),
+                 p1=style.percent(self.p_answer[-1]))
+        self.reveal(2)
+        self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.lens_bars], lag_ratio=0.15),
+                  FadeIn(self.lens_ends), run_time=2 * STEP)
+        self.wait(PAUSE)
+
+    def beat_scaling(self):
+        self.say("scaling", params=f"{self.gpt3_params:,}", d=f"{GPT3_175B.n_embd:,}",
+                 far=count_text(self.counts[-1]), e2=EPS_DEG[-1])
+        self.reveal(3)
+        self.play(FadeIn(self.scaling_table), run_time=STEP)
+        self.wait(PAUSE + 1)
+
+    def reveal(self, row: int):
+        self.play(FadeIn(self.titles[row], shift=RIGHT * 0.2), FadeIn(self.details[row]), run_time=STEP)
+
+    # --- building the pieces, from the model's numbers --------------------------------
+    def prepare(self):
+        gpt, words = self.gpt, self.gpt.tokenizer.words
+        self.head = head = lookback_head(gpt, self.params["prompt"], lang=self.lang)
+        self.params["prompt"] = head["prompt"]
+        tokens = list(head["trace"]["tokens"])
+        focus, key = head["focus"], head["keys"][0] if len(head["keys"]) == 1 else head["source"]
+        self.reach = focus - key
+
+        details = [self.s("d_context", l=head["layer"] + 1, h=head["head"] + 1, n=self.reach)]
+
+        # 1. global context: the chosen head's weight from the focus to the key it reaches back to
+        y = ROW_YS[0]
+        self.chips = VGroup(TokenChip(style.token_label(tokens[key]), style.token_colour(key)),
+                            TokenChip(style.token_label(tokens[focus]), style.token_colour(focus)))
+        self.chips[0].move_to([VISUAL_LEFT + 0.9, y - 0.35, 0])
+        self.chips[1].move_to([VISUAL_RIGHT - 0.9, y - 0.35, 0])
+        self.arc = CurvedArrow(self.chips[1].get_top() + UP * 0.05, self.chips[0].get_top() + UP * 0.05,
+                               angle=0.4, color=style.QUERY, stroke_width=3)
+        self.arc_label = centred_number(style.percent(head["score"]), self.arc.get_top() + UP * 0.2)
+
+        # 2. parallel: the recorded benchmark
+        self.parallel = json.loads(PARALLEL_PASS.read_text())
+        p = self.parallel
+        self.parallel_key = self.caption_rule("parallel", "parallel_faster" if p["ratio"] > 1 else
+                                              "parallel_not_faster", "parallel_faster if one pass over all tokens "
+                                              "took less time than one token at a time", ratio=p["ratio"])
+        details.append(self.s("d_parallel", runs=p["runs"], cpus=p["machine"]["cpus"]))
+        ys = [ROW_YS[1] + 0.05, ROW_YS[1] - 0.5]
+        times = [p["one_pass_ms"], p["token_by_token_ms"]]
+        self.time_labels = LabelColumn([self.s("at_once"), self.s("one_by_one")], ys, 2.8,
+                                       colours=[TEXT, MUTED], font_size=style.SMALL)
+        unit = 1.3 / max(times)
+        self.time_bars = BarColumn(times, ys, 3.0, unit, style.LOGIT, track=max(times), opacities=[0.9, 0.5])
+        self.time_numbers = NumberColumn([f"{t:.2f} ms" for t in times], ys, VISUAL_RIGHT, font_size=style.SMALL)
+
+        # 3. rich representations: the logit lens at the focus token
+        lens = logit_lens(gpt, head["trace"], focus)
+        answer = int(np.argmax(lens[-1]["probabilities"]))
+        self.answer = style.token_label(words[answer])
+        self.p_answer = [float(r["probabilities"][answer]) for r in lens]
+        self.rich_key = self.caption_rule("rich", "rich_grows" if self.p_answer[-1] > self.p_answer[0] else
+                                          "rich_flat", "rich_grows if P(answer) after the last block exceeds it "
+                                          "after the embedding", p_first=self.p_answer[0], p_last=self.p_answer[-1])
+        details.append(self.s("d_rich", answer=self.answer))
+        base, height, width, left, right = ROW_YS[2] - 0.45, 0.9, 0.3, 3.0, 4.7
+        gap = (right - left - width) / (len(lens) - 1)
+        self.lens_bars = VGroup(*[
+            Rectangle(width=width, height=max(pa * height, 0.01), stroke_width=0, fill_color=PROB, fill_opacity=0.9)
+            .move_to([left + width / 2 + i * gap, base + max(pa * height, 0.01) / 2, 0])
+            for i, pa in enumerate(self.p_answer)])
+        first, last = (NumberText(style.percent(v), font_size=style.SMALL, color=PROB)
+                       for v in (self.p_answer[0], self.p_answer[-1]))
+        first.place(left - 0.2, base)
+        last.place(VISUAL_RIGHT, base + height - 0.25)
+        self.lens_ends = VGroup(first, last)
+
+        # 4. scaling: GPT-3's parameters and the room in its dimensions
+        self.gpt3_params = parameter_split(GPT3_175B)["total"]
+        self.counts = [random_count_estimate(GPT3_175B.n_embd, e) for e in EPS_DEG]
+        details.append(self.s("d_scaling", d=f"{GPT3_175B.n_embd:,}"))
+        ys = [ROW_YS[3] + 0.05, ROW_YS[3] - 0.4, ROW_YS[3] - 0.85]
+        self.scaling_table = VGroup(
+            LabelColumn([self.s("params_label")] + [self.s("within", e=e) for e in EPS_DEG], ys,
+                        3.1, colours=[TEXT, MUTED, MUTED], font_size=style.SMALL),
+            LabelColumn([f"{self.gpt3_params:,}"] + [count_text(c) for c in self.counts], ys, VISUAL_RIGHT,
+                        font_size=style.SMALL))   # Labels: "10²¹" needs the font's superscripts
+
+        self.titles = VGroup(*[self.row_title(self.s(t), y)
+                               for t, y in zip(("h_context", "h_parallel", "h_rich", "h_scaling"), ROW_YS)])
+        self.details = VGroup(*[self.row_detail(d, y) for d, y in zip(details, ROW_YS)])
+        self.values.update({
+            "prompt": head["prompt"], "tokens": tokens, "token_ids": [int(i) for i in head["trace"]["token_ids"]],
+            "context": {"layer": head["layer"], "head": head["head"], "focus": focus, "key": key,
+                        "tokens_back": self.reach, "weight": head["score"], "rule": head["rule"]},
+            "parallel": p,
+            "representations": {"answer_id": answer, "p_answer": self.p_answer,
+                                "points": [[r["part"], r["layer"]] for r in lens]},
+            "scaling": {"gpt3_parameters": self.gpt3_params, "d_model": GPT3_175B.n_embd,
+                        "random_directions": [{"eps_deg": e, "count": c} for e, c in zip(EPS_DEG, self.counts)]},
+        })
+        if head["prompt_rule"]:
+            self.values["prompt_rule"] = head["prompt_rule"]
+
+    @staticmethod
+    def row_title(text: str, y: float) -> Label:
+        label = Label(text)
+        return label.shift(RIGHT * (TITLE_LEFT - label.get_left()[0])).on_baseline(y)
+
+    @staticmethod
+    def row_detail(text: str, y: float) -> Label:
+        label = Label(text, font_size=style.SMALL, color=MUTED)
+        return label.shift(RIGHT * (TITLE_LEFT - label.get_left()[0])).on_baseline(y - 0.5)
+
+
+def centred_number(text: str, at, small: bool = False) -> NumberText:
+    """A number centred at a point: the head's weight (in the query's colour), or a probability (small)."""
+    n = NumberText(text, font_size=style.SMALL if small else style.LABEL, color=PROB if small else style.QUERY)
+    return n.move_to(at)

@@ -1,0 +1,93 @@
+"""The closing scene: each advantage's number against its source (the head rule, the recorded benchmark, the logit
+lens, GPT-3's config and the lab's estimate), each caption's rule, the labels against the manifest, the benchmark
+script's bad input, and a key frame (the checks every scene shares: test_scenes.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from model import GPT3_175B
+from model.analysis.lens import logit_lens
+from model.params import parameter_split
+from model.superposition import random_count_estimate
+from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
+from scenes import style
+from scenes.prompts import lookback_head
+from scenes.summary import EPS_DEG, PARALLEL_PASS, Summary, count_text
+
+__module_test__ = "summary"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_its_manifest_matches_the_sources(lecture, gpt, lang):
+    m = manifest_of(lecture.clips("summary")[lang])
+    v = m["values"]
+    head = lookback_head(gpt, lang=lang)
+    c = v["context"]
+    assert (c["layer"], c["head"], c["focus"]) == (head["layer"], head["head"], head["focus"])
+    assert c["weight"] == head["score"] and c["tokens_back"] == c["focus"] - c["key"] > 0
+    weights = head["trace"]["layers"][c["layer"]]["attn"]["weights"][c["head"], c["focus"]]
+    assert weights[c["key"]] == pytest.approx(c["weight"])
+    assert v["parallel"] == json.loads(PARALLEL_PASS.read_text())
+    lens = logit_lens(gpt, gpt.trace(v["prompt"]), c["focus"])
+    answer = int(np.argmax(lens[-1]["probabilities"]))
+    assert v["representations"]["answer_id"] == answer
+    assert v["representations"]["p_answer"] == pytest.approx([float(r["probabilities"][answer]) for r in lens])
+    s = v["scaling"]
+    assert s["gpt3_parameters"] == parameter_split(GPT3_175B)["total"] and s["d_model"] == 12288
+    assert [r["count"] for r in s["random_directions"]] == [random_count_estimate(12288, e) for e in EPS_DEG]
+    rules = v["caption_rules"]
+    assert rules["parallel"]["key"] == ("parallel_faster" if v["parallel"]["ratio"] > 1 else "parallel_not_faster")
+    p = v["representations"]["p_answer"]
+    assert rules["rich"]["key"] == ("rich_grows" if p[-1] > p[0] else "rich_flat")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_labels_are_the_manifests_numbers(lecture, lang):
+    s = lecture.dry("summary", lang)
+    v = s.values
+    assert s.arc_label.text == style.percent(v["context"]["weight"])
+    assert [n.text for n in s.time_numbers] == [f"{v['parallel'][k]:.2f} ms"
+                                                for k in ("one_pass_ms", "token_by_token_ms")]
+    p = v["representations"]["p_answer"]
+    assert [n.text for n in s.lens_ends] == [style.percent(p[0]), style.percent(p[-1])]
+    heights = [b.height for b in s.lens_bars]
+    assert heights == pytest.approx([max(x * 0.9, 0.01) for x in p])
+    _, numbers = s.scaling_table
+    assert [n.text for n in numbers] == [f"{v['scaling']['gpt3_parameters']:,}"] + \
+        [count_text(r["count"]) for r in v["scaling"]["random_directions"]]
+
+
+def test_counts_are_written_plainly_then_as_powers_of_ten():
+    assert count_text(9.43) == "9" and count_text(4586.4) == "4,586"
+    assert count_text(1.352e21) == "1.4 \u00d7 10\u00b2\u00b9"
+
+
+def test_the_benchmark_refuses_a_bad_run_count_in_one_line():
+    r = subprocess.run([sys.executable, "benchmarks/parallel_pass.py", "--runs", "0"], capture_output=True,
+                       text=True, cwd=PARALLEL_PASS.parents[1])
+    assert r.returncode == 2 and r.stderr.strip() == "error: --runs must be at least 1"
+
+
+def test_the_recorded_benchmark_is_the_scripts_own_record():
+    r = json.loads(PARALLEL_PASS.read_text())
+    assert r["tokens"] == len(r["prompt"].split()) and r["runs"] >= 100
+    assert r["ratio"] == pytest.approx(r["token_by_token_ms"] / r["one_pass_ms"])
+
+
+# --- a key frame against committed control data (tests/control_data/summary) --------------------------------
+@pytest.fixture
+def scaling_beat(monkeypatch):
+    stop_at_beat(monkeypatch, "scaling", lang="en")
+
+
+@frames_comparison(base_scene=Summary)
+@pytest.mark.usefixtures("scaling_beat")
+def test_frame_scaling(scene):
+    play_until_section_ends(scene, Summary.construct)
