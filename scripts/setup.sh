@@ -6,9 +6,11 @@ cd "$(dirname "$0")/.."
 extra="${1:-runtime}"
 
 # Debian packages (see DEVELOPERS.md): cairo/pango to build manim, LaTeX for numbers and formulas,
-# Noto CJK for Chinese text.
+# Noto CJK for Chinese text. For the tests also Chromium and its driver, to check the course page in a real
+# browser (tests/test_course.py).
 APT_PACKAGES=(build-essential python3-dev pkg-config libcairo2-dev libpango1.0-dev
               texlive-latex-base texlive-latex-extra texlive-fonts-recommended dvisvgm fonts-noto-cjk)
+[[ "$extra" == test ]] && APT_PACKAGES+=(chromium chromium-driver)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

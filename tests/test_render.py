@@ -651,6 +651,7 @@ def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_ma
     for m in (manifest_a, manifest_b):
         m.pop("render_seconds")
     assert manifest_a == manifest_b            # the timeline, sections, values and sources as well
+    assert len(manifest_a["captions"]) > 3     # its narration lines, timed by the frames of each part
     assert statuses(run_render(scene, "--jobs", "2", media=two).stdout) == {scene: "skipped"}
 
 
