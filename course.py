@@ -8,6 +8,7 @@ Beside each clip media/<quality>/<name>.mp4:
 For a recipe (lecture.toml) rendered whole, in media/<quality>/:
     lecture[-lang-zh][-clean].mp4 (+ .json manifest, tracks)   the clips joined in recipe order, container chapters
     course/                                                      the course page (index.html, clips/, tracks)
+    lecture[-lang-zh].slides.html (with --slides)                a single-file HTML deck, one slide per beat
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import html
 import json
 import os
 import shutil
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -593,3 +595,94 @@ document.querySelectorAll("button.copy").forEach(b => b.addEventListener("click"
 }));
 setLanguage(lang);
 """
+
+
+# --- the slide deck (manim-slides) ------------------------------------------------------------------------
+def reveal_assets() -> Path:
+    """reveal.js, of the version manim-slides' HTML deck is made for, as scripts/setup.sh unpacks it from the npm
+    registry into the venv (manim-slides would fetch it from a CDN; a deck made here needs no network)."""
+    from manim_slides.convert import RevealJS
+    version = RevealJS.model_fields["reveal_version"].default
+    return Path(os.environ.get("GPT_LECTURE_REVEALJS") or Path(sys.prefix) / "share" / f"reveal.js-{version}")
+
+
+def beat_segments(clip: Path, manifest: dict, folder: Path) -> list[Path]:
+    """The clip cut at its beats, one file per beat, packets copied: every beat starts a new play, and each play
+    is its own encoded movie (ManimCE's partial movie files), so each beat starts on a key frame. Cut again only
+    when the clip changed."""
+    import av
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp_file = folder / "clip.json"
+    identity = {**clip_identity(clip, manifest), "version": COURSE_VERSION}
+    files = [folder / f"{i:03d}-{b['section']}.mp4" for i, b in enumerate(manifest["timeline"])]
+    try:
+        if json.loads(stamp_file.read_text()) == identity and all(f.is_file() for f in files):
+            return files
+    except (OSError, ValueError):
+        pass
+    with av.open(str(clip)) as src:
+        stream = src.streams.video[0]
+        packets = [p for p in src.demux(stream) if p.dts is not None]
+        tb = stream.time_base
+        fps = Fraction(stream.average_rate)
+        # a beat's first frame (the manifest's times are rounded to the millisecond), as a timestamp
+        bounds = [round(round(b["start"] * fps) / fps / tb) for b in manifest["timeline"]] + [None]
+        for path, a, b in zip(files, bounds, bounds[1:]):
+            mine = [p for p in packets if p.pts >= a and (b is None or p.pts < b)]
+            if not mine or not min(mine, key=lambda p: p.pts).is_keyframe:
+                raise PackagingError(f"{clip.name}: the beat at {float(a * tb):.3f} s starts on no key frame")
+            tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.mp4")
+            with av.open(str(tmp), "w") as out:
+                ostream = out.add_stream_from_template(stream)
+                for p in mine:
+                    p.pts -= a
+                    p.dts -= a
+                    p.stream = ostream
+                    out.mux(p)
+            os.replace(tmp, path)
+    write_text_atomic(stamp_file, json.dumps(identity))
+    return files
+
+
+def build_deck(clips: list[Path], dest: Path, lang: str, work: Path) -> int:
+    """An offline, single-file HTML deck (manim-slides' reveal.js converter): one slide per beat of every clip,
+    in order, each playing that beat; the speaker notes hold its narration lines. Returns the number of slides."""
+    from manim_slides.config import PresentationConfig, SlideConfig
+    from manim_slides.convert import RevealJS
+    assets = reveal_assets()
+    if not (assets / "dist" / "reveal.js").is_file():
+        raise PackagingError(f"reveal.js is not at {assets} (scripts/setup.sh unpacks it there)")
+    configs = []
+    for clip in clips:
+        manifest = read_manifest(clip)
+        files = beat_segments(clip, manifest, work / clip.stem)
+        slides = []
+        for beat, file in zip(manifest["timeline"], files):
+            lines = [c["texts"][lang] for c in manifest.get("captions", []) if c["beat"] == beat["section"]]
+            slides.append(SlideConfig(file=file, rev_file=file, notes="\n\n".join(lines)))
+        configs.append(PresentationConfig(slides=slides, resolution=tuple(manifest["resolution"]),
+                                          background_color="black"))
+    # The converter inlines reveal.js from its cache (by file name) instead of the CDN: a cache made from the
+    # unpacked package, in a folder of our own.
+    cache = work / "xdg-cache"
+    version = RevealJS.model_fields["reveal_version"].default
+    reveal_cache = cache / "manim-slides" / f"revealjs{version}"
+    reveal_cache.mkdir(parents=True, exist_ok=True)
+    for rel in ("reveal.css", "theme/black.css", "plugin/highlight/zenburn.css", "reveal.js", "plugin/notes.js",
+                "plugin/markdown.js"):
+        shutil.copyfile(assets / "dist" / rel, reveal_cache / Path(rel).name)
+    tmp = dest.with_name(f".{dest.stem}.{os.getpid()}.tmp.html")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    try:
+        RevealJS(presentation_configs=configs, one_file=True, offline=True, title=dest.stem).convert_to(tmp)
+    except RuntimeError as e:   # a reveal.js file missing from the cache (manim-slides would go to the network)
+        tmp.unlink(missing_ok=True)
+        raise PackagingError(f"slides: {e}") from None
+    finally:
+        if before is None:
+            os.environ.pop("XDG_CACHE_HOME", None)
+        else:
+            os.environ["XDG_CACHE_HOME"] = before
+    os.replace(tmp, dest)
+    return sum(len(c.slides) for c in configs)

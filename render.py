@@ -52,7 +52,7 @@ SHORTHANDS = {  # flag: the parameter names it may stand for, first match wins
     "prompt": ("prompt",), "temperature": ("temperature", "temperatures"), "layer": ("layer",),
     "head": ("head",), "lang": ("lang",), "seed": ("seed",),
 }
-RENDER_KEYS = {"quality", "format", "transparent", "clean", "jobs", "model"}   # [lecture] keys that are not parameters
+RENDER_KEYS = {"quality", "format", "transparent", "clean", "slides", "jobs", "model"}   # [lecture] keys that are not parameters
 
 
 class UsageError(Exception):
@@ -323,6 +323,9 @@ def build_parser() -> Parser:
     p.add_argument("--clean", action="store_true", default=None,
                    help="a clean clip for voice-over: no narration line on screen (same timeline and numbers; "
                         "its caption tracks carry the text); named <scene>[-<variant>]-clean")
+    p.add_argument("--slides", action="store_true", default=None,
+                   help="also write an offline single-file HTML slide deck (manim-slides), one slide per beat: "
+                        "<recipe>[-lang-zh].slides.html for a recipe, else <clip>.slides.html")
     p.add_argument("--section", help="only this beat (name or number; several with commas, or `all`): "
                                      "a clip, or with --format png its last frame")
     p.add_argument("--config", type=Path, help="a lecture recipe (TOML), e.g. lecture.toml")
@@ -392,7 +395,7 @@ def read_recipe(path: Path) -> tuple[dict, list[dict]]:
                              ("format", lecture.get("format"), FORMATS)):
         if value is not None and value not in kind:
             raise UsageError(f"{where}: lecture.{key} must be one of {', '.join(kind)}, got {value!r}")
-    for key in ("transparent", "clean"):
+    for key in ("transparent", "clean", "slides"):
         if key in lecture and not isinstance(lecture[key], bool):
             raise UsageError(f"{where}: lecture.{key} must be true or false")
     if "jobs" in lecture and (not isinstance(lecture["jobs"], int) or lecture["jobs"] < 1):
@@ -411,7 +414,7 @@ def plan(args) -> tuple[list[Job], dict]:
     """The jobs to run, and the render settings; every parameter is checked but not yet resolved."""
     given = cli_params(args)
     settings = {"quality": args.quality, "format": args.format, "transparent": args.transparent,
-                "clean": args.clean, "jobs": args.jobs, "model": args.model}
+                "clean": args.clean, "slides": args.slides, "jobs": args.jobs, "model": args.model}
     jobs: list[Job] = []
     if args.config:
         lecture, entries = read_recipe(args.config)
@@ -456,6 +459,9 @@ def plan(args) -> tuple[list[Job], dict]:
     settings["format"] = settings["format"] or "mp4"
     settings["transparent"] = bool(settings["transparent"])
     settings["clean"] = bool(settings["clean"])
+    settings["slides"] = bool(settings["slides"])
+    if settings["slides"] and settings["format"] != "mp4":
+        raise UsageError(f"--slides needs --format mp4 (got {settings['format']})")
     if settings["transparent"] and settings["format"] not in TRANSPARENT_FORMATS:
         raise UsageError(f"--transparent needs --format {', '.join(TRANSPARENT_FORMATS)} "
                          f"(got {settings['format']}: it has no alpha channel)")
@@ -1527,7 +1533,13 @@ def package(args, jobs: list[Job], settings: dict, media: Path, model_dir: Path)
     try:
         for job in jobs:
             course.write_tracks(job.output)
+        slides_work = media / ".cache" / "slides" / settings["quality"]
         if not args.config or args.scenes:
+            if settings["slides"]:
+                for job in jobs:
+                    deck = job.output.with_name(f"{job.output.stem}.slides.html")
+                    n = course.build_deck([job.output], deck, job.params.get("lang", "en"), slides_work)
+                    print(f"slides: {n} -> {relative(deck)}", flush=True)
             return 0
         quality_dir = media / settings["quality"]
         lang = jobs[0].params.get("lang", "en")
@@ -1540,6 +1552,10 @@ def package(args, jobs: list[Job], settings: dict, media: Path, model_dir: Path)
             course.write_tracks(lecture)
             print(f"lecture: {status} ({len(jobs)} clips, {record['duration']:.1f} s) -> {relative(lecture)}",
                   flush=True)
+            if settings["slides"]:
+                deck = lecture.with_name(f"{lecture.stem}.slides.html")
+                n = course.build_deck([job.output for job in jobs], deck, lang, slides_work)
+                print(f"slides: {n} -> {relative(deck)}", flush=True)
         lessons = []
         for job in jobs:
             found = {l: p for l, p in lang_variants(job, model_dir, media).items()

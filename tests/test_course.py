@@ -19,6 +19,7 @@ import render
 RECIPE = """
 [lecture]
 quality = "preview"
+slides = true
 
 [[scene]]
 name = "token_embedding"
@@ -279,3 +280,25 @@ def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
     browser.save_screenshot(str(tmp_path / "phone.png"))
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
+
+
+# --- the slide deck ------------------------------------------------------------------------------------------
+def test_the_deck_is_one_offline_file_with_one_slide_per_beat(made, browser):
+    import re
+    deck = made["dir"] / "lecture.slides.html"
+    text = deck.read_text(encoding="utf-8")
+    beats = sum(len(manifest(made["dir"] / f"{n}.mp4")["timeline"]) for n in CLIPS)
+    assert text.count("data-background-video=\"data:video/mp4;base64,") == beats == 7
+    assert not re.search(r'<(script|link|img|video|source)[^>]+(src|href)="https?:', text)   # nothing to fetch
+    assert f"slides: {beats} -> " in made["stdout"]
+    browser.set_window_size(1280, 720)
+    browser.get(deck.as_uri())
+    assert wait_for(browser, "return window.Reveal && Reveal.isReady() && Reveal.getTotalSlides()") == beats
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_setup_unpacks_the_reveal_js_that_manim_slides_names():
+    from manim_slides.convert import RevealJS
+    text = (REPO / "scripts" / "setup.sh").read_text()
+    assert f"REVEAL_VERSION={RevealJS.model_fields['reveal_version'].default}\n" in text
+    assert (course.reveal_assets() / "dist" / "reveal.js").is_file()
