@@ -1507,12 +1507,11 @@ MOVIE_FORMATS = ("mp4", "webm", "mov")
 LECTURE_FORMATS = ("mp4",)   # joined with container chapters
 
 
-def lang_variants(job: Job, model_dir: Path, media: Path) -> dict[str, Path]:
+def lang_variants(job: Job, gpt, media: Path) -> dict[str, Path]:
     """The outputs of this job's scene in every language it has (lang set, the rest as the job asks)."""
     lang_param = next((p for p in job.spec.params if p.name == "lang"), None)
     if lang_param is None:
         return {job.params.get("lang", "en"): job.output}
-    gpt = load_model(model_dir)
     out = {}
     for lang in lang_param.kind.options:
         other = replace(job, typed={**job.typed, "lang": lang},
@@ -1556,17 +1555,19 @@ def package(args, jobs: list[Job], settings: dict, media: Path, model_dir: Path)
                 deck = lecture.with_name(f"{lecture.stem}.slides.html")
                 n = course.build_deck([job.output for job in jobs], deck, lang, slides_work)
                 print(f"slides: {n} -> {relative(deck)}", flush=True)
-        lessons = []
+        lessons, gpt = [], load_model(model_dir)
         for job in jobs:
-            found = {l: p for l, p in lang_variants(job, model_dir, media).items()
+            found = {l: p for l, p in lang_variants(job, gpt, media).items()
                      if p.is_file() and manifest_path(p).is_file() and p.suffix == job.output.suffix}
             found[lang] = job.output
             lessons.append(found)
         index = course.build_course(lessons, quality_dir / ("course-clean" if settings["clean"] else "course"),
                                     lang, page_colours())
         print(f"course page: {relative(index)}", flush=True)
-    except course.PackagingError as e:
-        print(f"render.py: packaging failed: {e}", file=sys.stderr)
+    except Exception as e:  # noqa: BLE001 - a clip or manifest that cannot be packaged: one line
+        detail = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        what = "" if isinstance(e, course.PackagingError) else f"{type(e).__name__}: "
+        print(f"render.py: packaging failed: {what}{detail}", file=sys.stderr)
         return EXIT_FAILED
     return 0
 

@@ -202,13 +202,35 @@ def statuses_of(stdout: str) -> list[str]:
     return [line.split("  ")[-1].split(" ")[0] for line in stdout.splitlines() if line.startswith("[")]
 
 
+@pytest.mark.parametrize("key", ["clean", "slides"])
 @pytest.mark.parametrize("value", ['"yes"', "1"])
-def test_a_bad_clean_setting_is_one_line(tmp_path, value):
+def test_a_bad_clean_or_slides_setting_is_one_line(tmp_path, key, value):
     recipe = tmp_path / "r.toml"
-    recipe.write_text(f"[lecture]\nclean = {value}\n[[scene]]\nname = \"token_embedding\"\n")
+    recipe.write_text(f"[lecture]\n{key} = {value}\n[[scene]]\nname = \"token_embedding\"\n")
     r = run_render("--config", recipe, "--dry-run", media=tmp_path / "m")
-    assert r.returncode == 2 and r.stderr.strip() == f"render.py: error: {recipe}: lecture.clean must be true or false"
+    assert r.returncode == 2 and r.stderr.strip() == f"render.py: error: {recipe}: lecture.{key} must be true or false"
     assert not (tmp_path / "m").exists() or not any((tmp_path / "m").rglob("*.mp4"))
+
+
+def test_slides_need_mp4(tmp_path):
+    r = run_render("token_embedding", "--slides", "--format", "gif", "--dry-run", media=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == "render.py: error: --slides needs --format mp4 (got gif)"
+
+
+def test_a_clip_that_cannot_be_packaged_is_one_line(made, tmp_path):
+    """A manifest whose narration runs past the clip's end: the run says so in one line and exits 1."""
+    media = tmp_path / "media"
+    shutil.copytree(made["media"], media, symlinks=True)
+    path = render.manifest_path(media / "preview" / f"{CLIPS[1]}.mp4")
+    m = json.loads(path.read_text())
+    m["captions"][-1]["end"] += 5
+    path.write_text(json.dumps(m))
+    r = run_render("--config", made["recipe"], media=media)
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [f"render.py: packaging failed: {CLIPS[1]}.mp4: en captions: cue "
+                                             f"{m['captions'][-1]['start']:.3f}-{m['captions'][-1]['end']:.3f} s "
+                                             f"does not fit the {m['timeline'][-1]['end']:.3f} s clip after the cue "
+                                             f"ending at 0.000 s"]
 
 
 # --- the course page in a real browser ---------------------------------------------------------------------
