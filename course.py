@@ -371,6 +371,7 @@ def variant_data(clip: Path, manifest: dict, lang: str) -> dict:
         f'  <track kind="chapters" srclang="{lang}" src="{clip.stem}.chapters.vtt">',
         "</video>"])
     return {"clip": f"clips/{clip.name}", "manifest": f"clips/{clip.name}.json", "duration": clip_duration(manifest),
+            "lang": lang, "clean": bool(manifest.get("clean")),
             "title": manifest.get("titles", {}),
             "captions": {l: data_url(tracks[f"{l}.vtt"]) for l in LANGS},
             "cues": {l: len(manifest.get("captions", [])) for l in LANGS},
@@ -518,10 +519,22 @@ function fmt(t) {
   return m + ":" + String(s).padStart(2, "0");
 }
 
-function showTracks(video) {   // the captions in the page's language, the chapters loaded but not drawn
+// Captions shown: those in the page's language, unless the clip already shows that line on screen (a captioned
+// clip in the page's language: its tracks stay in the player's menu). Chapters: loaded, not drawn.
+function showTracks(video) {
+  const v = video.variant;
+  const burnt = v && !v.clean && v.lang === lang;
   for (const t of video.textTracks) {
-    t.mode = t.kind === "chapters" ? "hidden" : (t.language === lang ? "showing" : "disabled");
+    t.mode = t.kind === "chapters" ? "hidden" : (t.language === lang && !burnt ? "showing" : "disabled");
   }
+}
+
+// A captioned clip shows its own line at the bottom: another language's captions go to the top.
+function placeCues(track, v) {
+  if (v.clean || track.srclang === v.lang) return;
+  track.addEventListener("load", () => {
+    for (const cue of track.track.cues) { cue.snapToLines = true; cue.line = 0; }
+  });
 }
 
 function setUp(section, lesson) {
@@ -536,12 +549,14 @@ function setUp(section, lesson) {
     video.pause();
     video.querySelectorAll("track").forEach(t => t.remove());
     video.dataset.src = v.clip;
+    video.variant = v;
     video.src = v.clip;
     // Chromium's automatic track selection runs after the tracks are added: choose again once it has.
     video.addEventListener("loadedmetadata", () => showTracks(video), {once: true});
     for (const cl of Object.keys(v.captions)) {
       const t = document.createElement("track");
       t.kind = "captions"; t.srclang = cl; t.label = COURSE.langNames[cl]; t.src = v.captions[cl];
+      placeCues(t, v);
       video.appendChild(t);
     }
     const ch = document.createElement("track");
@@ -646,12 +661,22 @@ def beat_segments(clip: Path, manifest: dict, folder: Path) -> list[Path]:
 
 def build_deck(clips: list[Path], dest: Path, lang: str, work: Path) -> int:
     """An offline, single-file HTML deck (manim-slides' reveal.js converter): one slide per beat of every clip,
-    in order, each playing that beat; the speaker notes hold its narration lines. Returns the number of slides."""
+    in order, each playing that beat; the speaker notes hold its narration lines. Returns the number of slides.
+    Made again only when a clip changed (or the deck is gone)."""
     from manim_slides.config import PresentationConfig, SlideConfig
     from manim_slides.convert import RevealJS
     assets = reveal_assets()
     if not (assets / "dist" / "reveal.js").is_file():
         raise PackagingError(f"reveal.js is not at {assets} (scripts/setup.sh unpacks it there)")
+    identity = {"version": COURSE_VERSION, "lang": lang, "reveal": str(assets),
+                "clips": [clip_identity(c, read_manifest(c)) for c in clips]}
+    stamp_file = work / f"{dest.name}.json"
+    try:
+        old = json.loads(stamp_file.read_text())
+        if dest.is_file() and old["identity"] == identity:
+            return old["slides"]
+    except (OSError, ValueError, KeyError):
+        pass
     configs = []
     for clip in clips:
         manifest = read_manifest(clip)
@@ -685,4 +710,6 @@ def build_deck(clips: list[Path], dest: Path, lang: str, work: Path) -> int:
         else:
             os.environ["XDG_CACHE_HOME"] = before
     os.replace(tmp, dest)
-    return sum(len(c.slides) for c in configs)
+    slides = sum(len(c.slides) for c in configs)
+    write_text_atomic(stamp_file, json.dumps({"identity": identity, "slides": slides}))
+    return slides

@@ -271,6 +271,9 @@ def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
     assert len(videos) == 2
     for seconds, m in zip(videos, manifests):
         assert abs(seconds - m["timeline"][-1]["end"]) < 1e-3
+    # An English clip on the English page already shows its lines: no captions drawn over them.
+    showing = "return [...document.querySelector('video').textTracks].filter(t => t.mode === 'showing').map(t => t.language)"
+    assert browser.execute_script(showing) == []
     # every track loads (a disabled one is not fetched: hidden loads it without drawing it)
     browser.execute_script("document.querySelectorAll('video').forEach(v => { for (const t of v.textTracks) "
                            "if (t.mode === 'disabled') t.mode = 'hidden'; })")
@@ -291,9 +294,11 @@ def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
     browser.find_element(By.CSS_SELECTOR, ".langs button[data-lang='zh']").click()
     assert browser.execute_script("return document.documentElement.lang") == "zh"
     assert browser.find_element(By.CSS_SELECTOR, "nav.toc a").text == manifests[0]["titles"]["zh"]
-    showing = browser.execute_script("return [...document.querySelector('video').textTracks]"
-                                     ".filter(t => t.mode === 'showing').map(t => t.language)")
-    assert showing == ["zh"]
+    # no Chinese clip here: the English one, with the Chinese captions at the top, clear of its own line
+    assert browser.execute_script(showing) == ["zh"]
+    lines = wait_for(browser, "const t = [...document.querySelector('video').textTracks].find(t => t.language === 'zh');"
+                              "return t.cues && t.cues.length ? [...t.cues].map(c => c.line) : null")
+    assert lines == [0] * len(manifests[0]["captions"])
     browser.save_screenshot(str(tmp_path / "desktop.png"))
     browser.set_window_size(390, 844)
     time.sleep(0.3)
