@@ -89,7 +89,7 @@ def chapter_cues(manifest: dict, lang: str = "en") -> list[tuple[float, float, s
             for m in manifest.get("timeline", [])]
 
 
-def vtt_text(cues, lang: str | None = None) -> str:
+def vtt_text(cues) -> str:
     import webvtt
     from webvtt.models import Caption
     vtt = webvtt.WebVTT()
@@ -378,10 +378,20 @@ def variant_data(clip: Path, manifest: dict, lang: str) -> dict:
             "chapters": data_url(tracks["chapters.vtt"]), "beats": beats, "embed": snippet}
 
 
-def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colours: dict) -> Path:
+def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colours) -> Path:
     """The course page: folder/index.html and folder/clips/ (each clip with its manifest and tracks). `lessons`
-    lists, in lecture order, each scene's clips by language (at least one each). Returns index.html."""
+    lists, in lecture order, each scene's clips by language (at least one each); `colours()` gives the page's
+    colours. Made again only when a clip, the language or this module changed. Returns index.html."""
     clips_dir = folder / "clips"
+    index = folder / "index.html"
+    identity = {"lang": lang, "module": hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
+                "lessons": [{l: clip_identity(c, read_manifest(c)) for l, c in v.items()} for v in lessons]}
+    stamp_file = folder / ".course.json"
+    try:
+        if index.is_file() and json.loads(stamp_file.read_text()) == identity:
+            return index
+    except (OSError, ValueError):
+        pass
     clips_dir.mkdir(parents=True, exist_ok=True)
     data, keep = [], {"index.html"}
     for i, variants in enumerate(lessons):
@@ -402,8 +412,8 @@ def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colour
     for old in clips_dir.iterdir():   # clips of an earlier recipe
         if f"clips/{old.name}" not in keep and not old.name.startswith("."):
             old.unlink(missing_ok=True)
-    index = folder / "index.html"
-    write_text_atomic(index, page_html(data, lang, colours))
+    write_text_atomic(index, page_html(data, lang, colours()))
+    write_text_atomic(stamp_file, json.dumps(identity))
     return index
 
 

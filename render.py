@@ -1562,7 +1562,7 @@ def package(args, jobs: list[Job], settings: dict, media: Path, model_dir: Path)
             found[lang] = job.output
             lessons.append(found)
         index = course.build_course(lessons, quality_dir / ("course-clean" if settings["clean"] else "course"),
-                                    lang, page_colours())
+                                    lang, page_colours)
         print(f"course page: {relative(index)}", flush=True)
     except Exception as e:  # noqa: BLE001 - a clip or manifest that cannot be packaged: one line
         detail = (str(e).strip().splitlines() or [type(e).__name__])[0]

@@ -285,7 +285,7 @@ def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
         assert sorted(tracks) == sorted([["captions", "en", len(m["captions"])], ["captions", "zh", len(m["captions"])],
                                          ["chapters", "en", len(m["timeline"])]])
     # the chapter menu seeks
-    beats = browser.find_elements(By.CSS_SELECTOR, f"#lesson-1 .beats button")
+    beats = browser.find_elements(By.CSS_SELECTOR, "#lesson-1 .beats button")
     assert len(beats) == len(manifests[0]["timeline"])
     target = manifests[0]["timeline"][2]["start"]
     beats[2].click()
