@@ -673,20 +673,19 @@ def build_deck(clips: list[Path], dest: Path, lang: str, work: Path) -> int:
     """An offline, single-file HTML deck (manim-slides' reveal.js converter): one slide per beat of every clip,
     in order, each playing that beat; the speaker notes hold its narration lines. Returns the number of slides.
     Made again only when a clip changed (or the deck is gone)."""
-    from manim_slides.config import PresentationConfig, SlideConfig
-    from manim_slides.convert import RevealJS
-    assets = reveal_assets()
-    if not (assets / "dist" / "reveal.js").is_file():
-        raise PackagingError(f"reveal.js is not at {assets} (scripts/setup.sh unpacks it there)")
-    identity = {"version": COURSE_VERSION, "lang": lang, "reveal": str(assets),
-                "clips": [clip_identity(c, read_manifest(c)) for c in clips]}
+    identity = {"version": COURSE_VERSION, "lang": lang, "clips": [clip_identity(c, read_manifest(c)) for c in clips]}
     stamp_file = work / f"{dest.name}.json"
-    try:
+    try:   # checked before importing manim-slides (and manim with it): a rerun with nothing to do stays quick
         old = json.loads(stamp_file.read_text())
         if dest.is_file() and old["identity"] == identity:
             return old["slides"]
     except (OSError, ValueError, KeyError):
         pass
+    from manim_slides.config import PresentationConfig, SlideConfig
+    from manim_slides.convert import RevealJS
+    assets = reveal_assets()
+    if not (assets / "dist" / "reveal.js").is_file():
+        raise PackagingError(f"reveal.js is not at {assets} (scripts/setup.sh unpacks it there)")
     configs = []
     for clip in clips:
         manifest = read_manifest(clip)
