@@ -329,3 +329,20 @@ def test_setup_unpacks_the_reveal_js_that_manim_slides_names():
     text = (REPO / "scripts" / "setup.sh").read_text()
     assert f"REVEAL_VERSION={RevealJS.model_fields['reveal_version'].default}\n" in text
     assert (course.reveal_assets() / "dist" / "reveal.js").is_file()
+
+
+def test_the_course_page_of_clean_clips_shows_the_captions(made, browser, tmp_path):
+    """A clean clip shows no line of its own: the page draws the captions of its language over it."""
+    args = ["positional_encoding", "--section", "title", "--clean", "--quality", "preview"]
+    assert run_render(*args, media=made["media"]).returncode == 0   # rendered by the clean-clip test, else now
+    clean = made["dir"] / "positional_encoding-section-title-clean.mp4"
+    index = course.build_course([{"en": clean}], tmp_path / "course-clean", "en", render.page_colours)
+    browser.set_window_size(1280, 900)
+    browser.get(index.as_uri())
+    wait_for(browser, "return document.querySelector('video').readyState >= 1")
+    showing = "return [...document.querySelector('video').textTracks].filter(t => t.mode === 'showing').map(t => t.language)"
+    assert browser.execute_script(showing) == ["en"]
+    cues = wait_for(browser, "const t = [...document.querySelector('video').textTracks].find(t => t.mode === 'showing');"
+                             "return t.cues && t.cues.length ? [...t.cues].map(c => c.text) : null")
+    assert cues == [c["texts"]["en"] for c in manifest(clean)["captions"]]
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
