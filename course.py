@@ -246,7 +246,7 @@ def join_clips(clips: list[Path], output: Path, chapters: list[tuple[float, floa
             tb = Fraction(1, 1000)
             out.set_chapters([{"id": i, "start": round(a * 1000), "end": round(b * 1000), "time_base": tb,
                                "metadata": {"title": title}} for i, (a, b, title) in enumerate(chapters, 1)])
-    except Exception:
+    except BaseException:   # Ctrl-C too: nothing half-written left behind
         tmp.unlink(missing_ok=True)
         raise
     finally:
@@ -425,11 +425,11 @@ def page_html(lessons: list[dict], lang: str, colours: dict) -> str:
         first = lesson["variants"].get(lang) or next(iter(lesson["variants"].values()))
         title = first["title"].get(lang, lesson["scene"])
         toc.append(f'<li><a href="#{lesson["id"]}" data-lesson="{n - 1}">{e(title)}</a></li>')
-        panels = []
+        panels, shown = [], lang if lang in lesson["variants"] else next(iter(lesson["variants"]))
         for l, v in lesson["variants"].items():
             rows = "".join(f"<tr><th scope=\"row\">{e(k)}</th><td>{e(val)}</td></tr>" for k, val in v["numbers"])
             panels.append(
-                f'<div class="variant" data-variant="{l}"{"" if l == (lang if lang in lesson["variants"] else next(iter(lesson["variants"]))) else " hidden"}>'
+                f'<div class="variant" data-variant="{l}"{"" if l == shown else " hidden"}>'
                 f'<details class="numbers"><summary data-ui="numbers">{e(ui["numbers"])}</summary>'
                 f'<p><a href="{e(v["manifest"])}" data-ui="manifest">{e(ui["manifest"])}</a></p>'
                 f'<div class="table"><table>{rows}</table></div></details>'
@@ -496,7 +496,8 @@ textarea {{ width: 100%; background: #000; color: var(--text); border: 1px solid
 <header>
 <h1 data-ui="heading">{e(ui["heading"])}</h1>
 <div class="langs" role="group" aria-label="{e(ui["lang"])}">
-{"".join(f'<button type="button" lang="{l}" data-lang="{l}" aria-pressed="{str(l == lang).lower()}">{LANG_NAMES[l]}</button>' for l in LANGS)}
+{"".join(f'<button type="button" lang="{l}" data-lang="{l}" aria-pressed="{str(l == lang).lower()}">'
+         f'{LANG_NAMES[l]}</button>' for l in LANGS)}
 </div>
 </header>
 <div class="layout">
@@ -521,7 +522,8 @@ const COURSE = JSON.parse(document.getElementById("course-data").textContent);
 let lang = COURSE.lang;
 
 function variantOf(lesson, l) {
-  return lesson.variants[l] ? [l, lesson.variants[l]] : [Object.keys(lesson.variants)[0], lesson.variants[Object.keys(lesson.variants)[0]]];
+  const first = Object.keys(lesson.variants)[0];
+  return lesson.variants[l] ? [l, lesson.variants[l]] : [first, lesson.variants[first]];
 }
 
 function fmt(t) {
@@ -613,7 +615,10 @@ document.querySelectorAll(".langs button").forEach(b => b.addEventListener("clic
 document.querySelectorAll("button.copy").forEach(b => b.addEventListener("click", () => {
   const area = b.parentElement.querySelector("textarea");
   area.focus(); area.select();
-  const done = () => { b.textContent = COURSE.ui[lang].copied; setTimeout(() => { b.textContent = COURSE.ui[lang].copy; }, 1500); };
+  const done = () => {
+    b.textContent = COURSE.ui[lang].copied;
+    setTimeout(() => { b.textContent = COURSE.ui[lang].copy; }, 1500);
+  };
   if (navigator.clipboard && window.isSecureContext) {
     navigator.clipboard.writeText(area.value).then(done, () => { document.execCommand("copy"); done(); });
   } else { document.execCommand("copy"); done(); }
@@ -657,13 +662,17 @@ def beat_segments(clip: Path, manifest: dict, folder: Path) -> list[Path]:
             if not mine or not min(mine, key=lambda p: p.pts).is_keyframe:
                 raise PackagingError(f"{clip.name}: the beat at {float(a * tb):.3f} s starts on no key frame")
             tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.mp4")
-            with av.open(str(tmp), "w") as out:
-                ostream = out.add_stream_from_template(stream)
-                for p in mine:
-                    p.pts -= a
-                    p.dts -= a
-                    p.stream = ostream
-                    out.mux(p)
+            try:
+                with av.open(str(tmp), "w") as out:
+                    ostream = out.add_stream_from_template(stream)
+                    for p in mine:
+                        p.pts -= a
+                        p.dts -= a
+                        p.stream = ostream
+                        out.mux(p)
+            except BaseException:
+                tmp.unlink(missing_ok=True)
+                raise
             os.replace(tmp, path)
     write_text_atomic(stamp_file, json.dumps(identity))
     return files
@@ -709,10 +718,14 @@ def build_deck(clips: list[Path], dest: Path, lang: str, work: Path) -> int:
     before = os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = str(cache)
     try:
-        RevealJS(presentation_configs=configs, one_file=True, offline=True, title=dest.stem).convert_to(tmp)
+        deck = RevealJS(presentation_configs=configs, one_file=True, offline=True, title=UI[lang]["heading"])
+        deck.convert_to(tmp)
     except RuntimeError as e:   # a reveal.js file missing from the cache (manim-slides would go to the network)
         tmp.unlink(missing_ok=True)
         raise PackagingError(f"slides: {e}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     finally:
         if before is None:
             os.environ.pop("XDG_CACHE_HOME", None)

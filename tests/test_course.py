@@ -299,6 +299,17 @@ def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
     lines = wait_for(browser, "const t = [...document.querySelector('video').textTracks].find(t => t.language === 'zh');"
                               "return t.cues && t.cues.length ? [...t.cues].map(c => c.line) : null")
     assert lines == [0] * len(manifests[0]["captions"])
+    # the embed snippet: a text box of the clip's <video> and <track> tags, and a button that copies it
+    lesson = browser.find_element(By.ID, "lesson-1")
+    lesson.find_element(By.CSS_SELECTOR, ".variant:not([hidden]) details.embed summary").click()
+    snippet = lesson.find_element(By.CSS_SELECTOR, ".variant:not([hidden]) textarea").get_attribute("value")
+    assert snippet.startswith(f'<video controls preload="metadata" width="854" src="{CLIPS[0]}.mp4">')
+    assert f'src="{CLIPS[0]}.zh.vtt"' in snippet and f'src="{CLIPS[0]}.chapters.vtt"' in snippet
+    assert all((made["dir"] / "course" / "clips" / name).is_file() for name in
+               [f"{CLIPS[0]}.mp4", f"{CLIPS[0]}.en.vtt", f"{CLIPS[0]}.zh.vtt", f"{CLIPS[0]}.chapters.vtt"])
+    lesson.find_element(By.CSS_SELECTOR, ".variant:not([hidden]) button.copy").click()
+    wait_for(browser, f"return document.querySelector('#lesson-1 .variant:not([hidden]) button.copy').textContent"
+                      f" === {json.dumps(course.UI['zh']['copied'])}")
     browser.save_screenshot(str(tmp_path / "desktop.png"))
     browser.set_window_size(390, 844)
     time.sleep(0.3)
