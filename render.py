@@ -52,7 +52,8 @@ SHORTHANDS = {  # flag: the parameter names it may stand for, first match wins
     "prompt": ("prompt",), "temperature": ("temperature", "temperatures"), "layer": ("layer",),
     "head": ("head",), "lang": ("lang",), "seed": ("seed",),
 }
-RENDER_KEYS = {"quality", "format", "transparent", "clean", "slides", "jobs", "model"}   # [lecture] keys that are not parameters
+# [lecture] keys that are not parameters
+RENDER_KEYS = {"quality", "format", "transparent", "clean", "slides", "jobs", "model"}
 
 
 class UsageError(Exception):
