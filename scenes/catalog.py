@@ -7,7 +7,8 @@ scene (through LectureScene.params) and the tests all read this file.
 
 from __future__ import annotations
 
-from .params import AUTO, Choice, Int, Param, ParamError, SceneSpec, Temperatures, Text, bounded_by, check_prompt
+from .params import (AUTO, Choice, Int, Param, ParamError, SceneSpec, Temperature, Temperatures, Text, bounded_by,
+                     check_prompt)
 
 LANG = Param("lang", Choice("en", "zh"), "en", "language of all on-screen text and of the default prompt (for the same "
              "prompt, the same layout in both)")
@@ -31,6 +32,38 @@ def stop_section_names(temperatures) -> list[str]:
 def _check_top_k(value, model):
     if value >= model.config.vocab_size:
         raise ParamError(f"must be smaller than the vocabulary ({model.config.vocab_size} words), got {value}")
+
+
+def _generation_fits(values, model):
+    """The prompt and the words generated after it must fit the model's context."""
+    if values["prompt"] == AUTO:
+        return
+    n, room = len(model.encode(values["prompt"])), model.config.n_positions
+    if n + values["steps"] - 1 > room:
+        raise ParamError(f"{n} prompt tokens and {values['steps']} steps do not fit the model's context of {room}")
+
+
+NEXT_TOKEN = SceneSpec(
+    name="next_token",
+    cls="NextToken",
+    summary="The model's one job: a distribution over the next word; sampling from it, again and again, writes; "
+            "the same last word after different words predicts differently.",
+    params=(
+        Param("prompt", Text(), AUTO,
+              "the text the model continues (default: the softmax scene's rule, the most uncertain skewed choice "
+              "in the scene's language; see scenes/prompts.py)", check_prompt),
+        Param("temperature", Temperature(0.05, 100), 1.0, "the sampling temperature; 0 takes the most likely word",
+              None),
+        Param("seed", Int(0, 2**31 - 1), 0, "the seed of the sampler (numpy.random.default_rng): the same seed "
+              "gives the same words", None),
+        Param("steps", Int(1, 8), 4, "words generated, one at a time", None),
+        Param("top_k", Int(1, 6), 5, "candidates shown as bars; the rest are summed as 'other'", _check_top_k),
+        LANG,
+    ),
+    check=_generation_fits,
+    sections=lambda p: ["title", "task", "distribution", "sample", *(["loop"] if p["steps"] > 1 else []),
+                        "context", "summary"],
+)
 
 
 SOFTMAX_TEMPERATURE = SceneSpec(
@@ -112,6 +145,27 @@ POSITIONAL_ENCODING = SceneSpec(
     params=(LOOKBACK_PROMPT, FOCUS, LANG),
     check=_focus_in_prompt,
     sections=lambda p: ["title", "table", "prompt", "add", "all", "no_order", "order", "summary"],
+)
+
+ARCHITECTURE = SceneSpec(
+    name="architecture",
+    cls="Architecture",
+    summary="The whole pipeline with our shapes and GPT-3's, the residual stream, and a logit lens: one token's "
+            "prediction read after every block.",
+    params=(LOOKBACK_PROMPT, FOCUS, LANG),
+    check=_focus_in_prompt,
+    sections=lambda p: ["title", "pipeline", "stream", "gpt3", "lens", "summary"],
+)
+
+EMBEDDING_SPACE = SceneSpec(
+    name="embedding_space",
+    cls="EmbeddingSpace",
+    summary="The creatures' embeddings on two measured directions (water − land, big − small), one direction held "
+            "out against shuffled labels, a parallelogram with its cosine, and a word's nearest neighbours.",
+    params=(Param("prompt", Text(), AUTO, "its first creature is the word whose neighbours are shown, and its "
+                  "language the words' (default: the attention chapter's prompt, see scenes/prompts.py "
+                  "lookback_prompt)", check_prompt), LANG),
+    sections=lambda p: ["title", "words", "direction", "parallelogram", "neighbours", "summary"],
 )
 
 ADD_NORM = SceneSpec(
@@ -207,9 +261,41 @@ MLP_STEPS = SceneSpec(
     sections=lambda p: ["title", "up", "contexts", "gelu", "down", "readout", "residual", "all_tokens", "summary"],
 )
 
+def _fact_prompt_names_a_person(values, model):
+    """A given prompt must name a person of the training language (the scene traces their sport)."""
+    if values["prompt"] == AUTO:
+        return
+    from scenes.prompts import person_in
+    tokens = list(model.tokenizer.decode(model.encode(values["prompt"])))
+    if person_in(tokens) is None:
+        raise ParamError("prompt: it names no person of the training language (a first name, then a last name)")
+
+
+MLP_FACT = SceneSpec(
+    name="mlp_fact",
+    cls="MlpFact",
+    summary="Where a person's sport lives in the model: causal tracing, the lookup MLP on the measured sport "
+            "directions, its neurons, mean-ablation, and the AND of the two names.",
+    params=(Param("prompt", Text(), AUTO, "the prompt; it must name a person (default: the language's first sentence "
+                  "asking a person's sport, cut before the sport; see scenes/prompts.py sport_fact_prompt)",
+                  check_prompt),
+            LANG),
+    check=_fact_prompt_names_a_person,
+    sections=lambda p: ["title", "where", "lookup", "readout", "neurons", "spread", "ablation", "and_gate", "summary"],
+)
+
+PARAMETERS = SceneSpec(
+    name="parameters",
+    cls="Parameters",
+    summary="Where GPT-3's 175 B parameters are, counted from its shape (the MLPs about two thirds), beside our "
+            "model's split from its own config.",
+    params=(LANG,),
+    sections=lambda p: ["title", "count", "split", "ours", "summary"],
+)
+
 SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
-    TOKEN_EMBEDDING, POSITIONAL_ENCODING, QUERIES_KEYS, CAUSAL_MASK, SOFTMAX_TEMPERATURE, VALUES_UPDATE, MULTI_HEAD,
-    ADD_NORM, MLP_STEPS)}
+    NEXT_TOKEN, ARCHITECTURE, SOFTMAX_TEMPERATURE, EMBEDDING_SPACE, TOKEN_EMBEDDING, POSITIONAL_ENCODING,
+    QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE, MULTI_HEAD, ADD_NORM, MLP_STEPS, MLP_FACT, PARAMETERS)}
 
 
 def find(name: str) -> SceneSpec:

@@ -122,6 +122,30 @@ class Temperatures(Kind):
         return ",".join(f"{t:g}" for t in value)
 
 
+class Temperature(Kind):
+    """One temperature: 0 (argmax) or a number within [lo, hi]."""
+
+    def __init__(self, lo: float, hi: float):
+        self.lo, self.hi = lo, hi
+        self.name = f"number (0, or {lo:g}..{hi:g})"
+
+    def parse(self, text):
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise ParamError(f"expected a number, got {text!r}") from None
+        return self.coerce(value)
+
+    def coerce(self, value):
+        t = _number(value)
+        if math.isnan(t) or (t != 0 and not self.lo <= t <= self.hi):
+            raise ParamError(f"a temperature must be 0 or between {self.lo:g} and {self.hi:g}, got {t:g}")
+        return t
+
+    def show(self, value):
+        return f"{value:g}"
+
+
 # --- declarations --------------------------------------------------------------------
 @dataclass(frozen=True)
 class Param:

@@ -201,3 +201,102 @@ def fact_prompt(lang: str = "en") -> dict:
         if words[i] == g.t("."):
             start = i + 1
     raise RuntimeError("the training language's stream has no person sentence to build a fact prompt on")
+
+
+FACT_STREAM_WORDS = 600   # the sport-fact rule reads further: person sentences asking the sport are rarer
+
+
+def sport_fact_prompt(lang: str = "en") -> dict:
+    """The fact scene's prompt in `lang`: the first sentence of the seeded stream that names a person and then asks
+    their sport, cut just before the sport.
+
+    Rule: walk the first seeded stream of the language (FACT_STREAM_WORDS words, the same seed as the other rules);
+    take the first answer word that is a sport (a token of kind "sport") in a sentence whose person is named before
+    it and is not referred to by a pronoun (template other than "pronoun"); the prompt is the words from the
+    sentence's start up to the word before the sport. The model must then say the sport: the fact it looked up.
+    """
+    from model import language
+
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")
+    lang_ = language.Language()
+    stream = lang_.stream(FACT_STREAM_WORDS, random.Random(language.SEED), lang=lang)
+    g = lang_.grammar(lang)
+    words = [t.word for t in stream]
+    start = 0
+    for i, tok in enumerate(stream):
+        if tok.kind == "sport" and tok.template != "pronoun":
+            prompt_words = words[start:i]
+            pairs = [j for j in range(len(prompt_words) - 1) if (prompt_words[j], prompt_words[j + 1]) in g.person]
+            if pairs:
+                j = pairs[0]
+                return {"prompt": join_words(prompt_words, lang), "tokens": prompt_words,
+                        "person": [prompt_words[j], prompt_words[j + 1]], "first_index": j, "last_index": j + 1,
+                        "answer": tok.word,
+                        "rule": "the first sentence naming a person and then asking their sport (not through a "
+                                f"pronoun) in the first {FACT_STREAM_WORDS} words of the training language's seeded "
+                                f"{lang} stream (seed {language.SEED}), cut just before the sport", "lang": lang}
+        if tok.word == g.t("."):
+            start = i + 1
+    raise RuntimeError("the training language's stream has no sentence asking a person's sport to build a prompt on")
+
+
+def person_in(tokens: list[str]) -> dict | None:
+    """The first person of the training language named in a prompt's tokens (a first name directly followed by a
+    last name that the world pairs with it), in either language: {"lang", "first_index", "person"}; None if none."""
+    from model import language
+
+    lang_ = language.Language()
+    for lang in LANGS:
+        g = lang_.grammar(lang)
+        for j in range(len(tokens) - 1):
+            if (tokens[j], tokens[j + 1]) in g.person:
+                return {"lang": lang, "first_index": j, "person": [tokens[j], tokens[j + 1]]}
+    return None
+
+
+CONTEXT_WORDS, CONTEXT_MAX_TOKENS = 2000, 8
+
+
+def language_of(words) -> str:
+    """The language a prompt is written in: Chinese if any of its words is written in CJK characters."""
+    return "zh" if any("\u2e80" <= ch <= "\u9fff" or "\u3000" <= ch <= "\u303f" for w in words for ch in w) \
+        else "en"
+
+
+def context_pair(gpt, lang: str = "en") -> dict:
+    """Two prompts with the same last word and different earlier words, whose next-word predictions differ most.
+
+    Rule: the sentences of the first CONTEXT_WORDS words of the language's seeded stream; every distinct sentence
+    prefix of 2 to CONTEXT_MAX_TOKENS words (short enough to show on one row); among the prefixes that end on the
+    same word, the pair whose next-word distributions are furthest apart in total variation (the first such pair
+    in the stream on a tie). Computed by model.analysis.context.
+    """
+    import random
+
+    from model import language
+    from model.analysis.context import largest_context_effect
+
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")
+    g = language.Language().grammar(lang)
+    stream = language.Language().stream(CONTEXT_WORDS, random.Random(language.SEED), lang=lang)
+    sentences, current = [], []
+    for tok in stream:
+        current.append(tok.word)
+        if tok.word == g.t("."):
+            sentences.append(current)
+            current = []
+    ids = [gpt.encode(join_words(s, lang)) for s in sentences]
+    found = largest_context_effect(gpt, ids, max_tokens=CONTEXT_MAX_TOKENS)
+    words = gpt.tokenizer.words
+    return {
+        "prompts": [join_words([words[i] for i in p], lang) for p in found["prefixes"]],
+        "token_ids": found["prefixes"],
+        "total_variation": found["distance"],
+        "prefixes_compared": found["prefixes_compared"], "pairs_compared": found["pairs_compared"],
+        "rule": f"among the distinct 2-to-{CONTEXT_MAX_TOKENS}-word sentence prefixes of the first {CONTEXT_WORDS} "
+                f"words of the training language's seeded {lang} stream (seed {language.SEED}), the two that end "
+                "on the same word and whose next-word distributions differ most in total variation",
+        "lang": lang,
+    }

@@ -194,3 +194,11 @@ def neuron_colour(activation: float, threshold: float, limit: float) -> ManimCol
         return ManimColor(NEURON_INACTIVE)
     t = min((activation - threshold) / max(limit - threshold, 1e-9), 1.0)
     return interpolate_color(ManimColor("#2E5A22"), ManimColor("#B8F5A0"), t)
+
+# --- the MLP chapter: causal tracing -------------------------------------------------------------------------
+SHARE_ZERO, SHARE_FULL = "#000000", "#FFC233"   # restored share of the answer: black (0) -> gold (1)
+
+
+def share_colour(share: float) -> ManimColor:
+    """A restored share (causal tracing, attribution) as a cell: black at 0 -> gold at 1, clipped to that range."""
+    return interpolate_color(ManimColor(SHARE_ZERO), ManimColor(SHARE_FULL), min(max(float(share), 0.0), 1.0))

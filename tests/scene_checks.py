@@ -207,10 +207,17 @@ def assert_timeline_matches(clip) -> None:
     assert abs(marks[-1]["end"] - duration) <= 2 / m["fps"] + 0.05, (clip.name, marks[-1]["end"], duration)
 
 
+def has_prompt(name: str) -> bool:
+    """Whether a scene takes a prompt (a scene about the models' shapes, like parameters, does not)."""
+    from scenes.catalog import SCENES
+    return any(p.name == "prompt" for p in SCENES[name].params)
+
+
 def default_prompt(name: str, lang: str) -> str:
     """A scene's default prompt in `lang`, by its rule (scenes/prompts.py)."""
-    from scenes.prompts import fact_prompt, lookback_prompt, uncertain_prompt
-    rule = {"softmax_temperature": uncertain_prompt, "mlp_steps": fact_prompt}.get(name, lookback_prompt)
+    from scenes.prompts import fact_prompt, lookback_prompt, sport_fact_prompt, uncertain_prompt
+    rule = {"softmax_temperature": uncertain_prompt, "next_token": uncertain_prompt,
+            "mlp_steps": fact_prompt, "mlp_fact": sport_fact_prompt}.get(name, lookback_prompt)
     return rule(lang)["prompt"]
 
 
@@ -253,7 +260,10 @@ class Lecture:
             from scenes.catalog import SCENES
             spec = SCENES[name]
             cls = getattr(importlib.import_module(spec.module), spec.cls)
-            self._dry[name, lang, "same"] = run_dry(cls, {"lang": lang, "prompt": default_prompt(name, "en")},
+            given = {"lang": lang}
+            if has_prompt(name):     # a scene without a prompt shows the same numbers in both languages as it is
+                given["prompt"] = default_prompt(name, "en")
+            self._dry[name, lang, "same"] = run_dry(cls, given,
                                                     self.tmp.mktemp(f"dry-{name}-{lang}-same"), captions=True)
         return self._dry[name, lang, "same"]
 

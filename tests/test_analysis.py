@@ -355,3 +355,59 @@ def test_noise_corruption_is_seeded_and_only_touches_the_subject(gpt, hf):
     e = np.exp(noised["logits"][-1] - noised["logits"][-1].max())
     assert e[answer] / e.sum() < 0.5 < np.exp(clean["logits"][-1, answer] - clean["logits"][-1].max()) \
         / np.exp(clean["logits"][-1] - clean["logits"][-1].max()).sum()
+
+
+def test_the_fact_scenes_tools_read_torchs_states(gpt, hf, language):
+    """person_causal_trace, neuron_direction_attribution, top_k_shares, vector_readout, projections,
+    contrast_direction and neuron_attribute_profile, against transformers' GPT-2 through forward hooks."""
+    from model.analysis import (contrast_direction, neuron_attribute_profile, neuron_direction_attribution,
+                                person_causal_trace, projections, top_k_shares, vector_readout)
+    from model.numpy_gpt import probabilities
+    words = ["mr", "michael", "jordan", ",", "indeed", ",", "plays"]
+    vocab = gpt.tokenizer.vocab
+    ids = [vocab[w] for w in words]
+    trace = gpt.trace(ids)
+    logits, states = hf_run(hf, ids, capture=True)
+    # causal tracing: one partner and one cell, restored through Torch's hooks
+    ct = person_causal_trace(gpt, language, "en", words, 1)
+    partner = ct["partners"][0]
+    corrupt = ids[:1] + [vocab[w] for w in partner] + ids[3:]
+    answer = vocab["basketball"]
+    p = lambda lg: float(probabilities(lg[-1])[answer])    # noqa: E731
+    p_clean, p_corrupt = p(logits), p(hf_run(hf, corrupt)[0])
+    restored = p(hf_run(hf, corrupt, patch={(0, "mlp", 2): states[0, "mlp"][2]})[0])
+    assert ct["share_per_partner"][0][0, ct["components"].index("mlp"), 2] == pytest.approx(
+        (restored - p_corrupt) / (p_clean - p_corrupt), abs=1e-5)
+    assert all(language.person(f, l).sport != "basketball" for f, l in ct["partners"])
+    # the neurons' push along a direction adds up to the MLP output along it, from Torch's activations
+    rng = np.random.default_rng(0)
+    direction = rng.normal(size=gpt.config.n_embd)
+    push = neuron_direction_attribution(gpt, trace, 0, 2, direction)
+    W_out = hf.transformer.h[0].mlp.c_proj.weight.detach().numpy()
+    np.testing.assert_allclose(push["per_neuron"], states[0, "act"][2] * (W_out @ direction), atol=1e-6)
+    assert push["per_neuron"].sum() + push["bias"] == pytest.approx(states[0, "mlp"][2] @ direction, abs=1e-6)
+    shares = top_k_shares(push["per_neuron"], (1, 256))
+    assert shares["shares"][256] == pytest.approx(1.0)
+    assert shares["order"][0] == int(np.argmax(push["per_neuron"]))
+    # a vector read out: Torch's MLP output through ln_f (Torch's own final-LN statistics) and the unembedding
+    read = vector_readout(gpt, trace, 2, trace["layers"][0]["mlp"]["out"][2], k=3, rank_of=[answer])
+    x = states["ln_f_in"][2]
+    v = states[0, "mlp"][2]
+    g = hf.transformer.ln_f.weight.detach().numpy()
+    per_word = ((v - v.mean()) / np.sqrt(x.var() + gpt.config.layer_norm_epsilon) * g) @ gpt.W_E.T
+    np.testing.assert_allclose(read["per_word"], per_word, atol=1e-5)
+    assert read["ranks"][answer] == int((per_word > per_word[answer]).sum()) + 1
+    # directions: projections are lengths along unit vectors; the contrast is own minus the others' mean
+    dirs = {"a": np.array([2.0, 0.0]), "b": np.array([0.0, 3.0]), "c": np.array([-1.0, 0.0])}
+    assert projections(dirs, np.array([1.0, 1.0])) == {"a": 1.0, "b": 1.0, "c": -1.0}
+    np.testing.assert_allclose(contrast_direction(dirs, "a"), [1.5, -0.5])
+    with pytest.raises(ModelError):
+        contrast_direction(dirs, "z")
+    # what a neuron fires for: its activation at the last name of each person, from Torch
+    [profile] = neuron_attribute_profile(gpt, language, "en", 0, [int(shares["order"][0])])
+    acts = np.array([hf_run(hf, gpt.encode(f"{p.first} {p.last}"), capture=True)[1][0, "act"][-1, profile["neuron"]]
+                     for p in language.people])
+    np.testing.assert_allclose(profile["per_person"], acts, atol=1e-5)
+    inside = np.array([p.sport == profile["best"] for p in language.people])
+    assert profile["mean_best"] == pytest.approx(acts[inside].mean(), abs=1e-5)
+    assert profile["mean_others"] == pytest.approx(acts[~inside].mean(), abs=1e-5)

@@ -20,7 +20,7 @@ from conftest import REPO, run_render
 
 import render
 from scenes.catalog import SCENES, SOFTMAX_TEMPERATURE, find, stop_section_names, sweep_stops
-from scenes.params import AUTO, Choice, Int, Param, ParamError, SceneSpec, Temperatures, Text, model_index
+from scenes.params import AUTO, Choice, Int, Param, ParamError, SceneSpec, Temperature, Temperatures, Text, model_index
 
 SCENE = "softmax_temperature"
 CHEAP = ["--format", "png", "--section", "title"]   # the quickest real render: one still
@@ -178,6 +178,18 @@ def test_shipped_recipe_is_valid():
     assert "softmax_temperature" in r.stdout
 
 
+def test_shipped_recipe_runs_the_scenes_in_the_catalogs_order():
+    """lecture.toml plays the lecture in the seed article's order, which is the catalog's (and `list`'s)."""
+    import tomllib
+    recipe = [s["name"] for s in tomllib.loads((REPO / "lecture.toml").read_text())["scene"]]
+    assert recipe == [name for name in SCENES if name in recipe]
+    assert recipe[:3] == ["next_token", "architecture", "softmax_temperature"]
+    listed = run_render("list")
+    assert listed.returncode == 0, listed.stderr
+    names = [line.split()[0] for line in listed.stdout.splitlines()[1:] if line and not line.startswith(" ")]
+    assert names == list(SCENES)
+
+
 # --- parameter parsing and validation ----------------------------------------------------------
 def test_text_and_typed_values_parse_alike():
     spec = SOFTMAX_TEMPERATURE
@@ -198,6 +210,11 @@ def test_kinds_reject_what_they_should():
         Temperatures(0.05, 100, 3).parse("1,2,3,4")
     with pytest.raises(ParamError, match="0 or between 0.05 and 100"):
         Temperatures(0.05, 100, 3).parse("0.01")
+    with pytest.raises(ParamError, match="0 or between 0.05 and 100"):
+        Temperature(0.05, 100).parse("-1")
+    with pytest.raises(ParamError, match="expected a number"):
+        Temperature(0.05, 100).parse("warm")
+    assert Temperature(0.05, 100).parse("0") == 0.0 and Temperature(0.05, 100).coerce(2) == 2.0
     with pytest.raises(ParamError, match="expected a number"):
         Temperatures(0.05, 100, 3).coerce(["hot"])
     with pytest.raises(ParamError, match="one of a, b"):

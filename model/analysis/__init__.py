@@ -7,13 +7,20 @@ patching     activation patching, ROME-style causal tracing, mean-ablation (Nump
 attribution  direct logit attribution per component, head and MLP neuron; a neuron's top-activating contexts
 directions   attribute directions in the stream at the last name; semantic directions in the embedding
 circuits     where a person's sport is looked up (causal tracing over the language's templates)
+lens         the logit lens: the prediction read after every block
+context      why context matters: the same last word after different words, the largest change in the prediction
 """
 
-from .attribution import direct_logit_attribution, logit_direction, neuron_top_contexts, top_neurons
-from .directions import semantic_directions, stream_attribute_directions
+from .attribution import (direct_logit_attribution, logit_direction, neuron_direction_attribution, neuron_top_contexts,
+                          top_k_shares, top_neurons)
+from .circuits import person_causal_trace
+from .context import largest_context_effect, total_variation
+from .directions import (contrast_direction, neuron_attribute_profile, projections, semantic_directions,
+                         stream_attribute_directions)
 from .heads import (ablation_effect, best_lookback_head, head_contribution, head_update, layer_norm_steps,
                     lookback_scores, order_sensitivity, promoted_words)
-from .mlp import ACTIVE, gelu_curve, mlp_steps, neuron_readout
+from .lens import lens_points, logit_lens
+from .mlp import ACTIVE, gelu_curve, mlp_steps, neuron_readout, vector_readout
 from .patching import (causal_trace, mean_ablation, mean_states, noised_ids_patch, patch_effect, sample_states,
                        state)
 
@@ -21,4 +28,6 @@ __all__ = ["ablation_effect", "best_lookback_head", "head_contribution", "head_u
            "lookback_scores", "order_sensitivity", "promoted_words", "causal_trace", "mean_ablation", "mean_states",
            "noised_ids_patch", "patch_effect", "sample_states", "state", "direct_logit_attribution",
            "logit_direction", "neuron_top_contexts", "top_neurons", "semantic_directions",
-           "stream_attribute_directions", "ACTIVE", "gelu_curve", "mlp_steps", "neuron_readout"]
+           "stream_attribute_directions", "largest_context_effect", "total_variation", "lens_points", "logit_lens",
+           "ACTIVE", "gelu_curve", "mlp_steps", "neuron_readout", "vector_readout", "neuron_direction_attribution",
+           "top_k_shares", "person_causal_trace", "contrast_direction", "neuron_attribute_profile", "projections"]

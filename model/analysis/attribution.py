@@ -94,3 +94,29 @@ def neuron_top_contexts(gpt: NumpyGPT, sample: dict, layer: int, neuron: int, k:
         out.append({"activation": float(a[s, t]), "stream": int(s), "position": int(t), "token": words[t],
                     "context": words[max(0, t - window + 1):t + 1]})
     return out
+
+
+def neuron_direction_attribution(gpt: NumpyGPT, trace: dict, layer: int, position: int,
+                                 direction: np.ndarray) -> dict:
+    """Each neuron of one MLP at one position, along a direction of the stream (e.g. a measured sport direction
+    contrasted with the other sports): activation_i × (W_out row i · direction). The neurons plus the bias
+    (b_out · direction) add up to the MLP's output · direction (`total`)."""
+    gpt._check_layer(layer)
+    T = len(trace["tokens"])
+    if not 0 <= position < T:
+        raise ModelError(f"no position {position}: the prompt has {T} tokens (0..{T - 1})")
+    m = gpt.mlp(layer)
+    direction = np.asarray(direction, np.float64)
+    per_neuron = trace["layers"][layer]["mlp"]["act"][position] * (m.W_out @ direction)
+    return {"per_neuron": per_neuron, "bias": float(m.b_out @ direction),
+            "total": float(trace["layers"][layer]["mlp"]["out"][position] @ direction)}
+
+
+def top_k_shares(per_neuron, ks=(1, 5, 20)) -> dict:
+    """How spread out a sum over neurons is: the neurons ranked by contribution (largest first) and, for each k,
+    the top k's summed contribution as a share of all neurons' sum (above 1 when others push against it)."""
+    v = np.asarray(per_neuron, np.float64)
+    order = np.argsort(-v, kind="stable")
+    total = float(v.sum())
+    return {"order": order.tolist(), "total": total,
+            "shares": {int(k): (float(v[order[:k]].sum()) / total if total else float("nan")) for k in ks}}

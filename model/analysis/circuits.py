@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..language import FILLERS, LANGUAGES, SPORTS, Language
+from ..errors import ModelError
 from ..numpy_gpt import NumpyGPT
 from .patching import COMPONENTS, causal_trace, seeded_choice
 
@@ -133,3 +134,35 @@ def sport_alternatives(gpt: NumpyGPT, language: Language, lang: str) -> list[int
     """Token ids of every sport word in `lang` (the alternatives for direct logit attribution)."""
     g = language.grammar(lang)
     return [gpt.tokenizer.vocab[g.t(s)] for s in SPORTS]
+
+
+def person_causal_trace(gpt: NumpyGPT, language: Language, lang: str, words: list[str], first_index: int,
+                        components: tuple[str, ...] = ("attn", "mlp")) -> dict:
+    """Causal tracing of one prompt that names a person (words[first_index], words[first_index + 1]) and asks their
+    sport: both names swapped for every other person of the language with another sport and the same gender (so
+    a title before the name stays true), each (layer, component, position) restored in turn
+    (patching.causal_trace). `share` is the mean restored share over those partners (layers × components ×
+    positions); the answer is the person's sport in the prompt's language."""
+    g = language.grammar(lang)
+    key = tuple(words[first_index:first_index + 2])
+    if key not in g.person:
+        raise ModelError(f"no person {' '.join(key)!r} at position {first_index} of the prompt")
+    person = g.person[key]
+    vocab = gpt.tokenizer.vocab
+    answer = g.t(person.sport)
+    partners = [q for q in language.people if q.sport != person.sport and q.gender == person.gender]
+    clean_ids = [vocab[w] for w in words]
+    runs = []
+    for q in partners:
+        corrupt = list(words)
+        corrupt[first_index:first_index + 2] = [g.t(q.first), g.t(q.last)]
+        r = causal_trace(gpt, clean_ids, [vocab[w] for w in corrupt], vocab[answer], components=components)
+        runs.append({"partner": [g.t(q.first), g.t(q.last)], "p_clean": r["p_clean"], "p_corrupt": r["p_corrupt"],
+                     "share": r["share"]})
+    if not runs:
+        raise ModelError(f"no other person with another sport to swap {' '.join(key)!r} for")
+    return {"answer": answer, "answer_id": vocab[answer], "person": list(key), "components": list(components),
+            "positions": list(range(len(words))), "partners": [r["partner"] for r in runs],
+            "partner_rule": "every other person of the language with another sport and the same gender",
+            "p_clean": runs[0]["p_clean"], "p_corrupt": [r["p_corrupt"] for r in runs],
+            "share": np.mean([r["share"] for r in runs], axis=0), "share_per_partner": [r["share"] for r in runs]}

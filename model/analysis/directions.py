@@ -28,12 +28,13 @@ from ..numpy_gpt import NumpyGPT
 def last_name_states(gpt: NumpyGPT, language: Language, lang: str, prefix: tuple[str, ...] = ()) -> dict:
     """Per person, the trace of "[prefix] first last" in `lang` and every layer's states at the last name."""
     g = language.grammar(lang)
-    out = {"people": language.people, "resid_post": [], "mlp": [], "attn": []}
+    out = {"people": language.people, "resid_post": [], "mlp": [], "attn": [], "mlp_act": []}
     for p in language.people:
         trace = gpt.trace(" ".join([*prefix, g.t(p.first), g.t(p.last)]))
         out["resid_post"].append([lay["resid_post"][-1] for lay in trace["layers"]])
         out["mlp"].append([lay["mlp"]["out"][-1] for lay in trace["layers"]])
         out["attn"].append([lay["attn"]["out"][-1] for lay in trace["layers"]])
+        out["mlp_act"].append([lay["mlp"]["act"][-1] for lay in trace["layers"]])
     return {k: (np.array(v) if k != "people" else v) for k, v in out.items()}   # (people, layers, d)
 
 
@@ -86,6 +87,44 @@ def stream_attribute_directions(gpt: NumpyGPT, language: Language, relation: str
                        "directions": {v: d["direction"] for v, d in dirs.items()},
                        "mlp_projection_own": float(np.mean(own)), "mlp_projection_others": float(np.mean(other))})
     return {"relation": relation, "lang": lang, "layers": layers, "states": states}
+
+
+def projections(directions: dict[str, np.ndarray], vector: np.ndarray) -> dict[str, float]:
+    """The vector's projection on each direction's unit vector (its length along it)."""
+    return {v: float(np.asarray(vector) @ d / np.linalg.norm(d)) for v, d in directions.items()}
+
+
+def contrast_direction(directions: dict[str, np.ndarray], value: str) -> np.ndarray:
+    """`value`'s unit direction minus the mean of the other values' unit directions: "this value, not the others"."""
+    if value not in directions or len(directions) < 2:
+        raise ModelError(f"no direction for {value!r} among {sorted(directions)} to contrast with others")
+    unit = {v: d / np.linalg.norm(d) for v, d in directions.items()}
+    return unit[value] - np.mean([u for v, u in unit.items() if v != value], axis=0)
+
+
+def neuron_attribute_profile(gpt: NumpyGPT, language: Language, lang: str, layer: int, neurons: list[int],
+                             relation: str = "sport") -> list[dict]:
+    """What each neuron responds to among the people: its activation at the last name of "first last" (layer
+    `layer`'s MLP), for every person of the language; per value of `relation`, the mean over the people with that
+    value. `best` is the value with the highest mean (the first on a tie); `mean_best` and `mean_others` are the
+    means over the people with it and over everyone else."""
+    gpt._check_layer(layer)
+    states = last_name_states(gpt, language, lang)
+    acts = states["mlp_act"][:, layer]                       # (people, d_mlp)
+    labels = np.array([p.attribute(relation) for p in language.people])
+    values = list(dict.fromkeys(labels.tolist()))
+    out = []
+    for n in neurons:
+        if not 0 <= n < acts.shape[1]:
+            raise ModelError(f"no neuron {n} in layer {layer}: it has {acts.shape[1]} (0..{acts.shape[1] - 1})")
+        a = acts[:, n]
+        by_value = {v: float(a[labels == v].mean()) for v in values}
+        best = max(values, key=lambda v: by_value[v])
+        out.append({"neuron": int(n), "relation": relation, "by_value": by_value, "best": best,
+                    "n_best": int((labels == best).sum()), "mean_best": float(a[labels == best].mean()),
+                    "mean_others": float(a[labels != best].mean()), "per_person": a.tolist(),
+                    "people": [[p.first, p.last] for p in language.people]})
+    return out
 
 
 # --- the embedding ---------------------------------------------------------------------------------------

@@ -52,3 +52,21 @@ def neuron_readout(gpt: NumpyGPT, trace: dict, layer: int, neuron: int, position
     top = ids[np.argsort(-per_word[ids], kind="stable")[:k]]
     return {"per_word": per_word, "top": [{"word": gpt.tokenizer.words[int(i)], "id": int(i),
                                             "logit_per_unit": float(per_word[i])} for i in top]}
+
+
+def vector_readout(gpt: NumpyGPT, trace: dict, position: int, vector, k: int = 5, word_ids=None,
+                   rank_of=()) -> dict:
+    """A vector written into the stream (e.g. an MLP's output), read straight through ln_f (the real run's scale at
+    `position`, frozen) and the unembedding: how much it adds to each word's logit; the k words it raises most
+    (among `word_ids` if given), and the rank (1 = first) of each id in `rank_of` among the same words."""
+    T = len(trace["tokens"])
+    if not 0 <= position < T:
+        raise ModelError(f"no position {position}: the prompt has {T} tokens (0..{T - 1})")
+    per_word = _through_ln_f(gpt, trace, position, np.asarray(vector, np.float64)[None], gpt.W_E.T)[0]
+    ids = np.arange(per_word.size) if word_ids is None else np.asarray(sorted(word_ids), dtype=int)
+    order = ids[np.argsort(-per_word[ids], kind="stable")]
+    rank = {int(i): r + 1 for r, i in enumerate(order)}
+    return {"per_word": per_word, "n_words": int(len(ids)),
+            "top": [{"word": gpt.tokenizer.words[int(i)], "id": int(i), "logit": float(per_word[i])}
+                    for i in order[:k]],
+            "ranks": {int(i): rank[int(i)] for i in rank_of}}

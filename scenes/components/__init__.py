@@ -30,6 +30,8 @@ By theme:
   activation) and `ColourLegend` (its bar, with the scale's real ends).
 - MLP (mlp.py): `GeluPlot` (the GELU curve, green, with a token's neurons as points on it), `NeuronStrip`
   (a token's neurons as cells: dim grey inactive, green active).
+- causal tracing (tracing.py): `TraceGrid` (restored shares, a column per token and a row per (layer,
+  component), black -> gold on ColourScale("share"), shares above a floor written in their cells).
 - layout (layout.py): `inside_safe_area()`, `rule()`, `row_positions()`, `place_by_body()`.
 """
 
@@ -37,6 +39,7 @@ from .attention import AttentionGrid
 from .charts import (BarColumn, ColourLegend, ColourScale, LabelColumn, MaskCell, NumberColumn,
                      ProbabilityBars)
 from .mlp import GeluPlot, NeuronStrip
+from .tracing import TraceGrid
 from .layout import inside_safe_area, place_by_body, row_positions, rule
 from .text import Caption, Label, LayoutError, NumberText, caption, light, math_tex, plain_shape
 from .tokens import CompactTokenRow, TokenChip, TokenColumn, TokenRow
@@ -46,7 +49,7 @@ from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVec
 __all__ = [
     "AttentionGrid", "BarColumn", "GeluPlot", "NeuronStrip", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
     "Heatmap", "Label", "LabelColumn", "LayoutError", "MagnitudeStrip", "MaskCell", "MatrixGrid",
-    "MatrixVectorProduct", "NumberColumn", "NumberText", "ProbabilityBars", "TokenChip", "TokenColumn", "TokenRow",
+    "MatrixVectorProduct", "NumberColumn", "NumberText", "ProbabilityBars", "TokenChip", "TokenColumn", "TokenRow", "TraceGrid",
     "VectorColumn", "caption", "inside_safe_area", "light", "magnitude_scale", "math_tex", "place_by_body",
     "plain_shape", "row_positions", "rule", "shown_indices",
 ]

@@ -102,11 +102,12 @@ class ColourScale:
                       also used for raw and scaled attention scores);
     kind "attention": an attention weight, 0 black -> 1 white, no hue; its legend reads 0% to 100%;
     kind "magnitude": an activation (an entry of a vector: E, q, k, v, a head's output) by its size |v|,
-                      grey -> white up to `limit`, no hue: never black, so it does not read as a weight.
+                      grey -> white up to `limit`, no hue: never black, so it does not read as a weight;
+    kind "share":     a restored share of the answer (causal tracing), 0 black -> 1 gold, clipped; legend 0 to 1.
     −∞ (a masked cell) is always dark red, whatever the scale.
     """
 
-    KINDS = ("signed", "attention", "magnitude")
+    KINDS = ("signed", "attention", "magnitude", "share")
 
     def __init__(self, kind: str, limit: float = 1.0):
         if kind not in self.KINDS:
@@ -136,6 +137,8 @@ class ColourScale:
             return style.weight_colour(float(value), self.limit)
         if self.kind == "magnitude":
             return style.magnitude_colour(abs(float(value)), self.limit)
+        if self.kind == "share":
+            return style.share_colour(float(value) / self.limit)
         return style.attention_colour(float(value) / self.limit)
 
     def ends(self, decimals: int | None = None) -> list[str]:
@@ -146,6 +149,8 @@ class ColourScale:
             return [style.signed(-self.limit, decimals), "0", style.signed(self.limit, decimals)]
         if self.kind == "attention":
             return ["0%", style.percent(self.limit).replace(".0%", "%")]
+        if self.kind == "share":
+            return ["0", f"{self.limit:g}"]
         return ["0", f"{self.limit:g}"]
 
 

@@ -1,0 +1,272 @@
+"""The embedding space: the creatures' embeddings seen on two measured directions (water − land, big − small),
+how well one direction separates held-out words against shuffled labels, a parallelogram with its real cosine,
+and a word's nearest neighbours.
+
+    manim render -ql scenes/embedding_space.py EmbeddingSpace
+    python render.py embedding_space --lang zh
+
+Every number comes from model.analysis.embedding (the plane, the parallelograms, the neighbours) and
+model.analysis.directions.semantic_directions (held-out accuracy and the shuffled-label null).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, DashedLine, Dot, FadeIn, FadeOut, GrowArrow, GrowFromEdge,
+                   LaggedStart, Line, SurroundingRectangle, VGroup)
+
+from model.analysis.directions import semantic_directions
+from model.analysis.embedding import attribute_plane, class_words, nearest_words, parallelograms
+from scenes import style
+from scenes.components import BarColumn, Label, LabelColumn, NumberColumn
+from scenes.lecture import LectureScene
+from scenes.params import AUTO
+from scenes.prompts import language_of, lookback_prompt
+from scenes.style import MUTED, SHARED, TEXT, Strings
+
+S = SHARED | Strings({
+    "title": {"en": "The embedding space", "zh": "嵌入空间"},
+    "subtitle": {"en": "Directions that carry meaning, measured", "zh": "承载含义的方向：实测"},
+    "model_note": {"en": "Every point here is a row of our small GPT's embedding matrix,\n"
+                         "and every direction was measured, then tested on held-out words.",
+                   "zh": "这里的每个点都是小型 GPT 嵌入矩阵中的一行，\n每个方向都是测出来的，并在留出的词上检验。"},
+    "words": {"en": "The {n} creatures' embeddings ({d} numbers each) on two\n"
+                    "measured directions; the view keeps {kept} of the variance.",
+              "zh": "{n} 种动物的嵌入（每个 {d} 个数），投影到两个实测方向上。\n这个视图保留了它们 {kept} 的方差。"},
+    "direction_separates": {"en": "Held out one by one, each creature lands on its habitat's\n"
+                                  "side {acc} of the time; with shuffled labels, {null}.",
+                            "zh": "每次留出一种动物，它落在自己栖息地一侧的比例是 {acc}；\n标签打乱后只有 {null}。"},
+    "direction_no_better": {"en": "Held out one by one, the creatures land on their habitat's\n"
+                                  "side {acc} of the time, no better than shuffled ({null}).",
+                            "zh": "每次留出一种动物，落在自己栖息地一侧的比例是 {acc}：\n并不比打乱标签（{null}）更好。"},
+    "example_hit": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}):\n"
+                          "\"{d}\" differs from \"{c}\" as \"{b}\" differs from \"{a}\".",
+                    "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n它与\u201c{c}\u201d的差别正如\u201c{b}\u201d与\u201c{a}\u201d（余弦 {cos}）。"},
+    "example_miss": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}),\n"
+                           "not the creature the parallelogram asks for.",
+                     "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}）。"},
+    "parallelogram_often": {"en": "Over all {n} such quadruples in both languages: {acc}.\n"
+                                  "Shuffled labels give {null}: real, but far from always.",
+                            "zh": "在两种语言全部 {n} 组里，成立的比例是 {acc}，\n打乱标签时是 {null}：确实存在，但远非总是成立。"},
+    "parallelogram_chance": {"en": "Over all {n} such quadruples in both languages: {acc},\n"
+                                   "no better than shuffled labels ({null}).",
+                             "zh": "在两种语言全部 {n} 组里，成立的比例是 {acc}：\n并不比打乱标签（{null}）更好。"},
+    "neighbours": {"en": "The nearest words to \"{word}\" over all {d} numbers (cosine):\n"
+                         "{k} of these {n} are creatures.",
+                   "zh": "按全部 {d} 个数的余弦，离\u201c{word}\u201d最近的词：\n这 {n} 个里有 {k} 个是动物。"},
+    "summary": {"en": "Meaning shows up as directions in the embedding:\nmeasured, held out, and checked against chance.",
+                "zh": "含义表现为嵌入空间中的方向：\n测出来、留出检验、并与随机对照。"},
+    "water": {"en": "water", "zh": "水中"}, "land": {"en": "land", "zh": "陆地"},
+    "big": {"en": "big", "zh": "大"}, "small": {"en": "small", "zh": "小"},
+    "legend_size": {"en": "large dot: big creature", "zh": "大圆点：大型动物"},
+    "kept": {"en": "{kept} of the variance kept", "zh": "保留了 {kept} 的方差"},
+    "held_out": {"en": "held-out accuracy", "zh": "留出准确率"},
+    "measured": {"en": "measured", "zh": "实测"},
+    "shuffled": {"en": "shuffled labels", "zh": "打乱标签"},
+    "parallelogram": {"en": "parallelogram holds", "zh": "平行四边形成立"},
+    "nearest_to": {"en": "nearest to \"{word}\"", "zh": "离\u201c{word}\u201d最近"},
+})
+
+HABITAT_COLOUR = {"water": style.POSITIVE, "land": "#C8A165"}   # the classes a measured direction points between
+SIZE_RADIUS = {"big": 0.1, "small": 0.06}
+NULL_SHUFFLES, NULL_SEED = 100, 0
+
+# --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
+PLOT_CENTRE, PLOT_HALF = np.array([-3.25, 0.55, 0.0]), np.array([2.55, 2.6])   # the plane, left
+PANEL_LABEL_RIGHT, PANEL_BAR, PANEL_NUMBER_RIGHT = 2.9, (3.05, 1.6), 6.2          # bars on the right
+PANEL_TOP, PANEL_PITCH = 2.6, 0.55
+LEGEND_LEFT = 0.7
+STEP, PAUSE = style.STEP, style.PAUSE
+
+
+class EmbeddingSpace(LectureScene):
+    name = "embedding_space"
+    strings = S
+
+    # --- the beats -------------------------------------------------------------------
+    def title_note(self) -> str:
+        return self.s("model_note")
+
+    def beat_words(self):
+        self.say("words", n=len(self.plane["words"]), d=self.gpt.config.n_embd, kept=self.kept_text)
+        self.play(Create(self.axes), FadeIn(self.axis_labels), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(d, scale=0.5) for d in self.dots], lag_ratio=0.06), run_time=2 * STEP)
+        self.play(FadeIn(self.legend), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_direction(self):
+        key = self.rules["direction"]
+        self.say(key, acc=style.percent(self.held["measured"]), null=style.percent(self.held["null_mean"]))
+        self.play(FadeOut(self.legend), GrowArrow(self.habitat_arrow), run_time=STEP)
+        self.show_bars(self.held_bars)
+        self.wait(PAUSE)
+
+    def beat_parallelogram(self):
+        ex = self.example
+        self.say(self.rules["example"], a=ex["a"], b=ex["b"], c=ex["c"], d=ex["nearest"], cos=f"{ex['cosine']:.2f}")
+        self.play(FadeOut(self.held_bars), FadeOut(self.habitat_arrow), run_time=STEP)
+        self.play(FadeIn(self.example_labels), GrowArrow(self.example_arrows[0]), run_time=STEP)
+        self.play(GrowArrow(self.example_arrows[1]), run_time=STEP)
+        self.wait(PAUSE)
+        self.say(self.rules["parallelogram"], n=self.par["quadruples"], acc=style.percent(self.par["measured"]),
+                 null=style.percent(self.par["null_mean"]))
+        self.show_bars(self.par_bars)
+        self.wait(PAUSE)
+
+    def beat_neighbours(self):
+        self.say("neighbours", word=self.word, d=self.gpt.config.n_embd, k=self.neighbour_creatures,
+                 n=len(self.neighbours))
+        self.play(FadeOut(VGroup(self.par_bars, self.example_labels, self.example_arrows)), run_time=STEP)
+        self.play(FadeIn(self.neighbour_header), FadeIn(self.neighbour_words), run_time=STEP)
+        self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in self.neighbour_bars.bars], lag_ratio=0.15),
+                  FadeIn(self.neighbour_numbers), *[Create(r) for r in self.neighbour_rings], run_time=2 * STEP)
+        self.wait(PAUSE)
+
+    def show_bars(self, group):
+        header, labels, bars, numbers = group
+        self.play(FadeIn(header), FadeIn(labels), FadeIn(bars.tracks), run_time=STEP)
+        self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in bars.bars], lag_ratio=0.2), FadeIn(numbers),
+                  run_time=STEP)
+
+    # --- building the pieces, from the model's numbers --------------------------------
+    def prepare(self):
+        gpt = self.gpt
+        prompt = self.params["prompt"]
+        if prompt == AUTO:
+            rule = lookback_prompt(self.lang)
+            prompt = self.params["prompt"] = rule["prompt"]
+            self.values["prompt_rule"] = rule
+        self.token_ids = [int(i) for i in gpt.encode(prompt)]
+        self.tokens = list(gpt.tokenizer.decode(self.token_ids))
+        words_lang = language_of(self.tokens)        # the words shown are the prompt's language's
+        creatures = class_words("habitat", words_lang)
+        in_prompt = [t for t in self.tokens if t in creatures]
+        self.word = in_prompt[0] if in_prompt else self.tokens[-1]
+        word_rule = "the prompt's first creature" if in_prompt else "the prompt's last word (it names no creature)"
+
+        self.plane = plane = attribute_plane(gpt, words_lang)
+        self.kept_text = style.percent(plane["variance_kept"])
+        coords = plane["coords"]
+        scale = float(min(PLOT_HALF[0] / np.abs(coords[:, 0]).max(), PLOT_HALF[1] / np.abs(coords[:, 1]).max())) * 0.9
+        self.at = lambda i: PLOT_CENTRE + np.array([coords[i, 0] * scale, coords[i, 1] * scale, 0])
+        index = {w: i for i, w in enumerate(plane["words"])}
+        habitat, size = plane["labels"]["habitat"], plane["labels"]["size"]
+        self.dots = VGroup(*[Dot(self.at(i), radius=SIZE_RADIUS[size[i]], color=HABITAT_COLOUR[habitat[i]])
+                             for i in range(len(plane["words"]))])
+        x_half, y_half = PLOT_HALF
+        self.axes = VGroup(Line(PLOT_CENTRE + [-x_half, 0, 0], PLOT_CENTRE + [x_half, 0, 0]),
+                           Line(PLOT_CENTRE + [0, -y_half, 0], PLOT_CENTRE + [0, y_half, 0])).set_stroke(MUTED, 1.5)
+        ends = [("water", RIGHT, HABITAT_COLOUR["water"]), ("land", LEFT, HABITAT_COLOUR["land"]),
+                ("big", UP, MUTED), ("small", DOWN, MUTED)]
+        self.axis_labels = VGroup()
+        for key, side, colour in ends:
+            label = Label(self.s(key), font_size=style.SMALL, color=colour)
+            tip = PLOT_CENTRE + side * (x_half if side[0] else y_half)
+            if side[0]:   # at the horizontal axis's ends, just under the line
+                label.move_to(tip + DOWN * 0.28 + side * (-label.width / 2))
+            else:         # at the vertical axis's ends, beside it
+                label.move_to(tip + RIGHT * (label.width / 2 + 0.15) + side * (-0.12))
+            self.axis_labels.add(label)
+        self.legend = VGroup()   # rows on fixed baselines: the same shapes in either language
+        rows = [(HABITAT_COLOUR["water"], self.s("water")), (HABITAT_COLOUR["land"], self.s("land")),
+                (None, self.s("legend_size")), (None, self.s("kept", kept=self.kept_text))]
+        for n, (colour, text) in enumerate(rows):
+            y = PANEL_TOP - PANEL_PITCH * (n + 1)
+            label = Label(text, font_size=style.SMALL, color=TEXT if colour else MUTED)
+            label.shift(RIGHT * (LEGEND_LEFT + 0.3 - label.get_left()[0])).on_baseline(y)
+            self.legend.add(label)
+            if colour:
+                self.legend.add(Dot([LEGEND_LEFT + 0.08, y + 0.12, 0], radius=0.08, color=colour))
+
+        # one direction, held out, against shuffled labels (directions.semantic_directions)
+        measured = semantic_directions(gpt, n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
+        h = measured["habitat"]
+        self.held = {"measured": h["held_out_by_language"][words_lang], "null_mean": h["null"]["held_out_mean"],
+                     "null_p95": h["null"]["held_out_p95"], "p_value": h["null"]["held_out_p_value"]}
+        water_mean = coords[[i for i, v in enumerate(habitat) if v == "water"]].mean(0)
+        land_mean = coords[[i for i, v in enumerate(habitat) if v == "land"]].mean(0)
+        self.habitat_arrow = Arrow(PLOT_CENTRE + np.array([*land_mean * scale, 0]),
+                                   PLOT_CENTRE + np.array([*water_mean * scale, 0]), buff=0,
+                                   color=HABITAT_COLOUR["water"], stroke_width=5)
+        self.held_bars = self.bar_group(self.s("held_out"), [self.held["measured"], self.held["null_mean"]])
+
+        # a parallelogram in the prompt's language, and the test over both languages
+        par_lang = parallelograms(gpt, words_lang, "habitat", "size")
+        self.example = ex = par_lang["example"]
+        self.par = {"measured": h["parallelogram_accuracy"], "quadruples": h["parallelogram_quadruples"],
+                    "null_mean": h["null"]["parallelogram_mean"], "null_p95": h["null"]["parallelogram_p95"],
+                    "p_value": h["null"]["parallelogram_p_value"], "in_language": par_lang["accuracy"],
+                    "in_language_quadruples": par_lang["quadruples"]}
+        a, b, c, d = (index[ex[k]] for k in ("a", "b", "c", "nearest"))
+        self.example_arrows = VGroup(
+            Arrow(self.at(a), self.at(b), buff=0.12, color=style.ACCENT, stroke_width=3),
+            Arrow(self.at(c), self.at(d), buff=0.12, color=style.ACCENT, stroke_width=3))
+        self.example_labels = VGroup(*[self.word_label(plane["words"][i], self.at(i)) for i in (a, b, c, d)])
+        self.par_bars = self.bar_group(self.s("parallelogram"), [self.par["measured"], self.par["null_mean"]])
+
+        # the word's nearest neighbours over all 64 numbers
+        word_id = gpt.tokenizer.vocab[self.word]
+        self.neighbours = nearest_words(gpt, word_id, 5)
+        self.neighbour_creatures = sum(n["word"] in creatures for n in self.neighbours)
+        ys = [PANEL_TOP - PANEL_PITCH * (i + 1) for i in range(len(self.neighbours))]
+        self.neighbour_header = Label(self.s("nearest_to", word=self.word), font_size=style.SMALL, color=MUTED)
+        self.neighbour_header.move_to([(PANEL_LABEL_RIGHT + PANEL_NUMBER_RIGHT) / 2 - 0.6, PANEL_TOP + 0.15, 0])
+        self.neighbour_words = LabelColumn([n["word"] for n in self.neighbours], ys, PANEL_LABEL_RIGHT,
+                                           colours=[TEXT if n["word"] in creatures else MUTED
+                                                    for n in self.neighbours], font_size=style.SMALL)
+        self.neighbour_bars = BarColumn([max(n["cosine"], 0.0) for n in self.neighbours], ys, PANEL_BAR[0],
+                                        PANEL_BAR[1], style.EMBEDDING_UPDATED, track=1.0)
+        self.neighbour_numbers = NumberColumn([style.signed(n["cosine"]) for n in self.neighbours], ys,
+                                              PANEL_NUMBER_RIGHT, font_size=style.SMALL)
+        self.neighbour_rings = VGroup(*[
+            Dot(self.at(index[n["word"]]), radius=0.16, fill_opacity=0, stroke_width=2, stroke_color=style.ACCENT)
+            for n in self.neighbours if n["word"] in index] +
+            ([Dot(self.at(index[self.word]), radius=0.2, fill_opacity=0, stroke_width=3, stroke_color=style.ACCENT),
+              Label(self.word, font_size=style.SMALL).next_to(self.at(index[self.word]), DOWN, buff=0.3)]
+             if self.word in index else []))
+
+        self.rules = {
+            "direction": self.caption_rule(
+                "direction", "direction_separates" if self.held["measured"] > self.held["null_p95"]
+                else "direction_no_better", "direction_separates if the held-out accuracy exceeds the shuffled "
+                "labels' 95th percentile, else direction_no_better", **self.held),
+            "example": self.caption_rule(
+                "example", "example_hit" if ex["hit"] else "example_miss",
+                "example_hit if the shown quadruple's nearest word is in the cell the parallelogram asks for",
+                hit=ex["hit"]),
+            "parallelogram": self.caption_rule(
+                "parallelogram", "parallelogram_often" if self.par["measured"] > self.par["null_p95"]
+                else "parallelogram_chance", "parallelogram_often if the accuracy exceeds the shuffled labels' "
+                "95th percentile, else parallelogram_chance", measured=self.par["measured"],
+                null_p95=self.par["null_p95"]),
+        }
+        self.values.update({
+            "prompt": self.params["prompt"], "tokens": self.tokens, "token_ids": self.token_ids,
+            "word": self.word, "word_rule": word_rule, "words_lang": words_lang,
+            "plane": {"words": plane["words"], "token_ids": plane["token_ids"], "labels": plane["labels"],
+                      "axes": ["habitat: water − land", "size: big − small, perpendicular to habitat"],
+                      "coords": plane["coords"].tolist(), "variance_kept": plane["variance_kept"],
+                      "directions_cosine": plane["directions_cosine"]},
+            "held_out": {**self.held, "shuffles": NULL_SHUFFLES, "seed": NULL_SEED},
+            "parallelogram": {**self.par, "example": ex, "shuffles": NULL_SHUFFLES, "seed": NULL_SEED},
+            "neighbours": self.neighbours, "neighbour_creatures": self.neighbour_creatures,
+        })
+
+    def bar_group(self, title: str, values: list[float]) -> VGroup:
+        """A header and two bars: the measured figure and the shuffled labels' mean."""
+        ys = [PANEL_TOP - PANEL_PITCH * (i + 1) for i in range(2)]
+        header = Label(title, font_size=style.SMALL, color=MUTED)
+        header.move_to([(PANEL_LABEL_RIGHT + PANEL_NUMBER_RIGHT) / 2 - 0.6, PANEL_TOP + 0.15, 0])
+        labels = LabelColumn([self.s("measured"), self.s("shuffled")], ys, PANEL_LABEL_RIGHT,
+                             colours=[TEXT, MUTED], font_size=style.SMALL)
+        bars = BarColumn(values, ys, PANEL_BAR[0], PANEL_BAR[1], style.EMBEDDING_UPDATED, track=1.0,
+                         opacities=[0.9, 0.45])
+        numbers = NumberColumn([style.percent(v) for v in values], ys, PANEL_NUMBER_RIGHT, font_size=style.SMALL)
+        return VGroup(header, labels, bars, numbers)
+
+    @staticmethod
+    def word_label(word: str, at: np.ndarray) -> Label:
+        """A word beside its point, away from the plot's centre."""
+        label = Label(word, font_size=style.SMALL)
+        side = RIGHT if at[0] >= PLOT_CENTRE[0] else LEFT
+        return label.move_to(at + side * (label.width / 2 + 0.18) + UP * 0.05)

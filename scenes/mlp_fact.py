@@ -1,0 +1,565 @@
+"""Where a fact lives, measured: "mr michael jordan , indeed , plays" → basketball (the Chinese lecture: its own
+first sentence asking a person's sport).
+
+    manim render -ql scenes/mlp_fact.py MlpFact
+    python render.py mlp_fact --lang zh
+
+Every number comes from model.analysis: causal tracing over the language's people (person_causal_trace), the
+measured sport directions in the stream (stream_attribute_directions, projections, contrast_direction), the MLP
+output read through the unembedding (vector_readout), each neuron's push along the sport direction
+(neuron_direction_attribution, top_k_shares) and what it fires for (neuron_attribute_profile), mean-ablation over
+the documented sample (mean_states, mean_ablation) and the model's own predictions for other people. Every caption
+that states a property of the numbers is chosen by a recorded rule; every value on screen is in self.values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import LEFT, RIGHT, Create, FadeIn, GrowFromEdge, LaggedStart, Line, SurroundingRectangle, VGroup
+
+from model import language as model_language
+from model import probabilities
+from model.analysis import (contrast_direction, mean_ablation, mean_states, neuron_attribute_profile,
+                            neuron_direction_attribution, person_causal_trace, projections,
+                            stream_attribute_directions, top_k_shares, vector_readout)
+from model.analysis.patching import MEAN_SAMPLE
+from scenes import style
+from scenes.components import (BarColumn, ColourLegend, Label, LabelColumn, NumberColumn, NumberText, TokenChip,
+                               TraceGrid)
+from scenes.lecture import LectureScene
+from scenes.params import AUTO, ParamError
+from scenes.prompts import person_in, sport_fact_prompt
+from scenes.style import EMBEDDING, EMBEDDING_UPDATED, LOGIT, MUTED, NEURON_ACTIVE, PROB, SHARED, TEXT, Strings
+
+S = SHARED | Strings({
+    "title": {"en": "Where a fact lives", "zh": "事实存在哪里"},
+    "subtitle": {"en": "A person's sport, found and measured in the model", "zh": "一个人的运动：在模型中找到并测量"},
+    "note": {"en": "Our {n}-layer model reads \"{prompt}\"\nand says \"{answer}\" ({p} likely). Where is that fact kept?",
+             "zh": "我们的 {n} 层模型读到\u201c{prompt}\u201d，\n以 {p} 的概率回答\u201c{answer}\u201d。这个事实存在哪里？"},
+    "where": {"en": "Swap both names for another person's, then restore one state\n"
+                    "at a time from the real run: gold brings P(\"{answer}\") back.",
+              "zh": "把两个名字换成另一个人的，再从原来的运行中\n逐个恢复一个状态：金色让 P(\u201c{answer}\u201d) 回来。"},
+    "largest_spread": {"en": "Largest: {a} at \"{ta}\" ({sa}), then {b} at \"{tb}\" ({sb}).\n"
+                             "No single state brings back even half of it.",
+                      "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
+                             "没有哪一个状态能单独带回一半。"},
+    "largest_one": {"en": "Largest: {a} at \"{ta}\" ({sa}), then {b} at \"{tb}\" ({sb}).\n"
+                          "Restoring {a} there alone brings back most of it.",
+                   "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
+                          "单独恢复 {a} 就带回了大部分。"},
+    "attn_n": {"en": "attn {l}",
+              "zh": "注意力 {l}"},
+    "mlp_n": {"en": "MLP {l}", "zh": "MLP {l}"},
+    "attn_row": {"en": "attn {l}", "zh": "注意力 {l}"},
+    "trace_note": {"en": "mean over {n} people with another sport", "zh": "对 {n} 个运动不同的人取平均"},
+    "share_legend": {"en": "restored share", "zh": "恢复的比例"},
+    "lookup_clean": {"en": "Through {comp} at \"{tok}\", \"{sport}\" rises by {d};\n"
+                           "no other sport rises even half as much.",
+                    "zh": "经过 {comp}（\u201c{tok}\u201d处），\u201c{sport}\u201d上升 {d}；\n"
+                           "其他运动的上升都不到它的一半。"},
+    "lookup_most": {"en": "Through {comp} at \"{tok}\", \"{sport}\" rises most ({d}),\n"
+                          "but \"{other}\" rises too ({od}).",
+                   "zh": "经过 {comp}（\u201c{tok}\u201d处），\u201c{sport}\u201d上升最多（{d}），\n"
+                          "但\u201c{other}\u201d也上升了（{od}）。"},
+    "lookup_not": {"en": "Through {comp} at \"{tok}\", \"{other}\" rises most ({od});\n"
+                         "\"{sport}\" rises by {d}.",
+                  "zh": "经过 {comp}（\u201c{tok}\u201d处），\u201c{other}\u201d上升最多（{od}）；\n"
+                         "\u201c{sport}\u201d只上升 {d}。"},
+    "lookup_header": {"en": "{comp} at \"{tok}\" on the measured sport directions",
+                     "zh": "{comp}（\u201c{tok}\u201d处）在测得的运动方向上"},
+    "before": {"en": "before the MLP", "zh": "MLP 之前"},
+    "after": {"en": "after", "zh": "之后"},
+    "readout_verb": {"en": "Read through the unembedding, that MLP output raises \"{verb}\",\n"
+                           "the sport's verb, most; \"{sport}\" itself ranks {rank} of {n}.",
+                    "zh": "经过反嵌入读出，它最提升\u201c{verb}\u201d（这项运动的动词）；\n"
+                           "\u201c{sport}\u201d本身排第 {rank} / {n}。"},
+    "readout_sport": {"en": "Read through the unembedding, that MLP output\nraises \"{sport}\" itself most.",
+                      "zh": "经过反嵌入读出，这个 MLP 输出\n最提升 \u201c{sport}\u201d 本身。"},
+    "readout_other": {"en": "Read through the unembedding, it raises \"{word}\" most;\n"
+                            "\"{sport}\" ranks {rank} of {n}, its verb \"{verb}\" {vrank}.",
+                      "zh": "经过反嵌入读出，它最提升 \u201c{word}\u201d；\n"
+                            "\u201c{sport}\u201d 排第 {rank} / {n}，动词 \u201c{verb}\u201d 排第 {vrank}。"},
+    "readout_header": {"en": "logit added by that MLP output", "zh": "这个 MLP 输出增加的 logit"},
+    "rank_line": {"en": "\"{sport}\": rank {rank} of {n}", "zh": "\u201c{sport}\u201d：第 {rank} / {n}"},
+    "neurons": {"en": "The neurons pushing most toward \"{sport}\": activation \u00d7\n"
+                      "W_out row, along (sport \u2212 other sports). And what each fires for.",
+                "zh": "最推动 \u201c{sport}\u201d 的神经元：激活 \u00d7（W_out 行 \u00b7 它的方向\n"
+                      "减去其他运动的方向），以及它们各自对什么激活。"},
+    "col_neuron": {"en": "neuron", "zh": "神经元"},
+    "col_push": {"en": "push", "zh": "推动"},
+    "col_fires": {"en": "fires most for", "zh": "最常激活于"},
+    "col_them": {"en": "mean: them", "zh": "平均：他们"},
+    "col_others": {"en": "others", "zh": "其他人"},
+    "players_of": {"en": "{sport} players", "zh": "{sport}选手"},
+    "neuron_note": {"en": "activation at the last name of each of the {n} people", "zh": "在 {n} 个人各自姓氏处的激活"},
+    "spread_many": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
+                          "the top 5 {p5}, the top 20 {p20}. No single \"{sport} neuron\".",
+                    "zh": "有多分散：最强的神经元只占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。没有单一的\u201c{sport}神经元\u201d。"},
+    "spread_one": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
+                         "the top 5 {p5}, the top 20 {p20}.",
+                   "zh": "有多分散：最强的神经元占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。"},
+    "top_n": {"en": "top {k}", "zh": "前 {k} 个"},
+    "all_neurons": {"en": "all {n} neurons = 100%", "zh": "全部 {n} 个 = 100%"},
+    "ablation_flip": {"en": "Replace that MLP output by its mean over the language:\n"
+                            "P({sport}) falls from {p0} to {p1}; now it says \"{new}\".",
+                     "zh": "把这个 MLP 输出换成它在整个语言上的平均：\n"
+                            "P({sport}) 从 {p0} 降到 {p1}，模型改说\u201c{new}\u201d。"},
+    "ablation_drop": {"en": "Replace that MLP output by its mean over the language:\n"
+                            "P({sport}) falls from {p0} to {p1}, still its top answer.",
+                     "zh": "把这个 MLP 输出换成它在整个语言上的平均：\n"
+                            "P({sport}) 从 {p0} 降到 {p1}，仍是首选。"},
+    "ablation_none": {"en": "Replace that MLP output by its mean over the language:\n"
+                            "P({sport}) barely moves ({p0} to {p1}).",
+                     "zh": "把这个 MLP 输出换成它在整个语言上的平均：\n"
+                            "P({sport}) 几乎不变（{p0} 到 {p1}）。"},
+    "clean": {"en": "the real run", "zh": "原来的运行"},
+    "ablated": {"en": "{comp} at \"{tok}\" \u2192 its mean", "zh": "{comp}\u00b7\u201c{tok}\u201d\u2192 平均值"},
+    "new_top": {"en": "top answer: \"{word}\" ({p})", "zh": "首选：\u201c{word}\u201d（{p}）"},
+    "and_yes": {"en": "Change one name: the answer is each person's own sport.\n"
+                      "No single name decides it: the model combines both, an AND.",
+               "zh": "换掉一个名字：回答都是那个人自己的运动。\n"
+                      "单个名字决定不了：模型把两个名字合起来，这是\u201c与\u201d。"},
+    "and_partly": {"en": "Keep one name, change the other: the model gives\n"
+                         "the person's own sport in {k} of {n} cases.",
+                   "zh": "保留一个名字、换掉另一个：模型在 {n} 种情况中\n有 {k} 种给出了那个人自己的运动。"},
+    "and_header": {"en": "the same prompt with other names: the model's answer",
+                   "zh": "同一句话换成别的名字：模型的回答"},
+    "summary": {"en": "Restore, project, attribute, ablate: each claim about\n"
+                      "where the fact lives comes with its measurement.",
+                "zh": "恢复、投影、归因、消融：关于事实存在哪里的\n每一个说法都附有它的测量。"},
+})
+
+MAX_TOKENS = 10      # columns of the tracing grid
+K_NEURONS = 3        # neurons in the table: the largest pushes toward the sport
+SPREAD_KS = (1, 5, 20)
+N_WORDS = 5          # words the MLP output raises most
+STEP, PAUSE = style.STEP, style.PAUSE
+
+
+_MODELS: dict = {}
+
+
+def sample_means(gpt) -> dict:
+    """Per (layer, component): the mean state over MEAN_SAMPLE (200 windows of the training mixture, seed 7), once
+    per model object in a process (the heaviest analysis of the scene)."""
+    if id(gpt) not in _MODELS:
+        _MODELS[id(gpt)] = mean_states(gpt, model_language.Language())
+    return _MODELS[id(gpt)]
+
+
+# --- the numbers: read from model.analysis ---------------------------------------------------------------
+class FactLookup:
+    """The person's sport in one prompt: traced, located, projected, attributed, ablated and varied."""
+
+    def __init__(self, gpt, params: dict, means: dict | None = None):
+        chosen = sport_fact_prompt(params.get("lang", "en")) if params["prompt"] == AUTO else None
+        self.prompt = chosen["prompt"] if chosen else params["prompt"]
+        self.prompt_rule = chosen
+        tr = self.trace = gpt.trace(self.prompt)
+        self.tokens, self.token_ids = list(tr["tokens"]), [int(i) for i in tr["token_ids"]]
+        T = len(self.tokens)
+        if T > MAX_TOKENS:
+            raise ParamError(f"prompt: this scene draws one column per token, at most {MAX_TOKENS}; got {T}")
+        found = person_in(self.tokens)
+        if found is None:
+            raise ParamError("prompt: it names no person of the training language (a first name then a last name)")
+        self.prompt_lang, self.first_index = found["lang"], found["first_index"]
+        self.last_index = self.first_index + 1
+        lang_ = model_language.Language()
+        g = self.g = lang_.grammar(self.prompt_lang)
+        self.person = g.person[tuple(found["person"])]
+        vocab = gpt.tokenizer.vocab
+        self.answer = g.t(self.person.sport)
+        self.answer_id = vocab[self.answer]
+        self.verb = g.t(model_language.SPORT_VERBS[self.person.sport])
+        self.verb_id = vocab[self.verb]
+        p = probabilities(tr["logits"][-1])
+        self.p_answer = float(p[self.answer_id])
+        self.top_word = gpt.tokenizer.words[int(np.argmax(p))]
+        L = self.n_layer = gpt.config.n_layer
+
+        # where: causal tracing, both names swapped, attention and MLP outputs
+        self.ct = person_causal_trace(gpt, lang_, self.prompt_lang, self.tokens, self.first_index)
+        comps = self.ct["components"]
+        share = self.ct["share"]                                     # (layers, components, positions)
+        self.rows = [(l, c) for l in range(L) for c in comps]        # attn 0, mlp 0, attn 1, ...
+        self.grid = np.array([share[l, comps.index(c)] for l, c in self.rows])
+        order = np.argsort(-self.grid, axis=None, kind="stable")
+        self.largest = [{"row": int(r), "position": int(t), "layer": self.rows[r][0], "component": self.rows[r][1],
+                         "share": float(self.grid[r, t])}
+                        for r, t in (np.unravel_index(i, self.grid.shape) for i in order[:2])]
+        mlp = comps.index("mlp")
+        flat = int(np.argmax(share[:, mlp, :]))                      # the first on a tie
+        self.layer, self.position = divmod(flat, T)
+        self.lookup_share = float(share[self.layer, mlp, self.position])
+
+        # at the lookup point: the stream before and after that MLP on the measured sport directions
+        sd = stream_attribute_directions(gpt, lang_, "sport", self.prompt_lang)
+        self.directions = sd["layers"][self.layer]["directions"]
+        self.sports = list(model_language.SPORTS)
+        lay = tr["layers"][self.layer]
+        self.before = projections(self.directions, lay["resid_mid"][self.position])
+        self.after = projections(self.directions, lay["resid_post"][self.position])
+        self.mlp_out = lay["mlp"]["out"][self.position]
+
+        # the MLP output read through the unembedding, among the prompt language's words
+        words = [vocab[w] for w in model_language.vocabulary_of(self.prompt_lang)]
+        self.readout = vector_readout(gpt, tr, self.position, self.mlp_out, k=N_WORDS, word_ids=words,
+                                      rank_of=[self.answer_id, self.verb_id])
+
+        # the neurons: push along (the sport's direction − the others'), and what each fires for
+        self.contrast = contrast_direction(self.directions, self.person.sport)
+        self.attribution = neuron_direction_attribution(gpt, tr, self.layer, self.position, self.contrast)
+        self.spread = top_k_shares(self.attribution["per_neuron"], SPREAD_KS)
+        self.top = [int(i) for i in self.spread["order"][:K_NEURONS]]
+        self.profiles = neuron_attribute_profile(gpt, lang_, self.prompt_lang, self.layer, self.top)
+
+        # the evidence: mean-ablate that MLP output at the lookup point
+        self.means = means if means is not None else sample_means(gpt)
+        self.ablation = mean_ablation(gpt, self.token_ids, self.answer_id, self.layer, "mlp", self.position,
+                                      self.means)
+        ablated = gpt.trace(self.token_ids, patch={(self.layer, "mlp", self.position): self.means[self.layer, "mlp"]})
+        pa = probabilities(ablated["logits"][-1])
+        self.new_top = {"word": gpt.tokenizer.words[int(np.argmax(pa))], "p": float(pa.max())}
+
+        # the AND: the first person (language order) with the same last name and another first name and sport,
+        # and the first with the same first name and another last name and sport, both of the same gender
+        self.variants = [self.variant(gpt, self.person)]
+        for same in ("last", "first"):
+            other = next((q for q in lang_.people if getattr(q, same) == getattr(self.person, same)
+                          and q.sport != self.person.sport and q.gender == self.person.gender), None)
+            if other is not None:
+                self.variants.append(self.variant(gpt, other))
+
+    def variant(self, gpt, q) -> dict:
+        g, vocab = self.g, gpt.tokenizer.vocab
+        words = list(self.tokens)
+        words[self.first_index:self.last_index + 1] = [g.t(q.first), g.t(q.last)]
+        p = probabilities(gpt.trace([vocab[w] for w in words])["logits"][-1])
+        top = int(np.argmax(p))
+        return {"names": [g.t(q.first), g.t(q.last)], "sport": g.t(q.sport), "token_ids": [vocab[w] for w in words],
+                "prediction": gpt.tokenizer.words[top], "p": float(p[top]), "p_own_sport": float(p[vocab[g.t(q.sport)]])}
+
+    # --- the rules behind the captions --------------------------------------------------------------------
+    def largest_key(self) -> str:
+        return "largest_one" if self.largest[0]["share"] >= 0.5 else "largest_spread"
+
+    def deltas(self) -> dict[str, float]:
+        return {s: self.after[s] - self.before[s] for s in self.sports}
+
+    def lookup_key(self) -> tuple[str, str]:
+        d = self.deltas()
+        own = self.person.sport
+        best_other = max((s for s in self.sports if s != own), key=lambda s: d[s])
+        if d[own] < d[best_other]:
+            return "lookup_not", best_other
+        if d[best_other] < 0.5 * d[own]:
+            return "lookup_clean", best_other
+        return "lookup_most", best_other
+
+    def readout_key(self) -> str:
+        top = self.readout["top"][0]["word"]
+        return "readout_sport" if top == self.answer else "readout_verb" if top == self.verb else "readout_other"
+
+    def spread_key(self) -> str:
+        return "spread_many" if self.spread["shares"][1] < 0.5 else "spread_one"
+
+    def ablation_key(self) -> str:
+        a = self.ablation
+        if a["p_before"] - a["p_after"] < 0.05:
+            return "ablation_none"
+        return "ablation_drop" if self.new_top["word"] == self.answer else "ablation_flip"
+
+    def and_right(self) -> int:
+        return sum(v["prediction"] == v["sport"] for v in self.variants)
+
+    def record(self) -> dict:
+        d = self.deltas()
+        return {
+            "prompt": self.prompt, "prompt_rule": self.prompt_rule, "tokens": self.tokens, "token_ids": self.token_ids,
+            "prompt_lang": self.prompt_lang, "person": [self.tokens[self.first_index], self.tokens[self.last_index]],
+            "first_index": self.first_index, "last_index": self.last_index,
+            "answer": self.answer, "answer_id": self.answer_id, "p_answer": self.p_answer, "top_word": self.top_word,
+            "causal_trace": {"rows": [list(r) for r in self.rows], "share": self.grid,
+                             "components": self.ct["components"], "partners": self.ct["partners"],
+                             "partner_rule": self.ct["partner_rule"], "p_clean": self.ct["p_clean"],
+                             "p_corrupt": self.ct["p_corrupt"], "written_floor": 0.05, "largest": self.largest},
+            "lookup": {"layer": self.layer, "position": self.position, "share": self.lookup_share,
+                       "rule": "the MLP cell (layer, position) with the largest restored share (the first on a tie)"},
+            "projections": {"sports": self.sports, "words": [self.g.t(s) for s in self.sports],
+                            "before": [self.before[s] for s in self.sports],
+                            "after": [self.after[s] for s in self.sports], "delta": [d[s] for s in self.sports],
+                            "directions": "class-mean differences of resid_post after the lookup layer at the last "
+                                          "name of \"first last\" over the language's 40 people"},
+            "readout": {"top": self.readout["top"], "ranks": {str(k): v for k, v in self.readout["ranks"].items()},
+                        "n_words": self.readout["n_words"], "verb": self.verb},
+            "neurons": [{"neuron": n, "push": float(self.attribution["per_neuron"][n]),
+                         "share": float(self.attribution["per_neuron"][n] / self.spread["total"]),
+                         "fires_most_for": pr["best"], "fires_most_for_word": self.g.t(pr["best"]),
+                         "mean_them": pr["mean_best"], "mean_others": pr["mean_others"], "by_value": pr["by_value"]}
+                        for n, pr in zip(self.top, self.profiles)],
+            "neuron_choice": "the largest activation x (W_out row . (unit sport direction - mean of the other "
+                             "sports' unit directions)) at the lookup point",
+            "push_all": self.attribution["per_neuron"], "push_bias": self.attribution["bias"],
+            "push_total": self.attribution["total"],
+            "spread": {str(k): v for k, v in self.spread["shares"].items()}, "spread_total": self.spread["total"],
+            "ablation": {**self.ablation, "layer": self.layer, "component": "mlp", "position": self.position,
+                         "new_top": self.new_top, "sample": MEAN_SAMPLE},
+            "and": self.variants,
+        }
+
+
+# --- layout (scene units; title-safe is ±6.4 × ±3.6; the caption sits below −2.5) --------------------------
+HEADER_Y = 3.25
+ROWS_TOP, ROW_PITCH = 2.3, 0.46
+
+
+class MlpFact(LectureScene):
+    name = "mlp_fact"
+    strings = S
+    TITLE_TOP, NOTE_Y = 1.4, -1.3
+
+    def title_note(self) -> str:
+        f = self.f
+        return self.s("note", n=f.n_layer, prompt=f.prompt, answer=f.answer, p=style.percent(f.p_answer))
+
+    def comp_name(self, layer: int, component: str) -> str:
+        return self.s("mlp_n" if component == "mlp" else "attn_n", l=layer)
+
+    def prepare(self):
+        self.f = f = FactLookup(self.gpt, self.params)
+        self.params.update(prompt=f.prompt)
+        self.values.update(f.record())
+        self.build_where()
+        self.build_lookup()
+        self.build_readout()
+        self.build_neurons()
+        self.build_spread()
+        self.build_ablation()
+        self.build_and()
+
+    # --- the pieces -------------------------------------------------------------------------------------------
+    def build_where(self):
+        f = self.f
+        labels = [self.s("mlp_n" if c == "mlp" else "attn_row", l=l) for l, c in f.rows]
+        grid = TraceGrid(f.grid, labels, f.tokens, left=0.0, top=2.25, cell_w=0.9, cell_h=0.5)
+        grid.shift(RIGHT * (0.5 - grid.cells.get_center()[0]))     # placed by its cells: one layout in en and zh
+        self.grid = grid
+        self.largest_frames = VGroup(*[SurroundingRectangle(grid.cell(c["row"], c["position"]), color=TEXT,
+                                                            buff=0.03, stroke_width=3) for c in f.largest])
+        self.legend = ColourLegend(grid.scale, self.s("share_legend"), width=2.7)
+        self.legend.shift([6.0 - self.legend.frame.get_right()[0], -1.5 - self.legend.bar.get_center()[1], 0])
+        self.trace_note = Label(self.s("trace_note", n=len(f.ct["partners"])), font_size=style.SMALL, color=MUTED)
+        self.trace_note.shift([-6.1 - self.trace_note.get_left()[0], 0, 0]).on_baseline(-1.55)
+
+    def build_lookup(self):
+        f = self.f
+        words = [style.token_label(f.g.t(s)) for s in f.sports]
+        ys = [ROWS_TOP - r * ROW_PITCH for r in range(len(words))]
+        colours = [TEXT if s == f.person.sport else MUTED for s in f.sports]
+        self.look_header = Label(self.s("lookup_header", comp=self.comp_name(f.layer, "mlp"), tok=f.tokens[f.position]), font_size=style.LABEL,
+                                 color=TEXT).move_to([0, HEADER_Y, 0])
+        self.look_words = LabelColumn(words, ys, -3.3, colours=colours)
+        before = [f.before[s] for s in f.sports]
+        after = [f.after[s] for s in f.sports]
+        unit = 2.9 / max(max(abs(v) for v in before + after), 1e-9)
+        self.look_unit = unit
+        self.bars_before = BarColumn(before, ys, 0.0, unit, EMBEDDING, height=0.14, lift=0.22)
+        self.bars_after = BarColumn(after, ys, 0.0, unit, EMBEDDING_UPDATED, height=0.14, lift=0.05)
+        self.zero_line = Line([0, ys[-1] - 0.15, 0], [0, ys[0] + 0.4, 0], color=MUTED, stroke_width=2)
+        self.look_numbers = NumberColumn([f"{style.signed(b, 1)} \u2192 {style.signed(a, 1)}"
+                                          for b, a in zip(before, after)], ys, 6.2, color=TEXT)
+        key_y = ys[-1] - 0.55
+        self.look_key = VGroup(Label(self.s("before"), font_size=style.SMALL, color=EMBEDDING),
+                               Label(self.s("after"), font_size=style.SMALL, color=EMBEDDING_UPDATED))
+        self.look_key.arrange(RIGHT, buff=0.6)
+        self.look_key.shift([0 - self.look_key.get_center()[0], 0, 0])
+        for k in self.look_key:
+            k.on_baseline(key_y)
+
+    def build_readout(self):
+        f = self.f
+        top = f.readout["top"]
+        words = [style.token_label(t["word"]) for t in top]
+        amounts = [t["logit"] for t in top]
+        ys = [1.9 - r * 0.6 for r in range(len(words))]
+        self.read_header = Label(self.s("readout_header"), font_size=style.LABEL, color=LOGIT).move_to([0, 2.7, 0])
+        self.read_words = LabelColumn(words, ys, -2.2)
+        unit = 3.6 / max(max(abs(a) for a in amounts), 1e-9)
+        self.read_bars = BarColumn(amounts, ys, -1.9, unit, LOGIT)
+        self.read_numbers = NumberColumn([style.signed(a, 2) for a in amounts], ys, 3.0, color=LOGIT)
+        rank = f.readout["ranks"][f.answer_id]
+        self.rank_line = Label(self.s("rank_line", sport=f.answer, rank=rank, n=f.readout["n_words"]),
+                               font_size=style.SMALL, color=MUTED)
+        self.rank_line.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.75)
+
+    def build_neurons(self):
+        f = self.f
+        xs = {"neuron": -5.2, "push": -3.2, "fires": 0.3, "them": 3.7, "others": 5.7}
+        head_y = 2.55
+        self.neuron_heads = VGroup(*[self.header(self.s(f"col_{k}"), xs[k], MUTED, head_y) for k in xs])
+        ys = [1.75 - r * 0.7 for r in range(len(f.top))]
+        self.neuron_rows = VGroup()
+        self.neuron_numbers = VGroup()
+        for n, pr, y in zip(f.top, f.profiles, ys):
+            push = float(f.attribution["per_neuron"][n])
+            ident = NumberText(f"#{n}", style.LABEL, NEURON_ACTIVE).place(xs["neuron"] + 0.4, y)
+            numbers = VGroup(ident,
+                             NumberText(style.signed(push, 2), style.LABEL, TEXT).place(xs["push"] + 0.45, y),
+                             NumberText(f"{pr['mean_best']:.2f}", style.LABEL, TEXT).place(xs["them"] + 0.4, y),
+                             NumberText(f"{pr['mean_others']:.2f}", style.LABEL, MUTED).place(xs["others"] + 0.4, y))
+            fires = Label(self.s("players_of", sport=f.g.t(pr["best"])), font_size=style.LABEL,
+                          color=TEXT if pr["best"] == f.person.sport else MUTED)
+            fires.shift(RIGHT * (xs["fires"] - fires.get_center()[0])).on_baseline(y)
+            self.neuron_numbers.add(numbers)
+            self.neuron_rows.add(VGroup(numbers, fires))
+        self.neuron_note = Label(self.s("neuron_note", n=len(f.profiles[0]["per_person"])), font_size=style.SMALL,
+                                 color=MUTED)
+        self.neuron_note.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.8)
+
+    def build_spread(self):
+        f = self.f
+        shares = [f.spread["shares"][k] for k in SPREAD_KS]
+        ys = [1.6 - r * 0.8 for r in range(len(SPREAD_KS))]
+        self.spread_labels = LabelColumn([self.s("top_n", k=k) for k in SPREAD_KS], ys, -3.4)
+        unit = 6.0 / max(max(shares), 1.0)
+        self.spread_bars = BarColumn(shares, ys, -3.0, unit, NEURON_ACTIVE, height=0.36)
+        self.spread_numbers = NumberColumn([style.percent(s) for s in shares], ys, 5.8, color=NEURON_ACTIVE)
+        x100 = -3.0 + unit
+        self.full_line = Line([x100, ys[-1] - 0.3, 0], [x100, ys[0] + 0.75, 0], color=TEXT, stroke_width=2)
+        self.full_label = Label(self.s("all_neurons", n=f.attribution["per_neuron"].size), font_size=style.SMALL,
+                                color=TEXT)
+        self.full_label.shift(RIGHT * (min(x100, 6.2 - self.full_label.width / 2) - self.full_label.get_center()[0]))
+        self.full_label.on_baseline(ys[0] + 0.85)
+
+    def build_ablation(self):
+        f = self.f
+        a = f.ablation
+        ys = [1.4, 0.4]
+        ablated = self.s("ablated", comp=self.comp_name(f.layer, "mlp"), tok=f.tokens[f.position])
+        self.abl_labels = LabelColumn([self.s("clean"), ablated], ys, -0.4)
+        self.abl_head = Label(f"P({f.answer})", font_size=style.LABEL, color=PROB).move_to([1.9, 2.3, 0])
+        self.abl_bars = BarColumn([a["p_before"], a["p_after"]], ys, -0.1, 4.2, PROB, track=1.0)
+        self.abl_numbers = NumberColumn([style.percent(a["p_before"]), style.percent(a["p_after"])], ys, 6.1,
+                                        color=PROB)
+        self.abl_new = Label(self.s("new_top", word=f.new_top["word"], p=style.percent(f.new_top["p"])),
+                             font_size=style.LABEL, color=TEXT)
+        self.abl_new.move_to([0, 0, 0]).on_baseline(-0.6)
+
+    def build_and(self):
+        f = self.f
+        self.and_header = Label(self.s("and_header"), font_size=style.LABEL, color=TEXT).move_to([0, 2.7, 0])
+        self.and_rows = VGroup()
+        self.and_numbers = VGroup()
+        for r, v in enumerate(f.variants):
+            y = 1.7 - r * 0.9
+            chips = VGroup(*[TokenChip(w, style.token_colour(f.first_index + i)) for i, w in enumerate(v["names"])])
+            chips.arrange(RIGHT, buff=0.15)
+            chips.shift([-1.0 - chips.get_right()[0], y - chips.get_center()[1], 0])
+            arrow = Label("\u2192", font_size=style.HEADER, color=MUTED)
+            arrow.move_to([-0.4, y, 0])
+            word = Label(v["prediction"], font_size=style.LABEL, color=TEXT)
+            word.shift(RIGHT * (0.3 - word.get_left()[0])).on_baseline(y - 0.1)
+            number = NumberText(style.percent(v["p"]), style.LABEL, PROB).place(4.2, y - 0.1)
+            self.and_numbers.add(number)
+            self.and_rows.add(VGroup(chips, arrow, word, number))
+
+    # --- the beats --------------------------------------------------------------------------------------------
+    def beat_where(self):
+        f = self.f
+        self.say("where", answer=f.answer)
+        g = self.grid
+        self.play(FadeIn(g.chips), FadeIn(g.row_labels), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(c) for c in g.cells], lag_ratio=0.02), run_time=2 * STEP)
+        self.play(FadeIn(g.numbers), FadeIn(self.legend), FadeIn(self.trace_note), run_time=STEP)
+        a, b = f.largest
+        key = self.caption_rule("largest", f.largest_key(), "the largest restored share is at least 0.5: largest_one, "
+                                "else largest_spread", largest=f.largest)
+        self.say(key, a=self.comp_name(a["layer"], a["component"]), ta=f.tokens[a["position"]],
+                 sa=f"{a['share']:.2f}", b=self.comp_name(b["layer"], b["component"]), tb=f.tokens[b["position"]],
+                 sb=f"{b['share']:.2f}")
+        self.play(Create(self.largest_frames), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_lookup(self):
+        f = self.f
+        key, other = f.lookup_key()
+        d = f.deltas()
+        self.caption_rule("lookup", key, "the person's sport's projection rises most of the 8 and no other rises by "
+                          "half as much: lookup_clean; rises most but another rises by at least half: lookup_most; "
+                          "another rises more: lookup_not", deltas=d, sport=f.person.sport, best_other=other)
+        self.say(key, comp=self.comp_name(f.layer, "mlp"), tok=f.tokens[f.position], sport=f.answer,
+                 d=style.signed(d[f.person.sport], 1), other=f.g.t(other), od=style.signed(d[other], 1))
+        self.clear_stage()
+        self.play(FadeIn(self.look_header), FadeIn(self.look_words), Create(self.zero_line), FadeIn(self.look_key),
+                  run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT if v >= 0 else RIGHT) for b, v in
+                    zip(self.bars_before.bars, [f.before[s] for s in f.sports])], run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT if v >= 0 else RIGHT) for b, v in
+                    zip(self.bars_after.bars, [f.after[s] for s in f.sports])], FadeIn(self.look_numbers),
+                  run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_readout(self):
+        f = self.f
+        key = self.caption_rule("readout", f.readout_key(), "the word the lookup MLP's output raises most (among the "
+                                "prompt language's words) is the sport: readout_sport; the sport's verb: readout_verb; "
+                                "else readout_other", top=f.readout["top"][0]["word"], sport=f.answer, verb=f.verb)
+        ranks = f.readout["ranks"]
+        self.say(key, verb=f.verb, sport=f.answer, rank=ranks[f.answer_id], n=f.readout["n_words"],
+                 word=f.readout["top"][0]["word"], vrank=ranks[f.verb_id])
+        self.clear_stage()
+        self.play(FadeIn(self.read_header), FadeIn(self.read_words), run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT) for b in self.read_bars.bars], FadeIn(self.read_numbers), run_time=STEP)
+        self.play(FadeIn(self.rank_line), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_neurons(self):
+        f = self.f
+        self.say("neurons", sport=f.answer)
+        self.clear_stage()
+        self.play(FadeIn(self.neuron_heads), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in self.neuron_rows], lag_ratio=0.3),
+                  FadeIn(self.neuron_note), run_time=2 * STEP)
+        self.wait(PAUSE)
+
+    def beat_spread(self):
+        f = self.f
+        sh = f.spread["shares"]
+        key = self.caption_rule("spread", f.spread_key(), "the top neuron carries less than half of all neurons' push: "
+                                "spread_many, else spread_one", shares={str(k): v for k, v in sh.items()})
+        self.say(key, p1=style.percent(sh[1]), p5=style.percent(sh[5]), p20=style.percent(sh[20]), sport=f.answer)
+        self.clear_stage()
+        self.play(FadeIn(self.spread_labels), Create(self.full_line), FadeIn(self.full_label), run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT) for b in self.spread_bars.bars], FadeIn(self.spread_numbers),
+                  run_time=2 * STEP)
+        self.wait(PAUSE)
+
+    def beat_ablation(self):
+        f = self.f
+        a = f.ablation
+        key = self.caption_rule("ablation", f.ablation_key(), "P(answer) falls by less than 0.05: ablation_none; "
+                                "else the answer is still the top word: ablation_drop; else ablation_flip",
+                                p_before=a["p_before"], p_after=a["p_after"], new_top=f.new_top["word"],
+                                answer=f.answer)
+        self.say(key, sport=f.answer, p0=style.percent(a["p_before"]), p1=style.percent(a["p_after"]),
+                 new=f.new_top["word"])
+        self.clear_stage()
+        self.play(FadeIn(self.abl_labels), FadeIn(self.abl_head), FadeIn(self.abl_bars.tracks), run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT) for b in self.abl_bars.bars], FadeIn(self.abl_numbers), run_time=STEP)
+        self.play(FadeIn(self.abl_new), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_and_gate(self):
+        f = self.f
+        right = f.and_right()
+        key = self.caption_rule("and", "and_yes" if right == len(f.variants) and len(f.variants) == 3 else
+                                "and_partly", "every variant (the person, the same last name with another first name, "
+                                "the same first name with another last name) gets that person's own sport: and_yes, "
+                                "else and_partly", right=right, n=len(f.variants))
+        self.say(key, k=right, n=len(f.variants))
+        self.clear_stage()
+        self.play(FadeIn(self.and_header), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in self.and_rows], lag_ratio=0.4),
+                  run_time=2 * STEP)
+        self.wait(PAUSE)

@@ -1,0 +1,216 @@
+"""Where GPT-3's 175 B parameters are: the count built from its published shape, the split between attention and
+the MLPs as proportional bars, and our model's split beside it, from its own config.
+
+    manim render -ql scenes/parameters.py Parameters
+    python render.py parameters --lang zh
+
+Every count is model.params.parameter_split of a config (model.config.GPT3_175B, the shipped model's config):
+nothing is typed in. The manifest holds the exact integers.
+"""
+
+from __future__ import annotations
+
+from manim import LEFT, RIGHT, FadeIn, GrowFromEdge, Rectangle, VGroup
+
+from model import GPT3_175B
+from model.params import parameter_split
+from scenes import style
+from scenes.components import Label, NumberText
+from scenes.lecture import LectureScene
+from scenes.style import MUTED, SHARED, TEXT, Strings
+
+S = SHARED | Strings({
+    "title": {"en": "Where the parameters are", "zh": "参数在哪里"},
+    "subtitle": {"en": "GPT-3's parameters, counted from its shape", "zh": "GPT-3 的参数，按结构数出来"},
+    "note": {"en": "GPT-3's figures come from its published shape;\nours from our model's own config.",
+             "zh": "GPT-3 的数字来自它公开的结构；\n我们的数字来自我们模型自己的配置。"},
+    "count": {"en": "Counted from GPT-3's shape: d = {d}, {layers} layers,\n"
+                    "a {vocab}-word vocabulary; the unembedding is tied to W_E.",
+              "zh": "按 GPT-3 的结构计数：d = {d}，{layers} 层，\n词表 {vocab} 个词；反嵌入与 W_E 共用。"},
+    "embedding": {"en": "embedding", "zh": "嵌入"},
+    "attention": {"en": "attention", "zh": "注意力"},
+    "mlp": {"en": "MLP", "zh": "MLP"},
+    "layernorm": {"en": "LayerNorm", "zh": "LayerNorm"},
+    "unembedding": {"en": "unembedding", "zh": "反嵌入"},
+    "tied": {"en": "tied: 0", "zh": "共用：0"},
+    "total": {"en": "total", "zh": "合计"},
+    "split": {"en": "The MLPs hold {mlp} of {total}: {mlp_pct},\nabout {frac}. Attention holds {attn_pct}.",
+              "zh": "MLP 占 {total} 中的 {mlp}：{mlp_pct}，\n约{frac}。注意力占 {attn_pct}。"},
+    "frac_1_4": {"en": "a quarter", "zh": "四分之一"},
+    "frac_1_3": {"en": "a third", "zh": "三分之一"},
+    "frac_1_2": {"en": "a half", "zh": "一半"},
+    "frac_2_3": {"en": "two thirds", "zh": "三分之二"},
+    "frac_3_4": {"en": "three quarters", "zh": "四分之三"},
+    "gpt3": {"en": "GPT-3: {total}", "zh": "GPT-3：{total}"},
+    "ours_bar": {"en": "ours: {total}", "zh": "我们的：{total}"},
+    "ours_less": {"en": "Our model, by its own config: the MLPs hold {pct} of {total},\n"
+                        "less than GPT-3's {gpt3}; its embedding alone takes {emb}.",
+                  "zh": "我们的模型（按它自己的配置）：MLP 占 {total} 中的 {pct}，\n少于 GPT-3 的 {gpt3}；光嵌入就占了 {emb}。"},
+    "ours_more": {"en": "Our model, by its own config: the MLPs hold {pct} of {total},\n"
+                        "more than GPT-3's {gpt3}.",
+                  "zh": "我们的模型（按它自己的配置）：MLP 占 {total} 中的 {pct}，\n多于 GPT-3 的 {gpt3}。"},
+    "segment": {"en": "{name} {pct}", "zh": "{name} {pct}"},
+    "summary": {"en": "In both models most parameters sit in the MLPs:\n"
+                      "the layers the last scene looked into for a fact.",
+                "zh": "两个模型的大部分参数都在 MLP 里：\n也就是上一个场景去找事实的那些层。"},
+    "summary_not": {"en": "The MLPs' share differs between the models:\nthe counts above come from each one's shape.",
+                    "zh": "两个模型中 MLP 的占比不同：\n上面的数字来自各自的结构。"},
+})
+
+PARTS = ("embedding", "attention", "mlp", "layernorm")
+COLOURS = {"embedding": style.EMBEDDING, "attention": style.QUERY, "mlp": style.NEURON_ACTIVE,
+           "layernorm": MUTED}
+FRACTIONS = {"frac_1_4": 1 / 4, "frac_1_3": 1 / 3, "frac_1_2": 1 / 2, "frac_2_3": 2 / 3, "frac_3_4": 3 / 4}
+LABEL_FLOOR = 0.15   # a segment is named under its bar when it is at least this share of the total
+BAR_LEFT, BAR_WIDTH = -6.0, 12.0
+KEY_XS = (-5.0, -2.0, 0.6, 2.6)    # the key's swatches: fixed places, so English and Chinese share one layout
+
+
+def billions(n: int) -> str:
+    """An integer count in billions, one decimal (only for the spoken caption; the table shows every digit)."""
+    return f"{n / 1e9:.1f} B"
+
+
+def nearest_fraction(share: float) -> str:
+    """The key of the simple fraction nearest to a share (the first on a tie)."""
+    return min(FRACTIONS, key=lambda k: abs(FRACTIONS[k] - share))
+
+
+def count(n: int) -> str:
+    return f"{n:,}"
+
+
+class Parameters(LectureScene):
+    name = "parameters"
+    strings = S
+
+    def title_note(self) -> str:
+        return self.s("note")
+
+    def prepare(self):
+        self.ours_config = self.gpt.config
+        self.g3, self.ours = parameter_split(GPT3_175B), parameter_split(self.ours_config)
+        self.values.update({
+            "gpt3": self.g3, "ours": self.ours, "gpt3_source": "model.config.GPT3_175B (published shape)",
+            "counted_by": "model.params.parameter_split", "label_floor": LABEL_FLOOR,
+        })
+        self.build_table()
+        self.bar_g3 = self.stacked_bar(self.g3, 2.15, "gpt3")
+        self.bar_ours = self.stacked_bar(self.ours, 0.0, "ours_bar")
+        self.key = VGroup()
+        y = -1.55
+        for part, x in zip(PARTS, KEY_XS):   # every part's colour, named (a segment too thin to name is in the key)
+            swatch = Rectangle(width=0.3, height=0.3, stroke_width=0, fill_color=COLOURS[part], fill_opacity=0.9)
+            swatch.move_to([x + 0.15, y + 0.12, 0])
+            name = Label(self.s(part), font_size=style.SMALL, color=MUTED)
+            name.shift(RIGHT * (x + 0.42 - name.get_left()[0])).on_baseline(y)
+            self.key.add(VGroup(swatch, name))
+
+    def build_table(self):
+        g = self.g3
+        c = GPT3_175B
+        d = g["detail"]
+        rows = [
+            ("embedding", self.tex(r"V d + n_{ctx} d"), g["embedding"]),
+            ("attention", self.tex(rf"{c.n_layer}\,(4d^2 + 4d)"), g["attention"]),
+            ("mlp", self.tex(rf"{c.n_layer}\,(8d^2 + 5d)"), g["mlp"]),
+            ("layernorm", self.tex(rf"({2 * c.n_layer} + 1) \cdot 2d"), g["layernorm"]),
+            ("unembedding", None, g["unembedding"]),
+        ]
+        self.values["table_rows"] = [{"part": k, "count": n} for k, _, n in rows] + \
+            [{"part": "total", "count": g["total"]}]
+        self.values["per_layer"] = {"attention": d["attention_per_layer"], "mlp": d["mlp_per_layer"]}
+        ys = [2.7 - r * 0.62 for r in range(len(rows) + 1)]
+        self.table = VGroup()
+        self.table_numbers = VGroup()
+        for (key, formula, n), y in zip(rows, ys):
+            name = Label(self.s(key), font_size=style.LABEL, color=COLOURS.get(key, TEXT))
+            name.shift(RIGHT * (-2.6 - name.get_right()[0])).on_baseline(y)
+            parts = VGroup(name)
+            if formula is not None:
+                formula.move_to([0.0, y + 0.13, 0])
+                parts.add(formula)
+            else:
+                tied = Label(self.s("tied"), font_size=style.LABEL, color=MUTED)
+                tied.shift(RIGHT * (0.0 - tied.get_center()[0])).on_baseline(y)
+                parts.add(tied)
+            number = NumberText(count(n), style.LABEL, TEXT).place(5.9, y)
+            self.table_numbers.add(number)
+            parts.add(number)
+            self.table.add(parts)
+        total_name = Label(self.s("total"), font_size=style.LABEL, color=TEXT)
+        total_name.shift(RIGHT * (-2.6 - total_name.get_right()[0])).on_baseline(ys[-1])
+        total = NumberText(count(g["total"]), style.LABEL, TEXT).place(5.9, ys[-1])
+        self.table_numbers.add(total)
+        rule = Rectangle(width=5.0, height=0.02, stroke_width=0, fill_color=MUTED, fill_opacity=1)
+        rule.move_to([3.6, ys[-1] + 0.42, 0])
+        self.table.add(VGroup(total_name, total, rule))
+
+    def stacked_bar(self, split: dict, y: float, title_key: str) -> VGroup:
+        """The total as one bar, its parts as segments proportional to their counts; parts at or above the floor
+        named (with their share) under their segment."""
+        bar = VGroup()
+        segments = VGroup()
+        names = VGroup()
+        x = BAR_LEFT
+        for part in PARTS:
+            share = split["fractions"][part]
+            w = BAR_WIDTH * share
+            seg = Rectangle(width=max(w, 1e-3), height=0.55, stroke_width=0, fill_color=COLOURS[part],
+                            fill_opacity=0.9).move_to([x + w / 2, y, 0])
+            segments.add(seg)
+            if share >= LABEL_FLOOR:
+                label = Label(self.s("segment", name=self.s(part), pct=style.percent(share)), font_size=style.SMALL,
+                              color=COLOURS[part])
+                label.shift(RIGHT * (x + w / 2 - label.get_center()[0])).on_baseline(y - 0.75)
+                names.add(label)
+            x += w
+        title = Label(self.s(title_key, total=count(split["total"])), font_size=style.LABEL, color=TEXT)
+        title.shift(RIGHT * (BAR_LEFT - title.get_left()[0])).on_baseline(y + 0.45)
+        bar.add(title, segments, names)
+        bar.title, bar.segments, bar.names = title, segments, names
+        return bar
+
+    # --- the beats --------------------------------------------------------------------------------------------
+    def beat_count(self):
+        c = GPT3_175B
+        self.say("count", d=count(c.n_embd), layers=c.n_layer, vocab=count(c.vocab_size))
+        self.play(FadeIn(self.table[0]), run_time=style.STEP)
+        for row in self.table[1:]:
+            self.play(FadeIn(row), run_time=0.8)
+        self.wait(style.PAUSE)
+
+    def play_bar(self, bar: VGroup) -> None:
+        self.play(FadeIn(bar.title), run_time=style.STEP)
+        self.play(*[GrowFromEdge(s, LEFT) for s in bar.segments], run_time=2 * style.STEP)
+        self.play(FadeIn(bar.names), run_time=style.STEP)
+
+    def beat_split(self):
+        g = self.g3
+        key = nearest_fraction(g["fractions"]["mlp"])
+        self.caption_rule("split", "split", "the MLPs' share of GPT-3's total, named by the nearest of 1/4, 1/3, 1/2, "
+                          "2/3, 3/4", mlp_share=g["fractions"]["mlp"], fraction=key)
+        self.say("split", mlp=billions(g["mlp"]), total=billions(g["total"]), mlp_pct=style.percent(g["fractions"]["mlp"]),
+                 frac=self.s(key), attn_pct=style.percent(g["fractions"]["attention"]))
+        self.clear_stage()
+        self.play_bar(self.bar_g3)
+        self.play(FadeIn(self.key), run_time=style.STEP)
+        self.wait(style.PAUSE)
+
+    def beat_ours(self):
+        o, g = self.ours, self.g3
+        key = self.caption_rule("ours", "ours_less" if o["fractions"]["mlp"] < g["fractions"]["mlp"] else "ours_more",
+                                "our MLPs' share below GPT-3's: ours_less (with our embedding's share), else ours_more",
+                                ours=o["fractions"]["mlp"], gpt3=g["fractions"]["mlp"],
+                                ours_embedding=o["fractions"]["embedding"])
+        self.say(key, pct=style.percent(o["fractions"]["mlp"]), total=count(o["total"]),
+                 gpt3=style.percent(g["fractions"]["mlp"]), emb=style.percent(o["fractions"]["embedding"]))
+        self.play_bar(self.bar_ours)
+        self.wait(style.PAUSE)
+
+    def beat_summary(self):
+        both = self.ours["fractions"]["mlp"] > 0.5 and self.g3["fractions"]["mlp"] > 0.5
+        key = self.caption_rule("summary", "summary" if both else "summary_not", "the MLPs hold more than half of "
+                                "both models' parameters: summary, else summary_not",
+                                ours=self.ours["fractions"]["mlp"], gpt3=self.g3["fractions"]["mlp"])
+        self.say(key)

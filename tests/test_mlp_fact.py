@@ -1,0 +1,269 @@
+"""The fact scene: its prompt rule, every number against the model (recomputed here from traces, patches and the
+weights, not through model.analysis), the labels as the rounding of the manifest's numbers, the caption rules, a
+prompt without a person as one clear line, and a key frame (the checks every scene shares: test_scenes.py)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from model import language, probabilities
+from model.analysis.patching import MEAN_SAMPLE
+from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
+from scenes import style
+from scenes.catalog import MLP_FACT
+from scenes.components import inside_safe_area
+from scenes.mlp_fact import K_NEURONS, FactLookup, MlpFact
+from scenes.params import ParamError
+from scenes.prompts import FACT_STREAM_WORDS, sport_fact_prompt
+
+__module_test__ = "mlp_fact"
+REPO = Path(__file__).resolve().parents[1]
+
+
+# --- independent recomputations -----------------------------------------------------------------------------
+def p_answer(gpt, ids, answer_id, patch=None) -> float:
+    return float(probabilities(gpt.trace(ids, patch=patch)["logits"][-1])[answer_id])
+
+
+def restored_share(gpt, tokens, first, partners, answer_id, layer, component, position) -> float:
+    """Mean over partners of (P_restored − P_corrupt) / (P_clean − P_corrupt), with the patch hook directly."""
+    vocab = gpt.tokenizer.vocab
+    clean_ids = [vocab[w] for w in tokens]
+    clean = gpt.trace(clean_ids)
+    state = clean["layers"][layer][component]["out"][position]
+    p_clean = p_answer(gpt, clean_ids, answer_id)
+    shares = []
+    for f, l in partners:
+        words = list(tokens)
+        words[first:first + 2] = [f, l]
+        ids = [vocab[w] for w in words]
+        p_corrupt = p_answer(gpt, ids, answer_id)
+        p_restored = p_answer(gpt, ids, answer_id, {(layer, component, position): state})
+        shares.append((p_restored - p_corrupt) / (p_clean - p_corrupt))
+    return float(np.mean(shares))
+
+
+def sport_directions(gpt, lang: str, layer: int) -> dict:
+    """Per sport: mean resid_post at the last name of "first last" over its people minus over the others."""
+    g = language.Language().grammar(lang)
+    people = language.Language().people
+    X = np.array([gpt.trace(f"{g.t(p.first)} {g.t(p.last)}")["layers"][layer]["resid_post"][-1] for p in people])
+    sports = np.array([p.sport for p in people])
+    return {s: X[sports == s].mean(0) - X[sports != s].mean(0) for s in language.SPORTS}
+
+
+def through_ln_f(gpt, trace, position, vector):
+    scale = np.sqrt(trace["ln_f"]["var"][position] + gpt.config.layer_norm_epsilon)
+    v = np.asarray(vector, np.float64)
+    return ((v - v.mean()) / scale * gpt.p("ln_f.weight")) @ gpt.W_E.T
+
+
+@pytest.fixture(scope="module")
+def sample_means(gpt):
+    """The MLP outputs' mean over the documented sample, from the language's corpus and plain traces."""
+    lang_ = language.Language()
+    streams = lang_.corpus(MEAN_SAMPLE["n_streams"], gpt.config.n_positions, MEAN_SAMPLE["seed"])
+    vocab = gpt.tokenizer.vocab
+    outs = [[] for _ in range(gpt.config.n_layer)]
+    for s in streams:
+        tr = gpt.trace([vocab[t.word] for t in s])
+        for l in range(gpt.config.n_layer):
+            outs[l].append(tr["layers"][l]["mlp"]["out"])
+    return {(l, "mlp"): np.concatenate(o).mean(0) for l, o in enumerate(outs)}
+
+
+# --- the prompt rule -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_default_prompt_is_the_first_sentence_asking_a_sport(lang):
+    chosen = sport_fact_prompt(lang)
+    lang_ = language.Language()
+    stream = lang_.stream(FACT_STREAM_WORDS, random.Random(language.SEED), lang=lang)
+    g = lang_.grammar(lang)
+    answers = [i for i, t in enumerate(stream) if t.kind == "sport" and t.template != "pronoun"]
+    first = answers[0]
+    assert stream[first].word == chosen["answer"]
+    start = max([i + 1 for i in range(first) if stream[i].word == g.t(".")], default=0)
+    assert chosen["tokens"] == [t.word for t in stream[start:first]]
+    assert tuple(chosen["person"]) in g.person and g.t(g.person[tuple(chosen["person"])].sport) == chosen["answer"]
+    assert chosen["lang"] == lang
+
+
+# --- the numbers, without rendering ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def facts(gpt, sample_means):
+    return {lang: FactLookup(gpt, {**MLP_FACT.defaults(), "lang": lang}, means=sample_means) for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_tracing_table_and_the_lookup_point(gpt, facts, lang):
+    f = facts[lang]
+    assert f.tokens == sport_fact_prompt(lang)["tokens"]
+    # the partners: every other person with another sport and the same gender
+    g = f.g
+    want = [[g.t(q.first), g.t(q.last)] for q in language.Language().people
+            if q.sport != f.person.sport and q.gender == f.person.gender]
+    assert f.ct["partners"] == want
+    # the largest cells and the lookup cell, recomputed with the patch hook
+    cells = {(c["layer"], c["component"], c["position"]) for c in f.largest} | {(f.layer, "mlp", f.position)}
+    for layer, comp, pos in cells:
+        r = [i for i, (l, c) in enumerate(f.rows) if (l, c) == (layer, comp)][0]
+        assert f.grid[r, pos] == pytest.approx(restored_share(gpt, f.tokens, f.first_index, want, f.answer_id,
+                                                              layer, comp, pos), abs=1e-9)
+    # the largest are the largest, the lookup is the MLP cell with the largest share
+    assert f.largest[0]["share"] == pytest.approx(float(f.grid.max()))
+    mlp_rows = [i for i, (_, c) in enumerate(f.rows) if c == "mlp"]
+    assert f.lookup_share == pytest.approx(float(f.grid[mlp_rows].max()))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_projections_readout_neurons_ablation_and_the_and(gpt, facts, sample_means, lang):
+    f = facts[lang]
+    tr = gpt.trace(f.prompt)
+    lay = tr["layers"][f.layer]
+    dirs = sport_directions(gpt, f.prompt_lang, f.layer)
+    for s in language.SPORTS:
+        u = dirs[s] / np.linalg.norm(dirs[s])
+        assert f.before[s] == pytest.approx(float(lay["resid_mid"][f.position] @ u), abs=1e-9)
+        assert f.after[s] == pytest.approx(float(lay["resid_post"][f.position] @ u), abs=1e-9)
+    # the MLP output through ln_f and the unembedding, among the prompt language's words
+    per_word = through_ln_f(gpt, tr, f.position, lay["mlp"]["out"][f.position])
+    ids = sorted(gpt.tokenizer.vocab[w] for w in language.vocabulary_of(f.prompt_lang))
+    ranked = sorted(ids, key=lambda i: -per_word[i])
+    assert [t["id"] for t in f.readout["top"]] == ranked[:len(f.readout["top"])]
+    assert f.readout["ranks"][f.answer_id] == ranked.index(f.answer_id) + 1
+    # the neurons: activation × (W_out row · (unit own − mean unit others))
+    unit = {s: d / np.linalg.norm(d) for s, d in dirs.items()}
+    contrast = unit[f.person.sport] - np.mean([u for s, u in unit.items() if s != f.person.sport], axis=0)
+    push = lay["mlp"]["act"][f.position] * (gpt.p(f"h.{f.layer}.mlp.c_proj.weight") @ contrast)
+    np.testing.assert_allclose(f.attribution["per_neuron"], push, atol=1e-9)
+    assert f.top == list(np.argsort(-push, kind="stable")[:K_NEURONS])
+    order = np.argsort(-push, kind="stable")
+    for k in (1, 5, 20):
+        assert f.spread["shares"][k] == pytest.approx(push[order[:k]].sum() / push.sum(), abs=1e-9)
+    # what each neuron fires for: its activation at the last name of each person
+    people = language.Language().people
+    g = language.Language().grammar(f.prompt_lang)
+    acts = np.array([gpt.trace(f"{g.t(p.first)} {g.t(p.last)}")["layers"][f.layer]["mlp"]["act"][-1] for p in people])
+    for n, pr in zip(f.top, f.profiles):
+        means = {s: acts[[p.sport == s for p in people], n].mean() for s in language.SPORTS}
+        assert pr["best"] == max(means, key=means.get)
+        assert pr["mean_best"] == pytest.approx(means[pr["best"]], abs=1e-9)
+        assert pr["mean_others"] == pytest.approx(acts[[p.sport != pr["best"] for p in people], n].mean(), abs=1e-9)
+    # the mean-ablation, from the sample's mean MLP output
+    patch = {(f.layer, "mlp", f.position): sample_means[f.layer, "mlp"]}
+    assert f.ablation["p_after"] == pytest.approx(p_answer(gpt, f.token_ids, f.answer_id, patch), abs=1e-9)
+    assert f.ablation["p_before"] == pytest.approx(p_answer(gpt, f.token_ids, f.answer_id), abs=1e-12)
+    p = probabilities(gpt.trace(f.token_ids, patch=patch)["logits"][-1])
+    assert f.new_top["word"] == gpt.tokenizer.words[int(np.argmax(p))]
+    # the AND: each variant's prediction is the model's argmax for that prompt, and the variants follow the rule
+    assert f.variants[0]["names"] == [f.tokens[f.first_index], f.tokens[f.last_index]]
+    for v in f.variants:
+        p = probabilities(gpt.trace(v["token_ids"])["logits"][-1])
+        assert v["prediction"] == gpt.tokenizer.words[int(np.argmax(p))] and v["p"] == pytest.approx(p.max())
+    assert f.variants[1]["names"][1] == f.tokens[f.last_index] != f.variants[2]["names"][1]
+    assert f.variants[2]["names"][0] == f.tokens[f.first_index] != f.variants[1]["names"][0]
+
+
+def test_the_caption_rules_can_choose_otherwise(facts):
+    """The rules are over the numbers: shifted numbers choose the other captions."""
+    f = facts["en"]
+    saved = dict(f.after)
+    try:
+        other = next(s for s in language.SPORTS if s != f.person.sport)
+        f.after[other] = f.before[other] + 10 * abs(f.after[f.person.sport] - f.before[f.person.sport]) + 1
+        assert f.lookup_key()[0] == "lookup_not"
+    finally:
+        f.after.clear()
+        f.after.update(saved)
+    assert f.lookup_key()[0] in ("lookup_clean", "lookup_most")
+
+
+def test_a_prompt_without_a_person_is_a_clear_error(gpt):
+    with pytest.raises(ParamError, match="names no person"):
+        MLP_FACT.resolve({"prompt": "a blue whale swam the sea ."}, model=gpt)
+
+
+def test_a_prompt_without_a_person_is_one_line_and_exit_2():
+    result = subprocess.run([sys.executable, str(REPO / "render.py"), "mlp_fact", "--set", "prompt=a blue whale was",
+                             "--quality", "preview", "--format", "png"], cwd=REPO, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "person" in lines[0] and "Traceback" not in result.stderr, result.stderr
+
+
+# --- the scene as played: labels are the rounding of the manifest's numbers ----------------------------------
+@pytest.fixture(scope="module")
+def played(lecture):
+    return {lang: lecture.dry("mlp_fact", lang) for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_labels_are_the_rounded_numbers(played, lang):
+    s = played[lang]
+    v = s.values
+    grid = np.asarray(v["causal_trace"]["share"])
+    assert [n.text for n in s.grid.numbers] == [f"{grid[r, c]:.2f}" for r, c in s.grid.written]
+    assert sorted(s.grid.written) == sorted(zip(*np.nonzero(grid >= v["causal_trace"]["written_floor"])))
+    pr = v["projections"]
+    assert [n.text for n in s.look_numbers] == [f"{style.signed(b, 1)} \u2192 {style.signed(a, 1)}"
+                                                for b, a in zip(pr["before"], pr["after"])]
+    assert [n.text for n in s.read_numbers] == [style.signed(t["logit"], 2) for t in v["readout"]["top"]]
+    for row, n in zip(s.neuron_numbers, v["neurons"]):
+        assert [m.text for m in row] == [f"#{n['neuron']}", style.signed(n["push"], 2), f"{n['mean_them']:.2f}",
+                                         f"{n['mean_others']:.2f}"]
+    assert [n.text for n in s.spread_numbers] == [style.percent(v["spread"][k]) for k in ("1", "5", "20")]
+    a = v["ablation"]
+    assert [n.text for n in s.abl_numbers] == [style.percent(a["p_before"]), style.percent(a["p_after"])]
+    assert [n.text for n in s.and_numbers] == [style.percent(x["p"]) for x in v["and"]]
+    rules = v["caption_rules"]
+    assert set(rules) == {"largest", "lookup", "readout", "spread", "ablation", "and"}
+    keys = [c["key"] for c in s.captions]
+    assert all(r["key"] in keys for r in rules.values())
+
+
+def test_components_stay_inside_the_frame(played):
+    for lang in ("en", "zh"):
+        s = played[lang]
+        for m in (s.grid, s.legend, s.look_words, s.look_numbers, s.neuron_rows, s.spread_numbers, s.abl_labels,
+                  s.and_rows):
+            assert inside_safe_area(m), (lang, type(m).__name__)
+
+
+# --- rendering through render.py, and the manifest as proof ------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_its_manifest_matches_the_model(lecture, gpt, lang):
+    m = manifest_of(lecture.clips("mlp_fact")[lang])
+    v = m["values"]
+    tr = gpt.trace(v["prompt"])
+    assert v["tokens"] == list(tr["tokens"]) and v["token_ids"] == [int(i) for i in tr["token_ids"]]
+    assert v["prompt"] == sport_fact_prompt(lang)["prompt"] and v["prompt_rule"]["lang"] == lang
+    assert v["p_answer"] == pytest.approx(p_answer(gpt, v["token_ids"], v["answer_id"]), abs=1e-12)
+    ct = v["causal_trace"]
+    lk = v["lookup"]
+    r = [list(x) for x in ct["rows"]].index([lk["layer"], "mlp"])
+    assert ct["share"][r][lk["position"]] == pytest.approx(
+        restored_share(gpt, v["tokens"], v["first_index"], ct["partners"], v["answer_id"], lk["layer"], "mlp",
+                       lk["position"]), abs=1e-9)
+    assert len(v["push_all"]) == gpt.config.n_inner
+    assert sum(v["push_all"]) + v["push_bias"] == pytest.approx(v["push_total"], abs=1e-9)
+    assert [n["neuron"] for n in v["neurons"]] == list(np.argsort(-np.asarray(v["push_all"]), kind="stable")[:K_NEURONS])
+
+
+# --- a key frame against committed control data (tests/control_data/mlp_fact) -------------------------------
+@pytest.fixture
+def where_beat(monkeypatch):
+    stop_at_beat(monkeypatch, "where", lang="en")
+
+
+@frames_comparison(base_scene=MlpFact)
+@pytest.mark.usefixtures("where_beat")
+def test_frame_where(scene):
+    play_until_section_ends(scene, MlpFact.construct)
