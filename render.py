@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 from scenes.catalog import SCENES, find  # noqa: E402  (light: no manim, no model)
 from scenes.params import ParamError, SceneSpec, canonical_json, pick_section  # noqa: E402
 
-RENDER_VERSION = "3"   # bump when render.py changes what it writes, to invalidate every cache entry
+RENDER_VERSION = "4"   # bump when render.py changes what it writes, to invalidate every cache entry
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141
 
 QUALITIES = {  # name: (manim quality, directory, width, height, fps)
@@ -52,7 +52,8 @@ SHORTHANDS = {  # flag: the parameter names it may stand for, first match wins
     "prompt": ("prompt",), "temperature": ("temperature", "temperatures"), "layer": ("layer",),
     "head": ("head",), "lang": ("lang",), "seed": ("seed",),
 }
-RENDER_KEYS = {"quality", "format", "transparent", "jobs", "model"}   # [lecture] keys that are not parameters
+# [lecture] keys that are not parameters
+RENDER_KEYS = {"quality", "format", "transparent", "clean", "slides", "jobs", "model"}
 
 
 class UsageError(Exception):
@@ -69,6 +70,7 @@ class Job:
     format: str
     transparent: bool
     section: str | None
+    clean: bool = False         # captions left out (drawn transparent): a clip for voice-over
     where: str = ""             # for error messages: "lecture.toml: scene[2]: "
     params: dict = field(default_factory=dict)
     name: str = ""
@@ -94,6 +96,8 @@ def variant_name(job: Job) -> str:
         parts += ["section", slug(job.section)]
     if job.transparent:
         parts.append("transparent")
+    if job.clean:
+        parts.append("clean")
     name = "-".join(parts)
     if len(name) > 100:  # keep names short; the hash keeps them distinct
         digest = hashlib.sha256(canonical_json({**job.params, "section": job.section}).encode()).hexdigest()[:10]
@@ -309,7 +313,7 @@ def cache_key(job: Job, model: dict, env: dict) -> str:
     sha256 of each one that the manifest lists (see source_closure)."""
     parts = {"render": RENDER_VERSION, "model": model, "environment": env,
              "params": job.params, "quality": job.quality, "format": job.format,
-             "transparent": job.transparent, "section": job.section}
+             "transparent": job.transparent, "clean": job.clean, "section": job.section}
     return hashlib.sha256(canonical_json(parts).encode()).hexdigest()
 
 
@@ -338,6 +342,12 @@ def build_parser() -> Parser:
                                                               "4k 2160p60 (default: preview, or the recipe's)")
     p.add_argument("--format", choices=FORMATS, help="mp4 (default), webm, gif, mov, or png (a still)")
     p.add_argument("--transparent", action="store_true", default=None, help="transparent background (mov, webm, png)")
+    p.add_argument("--clean", action="store_true", default=None,
+                   help="a clean clip for voice-over: no narration line on screen (same timeline and numbers; "
+                        "its caption tracks carry the text); named <scene>[-<variant>]-clean")
+    p.add_argument("--slides", action="store_true", default=None,
+                   help="also write an offline single-file HTML slide deck (manim-slides), one slide per beat: "
+                        "<recipe>[-lang-zh].slides.html for a recipe, else <clip>.slides.html")
     p.add_argument("--section", help="only this beat (name or number; several with commas, or `all`): "
                                      "a clip, or with --format png its last frame")
     p.add_argument("--config", type=Path, help="a lecture recipe (TOML), e.g. lecture.toml")
@@ -407,8 +417,9 @@ def read_recipe(path: Path) -> tuple[dict, list[dict]]:
                              ("format", lecture.get("format"), FORMATS)):
         if value is not None and value not in kind:
             raise UsageError(f"{where}: lecture.{key} must be one of {', '.join(kind)}, got {value!r}")
-    if "transparent" in lecture and not isinstance(lecture["transparent"], bool):
-        raise UsageError(f"{where}: lecture.transparent must be true or false")
+    for key in ("transparent", "clean", "slides"):
+        if key in lecture and not isinstance(lecture[key], bool):
+            raise UsageError(f"{where}: lecture.{key} must be true or false")
     if "jobs" in lecture and (not isinstance(lecture["jobs"], int) or lecture["jobs"] < 1):
         raise UsageError(f"{where}: lecture.jobs must be a positive integer")
     if "model" in lecture and not isinstance(lecture["model"], str):
@@ -425,7 +436,7 @@ def plan(args) -> tuple[list[Job], dict]:
     """The jobs to run, and the render settings; every parameter is checked but not yet resolved."""
     given = cli_params(args)
     settings = {"quality": args.quality, "format": args.format, "transparent": args.transparent,
-                "jobs": args.jobs, "model": args.model}
+                "clean": args.clean, "slides": args.slides, "jobs": args.jobs, "model": args.model}
     jobs: list[Job] = []
     if args.config:
         lecture, entries = read_recipe(args.config)
@@ -469,6 +480,10 @@ def plan(args) -> tuple[list[Job], dict]:
     settings["quality"] = settings["quality"] or "preview"
     settings["format"] = settings["format"] or "mp4"
     settings["transparent"] = bool(settings["transparent"])
+    settings["clean"] = bool(settings["clean"])
+    settings["slides"] = bool(settings["slides"])
+    if settings["slides"] and settings["format"] != "mp4":
+        raise UsageError(f"--slides needs --format mp4 (got {settings['format']})")
     if settings["transparent"] and settings["format"] not in TRANSPARENT_FORMATS:
         raise UsageError(f"--transparent needs --format {', '.join(TRANSPARENT_FORMATS)} "
                          f"(got {settings['format']}: it has no alpha channel)")
@@ -476,6 +491,7 @@ def plan(args) -> tuple[list[Job], dict]:
         raise UsageError("--jobs must be at least 1")
     for job in jobs:
         job.quality, job.format, job.transparent = settings["quality"], settings["format"], settings["transparent"]
+        job.clean = settings["clean"]
     return jobs, settings
 
 
@@ -894,6 +910,8 @@ def split_timeline(parts: list[dict], fps: int) -> tuple[list[dict], list]:
     edges.append(sum(frames))
     timeline = [{"section": name, "start": round(a / fps, 3), "end": round(b / fps, 3)}
                 for name, a, b in zip(beats, edges, edges[1:])]
+    for c in last["record"].get("captions", []):   # a narration line: from the frames of the plays before it
+        c["start"], c["end"] = (round(sum(frames[:n]) / fps, 3) for n in c["plays"])
     return timeline, [[*p, skipped.get(i)] for i, p in enumerate(plays)]
 
 
@@ -922,7 +940,7 @@ def job_spec(job: Job, work: Path, slot: int, media: Path, model_dir: Path, mode
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     return {"scene": job.spec.name, "params": job.params, "quality": job.quality, "format": job.format,
-            "transparent": job.transparent, "section": job.section, "output": str(job.output),
+            "transparent": job.transparent, "clean": job.clean, "section": job.section, "output": str(job.output),
             "model_dir": str(model_dir), "model": model, "environment": env, **sources, "cache_key": job.key,
             "work": str(work), "slot_dir": str(media / ".cache" / f"slot-{slot}"), "repo": str(REPO),
             "plan_file": str(plan_path(media, job)), **extra}
@@ -1287,11 +1305,13 @@ def check_remote(job: dict) -> None:
         raise RuntimeError(f"this worker's model at {job['model_dir']} is not the one render.py keys the cache with")
 
 
-# Partial movies encoded while the scene draws the next animations (ManimCE's max_inflight_encoders; its default,
-# 1, makes the scene wait at the end of every animation until its movie is encoded: 17 % of a medium-quality
-# render's wall time in benchmarks/profile_render.py). Each partial movie still has its own encoder and the
-# same frames, so the clip is the same (tests/test_render.py compares the frames with plain `manim render`).
-ENCODERS_IN_FLIGHT = 4
+# Partial movies encoded while the scene draws the next animations (ManimCE's max_inflight_encoders). Its default,
+# 1, makes the scene wait at the end of every animation until its movie is encoded (17 % of a medium-quality
+# render's wall time in benchmarks/profile_render.py); 4 saved 13 % of the wall time, but twice, on a loaded
+# machine, one animation's frames of such a render differed from plain `manim render`'s (CI, and a helper's run;
+# never reproduced on demand), so render.py encodes one partial movie at a time, as ManimCE does, until that is
+# understood (docs/rendering.md). tests/test_render.py compares every frame with plain `manim render`.
+ENCODERS_IN_FLIGHT = 1
 
 PLAN_FROM = 10**9   # a planning pass starts drawing at this play number: never
 
@@ -1306,7 +1326,8 @@ def write_json(path: Path, data) -> None:
 def render_scene(job: dict, work: Path):
     """Render the job's scene; returns the file manim wrote (None for a plan), the scene, and one entry per
     play (animation or wait) in order: [rendered, seconds of video, seconds of wall time]."""
-    from scenes.lecture import ENV_MODEL, ENV_PARAMS, ENV_SECTION
+    from scenes.lecture import ENV_CLEAN, ENV_MODEL, ENV_PARAMS, ENV_SECTION
+    os.environ[ENV_CLEAN] = "1" if job.get("clean") else ""
     os.environ[ENV_MODEL] = job["model_dir"]
     os.environ[ENV_PARAMS] = json.dumps(job["params"])
     os.environ[ENV_SECTION] = job["section"] or ""
@@ -1404,9 +1425,50 @@ def sources_after_render(job: dict, root: Path) -> tuple[dict, list[str]]:
     return dict(sorted(sources.items())), sorted(changed)
 
 
+def caption_texts(scene, c: dict) -> dict:
+    """A caption in every language the scene's strings have: the same key and values (the title card's note:
+    the scene's title_note() in that language). The clip's own language is the text it showed."""
+    from scenes.style import LANGUAGES
+    texts = {}
+    for lang in LANGUAGES:
+        if lang == scene.lang:
+            texts[lang] = c["text"]
+        elif c["key"] == "title_note":
+            own, scene.lang = scene.lang, lang
+            try:
+                texts[lang] = scene.title_note()
+            finally:
+                scene.lang = own
+        else:
+            texts[lang] = scene.strings(c["key"], lang, **c.get("values", {}))
+    return texts
+
+
+def scene_captions(scene) -> list[dict]:
+    """Every narration line of the clip, in the clip's own time: {"beat", "key", "start", "end", "text", "texts"}
+    from when it is fully shown to when it starts to leave (the scene's clock, LectureScene.captions), with
+    "plays" (the number of plays done at those two moments, for split_timeline; install() drops them). A
+    one-beat clip keeps the lines on screen during its beat, cut to it and counted from its start; "texts" has
+    the line in every language (the clip's own one is "text")."""
+    end = float(scene.renderer.time)
+    start = scene.beat_starts[scene.only_section] if scene.only_section is not None else 0.0
+    out = []
+    for c in scene.captions:
+        shown = max(c["shown"], start)
+        left = min(c["left"] if c["left"] is not None else end, end)
+        if left - shown <= 1e-9:
+            continue
+        out.append({"beat": c["beat"], "key": c["key"], "start": round(shown - start, 3),
+                    "end": round(left - start, 3), "text": c["text"], "texts": caption_texts(scene, c),
+                    "plays": [c["shown_play"], c["left_play"] if c["left_play"] is not None
+                              else scene.renderer.num_plays]})
+    return out
+
+
 def manifest_record(job: dict, scene) -> dict:
     """The manifest's fields that come from the rendered scene."""
     from model import to_jsonable
+    from scenes.style import LANGUAGES
     quality = QUALITIES[job["quality"]]
     model_dir = Path(job["model_dir"])
     try:
@@ -1415,11 +1477,14 @@ def manifest_record(job: dict, scene) -> dict:
         model_dir_shown = str(model_dir)
     return {
         "scene": job["scene"], "class": SCENES[job["scene"]].cls,
+        "titles": {lang: scene.strings("title", lang) for lang in LANGUAGES},
         "params": to_jsonable(scene.params),
         "output": Path(job["output"]).name, "quality": job["quality"], "resolution": [quality[1], quality[2]],
-        "fps": quality[3], "format": job["format"], "transparent": job["transparent"], "section": job["section"],
+        "fps": quality[3], "format": job["format"], "transparent": job["transparent"],
+        "clean": bool(job.get("clean")), "section": job["section"],
         "sections": scene.section_names,
         "timeline": scene.timeline() if job["format"] != "png" else [],
+        "captions": scene_captions(scene) if job["format"] != "png" else [],
         "model": {"dir": model_dir_shown, **job["model"], "config": scene.gpt.config.as_dict()},
         "manim_version": job["environment"]["distributions"]["manim"], "environment": job["environment"],
         "cache_key": job["cache_key"],
@@ -1441,7 +1506,8 @@ def install(job: dict, produced: Path, record: dict, seconds: float, sources: di
     manifest.unlink(missing_ok=True)
     os.replace(produced, output)
     record = {**record, "cache_key": None if changed else job["cache_key"], "sources": {} if changed else sources,
-              "render_seconds": round(seconds, 2)}
+              "render_seconds": round(seconds, 2),
+              "captions": [{k: v for k, v in c.items() if k != "plays"} for c in record.get("captions", [])]}
     if changed:
         record["changed_during_render"] = list(changed)
     values = record.pop("values")   # last, as before: the long part
@@ -1455,6 +1521,89 @@ def save_plan(job: dict, plays: list) -> None:
     if plan and plays and job["section"] is None and job["format"] != "png":
         Path(plan).parent.mkdir(parents=True, exist_ok=True)
         write_json(Path(plan), {"quality": job["quality"], "plays": plays})
+
+
+# --- course packaging: tracks, the full lecture, the course page --------------------------------------
+# course.py reads finished clips and manifests and changes no clip, so it is no source of a clip: it is loaded
+# by this computed name, which the cache's import walk (imported_names) does not follow.
+COURSE_MODULE = "course"
+MOVIE_FORMATS = ("mp4", "webm", "mov")
+LECTURE_FORMATS = ("mp4",)   # joined with container chapters
+
+
+def lang_variants(job: Job, gpt, media: Path) -> dict[str, Path]:
+    """The outputs of this job's scene in every language it has (lang set, the rest as the job asks)."""
+    lang_param = next((p for p in job.spec.params if p.name == "lang"), None)
+    if lang_param is None:
+        return {job.params.get("lang", "en"): job.output}
+    out = {}
+    for lang in lang_param.kind.options:
+        other = replace(job, typed={**job.typed, "lang": lang},
+                        text={k: v for k, v in job.text.items() if k not in ("lang", "--lang")})
+        other.params = other.spec.resolve(other.typed, other.text, model=gpt, where=job.where)
+        other.name = variant_name(other)
+        out[lang] = output_path(media, other)
+    return out
+
+
+def package(args, jobs: list[Job], settings: dict, media: Path, model_dir: Path) -> int:
+    """After the renders: every movie clip's caption and chapter tracks; for a whole recipe (--config, no scene
+    named) also the full lecture (mp4) and the course page. One line and exit 1 if something cannot be packaged."""
+    import importlib
+    if settings["format"] not in MOVIE_FORMATS:
+        return 0
+    course = importlib.import_module(COURSE_MODULE)
+    try:
+        for job in jobs:
+            course.write_tracks(job.output)
+        slides_work = media / ".cache" / "slides" / settings["quality"]
+        if not args.config or args.scenes:
+            if settings["slides"]:
+                for job in jobs:
+                    deck = job.output.with_name(f"{job.output.stem}.slides.html")
+                    n = course.build_deck([job.output], deck, job.params.get("lang", "en"), slides_work)
+                    print(f"slides: {n} -> {relative(deck)}", flush=True)
+            return 0
+        quality_dir = media / settings["quality"]
+        lang = jobs[0].params.get("lang", "en")
+        if settings["format"] in LECTURE_FORMATS:
+            suffix = "".join(f"-{part}" for part, on in (("lang-zh", lang == "zh"),
+                                                          ("transparent", settings["transparent"]),
+                                                          ("clean", settings["clean"])) if on)
+            lecture = quality_dir / f"{args.config.stem}{suffix}.{settings['format']}"
+            status, record = course.build_lecture([job.output for job in jobs], lecture, lang)
+            course.write_tracks(lecture)
+            print(f"lecture: {status} ({len(jobs)} clips, {record['duration']:.1f} s) -> {relative(lecture)}",
+                  flush=True)
+            if settings["slides"]:
+                deck = lecture.with_name(f"{lecture.stem}.slides.html")
+                n = course.build_deck([job.output for job in jobs], deck, lang, slides_work)
+                print(f"slides: {n} -> {relative(deck)}", flush=True)
+        lessons, gpt = [], load_model(model_dir)
+        for job in jobs:
+            found = {l: p for l, p in lang_variants(job, gpt, media).items()
+                     if p.is_file() and manifest_path(p).is_file() and p.suffix == job.output.suffix}
+            found[lang] = job.output
+            lessons.append(found)
+        index = course.build_course(lessons, quality_dir / ("course-clean" if settings["clean"] else "course"),
+                                    lang, page_colours)
+        print(f"course page: {relative(index)}", flush=True)
+    except Exception as e:  # noqa: BLE001 - a clip or manifest that cannot be packaged: one line
+        detail = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        what = "" if isinstance(e, course.PackagingError) else f"{type(e).__name__}: "
+        print(f"render.py: packaging failed: {what}{detail}", file=sys.stderr)
+        return EXIT_FAILED
+    return 0
+
+
+def page_colours() -> dict:
+    """The course page's colours, from the scenes' own (scenes/style.py, the visual language)."""
+    from manim import ManimColor
+
+    from scenes import style
+    hexa = lambda c: ManimColor(c).to_hex()   # noqa: E731
+    return {"background": hexa(style.BACKGROUND), "text": hexa(style.TEXT), "muted": hexa(style.MUTED),
+            "accent": hexa(style.POSITION), "focus": hexa(style.PROB)}
 
 
 # --- list ---------------------------------------------------------------------------------------
@@ -1514,8 +1663,11 @@ def main(argv: list[str] | None = None) -> int:
         n_jobs = settings["jobs"] or os.cpu_count() or 1
         client = connect(args.scheduler) if args.scheduler and not args.dry_run else None
         try:
-            return run(jobs, n_jobs, media, model_dir, model, env, force=args.force, dry_run=args.dry_run,
-                       client=client)
+            status = run(jobs, n_jobs, media, model_dir, model, env, force=args.force, dry_run=args.dry_run,
+                         client=client)
+            if status == 0 and not args.dry_run:
+                status = package(args, jobs, settings, media, model_dir)
+            return status
         finally:
             if client is not None:
                 client.close()

@@ -26,8 +26,7 @@ from . import superposition as lab
 from .config import GPT3_175B
 from .errors import ModelError
 
-DATA_FILES = ("model/snapshots/superposition.json",)   # what the scenes read: render.py keys its cache on it
-PATH = Path(__file__).resolve().parents[1] / DATA_FILES[0]
+PATH = Path(__file__).resolve().parent / "snapshots" / "superposition.json"
 
 RECIPE = {
     "pack": {"n_vectors": 10_000, "dim": 100, "steps": 20, "seed": 0},

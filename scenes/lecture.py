@@ -22,6 +22,8 @@ environment, read once in setup():
     GPT_LECTURE_MODEL    weights directory (default: model/weights)
     GPT_LECTURE_PARAMS   JSON object of parameters, e.g. {"lang": "zh", "top_k": 3}
     GPT_LECTURE_SECTION  render only this beat (name or 1-based number): a clip, or with -s its last frame
+    GPT_LECTURE_CLEAN    "1": a clean clip for voice-over: every caption (and the title card's note) is drawn
+                         fully transparent, so the timeline and the numbers stay those of the captioned clip
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from .components import Label, caption, math_tex
 from .params import ParamError, SceneSpec, pick_section
 
 ENV_MODEL, ENV_PARAMS, ENV_SECTION = "GPT_LECTURE_MODEL", "GPT_LECTURE_PARAMS", "GPT_LECTURE_SECTION"
+ENV_CLEAN = "GPT_LECTURE_CLEAN"
 
 
 def load_model(directory: str | None = None):
@@ -84,6 +87,8 @@ class LectureScene(Scene):
         self.beats_done = 0
         self.beat_starts: list[float] = []    # scene time at the start of each beat played
         self.captions: list[dict] = []        # every caption shown: key, text, when fully shown, when it left
+        #                                       (scene time, and the number of plays done then: shown_play, left_play)
+        self.clean = os.environ.get(ENV_CLEAN, "").strip() == "1"   # captions drawn transparent (voice-over)
         self.current_caption = None
         self.title_group, self.title_up = None, False
         wanted = os.environ.get(ENV_SECTION, "").strip()
@@ -110,6 +115,7 @@ class LectureScene(Scene):
         for name, play in self.script():
             self.beat(name)
             if self.title_up:
+                self.caption_left()   # the title card's note leaves with the card
                 self.play(FadeOut(self.title_group), run_time=self.TITLE_FADE)
                 self.title_up = False
             play()
@@ -153,13 +159,14 @@ class LectureScene(Scene):
 
     def say(self, key: str, **values) -> None:
         """Replace the caption with the string `key`, once the one on screen has been read."""
-        new = caption(self.s(key, **values), self.lang)
+        new = self.hidden_if_clean(caption(self.s(key, **values), self.lang))
         old = self.current_caption
         self.hold_for_reading()
         self.caption_left()
         self.play(*([FadeOut(old)] if old is not None else []), FadeIn(new), run_time=self.CAPTION_FADE)
         self.current_caption = new
         self.caption_shown(key, new.text)
+        self.captions[-1]["values"] = values   # to say the same key in the other language (render.py's tracks)
 
     def caption_rule(self, name: str, key: str, rule: str, **inputs) -> str:
         """Record which caption a rule over the numbers chose (`key`), the rule in words, and its inputs, in
@@ -173,11 +180,17 @@ class LectureScene(Scene):
 
     def caption_shown(self, key: str, text: str) -> None:
         self.captions.append({"beat": self.section_names[max(self.beats_done - 1, 0)], "key": key, "text": text,
-                              "shown": float(self.renderer.time), "left": None})
+                              "shown": float(self.renderer.time), "left": None,
+                              "shown_play": self.renderer.num_plays, "left_play": None})
 
     def caption_left(self) -> None:
         if self.captions and self.captions[-1]["left"] is None:
             self.captions[-1]["left"] = float(self.renderer.time)
+            self.captions[-1]["left_play"] = self.renderer.num_plays
+
+    def hidden_if_clean(self, mobject):
+        """A caption as drawn: in a clean clip (GPT_LECTURE_CLEAN) fully transparent, same place and timing."""
+        return mobject.set_opacity(0) if self.clean else mobject
 
     def hold_for_reading(self) -> None:
         """Wait until the caption on screen has been up long enough to read (rounded up to 0.1 s)."""
@@ -212,7 +225,7 @@ class LectureScene(Scene):
         title_m = Label(self.s("title"), font_size=style.TITLE).move_to(UP * self.TITLE_TOP)
         subtitle_m = Label(self.s("subtitle"), font_size=style.SUBTITLE, color=style.MUTED).next_to(title_m, DOWN,
                                                                                                     0.45)
-        note_m = caption(note, self.lang, y=self.NOTE_Y)
+        note_m = self.hidden_if_clean(caption(note, self.lang, y=self.NOTE_Y))
         self.play(FadeIn(title_m, shift=UP * 0.2), run_time=style.STEP)
         self.play(FadeIn(subtitle_m), FadeIn(note_m), run_time=style.STEP)
         self.caption_shown("title_note", note)

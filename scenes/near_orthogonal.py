@@ -28,6 +28,8 @@ from scenes.components.superposition import AngleHistogram, LogChart, VectorFan
 from scenes.lecture import LectureScene
 from scenes.style import (ANGLE_BARS, BAND, BOUND, MEASURED, MUTED, RANDOM_ESTIMATE, SHARED, TEXT, Strings)
 
+DATA_FILES = ("model/snapshots/superposition.json",)   # read through load_snapshots: render.py keys on it
+
 S = SHARED | Strings({
     "title": {"en": "Almost perpendicular", "zh": "几乎垂直"},
     "subtitle": {"en": "How many directions fit in d dimensions?", "zh": "d 维空间里能放下多少个方向？"},

@@ -23,6 +23,8 @@ from scenes.components.superposition import VectorFan
 from scenes.lecture import LectureScene
 from scenes.style import FEATURE_COLOURS, MUTED, SHARED, TEXT, Strings
 
+DATA_FILES = ("model/snapshots/superposition.json",)   # read through load_snapshots: render.py keys on it
+
 S = SHARED | Strings({
     "title": {"en": "Superposition in a toy model", "zh": "玩具模型里的叠加"},
     "subtitle": {"en": "Five features, two dimensions (Elhage et al., 2022)", "zh": "五个特征，两个维度（Elhage 等，2022）"},

@@ -6,9 +6,12 @@ cd "$(dirname "$0")/.."
 extra="${1:-runtime}"
 
 # Debian packages (see DEVELOPERS.md): cairo/pango to build manim, LaTeX for numbers and formulas,
-# Noto CJK for Chinese text.
+# Noto CJK for Chinese text. For the tests also Chromium and its driver, to check the course page in a real
+# browser (tests/test_course.py).
 APT_PACKAGES=(build-essential python3-dev pkg-config libcairo2-dev libpango1.0-dev
               texlive-latex-base texlive-latex-extra texlive-fonts-recommended dvisvgm fonts-noto-cjk)
+command -v npm >/dev/null || APT_PACKAGES+=(npm)   # to fetch reveal.js for the slide decks (below)
+[[ "$extra" == test ]] && APT_PACKAGES+=(chromium chromium-driver)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -50,4 +53,23 @@ if ! installed "$extra" && ! { [[ "$extra" == runtime ]] && installed test; }; t
         exit 1
     fi
     echo "$want" > "$stamp"
+fi
+
+# reveal.js for the slide decks: manim-slides' HTML converter inlines it into a single-file deck, and would
+# download it from a CDN; this is the npm package of the version manim-slides 5.7.0 names, unpacked into the venv.
+REVEAL_VERSION=6.0.1
+reveal=".venv/share/reveal.js-$REVEAL_VERSION"
+if [[ ! -f "$reveal/dist/reveal.js" ]]; then
+    echo "setup: fetching reveal.js $REVEAL_VERSION (npm) for the slide decks" >&2
+    tmp="$(mktemp -d)"
+    if ! { (cd "$tmp" && npm pack --silent "reveal.js@$REVEAL_VERSION" >/dev/null) \
+           && tar xzf "$tmp/reveal.js-$REVEAL_VERSION.tgz" -C "$tmp"; }; then
+        rm -rf "$tmp"
+        echo "setup: fetching reveal.js with npm failed" >&2
+        exit 1
+    fi
+    mkdir -p .venv/share
+    rm -rf "$reveal"
+    mv "$tmp/package" "$reveal"
+    rm -rf "$tmp"
 fi

@@ -1,0 +1,359 @@
+"""Course packaging (course.py, run by render.py): caption and chapter tracks, the full lecture, clean clips, and
+the course page opened in headless Chromium from file://, as a user opens it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, run_render
+
+import course
+import render
+
+# Two short clips: a whole scene (several beats, so its chapters seek somewhere) and one beat of another.
+RECIPE = """
+[lecture]
+quality = "preview"
+slides = true
+
+[[scene]]
+name = "token_embedding"
+
+[[scene]]
+name = "positional_encoding"
+section = "title"
+"""
+CLIPS = ["token_embedding", "positional_encoding-section-title"]
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """The recipe rendered once at preview: clips, tracks, the lecture and the course page."""
+    root = tmp_path_factory.mktemp("course")
+    recipe = root / "lecture.toml"
+    recipe.write_text(RECIPE)
+    media = root / "media"
+    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
+    assert r.returncode == 0, r.stderr
+    return {"media": media, "dir": media / "preview", "recipe": recipe, "stdout": r.stdout}
+
+
+def container_seconds(path: Path) -> float:
+    """The video stream's length from its frames: their count over the frame rate."""
+    import av
+    with av.open(str(path)) as c:
+        s = c.streams.video[0]
+        frames = sum(1 for _ in c.demux(s) if _.dts is not None)
+        return frames / float(s.average_rate)
+
+
+def manifest(path: Path) -> dict:
+    return json.loads(render.manifest_path(path).read_text())
+
+
+# --- caption times in the manifest ---------------------------------------------------------------------
+def test_a_split_clip_times_its_captions_by_the_frames_of_the_plays_before_them():
+    """split_timeline shifts each narration line like the beats: by the frames of the plays before it."""
+    fps = 10
+    plays = [[True, 0.5, 0.1], [True, 1.0, 0.1], [True, 0.3, 0.1], [True, 2.0, 0.1]]
+    first = {"plays": [plays[0], plays[1], [False, 0.3, 0.0], [False, 2.0, 0.0]]}
+    captions = [{"key": "a", "start": 9.0, "end": 9.0, "plays": [1, 2]}, {"key": "b", "start": 9.0, "end": 9.0,
+                                                                           "plays": [3, 4]}]
+    last = {"plays": [[False, 0.5, 0.0], [False, 1.0, 0.0], plays[2], plays[3]],
+            "sections": [["title", 2], ["x", 2]],
+            "record": {"sections": ["title", "x"], "captions": captions}}
+    timeline, _ = render.split_timeline([first, last], fps)
+    assert timeline == [{"section": "title", "start": 0.0, "end": 1.5}, {"section": "x", "start": 1.5, "end": 3.8}]
+    assert [(c["start"], c["end"]) for c in captions] == [(0.5, 1.5), (1.8, 3.8)]
+
+
+def test_the_manifest_has_every_narration_line_in_both_languages(made):
+    m = manifest(made["dir"] / "token_embedding.mp4")
+    caps = m["captions"]
+    assert [c["key"] for c in caps][0] == "title_note" and len(caps) >= 4
+    assert all(set(c["texts"]) == {"en", "zh"} and c["texts"]["en"] == c["text"] for c in caps)
+    assert all(c["texts"]["zh"] != c["texts"]["en"] for c in caps)
+    # The title card's note leaves with the card, at the first beat; each line leaves when the next comes in.
+    assert caps[0]["end"] == m["timeline"][1]["start"]
+    assert all(a["end"] <= b["start"] for a, b in zip(caps, caps[1:]))
+    assert caps[-1]["end"] == m["timeline"][-1]["end"]
+    beats = {b["section"]: b for b in m["timeline"]}
+    assert all(beats[c["beat"]]["start"] <= c["start"] < beats[c["beat"]]["end"] for c in caps)
+
+
+# --- caption and chapter tracks ------------------------------------------------------------------------
+@pytest.mark.parametrize("name", CLIPS + ["lecture"])
+def test_caption_and_chapter_tracks_parse_fit_the_clip_and_do_not_overlap(made, name):
+    import srt
+    import webvtt
+    clip = made["dir"] / f"{name}.mp4"
+    m = manifest(clip)
+    length = container_seconds(clip)
+    assert abs(length - m["timeline"][-1]["end"]) < 1e-3
+    for lang in ("en", "zh"):
+        vtt = [(course.seconds_of(c.start), course.seconds_of(c.end), c.text)
+               for c in webvtt.read(str(clip.with_name(f"{name}.{lang}.vtt")))]
+        subs = [(s.start.total_seconds(), s.end.total_seconds(), s.content)
+                for s in srt.parse(clip.with_name(f"{name}.{lang}.srt").read_text(encoding="utf-8"))]
+        assert len(vtt) == len(subs) == len(m["captions"]) > 0
+        assert [t for *_, t in vtt] == [c["texts"][lang] for c in m["captions"]]
+        for cues in (vtt, subs):
+            assert all(0 <= a < b <= length + 1e-3 for a, b, _ in cues)
+            assert all(x[1] <= y[0] for x, y in zip(cues, cues[1:]))
+    chapters = [(course.seconds_of(c.start), course.seconds_of(c.end)) for c in
+                webvtt.read(str(clip.with_name(f"{name}.chapters.vtt")))]
+    assert chapters == [(b["start"], b["end"]) for b in m["timeline"]]
+
+
+def test_tracks_of_a_broken_manifest_are_one_line_and_nothing_written(tmp_path):
+    clip = tmp_path / "x.mp4"
+    clip.write_bytes(b"")
+    m = {"output": "x.mp4", "timeline": [{"section": "title", "start": 0.0, "end": 2.0}],
+         "captions": [{"key": "a", "start": 1.0, "end": 3.0, "text": "a", "texts": {"en": "a", "zh": "甲"}}]}
+    render.manifest_path(clip).write_text(json.dumps(m))
+    with pytest.raises(course.PackagingError, match="does not fit the 2.000 s clip"):
+        course.write_tracks(clip)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.mp4", "x.mp4.json"]
+
+
+# --- the full lecture ------------------------------------------------------------------------------
+def test_the_lecture_joins_the_clips_with_a_chapter_at_each(made):
+    import av
+    lecture = made["dir"] / "lecture.mp4"
+    clips = [made["dir"] / f"{n}.mp4" for n in CLIPS]
+    lengths = [container_seconds(c) for c in clips]
+    assert abs(container_seconds(lecture) - sum(lengths)) < 1e-6
+    m = manifest(lecture)
+    assert m["joined"] == "joined without re-encoding"
+    assert [c["output"] for c in m["clips"]] == [c.name for c in clips]
+    offsets = [c["offset"] for c in m["clips"]]
+    assert offsets == [0.0, round(lengths[0], 3)]
+    with av.open(str(lecture)) as c:
+        marks = c.chapters()
+        # the frames are the clips' own packets: the first frame of the second clip is its first frame
+        first_packets = [bytes(p) for p in c.demux(c.streams.video[0]) if p.dts is not None]
+    assert [round(float(ch["start"] * ch["time_base"]), 3) for ch in marks] == offsets
+    assert [ch["metadata"]["title"] for ch in marks] == ["Tokens and embeddings", "Positional encoding"]
+    with av.open(str(clips[1])) as c:
+        second = [bytes(p) for p in c.demux(c.streams.video[0]) if p.dts is not None]
+    assert first_packets[-len(second):] == second
+    assert f"lecture: joined without re-encoding (2 clips, {sum(lengths):.1f} s)" in made["stdout"]
+
+
+def test_the_lecture_is_rebuilt_only_when_a_clip_changed(made, tmp_path):
+    lecture = made["dir"] / "lecture.mp4"
+    stamp = lecture.stat().st_mtime_ns
+    again = run_render("--config", made["recipe"], media=made["media"])
+    assert again.returncode == 0, again.stderr
+    assert "lecture: up to date" in again.stdout and lecture.stat().st_mtime_ns == stamp
+
+    # Clips whose streams differ (here one at half the size) cannot be joined packet for packet: that is said,
+    # and they are re-encoded into one stream of the first one's size.
+    import av
+    small = tmp_path / "small.mp4"
+    with av.open(str(made["dir"] / f"{CLIPS[1]}.mp4")) as src, av.open(str(small), "w") as out:
+        stream = out.add_stream("libx264", rate=src.streams.video[0].average_rate)
+        stream.width, stream.height, stream.pix_fmt = 426, 240, "yuv420p"
+        for frame in src.decode(video=0):
+            for packet in stream.encode(frame.reformat(width=426, height=240, format="yuv420p")):
+                out.mux(packet)
+        for packet in stream.encode(None):
+            out.mux(packet)
+    first = made["dir"] / f"{CLIPS[1]}.mp4"
+    status = course.join_clips([first, small], tmp_path / "joined.mp4", [(0.0, 1.0, "a"), (1.0, 2.0, "b")])
+    assert status.startswith("re-encoded: the clips' streams differ (") and "width" in status
+    assert abs(container_seconds(tmp_path / "joined.mp4") - container_seconds(first) - container_seconds(small)) < 1e-6
+
+
+# --- clean clips for voice-over ---------------------------------------------------------------------
+def test_a_clean_clip_has_the_same_timeline_numbers_and_tracks_without_the_narration_line(made):
+    args = ["positional_encoding", "--section", "title", "--clean", "--quality", "preview"]
+    r = run_render(*args, media=made["media"])
+    assert r.returncode == 0, r.stderr
+    clean = made["dir"] / "positional_encoding-section-title-clean.mp4"
+    plain = made["dir"] / "positional_encoding-section-title.mp4"
+    a, b = manifest(plain), manifest(clean)
+    assert b["clean"] is True and a["clean"] is False and a["cache_key"] != b["cache_key"]
+    for key in ("timeline", "captions", "values", "sections"):
+        assert a[key] == b[key], key
+    for suffix in ("en.vtt", "zh.srt", "chapters.vtt"):
+        assert clean.with_name(f"{clean.stem}.{suffix}").read_text() == \
+            plain.with_name(f"{plain.stem}.{suffix}").read_text()
+    # The last frame: the title card's note is drawn in the captioned clip only (its lines are the only
+    # difference, in the lower half where the note sits).
+    import av
+    import numpy as np
+
+    def last_frame(path):
+        with av.open(str(path)) as c:
+            return [f.to_ndarray(format="gray") for f in c.decode(video=0)][-1].astype(int)
+    x, y = last_frame(plain), last_frame(clean)
+    diff = np.abs(x - y) > 40
+    assert diff.any() and diff[: x.shape[0] // 2].sum() == 0
+    assert statuses_of(run_render(*args, media=made["media"]).stdout) == ["skipped"]
+
+
+def statuses_of(stdout: str) -> list[str]:
+    return [line.split("  ")[-1].split(" ")[0] for line in stdout.splitlines() if line.startswith("[")]
+
+
+@pytest.mark.parametrize("key", ["clean", "slides"])
+@pytest.mark.parametrize("value", ['"yes"', "1"])
+def test_a_bad_clean_or_slides_setting_is_one_line(tmp_path, key, value):
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(f"[lecture]\n{key} = {value}\n[[scene]]\nname = \"token_embedding\"\n")
+    r = run_render("--config", recipe, "--dry-run", media=tmp_path / "m")
+    assert r.returncode == 2 and r.stderr.strip() == f"render.py: error: {recipe}: lecture.{key} must be true or false"
+    assert not (tmp_path / "m").exists() or not any((tmp_path / "m").rglob("*.mp4"))
+
+
+def test_slides_need_mp4(tmp_path):
+    r = run_render("token_embedding", "--slides", "--format", "gif", "--dry-run", media=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == "render.py: error: --slides needs --format mp4 (got gif)"
+
+
+def test_a_clip_that_cannot_be_packaged_is_one_line(made, tmp_path):
+    """A manifest whose narration runs past the clip's end: the run says so in one line and exits 1."""
+    media = tmp_path / "media"
+    shutil.copytree(made["media"], media, symlinks=True)
+    path = render.manifest_path(media / "preview" / f"{CLIPS[1]}.mp4")
+    m = json.loads(path.read_text())
+    m["captions"][-1]["end"] += 5
+    path.write_text(json.dumps(m))
+    r = run_render("--config", made["recipe"], media=media)
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [f"render.py: packaging failed: {CLIPS[1]}.mp4: en captions: cue "
+                                             f"{m['captions'][-1]['start']:.3f}-{m['captions'][-1]['end']:.3f} s "
+                                             f"does not fit the {m['timeline'][-1]['end']:.3f} s clip after the cue "
+                                             f"ending at 0.000 s"]
+
+
+# --- the course page in a real browser ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    assert chromium and driver, "scripts/setup.sh test installs Debian's chromium and chromium-driver"
+    options = Options()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--mute-audio"):
+        options.add_argument(arg)   # no flag that loosens file:// (e.g. --allow-file-access-from-files)
+    options.binary_location = chromium
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(options=options, service=Service(driver))
+    yield d
+    d.quit()
+
+
+def wait_for(d, script: str, timeout: float = 20.0):
+    """Poll a JavaScript expression until it is truthy (the page loads media asynchronously)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    return WebDriverWait(d, timeout, poll_frequency=0.1).until(lambda drv: drv.execute_script(script))
+
+
+def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    page = made["dir"] / "course" / "index.html"
+    assert page.is_file()
+    html = page.read_text()
+    assert "http://" not in html and "https://" not in html   # nothing from the network
+    browser.set_window_size(1280, 900)
+    browser.get(page.as_uri())
+    wait_for(browser, "return [...document.querySelectorAll('video')].every(v => v.readyState >= 1)")
+    videos = browser.execute_script("return [...document.querySelectorAll('video')].map(v => v.duration)")
+    manifests = [manifest(made["dir"] / f"{n}.mp4") for n in CLIPS]
+    assert len(videos) == 2
+    for seconds, m in zip(videos, manifests):
+        assert abs(seconds - m["timeline"][-1]["end"]) < 1e-3
+    # An English clip on the English page already shows its lines: no captions drawn over them.
+    showing = "return [...document.querySelector('video').textTracks].filter(t => t.mode === 'showing').map(t => t.language)"
+    assert browser.execute_script(showing) == []
+    # every track loads (a disabled one is not fetched: hidden loads it without drawing it)
+    browser.execute_script("document.querySelectorAll('video').forEach(v => { for (const t of v.textTracks) "
+                           "if (t.mode === 'disabled') t.mode = 'hidden'; })")
+    counts = wait_for(browser, """
+        const all = [...document.querySelectorAll('video')].map(v => [...v.textTracks].map(
+            t => [t.kind, t.language, t.cues ? t.cues.length : -1]));
+        return all.flat().every(t => t[2] > 0) ? all : null;""")
+    for tracks, m in zip(counts, manifests):
+        assert sorted(tracks) == sorted([["captions", "en", len(m["captions"])], ["captions", "zh", len(m["captions"])],
+                                         ["chapters", "en", len(m["timeline"])]])
+    # the chapter menu seeks
+    beats = browser.find_elements(By.CSS_SELECTOR, "#lesson-1 .beats button")
+    assert len(beats) == len(manifests[0]["timeline"])
+    target = manifests[0]["timeline"][2]["start"]
+    beats[2].click()
+    wait_for(browser, f"return Math.abs(document.querySelector('#lesson-1 video').currentTime - {target}) < 0.05")
+    # the language switch: the page, its chapter names and the captions shown
+    browser.find_element(By.CSS_SELECTOR, ".langs button[data-lang='zh']").click()
+    assert browser.execute_script("return document.documentElement.lang") == "zh"
+    assert browser.find_element(By.CSS_SELECTOR, "nav.toc a").text == manifests[0]["titles"]["zh"]
+    # no Chinese clip here: the English one, with the Chinese captions at the top, clear of its own line
+    assert browser.execute_script(showing) == ["zh"]
+    lines = wait_for(browser, "const t = [...document.querySelector('video').textTracks].find(t => t.language === 'zh');"
+                              "return t.cues && t.cues.length ? [...t.cues].map(c => c.line) : null")
+    assert lines == [0] * len(manifests[0]["captions"])
+    # the embed snippet: a text box of the clip's <video> and <track> tags, and a button that copies it
+    lesson = browser.find_element(By.ID, "lesson-1")
+    lesson.find_element(By.CSS_SELECTOR, ".variant:not([hidden]) details.embed summary").click()
+    snippet = lesson.find_element(By.CSS_SELECTOR, ".variant:not([hidden]) textarea").get_attribute("value")
+    assert snippet.startswith(f'<video controls preload="metadata" width="854" src="{CLIPS[0]}.mp4">')
+    assert f'src="{CLIPS[0]}.zh.vtt"' in snippet and f'src="{CLIPS[0]}.chapters.vtt"' in snippet
+    assert all((made["dir"] / "course" / "clips" / name).is_file() for name in
+               [f"{CLIPS[0]}.mp4", f"{CLIPS[0]}.en.vtt", f"{CLIPS[0]}.zh.vtt", f"{CLIPS[0]}.chapters.vtt"])
+    lesson.find_element(By.CSS_SELECTOR, ".variant:not([hidden]) button.copy").click()
+    wait_for(browser, f"return document.querySelector('#lesson-1 .variant:not([hidden]) button.copy').textContent"
+                      f" === {json.dumps(course.UI['zh']['copied'])}")
+    browser.save_screenshot(str(tmp_path / "desktop.png"))
+    browser.set_window_size(390, 844)
+    time.sleep(0.3)
+    width = browser.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 390, "no sideways scrolling on a phone"
+    browser.save_screenshot(str(tmp_path / "phone.png"))
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []
+
+
+# --- the slide deck ------------------------------------------------------------------------------------------
+def test_the_deck_is_one_offline_file_with_one_slide_per_beat(made, browser):
+    import re
+    deck = made["dir"] / "lecture.slides.html"
+    text = deck.read_text(encoding="utf-8")
+    beats = sum(len(manifest(made["dir"] / f"{n}.mp4")["timeline"]) for n in CLIPS)
+    assert text.count("data-background-video=\"data:video/mp4;base64,") == beats == 7
+    assert not re.search(r'<(script|link|img|video|source)[^>]+(src|href)="https?:', text)   # nothing to fetch
+    assert f"slides: {beats} -> " in made["stdout"]
+    browser.set_window_size(1280, 720)
+    browser.get(deck.as_uri())
+    assert wait_for(browser, "return window.Reveal && Reveal.isReady() && Reveal.getTotalSlides()") == beats
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_setup_unpacks_the_reveal_js_that_manim_slides_names():
+    from manim_slides.convert import RevealJS
+    text = (REPO / "scripts" / "setup.sh").read_text()
+    assert f"REVEAL_VERSION={RevealJS.model_fields['reveal_version'].default}\n" in text
+    assert (course.reveal_assets() / "dist" / "reveal.js").is_file()
+
+
+def test_the_course_page_of_clean_clips_shows_the_captions(made, browser, tmp_path):
+    """A clean clip shows no line of its own: the page draws the captions of its language over it."""
+    args = ["positional_encoding", "--section", "title", "--clean", "--quality", "preview"]
+    assert run_render(*args, media=made["media"]).returncode == 0   # rendered by the clean-clip test, else now
+    clean = made["dir"] / "positional_encoding-section-title-clean.mp4"
+    index = course.build_course([{"en": clean}], tmp_path / "course-clean", "en", render.page_colours)
+    browser.set_window_size(1280, 900)
+    browser.get(index.as_uri())
+    wait_for(browser, "return document.querySelector('video').readyState >= 1")
+    showing = "return [...document.querySelector('video').textTracks].filter(t => t.mode === 'showing').map(t => t.language)"
+    assert browser.execute_script(showing) == ["en"]
+    cues = wait_for(browser, "const t = [...document.querySelector('video').textTracks].find(t => t.mode === 'showing');"
+                             "return t.cues && t.cues.length ? [...t.cues].map(c => c.text) : null")
+    assert cues == [c["texts"]["en"] for c in manifest(clean)["captions"]]
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
