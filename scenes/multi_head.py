@@ -35,13 +35,15 @@ S = SHARED | ATTENTION | Strings({
                     "zh": "我们模型的第 {layer} 层有 {n} 个头。\n我们观察词元 \u201c{focus}\u201d。"},
     "heads": {"en": "Each head has its own W_q, W_k and W_v,\nso each learns its own attention pattern.",
               "zh": "每个头都有自己的 W_q、W_k 和 W_v，\n所以每个头学到自己的注意力模式。"},
-    "focus": {"en": "At \"{focus}\" (its column in each grid), each head\nputs its largest weight on its own token.",
-              "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n每个头把最大的权重放在各自的词元上。"},
+    "focus": {"en": "At \"{focus}\" (its column in each grid), each head puts\n"
+                       "its largest weight on a different token.",
+              "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n各个头的最大权重分别落在不同的词元上。"},
     "focus_shared": {"en": "At \"{focus}\" (its column in each grid), the {n} heads put\n"
                            "their largest weights on {k} different tokens.",
                      "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重落在 {k} 个不同的词元上。"},
-    "focus_same": {"en": "At \"{focus}\" (its column in each grid), the heads\nspread their weights differently.",
-                   "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n各个头分配权重的方式各不相同。"},
+    "focus_same": {"en": "At \"{focus}\" (its column in each grid), all {n} heads put\n"
+                         "their largest weight on the same token, \"{src}\".",
+                   "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重都落在同一个词元 \u201c{src}\u201d 上。"},
     "concat": {"en": "Each head outputs {dh} numbers for \"{focus}\". Side by side,\n"
                      "the {n} outputs make one vector of {d}: the concatenation.",
                "zh": "每个头为 \u201c{focus}\u201d 输出 {dh} 个数。把 {n} 个输出\n并排拼接，得到一个 {d} 维向量。"},
@@ -157,7 +159,7 @@ class MultiHead(LectureScene):
                                 "focus_shared", "focus_same when every head's largest weight is on one token, "
                                 "focus when each head's is on a different token, else focus_shared",
                                 top_keys=m.top_keys)
-        self.say(key, focus=m.tokens[m.focus], n=len(m.top_keys), k=k)
+        self.say(key, focus=m.tokens[m.focus], n=len(m.top_keys), k=k, src=style.token_label(m.tokens[m.top_keys[0]]))
         self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
         self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
                   run_time=2 * STEP)

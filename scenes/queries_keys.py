@@ -48,6 +48,9 @@ S = CHAPTER_STRINGS | Strings({
     "key": {"en": "Keys come the same way, from the head's own W_k.\n"
                   "Here for \"{word}\", the token \"{focus}\" will look at most.",
             "zh": "键也这样算，用这个头自己的 W_k：这里是“{word}”，\n也就是“{focus}”最关注的词。"},
+    "key_self": {"en": "Keys come the same way, from the head's own W_k.\n"
+                       "Here for \"{word}\" itself: the token it will look at most.",
+                 "zh": "键也这样算，用这个头自己的 W_k：这里是“{word}”自己，\n也就是它自己最关注的词。"},
     "all_keys": {"en": "Every token gets a key as well.\nK has {T} rows of {dh} numbers.",
                  "zh": "每个词也都有一个键。\nK 有 {T} 行，每行 {dh} 个数。"},
     "scores": {"en": "How well does each key match the query of \"{focus}\"?\nK times q: one dot product per key.",
@@ -150,7 +153,11 @@ class QueriesKeys(AttentionChapterScene):
 
     def beat_key(self):
         h = self.h
-        self.say("key", word=h.word(h.source), focus=h.word(h.focus))
+        key = self.caption_rule("key", "key_self" if h.source == h.focus else "key", "the key shown is where the "
+                                "focus's attention weights are largest (the earliest on a tie): key_self if that is "
+                                "the focus itself, else key", source=h.source, focus=h.focus,
+                                focus_weights=h.weights[h.focus, :h.focus + 1].tolist())
+        self.say(key, word=h.word(h.source), focus=h.word(h.focus))
         blocks = VGroup(self.q_block, self.q_frame, self.block_words, self.entry_legend)
         self.play(FadeOut(blocks), run_time=0.8)
         mv = self.k_product = self.product(h.W_k.T, h.x_hat[h.source], h.b_k, h.K[h.source], "k", KEY)

@@ -68,6 +68,14 @@ S = SHARED | ATTENTION | Strings({
     "meaning_self": {"en": "So at \"{focus}\" this head mostly keeps\n"
                            "to the token itself.",
                      "zh": "所以在 \u201c{focus}\u201d 处，这个头主要\n关注词元自己。"},
+    "meaning_blend": {"en": "So at \"{focus}\" this head pulls in information from several tokens,\n"
+                            "the largest share from \"{src}\", {distance} tokens back.",
+                      "zh": "所以在 \u201c{focus}\u201d 处，这个头从多个词元取来信息，\n"
+                            "最大的一份来自 {distance} 个词元之前的 \u201c{src}\u201d。"},
+    "meaning_self_blend": {"en": "So at \"{focus}\" this head spreads its attention;\n"
+                                 "its largest share stays on the token itself.",
+                           "zh": "所以在 \u201c{focus}\u201d 处，这个头把注意力分散开；\n"
+                                 "最大的一份留在词元自己身上。"},
     "ablation": {"en": "Measured: the model's next-word probability at \"{focus}\",\n"
                        "with the head, and with its output set to zero.",
                  "zh": "实测：模型在 \u201c{focus}\u201d 处预测下一个词的概率，\n保留这个头，以及把它的输出置零。"},
@@ -143,6 +151,10 @@ class HeadAtFocus:
     def share(self) -> str:
         w = self.weights[self.source]
         return "sum" if w >= ALMOST_ALL else "sum_mostly" if w >= MOSTLY else "sum_blend"
+
+    def meaning(self) -> str:
+        key = "meaning_self" if self.source == self.focus else "meaning"
+        return key if self.weights[self.source] >= MOSTLY else key + "_blend"
 
     def record(self) -> dict:
         """Every number the scene shows, at full precision."""
@@ -291,8 +303,10 @@ class ValuesUpdate(LectureScene):
 
     def beat_meaning(self):
         h = self.h
-        self.say("meaning_self" if h.source == h.focus else "meaning", focus=h.tokens[h.focus],
-                 src=h.tokens[h.source], distance=h.focus - h.source)
+        key = self.caption_rule("meaning", h.meaning(), f"where the focus's largest weight is (itself: meaning_self) "
+                                f"and whether it is at least {MOSTLY} (else the _blend caption)",
+                                source=h.source, focus=h.focus, source_weight=float(h.weights[h.source]))
+        self.say(key, focus=h.tokens[h.focus], src=h.tokens[h.source], distance=h.focus - h.source)
         self.clear_stage()
         row = self.prompt_row
         self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in row.chips], lag_ratio=0.08),
