@@ -123,7 +123,7 @@ class CausalMask(AttentionChapterScene):
         self.say("mask")
         future = [(q, k) for q in range(h.T) for k in range(h.T) if np.isneginf(h.masked[q, k])]
         anims = grid.recolour(h.masked)
-        self.marks = grid.mask_marks()
+        self.marks = grid.mask_marks(avoid_queries=[h.focus])   # its line is recoloured while they show
         masked_line = [style.MASK_TEXT if np.isneginf(v) else style.signed(v, 1) for v in h.masked[h.focus]]
         new_numbers = line_numbers(grid, masked_line)
         self.play(*anims, run_time=2 * STEP)

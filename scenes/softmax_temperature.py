@@ -112,6 +112,7 @@ PROB_BAR = (1.6, 3.0)        # left edge and width (= 100 %) of the probability 
 PERCENT_RIGHT = 6.2
 HEADER_BASELINE = 1.95
 FIRST_ROW, PITCH = 1.25, 0.54
+ROWS_ROOM = 3.24             # from the first row's baseline to the sum's, less 0.12: room for top_k = 5 at PITCH
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -232,10 +233,12 @@ class SoftmaxTemperature(LectureScene):
         self.vocab = self.gpt.config.vocab_size
         k = len(nt.top)
         words = [style.token_label(nt.words[i]) for i in nt.top]
-        ys = row_positions(k + 1, FIRST_ROW, PITCH)
-        self.rows_y, sum_y = ys, ys[-1] - PITCH - 0.12
+        pitch = min(PITCH, ROWS_ROOM / (k + 1))          # the sum's line stays above the caption for any top_k
+        ys = row_positions(k + 1, FIRST_ROW, pitch)
+        self.rows_y, sum_y = ys, ys[-1] - pitch - 0.12
 
-        self.tokens = TokenRow(nt.tokens, lang=self.lang, next_slot=True)
+        self.tokens = TokenRow(nt.tokens, lang=self.lang, next_slot=True,    # room for the argmax word at T = 0
+                               slot_word=style.token_label(nt.words[nt.argmax()[0]]))
         self.tokens.move_to(ORIGIN).to_edge(UP, buff=config.frame_height / 2 - style.safe_half_height())
         self.labels = LabelColumn(words + [S("other", self.lang)], ys, LABEL_RIGHT,
                                   colours=[TEXT] * k + [MUTED])

@@ -449,10 +449,16 @@ class ValuesUpdate(LectureScene):
     def build_meaning(self):
         """The whole prompt; the focus, the token its head looks at most, and that weight."""
         h, lang = self.h, self.lang
-        self.prompt_row = row = CompactTokenRow(h.tokens, lang=lang)
+        row = CompactTokenRow(h.tokens, lang=lang)
+        if row.first_shown > h.source:          # a long prompt: the tokens after the focus give way first
+            row = CompactTokenRow(h.tokens[:h.focus + 1], lang=lang)
+        if row.first_shown > h.source:
+            raise ParamError(f"prompt: the token the head looks at most (position {h.source}) does not fit on the "
+                             f"prompt's row with the focus; a shorter prompt or an earlier focus shows it")
+        self.prompt_row = row
         row.move_to([0, PROMPT_Y, 0])
         chip = lambda i: row.chips[i - row.first_shown]  # noqa: E731
-        self.dim_later = [chip(i).animate.set_opacity(0.3) for i in range(h.focus + 1, len(h.tokens))
+        self.dim_later = [chip(i).animate.set_opacity(0.3) for i in range(h.focus + 1, len(row.words))
                           if i >= row.first_shown]
         self.focus_mark = chip(h.focus).box.copy().set_fill(opacity=0).set_stroke(QUERY, width=5)
         self.source_mark = chip(h.source).box.copy().set_fill(opacity=0).set_stroke(VALUE, width=5)
@@ -465,6 +471,9 @@ class ValuesUpdate(LectureScene):
             start, end = self.source_mark.get_top() + UP * 0.05, self.focus_mark.get_top() + UP * 0.05
             self.pull_arrow = CurvedArrow(start, end, angle=ARC_ANGLE, color=VALUE, stroke_width=3, tip_length=0.18)
             self.pull_label.next_to(self.pull_arrow, UP, buff=0.15)
+        edge = style.safe_half_width()           # over a token near either end, the label stays on screen
+        self.pull_label.shift(RIGHT * (min(edge - self.pull_label.get_right()[0], 0) +
+                                       max(-edge - self.pull_label.get_left()[0], 0)))
         self.values["pull_label"] = {"weight": float(h.weights[h.source])}
 
     def build_effect(self):

@@ -61,17 +61,19 @@ class TokenRow(VGroup):
     PAD_X, GAP, CHIP_H = 0.16, 0.14, 0.62
 
     def __init__(self, tokens: list[str], *, lang: str = "en", next_slot: bool = False, indices: bool = True,
-                 max_width: float | None = None, font_size: float = LABEL):
+                 max_width: float | None = None, font_size: float = LABEL, slot_word: str | None = None):
+        """slot_word: a word that may fill the slot later (slot_filled): the row keeps room for it, centred."""
         super().__init__()
         max_width = max_width or 2 * style.safe_half_width()
         self.words = list(tokens)
         chips = [self._chip(w, style.token_colour(i), font_size) for i, w in enumerate(tokens)]
         slot = self._slot(font_size) if next_slot else None
+        extra = max(self._chip(slot_word, style.MUTED, font_size).width - slot.width, 0) if slot and slot_word else 0
         first = 0
         while True:
             shown = chips[first:] + ([slot] if slot else [])
             lead = [self._chip("\u22ef", style.MUTED, font_size)] if first else []
-            width = sum(c.width for c in lead + shown) + self.GAP * (len(lead + shown) - 1)
+            width = sum(c.width for c in lead + shown) + self.GAP * (len(lead + shown) - 1) + 2 * extra
             if width <= max_width or first == len(chips) - 1:
                 break
             first += 1
