@@ -293,8 +293,10 @@ class MlpSteps(LectureScene):
         self.active_label = Label(self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n),
                                   font_size=style.SMALL, color=NEURON_ACTIVE)
         self.active_label.move_to([-3.95, 2.0, 0])
-        y_ticks = [t for t in self.gelu.ticks if abs(t.get_center()[1] - self.gelu.axes.c2p(0, 0)[1]) > 0.1]
-        if self.active_label.get_right()[0] > min(t.get_left()[0] for t in y_ticks) - 0.15:
+        y_axis_x = self.gelu.axes.c2p(0, 0)[0]
+        y_ticks = [t for t in self.gelu.ticks if abs(t.get_center()[0] - (y_axis_x - 0.3)) < 0.01
+                   and t.get_center()[1] > self.gelu.axes.c2p(0, 0)[1]]        # the y axis's numbers
+        if y_ticks and self.active_label.get_right()[0] > min(t.get_left()[0] for t in y_ticks) - 0.1:
             # the y axis stands too far left (a long positive range of x): the count goes above the plot
             self.active_label.next_to(self.gelu.axes, UP, buff=0.2).align_to(self.gelu.axes, LEFT)
         self.gelu_name = Label(self.s("gelu_axis"), font_size=style.LABEL, color=style.GELU_CURVE)

@@ -305,6 +305,8 @@ class PositionalEncoding(FocusScene):
                 texts.append(text)
                 label = NumberText(text, font_size=style.SMALL, color=TEXT, align="left").place(0, 0)
                 label.next_to(bar, DOWN, buff=0.1)   # under the row's tallest bar: no other bar reaches it
+                edge = style.safe_half_width()       # under the last token, it stays inside the title-safe area
+                label.shift(RIGHT * (min(edge - label.get_right()[0], 0) + max(-edge - label.get_left()[0], 0)))
                 peaks.add(label)
             self.bars[state], self.peak_labels[state] = bars, peaks
             self.peak_texts[key] = texts

@@ -89,8 +89,13 @@ class TokenRow(VGroup):
         if indices:
             positions = list(range(first, len(tokens))) + ([len(tokens)] if slot else [])
             for box, pos in zip([*self.chips, *([slot] if slot else [])], positions):
-                self.indices.add(NumberText(str(pos), font_size=SMALL, color=style.POSITION, align="left")
-                                 .next_to(box, DOWN, buff=0.1))
+                index = NumberText(str(pos), font_size=SMALL, color=style.POSITION, align="left")
+                index.next_to(box, DOWN, buff=0.1)
+                before = self.indices[-1] if len(self.indices) else None
+                if before is not None and index.get_left()[0] < before.get_right()[0] + 0.04 and \
+                        abs(before.get_top()[1] - index.get_top()[1]) < 1e-6:
+                    index.shift(DOWN * (index.height + 0.08))   # two-digit indices under narrow chips: step down
+                self.indices.add(index)
             self.add(self.indices)
 
     def slot_filled(self, word: str, colour=None) -> TokenChip:
