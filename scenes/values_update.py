@@ -195,6 +195,7 @@ ROW_FLOOR, TOTAL_FLOOR = -2.25, -1.85   # lowest key row; lowest row with the we
 TOP_MAX = 2.95                # the highest first row (its header still inside the title-safe area)
 HEADER_BASELINE, HEADER_MAX = 3.15, 3.25   # column headers: above the first row, inside the title-safe area
 CHIP_RIGHT = -3.85
+CHIP_SLACK = 0.15             # how far the key column may move right, into the gap before the values, to stay on screen
 STRIP_W = 2.1
 V_LEFT, WEIGHT_RIGHT, WV_LEFT = -3.65, -0.1, 0.25
 OUT_X, OUT_TOP = 4.9, 2.75
@@ -365,6 +366,11 @@ class ValuesUpdate(LectureScene):
         self.pitch = pitch = PITCH
         self.rows_y = ys = [top - i * pitch for i in range(len(self.keys))]
         self.token_column = TokenColumn([h.tokens[k] for k in self.keys], self.keys, ys, right=CHIP_RIGHT)
+        overflow = -style.safe_half_width() - self.token_column.get_left()[0]   # a long word and two-digit positions
+        if overflow > CHIP_SLACK:
+            raise ParamError("prompt: its longest word and two-digit positions do not fit the key column; "
+                             "a shorter prompt or an earlier focus does")
+        self.token_column.shift(RIGHT * max(overflow, 0))     # into the gap before the values, if it must
         self.focus_frame = SurroundingRectangle(self.token_column.chip(h.focus), color=QUERY, buff=0.05)
         self.keys_title = self.column_header(S("keys_axis", lang), self.token_column.chips.get_center()[0], KEY)
         self.magnitudes = scale = magnitude_scale(h.v, h.head_out)

@@ -283,3 +283,46 @@ class Lecture:
             cls = getattr(importlib.import_module(spec.module), spec.cls)
             self._dry[name, lang] = run_dry(cls, {"lang": lang}, self.tmp.mktemp(f"dry-{name}-{lang}"), captions=True)
         return self._dry[name, lang]
+
+
+def lean(scene_cls):
+    """The scene class with a cheaper play() for dry runs: an animation that only brings a mobject in (FadeIn,
+    Create, Write, the Grow family) or takes it out (FadeOut) is applied by its end state, the mobject added or
+    removed, as manim's own skipping ends it; every other animation (transforms, .animate, waits) plays through
+    manim. Nothing is drawn in a dry run, so only the end state counts: run_dry(lean(cls), ...) must leave the
+    same mobjects in the same places as run_dry(cls, ...) (tests/test_caption_rules.py checks this on the
+    default prompts). The scene clock advances as in a real play."""
+    from manim import Create, DrawBorderThenFill, FadeIn, FadeOut, GrowFromCenter, GrowFromEdge, GrowFromPoint, Write
+    from manim.animation.composition import AnimationGroup
+
+    introducers = (FadeIn, Create, Write, DrawBorderThenFill, GrowFromCenter, GrowFromEdge, GrowFromPoint)
+
+    def flat(animations):
+        for a in animations:
+            if isinstance(a, AnimationGroup):
+                yield from flat(a.animations)
+            else:
+                yield a
+
+    class Lean(scene_cls):
+        def play(self, *args, **kwargs):
+            animations = self.compile_animations(*args, **kwargs)
+            start, duration = float(self.renderer.time), self.get_run_time(animations)
+            self.add_mobjects_from_animations(animations)      # as manim's play starts
+            rest, removed = [], []
+            for a in flat(animations):
+                if isinstance(a, FadeOut):
+                    removed.append(a.mobject)                   # as manim's play ends: the remover's clean-up
+                elif isinstance(a, introducers) and a.is_introducer() and not a.is_remover():
+                    self.add(a.mobject)                         # as manim's play starts: the introducer's set-up
+                else:
+                    rest.append(a)
+            if rest:
+                super().play(*rest)
+            else:
+                self.update_mobjects(duration)
+            self.remove(*removed)
+            self.renderer.time = start + duration
+
+    Lean.__name__ = scene_cls.__name__
+    return Lean
