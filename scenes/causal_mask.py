@@ -165,7 +165,7 @@ class CausalMask(AttentionChapterScene):
         recolour = grid.recolour(h.weights, self.weight_scale, queries=others)
         per_line = len(recolour) // max(len(others), 1)
         lines = [AnimationGroup(*recolour[i * per_line:(i + 1) * per_line]) for i in range(len(others))]
-        self.play(LaggedStart(*lines, lag_ratio=0.15), FadeOut(self.marks), run_time=2.5 * STEP)
+        self.play(*([LaggedStart(*lines, lag_ratio=0.15)] if lines else []), FadeOut(self.marks), run_time=2.5 * STEP)   # a one-token prompt has no other line
         rise = UP * (self.scaled_legend.bar.get_top()[1] - self.weight_legend.bar.get_top()[1])
         self.play(FadeOut(VGroup(self.scaled_legend, self.scaled_legend.mask_entry)),
                   self.weight_legend.animate.shift(rise), run_time=STEP)

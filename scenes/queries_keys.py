@@ -17,6 +17,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, Lagged
                    SurroundingRectangle, TransformFromCopy, VGroup)
 
 from scenes import style
+from scenes.params import ParamError
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
                                      place_grid, place_legend, shown_matrix, shown_vector)
@@ -82,6 +83,8 @@ class QueriesKeys(AttentionChapterScene):
 
     def prepare(self):
         self.h = self.choose_head()
+        if self.h.T < 2:
+            raise ParamError("prompt: a query is compared with the keys of at least 2 tokens; give 2 or more")
 
     # --- the beats ------------------------------------------------------------------------------
     def beat_input(self):
@@ -146,7 +149,7 @@ class QueriesKeys(AttentionChapterScene):
         self.play(FadeIn(self.block_words), TransformFromCopy(mv.output.entries, self.q_block.rows[h.focus]),
                   FadeOut(mv.output.entries), Create(self.q_frame), run_time=STEP)
         others = [r for i, r in enumerate(self.q_block.rows) if i != h.focus]
-        self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.1) for r in others], lag_ratio=0.08),
+        self.play(*([LaggedStart(*[FadeIn(r, shift=RIGHT * 0.1) for r in others], lag_ratio=0.08)] if others else []),
                   FadeIn(self.q_block.shape_label), FadeIn(self.entry_legend), run_time=2 * STEP)
         self.wait(PAUSE + 1)
         self.values["Q"] = {"values": h.Q.tolist(), "scale": self.entry_scale.limit}
@@ -173,7 +176,7 @@ class QueriesKeys(AttentionChapterScene):
         self.play(TransformFromCopy(mv.output.entries, self.k_block.rows[h.source]), FadeOut(mv.output.entries),
                   Create(self.k_frame), run_time=STEP)
         others = [r for i, r in enumerate(self.k_block.rows) if i != h.source]
-        self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.1) for r in others], lag_ratio=0.08),
+        self.play(*([LaggedStart(*[FadeIn(r, shift=RIGHT * 0.1) for r in others], lag_ratio=0.08)] if others else []),
                   FadeIn(self.k_block.shape_label), run_time=2 * STEP)
         self.wait(PAUSE + 1)
         self.values["key"] = {"token": h.source, "x_hat": shown_vector(mv.vector), "W_shown": shown_matrix(mv),
@@ -224,7 +227,7 @@ class QueriesKeys(AttentionChapterScene):
                   FadeIn(self.line_title), run_time=1.5 * STEP)
         self.frame = grid.line_frame(h.focus)
         others = [grid.line(q) for q in range(h.T) if q != h.focus]
-        self.play(Create(self.frame), LaggedStart(*[FadeIn(c) for c in others], lag_ratio=0.08),
+        self.play(Create(self.frame), *([LaggedStart(*[FadeIn(c) for c in others], lag_ratio=0.08)] if others else []),
                   FadeIn(self.score_legend), run_time=2 * STEP)
         self.wait(PAUSE + 1.5)
         self.values["scores"] = {"grid": h.scores.tolist(), "scale": score_scale.limit,

@@ -293,13 +293,15 @@ def lean(scene_cls):
     same mobjects in the same places as run_dry(cls, ...) (tests/test_caption_rules.py checks this on the
     default prompts). The scene clock advances as in a real play."""
     from manim import Create, DrawBorderThenFill, FadeIn, FadeOut, GrowFromCenter, GrowFromEdge, GrowFromPoint, Write
-    from manim.animation.composition import AnimationGroup
+    from manim.animation.composition import AnimationGroup, LaggedStart
 
     introducers = (FadeIn, Create, Write, DrawBorderThenFill, GrowFromCenter, GrowFromEdge, GrowFromPoint)
 
     def flat(animations):
         for a in animations:
-            if isinstance(a, AnimationGroup):
+            if type(a) in (AnimationGroup, LaggedStart):     # plain groups only: TransformMatchingTex is a group
+                if not a.animations:                         # with its own clean-up, so it plays through manim
+                    raise ValueError(f"Trying to play {a} without animations (manim refuses it too)")
                 yield from flat(a.animations)
             else:
                 yield a
