@@ -202,8 +202,8 @@ class QueriesKeys(AttentionChapterScene):
                 words.add(w.shift(RIGHT * (cell.get_left()[0] - 0.2 - w.get_right()[0])
                                   + UP * (cell.get_center()[1] - w.get_center()[1])))
         group = VGroup(words, mv)
-        group.shift(-VGroup(words, mv.bodies()).get_center()[0] * RIGHT
-                    + UP * (MATRIX_TOP - mv.matrix.cells.get_top()[1]))
+        top = max(mv.matrix.cells.get_top()[1], mv.vector.brackets.get_top()[1])   # few keys: q is the taller
+        group.shift(-VGroup(words, mv.bodies()).get_center()[0] * RIGHT + UP * (MATRIX_TOP - top))
         header = self.product_line(h.focus, ["K", "q"], QUERY, {"K": KEY, "q": QUERY})
         self.play(FadeIn(header), FadeIn(words), FadeIn(VGroup(mv.matrix, mv.vector, mv.equals, mv.output)),
                   run_time=STEP)
