@@ -36,6 +36,9 @@ S = SHARED | Strings({
     "normalise": {"en": "Subtract the mean, divide by the standard deviation:\n"
                         "now the mean is 0 and the variance is 1.",
                   "zh": "减去均值，再除以标准差：\n均值变成 0，方差变成 1。"},
+    "normalise_eps": {"en": "Subtract the mean, divide by the standard deviation (plus a tiny \u03b5):\n"
+                            "now the mean is 0 and the variance is {var}, just under 1.",
+                      "zh": "减去均值，再除以标准差（加上很小的 \u03b5）：\n均值变成 0，方差是 {var}，略小于 1。"},
     "scale": {"en": "Then a learned gain \u03b3 and bias \u03b2 ({d} numbers each) rescale it.\n"
                     "This is what the MLP of layer {layer} reads.",
               "zh": "再用学到的增益 \u03b3 和偏置 \u03b2（各 {d} 个数）重新缩放。\n第 {layer} 层的 MLP 读入的就是它。"},
@@ -43,6 +46,10 @@ S = SHARED | Strings({
                   "LayerNorm resets it before each one, so deep stacks stay stable.",
             "zh": "子层不断往残差流里加东西，方差随之漂移（{lo} 到 {hi}）。\n"
                   "LayerNorm 在每个子层之前把它拉回，深层堆叠因此保持稳定。"},
+    "why_steady": {"en": "Sublayers keep adding to it; here its variance stays within {lo} to {hi}.\n"
+                         "LayerNorm still resets it before each one, so deep stacks stay stable.",
+                   "zh": "子层不断往残差流里加东西；这里方差保持在 {lo} 到 {hi} 之间。\n"
+                         "LayerNorm 仍在每个子层之前把它拉回，深层堆叠因此保持稳定。"},
     "x_head": {"en": "x into layer {layer}", "zh": "进入第 {layer} 层的 x"},
     "attn_head": {"en": "attention output", "zh": "注意力输出"},
     "sum_head": {"en": "x + attention", "zh": "x + 注意力"},
@@ -67,6 +74,7 @@ CHART_ZERO, CHART_HALF = -0.15, 1.45          # the zero line, and the height of
 STATS_BASELINE = 1.75
 WHY_ZERO, WHY_UNIT, WHY_TALLEST = -1.15, 1.6, 2.3   # variance bars: baseline, height of variance 1, tallest bar
 STEP, PAUSE = style.STEP, style.PAUSE
+DRIFT = 1.25        # caption rule: the variance "drifts" when its largest value is at least this times its smallest
 
 
 class AddNorm(FocusScene):
@@ -100,7 +108,12 @@ class AddNorm(FocusScene):
         self.wait(PAUSE + 2)
 
     def beat_normalise(self):
-        self.say("normalise")
+        mean_text, var_text = self.stat_texts[1]
+        key = self.caption_rule("normalise", "normalise" if mean_text == style.signed(0, 2) and var_text == "1.00" else
+                                "normalise_eps", "the normalised mean and variance as shown (2 decimals): mean 0 "
+                                "and variance 1.00: normalise, else normalise_eps (ε keeps the variance under 1)",
+                                mean_label=mean_text, var_label=var_text)
+        self.say(key, var=var_text)
         total = self.columns[2]
         self.play(FadeIn(self.formulas[0]), run_time=STEP)
         self.play(*[Transform(b, t) for b, t in zip(self.bars, self.bar_targets[1])],
@@ -120,7 +133,11 @@ class AddNorm(FocusScene):
         self.wait(PAUSE + 2)
 
     def beat_why(self):
-        self.say("why", lo=self.why_texts["lo"], hi=self.why_texts["hi"])
+        lo, hi = float(self.why_texts["lo"]), float(self.why_texts["hi"])
+        key = self.caption_rule("why", "why" if hi >= DRIFT * lo else "why_steady", f"the variance before the "
+                                f"LayerNorms as shown (2 decimals): largest >= {DRIFT} x smallest: why (it drifts), "
+                                "else why_steady", lo_label=self.why_texts["lo"], hi_label=self.why_texts["hi"])
+        self.say(key, lo=self.why_texts["lo"], hi=self.why_texts["hi"])
         self.play(FadeOut(VGroup(self.bars, self.zero_line, self.formulas[1], self.columns[2], self.heads[2])),
                   run_time=STEP)
         self.play(Create(self.why_base), FadeIn(self.why_labels), FadeIn(self.why_key), run_time=STEP)

@@ -36,6 +36,15 @@ S = CHAPTER_STRINGS | Strings({
     "softmax": {"en": "Softmax down one query's line: e to each score, over their sum.\n"
                       "Every weight is positive, and the line adds up to 100%.",
                 "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n每个权重都是正数，整列加起来是 100%。"},
+    "softmax_masked": {"en": "Softmax down one query's line: e to each score, over their sum.\n"
+                             "Masked keys get 0; the rest are positive and add up to 100%.",
+                       "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n被遮罩的键得到 0，其余权重都是正数，加起来是 100%。"},
+    "softmax_nonneg": {"en": "Softmax down one query's line: e to each score, over their sum.\n"
+                             "No weight is negative (the tiniest round to 0); the line adds up to 100%.",
+                       "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n没有负的权重（极小的舍入为 0），整列加起来是 100%。"},
+    "zeros_none": {"en": "Query \"{word}\" (position {i}) is the only token: it sees only itself,\n"
+                         "so no key is masked and all 100% stays on it.",
+                   "zh": "查询“{word}”（位置 {i}）是唯一的词：它只能看到自己，\n没有键被遮罩，100% 的权重都在它自己身上。"},
     "all_queries": {"en": "Every query's line is normalised the same way.\n"
                           "Masked cells become exactly 0, because e to the −∞ is 0.",
                     "zh": "每个查询的那一列都这样归一化。\n被遮罩的格子恰好变成 0，因为 e 的 −∞ 次幂是 0。"},
@@ -114,7 +123,7 @@ class CausalMask(AttentionChapterScene):
         self.say("mask")
         future = [(q, k) for q in range(h.T) for k in range(h.T) if np.isneginf(h.masked[q, k])]
         anims = grid.recolour(h.masked)
-        self.marks = grid.mask_marks()
+        self.marks = grid.mask_marks(avoid_queries=[h.focus])   # its line is recoloured while they show
         masked_line = [style.MASK_TEXT if np.isneginf(v) else style.signed(v, 1) for v in h.masked[h.focus]]
         new_numbers = line_numbers(grid, masked_line)
         self.play(*anims, run_time=2 * STEP)
@@ -128,7 +137,13 @@ class CausalMask(AttentionChapterScene):
 
     def beat_softmax(self):
         h, grid = self.h, self.grid
-        self.say("softmax")
+        line, masked = h.weights[h.focus], np.isneginf(h.masked[h.focus])
+        open_positive = bool(np.all(line[~masked] > 0))
+        key = self.caption_rule("softmax", ("softmax_masked" if masked.any() else "softmax") if open_positive else
+                                "softmax_nonneg", "the focus line's weights: every unmasked weight > 0 (softmax if "
+                                "no key is masked, else softmax_masked), else softmax_nonneg",
+                                weights=line.tolist(), masked=masked.tolist())
+        self.say(key)
         self.weight_scale = ColourScale("attention", 1.0)
         self.weight_legend = ColourLegend(self.weight_scale, S("weight_scale_attn", self.lang), width=LEGEND_W)
         place_legend(self.weight_legend, top=self.scaled_legend.mask_entry.get_bottom()[1] - LEGEND_GAP)
@@ -150,7 +165,7 @@ class CausalMask(AttentionChapterScene):
         recolour = grid.recolour(h.weights, self.weight_scale, queries=others)
         per_line = len(recolour) // max(len(others), 1)
         lines = [AnimationGroup(*recolour[i * per_line:(i + 1) * per_line]) for i in range(len(others))]
-        self.play(LaggedStart(*lines, lag_ratio=0.15), FadeOut(self.marks), run_time=2.5 * STEP)
+        self.play(*([LaggedStart(*lines, lag_ratio=0.15)] if lines else []), FadeOut(self.marks), run_time=2.5 * STEP)   # a one-token prompt has no other line
         rise = UP * (self.scaled_legend.bar.get_top()[1] - self.weight_legend.bar.get_top()[1])
         self.play(FadeOut(VGroup(self.scaled_legend, self.scaled_legend.mask_entry)),
                   self.weight_legend.animate.shift(rise), run_time=STEP)
@@ -163,7 +178,11 @@ class CausalMask(AttentionChapterScene):
         h, grid = self.h, self.grid
         q, rule = example_query(h)
         future = h.T - 1 - q
-        self.say("zeros", word=h.word(q), i=q, n=future)
+        key = self.caption_rule("zeros", "zeros" if future else "zeros_none", "the example query's future keys: "
+                                "zeros if it has any (their weights are exactly 0), else zeros_none",
+                                query=q, future_keys=list(range(q + 1, h.T)),
+                                future_weights=h.weights[q, q + 1:].tolist())
+        self.say(key, word=h.word(q), i=q, n=future)
         numbers = line_numbers(grid, [style.percent(v) for v in h.weights[q]])
         header = self.line_header(grid, numbers, q)
         total = float(np.sum(h.weights[q]))

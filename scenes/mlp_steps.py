@@ -217,6 +217,7 @@ PRODUCT_TOP = 2.4
 SHAPES_Y = -2.15
 COLUMN_TOP = 2.55
 ROW_TOP, ROWS_MID, PITCH = 2.0, 0.9, 0.55
+ROWS_SPAN = 4.3     # every token's view: from the first row's centre to the last's, at most (above the caption)
 DOWN_TOP, DOWN_XS, REST_X, EQUALS_X, OUT_X = 2.15, (-5.15, -2.85, -0.55), 1.5, 3.25, 4.55
 
 
@@ -292,6 +293,12 @@ class MlpSteps(LectureScene):
         self.active_label = Label(self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n),
                                   font_size=style.SMALL, color=NEURON_ACTIVE)
         self.active_label.move_to([-3.95, 2.0, 0])
+        y_axis_x = self.gelu.axes.c2p(0, 0)[0]
+        y_ticks = [t for t in self.gelu.ticks if abs(t.get_center()[0] - (y_axis_x - 0.3)) < 0.01
+                   and t.get_center()[1] > self.gelu.axes.c2p(0, 0)[1]]        # the y axis's numbers
+        if y_ticks and self.active_label.get_right()[0] > min(t.get_left()[0] for t in y_ticks) - 0.1:
+            # the y axis stands too far left (a long positive range of x): the count goes above the plot
+            self.active_label.next_to(self.gelu.axes, UP, buff=0.2).align_to(self.gelu.axes, LEFT)
         self.gelu_name = Label(self.s("gelu_axis"), font_size=style.LABEL, color=style.GELU_CURVE)
         self.gelu_name.next_to(self.gelu.curve, UP, buff=0.1).align_to(self.gelu.curve, RIGHT)
 
@@ -350,7 +357,7 @@ class MlpSteps(LectureScene):
     def build_all(self):
         m = self.m
         T = len(m.tokens)
-        pitch = min(PITCH, 4.0 / max(T, 1))
+        pitch = min(PITCH, ROWS_SPAN / max(T - 1, 1))          # MAX_TOKENS rows still clear one another
         top = min(ROW_TOP, ROWS_MID + (T - 1) * pitch / 2)     # a short prompt sits mid-stage
         ys = [top - r * pitch for r in range(T)]
         self.all_tokens = TokenColumn(m.tokens, list(range(T)), ys, right=-3.9)

@@ -35,13 +35,15 @@ S = SHARED | ATTENTION | Strings({
                     "zh": "我们模型的第 {layer} 层有 {n} 个头。\n我们观察词元 \u201c{focus}\u201d。"},
     "heads": {"en": "Each head has its own W_q, W_k and W_v,\nso each learns its own attention pattern.",
               "zh": "每个头都有自己的 W_q、W_k 和 W_v，\n所以每个头学到自己的注意力模式。"},
-    "focus": {"en": "At \"{focus}\" (its column in each grid), each head\nputs its largest weight on its own token.",
-              "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n每个头把最大的权重放在各自的词元上。"},
+    "focus": {"en": "At \"{focus}\" (its column in each grid), each head puts\n"
+                       "its largest weight on a different token.",
+              "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n各个头的最大权重分别落在不同的词元上。"},
     "focus_shared": {"en": "At \"{focus}\" (its column in each grid), the {n} heads put\n"
                            "their largest weights on {k} different tokens.",
                      "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重落在 {k} 个不同的词元上。"},
-    "focus_same": {"en": "At \"{focus}\" (its column in each grid), the heads\nspread their weights differently.",
-                   "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n各个头分配权重的方式各不相同。"},
+    "focus_same": {"en": "At \"{focus}\" (its column in each grid), all {n} heads put\n"
+                         "their largest weight on the same token, \"{src}\".",
+                   "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重都落在同一个词元 \u201c{src}\u201d 上。"},
     "concat": {"en": "Each head outputs {dh} numbers for \"{focus}\". Side by side,\n"
                      "the {n} outputs make one vector of {d}: the concatenation.",
                "zh": "每个头为 \u201c{focus}\u201d 输出 {dh} 个数。把 {n} 个输出\n并排拼接，得到一个 {d} 维向量。"},
@@ -157,7 +159,7 @@ class MultiHead(LectureScene):
                                 "focus_shared", "focus_same when every head's largest weight is on one token, "
                                 "focus when each head's is on a different token, else focus_shared",
                                 top_keys=m.top_keys)
-        self.say(key, focus=m.tokens[m.focus], n=len(m.top_keys), k=k)
+        self.say(key, focus=m.tokens[m.focus], n=len(m.top_keys), k=k, src=style.token_label(m.tokens[m.top_keys[0]]))
         self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
         self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
                   run_time=2 * STEP)
@@ -213,7 +215,15 @@ class MultiHead(LectureScene):
         """One AttentionGrid per head (keys down, queries across, as everywhere); words on the first only."""
         m, lang = self.m, self.lang
         self.grids, self.head_titles, self.focus_frames, self.top_labels = [], VGroup(), [], VGroup()
-        first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=GRID_W)
+        grid_w = GRID_W
+        first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=grid_w)
+        label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)
+        overhang = max(0.0, first.query_indices.get_right()[0] - first.squares.get_right()[0])
+        room = 2 * style.safe_half_width() - label_w - (m.n_head - 1) * GRID_GAP - overhang   # a long key word:
+        if m.n_head * grid_w > room:                                                          # the grids shrink
+            grid_w = room / m.n_head
+            first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=grid_w)
+        self.grid_w = grid_w
         # the axis titles, stacked over the first grid's key words (small cells leave no room beside them)
         q_title, k_title = first.query_title, first.key_title
         q_title.shift(RIGHT * (first.squares.get_left()[0] - 0.15 - q_title.get_right()[0]))
@@ -224,12 +234,12 @@ class MultiHead(LectureScene):
         label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)
         # a two-digit index over the last column may reach past the last grid's right edge: keep it on screen
         overhang = max(0.0, first.query_indices.get_right()[0] - first.squares.get_right()[0])
-        total = label_w + m.n_head * GRID_W + (m.n_head - 1) * GRID_GAP + overhang
+        total = label_w + m.n_head * grid_w + (m.n_head - 1) * GRID_GAP + overhang
         left = -total / 2 + label_w
         for h in range(m.n_head):
             g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("attention"), tokens=m.tokens,
-                                                   lang=lang, height=GRID_W)
-            g.shift([left + h * (GRID_W + GRID_GAP) - g.squares.get_left()[0], GRID_TOP - g.squares.get_top()[1], 0])
+                                                   lang=lang, height=grid_w)
+            g.shift([left + h * (grid_w + GRID_GAP) - g.squares.get_left()[0], GRID_TOP - g.squares.get_top()[1], 0])
             self.grids.append(g)
             x = g.squares.get_center()[0]
             self.head_titles.add(Label(S("head", lang, h=h), font_size=style.SMALL, color=VALUE)
@@ -251,11 +261,11 @@ class MultiHead(LectureScene):
         scale = magnitude_scale(m.head_out, m.concat)
         self.values["magnitude_scale_limit"] = scale.limit
         y = 1.6
-        self.out_strips = [MagnitudeStrip(m.head_out[h], scale, width=GRID_W, height=0.4)
+        self.out_strips = [MagnitudeStrip(m.head_out[h], scale, width=self.grid_w, height=0.4)
                            .move_to([g.squares.get_center()[0], y, 0]) for h, g in enumerate(self.grids)]
         self.out_labels = VGroup(*[Label(S("output_of", lang, h=h, dh=m.dh), font_size=style.SMALL, color=MUTED)
                                    .next_to(s, DOWN, buff=0.2) for h, s in enumerate(self.out_strips)])
-        width = m.n_head * GRID_W * 0.95
+        width = m.n_head * self.grid_w * 0.95
         whole = MagnitudeStrip(m.concat, scale, width=width, height=0.4).move_to([0, 0.2, 0])
         per = len(whole.cells) // m.n_head
         self.concat_parts = [VGroup(*whole.cells[h * per:(h + 1) * per]) for h in range(m.n_head)]

@@ -41,12 +41,22 @@ S = SHARED | Strings({
                   "This row of vectors E is what the first layer reads.",
             "zh": "现在每个词元既带着“是什么”，也带着“在哪里”。\n第一层读入的就是这一排向量 E。"},
     "no_order": {"en": "No positions, earlier words reversed: \"{word}\" (layer {layer}, head {head})\n"
-                       "gives each word the same weight. Output change: {blind}.",
+                       "keeps each word's weight in both orders. Output change: {blind}.",
                  "zh": "去掉位置向量、把前面的词倒过来：\u201c{word}\u201d（第 {layer} 层第 {head} 个头）\n"
                        "给每个词的权重都不变。输出的变化：{blind}。"},
+    "no_order_moves": {"en": "No positions, earlier words reversed: \"{word}\" (layer {layer}, head {head})\n"
+                             "moves a weight by up to {moved}. Output change: {blind}.",
+                       "zh": "去掉位置向量、把前面的词倒过来：\u201c{word}\u201d（第 {layer} 层第 {head} 个头）\n"
+                             "的权重最多变了 {moved}。输出的变化：{blind}。"},
     "order": {"en": "With positions, the weights follow the order. Output change: {seen}.\n"
                     "Attention alone has no sense of order: the positions give it one.",
               "zh": "加上位置向量后，权重随顺序而变。输出的变化：{seen}。\n注意力本身没有顺序感：位置向量给了它顺序。"},
+    "order_little": {"en": "With positions, the weights barely move here: at most {moved}.\n"
+                           "Output change: {seen}. This head hardly uses the order.",
+                     "zh": "加上位置向量后，这里的权重几乎不变：最多变了 {moved}。\n输出的变化：{seen}。这个头几乎不利用顺序。"},
+    "order_none": {"en": "Reversed, the earlier words read the same, so nothing can move:\n"
+                         "this prompt cannot show word order. Output change: {seen}.",
+                   "zh": "倒过来以后，前面的词还是原样，所以什么都不会变：\n这个提示词无法展示词序。输出的变化：{seen}。"},
     "summary": {"en": "With position vectors, the same word at two places becomes\n"
                       "two different inputs, so attention can use word order.",
                 "zh": "位置向量让同一个词在不同位置成为不同的输入，\n注意力因此能利用词序。"},
@@ -68,6 +78,9 @@ STRIP_WIDTH = 0.3
 BAR_WIDTH, BAR_UNIT = 0.2, 1.0                # weight 1 = 1 unit tall: its label still clears the row below
 ROW_B_Y = 0.35                                # the reversed row; bars hang below each row's indices
 STEP, PAUSE = style.STEP, style.PAUSE
+# caption rules: a weight "stays the same" when it moves less than the last digit shown (0.1%), and "follows the
+# order" when some word's weight moves by at least a point
+SAME_WEIGHT, FOLLOWS_ORDER = 0.0005, 0.01
 
 
 class PositionalEncoding(FocusScene):
@@ -115,7 +128,12 @@ class PositionalEncoding(FocusScene):
 
     def beat_no_order(self):
         o = self.order
-        self.say("no_order", layer=o["layer"], head=o["head"], word=self.tokens[-1],
+        moved = self.weight_moves("without_positions")
+        key = self.caption_rule("no_order", "no_order" if moved < SAME_WEIGHT else "no_order_moves",
+                                f"without positions, the largest change of one word's weight when the earlier words "
+                                f"are reversed: below {SAME_WEIGHT} (the weights' last shown digit) no_order, "
+                                f"else no_order_moves", largest_change=moved)
+        self.say(key, layer=o["layer"], head=o["head"], word=self.tokens[-1], moved=style.percent(moved),
                  blind=self.change_text(o["without_positions"]["output_change"]))
         self.play(FadeOut(VGroup(*self.strips, self.strips_label, self.e_legend, self.focus_frame)), run_time=STEP)
         self.play(FadeIn(self.row_b), run_time=STEP)
@@ -125,11 +143,22 @@ class PositionalEncoding(FocusScene):
 
     def beat_order(self):
         o = self.order
-        self.say("order", seen=self.change_text(o["with_positions"]["output_change"]))
+        moved = self.weight_moves("with_positions")
+        same_words = list(o["reversed_ids"]) == list(self.token_ids)
+        key = self.caption_rule("order", "order_none" if same_words else "order" if moved >= FOLLOWS_ORDER else
+                                "order_little", f"with positions: order_none if the reversed prompt is the same "
+                                f"words, else order if one word's weight changes by at least {FOLLOWS_ORDER}, else "
+                                "order_little", largest_change=moved, reversed_is_same=same_words)
+        self.say(key, moved=style.percent(moved), seen=self.change_text(o["with_positions"]["output_change"]))
         self.play(FadeOut(self.peak_labels["without"]), run_time=0.5)
         self.play(*[Transform(a, b) for a, b in zip(self.bars["without"], self.bars["with"])], run_time=2 * STEP)
         self.play(FadeIn(self.peak_labels["with"]), run_time=STEP)
         self.wait(PAUSE + 3)
+
+    def weight_moves(self, state: str) -> float:
+        """The largest change of one word's weight between the prompt and its reversed run (display only)."""
+        o = self.order[state]
+        return float(np.abs(np.asarray(o["weights"]) - np.asarray(o["weights_reversed"])).max())
 
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
@@ -276,6 +305,8 @@ class PositionalEncoding(FocusScene):
                 texts.append(text)
                 label = NumberText(text, font_size=style.SMALL, color=TEXT, align="left").place(0, 0)
                 label.next_to(bar, DOWN, buff=0.1)   # under the row's tallest bar: no other bar reaches it
+                edge = style.safe_half_width()       # under the last token, it stays inside the title-safe area
+                label.shift(RIGHT * (min(edge - label.get_right()[0], 0) + max(-edge - label.get_left()[0], 0)))
                 peaks.add(label)
             self.bars[state], self.peak_labels[state] = bars, peaks
             self.peak_texts[key] = texts

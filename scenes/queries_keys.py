@@ -17,6 +17,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, Lagged
                    SurroundingRectangle, TransformFromCopy, VGroup)
 
 from scenes import style
+from scenes.params import ParamError
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
                                      place_grid, place_legend, shown_matrix, shown_vector)
@@ -48,6 +49,9 @@ S = CHAPTER_STRINGS | Strings({
     "key": {"en": "Keys come the same way, from the head's own W_k.\n"
                   "Here for \"{word}\", the token \"{focus}\" will look at most.",
             "zh": "键也这样算，用这个头自己的 W_k：这里是“{word}”，\n也就是“{focus}”最关注的词。"},
+    "key_self": {"en": "Keys come the same way, from the head's own W_k.\n"
+                       "Here for \"{word}\" itself: the token it will look at most.",
+                 "zh": "键也这样算，用这个头自己的 W_k：这里是“{word}”自己，\n也就是它自己最关注的词。"},
     "all_keys": {"en": "Every token gets a key as well.\nK has {T} rows of {dh} numbers.",
                  "zh": "每个词也都有一个键。\nK 有 {T} 行，每行 {dh} 个数。"},
     "scores": {"en": "How well does each key match the query of \"{focus}\"?\nK times q: one dot product per key.",
@@ -79,6 +83,8 @@ class QueriesKeys(AttentionChapterScene):
 
     def prepare(self):
         self.h = self.choose_head()
+        if self.h.T < 2:
+            raise ParamError("prompt: a query is compared with the keys of at least 2 tokens; give 2 or more")
 
     # --- the beats ------------------------------------------------------------------------------
     def beat_input(self):
@@ -143,14 +149,18 @@ class QueriesKeys(AttentionChapterScene):
         self.play(FadeIn(self.block_words), TransformFromCopy(mv.output.entries, self.q_block.rows[h.focus]),
                   FadeOut(mv.output.entries), Create(self.q_frame), run_time=STEP)
         others = [r for i, r in enumerate(self.q_block.rows) if i != h.focus]
-        self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.1) for r in others], lag_ratio=0.08),
+        self.play(*([LaggedStart(*[FadeIn(r, shift=RIGHT * 0.1) for r in others], lag_ratio=0.08)] if others else []),
                   FadeIn(self.q_block.shape_label), FadeIn(self.entry_legend), run_time=2 * STEP)
         self.wait(PAUSE + 1)
         self.values["Q"] = {"values": h.Q.tolist(), "scale": self.entry_scale.limit}
 
     def beat_key(self):
         h = self.h
-        self.say("key", word=h.word(h.source), focus=h.word(h.focus))
+        key = self.caption_rule("key", "key_self" if h.source == h.focus else "key", "the key shown is where the "
+                                "focus's attention weights are largest (the earliest on a tie): key_self if that is "
+                                "the focus itself, else key", source=h.source, focus=h.focus,
+                                focus_weights=h.weights[h.focus, :h.focus + 1].tolist())
+        self.say(key, word=h.word(h.source), focus=h.word(h.focus))
         blocks = VGroup(self.q_block, self.q_frame, self.block_words, self.entry_legend)
         self.play(FadeOut(blocks), run_time=0.8)
         mv = self.k_product = self.product(h.W_k.T, h.x_hat[h.source], h.b_k, h.K[h.source], "k", KEY)
@@ -166,7 +176,7 @@ class QueriesKeys(AttentionChapterScene):
         self.play(TransformFromCopy(mv.output.entries, self.k_block.rows[h.source]), FadeOut(mv.output.entries),
                   Create(self.k_frame), run_time=STEP)
         others = [r for i, r in enumerate(self.k_block.rows) if i != h.source]
-        self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.1) for r in others], lag_ratio=0.08),
+        self.play(*([LaggedStart(*[FadeIn(r, shift=RIGHT * 0.1) for r in others], lag_ratio=0.08)] if others else []),
                   FadeIn(self.k_block.shape_label), run_time=2 * STEP)
         self.wait(PAUSE + 1)
         self.values["key"] = {"token": h.source, "x_hat": shown_vector(mv.vector), "W_shown": shown_matrix(mv),
@@ -192,8 +202,8 @@ class QueriesKeys(AttentionChapterScene):
                 words.add(w.shift(RIGHT * (cell.get_left()[0] - 0.2 - w.get_right()[0])
                                   + UP * (cell.get_center()[1] - w.get_center()[1])))
         group = VGroup(words, mv)
-        group.shift(-VGroup(words, mv.bodies()).get_center()[0] * RIGHT
-                    + UP * (MATRIX_TOP - mv.matrix.cells.get_top()[1]))
+        top = max(mv.matrix.cells.get_top()[1], mv.vector.brackets.get_top()[1])   # few keys: q is the taller
+        group.shift(-VGroup(words, mv.bodies()).get_center()[0] * RIGHT + UP * (MATRIX_TOP - top))
         header = self.product_line(h.focus, ["K", "q"], QUERY, {"K": KEY, "q": QUERY})
         self.play(FadeIn(header), FadeIn(words), FadeIn(VGroup(mv.matrix, mv.vector, mv.equals, mv.output)),
                   run_time=STEP)
@@ -217,7 +227,7 @@ class QueriesKeys(AttentionChapterScene):
                   FadeIn(self.line_title), run_time=1.5 * STEP)
         self.frame = grid.line_frame(h.focus)
         others = [grid.line(q) for q in range(h.T) if q != h.focus]
-        self.play(Create(self.frame), LaggedStart(*[FadeIn(c) for c in others], lag_ratio=0.08),
+        self.play(Create(self.frame), *([LaggedStart(*[FadeIn(c) for c in others], lag_ratio=0.08)] if others else []),
                   FadeIn(self.score_legend), run_time=2 * STEP)
         self.wait(PAUSE + 1.5)
         self.values["scores"] = {"grid": h.scores.tolist(), "scale": score_scale.limit,

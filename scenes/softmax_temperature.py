@@ -55,6 +55,13 @@ S = SHARED | Strings({
     "neutral": {"en": "T = 1: the model's own distribution again.", "zh": "T = 1：又回到模型本来的分布。"},
     "zero": {"en": "T = 0: only the largest logit counts.\nAll the probability goes to it: argmax.",
              "zh": "T = 0：只看最大的 logit，\n全部概率都给它：argmax。"},
+    "colder_tie": {"en": "T = {t}: a small T stretches the gaps,\nso the probability concentrates on the {n} top words.",
+                   "zh": "T = {t}：T 较小，差距被拉大，\n概率集中到并列最高的 {n} 个词上。"},
+    "unchanged": {"en": "T = {t}: every logit is the same here,\nso the probabilities do not change.",
+                  "zh": "T = {t}：这里每个 logit 都相同，\n所以概率不变。"},
+    "zero_tie": {"en": "T = 0: only the largest logit counts. {n} words tie for it,\n"
+                       "so they share all the probability equally.",
+                 "zh": "T = 0：只看最大的 logit。有 {n} 个词并列最大，\n它们平分全部概率。"},
     "summary": {"en": "Large T spreads the probability; small T concentrates it.\n"
                       "As T → 0 the model only considers the maximum.",
                 "zh": "T 越大，概率越分散；T 越小，概率越集中。\nT → 0 时，模型只考虑最大值。"},
@@ -105,6 +112,7 @@ PROB_BAR = (1.6, 3.0)        # left edge and width (= 100 %) of the probability 
 PERCENT_RIGHT = 6.2
 HEADER_BASELINE = 1.95
 FIRST_ROW, PITCH = 1.25, 0.54
+ROWS_ROOM = 3.24             # from the first row's baseline to the sum's, less 0.12: room for top_k = 5 at PITCH
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -181,7 +189,7 @@ class SoftmaxTemperature(LectureScene):
         self.wait(PAUSE + 1)
 
     def sweep_to(self, t: float):
-        self.say("zero" if t == 0 else "hotter" if t > 1 else "colder" if t < 1 else "neutral", t=f"{t:g}")
+        self.say(self.sweep_caption(t), t=f"{t:g}", n=len(self.next.argmax()))
         if t == 0:  # z/0 has no value: the column steps back, and only the order of the logits matters
             self.play(FadeOut(self.scaled_numbers), self.scaled_header.animate.set_opacity(0.35), run_time=STEP)
         elif self.at_zero:
@@ -191,6 +199,27 @@ class SoftmaxTemperature(LectureScene):
         if t == 0:
             self.show_argmax()
         self.wait(PAUSE + 1)
+
+    def sweep_caption(self, t: float) -> str:
+        """The caption of a sweep stop, by a rule over the probabilities shown: the top word's probability at t
+        against at T = 1 (hotter: lower, colder: higher), and how many words share the largest logit."""
+        nt = self.next
+        top_at_t, top_at_1 = float(nt.at(t)[0][0]), float(nt.at(1.0)[0][0])
+        tied = len(nt.argmax())
+        if t == 0:
+            key = "zero" if tied == 1 else "zero_tie"
+        elif t == 1:
+            key = "neutral"
+        elif (t > 1 and top_at_t < top_at_1) or (t < 1 and top_at_t > top_at_1):
+            key = "hotter" if t > 1 else "colder" if tied == 1 else "colder_tie"
+        else:
+            key = "unchanged"
+        return self.caption_rule(
+            f"sweep {self.section_names[self.beats_done - 1]}", key,
+            "T = 0: zero (one largest logit) or zero_tie; T = 1: neutral; T > 1: hotter if the top word's "
+            "probability is lower than at T = 1; T < 1: colder if it is higher (colder_tie if words tie for the "
+            "largest logit); else unchanged", T=t, top_probability=top_at_t, top_probability_at_1=top_at_1,
+            words_with_the_largest_logit=tied)
 
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
@@ -204,10 +233,12 @@ class SoftmaxTemperature(LectureScene):
         self.vocab = self.gpt.config.vocab_size
         k = len(nt.top)
         words = [style.token_label(nt.words[i]) for i in nt.top]
-        ys = row_positions(k + 1, FIRST_ROW, PITCH)
-        self.rows_y, sum_y = ys, ys[-1] - PITCH - 0.12
+        pitch = min(PITCH, ROWS_ROOM / (k + 1))          # the sum's line stays above the caption for any top_k
+        ys = row_positions(k + 1, FIRST_ROW, pitch)
+        self.rows_y, sum_y = ys, ys[-1] - pitch - 0.12
 
-        self.tokens = TokenRow(nt.tokens, lang=self.lang, next_slot=True)
+        self.tokens = TokenRow(nt.tokens, lang=self.lang, next_slot=True,    # room for the argmax word at T = 0
+                               slot_word=style.token_label(nt.words[nt.argmax()[0]]))
         self.tokens.move_to(ORIGIN).to_edge(UP, buff=config.frame_height / 2 - style.safe_half_height())
         self.labels = LabelColumn(words + [S("other", self.lang)], ys, LABEL_RIGHT,
                                   colours=[TEXT] * k + [MUTED])

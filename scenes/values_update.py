@@ -68,6 +68,14 @@ S = SHARED | ATTENTION | Strings({
     "meaning_self": {"en": "So at \"{focus}\" this head mostly keeps\n"
                            "to the token itself.",
                      "zh": "所以在 \u201c{focus}\u201d 处，这个头主要\n关注词元自己。"},
+    "meaning_blend": {"en": "So at \"{focus}\" this head pulls in information from several tokens,\n"
+                            "the largest share from \"{src}\", {distance} tokens back.",
+                      "zh": "所以在 \u201c{focus}\u201d 处，这个头从多个词元取来信息，\n"
+                            "最大的一份来自 {distance} 个词元之前的 \u201c{src}\u201d。"},
+    "meaning_self_blend": {"en": "So at \"{focus}\" this head spreads its attention;\n"
+                                 "its largest share stays on the token itself.",
+                           "zh": "所以在 \u201c{focus}\u201d 处，这个头把注意力分散开；\n"
+                                 "最大的一份留在词元自己身上。"},
     "ablation": {"en": "Measured: the model's next-word probability at \"{focus}\",\n"
                        "with the head, and with its output set to zero.",
                  "zh": "实测：模型在 \u201c{focus}\u201d 处预测下一个词的概率，\n保留这个头，以及把它的输出置零。"},
@@ -144,6 +152,10 @@ class HeadAtFocus:
         w = self.weights[self.source]
         return "sum" if w >= ALMOST_ALL else "sum_mostly" if w >= MOSTLY else "sum_blend"
 
+    def meaning(self) -> str:
+        key = "meaning_self" if self.source == self.focus else "meaning"
+        return key if self.weights[self.source] >= MOSTLY else key + "_blend"
+
     def record(self) -> dict:
         """Every number the scene shows, at full precision."""
         ch = self.choice
@@ -183,6 +195,7 @@ ROW_FLOOR, TOTAL_FLOOR = -2.25, -1.85   # lowest key row; lowest row with the we
 TOP_MAX = 2.95                # the highest first row (its header still inside the title-safe area)
 HEADER_BASELINE, HEADER_MAX = 3.15, 3.25   # column headers: above the first row, inside the title-safe area
 CHIP_RIGHT = -3.85
+CHIP_SLACK = 0.15             # how far the key column may move right, into the gap before the values, to stay on screen
 STRIP_W = 2.1
 V_LEFT, WEIGHT_RIGHT, WV_LEFT = -3.65, -0.1, 0.25
 OUT_X, OUT_TOP = 4.9, 2.75
@@ -291,8 +304,10 @@ class ValuesUpdate(LectureScene):
 
     def beat_meaning(self):
         h = self.h
-        self.say("meaning_self" if h.source == h.focus else "meaning", focus=h.tokens[h.focus],
-                 src=h.tokens[h.source], distance=h.focus - h.source)
+        key = self.caption_rule("meaning", h.meaning(), f"where the focus's largest weight is (itself: meaning_self) "
+                                f"and whether it is at least {MOSTLY} (else the _blend caption)",
+                                source=h.source, focus=h.focus, source_weight=float(h.weights[h.source]))
+        self.say(key, focus=h.tokens[h.focus], src=h.tokens[h.source], distance=h.focus - h.source)
         self.clear_stage()
         row = self.prompt_row
         self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in row.chips], lag_ratio=0.08),
@@ -351,6 +366,11 @@ class ValuesUpdate(LectureScene):
         self.pitch = pitch = PITCH
         self.rows_y = ys = [top - i * pitch for i in range(len(self.keys))]
         self.token_column = TokenColumn([h.tokens[k] for k in self.keys], self.keys, ys, right=CHIP_RIGHT)
+        overflow = -style.safe_half_width() - self.token_column.get_left()[0]   # a long word and two-digit positions
+        if overflow > CHIP_SLACK:
+            raise ParamError("prompt: its longest word and two-digit positions do not fit the key column; "
+                             "a shorter prompt or an earlier focus does")
+        self.token_column.shift(RIGHT * max(overflow, 0))     # into the gap before the values, if it must
         self.focus_frame = SurroundingRectangle(self.token_column.chip(h.focus), color=QUERY, buff=0.05)
         self.keys_title = self.column_header(S("keys_axis", lang), self.token_column.chips.get_center()[0], KEY)
         self.magnitudes = scale = magnitude_scale(h.v, h.head_out)
@@ -435,10 +455,16 @@ class ValuesUpdate(LectureScene):
     def build_meaning(self):
         """The whole prompt; the focus, the token its head looks at most, and that weight."""
         h, lang = self.h, self.lang
-        self.prompt_row = row = CompactTokenRow(h.tokens, lang=lang)
+        row = CompactTokenRow(h.tokens, lang=lang)
+        if row.first_shown > h.source:          # a long prompt: the tokens after the focus give way first
+            row = CompactTokenRow(h.tokens[:h.focus + 1], lang=lang)
+        if row.first_shown > h.source:
+            raise ParamError(f"prompt: the token the head looks at most (position {h.source}) does not fit on the "
+                             f"prompt's row with the focus; a shorter prompt or an earlier focus shows it")
+        self.prompt_row = row
         row.move_to([0, PROMPT_Y, 0])
         chip = lambda i: row.chips[i - row.first_shown]  # noqa: E731
-        self.dim_later = [chip(i).animate.set_opacity(0.3) for i in range(h.focus + 1, len(h.tokens))
+        self.dim_later = [chip(i).animate.set_opacity(0.3) for i in range(h.focus + 1, len(row.words))
                           if i >= row.first_shown]
         self.focus_mark = chip(h.focus).box.copy().set_fill(opacity=0).set_stroke(QUERY, width=5)
         self.source_mark = chip(h.source).box.copy().set_fill(opacity=0).set_stroke(VALUE, width=5)
@@ -451,6 +477,9 @@ class ValuesUpdate(LectureScene):
             start, end = self.source_mark.get_top() + UP * 0.05, self.focus_mark.get_top() + UP * 0.05
             self.pull_arrow = CurvedArrow(start, end, angle=ARC_ANGLE, color=VALUE, stroke_width=3, tip_length=0.18)
             self.pull_label.next_to(self.pull_arrow, UP, buff=0.15)
+        edge = style.safe_half_width()           # over a token near either end, the label stays on screen
+        self.pull_label.shift(RIGHT * (min(edge - self.pull_label.get_right()[0], 0) +
+                                       max(-edge - self.pull_label.get_left()[0], 0)))
         self.values["pull_label"] = {"weight": float(h.weights[h.source])}
 
     def build_effect(self):

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from scene_checks import (assert_complete_preview_clip, assert_legible, assert_same_layout, default_prompt,
-                          has_prompt, manifest_of)
+from scene_checks import (LEGIBILITY, assert_complete_preview_clip, assert_legible, assert_same_layout,
+                          default_prompt, has_prompt, manifest_of)
 from scenes.catalog import SCENES
 from scenes.params import canonical_json
 from scenes.lecture import LectureScene
@@ -26,17 +26,6 @@ REPO = Path(__file__).resolve().parent.parent
 NAMES = list(SCENES)
 LANGS = ("en", "zh")
 
-# What a scene allows on top of the common rules (scene_checks.assert_legible): a number in its own cell of a
-# grid or matrix (text_in_cells), or, stricter, no text touching even an outlined box (unfilled_boxes).
-LEGIBILITY = {
-    "softmax_temperature": {"unfilled_boxes": True},
-    "queries_keys": {"text_in_cells": True},
-    "causal_mask": {"text_in_cells": True},
-    "values_update": {"text_in_cells": True},
-    "multi_head": {"text_in_cells": True},
-    "mlp_steps": {"text_in_cells": True},
-    "mlp_fact": {"text_in_cells": True},
-}
 assert set(LEGIBILITY) <= set(NAMES)
 
 

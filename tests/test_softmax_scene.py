@@ -3,6 +3,7 @@ shares are in test_scenes.py)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from importlib import metadata
 
 import numpy as np
@@ -127,6 +128,37 @@ def test_labels_are_the_rounded_manifest_values(lecture, lang):
     assert texts(sc.prob_bars.numbers) == [style.percent(p) for p in last["probabilities"]] + \
         [style.percent(last["other"])]
     assert sc.t_value.text == style.temperature(last["T"])
+
+
+def bar_lengths(bars) -> list[float]:
+    """A bar column's drawn lengths, with their sign (which side of the zero line)."""
+    return [b.width * (1 if b.get_center()[0] >= bars.x0 else -1) for b in bars.bars]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_bars_and_every_sweep_stop_show_the_manifest_values(lecture, lang):
+    """The logit bars are the manifest's logits to one scale; at the end of every beat of the sweep the numbers on
+    screen are that stop's manifest values (T, z/T, the percentages) and the probability bars their length."""
+    from scenes.softmax_temperature import PROB_BAR
+    sc = lecture.dry("softmax_temperature", lang)
+    v = sc.values
+    assert [c.label.text for c in sc.tokens.chips] == [style.token_label(t) for t in v["tokens"]][-len(sc.tokens.chips):]
+    logits = np.array([c["logit"] for c in v["candidates"]])
+    lengths = np.array(bar_lengths(sc.logit_bars))
+    np.testing.assert_allclose(lengths / logits, lengths[0] / logits[0], rtol=1e-6)   # one scale, signs kept
+    stops = [name for name in sc.section_names if name.startswith("t") and name not in ("title", "temperature")]
+    assert len(stops) == len(v["temperatures"]) - 1 and stops
+    for name, entry in zip(stops, v["temperatures"][1:]):
+        shown = [t[1] for t in sc.snapshots[f"{name}:end"]["texts"] if t[0] == "NumberText"]
+        expected = [style.temperature(entry["T"])] + [style.percent(p) for p in entry["probabilities"]] + \
+            [style.percent(entry["other"])]
+        if entry["T"] > 0:
+            expected += [style.signed(z) for z in entry["logits_over_T"]]
+        missing = Counter(expected) - Counter(shown)
+        assert not missing, (name, missing)
+    last = v["temperatures"][-1]
+    np.testing.assert_allclose(bar_lengths(sc.prob_bars.bars), np.maximum(
+        np.array(last["probabilities"] + [last["other"]]) * PROB_BAR[1], 1e-4), atol=1e-6)
 
 
 # --- key frames against committed control data (tests/control_data/softmax_temperature) -----------

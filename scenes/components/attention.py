@@ -127,9 +127,11 @@ class AttentionGrid(VGroup):
         return anims
 
     # marks and numbers
-    def mask_marks(self) -> VGroup:
-        """"−∞" on the masked cells' first appearance: in every masked cell if it fits, else one mark in the
-        middle of the masked triangle."""
+    def mask_marks(self, avoid_queries=()) -> VGroup:
+        """"−∞" on the masked cells' first appearance: in every masked cell if it fits, else one mark on the masked
+        cell nearest the middle of the masked triangle whose mark lies on masked cells only (none if no such cell:
+        the legend's masked entry still says it), away from the lines of `avoid_queries` (lines about to be
+        recoloured while the mark is up)."""
         masked = [(q, k) for q in range(len(self.tokens)) for k in range(len(self.tokens))
                   if np.isneginf(self.values[q, k])]
         if not masked:
@@ -138,9 +140,15 @@ class AttentionGrid(VGroup):
         if probe.width <= self.cell * 0.85:
             return VGroup(*[Label(style.MASK_TEXT, font_size=self.font_size).move_to(self._squares[q][k])
                             for q, k in masked])
+        allowed = {c for c in masked if c[0] not in avoid_queries}
         centre = np.mean([self._squares[q][k].get_center() for q, k in masked], axis=0)
-        q, k = min(masked, key=lambda c: np.linalg.norm(self._squares[c[0]][c[1]].get_center() - centre))
-        return VGroup(probe.move_to(self._squares[q][k]))
+        for q, k in sorted(masked, key=lambda c: np.linalg.norm(self._squares[c[0]][c[1]].get_center() - centre)):
+            probe.move_to(self._squares[q][k])
+            under = {(a, b) for a in range(len(self.tokens)) for b in range(len(self.tokens))
+                     if _overlaps(probe, self._squares[a][b])}
+            if under <= allowed and _within(probe, self.squares):
+                return VGroup(probe)
+        return VGroup()
 
     def numbers_fit(self, texts) -> bool:
         """True if these texts (a T × T list in [query, key] order) can sit inside the cells legibly."""
@@ -158,3 +166,15 @@ class AttentionGrid(VGroup):
                     n = NumberText(t, self.font_size, align="left").place(0, 0)
                     group.add(n.move_to(self._squares[q][k]))
         return group
+
+
+def _overlaps(a, b, tol: float = 0.02) -> bool:
+    """Whether two mobjects' boxes overlap by more than a hair."""
+    return (a.get_left()[0] + tol < b.get_right()[0] and b.get_left()[0] + tol < a.get_right()[0]
+            and a.get_bottom()[1] + tol < b.get_top()[1] and b.get_bottom()[1] + tol < a.get_top()[1])
+
+
+def _within(a, b) -> bool:
+    """Whether a's box lies inside b's."""
+    return (a.get_left()[0] >= b.get_left()[0] and a.get_right()[0] <= b.get_right()[0]
+            and a.get_bottom()[1] >= b.get_bottom()[1] and a.get_top()[1] <= b.get_top()[1])

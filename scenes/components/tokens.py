@@ -61,17 +61,19 @@ class TokenRow(VGroup):
     PAD_X, GAP, CHIP_H = 0.16, 0.14, 0.62
 
     def __init__(self, tokens: list[str], *, lang: str = "en", next_slot: bool = False, indices: bool = True,
-                 max_width: float | None = None, font_size: float = LABEL):
+                 max_width: float | None = None, font_size: float = LABEL, slot_word: str | None = None):
+        """slot_word: a word that may fill the slot later (slot_filled): the row keeps room for it, centred."""
         super().__init__()
         max_width = max_width or 2 * style.safe_half_width()
         self.words = list(tokens)
         chips = [self._chip(w, style.token_colour(i), font_size) for i, w in enumerate(tokens)]
         slot = self._slot(font_size) if next_slot else None
+        extra = max(self._chip(slot_word, style.MUTED, font_size).width - slot.width, 0) if slot and slot_word else 0
         first = 0
         while True:
             shown = chips[first:] + ([slot] if slot else [])
             lead = [self._chip("\u22ef", style.MUTED, font_size)] if first else []
-            width = sum(c.width for c in lead + shown) + self.GAP * (len(lead + shown) - 1)
+            width = sum(c.width for c in lead + shown) + self.GAP * (len(lead + shown) - 1) + 2 * extra
             if width <= max_width or first == len(chips) - 1:
                 break
             first += 1
@@ -87,8 +89,13 @@ class TokenRow(VGroup):
         if indices:
             positions = list(range(first, len(tokens))) + ([len(tokens)] if slot else [])
             for box, pos in zip([*self.chips, *([slot] if slot else [])], positions):
-                self.indices.add(NumberText(str(pos), font_size=SMALL, color=style.POSITION, align="left")
-                                 .next_to(box, DOWN, buff=0.1))
+                index = NumberText(str(pos), font_size=SMALL, color=style.POSITION, align="left")
+                index.next_to(box, DOWN, buff=0.1)
+                before = self.indices[-1] if len(self.indices) else None
+                if before is not None and index.get_left()[0] < before.get_right()[0] + 0.04 and \
+                        abs(before.get_top()[1] - index.get_top()[1]) < 1e-6:
+                    index.shift(DOWN * (index.height + 0.08))   # two-digit indices under narrow chips: step down
+                self.indices.add(index)
             self.add(self.indices)
 
     def slot_filled(self, word: str, colour=None) -> TokenChip:

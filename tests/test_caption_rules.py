@@ -1,0 +1,315 @@
+"""Every caption that states a property of the numbers is true for any valid prompt, not only the default one.
+
+Each scene of the catalog (a scene added later is picked up by itself) plays without rendering on PROMPTS seeded
+random valid prompts, in English and Chinese by turns, with a random layer, head, focus (and, for the softmax
+scene, top_k and temperature sweep) wherever the scene has such a parameter, each left "auto" now and then so
+that the default rules meet other prompts too. A prompt is a piece of the training language itself: a seeded
+stream of one language (model.language), cut from the start of one of its sentences after a random number of
+words. A prompt the catalog or the scene itself refuses (one clear ParamError: too long for a scene's table, a
+focus that does not fit on screen, ...) is drawn again; at most half of the draws may be refused.
+
+For every run:
+- every caption rule the scene recorded (values["caption_rules"]) is decided again here, from the numbers in the
+  manifest's values (and, where the manifest does not hold them, from the model itself), by code that does not
+  call the scene's; the key the scene chose must be this one, and it must be the caption the scene said;
+- every caption key that some rule can choose is said only with its rule recorded (a property caption chosen
+  without a rule fails), and a caption whose claim holds by construction is checked against the numbers too
+  (CLAIMS: "masked cells become exactly 0", "they add up to 1", ...);
+- nothing crashes, and the shared layout checks pass at the end of every beat and after every caption.
+
+To stay cheap the runs draw nothing (run_dry(frames=False)) and play the scene through scene_checks.lean(): an
+animation that only brings a mobject in or takes it out is applied by its end state, as manim's skipping ends it,
+and every other animation plays through manim. The first prompt of every scene is also played without lean(),
+and both must leave the same texts and shapes in the same places at every moment checked.
+
+A scene that records a rule this file does not know fails with a message saying so: write its check in CHECKS.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import time
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
+from scenes.catalog import SCENES
+from scenes.params import AUTO, ParamError
+
+PROMPTS = 20                 # accepted runs per scene
+MAX_WORDS = 14               # a prompt is 1..MAX_WORDS words of the language (the context holds 32 tokens)
+LANGS = ("en", "zh")
+SHOWN_PERCENT = 0.0005       # weights are shown as percentages with one decimal: half the last digit
+TEMPERATURE_STOPS = (0.0, 0.1, 0.5, 1.0, 2.0, 5.0)
+
+
+# --- random valid parameters, from the training language -------------------------------------------------------
+def random_prompt(rng: random.Random, lang: str) -> str:
+    """A seeded piece of the language: from the start of one sentence of a fresh stream, 1..MAX_WORDS words."""
+    from model.language import Language
+    from scenes.prompts import join_words
+    language = Language()
+    words = [t.word for t in language.stream(4 * MAX_WORDS, rng, lang=lang)]
+    full_stop = language.grammar(lang).t(".")
+    starts = [0] + [i + 1 for i, w in enumerate(words[:-MAX_WORDS]) if w == full_stop]
+    start = rng.choice(starts)
+    return join_words(words[start:start + rng.randint(1, MAX_WORDS)], lang)
+
+
+def maybe_auto(rng: random.Random, pick):
+    return AUTO if rng.random() < 1 / 3 else pick()
+
+
+def random_params(spec, gpt, rng: random.Random, lang: str) -> dict:
+    """Random values for the parameters a scene declares (any other keeps its default)."""
+    names = {p.name for p in spec.params}
+    params = {"lang": lang} if "lang" in names else {}
+    prompt = random_prompt(rng, lang)
+    T = len(gpt.encode(prompt))
+    c = gpt.config
+    choosers = {
+        "prompt": lambda: prompt,
+        "focus": lambda: maybe_auto(rng, lambda: rng.randrange(T)),
+        "layer": lambda: maybe_auto(rng, lambda: rng.randrange(c.n_layer)),
+        "head": lambda: maybe_auto(rng, lambda: rng.randrange(c.n_head)),
+        "top_k": lambda: rng.randint(1, 6),
+        "temperatures": lambda: rng.sample(TEMPERATURE_STOPS, rng.randint(1, 4)),
+    }
+    params.update({name: choose() for name, choose in choosers.items() if name in names})
+    return params
+
+
+# --- the rules, decided again from the numbers --------------------------------------------------------------------
+def largest_change(state: dict) -> float:
+    return float(np.abs(np.asarray(state["weights"]) - np.asarray(state["weights_reversed"])).max())
+
+
+def check_no_order(v, rule, gpt):
+    moved = largest_change(v["order"]["without_positions"])
+    assert rule["inputs"]["largest_change"] == pytest.approx(moved, abs=1e-12)
+    return "no_order" if moved < SHOWN_PERCENT else "no_order_moves"
+
+
+def check_order(v, rule, gpt):
+    o, tokens = v["order"], list(v["tokens"])
+    assert o["reversed_tokens"] == tokens[-2::-1] + tokens[-1:], "the earlier words, reversed"
+    moved = largest_change(o["with_positions"])
+    if o["reversed_tokens"] == tokens:
+        return "order_none"
+    return "order" if moved >= 0.01 else "order_little"
+
+
+def check_causal_softmax(v, rule, gpt):
+    weights = np.asarray(v["softmax"]["weights"])
+    masked = np.array([x is None for x in v["masked"]["focus_line"]])
+    assert np.all(weights[masked] == 0), "a masked key's weight is exactly 0"
+    assert abs(weights.sum() - 1) < SHOWN_PERCENT, "the line adds up to 100%"
+    if not np.all(weights[~masked] > 0):
+        return "softmax_nonneg"
+    return "softmax_masked" if masked.any() else "softmax"
+
+
+def check_zeros(v, rule, gpt):
+    z = v["zeros"]
+    weights, q = np.asarray(z["weights"]), z["query"]
+    assert z["future_keys"] == list(range(q + 1, len(v["tokens"])))
+    assert np.all(weights[q + 1:] == 0) and abs(weights.sum() - 1) < SHOWN_PERCENT
+    return "zeros" if z["future_keys"] else "zeros_none"
+
+
+def check_sweep(v, rule, gpt):
+    t = rule["inputs"]["T"]
+    [entry] = {e["T"]: e for e in v["temperatures"] if e["T"] == t}.values()
+    top_at_t, top_at_1 = entry["probabilities"][0], v["softmax_steps"]["probabilities"][0]
+    logits = np.asarray(gpt.trace(v["prompt"])["logits"][-1], np.float64)
+    assert v["candidates"][0]["logit"] == logits.max(), "the first bar is the largest logit"
+    tied = int((logits == logits.max()).sum())
+    if t == 0:
+        assert sorted(entry["argmax"]) == sorted(gpt.tokenizer.words[i] for i in np.flatnonzero(logits == logits.max()))
+        return "zero" if tied == 1 else "zero_tie"
+    if t == 1:
+        return "neutral"
+    if t > 1 and top_at_t < top_at_1:
+        return "hotter"
+    if t < 1 and top_at_t > top_at_1:
+        return "colder" if tied == 1 else "colder_tie"
+    return "unchanged"
+
+
+def source_weight(v) -> tuple[int, float]:
+    weights = np.asarray(v["weights"])
+    source = v["source"]["position"]
+    assert weights[source] == weights.max(), "the source is where the focus's weight is largest"
+    return source, float(weights[source])
+
+
+def check_sum(v, rule, gpt):
+    _, w = source_weight(v)
+    return "sum" if w >= 0.9 else "sum_mostly" if w >= 0.5 else "sum_blend"
+
+
+def check_meaning(v, rule, gpt):
+    source, w = source_weight(v)
+    key = "meaning_self" if source == v["focus"] else "meaning"
+    return key if w >= 0.5 else key + "_blend"
+
+
+def check_ablation(v, rule, gpt):
+    with_, without = v["ablation"]["p_with_head"], v["ablation"]["p_without_head"]
+    return "needed" if without < with_ / 2 else "helps" if without < with_ else "no_help"
+
+
+def check_heads_focus(v, rule, gpt):
+    f = v["focus"]
+    tops = [int(np.argmax(p[f, :f + 1])) for p in np.asarray(v["patterns"])]
+    assert list(rule["inputs"]["top_keys"]) == tops
+    k = len(set(tops))
+    return "focus_same" if k == 1 else "focus" if k == len(tops) else "focus_shared"
+
+
+def check_normalise(v, rule, gpt):
+    ln = v["layer_norm"]
+    mean, var = float(f"{ln['normalised_mean']:.2f}"), f"{ln['normalised_var']:.2f}"
+    assert ln["normalised_var"] < 1, "ε keeps the variance under 1"
+    return "normalise" if mean == 0 and var == "1.00" else "normalise_eps"
+
+
+def check_why(v, rule, gpt):
+    variances = [w["var"] for w in v["why"]]
+    lo, hi = float(f"{min(variances):.2f}"), float(f"{max(variances):.2f}")
+    return "why" if hi >= 1.25 * lo else "why_steady"
+
+
+def check_key(v, rule, gpt):
+    f = v["focus"]
+    scaled = np.asarray(v["scaled"]["grid"], np.float64)[f, :f + 1]       # causal: the focus sees 0..f
+    weights = np.exp(scaled - scaled.max())
+    weights /= weights.sum()
+    source = int(np.argmax(weights))
+    assert v["source"] == source, "the key shown is the one the focus looks at most"
+    return "key_self" if source == f else "key"
+
+
+def check_gelu(v, rule, gpt):
+    act = np.asarray(v["activations"])
+    active = int((act > v["threshold"]).sum())
+    assert v["active_count"] == active
+    return "gelu_few" if active < act.size / 3 else "gelu_many"
+
+
+def check_readout(v, rule, gpt):
+    logits = np.asarray(gpt.trace(v["prompt"])["logits"][v["focus"]], np.float64)
+    next_top = [gpt.tokenizer.words[int(i)] for i in np.argsort(-logits, kind="stable")[:5]]
+    assert list(v["next_top"]) == next_top
+    return "readout_agrees" if v["readout"]["top"][0]["word"] in next_top else "readout_other"
+
+
+def check_residual(v, rule, gpt):
+    bigger = np.linalg.norm(v["mlp_out"]) > np.linalg.norm(v["resid_mid"])
+    return "residual_big" if bigger else "residual_small"
+
+
+# scene -> rule name (or "prefix*") -> (every key the rule may choose, the check that decides it again)
+CHECKS = {
+    "positional_encoding": {"no_order": ({"no_order", "no_order_moves"}, check_no_order),
+                            "order": ({"order", "order_little", "order_none"}, check_order)},
+    "queries_keys": {"key": ({"key", "key_self"}, check_key)},
+    "causal_mask": {"softmax": ({"softmax", "softmax_masked", "softmax_nonneg"}, check_causal_softmax),
+                    "zeros": ({"zeros", "zeros_none"}, check_zeros)},
+    "softmax_temperature": {"sweep *": ({"zero", "zero_tie", "neutral", "hotter", "colder", "colder_tie",
+                                         "unchanged"}, check_sweep)},
+    "values_update": {"sum": ({"sum", "sum_mostly", "sum_blend"}, check_sum),
+                      "meaning": ({"meaning", "meaning_blend", "meaning_self", "meaning_self_blend"}, check_meaning),
+                      "ablation": ({"needed", "helps", "no_help"}, check_ablation)},
+    "multi_head": {"focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus)},
+    "add_norm": {"normalise": ({"normalise", "normalise_eps"}, check_normalise),
+                 "why": ({"why", "why_steady"}, check_why)},
+    "mlp_steps": {"gelu": ({"gelu_few", "gelu_many"}, check_gelu),
+                  "readout": ({"readout_agrees", "readout_other"}, check_readout),
+                  "residual": ({"residual_big", "residual_small"}, check_residual)},
+}
+
+# captions whose claim holds by construction: checked against the numbers whenever they are said
+CLAIMS = {
+    "causal_mask": {"all_queries": lambda v: all(w == 0 for w in v["weights"]["masked_weights"])},
+    "softmax_temperature": {
+        "exp": lambda v: all(e > 0 for e in v["softmax_steps"]["exp"]) and
+        (v["other"]["words"] == 0 or v["softmax_steps"]["exp_other"] > 0),
+        "divide": lambda v: all(p > 0 for p in v["softmax_steps"]["probabilities"]) and
+        abs(v["softmax_steps"]["probability_total"] - 1) < SHOWN_PERCENT},
+    "values_update": {"weights": lambda v: abs(v["weights_total"] - 1) < SHOWN_PERCENT},
+}
+
+
+def check_for(name: str, rule_name: str):
+    for pattern, check in CHECKS.get(name, {}).items():
+        if rule_name == pattern or (pattern.endswith("*") and rule_name.startswith(pattern[:-1])):
+            return check
+    pytest.fail(f"{name}: caption rule {rule_name!r} has no independent check in tests/test_caption_rules.py "
+                "(CHECKS): write one that decides it again from the manifest's values")
+
+
+def assert_captions_true(name: str, scene, gpt) -> None:
+    v = scene.values
+    rules = v.get("caption_rules", {})
+    said = [c["key"] for c in scene.captions]
+    for rule_name, rule in rules.items():
+        keys, check = check_for(name, rule_name)
+        assert rule["key"] in keys, (rule_name, rule["key"])
+        assert rule["rule"] and isinstance(rule["inputs"], dict), rule_name
+        assert rule["key"] == check(v, rule, gpt), (rule_name, rule)
+    ruled = set().union(*[keys for keys, _ in CHECKS.get(name, {}).values()])
+    assert Counter(k for k in said if k in ruled) == Counter(r["key"] for r in rules.values()), \
+        "every caption a rule may choose is said once per rule, with that rule recorded"
+    for key, claim in CLAIMS.get(name, {}).items():
+        if key in said:
+            assert claim(v), f"{name}: the caption {key!r} is not true for these numbers"
+
+
+# --- the test -----------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module", autouse=True)
+def one_neuron_sample_per_language():
+    """The MLP scene reads a fixed sample of the language (its documented size and seed) to find a neuron's top
+    contexts; it depends on the language alone, so the runs here share it instead of each drawing it again."""
+    import scenes.mlp_steps as mlp
+    drawn, original = {}, mlp._sample
+    mlp._sample = lambda gpt, lang: drawn[lang] if lang in drawn else drawn.setdefault(lang, original(gpt, lang))
+    yield
+    mlp._sample = original
+
+
+@pytest.mark.parametrize("name", list(SCENES))
+def test_every_caption_rule_holds_for_random_prompts(name, gpt, tmp_path_factory):
+    spec = SCENES[name]
+    cls = getattr(importlib.import_module(spec.module), spec.cls)
+    tmp = tmp_path_factory.mktemp(f"captions-{name}")     # one tex/text cache for all the runs of a scene
+    accepted, refused, draw, started = 0, [], 0, time.perf_counter()
+    while accepted < PROMPTS:
+        assert draw < 2 * PROMPTS, f"{name}: refused {len(refused)} of {draw} random prompts: {refused[:3]}"
+        rng = random.Random(f"captions-{name}-{draw}")
+        lang = LANGS[draw % 2]
+        draw += 1
+        params = random_params(spec, gpt, rng, lang)
+        try:
+            spec.resolve(params, model=gpt)
+            scene = run_dry(lean(cls), params, tmp, captions=True, frames=False)
+        except ParamError as e:
+            assert "\n" not in str(e) and str(e), e
+            refused.append((params, str(e)))
+            continue
+        where = f"{name} {params}"
+        if accepted == 0:      # lean() leaves what manim leaves
+            full = run_dry(cls, params, tmp, captions=True, frames=False)
+            assert full.snapshots == scene.snapshots and full.captions == scene.captions, f"{where}: lean() differs"
+        try:
+            assert_captions_true(name, scene, gpt)
+            ends = [k for k in scene.snapshots if k.endswith(":end")]
+            assert ends == [f"{s}:end" for s in scene.section_names], "every beat played"
+            assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
+        except AssertionError as e:
+            raise AssertionError(f"{where}: {e}") from None
+        accepted += 1
+    print(f"\n{name}: {accepted} prompts ({draw - accepted} refused) in {time.perf_counter() - started:.1f} s")
