@@ -212,6 +212,93 @@ def check_residual(v, rule, gpt):
     return "residual_big" if bigger else "residual_small"
 
 
+def layer_norm_rows(x, gain, bias, eps):
+    x = np.asarray(x, np.float64)
+    centred = x - x.mean(-1, keepdims=True)
+    return centred / np.sqrt((centred ** 2).mean(-1, keepdims=True) + eps) * gain + bias
+
+
+def softmax_row(z):
+    z = np.asarray(z, np.float64)
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def check_sample(v, rule, gpt):
+    step = v["steps"][0]
+    if step["u"] is None:
+        assert step["temperature"] == 0
+        return "sample_argmax"
+    p = softmax_row(np.asarray(gpt.trace(step["token_ids"])["logits"][-1], np.float64) / step["temperature"])
+    ranked = sorted(range(len(p)), key=lambda i: (-p[i], i))          # most probable first, lower id on a tie
+    edges = np.cumsum([p[i] for i in ranked])
+    rank = int(np.searchsorted(edges, step["u"] * edges[-1], side="right"))
+    assert ranked[rank] == step["sampled"]["token_id"], "u falls in the sampled word's stretch"
+    return "sample_top" if rank < v["top_k"] else "sample_other"
+
+
+def check_context(v, rule, gpt):
+    a, b = (q["token_ids"] for q in v["context"]["prompts"])
+    assert a[-1] == b[-1] and a[:-1] != b[:-1], "the same last word after different words"
+    pa, pb = (softmax_row(gpt.trace(ids)["logits"][-1]) for ids in (a, b))
+    tv = 0.5 * np.abs(pa - pb).sum()
+    assert v["context"]["total_variation"] == pytest.approx(tv, abs=1e-9)
+    return "context_apart" if tv >= 0.9 else "context_differ"
+
+
+def check_lens(v, rule, gpt):
+    trace, f = gpt.trace(v["prompt"]), v["focus"]
+    streams = [trace["embeddings"][f]] + [layer[k][f] for layer in trace["layers"] for k in ("resid_mid", "resid_post")]
+    eps = gpt.config.layer_norm_epsilon
+    tops = [int(np.argmax(layer_norm_rows(x, gpt.p("ln_f.weight"), gpt.p("ln_f.bias"), eps) @ gpt.W_E.T))
+            for x in streams]
+    assert [p["top_id"] for p in v["lens"]["points"]] == tops
+    answer = tops[-1]
+    return "lens_embedding" if all(t == answer for t in tops) else "lens_forms"
+
+
+def check_direction(v, rule, gpt):
+    h = v["held_out"]
+    return "direction_separates" if h["measured"] > h["null_p95"] else "direction_no_better"
+
+
+def check_example(v, rule, gpt):
+    ex, plane = v["parallelogram"]["example"], v["plane"]
+    words, labels = plane["words"], plane["labels"]
+    E = gpt.W_E[[gpt.tokenizer.vocab[w] for w in words]].astype(np.float64)
+    at = {w: i for i, w in enumerate(words)}
+    query = E[at[ex["b"]]] - E[at[ex["a"]]] + E[at[ex["c"]]]
+    others = [w for w in words if w not in (ex["a"], ex["b"], ex["c"])]
+    cos = {w: E[at[w]] @ query / np.linalg.norm(E[at[w]]) / np.linalg.norm(query) for w in others}
+    nearest = max(cos, key=cos.get)
+    assert nearest == ex["nearest"]
+    hit = labels["habitat"][at[nearest]] == labels["habitat"][at[ex["b"]]] and \
+        labels["size"][at[nearest]] == labels["size"][at[ex["c"]]]
+    return "example_hit" if hit else "example_miss"
+
+
+def check_parallelogram(v, rule, gpt):
+    p = v["parallelogram"]
+    return "parallelogram_often" if p["measured"] > p["null_p95"] else "parallelogram_chance"
+
+
+def check_parallel(v, rule, gpt):
+    p = v["parallel"]
+    assert p["ratio"] == pytest.approx(p["token_by_token_ms"] / p["one_pass_ms"])
+    return "parallel_faster" if p["token_by_token_ms"] > p["one_pass_ms"] else "parallel_not_faster"
+
+
+def check_rich(v, rule, gpt):
+    trace, f = gpt.trace(v["prompt"]), v["context"]["focus"]
+    eps = gpt.config.layer_norm_epsilon
+    streams = [trace["embeddings"][f]] + [layer[k][f] for layer in trace["layers"] for k in ("resid_mid", "resid_post")]
+    probs = [softmax_row(layer_norm_rows(x, gpt.p("ln_f.weight"), gpt.p("ln_f.bias"), eps) @ gpt.W_E.T)
+             for x in streams]
+    answer = int(np.argmax(probs[-1]))
+    assert v["representations"]["p_answer"] == pytest.approx([float(p[answer]) for p in probs])
+    return "rich_grows" if probs[-1][answer] > probs[0][answer] else "rich_flat"
+
+
 # scene -> rule name (or "prefix*") -> (every key the rule may choose, the check that decides it again)
 CHECKS = {
     "positional_encoding": {"no_order": ({"no_order", "no_order_moves"}, check_no_order),
@@ -230,6 +317,16 @@ CHECKS = {
     "mlp_steps": {"gelu": ({"gelu_few", "gelu_many"}, check_gelu),
                   "readout": ({"readout_agrees", "readout_other"}, check_readout),
                   "residual": ({"residual_big", "residual_small"}, check_residual)},
+    "next_token": {"sample": ({"sample_argmax", "sample_top", "sample_other"}, check_sample),
+                   "context": ({"context_apart", "context_differ"}, check_context)},
+    "architecture": {"lens": ({"lens_embedding", "lens_forms"}, check_lens)},
+    "embedding_space": {"direction": ({"direction_separates", "direction_no_better"}, check_direction),
+                        "example": ({"example_hit", "example_miss"}, check_example),
+                        "parallelogram": ({"parallelogram_often", "parallelogram_chance"}, check_parallelogram)},
+    "summary": {"parallel": ({"parallel_faster", "parallel_not_faster"}, check_parallel),
+                "rich": ({"rich_grows", "rich_flat"}, check_rich)},
+    **MLP_CHAPTER_CHECKS,            # tests/caption_checks_mlp.py
+    **SUPERPOSITION_CHECKS,          # tests/caption_checks_superposition.py
 }
 
 # captions whose claim holds by construction: checked against the numbers whenever they are said
