@@ -35,6 +35,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from caption_checks_mlp import MLP_CHAPTER_CHECKS
+from caption_checks_superposition import SUPERPOSITION_CHECKS
 from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
 from scenes.catalog import SCENES
 from scenes.params import AUTO, ParamError
