@@ -402,7 +402,11 @@ def test_every_caption_rule_holds_for_random_prompts(name, gpt, tmp_path_factory
         where = f"{name} {params}"
         if accepted == 0:      # lean() leaves what manim leaves
             full = run_dry(cls, params, tmp, captions=True, frames=False)
-            assert full.snapshots == scene.snapshots and full.captions == scene.captions, f"{where}: lean() differs"
+            # the same captions at the same times (which play shows them is render.py's bookkeeping, and lean()
+            # plays fewer)
+            timed = lambda captions: [{k: v for k, v in c.items() if not k.endswith("_play")} for c in captions]
+            assert full.snapshots == scene.snapshots and timed(full.captions) == timed(scene.captions), \
+                f"{where}: lean() differs"
         try:
             assert_captions_true(name, scene, gpt)
             ends = [k for k in scene.snapshots if k.endswith(":end")]
