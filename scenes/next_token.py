@@ -17,7 +17,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge,
 
 from model.generate import candidates, generate
 from scenes import style
-from scenes.components import Label, NumberText, ProbabilityBars, TokenRow, row_positions
+from scenes.components import Label, NumberText, ProbabilityBars, TokenChip, TokenRow, row_positions
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import context_pair, language_of, uncertain_prompt
@@ -182,7 +182,11 @@ class NextToken(LectureScene):
         ys = row_positions(self.k + 1, FIRST_ROW, PITCH)
         self.rows, self.bars, self.strips, self.markers, self.highlights, self.filled = [], [], [], [], [], []
         for step in self.steps:
-            row = TokenRow([style.token_label(words[i]) for i in step["token_ids"]], lang=self.lang, next_slot=True)
+            # room for the sampled word where the "?" slot is: the earliest words give way to "⋯" if need be
+            word = style.token_label(step["sampled"]["word"])
+            wider = max(0.0, TokenChip(word, TEXT).width - TokenChip.slot().width)
+            row = TokenRow([style.token_label(words[i]) for i in step["token_ids"]], lang=self.lang, next_slot=True,
+                           max_width=2 * style.safe_half_width() - wider)
             row.to_edge(UP, buff=top).to_edge(LEFT, buff=left)   # left-aligned: the row grows to the right
             self.rows.append(row)
             bars = ProbabilityBars([style.token_label(c["word"]) for c in step["candidates"]],
