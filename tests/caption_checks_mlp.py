@@ -174,9 +174,13 @@ def check_spread(v, rule, gpt):
     act = np.asarray(gpt.trace(v["prompt"])["layers"][layer]["mlp"]["act"][position], np.float64)
     push = act * (gpt.p(f"h.{layer}.mlp.c_proj.weight") @ contrast)
     np.testing.assert_allclose(v["push_all"], push, atol=1e-6)
-    top1 = float(push.max() / push.sum())
+    total = float(push.sum())
+    top1 = float(push.max() / total)
+    assert v["spread_total"] == pytest.approx(total, abs=1e-6) and rule["inputs"]["total"] == v["spread_total"]
     assert v["spread"]["1"] == pytest.approx(top1, abs=1e-6)
     assert rule["inputs"]["shares"]["1"] == v["spread"]["1"]
+    if total <= 0:          # the neurons together push away from the sport: no share of a positive whole
+        return "spread_against"
     return "spread_many" if top1 < 0.5 else "spread_one"
 
 
@@ -263,7 +267,7 @@ MLP_CHAPTER_CHECKS: dict = {
     "mlp_fact": {"largest": ({"largest_one", "largest_spread"}, check_largest),
                  "lookup": ({"lookup_clean", "lookup_most", "lookup_not"}, check_lookup),
                  "readout": ({"readout_sport", "readout_verb", "readout_other"}, check_readout),
-                 "spread": ({"spread_many", "spread_one"}, check_spread),
+                 "spread": ({"spread_many", "spread_one", "spread_against"}, check_spread),
                  "ablation": ({"ablation_none", "ablation_drop", "ablation_flip"}, check_fact_ablation),
                  "and": ({"and_yes", "and_partly"}, check_and)},
     "parameters": {"split": ({"split"}, check_split),
