@@ -143,6 +143,11 @@ STEP, PAUSE = style.STEP, style.PAUSE
 _MODELS: dict = {}
 
 
+def share_percent(share: float) -> str:
+    """A share of the neurons' summed push as a percentage: negative (or above 100%) when some push back."""
+    return style.percent(share) if share >= 0 else "\u2212" + style.percent(-share)
+
+
 def sample_means(gpt) -> dict:
     """Per (layer, component): the mean state over MEAN_SAMPLE (200 windows of the training mixture, seed 7), once
     per model object in a process (the heaviest analysis of the scene)."""
@@ -438,7 +443,7 @@ class MlpFact(LectureScene):
         unit = 6.0 / (hi - lo)
         x0 = -3.0 - lo * unit
         self.spread_bars = BarColumn(shares, ys, x0, unit, NEURON_ACTIVE, height=0.36)
-        self.spread_numbers = NumberColumn([style.percent(s) for s in shares], ys, 5.8, color=NEURON_ACTIVE)
+        self.spread_numbers = NumberColumn([share_percent(s) for s in shares], ys, 5.8, color=NEURON_ACTIVE)
         x100 = x0 + unit
         self.full_line = Line([x100, ys[-1] - 0.3, 0], [x100, ys[0] + 0.75, 0], color=TEXT, stroke_width=2)
         self.full_label = Label(self.s("all_neurons", n=f.attribution["per_neuron"].size), font_size=style.SMALL,
@@ -543,11 +548,12 @@ class MlpFact(LectureScene):
         key = self.caption_rule("spread", f.spread_key(), "all neurons' push adds up to 0 or less: spread_against; "
                                 "else the top neuron carries less than half of it: spread_many, else spread_one",
                                 shares={str(k): v for k, v in sh.items()}, total=f.spread["total"])
-        self.say(key, p1=style.percent(sh[1]), p5=style.percent(sh[5]), p20=style.percent(sh[20]), sport=f.answer,
+        self.say(key, p1=share_percent(sh[1]), p5=share_percent(sh[5]), p20=share_percent(sh[20]), sport=f.answer,
                  total=style.signed(f.spread["total"], 2))
         self.clear_stage()
         self.play(FadeIn(self.spread_labels), Create(self.full_line), FadeIn(self.full_label), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT) for b in self.spread_bars.bars], FadeIn(self.spread_numbers),
+        self.play(*[GrowFromEdge(b, LEFT if s >= 0 else RIGHT) for b, s in zip(self.spread_bars.bars, sh.values())],
+                  FadeIn(self.spread_numbers),
                   run_time=2 * STEP)
         self.wait(PAUSE)
 
