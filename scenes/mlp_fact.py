@@ -98,6 +98,10 @@ S = SHARED | Strings({
     "spread_one": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
                          "the top 5 {p5}, the top 20 {p20}.",
                    "zh": "有多分散：最强的神经元占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。"},
+    "spread_against": {"en": "Here all neurons together push away from \"{sport}\" ({total}):\n"
+                             "the top 1, 5, 20 carry {p1}, {p5}, {p20} of that negative sum.",
+                       "zh": "这里全部神经元合起来把\u201c{sport}\u201d推开（{total}）：\n"
+                             "前 1、5、20 个占这个负的总和的 {p1}、{p5}、{p20}。"},
     "top_n": {"en": "top {k}", "zh": "前 {k} 个"},
     "all_neurons": {"en": "all {n} neurons = 100%", "zh": "全部 {n} 个 = 100%"},
     "ablation_flip": {"en": "Replace that MLP output by its mean over the language:\n"
@@ -137,6 +141,11 @@ STEP, PAUSE = style.STEP, style.PAUSE
 
 
 _MODELS: dict = {}
+
+
+def share_percent(share: float) -> str:
+    """A share of the neurons' summed push as a percentage: negative (or above 100%) when some push back."""
+    return style.percent(share) if share >= 0 else "\u2212" + style.percent(-share)
 
 
 def sample_means(gpt) -> dict:
@@ -262,6 +271,8 @@ class FactLookup:
         return "readout_sport" if top == self.answer else "readout_verb" if top == self.verb else "readout_other"
 
     def spread_key(self) -> str:
+        if not self.spread["total"] > 0:
+            return "spread_against"
         return "spread_many" if self.spread["shares"][1] < 0.5 else "spread_one"
 
     def ablation_key(self) -> str:
@@ -342,8 +353,14 @@ class MlpFact(LectureScene):
     def build_where(self):
         f = self.f
         labels = [self.s("mlp_n" if c == "mlp" else "attn_row", l=l) for l, c in f.rows]
-        grid = TraceGrid(f.grid, labels, f.tokens, left=0.0, top=2.25, cell_w=0.9, cell_h=0.5)
-        grid.shift(RIGHT * (0.5 - grid.cells.get_center()[0]))     # placed by its cells: one layout in en and zh
+        half = style.safe_half_width()
+        for cell_w in (0.9, 0.8, 0.7, 0.6):      # narrower columns only when long words would not fit otherwise
+            grid = TraceGrid(f.grid, labels, f.tokens, left=0.0, top=2.25, cell_w=cell_w, cell_h=0.5)
+            if grid.width <= 2 * half:
+                break
+        # placed by its cells (one layout in en and zh), moved only as far as the title-safe area needs
+        x = 0.5 - grid.cells.get_center()[0]
+        grid.shift(RIGHT * min(max(x, -half - grid.get_left()[0]), half - grid.get_right()[0]))
         self.grid = grid
         self.largest_frames = VGroup(*[SurroundingRectangle(grid.cell(c["row"], c["position"]), color=TEXT,
                                                             buff=0.03, stroke_width=3) for c in f.largest])
@@ -422,10 +439,12 @@ class MlpFact(LectureScene):
         shares = [f.spread["shares"][k] for k in SPREAD_KS]
         ys = [1.6 - r * 0.8 for r in range(len(SPREAD_KS))]
         self.spread_labels = LabelColumn([self.s("top_n", k=k) for k in SPREAD_KS], ys, -3.4)
-        unit = 6.0 / max(max(shares), 1.0)
-        self.spread_bars = BarColumn(shares, ys, -3.0, unit, NEURON_ACTIVE, height=0.36)
-        self.spread_numbers = NumberColumn([style.percent(s) for s in shares], ys, 5.8, color=NEURON_ACTIVE)
-        x100 = -3.0 + unit
+        lo, hi = min(min(shares), 0.0), max(max(shares), 1.0)    # a share is negative or above 1 when some push back
+        unit = 6.0 / (hi - lo)
+        x0 = -3.0 - lo * unit
+        self.spread_bars = BarColumn(shares, ys, x0, unit, NEURON_ACTIVE, height=0.36)
+        self.spread_numbers = NumberColumn([share_percent(s) for s in shares], ys, 5.8, color=NEURON_ACTIVE)
+        x100 = x0 + unit
         self.full_line = Line([x100, ys[-1] - 0.3, 0], [x100, ys[0] + 0.75, 0], color=TEXT, stroke_width=2)
         self.full_label = Label(self.s("all_neurons", n=f.attribution["per_neuron"].size), font_size=style.SMALL,
                                 color=TEXT)
@@ -526,12 +545,15 @@ class MlpFact(LectureScene):
     def beat_spread(self):
         f = self.f
         sh = f.spread["shares"]
-        key = self.caption_rule("spread", f.spread_key(), "the top neuron carries less than half of all neurons' push: "
-                                "spread_many, else spread_one", shares={str(k): v for k, v in sh.items()})
-        self.say(key, p1=style.percent(sh[1]), p5=style.percent(sh[5]), p20=style.percent(sh[20]), sport=f.answer)
+        key = self.caption_rule("spread", f.spread_key(), "all neurons' push adds up to 0 or less: spread_against; "
+                                "else the top neuron carries less than half of it: spread_many, else spread_one",
+                                shares={str(k): v for k, v in sh.items()}, total=f.spread["total"])
+        self.say(key, p1=share_percent(sh[1]), p5=share_percent(sh[5]), p20=share_percent(sh[20]), sport=f.answer,
+                 total=style.signed(f.spread["total"], 2))
         self.clear_stage()
         self.play(FadeIn(self.spread_labels), Create(self.full_line), FadeIn(self.full_label), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT) for b in self.spread_bars.bars], FadeIn(self.spread_numbers),
+        self.play(*[GrowFromEdge(b, LEFT if s >= 0 else RIGHT) for b, s in zip(self.spread_bars.bars, sh.values())],
+                  FadeIn(self.spread_numbers),
                   run_time=2 * STEP)
         self.wait(PAUSE)
 

@@ -6,5 +6,271 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from model import GPT3_175B
+from model import language as model_language
+from model.analysis.patching import MEAN_SAMPLE
+
+_CACHE: dict = {}       # per model object: the people's last-name states and the sample's mean MLP outputs
+
+
+def softmax(z) -> np.ndarray:
+    z = np.asarray(z, np.float64)
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def language() -> model_language.Language:
+    return _CACHE.setdefault("language", model_language.Language())
+
+
+# --- mlp_fact: the person, the tracing grid, the sport directions, the means -------------------------------------
+def fact_person(v, gpt):
+    """The person the prompt names (checked against the prompt's own tokens) and the prompt language's grammar."""
+    tokens = list(gpt.trace(v["prompt"])["tokens"])
+    assert list(v["tokens"]) == tokens, "the manifest's tokens are the prompt's"
+    g = language().grammar(v["prompt_lang"])
+    i = v["first_index"]
+    assert v["last_index"] == i + 1 and list(v["person"]) == tokens[i:i + 2]
+    assert tuple(tokens[i:i + 2]) in g.person, "a first name then a last name of the language"
+    assert not any((a, b) in g.person for a, b in zip(tokens[:i], tokens[1:i + 1])), "the first person named"
+    person = g.person[tuple(tokens[i:i + 2])]
+    assert v["answer"] == g.t(person.sport) and v["answer_id"] == gpt.tokenizer.vocab[v["answer"]]
+    return person, g, tokens
+
+
+def with_names(gpt, tokens, first_index, names) -> list[int]:
+    words = list(tokens)
+    words[first_index:first_index + 2] = names
+    return [gpt.tokenizer.vocab[w] for w in words]
+
+
+def p_next(gpt, ids, patch=None) -> np.ndarray:
+    return softmax(gpt.trace(ids, patch=patch)["logits"][-1])
+
+
+def lookup_point(v) -> tuple[int, int]:
+    """The MLP cell of the tracing grid with the largest restored share: layers in order, the first on a tie."""
+    ct = v["causal_trace"]
+    grid = np.asarray(ct["share"], np.float64)
+    mlp_rows = [r for r, (_, c) in enumerate(ct["rows"]) if c == "mlp"]
+    assert [ct["rows"][r][0] for r in mlp_rows] == sorted(ct["rows"][r][0] for r in mlp_rows)
+    best = max(((grid[r, t], -k, -t) for k, r in enumerate(mlp_rows) for t in range(grid.shape[1])))
+    layer, position = ct["rows"][mlp_rows[-best[1]]][0], -best[2]
+    assert (v["lookup"]["layer"], v["lookup"]["position"]) == (layer, position), "the lookup is the largest MLP cell"
+    return layer, position
+
+
+def unit_sport_directions(gpt, lang: str, layer: int) -> dict:
+    """Per sport: mean resid_post at the last name of "first last" over its people minus over everyone else, as a
+    unit vector (the people's states traced here, once per model and language)."""
+    key = ("people", id(gpt), lang)
+    if key not in _CACHE:
+        g = language().grammar(lang)
+        _CACHE[key] = np.array([[lay["resid_post"][-1] for lay in gpt.trace(f"{g.t(p.first)} {g.t(p.last)}")["layers"]]
+                                for p in language().people], np.float64)      # (people, layers, d)
+    X = _CACHE[key][:, layer]
+    sports = np.array([p.sport for p in language().people])
+    out = {}
+    for s in model_language.SPORTS:
+        d = X[sports == s].mean(0) - X[sports != s].mean(0)
+        out[s] = d / np.linalg.norm(d)
+    return out
+
+
+def mean_mlp_out(gpt, layer: int) -> np.ndarray:
+    """The MLP output's mean over every position of the documented sample (its size and seed), traced here."""
+    key = ("means", id(gpt))
+    if key not in _CACHE:
+        vocab = gpt.tokenizer.vocab
+        streams = language().corpus(MEAN_SAMPLE["n_streams"], gpt.config.n_positions, MEAN_SAMPLE["seed"])
+        sums, n = np.zeros((gpt.config.n_layer, gpt.config.n_embd)), 0
+        for s in streams:
+            layers = gpt.trace([vocab[t.word] for t in s])["layers"]
+            sums += np.array([lay["mlp"]["out"].sum(0) for lay in layers])
+            n += len(s)
+        _CACHE[key] = sums / n
+    return _CACHE[key][layer]
+
+
+def check_largest(v, rule, gpt):
+    person, g, tokens = fact_person(v, gpt)
+    ct = v["causal_trace"]
+    grid = np.asarray(ct["share"], np.float64)
+    rows = [tuple(r) for r in ct["rows"]]
+    assert rows == [(l, c) for l in range(gpt.config.n_layer) for c in ("attn", "mlp")]
+    assert grid.shape == (len(rows), len(tokens))
+    order = np.argsort(-grid, axis=None, kind="stable")[:2]
+    largest = [np.unravel_index(i, grid.shape) for i in order]
+    said = rule["inputs"]["largest"]
+    assert [(c["row"], c["position"]) for c in said] == [(int(r), int(t)) for r, t in largest]
+    assert [c["share"] for c in said] == pytest.approx([grid[r, t] for r, t in largest], abs=1e-12)
+    assert [(c["layer"], c["component"]) for c in said] == [rows[r] for r, _ in largest]
+    # the largest cell's share again, with the patch hook: both names swapped for every other person of the
+    # language with another sport and the same gender, that one state restored from the real run
+    partners = [[g.t(q.first), g.t(q.last)] for q in language().people
+                if q.sport != person.sport and q.gender == person.gender]
+    assert ct["partners"] == partners
+    (r, t), answer = largest[0], v["answer_id"]
+    layer, comp = rows[r]
+    clean_ids = [gpt.tokenizer.vocab[w] for w in tokens]
+    clean = gpt.trace(clean_ids)
+    p_clean = softmax(clean["logits"][-1])[answer]
+    state = clean["layers"][layer][comp]["out"][t]
+    shares = []
+    for names in partners:
+        ids = with_names(gpt, tokens, v["first_index"], names)
+        p_corrupt = p_next(gpt, ids)[answer]
+        p_restored = p_next(gpt, ids, {(layer, comp, t): state})[answer]
+        shares.append((p_restored - p_corrupt) / (p_clean - p_corrupt))
+    assert grid[r, t] == pytest.approx(float(np.mean(shares)), rel=1e-6, abs=1e-9)
+    return "largest_one" if grid[r, t] >= 0.5 else "largest_spread"
+
+
+def check_lookup(v, rule, gpt):
+    person, g, tokens = fact_person(v, gpt)
+    layer, position = lookup_point(v)
+    mlp_out = np.asarray(gpt.trace(v["prompt"])["layers"][layer]["mlp"]["out"][position], np.float64)
+    unit = unit_sport_directions(gpt, v["prompt_lang"], layer)
+    delta = {s: float(mlp_out @ u) for s, u in unit.items()}        # after − before = the MLP's output on it
+    p = v["projections"]
+    assert p["sports"] == list(model_language.SPORTS)
+    assert p["delta"] == pytest.approx([delta[s] for s in p["sports"]], abs=1e-6)
+    assert [a - b for a, b in zip(p["after"], p["before"])] == pytest.approx(p["delta"], abs=1e-9)
+    assert rule["inputs"]["deltas"] == pytest.approx(delta, abs=1e-6) and rule["inputs"]["sport"] == person.sport
+    own = delta[person.sport]
+    others = [s for s in model_language.SPORTS if s != person.sport]
+    top_other = max(delta[s] for s in others)
+    assert delta[rule["inputs"]["best_other"]] == top_other, "the other sport named is the one that rises most"
+    if top_other > own:
+        return "lookup_not"
+    return "lookup_clean" if top_other < own / 2 else "lookup_most"
+
+
+def check_readout(v, rule, gpt):
+    person, g, tokens = fact_person(v, gpt)
+    layer, position = lookup_point(v)
+    trace = gpt.trace(v["prompt"])
+    out = np.asarray(trace["layers"][layer]["mlp"]["out"][position], np.float64)
+    final = np.asarray(trace["layers"][-1]["resid_post"][position], np.float64)   # ln_f's scale, frozen
+    scale = np.sqrt(final.var() + gpt.config.layer_norm_epsilon)
+    added = ((out - out.mean()) / scale * gpt.p("ln_f.weight")) @ gpt.W_E.T
+    ids = sorted(gpt.tokenizer.vocab[w] for w in model_language.vocabulary_of(v["prompt_lang"]))
+    ranked = sorted(ids, key=lambda i: (-added[i], i))
+    top = gpt.tokenizer.words[ranked[0]]
+    r = v["readout"]
+    assert [t["word"] for t in r["top"]] == [gpt.tokenizer.words[i] for i in ranked[:len(r["top"])]]
+    assert [t["logit"] for t in r["top"]] == pytest.approx([added[i] for i in ranked[:len(r["top"])]], abs=1e-6)
+    assert r["n_words"] == len(ids) and r["ranks"][str(v["answer_id"])] == ranked.index(v["answer_id"]) + 1
+    sport, verb = g.t(person.sport), g.t(model_language.SPORT_VERBS[person.sport])
+    assert r["verb"] == verb and rule["inputs"] == {"top": top, "sport": sport, "verb": verb}
+    return "readout_sport" if top == sport else "readout_verb" if top == verb else "readout_other"
+
+
+def check_spread(v, rule, gpt):
+    person, g, tokens = fact_person(v, gpt)
+    layer, position = lookup_point(v)
+    unit = unit_sport_directions(gpt, v["prompt_lang"], layer)
+    contrast = unit[person.sport] - np.mean([u for s, u in unit.items() if s != person.sport], axis=0)
+    act = np.asarray(gpt.trace(v["prompt"])["layers"][layer]["mlp"]["act"][position], np.float64)
+    push = act * (gpt.p(f"h.{layer}.mlp.c_proj.weight") @ contrast)
+    np.testing.assert_allclose(v["push_all"], push, atol=1e-6)
+    total = float(push.sum())
+    top1 = float(push.max() / total)
+    assert v["spread_total"] == pytest.approx(total, abs=1e-6) and rule["inputs"]["total"] == v["spread_total"]
+    assert v["spread"]["1"] == pytest.approx(top1, abs=1e-6)
+    assert rule["inputs"]["shares"]["1"] == v["spread"]["1"]
+    if total <= 0:          # the neurons together push away from the sport: no share of a positive whole
+        return "spread_against"
+    return "spread_many" if top1 < 0.5 else "spread_one"
+
+
+def check_fact_ablation(v, rule, gpt):
+    person, g, tokens = fact_person(v, gpt)
+    layer, position = lookup_point(v)
+    a = v["ablation"]
+    assert (a["layer"], a["component"], a["position"]) == (layer, "mlp", position)
+    ids = [gpt.tokenizer.vocab[w] for w in tokens]
+    before = p_next(gpt, ids)
+    after = p_next(gpt, ids, {(layer, "mlp", position): mean_mlp_out(gpt, layer)})
+    answer = v["answer_id"]
+    assert a["p_before"] == pytest.approx(before[answer], abs=1e-9)
+    assert a["p_after"] == pytest.approx(after[answer], abs=1e-6)
+    new_top = gpt.tokenizer.words[int(np.argmax(after))]
+    assert a["new_top"]["word"] == new_top and rule["inputs"]["new_top"] == new_top
+    if before[answer] - after[answer] < 0.05:
+        return "ablation_none"
+    return "ablation_drop" if new_top == v["answer"] else "ablation_flip"
+
+
+def check_and(v, rule, gpt):
+    person, g, tokens = fact_person(v, gpt)
+    people = language().people
+    # the person, then the first (language order) with the same last name, another first name and another sport,
+    # then the first with the same first name, another last name and another sport; the same gender as the person
+    variants = [person]
+    for keep, change in (("last", "first"), ("first", "last")):
+        variants += [q for q in people if getattr(q, keep) == getattr(person, keep) and
+                     getattr(q, change) != getattr(person, change) and q.sport != person.sport and
+                     q.gender == person.gender][:1]
+    said = v["and"]
+    assert [s["names"] for s in said] == [[g.t(q.first), g.t(q.last)] for q in variants]
+    right = 0
+    for s, q in zip(said, variants):
+        p = p_next(gpt, with_names(gpt, tokens, v["first_index"], [g.t(q.first), g.t(q.last)]))
+        prediction = gpt.tokenizer.words[int(np.argmax(p))]
+        assert s["prediction"] == prediction and s["p"] == pytest.approx(float(p.max()), abs=1e-9)
+        right += prediction == g.t(q.sport)
+    assert rule["inputs"] == {"right": right, "n": len(variants)}
+    return "and_yes" if right == len(variants) == 3 else "and_partly"
+
+
+# --- parameters: the counts from each config's shape, written out here --------------------------------------------
+def counts(c) -> dict:
+    """GPT-2's layout: token and position tables; per layer W_q, W_k, W_v, W_O with biases, an MLP d -> n_inner -> d
+    with biases and two LayerNorms (gain and bias); ln_f; the unembedding tied to W_E (no parameters of its own)."""
+    d, L = c.n_embd, c.n_layer
+    return {"embedding": (c.vocab_size + c.n_positions) * d, "attention": 4 * L * d * (d + 1),
+            "mlp": L * (d * c.n_inner * 2 + c.n_inner + d), "layernorm": 2 * d * (2 * L + 1), "unembedding": 0}
+
+
+def mlp_share(v, key: str, config) -> float:
+    want = counts(config)
+    total = sum(want.values())
+    assert {p: v[key][p] for p in want} == want and v[key]["total"] == total, f"{key}: the counts of its shape"
+    return want["mlp"] / total
+
+
+def check_split(v, rule, gpt):
+    share = mlp_share(v, "gpt3", GPT3_175B)
+    assert rule["inputs"]["mlp_share"] == pytest.approx(share, abs=1e-15)
+    fractions = {"frac_1_4": 0.25, "frac_1_3": 1 / 3, "frac_1_2": 0.5, "frac_2_3": 2 / 3, "frac_3_4": 0.75}
+    nearest = sorted(fractions, key=lambda k: (abs(fractions[k] - share), fractions[k]))[0]
+    assert rule["inputs"]["fraction"] == nearest, "the fraction said is the nearest simple one"
+    return "split"
+
+
+def check_ours(v, rule, gpt):
+    ours, gpt3 = mlp_share(v, "ours", gpt.config), mlp_share(v, "gpt3", GPT3_175B)
+    embedding = counts(gpt.config)["embedding"] / v["ours"]["total"]
+    assert rule["inputs"] == pytest.approx({"ours": ours, "gpt3": gpt3, "ours_embedding": embedding}, abs=1e-15)
+    return "ours_less" if ours < gpt3 else "ours_more"
+
+
+def check_parameters_summary(v, rule, gpt):
+    ours, gpt3 = mlp_share(v, "ours", gpt.config), mlp_share(v, "gpt3", GPT3_175B)
+    assert rule["inputs"] == pytest.approx({"ours": ours, "gpt3": gpt3}, abs=1e-15)
+    return "summary" if min(ours, gpt3) > 0.5 else "summary_not"
+
+
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
-MLP_CHAPTER_CHECKS: dict = {}
+MLP_CHAPTER_CHECKS: dict = {
+    "mlp_fact": {"largest": ({"largest_one", "largest_spread"}, check_largest),
+                 "lookup": ({"lookup_clean", "lookup_most", "lookup_not"}, check_lookup),
+                 "readout": ({"readout_sport", "readout_verb", "readout_other"}, check_readout),
+                 "spread": ({"spread_many", "spread_one", "spread_against"}, check_spread),
+                 "ablation": ({"ablation_none", "ablation_drop", "ablation_flip"}, check_fact_ablation),
+                 "and": ({"and_yes", "and_partly"}, check_and)},
+    "parameters": {"split": ({"split"}, check_split),
+                   "ours": ({"ours_less", "ours_more"}, check_ours),
+                   "summary": ({"summary", "summary_not"}, check_parameters_summary)},
+}
