@@ -93,8 +93,8 @@ def vtt_text(cues) -> str:
     import webvtt
     from webvtt.models import Caption
     vtt = webvtt.WebVTT()
-    for start, end, text in cues:
-        vtt.captions.append(Caption(start=stamp(start, "."), end=stamp(end, "."), text=text))
+    for start, end, text in cues:   # "<0.1% … >99.9%" is text, not a tag: WebVTT escapes &, < and >
+        vtt.captions.append(Caption(start=stamp(start, "."), end=stamp(end, "."), text=html.escape(text, quote=False)))
     return vtt.content
 
 
@@ -124,7 +124,7 @@ def check_cues(cues, duration: float, where: str) -> None:
 
 def parsed_vtt(text: str) -> list[tuple[float, float, str]]:
     import webvtt
-    return [(seconds_of(c.start), seconds_of(c.end), c.text) for c in webvtt.from_string(text)]
+    return [(seconds_of(c.start), seconds_of(c.end), html.unescape(c.text)) for c in webvtt.from_string(text)]
 
 
 def parsed_srt(text: str) -> list[tuple[float, float, str]]:

@@ -34,8 +34,8 @@ from scenes.style import EMBEDDING, EMBEDDING_UPDATED, LOGIT, MUTED, NEURON_ACTI
 S = SHARED | Strings({
     "title": {"en": "Where a fact lives", "zh": "事实存在哪里"},
     "subtitle": {"en": "A person's sport, found and measured in the model", "zh": "一个人的运动：在模型中找到并测量"},
-    "note": {"en": "Our {n}-layer model reads \"{prompt}\"\nand says \"{answer}\" ({p} likely). Where is that fact kept?",
-             "zh": "我们的 {n} 层模型读到\u201c{prompt}\u201d，\n以 {p} 的概率回答\u201c{answer}\u201d。这个事实存在哪里？"},
+    "note": {"en": "Our {n}-layer model reads\n\"{prompt}\"\nand says \"{answer}\" ({p} likely). Where is that fact kept?",
+             "zh": "我们的 {n} 层模型读到\n\u201c{prompt}\u201d，\n以 {p} 的概率回答\u201c{answer}\u201d。这个事实存在哪里？"},
     "where": {"en": "Swap both names for another person's, then restore one state\n"
                     "at a time from the real run: gold brings P(\"{answer}\") back.",
               "zh": "把两个名字换成另一个人的，再从原来的运行中\n逐个恢复一个状态：金色让 P(\u201c{answer}\u201d) 回来。"},

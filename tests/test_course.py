@@ -357,3 +357,11 @@ def test_the_course_page_of_clean_clips_shows_the_captions(made, browser, tmp_pa
                              "return t.cues && t.cues.length ? [...t.cues].map(c => c.text) : null")
     assert cues == [c["texts"]["en"] for c in manifest(clean)["captions"]]
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_cue_text_is_escaped_for_webvtt_and_reads_back():
+    """"<0.1% … >99.9%" is text: WebVTT escapes &, < and > (a browser would read "<0.1% to >" as a tag)."""
+    import course
+    text = course.vtt_text([(1.0, 2.0, "grows from <0.1% to >99.9% & more")])
+    assert "&lt;0.1% to &gt;99.9% &amp; more" in text
+    assert course.parsed_vtt(text) == [(1.0, 2.0, "grows from <0.1% to >99.9% & more")]
