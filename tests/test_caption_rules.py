@@ -93,7 +93,7 @@ def valid_params(spec, gpt, rng: random.Random, lang: str) -> dict:
     whose prompts must have a shape (end on a person's name, ...) meets prompts of that shape; after CATALOG_TRIES
     the last draw is returned, and the test counts it as refused."""
     for _ in range(CATALOG_TRIES):
-        params = valid_params(spec, gpt, rng, lang)
+        params = random_params(spec, gpt, rng, lang)
         try:
             spec.resolve(params, model=gpt)
             return params
