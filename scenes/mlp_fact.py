@@ -457,6 +457,8 @@ class MlpFact(LectureScene):
         ys = [1.4, 0.4]
         ablated = self.s("ablated", comp=self.comp_name(f.layer, "mlp"), tok=f.tokens[f.position])
         self.abl_labels = LabelColumn([self.s("clean"), ablated], ys, -0.4)
+        if self.abl_labels.get_left()[0] < -style.safe_half_width():   # a long last name: the smaller type
+            self.abl_labels = LabelColumn([self.s("clean"), ablated], ys, -0.4, font_size=style.SMALL)
         self.abl_head = Label(f"P({f.answer})", font_size=style.LABEL, color=PROB).move_to([1.9, 2.3, 0])
         self.abl_bars = BarColumn([a["p_before"], a["p_after"]], ys, -0.1, 4.2, PROB, track=1.0)
         self.abl_numbers = NumberColumn([style.percent(a["p_before"]), style.percent(a["p_after"])], ys, 6.1,
