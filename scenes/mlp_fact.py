@@ -117,7 +117,7 @@ S = SHARED | Strings({
                      "zh": "把这个 MLP 输出换成它在整个语言上的平均：\n"
                             "P({sport}) 几乎不变（{p0} 到 {p1}）。"},
     "clean": {"en": "the real run", "zh": "原来的运行"},
-    "ablated": {"en": "{comp} at \"{tok}\" \u2192 its mean", "zh": "{comp}\u00b7\u201c{tok}\u201d\u2192 平均值"},
+    "ablated": {"en": "{comp}\u00b7\"{tok}\" \u2192 mean", "zh": "{comp}\u00b7\u201c{tok}\u201d\u2192 平均值"},
     "new_top": {"en": "top answer: \"{word}\" ({p})", "zh": "首选：\u201c{word}\u201d（{p}）"},
     "and_yes": {"en": "Change one name: the answer is each person's own sport.\n"
                       "No single name decides it: the model combines both, an AND.",
