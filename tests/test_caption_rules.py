@@ -266,12 +266,18 @@ def check_context(v, rule, gpt):
     return "context_apart" if tv >= 0.9 else "context_differ"
 
 
-def check_lens(v, rule, gpt):
-    trace, f = gpt.trace(v["prompt"]), v["focus"]
-    streams = [trace["embeddings"][f]] + [layer[k][f] for layer in trace["layers"] for k in ("resid_mid", "resid_post")]
-    eps = gpt.config.layer_norm_epsilon
-    tops = [int(np.argmax(layer_norm_rows(x, gpt.p("ln_f.weight"), gpt.p("ln_f.bias"), eps) @ gpt.W_E.T))
+def lens_by_hand(gpt, prompt: str, focus: int) -> list[np.ndarray]:
+    """The logit lens written out here: the stream at the focus after the embeddings and after every attention and
+    MLP block, through ln_f (its own mean and variance) and the tied unembedding, softmax."""
+    trace, eps = gpt.trace(prompt), gpt.config.layer_norm_epsilon
+    streams = [trace["embeddings"][focus]] + [layer[k][focus] for layer in trace["layers"]
+                                              for k in ("resid_mid", "resid_post")]
+    return [softmax_row(layer_norm_rows(x, gpt.p("ln_f.weight"), gpt.p("ln_f.bias"), eps) @ gpt.W_E.T)
             for x in streams]
+
+
+def check_lens(v, rule, gpt):
+    tops = [int(np.argmax(p)) for p in lens_by_hand(gpt, v["prompt"], v["focus"])]
     assert [p["top_id"] for p in v["lens"]["points"]] == tops
     answer = tops[-1]
     return "lens_embedding" if all(t == answer for t in tops) else "lens_forms"
@@ -309,11 +315,7 @@ def check_parallel(v, rule, gpt):
 
 
 def check_rich(v, rule, gpt):
-    trace, f = gpt.trace(v["prompt"]), v["context"]["focus"]
-    eps = gpt.config.layer_norm_epsilon
-    streams = [trace["embeddings"][f]] + [layer[k][f] for layer in trace["layers"] for k in ("resid_mid", "resid_post")]
-    probs = [softmax_row(layer_norm_rows(x, gpt.p("ln_f.weight"), gpt.p("ln_f.bias"), eps) @ gpt.W_E.T)
-             for x in streams]
+    probs = lens_by_hand(gpt, v["prompt"], v["context"]["focus"])
     answer = int(np.argmax(probs[-1]))
     assert v["representations"]["p_answer"] == pytest.approx([float(p[answer]) for p in probs])
     return "rich_grows" if probs[-1][answer] > probs[0][answer] else "rich_flat"
