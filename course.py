@@ -4,7 +4,8 @@ so it is no source of any clip (render.py loads it by a computed name, outside t
 
 Beside each clip media/<quality>/<name>.mp4:
     <name>.en.vtt  <name>.en.srt  <name>.zh.vtt  <name>.zh.srt   captions: the narration lines, as shown
-    <name>.chapters.vtt                                          chapters: one cue per beat (WebVTT kind=chapters)
+    <name>.chapters.vtt                                          chapters: one cue per beat, named by its title in
+                                                                 the clip's language (WebVTT kind=chapters)
 For a recipe (lecture.toml) rendered whole, in media/<quality>/:
     lecture[-lang-zh][-clean].mp4 (+ .json manifest, tracks)   the clips joined in recipe order, container chapters
     course/                                                      the course page (index.html, clips/, tracks)
@@ -25,7 +26,7 @@ from fractions import Fraction
 from pathlib import Path
 
 LANGS = ("en", "zh")
-COURSE_VERSION = "1"   # bump when what this module writes changes, so that the lecture is rebuilt
+COURSE_VERSION = "2"   # bump when what this module writes changes, so that the lecture is rebuilt
 DURATION_SLACK = 1e-3  # seconds: cues are rounded to the millisecond
 
 
@@ -71,22 +72,40 @@ def caption_cues(manifest: dict, lang: str) -> list[tuple[float, float, str]]:
     return cues
 
 
+def clip_lang(manifest: dict) -> str:
+    """The language a clip (or the full lecture) shows."""
+    return manifest.get("lang") or (manifest.get("params") or {}).get("lang") or "en"
+
+
 def beat_title(manifest: dict, section: str, lang: str) -> str:
-    """A beat's chapter name: the scene's title for its title card, else the beat's name."""
+    """A beat's chapter name in `lang`: the scene's title for its title card, else the beat's title that the scene
+    declares (its beat_titles, recorded in the manifest). A manifest without it (rendered by older code) is an
+    error: the clip must be rendered again."""
     if section == "title":
         return (manifest.get("titles") or {}).get(lang) or manifest["scene"]
-    return section.replace("_", " ")
+    title = ((manifest.get("beat_titles") or {}).get(lang) or {}).get(section)
+    if not title:
+        raise PackagingError(f"{manifest.get('output', 'clip')}: beat {section!r} has no {lang} title in the "
+                             f"manifest (rendered before beats had titles): render it again")
+    return title
+
+
+CHAPTER_SEPARATOR = {"en": " — ", "zh": "——"}   # "scene — beat" (a dash: titles may hold a colon)
 
 
 def lecture_chapter(manifest: dict, section: str, lang: str) -> str:
+    """A beat's chapter name in the full lecture (and the deck): its scene's title, then its own."""
     title = beat_title(manifest, "title", lang)
-    return title if section == "title" else f"{title}: {beat_title(manifest, section, lang)}"
+    return title if section == "title" else f"{title}{CHAPTER_SEPARATOR[lang]}{beat_title(manifest, section, lang)}"
 
 
-def chapter_cues(manifest: dict, lang: str = "en") -> list[tuple[float, float, str]]:
-    """One cue per beat; the full lecture's timeline names each beat with its scene ("title")."""
-    return [(m["start"], m["end"], m.get("title") or beat_title(manifest, m["section"], lang))
-            for m in manifest.get("timeline", [])]
+def chapter_cues(manifest: dict) -> list[tuple[float, float, str]]:
+    """One cue per beat, named in the clip's language; the full lecture's timeline already names each beat
+    "scene — beat" ("title")."""
+    if "clips" in manifest:
+        return [(m["start"], m["end"], m["title"]) for m in manifest.get("timeline", [])]
+    lang = clip_lang(manifest)
+    return [(m["start"], m["end"], beat_title(manifest, m["section"], lang)) for m in manifest.get("timeline", [])]
 
 
 def vtt_text(cues) -> str:
@@ -680,8 +699,8 @@ def beat_segments(clip: Path, manifest: dict, folder: Path) -> list[Path]:
 
 def build_deck(clips: list[Path], dest: Path, lang: str, work: Path) -> int:
     """An offline, single-file HTML deck (manim-slides' reveal.js converter): one slide per beat of every clip,
-    in order, each playing that beat; the speaker notes hold its narration lines. Returns the number of slides.
-    Made again only when a clip changed (or the deck is gone)."""
+    in order, each playing that beat; the speaker notes hold its chapter name ("scene — beat") and its narration
+    lines. Returns the number of slides. Made again only when a clip changed (or the deck is gone)."""
     identity = {"version": COURSE_VERSION, "lang": lang, "clips": [clip_identity(c, read_manifest(c)) for c in clips]}
     stamp_file = work / f"{dest.name}.json"
     try:   # checked before importing manim-slides (and manim with it): a rerun with nothing to do stays quick
@@ -702,7 +721,8 @@ def build_deck(clips: list[Path], dest: Path, lang: str, work: Path) -> int:
         slides = []
         for beat, file in zip(manifest["timeline"], files):
             lines = [c["texts"][lang] for c in manifest.get("captions", []) if c["beat"] == beat["section"]]
-            slides.append(SlideConfig(file=file, rev_file=file, notes="\n\n".join(lines)))
+            heading = f"### {lecture_chapter(manifest, beat['section'], lang)}"   # the beat's chapter name
+            slides.append(SlideConfig(file=file, rev_file=file, notes="\n\n".join([heading, *lines])))
         configs.append(PresentationConfig(slides=slides, resolution=tuple(manifest["resolution"]),
                                           background_color="black"))
     # The converter inlines reveal.js from its cache (by file name) instead of the CDN: a cache made from the

@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 from scenes.catalog import SCENES, find  # noqa: E402  (light: no manim, no model)
 from scenes.params import ParamError, SceneSpec, canonical_json, pick_section  # noqa: E402
 
-RENDER_VERSION = "4"   # bump when render.py changes what it writes, to invalidate every cache entry
+RENDER_VERSION = "5"   # bump when render.py changes what it writes, to invalidate every cache entry
 EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 1, 2, 130, 141
 
 QUALITIES = {  # name: (manim quality, directory, width, height, fps)
@@ -882,8 +882,8 @@ def load_plan(media: Path, job: Job) -> list | None:
 
 def split_timeline(parts: list[dict], fps: int) -> tuple[list[dict], list]:
     """The timeline of the joined clip, from the frames each part rendered (a play's frames come from the part
-    that rendered it) and the beats (manim sections) of the last part, which ran construct() to its end.
-    Also every play as rendered, for the plan of the next render."""
+    that rendered it) and the beats (manim sections) of the last part, which ran construct() to its end, with
+    their titles from that part's record. Also every play as rendered, for the plan of the next render."""
     last = parts[-1]
     plays: list = [None] * len(last["plays"])
     skipped: dict[int, float] = {}   # the time a part took to skip a play before its range
@@ -908,8 +908,9 @@ def split_timeline(parts: list[dict], fps: int) -> tuple[list[dict], list]:
         edges.append(sum(frames[:played]))
         played += count
     edges.append(sum(frames))
-    timeline = [{"section": name, "start": round(a / fps, 3), "end": round(b / fps, 3)}
-                for name, a, b in zip(beats, edges, edges[1:])]
+    titles = {b["section"]: b["title"] for b in last["record"].get("timeline", []) if "title" in b}
+    timeline = [{"section": name, **({"title": titles[name]} if name in titles else {}), "start": round(a / fps, 3),
+                 "end": round(b / fps, 3)} for name, a, b in zip(beats, edges, edges[1:])]
     for c in last["record"].get("captions", []):   # a narration line: from the frames of the plays before it
         c["start"], c["end"] = (round(sum(frames[:n]) / fps, 3) for n in c["plays"])
     return timeline, [[*p, skipped.get(i)] for i, p in enumerate(plays)]
@@ -1478,6 +1479,7 @@ def manifest_record(job: dict, scene) -> dict:
     return {
         "scene": job["scene"], "class": SCENES[job["scene"]].cls,
         "titles": {lang: scene.strings("title", lang) for lang in LANGUAGES},
+        "beat_titles": {lang: {name: scene.titles[lang][name] for name in scene.section_names} for lang in LANGUAGES},
         "params": to_jsonable(scene.params),
         "output": Path(job["output"]).name, "quality": job["quality"], "resolution": [quality[1], quality[2]],
         "fps": quality[3], "format": job["format"], "transparent": job["transparent"],
@@ -1581,9 +1583,17 @@ def package(args, jobs: list[Job], settings: dict, media: Path, model_dir: Path)
                 print(f"slides: {n} -> {relative(deck)}", flush=True)
         lessons, gpt = [], load_model(model_dir)
         for job in jobs:
-            found = {l: p for l, p in lang_variants(job, gpt, media).items()
-                     if p.is_file() and manifest_path(p).is_file() and p.suffix == job.output.suffix}
-            found[lang] = job.output
+            found = {}
+            for l, p in lang_variants(job, gpt, media).items():
+                if l == lang:
+                    found[l] = job.output
+                elif p.is_file() and manifest_path(p).is_file() and p.suffix == job.output.suffix:
+                    if sources_unchanged(json.loads(manifest_path(p).read_text()).get("sources") or {}):
+                        found[l] = p
+                    else:   # rendered by older code (its manifest may lack what the page shows): not on the page
+                        print(f"course page: {relative(p)} left out: its code has changed since it was rendered "
+                              f"(render the recipe with --lang {l})", flush=True)
+            found.setdefault(lang, job.output)
             lessons.append(found)
         index = course.build_course(lessons, quality_dir / ("course-clean" if settings["clean"] else "course"),
                                     lang, page_colours)

@@ -66,6 +66,15 @@ S = SHARED | Strings({
                  "zh": "每个子层之前的 LayerNorm（L = 层），词元 \u201c{word}\u201d"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "residual":    {"en": "Add: the residual stream", "zh": "相加：残差流"},
+    "statistics":  {"en": "Mean and variance", "zh": "均值与方差"},
+    "normalise":   {"en": "Normalising", "zh": "归一化"},
+    "scale":       {"en": "Gain and bias", "zh": "增益与偏置"},
+    "why":         {"en": "Why normalise", "zh": "为何要归一化"},
+})
+
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 COLUMN_XS = (-3.4, 0.0, 3.4)                  # x, attention output, x + attention
 LEFT_COLUMN_X = -5.2                          # the vector being normalised, as numbers
@@ -80,6 +89,7 @@ DRIFT = 1.25        # caption rule: the variance "drifts" when its largest value
 class AddNorm(FocusScene):
     name = "add_norm"
     strings = S
+    beat_titles = BEATS
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:

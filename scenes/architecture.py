@@ -66,6 +66,14 @@ S = SHARED | Strings({
     "p_answer": {"en": "P(\"{answer}\")", "zh": "P(\u201c{answer}\u201d)"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "pipeline":  {"en": "The pipeline", "zh": "整条流水线"},
+    "stream":    {"en": "The residual stream", "zh": "残差流"},
+    "gpt3":      {"en": "The same pipeline in GPT-3", "zh": "GPT-3 的同一条流水线"},
+    "lens":      {"en": "A logit lens", "zh": "logit 透镜：逐层读出"},
+})
+
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 STREAM_X = -4.72                       # the residual stream, a vertical line
 BOX_LEFT, BOX_RIGHT, BOX_H = -4.32, 0.55, 0.42
@@ -80,6 +88,7 @@ STEP, PAUSE = style.STEP, style.PAUSE
 class Architecture(FocusScene):
     name = "architecture"
     strings = S
+    beat_titles = BEATS
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:

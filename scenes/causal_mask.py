@@ -70,6 +70,16 @@ S = CHAPTER_STRINGS | Strings({
     "gpt3_line": {"en": "GPT-3: n = {n}, n × n = {n2}", "zh": "GPT-3: n = {n}, n × n = {n2}"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "scaled":       {"en": "The scaled scores", "zh": "缩放后的分数"},
+    "mask":         {"en": "The causal mask", "zh": "因果遮罩"},
+    "softmax":      {"en": "Softmax of one query", "zh": "一个查询的 softmax"},
+    "all_queries":  {"en": "Every query normalised", "zh": "每个查询都归一化"},
+    "zeros":        {"en": "The keys one query sees", "zh": "一个查询能看到的键"},
+    "growth":       {"en": "How the grid grows", "zh": "网格如何增长"},
+})
+
 STEP, PAUSE = style.STEP, style.PAUSE
 LEGEND_GAP = 0.35      # between the two legends
 TEXT_X = -0.5          # left edge of the growth figures
@@ -93,6 +103,7 @@ def example_query(h) -> tuple[int, str]:
 class CausalMask(AttentionChapterScene):
     name = "causal_mask"
     strings = S
+    beat_titles = BEATS
 
     def prepare(self):
         self.h = self.choose_head()

@@ -67,6 +67,14 @@ S = SHARED | Strings({
     "nearest_to": {"en": "nearest to \"{word}\"", "zh": "离\u201c{word}\u201d最近"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "words":          {"en": "Creatures on two directions", "zh": "两个方向上的动物"},
+    "direction":      {"en": "Holding out a direction", "zh": "留出法检验一个方向"},
+    "parallelogram":  {"en": "A parallelogram", "zh": "平行四边形"},
+    "neighbours":     {"en": "Nearest words", "zh": "最近的词"},
+})
+
 HABITAT_COLOUR = {"water": style.POSITIVE, "land": "#C8A165"}   # the classes a measured direction points between
 SIZE_RADIUS = {"big": 0.1, "small": 0.06}
 NULL_SHUFFLES, NULL_SEED = 100, 0
@@ -82,6 +90,7 @@ STEP, PAUSE = style.STEP, style.PAUSE
 class EmbeddingSpace(LectureScene):
     name = "embedding_space"
     strings = S
+    beat_titles = BEATS
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:

@@ -3,7 +3,9 @@
 A scene declares three things and the skeleton does the rest:
 
 - its `strings` (a style.Strings table: every on-screen text in English and Chinese, with "title",
-  "subtitle" and, if it has a closing beat, "summary");
+  "subtitle" and, if it has a closing beat, "summary"), and its `beat_titles` (style.BEAT_TITLES | a table
+  section name -> a short title in English and Chinese: the beat's chapter name; the title card's beat is
+  named by "title"; a beat without one fails the render at setup, MissingBeatTitle);
 - its numbers: `prepare()` reads the model (never computing model maths itself), builds the pieces and
   records every number shown in `self.values` (the manifest); `title_note()` says what the numbers are;
 - its beats: one method `beat_<section>` per section the catalog declares after "title", in order
@@ -50,6 +52,10 @@ def load_model(directory: str | None = None):
     return NumpyGPT.load(directory or os.environ.get(ENV_MODEL) or None)
 
 
+class MissingBeatTitle(LookupError):
+    """A beat that its scene's beat_titles table does not name."""
+
+
 def env_params() -> dict:
     raw = os.environ.get(ENV_PARAMS, "").strip()
     if not raw:
@@ -69,6 +75,7 @@ class LectureScene(Scene):
 
     name: str = ""
     strings: style.Strings = style.SHARED
+    beat_titles: style.Strings = style.BEAT_TITLES   # section name -> the beat's short title (its chapter name)
     READING_RATE = {"en": 17.0, "zh": 9.0}   # characters a second: the reading speeds of professional subtitles
     CAPTION_FADE = 0.6                       # seconds: one caption out, the next in
     TITLE_FADE = 0.8                         # seconds: the title card out, at the first beat
@@ -78,12 +85,31 @@ class LectureScene(Scene):
     def spec(cls) -> SceneSpec:
         return SCENES[cls.name]
 
+    @classmethod
+    def beat_title(cls, section: str, lang: str, params: dict) -> str:
+        """A beat's short title in `lang` (its chapter name): the scene's title for the title card, else its entry in
+        beat_titles. A scene whose section names come from its parameters (one beat per temperature) overrides
+        this for those."""
+        if section == "title":
+            return cls.strings("title", lang)
+        if section not in cls.beat_titles.table:
+            raise MissingBeatTitle(f"{cls.name}: beat {section!r} has no title: add it to the scene's beat_titles "
+                                   f"(in English and Chinese)")
+        return cls.beat_titles(section, lang)
+
+    @classmethod
+    def chapter_titles(cls, params: dict) -> dict[str, dict[str, str]]:
+        """{lang: {section: title}}: every beat these parameters give, titled in every language."""
+        sections = cls.spec().section_names(params)
+        return {lang: {s: cls.beat_title(s, lang, params) for s in sections} for lang in style.LANGUAGES}
+
     def setup(self):
         self.gpt = load_model()
         self.params = self.spec().resolve(env_params(), model=self.gpt, where=f"{self.name}: ")
         self.lang = self.params.get("lang", "en")
         self.values: dict = {}          # every number on screen, at full precision, for the manifest
         self.section_names = self.spec().section_names(self.params)
+        self.titles = self.chapter_titles(self.params)   # {lang: {section: title}}: the manifest's beat_titles
         self.beats_done = 0
         self.beat_starts: list[float] = []    # scene time at the start of each beat played
         self.captions: list[dict] = []        # every caption shown: key, text, when fully shown, when it left
@@ -142,10 +168,11 @@ class LectureScene(Scene):
         self.say("summary")
 
     def timeline(self) -> list[dict]:
-        """Where each beat starts and ends in the clip, in seconds: chapter marks for a video player. A clip of
-        one beat (GPT_LECTURE_SECTION) holds that beat alone, from 0."""
+        """Where each beat starts and ends in the clip, in seconds, with its title in the scene's language: chapter
+        marks for a video player. A clip of one beat (GPT_LECTURE_SECTION) holds that beat alone, from 0."""
         ends = self.beat_starts[1:] + [float(self.renderer.time)]
-        marks = [{"section": name, "start": round(start, 3), "end": round(end, 3)}
+        marks = [{"section": name, "title": self.titles[self.lang][name], "start": round(start, 3),
+                  "end": round(end, 3)}
                  for name, start, end in zip(self.section_names, self.beat_starts, ends)]
         if self.only_section is None:
             return marks

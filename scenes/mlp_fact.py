@@ -325,9 +325,22 @@ HEADER_Y = 3.25
 ROWS_TOP, ROW_PITCH = 2.3, 0.46
 
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "where":     {"en": "Causal tracing", "zh": "因果追踪"},
+    "lookup":    {"en": "The lookup MLP", "zh": "查找事实的 MLP"},
+    "readout":   {"en": "Reading the MLP's output", "zh": "读出 MLP 的输出"},
+    "neurons":   {"en": "Neurons by attribution", "zh": "按归因挑出的神经元"},
+    "spread":    {"en": "How spread out", "zh": "分散程度"},
+    "ablation":  {"en": "Mean-ablation", "zh": "均值消融"},
+    "and_gate":  {"en": "The AND of two names", "zh": "两个名字的“与”"},
+})
+
+
 class MlpFact(LectureScene):
     name = "mlp_fact"
     strings = S
+    beat_titles = BEATS
     TITLE_TOP, NOTE_Y = 1.4, -1.3
 
     def title_note(self) -> str:

@@ -86,6 +86,17 @@ S = SHARED | Strings({
                 "zh": "MLP 对每个词元单独提出许多问题，\n再把答案对应的方向加回它的向量。"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "up":          {"en": "The neurons' questions: W_in", "zh": "神经元的问题：W_in"},
+    "contexts":    {"en": "A neuron's top contexts", "zh": "一个神经元的高激活语境"},
+    "gelu":        {"en": "GELU", "zh": "GELU 激活"},
+    "down":        {"en": "Writing back: W_out", "zh": "写回：W_out"},
+    "readout":     {"en": "Reading a neuron's row", "zh": "读出神经元的一行"},
+    "residual":    {"en": "Adding to the stream", "zh": "加回残差流"},
+    "all_tokens":  {"en": "Every token at once", "zh": "所有词元一起"},
+})
+
 K_NEURONS = 3        # neurons drawn in the up- and down-projection: the largest activations at the focus
 N_CONTEXTS = 4       # top-activating contexts listed for the top neuron
 N_WORDS = 5          # words the top neuron's row pushes up most
@@ -224,6 +235,7 @@ DOWN_TOP, DOWN_XS, REST_X, EQUALS_X, OUT_X = 2.15, (-5.15, -2.85, -0.55), 1.5, 3
 class MlpSteps(LectureScene):
     name = "mlp_steps"
     strings = S
+    beat_titles = BEATS
     TITLE_TOP, NOTE_Y = 1.4, -1.3
 
     def title_note(self) -> str:

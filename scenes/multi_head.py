@@ -72,6 +72,15 @@ S = SHARED | ATTENTION | Strings({
     "corner": {"en": "ours, to scale", "zh": "同比例下的我们"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "heads":    {"en": "Every head of the layer", "zh": "这一层的每个头"},
+    "focus":    {"en": "Where each head looks", "zh": "每个头看向哪里"},
+    "concat":   {"en": "Concatenating the outputs", "zh": "拼接各头的输出"},
+    "project":  {"en": "Projecting with W_O", "zh": "用 W_O 投影"},
+    "scale":    {"en": "GPT-3's heads", "zh": "GPT-3 的注意力头"},
+})
+
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -136,6 +145,7 @@ TABLE_TOP, TABLE_NAMES, TABLE_OURS, TABLE_GPT3 = 0.1, -0.9, 1.1, 6.2
 class MultiHead(LectureScene):
     name = "multi_head"
     strings = S
+    beat_titles = BEATS
     TITLE_TOP, NOTE_Y = 1.4, -1.3
 
     # --- the beats ---------------------------------------------------------------------------

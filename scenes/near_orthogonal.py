@@ -87,6 +87,14 @@ S = SHARED | Strings({
                 "zh": "严格垂直：只有 d 个方向。几乎垂直：\n可以更多，而且空间随维数指数增长。"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "exact":      {"en": "Exactly perpendicular", "zh": "严格垂直"},
+    "histogram":  {"en": "Every pairwise angle", "zh": "所有两两夹角"},
+    "bound":      {"en": "The Welch/Levenstein bound", "zh": "Welch/Levenstein 界"},
+    "where":      {"en": "Room within 89–91°", "zh": "89–91° 之内的空间"},
+})
+
 HIST = dict(x=-5.6, y=-1.55, width=11.2, height=3.0)   # the histogram's axis: left end, baseline, size
 INFO_Y, HEADER_Y = 2.15, 3.05
 CHART = dict(x=-4.6, y=-1.45, width=6.4, height=4.1)
@@ -109,6 +117,7 @@ def rough(x: float) -> str:
 class NearOrthogonal(LectureScene):
     name = "near_orthogonal"
     strings = S
+    beat_titles = BEATS
 
     def title_note(self) -> str:
         p = self.data["pack"]

@@ -60,6 +60,15 @@ S = SHARED | Strings({
     "tv_label": {"en": "total variation", "zh": "总变差"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "task":          {"en": "The one job", "zh": "唯一的任务"},
+    "distribution":  {"en": "A probability for every word", "zh": "每个词的概率"},
+    "sample":        {"en": "Sampling one word", "zh": "抽样一个词"},
+    "loop":          {"en": "Writing word by word", "zh": "一个词一个词地写"},
+    "context":       {"en": "Why context matters", "zh": "上下文为何重要"},
+})
+
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 LABEL_RIGHT, BAR_LEFT, BAR_WIDTH, PERCENT_RIGHT = -4.1, -3.9, 2.3, 0.15   # the distribution, left half
 FIRST_ROW, PITCH = 1.0, 0.5
@@ -74,6 +83,7 @@ THRESHOLD_APART = 0.9   # total variation at or above which two predictions "sha
 class NextToken(LectureScene):
     name = "next_token"
     strings = S
+    beat_titles = BEATS
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:

@@ -57,6 +57,13 @@ S = SHARED | Strings({
                     "zh": "两个模型中 MLP 的占比不同：\n上面的数字来自各自的结构。"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "count":  {"en": "Counting GPT-3's parameters", "zh": "数一数 GPT-3 的参数"},
+    "split":  {"en": "GPT-3's split", "zh": "GPT-3 的参数分布"},
+    "ours":   {"en": "Our model's split", "zh": "我们模型的参数分布"},
+})
+
 PARTS = ("embedding", "attention", "mlp", "layernorm")
 COLOURS = {"embedding": style.EMBEDDING, "attention": style.QUERY, "mlp": style.NEURON_ACTIVE,
            "layernorm": MUTED}
@@ -83,6 +90,7 @@ def count(n: int) -> str:
 class Parameters(LectureScene):
     name = "parameters"
     strings = S
+    beat_titles = BEATS
 
     def title_note(self) -> str:
         return self.s("note")

@@ -70,6 +70,16 @@ S = SHARED | Strings({
                 "zh": "E = 词元 + 位置：{n} 个向量 \u00d7 {d} 个数"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "table":     {"en": "The position table", "zh": "位置表"},
+    "prompt":    {"en": "The prompt's positions", "zh": "提示词的位置"},
+    "add":       {"en": "Adding the position vector", "zh": "加上位置向量"},
+    "all":       {"en": "Every token's E", "zh": "每个词元的 E"},
+    "no_order":  {"en": "Attention without positions", "zh": "没有位置的注意力"},
+    "order":     {"en": "Attention with positions", "zh": "有位置的注意力"},
+})
+
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 TABLE_LEFT, TABLE_WIDTH = -5.75, 8.64         # P, one column per position
 TABLE_TOP, TABLE_HEIGHT = 1.7, 2.56           # 64 rows of 0.04
@@ -86,6 +96,7 @@ SAME_WEIGHT, FOLLOWS_ORDER = 0.0005, 0.01
 class PositionalEncoding(FocusScene):
     name = "positional_encoding"
     strings = S
+    beat_titles = BEATS
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:

@@ -70,6 +70,17 @@ S = CHAPTER_STRINGS | Strings({
     "score_scale": {"en": "score q·k", "zh": "分数 q·k"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "input":        {"en": "The normalised input", "zh": "归一化后的输入"},
+    "weights":      {"en": "The query weights W_q", "zh": "查询权重 W_q"},
+    "query":        {"en": "One query", "zh": "一个查询"},
+    "all_queries":  {"en": "Every token's query", "zh": "每个词元的查询"},
+    "key":          {"en": "The keys", "zh": "键"},
+    "scores":       {"en": "Scores: keys times the query", "zh": "分数：键乘以查询"},
+    "scale":        {"en": "Dividing by √d_k", "zh": "除以 √d_k"},
+})
+
 STEP, PAUSE = style.STEP, style.PAUSE
 HEADER_Y = 3.25                  # the formula line at the top
 MATRIX_TOP = 2.45                # top of a matrix × vector product's cells
@@ -80,6 +91,7 @@ MATRIX_LEGEND_X = -4.9           # its legend's bar, top left (the title to its 
 class QueriesKeys(AttentionChapterScene):
     name = "queries_keys"
     strings = S
+    beat_titles = BEATS
 
     def prepare(self):
         self.h = self.choose_head()

@@ -19,7 +19,7 @@ from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, config, Create, FadeIn, FadeOu
 
 from model import probabilities, softmax_steps
 from scenes import style
-from scenes.catalog import sweep_stops
+from scenes.catalog import stop_section_names, sweep_stops
 from scenes.components import (BarColumn, Label, LabelColumn, NumberColumn, NumberText, ProbabilityBars, TokenRow,
                                row_positions, rule)
 from scenes.components import math_tex as tex
@@ -66,6 +66,18 @@ S = SHARED | Strings({
                       "As T → 0 the model only considers the maximum.",
                 "zh": "T 越大，概率越分散；T 越小，概率越集中。\nT → 0 时，模型只考虑最大值。"},
     "logit": {"en": "logit", "zh": "logit"},
+})
+
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "prompt":       {"en": "The prompt", "zh": "提示词"},
+    "logits":       {"en": "Logits: raw scores", "zh": "logit：原始分数"},
+    "exp":          {"en": "Step 1: exponentiate", "zh": "第一步：取指数"},
+    "sum":          {"en": "Step 2: add them up", "zh": "第二步：求和"},
+    "divide":       {"en": "Step 3: divide by the sum", "zh": "第三步：除以总和"},
+    "temperature":  {"en": "Introducing temperature", "zh": "引入温度"},
+    "stop":         {"en": "Temperature T = {t}", "zh": "温度 T = {t}"},
+    "stop_again":   {"en": "Temperature T = {t} again ({n})", "zh": "再次：温度 T = {t}（第 {n} 次）"},
 })
 
 
@@ -119,6 +131,22 @@ STEP, PAUSE = style.STEP, style.PAUSE
 class SoftmaxTemperature(LectureScene):
     name = "softmax_temperature"
     strings = S
+    beat_titles = BEATS
+
+    @classmethod
+    def beat_title(cls, section, lang, params):
+        """A sweep stop (t<T>, the catalog's names) is titled by its temperature, and a temperature visited again
+        by the visit's number; the other beats by BEATS."""
+        temperatures = params["temperatures"]
+        seen: dict[str, int] = {}
+        for name, t in zip(stop_section_names(temperatures), sweep_stops(temperatures)):
+            shown = f"{t:g}"   # as the stop's caption writes it
+            seen[shown] = seen.get(shown, 0) + 1
+            if name == section:
+                if seen[shown] == 1:
+                    return cls.beat_titles("stop", lang, t=shown)
+                return cls.beat_titles("stop_again", lang, t=shown, n=seen[shown])
+        return super().beat_title(section, lang, params)
 
     def script(self):
         """The steps of the softmax, then one beat per temperature stop (named t<T> by the catalog), the summary."""

@@ -163,6 +163,14 @@ SHARED = Strings({
     "size_legend": {"en": "size of an entry", "zh": "数值大小"},  # the legend of an activation's cells
 })
 
+# Beat titles: a scene's `beat_titles` table names each of its beats (by section name) in a few words, in English and
+# Chinese: the chapter names of its clip's chapter track, the lecture's chapters, the course page and the deck. A title
+# names what the beat shows and states no property of the numbers. The title card's beat is named by the scene's
+# "title" string. Every scene's table starts from this one: `beat_titles = BEAT_TITLES | Strings({...})`.
+BEAT_TITLES = Strings({
+    "summary": {"en": "Summary", "zh": "小结"},
+})
+
 # --- attention chapter: grids, masks, legends ------------------------------------------
 ATTENTION_ZERO = "#1A1A1A"   # an attention weight of 0 (and the dark end of every cell scale)
 CELL_OUTLINE = "#3A3A3A"     # thin outline, so a cell near 0 is still visible on black

@@ -74,6 +74,14 @@ S = SHARED | Strings({
     "params_label": {"en": "parameters", "zh": "参数"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "context":          {"en": "Global context", "zh": "全局上下文"},
+    "parallel":         {"en": "Parallel processing", "zh": "并行处理"},
+    "representations":  {"en": "Rich representations", "zh": "丰富的表示"},
+    "scaling":          {"en": "Scaling", "zh": "规模"},
+})
+
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 ROW_YS = (2.75, 1.5, 0.25, -1.0)       # the four advantages, top to bottom
 TITLE_LEFT, VISUAL_LEFT, VISUAL_RIGHT = -6.2, 0.6, 6.2
@@ -91,6 +99,7 @@ def count_text(x: float) -> str:
 class Summary(LectureScene):
     name = "summary"
     strings = S
+    beat_titles = BEATS
 
     def title_note(self) -> str:
         return self.s("model_note")

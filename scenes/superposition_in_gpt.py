@@ -74,6 +74,13 @@ S = SHARED | Strings({
                 "zh": "比维度更多的特征，以几乎垂直的方向存放；\n维度越多，空间指数级增长（GPT-3：{g} 维）。"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "embeddings":  {"en": "Our embeddings' angles", "zh": "我们嵌入向量的夹角"},
+    "neuron":      {"en": "One neuron's contexts", "zh": "一个神经元的语境"},
+    "spread":      {"en": "One fact's neurons", "zh": "一个事实的神经元"},
+})
+
 HIST = dict(x=-5.6, y=-1.5, width=11.2, height=2.9)
 N_ROWS = TOP_CONTEXTS   # contexts shown: all the rule looked at
 N_BARS = 10             # neurons shown in the spread
@@ -91,6 +98,7 @@ def join(words, lang) -> str:
 class SuperpositionInGpt(LectureScene):
     name = "superposition_in_gpt"
     strings = S
+    beat_titles = BEATS
 
     def title_note(self) -> str:
         c = self.gpt.config

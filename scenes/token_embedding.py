@@ -45,6 +45,15 @@ S = SHARED | Strings({
                       "zh": "{n} 个向量 \u00d7 {d} 个数（颜色与 W_E 同一标尺）"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "tokens":   {"en": "Splitting into tokens", "zh": "切分成词元"},
+    "ids":      {"en": "Token ids", "zh": "词元编号"},
+    "table":    {"en": "The embedding matrix W_E", "zh": "嵌入矩阵 W_E"},
+    "lookup":   {"en": "Looking up a column", "zh": "查出一列"},
+    "vectors":  {"en": "A row of vectors", "zh": "一行向量"},
+})
+
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 TABLE_LEFT, TABLE_WIDTH = -6.0, 9.2           # W_E, one column per word
 TABLE_TOP, TABLE_HEIGHT = 1.6, 2.56           # 64 rows of 0.04
@@ -56,6 +65,7 @@ STEP, PAUSE = style.STEP, style.PAUSE
 class TokenEmbedding(FocusScene):
     name = "token_embedding"
     strings = S
+    beat_titles = BEATS
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:

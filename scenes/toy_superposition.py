@@ -69,6 +69,14 @@ S = SHARED | Strings({
                 "zh": "当特征很少同时出现时，模型存下的特征比维度还多，\n它们是几乎垂直的方向：这就是叠加。"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "model":     {"en": "The toy model", "zh": "玩具模型"},
+    "train":     {"en": "Training at each sparsity", "zh": "各稀疏度下的训练"},
+    "dims":      {"en": "Dimensions per feature", "zh": "每个特征占的维度"},
+    "geometry":  {"en": "The geometry", "zh": "几何形状"},
+})
+
 PANEL_XS = (-4.35, -1.3, 1.75, 4.8)
 PANEL_Y, RADIUS = 0.95, 0.95
 HEADER_Y = 2.45
@@ -106,6 +114,7 @@ def geometry(run: dict) -> dict:
 class ToySuperposition(LectureScene):
     name = "toy_superposition"
     strings = S
+    beat_titles = BEATS
 
     def title_note(self) -> str:
         r = self.runs[0]

@@ -103,6 +103,19 @@ S = SHARED | ATTENTION | Strings({
     "this_head": {"en": "this head", "zh": "这个头"},
 })
 
+# Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
+BEATS = style.BEAT_TITLES | Strings({
+    "values":      {"en": "The value vector", "zh": "值向量"},
+    "all_values":  {"en": "Every token's value", "zh": "每个词元的值"},
+    "weights":     {"en": "The query's weights", "zh": "查询的注意力权重"},
+    "weighted":    {"en": "Weighting the values", "zh": "给值加权"},
+    "sum":         {"en": "The head's output", "zh": "注意力头的输出"},
+    "delta":       {"en": "Through W_O: ΔE", "zh": "经过 W_O：ΔE"},
+    "update":      {"en": "The update E′ = E + ΔE", "zh": "更新：E′ = E + ΔE"},
+    "meaning":     {"en": "What the head moves", "zh": "这个头搬运了什么"},
+    "ablation":    {"en": "Zeroing the head", "zh": "把这个头置零"},
+})
+
 MAX_KEYS = 14    # the table lists every key up to the focus, one row each, at the legibility floor
 # a head "almost entirely" / "mostly" takes one token's value when its weight is at least this
 ALMOST_ALL, MOSTLY = 0.9, 0.5
@@ -210,6 +223,7 @@ STEP, PAUSE = style.STEP, style.PAUSE
 class ValuesUpdate(LectureScene):
     name = "values_update"
     strings = S
+    beat_titles = BEATS
     TITLE_TOP, NOTE_Y = 1.4, -1.3
 
     # --- the beats ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ the course page opened in headless Chromium from file://, as a user opens it."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from pathlib import Path
@@ -14,6 +15,8 @@ from conftest import REPO, run_render
 
 import course
 import render
+from scenes.positional_encoding import PositionalEncoding
+from scenes.token_embedding import TokenEmbedding
 
 # Two short clips: a whole scene (several beats, so its chapters seek somewhere) and one beat of another.
 RECIPE = """
@@ -105,9 +108,14 @@ def test_caption_and_chapter_tracks_parse_fit_the_clip_and_do_not_overlap(made, 
         for cues in (vtt, subs):
             assert all(0 <= a < b <= length + 1e-3 for a, b, _ in cues)
             assert all(x[1] <= y[0] for x, y in zip(cues, cues[1:]))
-    chapters = [(course.seconds_of(c.start), course.seconds_of(c.end)) for c in
+    chapters = [(course.seconds_of(c.start), course.seconds_of(c.end), c.text) for c in
                 webvtt.read(str(clip.with_name(f"{name}.chapters.vtt")))]
-    assert chapters == [(b["start"], b["end"]) for b in m["timeline"]]
+    assert chapters == [(b["start"], b["end"], b["title"]) for b in m["timeline"]]
+    if name != "lecture":   # each beat named by the title its scene declares, in the clip's language (English)
+        titles = TokenEmbedding.chapter_titles(m["params"])["en"] if name == CLIPS[0] else \
+            PositionalEncoding.chapter_titles(m["params"])["en"]
+        assert [t for *_, t in chapters] == [titles[b["section"]] for b in m["timeline"]]
+        assert m["beat_titles"]["en"] == titles
 
 
 def test_tracks_of_a_broken_manifest_are_one_line_and_nothing_written(tmp_path):
@@ -294,6 +302,9 @@ def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
     browser.find_element(By.CSS_SELECTOR, ".langs button[data-lang='zh']").click()
     assert browser.execute_script("return document.documentElement.lang") == "zh"
     assert browser.find_element(By.CSS_SELECTOR, "nav.toc a").text == manifests[0]["titles"]["zh"]
+    names = [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#lesson-1 .beats button")]
+    assert names == [f"{i}. {manifests[0]['beat_titles']['zh'][b['section']]} · {int(b['start'] // 60)}:"
+                     f"{int(b['start'] % 60):02d}" for i, b in enumerate(manifests[0]["timeline"], 1)]
     # no Chinese clip here: the English one, with the Chinese captions at the top, clear of its own line
     assert browser.execute_script(showing) == ["zh"]
     lines = wait_for(browser, "const t = [...document.querySelector('video').textTracks].find(t => t.language === 'zh');"
@@ -365,3 +376,89 @@ def test_cue_text_is_escaped_for_webvtt_and_reads_back():
     text = course.vtt_text([(1.0, 2.0, "grows from <0.1% to >99.9% & more")])
     assert "&lt;0.1% to &gt;99.9% &amp; more" in text
     assert course.parsed_vtt(text) == [(1.0, 2.0, "grows from <0.1% to >99.9% & more")]
+
+
+# --- a Chinese lecture: its chapters in Chinese ----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def made_zh(made, tmp_path_factory):
+    """The same recipe in Chinese (--lang zh), beside a copy of the English run: the clips, the lecture, the deck
+    and the course page, whose lessons then hold both languages."""
+    media = tmp_path_factory.mktemp("course-zh") / "media"
+    shutil.copytree(made["media"], media, symlinks=True)
+    r = run_render("--config", made["recipe"], "--lang", "zh", "--jobs", "2", media=media, timeout=900)
+    assert r.returncode == 0, r.stderr
+    return {"media": media, "dir": media / "preview", "stdout": r.stdout}
+
+
+ZH_CLIPS = ["token_embedding-lang-zh", "positional_encoding-lang-zh-section-title"]
+
+
+def test_a_chinese_clip_and_lecture_name_their_chapters_in_chinese(made_zh):
+    import av
+    import webvtt
+    declared = {"token_embedding": TokenEmbedding, "positional_encoding": PositionalEncoding}
+    lecture_names = []
+    for name in ZH_CLIPS:
+        clip = made_zh["dir"] / f"{name}.mp4"
+        m = manifest(clip)
+        titles = declared[m["scene"]].chapter_titles(m["params"])["zh"]   # as the scene declares them
+        chapters = [(course.seconds_of(c.start), course.seconds_of(c.end), c.text)
+                    for c in webvtt.read(str(clip.with_name(f"{name}.chapters.vtt")))]
+        assert chapters == [(b["start"], b["end"], titles[b["section"]]) for b in m["timeline"]]
+        assert all(re.search(r"[\u4e00-\u9fff]", t) for *_, t in chapters)
+        assert [b["title"] for b in m["timeline"]] == [t for *_, t in chapters]
+        lecture_names += [titles["title"] if b["section"] == "title" else f"{titles['title']}——{titles[b['section']]}"
+                          for b in m["timeline"]]
+    lecture = made_zh["dir"] / "lecture-lang-zh.mp4"
+    cues = [c.text for c in webvtt.read(str(lecture.with_name("lecture-lang-zh.chapters.vtt")))]
+    assert cues == lecture_names and "词元与嵌入——切分成词元" in cues
+    with av.open(str(lecture)) as c:
+        assert [ch["metadata"]["title"] for ch in c.chapters()] == ["词元与嵌入", "位置编码"]
+    # the deck's speaker notes: each slide's chapter name first
+    deck = (made_zh["dir"] / "lecture-lang-zh.slides.html").read_text(encoding="utf-8")
+    assert all(f"### {n}" in deck for n in lecture_names)
+
+
+def test_the_chinese_course_page_names_the_chapters_in_the_page_language(made_zh, browser):
+    from selenium.webdriver.common.by import By
+    page = made_zh["dir"] / "course" / "index.html"
+    browser.set_window_size(1280, 900)
+    browser.get(page.as_uri())
+    wait_for(browser, "return [...document.querySelectorAll('video')].every(v => v.readyState >= 1)")
+    zh, en = manifest(made_zh["dir"] / f"{ZH_CLIPS[0]}.mp4"), manifest(made_zh["dir"] / f"{CLIPS[0]}.mp4")
+    buttons = "return [...document.querySelectorAll('#lesson-1 .beats button')].map(b => b.textContent)"
+    assert [t.split(". ", 1)[1].rsplit(" · ", 1)[0] for t in browser.execute_script(buttons)] == \
+        [zh["beat_titles"]["zh"][b["section"]] for b in zh["timeline"]]
+    # the Chinese clip's chapter track, as the player loads it
+    cues = wait_for(browser, """
+        const t = [...document.querySelector('#lesson-1 video').textTracks].find(t => t.kind === 'chapters');
+        if (t.mode === 'disabled') t.mode = 'hidden';
+        return t.cues && t.cues.length ? [t.language, [...t.cues].map(c => c.text)] : null;""")
+    assert cues == ["zh", [b["title"] for b in zh["timeline"]]]
+    # switched to English: the English clip, and its beats named in English
+    browser.find_element(By.CSS_SELECTOR, ".langs button[data-lang='en']").click()
+    assert [t.split(". ", 1)[1].rsplit(" · ", 1)[0] for t in browser.execute_script(buttons)] == \
+        [en["beat_titles"]["en"][b["section"]] for b in en["timeline"]]
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_a_clip_in_the_other_language_rendered_by_older_code_is_left_off_the_page(made_zh, tmp_path):
+    """Its manifest may lack what the page shows (beat titles, say): the page goes without it, and says so."""
+    media = tmp_path / "media"
+    shutil.copytree(made_zh["media"], media, symlinks=True)
+    path = render.manifest_path(media / "preview" / f"{CLIPS[0]}.mp4")
+    m = json.loads(path.read_text())
+    m["sources"] = {**m["sources"], "scenes/lecture.py": "0" * 64}   # as if rendered before scenes/lecture.py changed
+    m.pop("beat_titles")
+    path.write_text(json.dumps(m))
+    recipe = tmp_path / "lecture.toml"
+    recipe.write_text(RECIPE)
+    r = run_render("--config", recipe, "--lang", "zh", media=media)
+    assert r.returncode == 0, r.stderr
+    assert f"course page: {media / 'preview' / CLIPS[0]}.mp4 left out: its code has changed since it was rendered " \
+           f"(render the recipe with --lang en)" in r.stdout
+    data = (media / "preview" / "course" / "index.html").read_text(encoding="utf-8")
+    course_data = json.loads(data.split('<script id="course-data" type="application/json">')[1].split("</script>")[0]
+                             .replace("<\\/", "</"))
+    assert list(course_data["lessons"][0]["variants"]) == ["zh"]
+    assert list(course_data["lessons"][1]["variants"]) == ["en", "zh"]
