@@ -53,6 +53,17 @@ def test_every_beat_has_a_short_distinct_title_in_both_languages(gpt, name, give
     assert titles["en"]["title"] == cls.strings("title", "en") and titles["zh"]["title"] == cls.strings("title", "zh")
 
 
+def test_the_lectures_chapters_are_all_distinct(gpt):
+    """The full lecture names each beat "scene — beat": over the whole catalog no two alike, in either language."""
+    for lang in LANGUAGES:
+        names = []
+        for name, spec in SCENES.items():
+            titles = scene_class(name).chapter_titles(spec.resolve({}, model=gpt))[lang]
+            manifest = {"scene": name, "titles": {lang: titles["title"]}, "beat_titles": {lang: titles}}
+            names += [course.lecture_chapter(manifest, s, lang) for s in titles]
+        assert len(set(names)) == len(names) > 100, lang
+
+
 def test_a_temperature_visited_again_is_titled_by_its_visit():
     from scenes.softmax_temperature import SoftmaxTemperature
     params = {"temperatures": (1.0, 2.0, 0.5, 2.0)}
