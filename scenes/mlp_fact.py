@@ -48,6 +48,10 @@ S = SHARED | Strings({
                           "Restoring {a} there alone brings back most of it.",
                    "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
                           "单独恢复 {a} 就带回了大部分。"},
+    "largest_over": {"en": "Largest: {a} at \"{ta}\" ({sa}), then {b} at \"{tb}\" ({sb}).\n"
+                           "Alone, {a} there brings back more than all of it.",
+                     "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
+                           "单独恢复 {a} 带回的比全部还多。"},
     "attn_n": {"en": "attn {l}",
               "zh": "注意力 {l}"},
     "mlp_n": {"en": "MLP {l}", "zh": "MLP {l}"},
@@ -258,7 +262,8 @@ class FactLookup:
 
     # --- the rules behind the captions --------------------------------------------------------------------
     def largest_key(self) -> str:
-        return "largest_one" if self.largest[0]["share"] >= 0.5 else "largest_spread"
+        share = self.largest[0]["share"]
+        return "largest_over" if share > 1 else "largest_one" if share >= 0.5 else "largest_spread"
 
     def deltas(self) -> dict[str, float]:
         return {s: self.after[s] - self.before[s] for s in self.sports}
@@ -539,8 +544,8 @@ class MlpFact(LectureScene):
         self.play(LaggedStart(*[FadeIn(c) for c in g.cells], lag_ratio=0.02), run_time=2 * STEP)
         self.play(FadeIn(g.numbers), FadeIn(self.legend), FadeIn(self.trace_note), run_time=STEP)
         a, b = f.largest
-        key = self.caption_rule("largest", f.largest_key(), "the largest restored share is at least 0.5: largest_one, "
-                                "else largest_spread", largest=f.largest)
+        key = self.caption_rule("largest", f.largest_key(), "the largest restored share is above 1: largest_over; at "
+                                "least 0.5: largest_one, else largest_spread", largest=f.largest)
         self.say(key, a=self.comp_name(a["layer"], a["component"]), ta=f.tokens[a["position"]],
                  sa=share_text(a["share"]), b=self.comp_name(b["layer"], b["component"]), tb=f.tokens[b["position"]],
                  sb=share_text(b["share"]))

@@ -123,7 +123,7 @@ def check_largest(v, rule, gpt):
         p_restored = p_next(gpt, ids, {(layer, comp, t): state})[answer]
         shares.append((p_restored - p_corrupt) / (p_clean - p_corrupt))
     assert grid[r, t] == pytest.approx(float(np.mean(shares)), rel=1e-6, abs=1e-9)
-    return "largest_one" if grid[r, t] >= 0.5 else "largest_spread"
+    return "largest_over" if grid[r, t] > 1 else "largest_one" if grid[r, t] >= 0.5 else "largest_spread"
 
 
 def check_lookup(v, rule, gpt):
@@ -274,7 +274,7 @@ def check_parameters_summary(v, rule, gpt):
 
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
 MLP_CHAPTER_CHECKS: dict = {
-    "mlp_fact": {"largest": ({"largest_one", "largest_spread"}, check_largest),
+    "mlp_fact": {"largest": ({"largest_one", "largest_spread", "largest_over"}, check_largest),
                  "lookup": ({"lookup_clean", "lookup_most", "lookup_not"}, check_lookup),
                  "readout": ({"readout_sport", "readout_verb", "readout_other"}, check_readout),
                  "spread": ({"spread_many", "spread_one", "spread_against", "spread_back"}, check_spread),

@@ -360,6 +360,7 @@ CLAIMS = {
         "divide": lambda v: all(p > 0 for p in v["softmax_steps"]["probabilities"]) and
         abs(v["softmax_steps"]["probability_total"] - 1) < SHOWN_PERCENT},
     "values_update": {"weights": lambda v: abs(v["weights_total"] - 1) < SHOWN_PERCENT},
+    "mlp_fact": {"neurons": lambda v: v["neurons"][0]["push"] > 0},     # "the neurons pushing most toward" it
 }
 
 

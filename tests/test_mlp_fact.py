@@ -235,8 +235,8 @@ def widest_fills(gpt):
     return fills
 
 
-CAPTION_KEYS = ("where", "largest_spread", "largest_one", "lookup_clean", "lookup_most", "lookup_not",
-                "readout_verb", "readout_sport", "readout_other", "neurons", "spread_many", "spread_one",
+CAPTION_KEYS = ("where", "largest_spread", "largest_one", "largest_over", "lookup_clean", "lookup_most",
+                "lookup_not", "readout_verb", "readout_sport", "readout_other", "neurons", "spread_many", "spread_one",
                 "spread_against", "spread_back", "ablation_flip", "ablation_drop", "ablation_none", "and_yes",
                 "and_partly", "summary")
 
