@@ -16,7 +16,7 @@ from manim.utils.testing.frames_comparison import frames_comparison
 
 from model import language, probabilities
 from model.analysis.patching import MEAN_SAMPLE
-from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
+from scene_checks import LEGIBILITY, assert_legible, manifest_of, play_until_section_ends, run_dry, stop_at_beat
 from scenes import style
 from scenes.catalog import MLP_FACT
 from scenes.components import Caption, TokenChip, TraceGrid, inside_safe_area
@@ -282,6 +282,24 @@ def test_the_tracing_grid_fits_any_prompt_length(gpt, lang):
                 cell = grid.cell(r, c)
                 assert cell.get_left()[0] <= n.get_left()[0] and n.get_right()[0] <= cell.get_right()[0], (T, c)
             assert [w.endswith("\u2026") for w in grid.words] == [c in grid.cut for c in range(T)]
+
+
+# prompts of MAX_TOKENS of the longest words of each language, naming a person: the worst a valid prompt can be
+LONGEST_PROMPTS = {
+    "en": "badminton reportedly basketball volleyball badminton reportedly mountain serena williams badminton",
+    "zh": "众所周知莎拉波娃众所周知威廉姆斯莱昂内尔布莱恩特众所周知莎拉波娃塞雷娜威廉姆斯",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_longest_prompt_plays_inside_the_frame(gpt, tmp_path, lang):
+    """The whole scene on a prompt of MAX_TOKENS of the language's longest words: every beat and every caption
+    passes the layout checks (safe area, legibility floor, no overlaps), its grid on two rows of chips."""
+    prompt = LONGEST_PROMPTS[lang]
+    assert len(gpt.encode(prompt)) == MAX_TOKENS
+    scene = run_dry(MlpFact, {"prompt": prompt, "lang": lang}, tmp_path, captions=True, frames=False)
+    assert scene.grid.stagger
+    assert_legible(scene.snapshots, lang, **LEGIBILITY["mlp_fact"])
 
 
 def test_a_prompt_without_a_person_is_a_clear_error(gpt):

@@ -171,12 +171,14 @@ def _is_cjk(ch: str) -> bool:
 
 def break_units(text: str) -> list[tuple[str, bool]]:
     """The text cut where a line may break: at spaces, and between two characters where one is Chinese (or Chinese
-    punctuation), never before closing or after opening punctuation, nor between a word and the number after it.
-    Each unit: (its text, whether a space comes
-    before it); join_units gives back the text."""
+    punctuation), never before closing or after opening punctuation, nor between a word and the number after it
+    or a number and the word after it. Each unit: (its text, whether a space comes before it); join_units gives
+    back the text."""
     units, current, gap = [], "", False
     for i, ch in enumerate(text):
-        if ch == " " and text[i + 1:i + 2].isdigit() and current:    # "MLP 2", "attn 0": a name and its number
+        after = text[i + 1:i + 2]
+        if ch == " " and current and (after.isdigit() or (current[-1].isdigit() and _is_cjk(after))):
+            # "MLP 2", "attn 0", "前 5 个": a word and its number, a number and its Chinese word
             current += ch
             continue
         if ch == " ":
@@ -186,7 +188,8 @@ def break_units(text: str) -> list[tuple[str, bool]]:
             gap = True
             continue
         prev = text[i - 1] if i else ""
-        if current and (_is_cjk(ch) or _is_cjk(prev)) and ch not in NO_BREAK_BEFORE and prev not in NO_BREAK_AFTER:
+        if current and (_is_cjk(ch) or _is_cjk(prev)) and ch not in NO_BREAK_BEFORE and prev not in NO_BREAK_AFTER \
+                and not (prev.isdigit() or prev in "% "):      # "5个", "20%的": a number and its word stay together
             units.append((current, gap))
             current, gap = "", False
         current += ch
@@ -210,15 +213,30 @@ def rebreak(text: str, n_lines: int, font_size: float, max_width: float) -> list
     joined = "".join(line if i == 0 else (("" if _is_cjk(text_end[-1:]) or _is_cjk(line[:1]) else " ") + line)
                      for i, (line, text_end) in enumerate(zip(text.split("\n"), [""] + text.split("\n"))))
     units = break_units(joined)
-    m = len(units)
     unit_w = [_unit_width(t, font_size) for t, _ in units]
-    space = _unit_width("a a", font_size) - _unit_width("aa", font_size)
-    at = np.concatenate([[0.0], np.cumsum([w + (space if gap and i else 0.0) for i, (w, (_, gap))
-                                           in enumerate(zip(unit_w, units))])])
+    # a line's width: its units' own widths and, between two units, the room the whole text as drawn puts there
+    # on average (a space, and the glyphs' side bearings the units' own widths leave out)
+    room = (Label(join_units(units), font_size=font_size).width - sum(unit_w)) / max(len(units) - 1, 1)
+    at = np.concatenate([[0.0], np.cumsum([w + (room if i else 0.0) for i, w in enumerate(unit_w)])])
 
-    def width(i: int, j: int) -> float:          # a line of units i..j-1 (the space before unit i is not in it)
-        return at[j] - at[i] - (space if units[i][1] and i else 0.0)
+    def width(i: int, j: int) -> float:          # a line of units i..j-1 (the room before unit i is not in it)
+        return at[j] - at[i] - (room if i else 0.0)
 
+    # where a line as drawn is still wider than allowed, the break is chosen again within a limit lowered by that much
+    limit = max_width
+    for _ in range(8):
+        lines = _best_breaks(units, n_lines, width, limit)
+        if lines is None:
+            return None
+        widest = max(Label(line, font_size=font_size).width for line in lines)
+        if widest <= max_width:
+            return lines
+        limit -= widest - max_width + 0.05
+    return None
+
+
+def _best_breaks(units, n_lines: int, width, max_width: float) -> list[str] | None:
+    m = len(units)
     best = {(0, 0): (0.0, 0.0, [])}     # (lines, units placed) -> (cost, widest, breaks)
     for k in range(1, n_lines + 1):
         for j in range(1, m + 1):
@@ -236,8 +254,7 @@ def rebreak(text: str, n_lines: int, font_size: float, max_width: float) -> list
     if (n_lines, m) not in best:
         return None
     cuts = [0] + best[n_lines, m][2]
-    lines = [join_units(units[a:b]) for a, b in zip(cuts, cuts[1:])]
-    return lines if all(Label(line, font_size=font_size).width <= max_width for line in lines) else None
+    return [join_units(units[a:b]) for a, b in zip(cuts, cuts[1:])]
 
 
 @lru_cache(maxsize=4096)
