@@ -15,7 +15,7 @@ that states a property of the numbers is chosen by a recorded rule; every value 
 from __future__ import annotations
 
 import numpy as np
-from manim import LEFT, RIGHT, Create, FadeIn, GrowFromEdge, LaggedStart, Line, SurroundingRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, Create, FadeIn, GrowFromEdge, LaggedStart, Line, SurroundingRectangle, VGroup
 
 from model import language as model_language
 from model import probabilities
@@ -26,9 +26,10 @@ from model.analysis.patching import MEAN_SAMPLE
 from scenes import style
 from scenes.components import (BarColumn, ColourLegend, Label, LabelColumn, NumberColumn, NumberText, TokenChip,
                                TraceGrid)
+from scenes.components.tracing import share_text
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
-from scenes.prompts import person_in, sport_fact_prompt
+from scenes.prompts import join_words, person_in, sport_fact_prompt
 from scenes.style import EMBEDDING, EMBEDDING_UPDATED, LOGIT, MUTED, NEURON_ACTIVE, PROB, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
@@ -47,6 +48,10 @@ S = SHARED | Strings({
                           "Restoring {a} there alone brings back most of it.",
                    "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
                           "单独恢复 {a} 就带回了大部分。"},
+    "largest_over": {"en": "Largest: {a} at \"{ta}\" ({sa}), then {b} at \"{tb}\" ({sb}).\n"
+                           "Alone, {a} there brings back more than all of it.",
+                     "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
+                           "单独恢复 {a} 带回的比全部还多。"},
     "attn_n": {"en": "attn {l}",
               "zh": "注意力 {l}"},
     "mlp_n": {"en": "MLP {l}", "zh": "MLP {l}"},
@@ -70,7 +75,7 @@ S = SHARED | Strings({
     "before": {"en": "before the MLP", "zh": "MLP 之前"},
     "after": {"en": "after", "zh": "之后"},
     "readout_verb": {"en": "Read through the unembedding, that MLP output raises \"{verb}\",\n"
-                           "the sport's verb, most; \"{sport}\" itself ranks {rank} of {n}.",
+                           "the sport's verb, most; \"{sport}\" ranks {rank} of {n}.",
                     "zh": "经过反嵌入读出，它最提升\u201c{verb}\u201d（这项运动的动词）；\n"
                            "\u201c{sport}\u201d本身排第 {rank} / {n}。"},
     "readout_sport": {"en": "Read through the unembedding, that MLP output\nraises \"{sport}\" itself most.",
@@ -93,26 +98,31 @@ S = SHARED | Strings({
     "players_of": {"en": "{sport} players", "zh": "{sport}选手"},
     "neuron_note": {"en": "activation at the last name of each of the {n} people", "zh": "在 {n} 个人各自姓氏处的激活"},
     "spread_many": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
-                          "the top 5 {p5}, the top 20 {p20}. No single \"{sport} neuron\".",
+                          "the top 5 {p5}, the top 20 {p20}: no one \"{sport} neuron\".",
                     "zh": "有多分散：最强的神经元只占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。没有单一的\u201c{sport}神经元\u201d。"},
     "spread_one": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
                          "the top 5 {p5}, the top 20 {p20}.",
                    "zh": "有多分散：最强的神经元占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。"},
-    "spread_against": {"en": "Here all neurons together push away from \"{sport}\" ({total}):\n"
-                             "the top 1, 5, 20 carry {p1}, {p5}, {p20} of that negative sum.",
-                       "zh": "这里全部神经元合起来把\u201c{sport}\u201d推开（{total}）：\n"
-                             "前 1、5、20 个占这个负的总和的 {p1}、{p5}、{p20}。"},
+    "spread_against": {"en": "All {n} neurons together push away from \"{sport}\" ({total});\n"
+                             "the top 1, 5, 20 alone push {s1}, {s5}, {s20}.",
+                       "zh": "全部 {n} 个神经元合起来把\u201c{sport}\u201d推开（{total}）；\n"
+                             "单是前 1、5、20 个就推动 {s1}、{s5}、{s20}。"},
+    "spread_back": {"en": "All {n} neurons together push toward \"{sport}\" by {total};\n"
+                          "the top 1, 5, 20 alone {s1}, {s5}, {s20}. The rest push back.",
+                    "zh": "全部 {n} 个神经元合起来推向\u201c{sport}\u201d {total}；\n"
+                          "单是前 1、5、20 个就推动 {s1}、{s5}、{s20}，其余的往回推。"},
     "top_n": {"en": "top {k}", "zh": "前 {k} 个"},
     "all_neurons": {"en": "all {n} neurons = 100%", "zh": "全部 {n} 个 = 100%"},
-    "ablation_flip": {"en": "Replace that MLP output by its mean over the language:\n"
-                            "P({sport}) falls from {p0} to {p1}; now it says \"{new}\".",
+    "all_neurons_push": {"en": "all {n} neurons: {total}", "zh": "全部 {n} 个：{total}"},
+    "ablation_flip": {"en": "Replace that MLP output by its language-wide mean:\n"
+                            "P({sport}) falls from {p0} to {p1}; now \"{new}\" leads.",
                      "zh": "把这个 MLP 输出换成它在整个语言上的平均：\n"
                             "P({sport}) 从 {p0} 降到 {p1}，模型改说\u201c{new}\u201d。"},
-    "ablation_drop": {"en": "Replace that MLP output by its mean over the language:\n"
+    "ablation_drop": {"en": "Replace that MLP output by its language-wide mean:\n"
                             "P({sport}) falls from {p0} to {p1}, still its top answer.",
                      "zh": "把这个 MLP 输出换成它在整个语言上的平均：\n"
                             "P({sport}) 从 {p0} 降到 {p1}，仍是首选。"},
-    "ablation_none": {"en": "Replace that MLP output by its mean over the language:\n"
+    "ablation_none": {"en": "Replace that MLP output by its language-wide mean:\n"
                             "P({sport}) barely moves ({p0} to {p1}).",
                      "zh": "把这个 MLP 输出换成它在整个语言上的平均：\n"
                             "P({sport}) 几乎不变（{p0} 到 {p1}）。"},
@@ -136,6 +146,7 @@ S = SHARED | Strings({
 MAX_TOKENS = 10      # columns of the tracing grid
 K_NEURONS = 3        # neurons in the table: the largest pushes toward the sport
 SPREAD_KS = (1, 5, 20)
+SHARE_VIEW_MAX = 2.0 # the spread as shares while no top k carries more than twice all neurons' push
 N_WORDS = 5          # words the MLP output raises most
 STEP, PAUSE = style.STEP, style.PAUSE
 
@@ -251,7 +262,8 @@ class FactLookup:
 
     # --- the rules behind the captions --------------------------------------------------------------------
     def largest_key(self) -> str:
-        return "largest_one" if self.largest[0]["share"] >= 0.5 else "largest_spread"
+        share = self.largest[0]["share"]
+        return "largest_over" if share > 1 else "largest_one" if share >= 0.5 else "largest_spread"
 
     def deltas(self) -> dict[str, float]:
         return {s: self.after[s] - self.before[s] for s in self.sports}
@@ -273,7 +285,15 @@ class FactLookup:
     def spread_key(self) -> str:
         if not self.spread["total"] > 0:
             return "spread_against"
+        if max(self.spread["shares"].values()) > SHARE_VIEW_MAX:
+            return "spread_back"
         return "spread_many" if self.spread["shares"][1] < 0.5 else "spread_one"
+
+    def spread_in_shares(self) -> bool:
+        """The spread drawn as shares of all neurons' push (spread_many, spread_one), or else as the pushes
+        themselves (spread_against, spread_back): a share of a sum that is not positive, or that the top few
+        exceed more than SHARE_VIEW_MAX times, would mislead."""
+        return self.spread_key() in ("spread_many", "spread_one")
 
     def ablation_key(self) -> str:
         a = self.ablation
@@ -314,6 +334,8 @@ class FactLookup:
             "push_all": self.attribution["per_neuron"], "push_bias": self.attribution["bias"],
             "push_total": self.attribution["total"],
             "spread": {str(k): v for k, v in self.spread["shares"].items()}, "spread_total": self.spread["total"],
+            "spread_sums": {str(k): v for k, v in self.spread["sums"].items()},
+            "spread_view": "shares" if self.spread_in_shares() else "pushes",
             "ablation": {**self.ablation, "layer": self.layer, "component": "mlp", "position": self.position,
                          "new_top": self.new_top, "sample": MEAN_SAMPLE},
             "and": self.variants,
@@ -322,6 +344,7 @@ class FactLookup:
 
 # --- layout (scene units; title-safe is ±6.4 × ±3.6; the caption sits below −2.5) --------------------------
 HEADER_Y = 3.25
+STAGGER_DROP = 0.25     # the tracing grid's drop when its chips take two rows (their top stays 0.25 in)
 ROWS_TOP, ROW_PITCH = 2.3, 0.46
 
 
@@ -345,7 +368,20 @@ class MlpFact(LectureScene):
 
     def title_note(self) -> str:
         f = self.f
-        return self.s("note", n=f.n_layer, prompt=f.prompt, answer=f.answer, p=style.percent(f.p_answer))
+        return self.s("note", n=f.n_layer, prompt=self.prompt_text(), answer=f.answer, p=style.percent(f.p_answer))
+
+    def prompt_text(self) -> str:
+        """The prompt as the title card's note quotes it: on one line, or, if that line would be wider than the
+        title-safe area (less a quote mark's room each side), on two lines broken between the tokens where the
+        wider line is narrowest."""
+        f = self.f
+        room = 2 * style.safe_half_width() - 1.0
+        if Label(f.prompt, font_size=style.CAPTION).width <= room:
+            return f.prompt
+        halves = [(join_words(f.tokens[:i], f.prompt_lang), join_words(f.tokens[i:], f.prompt_lang))
+                  for i in range(1, len(f.tokens))]
+        a, b = min(halves, key=lambda h: max(Label(t, font_size=style.CAPTION).width for t in h))
+        return a + "\n" + b
 
     def comp_name(self, layer: int, component: str) -> str:
         return self.s("mlp_n" if component == "mlp" else "attn_n", l=layer)
@@ -367,10 +403,10 @@ class MlpFact(LectureScene):
         f = self.f
         labels = [self.s("mlp_n" if c == "mlp" else "attn_row", l=l) for l, c in f.rows]
         half = style.safe_half_width()
-        for cell_w in (0.9, 0.8, 0.7, 0.6):      # narrower columns only when long words would not fit otherwise
-            grid = TraceGrid(f.grid, labels, f.tokens, left=0.0, top=2.25, cell_w=cell_w, cell_h=0.5)
-            if grid.width <= 2 * half:
-                break
+        # one row of chips if the grid fits the title-safe area so, else two rows (TraceGrid's rule), a little lower
+        grid = TraceGrid(f.grid, labels, f.tokens, left=0.0, top=2.25, cell_w=0.9, cell_h=0.5, max_width=2 * half)
+        drop = STAGGER_DROP if grid.stagger else 0.0      # the legend and the note below go down with it
+        grid.shift(DOWN * drop)
         # placed by its cells (one layout in en and zh), moved only as far as the title-safe area needs
         x = 0.5 - grid.cells.get_center()[0]
         grid.shift(RIGHT * min(max(x, -half - grid.get_left()[0]), half - grid.get_right()[0]))
@@ -378,9 +414,9 @@ class MlpFact(LectureScene):
         self.largest_frames = VGroup(*[SurroundingRectangle(grid.cell(c["row"], c["position"]), color=TEXT,
                                                             buff=0.03, stroke_width=3) for c in f.largest])
         self.legend = ColourLegend(grid.scale, self.s("share_legend"), width=2.7)
-        self.legend.shift([6.0 - self.legend.frame.get_right()[0], -1.5 - self.legend.bar.get_center()[1], 0])
+        self.legend.shift([6.0 - self.legend.frame.get_right()[0], -1.5 - drop - self.legend.bar.get_center()[1], 0])
         self.trace_note = Label(self.s("trace_note", n=len(f.ct["partners"])), font_size=style.SMALL, color=MUTED)
-        self.trace_note.shift([-6.1 - self.trace_note.get_left()[0], 0, 0]).on_baseline(-1.55)
+        self.trace_note.shift([-6.1 - self.trace_note.get_left()[0], 0, 0]).on_baseline(-1.55 - drop)
 
     def build_lookup(self):
         f = self.f
@@ -415,8 +451,9 @@ class MlpFact(LectureScene):
         ys = [1.9 - r * 0.6 for r in range(len(words))]
         self.read_header = Label(self.s("readout_header"), font_size=style.LABEL, color=LOGIT).move_to([0, 2.7, 0])
         self.read_words = LabelColumn(words, ys, -2.2)
-        unit = 3.6 / max(max(abs(a) for a in amounts), 1e-9)
-        self.read_bars = BarColumn(amounts, ys, -1.9, unit, LOGIT)
+        lo, hi = min(min(amounts), 0.0), max(max(amounts), 0.0)   # the bars span x = -1.9 .. 1.7 whatever the signs
+        unit = 3.6 / max(hi - lo, 1e-9)
+        self.read_bars = BarColumn(amounts, ys, -1.9 - lo * unit, unit, LOGIT)
         self.read_numbers = NumberColumn([style.signed(a, 2) for a in amounts], ys, 3.0, color=LOGIT)
         rank = f.readout["ranks"][f.answer_id]
         self.rank_line = Label(self.s("rank_line", sport=f.answer, rank=rank, n=f.readout["n_words"]),
@@ -449,19 +486,32 @@ class MlpFact(LectureScene):
 
     def build_spread(self):
         f = self.f
-        shares = [f.spread["shares"][k] for k in SPREAD_KS]
+        n = f.attribution["per_neuron"].size
         ys = [1.6 - r * 0.8 for r in range(len(SPREAD_KS))]
         self.spread_labels = LabelColumn([self.s("top_n", k=k) for k in SPREAD_KS], ys, -3.4)
-        lo, hi = min(min(shares), 0.0), max(max(shares), 1.0)    # a share is negative or above 1 when some push back
-        unit = 6.0 / (hi - lo)
+        if f.spread_in_shares():        # shares of the whole: the whole is the line at 100%
+            values, whole = [f.spread["shares"][k] for k in SPREAD_KS], 1.0
+            texts = [share_percent(v) for v in values]
+            whole_text = self.s("all_neurons", n=n)
+        else:                           # the pushes themselves: the whole is the line at all neurons' sum
+            values, whole = [f.spread["sums"][k] for k in SPREAD_KS], f.spread["total"]
+            texts = [style.signed(v, 2) for v in values]
+            whole_text = self.s("all_neurons_push", n=n, total=style.signed(whole, 2))
+        self.spread_values = values
+        lo, hi = min(min(values), whole, 0.0), max(max(values), whole, 0.0)
+        unit = 6.0 / (hi - lo)                                   # the chart spans x = -3 .. 3 whatever the signs
         x0 = -3.0 - lo * unit
-        self.spread_bars = BarColumn(shares, ys, x0, unit, NEURON_ACTIVE, height=0.36)
-        self.spread_numbers = NumberColumn([share_percent(s) for s in shares], ys, 5.8, color=NEURON_ACTIVE)
-        x100 = x0 + unit
-        self.full_line = Line([x100, ys[-1] - 0.3, 0], [x100, ys[0] + 0.75, 0], color=TEXT, stroke_width=2)
-        self.full_label = Label(self.s("all_neurons", n=f.attribution["per_neuron"].size), font_size=style.SMALL,
-                                color=TEXT)
-        self.full_label.shift(RIGHT * (min(x100, 6.2 - self.full_label.width / 2) - self.full_label.get_center()[0]))
+        self.spread_bars = BarColumn(values, ys, x0, unit, NEURON_ACTIVE, height=0.36)
+        self.spread_numbers = NumberColumn(texts, ys, 5.8, color=NEURON_ACTIVE)
+        # the zero the bars grow from, drawn when it is not the chart's left edge (some value is negative)
+        self.spread_zero = VGroup(*([Line([x0, ys[-1] - 0.3, 0], [x0, ys[0] + 0.45, 0], color=MUTED, stroke_width=2)]
+                                    if lo < 0 else []))
+        x_whole = x0 + whole * unit
+        self.full_line = Line([x_whole, ys[-1] - 0.3, 0], [x_whole, ys[0] + 0.75, 0], color=TEXT, stroke_width=2)
+        self.full_label = Label(whole_text, font_size=style.SMALL, color=TEXT)
+        half = style.safe_half_width() - 0.2
+        x = min(max(x_whole, -half + self.full_label.width / 2), half - self.full_label.width / 2)
+        self.full_label.shift(RIGHT * (x - self.full_label.get_center()[0]))
         self.full_label.on_baseline(ys[0] + 0.85)
 
     def build_ablation(self):
@@ -507,11 +557,11 @@ class MlpFact(LectureScene):
         self.play(LaggedStart(*[FadeIn(c) for c in g.cells], lag_ratio=0.02), run_time=2 * STEP)
         self.play(FadeIn(g.numbers), FadeIn(self.legend), FadeIn(self.trace_note), run_time=STEP)
         a, b = f.largest
-        key = self.caption_rule("largest", f.largest_key(), "the largest restored share is at least 0.5: largest_one, "
-                                "else largest_spread", largest=f.largest)
+        key = self.caption_rule("largest", f.largest_key(), "the largest restored share is above 1: largest_over; at "
+                                "least 0.5: largest_one, else largest_spread", largest=f.largest)
         self.say(key, a=self.comp_name(a["layer"], a["component"]), ta=f.tokens[a["position"]],
-                 sa=f"{a['share']:.2f}", b=self.comp_name(b["layer"], b["component"]), tb=f.tokens[b["position"]],
-                 sb=f"{b['share']:.2f}")
+                 sa=share_text(a["share"]), b=self.comp_name(b["layer"], b["component"]), tb=f.tokens[b["position"]],
+                 sb=share_text(b["share"]))
         self.play(Create(self.largest_frames), run_time=STEP)
         self.wait(PAUSE)
 
@@ -544,7 +594,9 @@ class MlpFact(LectureScene):
                  word=f.readout["top"][0]["word"], vrank=ranks[f.verb_id])
         self.clear_stage()
         self.play(FadeIn(self.read_header), FadeIn(self.read_words), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT) for b in self.read_bars.bars], FadeIn(self.read_numbers), run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT if t["logit"] >= 0 else RIGHT) for b, t in zip(self.read_bars.bars,
+                                                                                        f.readout["top"])],
+                  FadeIn(self.read_numbers), run_time=STEP)
         self.play(FadeIn(self.rank_line), run_time=STEP)
         self.wait(PAUSE)
 
@@ -559,15 +611,20 @@ class MlpFact(LectureScene):
 
     def beat_spread(self):
         f = self.f
-        sh = f.spread["shares"]
+        sh, sums = f.spread["shares"], f.spread["sums"]
         key = self.caption_rule("spread", f.spread_key(), "all neurons' push adds up to 0 or less: spread_against; "
-                                "else the top neuron carries less than half of it: spread_many, else spread_one",
-                                shares={str(k): v for k, v in sh.items()}, total=f.spread["total"])
+                                f"else some top k carries more than {SHARE_VIEW_MAX:g} times it: spread_back; else "
+                                "the top neuron carries less than half of it: spread_many, else spread_one",
+                                shares={str(k): v for k, v in sh.items()}, total=f.spread["total"],
+                                sums={str(k): v for k, v in sums.items()})
         self.say(key, p1=share_percent(sh[1]), p5=share_percent(sh[5]), p20=share_percent(sh[20]), sport=f.answer,
-                 total=style.signed(f.spread["total"], 2))
+                 total=style.signed(f.spread["total"], 2), n=f.attribution["per_neuron"].size,
+                 s1=style.signed(sums[1], 2), s5=style.signed(sums[5], 2), s20=style.signed(sums[20], 2))
         self.clear_stage()
-        self.play(FadeIn(self.spread_labels), Create(self.full_line), FadeIn(self.full_label), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT if s >= 0 else RIGHT) for b, s in zip(self.spread_bars.bars, sh.values())],
+        self.play(FadeIn(self.spread_labels), FadeIn(self.spread_zero), Create(self.full_line), FadeIn(self.full_label),
+                  run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT if v >= 0 else RIGHT) for b, v in zip(self.spread_bars.bars,
+                                                                                 self.spread_values)],
                   FadeIn(self.spread_numbers),
                   run_time=2 * STEP)
         self.wait(PAUSE)

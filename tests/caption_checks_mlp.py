@@ -123,7 +123,7 @@ def check_largest(v, rule, gpt):
         p_restored = p_next(gpt, ids, {(layer, comp, t): state})[answer]
         shares.append((p_restored - p_corrupt) / (p_clean - p_corrupt))
     assert grid[r, t] == pytest.approx(float(np.mean(shares)), rel=1e-6, abs=1e-9)
-    return "largest_one" if grid[r, t] >= 0.5 else "largest_spread"
+    return "largest_over" if grid[r, t] > 1 else "largest_one" if grid[r, t] >= 0.5 else "largest_spread"
 
 
 def check_lookup(v, rule, gpt):
@@ -175,13 +175,23 @@ def check_spread(v, rule, gpt):
     push = act * (gpt.p(f"h.{layer}.mlp.c_proj.weight") @ contrast)
     np.testing.assert_allclose(v["push_all"], push, atol=1e-6)
     total = float(push.sum())
-    top1 = float(push.max() / total)
+    ranked = np.sort(push)[::-1]
+    sums = {k: float(ranked[:k].sum()) for k in (1, 5, 20)}
     assert v["spread_total"] == pytest.approx(total, abs=1e-6) and rule["inputs"]["total"] == v["spread_total"]
-    assert v["spread"]["1"] == pytest.approx(top1, abs=1e-6)
-    assert rule["inputs"]["shares"]["1"] == v["spread"]["1"]
+    for k, s in sums.items():
+        assert v["spread_sums"][str(k)] == pytest.approx(s, abs=1e-6) == rule["inputs"]["sums"][str(k)]
+        assert rule["inputs"]["shares"][str(k)] == v["spread"][str(k)]
+        if total:
+            assert v["spread"][str(k)] == pytest.approx(s / total, abs=1e-6)
     if total <= 0:          # the neurons together push away from the sport: no share of a positive whole
-        return "spread_against"
-    return "spread_many" if top1 < 0.5 else "spread_one"
+        key = "spread_against"
+    elif max(s / total for s in sums.values()) > 2:   # some top k more than twice the whole: the rest push back
+        assert min(total - s for s in sums.values()) < 0
+        key = "spread_back"
+    else:
+        key = "spread_many" if sums[1] / total < 0.5 else "spread_one"
+    assert v["spread_view"] == ("shares" if key in ("spread_many", "spread_one") else "pushes")
+    return key
 
 
 def check_fact_ablation(v, rule, gpt):
@@ -264,10 +274,10 @@ def check_parameters_summary(v, rule, gpt):
 
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
 MLP_CHAPTER_CHECKS: dict = {
-    "mlp_fact": {"largest": ({"largest_one", "largest_spread"}, check_largest),
+    "mlp_fact": {"largest": ({"largest_one", "largest_spread", "largest_over"}, check_largest),
                  "lookup": ({"lookup_clean", "lookup_most", "lookup_not"}, check_lookup),
                  "readout": ({"readout_sport", "readout_verb", "readout_other"}, check_readout),
-                 "spread": ({"spread_many", "spread_one", "spread_against"}, check_spread),
+                 "spread": ({"spread_many", "spread_one", "spread_against", "spread_back"}, check_spread),
                  "ablation": ({"ablation_none", "ablation_drop", "ablation_flip"}, check_fact_ablation),
                  "and": ({"and_yes", "and_partly"}, check_and)},
     "parameters": {"split": ({"split"}, check_split),

@@ -360,6 +360,7 @@ CLAIMS = {
         "divide": lambda v: all(p > 0 for p in v["softmax_steps"]["probabilities"]) and
         abs(v["softmax_steps"]["probability_total"] - 1) < SHOWN_PERCENT},
     "values_update": {"weights": lambda v: abs(v["weights_total"] - 1) < SHOWN_PERCENT},
+    "mlp_fact": {"neurons": lambda v: v["neurons"][0]["push"] > 0},     # "the neurons pushing most toward" it
 }
 
 
@@ -400,12 +401,9 @@ def one_neuron_sample_per_language():
     mlp._sample = original
 
 
-# Scenes whose random prompts still find a failure, with what was found: each is an open item of issue 8, shown
-# as an expected failure (strict: the mark must go once the scene passes).
-KNOWN_FAILURES = {
-    "mlp_fact": "a 10-token prompt pushes the tracing grid off the title-safe area, and with neurons pushing "
-                "against the answer the spread caption's shares are too wide for one line",
-}
+# Scenes whose random prompts still find a failure, with what was found: each an open item, shown as an expected
+# failure (strict: the mark must go once the scene passes). None now.
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_FAILURES[n], strict=True))

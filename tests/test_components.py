@@ -71,6 +71,27 @@ def test_a_token_is_a_chip_in_its_positions_colour():
     assert column.chips[0].box.width == column.chips[1].box.width       # one width for the column
 
 
+def test_a_caption_line_too_wide_is_broken_again_by_rule():
+    """A line the filled-in words make too wide: the same words, as many lines, each inside the title-safe area,
+    a break after punctuation where one fits; Chinese breaks between characters but never before "，"; a word
+    and its number stay together; no break that fits is a LayoutError."""
+    from scenes.components import Caption, LayoutError, inside_safe_area
+    en = "Largest: attn 2 at \"reportedly\" (0.61), then MLP 0 at \"sharapova\" (0.58), and more.\nShort."
+    c = Caption(en, "en")
+    assert len(c) == 2 and inside_safe_area(c) and c.text != en
+    assert c.text.replace("\n", " ").split() == en.replace("\n", " ").split()
+    assert "attn\n" not in c.text and "MLP\n" not in c.text
+    fits = "One line that fits.\nAnother."
+    assert Caption(fits, "en").text == fits
+    zh = "最大：注意力 2·\u201creportedly\u201d 0.61，MLP 0·\u201csharapova\u201d 0.58，还有更多更多更多。\n短。"
+    c = Caption(zh, "zh")
+    assert len(c) == 2 and inside_safe_area(c)
+    assert c.text.replace("\n", "") == zh.replace("\n", "")
+    assert not any(line.startswith(("\uff0c", "\u3002", "\u201d")) for line in c.text.split("\n"))
+    with pytest.raises(LayoutError):
+        Caption(" ".join(["reportedly"] * 30), "en")
+
+
 # --- the gallery: one of each component, from the model's numbers, against committed frames ----------------------
 @pytest.mark.parametrize("page", [GalleryText, GalleryCharts, GalleryMatrices, GalleryAttention])
 def test_gallery_pages_stay_inside_the_safe_area(page, tmp_path):

@@ -11,15 +11,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from manim import RIGHT
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from model import language, probabilities
 from model.analysis.patching import MEAN_SAMPLE
-from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
+from scene_checks import LEGIBILITY, assert_legible, manifest_of, play_until_section_ends, run_dry, stop_at_beat
 from scenes import style
 from scenes.catalog import MLP_FACT
-from scenes.components import inside_safe_area
-from scenes.mlp_fact import K_NEURONS, FactLookup, MlpFact
+from scenes.components import Caption, TokenChip, TraceGrid, inside_safe_area
+from scenes.components.tracing import share_text
+from scenes.mlp_fact import K_NEURONS, MAX_TOKENS, S, SHARE_VIEW_MAX, FactLookup, MlpFact
 from scenes.params import ParamError
 from scenes.prompts import FACT_STREAM_WORDS, sport_fact_prompt
 
@@ -185,6 +187,121 @@ def test_the_caption_rules_can_choose_otherwise(facts):
     assert f.lookup_key()[0] in ("lookup_clean", "lookup_most")
 
 
+def test_the_spread_rule_can_choose_otherwise(facts):
+    """Shifted pushes choose the other spread captions, and with them the chart of the pushes themselves."""
+    f = facts["en"]
+    saved = dict(f.spread)
+    try:
+        for total, shares, key in ((-0.5, (-0.6, -1.2, -0.4), "spread_against"), (0.1, (1.5, 2.5, 3.0), "spread_back"),
+                                   (1.0, (0.3, 0.8, 1.3), "spread_many"), (1.0, (0.7, 1.1, 1.4), "spread_one")):
+            f.spread.update(total=total, shares=dict(zip((1, 5, 20), shares)))
+            assert f.spread_key() == key, (total, shares)
+            assert f.spread_in_shares() == (key in ("spread_many", "spread_one"))
+    finally:
+        f.spread.clear()
+        f.spread.update(saved)
+
+
+# --- every valid prompt fits: the widest words and numbers any prompt could bring --------------------------------
+def widest(texts, font_size=style.CAPTION) -> str:
+    from scenes.components import Label
+    return max(texts, key=lambda t: Label(t, font_size=font_size).width)
+
+
+@pytest.fixture(scope="module")
+def widest_fills(gpt):
+    """Per language of the captions: each value a caption takes, at its widest. The words of either language (a
+    prompt may be written in the other one), the longest sport and sport verb, the last layer's component name,
+    and numbers at their longest as shown: a restored share (share_text), a signed projection change, a
+    percentage, a signed push, a rank in the vocabulary; shares of the spread up to SHARE_VIEW_MAX."""
+    lang_ = language.Language()
+    words = [style.token_label(w) for lang in ("en", "zh") for w in language.vocabulary_of(lang)]
+    token = widest(words)
+    sport = widest([lang_.grammar(lang).t(s) for lang in ("en", "zh") for s in language.SPORTS])
+    verb = widest([lang_.grammar(lang).t(v) for lang in ("en", "zh") for v in language.SPORT_VERBS.values()])
+    share = widest([style.MINUS + "8.88", "88.8", "8888"])
+    percent = widest([style.percent(x) for x in (1.0, 0.888, 0.9996)])
+    spread = style.percent(SHARE_VIEW_MAX)
+    n = str(max(gpt.config.n_inner, len(words)))
+    fills = {}
+    for lang in ("en", "zh"):
+        comp = widest([S(k, lang, l=gpt.config.n_layer - 1) for k in ("attn_n", "mlp_n")])
+        fills[lang] = dict(answer=sport, sport=sport, other=sport, verb=verb, word=token, new=token, ta=token,
+                           tb=token, tok=token, a=comp, b=comp, comp=comp, sa=share, sb=share,
+                           d=style.signed(-88.8, 1), od=style.signed(-88.8, 1), p=percent, p0=percent, p1=percent,
+                           p5=spread, p20=spread, total=style.signed(-88.88, 2), s1=style.signed(-88.88, 2),
+                           s5=style.signed(-88.88, 2), s20=style.signed(-88.88, 2), n=n, rank=len(words),
+                           vrank=len(words), k=3, l=gpt.config.n_layer - 1)
+    return fills
+
+
+CAPTION_KEYS = ("where", "largest_spread", "largest_one", "largest_over", "lookup_clean", "lookup_most",
+                "lookup_not", "readout_verb", "readout_sport", "readout_other", "neurons", "spread_many", "spread_one",
+                "spread_against", "spread_back", "ablation_flip", "ablation_drop", "ablation_none", "and_yes",
+                "and_partly", "summary")
+
+
+# what a caption's own rule bounds: spread_many's top neuron carries under half; after a flip another word is on
+# top, so the answer keeps under half; a drop loses at least 5 points
+RULE_BOUNDS = {"spread_many": {"p1": style.percent(0.4888)}, "ablation_flip": {"p1": style.percent(0.4888)},
+               "ablation_drop": {"p1": style.percent(0.888)}}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_caption_fits_two_lines_at_its_widest(widest_fills, lang):
+    """With the widest values any valid prompt brings, every caption still fits the title-safe area in as many
+    lines as its author gave it (Caption breaks the words again where a line would be too wide)."""
+    for key in CAPTION_KEYS:
+        text = S(key, lang, **{**widest_fills[lang], **RULE_BOUNDS.get(key, {})})
+        shown = Caption(text, lang)
+        assert len(shown) == text.count("\n") + 1 and inside_safe_area(shown), (key, shown.text)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_tracing_grid_fits_any_prompt_length(gpt, lang):
+    """One column per token, 1 to MAX_TOKENS tokens, all of them the widest word of either language (and, as it
+    comes, the widest next to narrow ones): the grid, its labels and its chips stay in the title-safe area, chips
+    on one row never touch, and a written share sits inside its cell."""
+    lang_ = language.Language()
+    words = sorted({style.token_label(w) for l in ("en", "zh") for w in language.vocabulary_of(l)},
+                   key=lambda w: -TokenChip(w, "#ffffff", font_size=style.SMALL).width)
+    rows = [(l, c) for l in range(gpt.config.n_layer) for c in ("attn", "mlp")]
+    labels = [S("mlp_n" if c == "mlp" else "attn_row", lang, l=l) for l, c in rows]
+    half = style.safe_half_width()
+    for T in range(1, MAX_TOKENS + 1):
+        for tokens in (words[:1] * T, [words[i % 2 * (len(words) - 1)] for i in range(T)], words[:T]):
+            share = np.linspace(0, 1, len(rows) * T).reshape(len(rows), T)
+            grid = TraceGrid(share, labels, tokens, left=0.0, top=2.25, cell_w=0.9, max_width=2 * half)
+            grid.shift(RIGHT * -grid.get_center()[0])
+            assert grid.width <= 2 * half + 1e-6, (T, tokens, grid.width)
+            chips = list(grid.chips)
+            step = 2 if grid.stagger else 1
+            for a, b in zip(chips, chips[step:]):
+                assert a.get_right()[0] < b.get_left()[0], (T, a.word, b.word)
+            for (r, c), n in zip(grid.written, grid.numbers):
+                cell = grid.cell(r, c)
+                assert cell.get_left()[0] <= n.get_left()[0] and n.get_right()[0] <= cell.get_right()[0], (T, c)
+            assert [w.endswith("\u2026") for w in grid.words] == [c in grid.cut for c in range(T)]
+
+
+# prompts of MAX_TOKENS of the longest words of each language, naming a person: the worst a valid prompt can be
+LONGEST_PROMPTS = {
+    "en": "badminton reportedly basketball volleyball badminton reportedly mountain serena williams badminton",
+    "zh": "众所周知莎拉波娃众所周知威廉姆斯莱昂内尔布莱恩特众所周知莎拉波娃塞雷娜威廉姆斯",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_longest_prompt_plays_inside_the_frame(gpt, tmp_path, lang):
+    """The whole scene on a prompt of MAX_TOKENS of the language's longest words: every beat and every caption
+    passes the layout checks (safe area, legibility floor, no overlaps), its grid on two rows of chips."""
+    prompt = LONGEST_PROMPTS[lang]
+    assert len(gpt.encode(prompt)) == MAX_TOKENS
+    scene = run_dry(MlpFact, {"prompt": prompt, "lang": lang}, tmp_path, captions=True, frames=False)
+    assert scene.grid.stagger
+    assert_legible(scene.snapshots, lang, **LEGIBILITY["mlp_fact"])
+
+
 def test_a_prompt_without_a_person_is_a_clear_error(gpt):
     with pytest.raises(ParamError, match="names no person"):
         MLP_FACT.resolve({"prompt": "a blue whale swam the sea ."}, model=gpt)
@@ -210,7 +327,7 @@ def test_labels_are_the_rounded_numbers(played, lang):
     s = played[lang]
     v = s.values
     grid = np.asarray(v["causal_trace"]["share"])
-    assert [n.text for n in s.grid.numbers] == [f"{grid[r, c]:.2f}" for r, c in s.grid.written]
+    assert [n.text for n in s.grid.numbers] == [share_text(grid[r, c]) for r, c in s.grid.written]
     assert sorted(s.grid.written) == sorted(zip(*np.nonzero(grid >= v["causal_trace"]["written_floor"])))
     pr = v["projections"]
     assert [n.text for n in s.look_numbers] == [f"{style.signed(b, 1)} \u2192 {style.signed(a, 1)}"
@@ -219,7 +336,10 @@ def test_labels_are_the_rounded_numbers(played, lang):
     for row, n in zip(s.neuron_numbers, v["neurons"]):
         assert [m.text for m in row] == [f"#{n['neuron']}", style.signed(n["push"], 2), f"{n['mean_them']:.2f}",
                                          f"{n['mean_others']:.2f}"]
-    assert [n.text for n in s.spread_numbers] == [style.percent(v["spread"][k]) for k in ("1", "5", "20")]
+    if v["spread_view"] == "shares":
+        assert [n.text for n in s.spread_numbers] == [style.percent(v["spread"][k]) for k in ("1", "5", "20")]
+    else:
+        assert [n.text for n in s.spread_numbers] == [style.signed(v["spread_sums"][k], 2) for k in ("1", "5", "20")]
     a = v["ablation"]
     assert [n.text for n in s.abl_numbers] == [style.percent(a["p_before"]), style.percent(a["p_after"])]
     assert [n.text for n in s.and_numbers] == [style.percent(x["p"]) for x in v["and"]]

@@ -114,9 +114,11 @@ def neuron_direction_attribution(gpt: NumpyGPT, trace: dict, layer: int, positio
 
 def top_k_shares(per_neuron, ks=(1, 5, 20)) -> dict:
     """How spread out a sum over neurons is: the neurons ranked by contribution (largest first) and, for each k,
-    the top k's summed contribution as a share of all neurons' sum (above 1 when others push against it)."""
+    the top k's summed contribution (`sums`) and that sum as a share of all neurons' sum (`shares`: above 1 when
+    others push against it; negative or meaningless when the whole sum is not positive)."""
     v = np.asarray(per_neuron, np.float64)
     order = np.argsort(-v, kind="stable")
     total = float(v.sum())
-    return {"order": order.tolist(), "total": total,
-            "shares": {int(k): (float(v[order[:k]].sum()) / total if total else float("nan")) for k in ks}}
+    sums = {int(k): float(v[order[:k]].sum()) for k in ks}
+    return {"order": order.tolist(), "total": total, "sums": sums,
+            "shares": {k: (s / total if total else float("nan")) for k, s in sums.items()}}

@@ -31,7 +31,8 @@ By theme:
 - MLP (mlp.py): `GeluPlot` (the GELU curve, green, with a token's neurons as points on it), `NeuronStrip`
   (a token's neurons as cells: dim grey inactive, green active).
 - causal tracing (tracing.py): `TraceGrid` (restored shares, a column per token and a row per (layer,
-  component), black -> gold on ColourScale("share"), shares above a floor written in their cells).
+  component), black -> gold on ColourScale("share"), shares above a floor written in their cells; given a
+  max_width, its chips go on two rows by turns when one row would be wider).
 - superposition (superposition.py): `AngleHistogram` (counts of angles in 1-degree bins, one fixed height scale, bars
   to Transform into per step), `LogChart` (log-log axes in decades, curves, dots, a vertical marker),
   `VectorFan` (a 2 × n matrix's columns as arrows in the plane, on the unit circle).

@@ -161,26 +161,137 @@ class NumberText(VGroup):
         return self.anchor_point()[1]
 
 
+NO_BREAK_BEFORE = set("\uff0c\u3002\uff1b\uff1a\u3001\uff09\u201d\u2019\uff01\uff1f,.;:)")   # ，。；：、）”’！？
+NO_BREAK_AFTER = set("\u201c\u2018\uff08(")                                              # “‘（
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef"
+
+
+def break_units(text: str) -> list[tuple[str, bool]]:
+    """The text cut where a line may break: at spaces, and between two characters where one is Chinese (or Chinese
+    punctuation), never before closing or after opening punctuation, nor between a word and the number after it
+    or a number and the word after it. Each unit: (its text, whether a space comes before it); join_units gives
+    back the text."""
+    units, current, gap = [], "", False
+    for i, ch in enumerate(text):
+        after = text[i + 1:i + 2]
+        if ch == " " and current and (after.isdigit() or (current[-1].isdigit() and _is_cjk(after))):
+            # "MLP 2", "attn 0", "前 5 个": a word and its number, a number and its Chinese word
+            current += ch
+            continue
+        if ch == " ":
+            if current:
+                units.append((current, gap))
+                current = ""
+            gap = True
+            continue
+        prev = text[i - 1] if i else ""
+        if current and (_is_cjk(ch) or _is_cjk(prev)) and ch not in NO_BREAK_BEFORE and prev not in NO_BREAK_AFTER \
+                and not (prev.isdigit() or prev in "% "):      # "5个", "20%的": a number and its word stay together
+            units.append((current, gap))
+            current, gap = "", False
+        current += ch
+    if current:
+        units.append((current, gap))
+    return units
+
+
+def join_units(units: list[tuple[str, bool]]) -> str:
+    return "".join((" " if gap and i else "") + t for i, (t, gap) in enumerate(units))
+
+
+BREAK_AFTER = set(",.;:\uff0c\u3002\uff1b\uff1a")      # a line had best end on one of these
+MID_CLAUSE = 1.0          # scene units a line may be wider to end on one of BREAK_AFTER rather than mid-clause
+
+
+def rebreak(text: str, n_lines: int, font_size: float, max_width: float) -> list[str] | None:
+    """The caption's words in `n_lines` lines (the author's breaks dropped), broken where the widest line is
+    narrowest, counting a break that is not after punctuation as MID_CLAUSE wider (half as much again between two
+    characters with no space, as inside a Chinese phrase); None if no break fits."""
+    joined = "".join(line if i == 0 else (("" if _is_cjk(text_end[-1:]) or _is_cjk(line[:1]) else " ") + line)
+                     for i, (line, text_end) in enumerate(zip(text.split("\n"), [""] + text.split("\n"))))
+    units = break_units(joined)
+    unit_w = [_unit_width(t, font_size) for t, _ in units]
+    # a line's width: its units' own widths and, between two units, the room the whole text as drawn puts there
+    # on average (a space, and the glyphs' side bearings the units' own widths leave out)
+    room = (Label(join_units(units), font_size=font_size).width - sum(unit_w)) / max(len(units) - 1, 1)
+    at = np.concatenate([[0.0], np.cumsum([w + (room if i else 0.0) for i, w in enumerate(unit_w)])])
+
+    def width(i: int, j: int) -> float:          # a line of units i..j-1 (the room before unit i is not in it)
+        return at[j] - at[i] - (room if i else 0.0)
+
+    # where a line as drawn is still wider than allowed, the break is chosen again within a limit lowered by that much
+    limit = max_width
+    for _ in range(8):
+        lines = _best_breaks(units, n_lines, width, limit)
+        if lines is None:
+            return None
+        widest = max(Label(line, font_size=font_size).width for line in lines)
+        if widest <= max_width:
+            return lines
+        limit -= widest - max_width + 0.05
+    return None
+
+
+def _best_breaks(units, n_lines: int, width, max_width: float) -> list[str] | None:
+    m = len(units)
+    best = {(0, 0): (0.0, 0.0, [])}     # (lines, units placed) -> (cost, widest, breaks)
+    for k in range(1, n_lines + 1):
+        for j in range(1, m + 1):
+            options = []
+            for i in range(j):
+                if (k - 1, i) not in best or width(i, j) > max_width:
+                    continue
+                cost, widest, cuts = best[k - 1, i]
+                penalty = 0.0 if j == m or units[j - 1][0][-1] in BREAK_AFTER else \
+                    MID_CLAUSE if units[j][1] else 1.5 * MID_CLAUSE       # at a space, else inside a run of text
+                w = max(widest, width(i, j))
+                options.append((max(cost, width(i, j) + penalty), w, cuts + [j]))
+            if options:
+                best[k, j] = min(options)
+    if (n_lines, m) not in best:
+        return None
+    cuts = [0] + best[n_lines, m][2]
+    return [join_units(units[a:b]) for a, b in zip(cuts, cuts[1:])]
+
+
+@lru_cache(maxsize=4096)
+def _unit_width(text: str, font_size: float) -> float:
+    return Label(text, font_size=font_size).width
+
+
 class Caption(VGroup):
     """Narration, centred line by line. Lines are broken by the author ("\\n"), never squeezed.
 
     Lines sit on fixed baselines, so a one-line and a two-line caption, in English or
     Chinese, end on the same line at the bottom of the title-safe area.
+
+    Where the numbers or words filled in make an author's line wider than the title-safe area, the words are
+    broken again into as many lines, where the widest is narrowest (rebreak: at spaces, and between Chinese
+    characters); `text` is then the caption as shown. Only if no such break fits is it a LayoutError.
     """
 
     LEADING = 1.45   # baseline to baseline, in em
 
     def __init__(self, text: str, lang: str, font_size: float = style.CAPTION, bottom: float | None = None):
         super().__init__()
-        self.text, self.font_size = text, font_size
+        limit = 2 * style.safe_half_width()
         lines = [Label(line, font_size=font_size) for line in text.split("\n")]
+        wide = next((line for line in lines if line.width > limit), None)
+        if wide is not None:
+            again = rebreak(text, len(lines), font_size, limit)
+            if again is None:
+                raise LayoutError(f"caption line too wide for the title-safe area ({lang}): {wide.text!r}")
+            text = "\n".join(again)
+            lines = [Label(line, font_size=font_size) for line in again]
+        self.text, self.font_size = text, font_size
         em = font_size * style.EM_PX_PER_FONT_SIZE / 60  # scene units per em (60 px per unit at 480p)
         last = (-style.safe_half_height() + 0.3 * em) if bottom is None else bottom
         for i, line in enumerate(lines):
             line.move_to(ORIGIN, coor_mask=np.array([1, 0, 0]))
             line.on_baseline(last + (len(lines) - 1 - i) * self.LEADING * em)
-            if line.width > 2 * style.safe_half_width():
-                raise LayoutError(f"caption line too wide for the title-safe area ({lang}): {line.text!r}")
         self.add(*lines)
 
 
