@@ -1479,7 +1479,7 @@ def manifest_record(job: dict, scene) -> dict:
     return {
         "scene": job["scene"], "class": SCENES[job["scene"]].cls,
         "titles": {lang: scene.strings("title", lang) for lang in LANGUAGES},
-        "beat_titles": {lang: {name: scene.titles[lang][name] for name in scene.section_names} for lang in LANGUAGES},
+        "beat_titles": {lang: {name: scene.chapter_names[lang][name] for name in scene.section_names} for lang in LANGUAGES},
         "params": to_jsonable(scene.params),
         "output": Path(job["output"]).name, "quality": job["quality"], "resolution": [quality[1], quality[2]],
         "fps": quality[3], "format": job["format"], "transparent": job["transparent"],

@@ -109,7 +109,7 @@ class LectureScene(Scene):
         self.lang = self.params.get("lang", "en")
         self.values: dict = {}          # every number on screen, at full precision, for the manifest
         self.section_names = self.spec().section_names(self.params)
-        self.titles = self.chapter_titles(self.params)   # {lang: {section: title}}: the manifest's beat_titles
+        self.chapter_names = self.chapter_titles(self.params)   # {lang: {section: title}}: the manifest's beat_titles
         self.beats_done = 0
         self.beat_starts: list[float] = []    # scene time at the start of each beat played
         self.captions: list[dict] = []        # every caption shown: key, text, when fully shown, when it left
@@ -171,7 +171,7 @@ class LectureScene(Scene):
         """Where each beat starts and ends in the clip, in seconds, with its title in the scene's language: chapter
         marks for a video player. A clip of one beat (GPT_LECTURE_SECTION) holds that beat alone, from 0."""
         ends = self.beat_starts[1:] + [float(self.renderer.time)]
-        marks = [{"section": name, "title": self.titles[self.lang][name], "start": round(start, 3),
+        marks = [{"section": name, "title": self.chapter_names[self.lang][name], "start": round(start, 3),
                   "end": round(end, 3)}
                  for name, start, end in zip(self.section_names, self.beat_starts, ends)]
         if self.only_section is None:

@@ -681,8 +681,11 @@ def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_ma
 
 # --- atomic outputs ------------------------------------------------------------------------------
 def start_render(media: Path, *args) -> subprocess.Popen:
+    """render.py as started from a terminal, where Ctrl-C reaches it: a test run started in the background
+    (`cmd &` without job control) inherits SIGINT ignored, and so would render.py, which then renders on."""
     return subprocess.Popen([sys.executable, str(REPO / "render.py"), SCENE, *args, "--media", str(media)],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def wait_for_worker(media: Path, timeout: float = 60) -> int:
