@@ -1334,6 +1334,11 @@ def render_scene(job: dict, work: Path):
     import importlib
 
     from manim import config, tempconfig
+
+    import cairo_paths
+    why = cairo_paths.install()   # the same paths, one cairo call per shape (cairo_paths.py)
+    if why:
+        print(f"render.py: shapes drawn by ManimCE's own path loop: {why}", file=sys.stderr)
     slot = Path(job["slot_dir"])
     still = job["format"] == "png"
     settings = {
