@@ -118,6 +118,19 @@ def fidelity(source: Path, encoded: Path) -> dict:
             "psnr_median_db": round(float(np.median(p)), 2), "largest_pixel_difference": worst_pixel}
 
 
+RULE = ("the preset with the least encoding CPU whose frames are at least as close to the drawn frames as medium's "
+        "(mean and worst-frame PSNR) and whose file is at most twice medium's")
+
+
+def choose(presets: dict) -> str:
+    """RULE over the measured presets (medium, ManimCE's, among them)."""
+    base = presets["medium"]
+    fit = [name for name, row in presets.items()
+           if row["psnr_mean_db"] >= base["psnr_mean_db"] and row["psnr_min_db"] >= base["psnr_min_db"]
+           and row["bytes"] <= 2 * base["bytes"]]
+    return min(fit, key=lambda name: presets[name]["encode_cpu_seconds"])
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--scene", default="token_embedding")
@@ -155,6 +168,10 @@ def main() -> int:
         for row in result["presets"].values():
             row["cpu_ratio_to_medium"] = round(row["encode_cpu_seconds"] / base["encode_cpu_seconds"], 3)
             row["size_ratio_to_medium"] = round(row["bytes"] / base["bytes"], 3)
+    if base:
+        result["rule"] = RULE
+        result["chosen"] = choose(result["presets"])
+        print(f"chosen by the rule: {result['chosen']}")
     if args.json:
         tmp_json = args.json.with_name(f".{args.json.name}.tmp")
         tmp_json.write_text(json.dumps(result, indent=1) + "\n")

@@ -76,3 +76,19 @@ def test_the_comparison_can_fail(tmp_path):
     def one_short(self, frame, num_frames):
         return encoder.encode_and_write_frame(self, frame, max(1, num_frames - 1))
     assert encode(tmp_path / "manim.mp4", MANIM) != encode(tmp_path / "short.mp4", one_short)
+
+
+def test_the_high_quality_preset_is_the_one_the_measurement_chose():
+    """render.ENCODER_PRESETS follows the recorded benchmark (docs/encoder_presets.json) by its stated rule."""
+    import json
+    import sys
+
+    import render
+    from conftest import REPO
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import encoder_presets
+    record = json.loads((REPO / "docs" / "encoder_presets.json").read_text())
+    assert "medium" in record["presets"] and len(record["presets"]) >= 4
+    assert record["chosen"] == encoder_presets.choose(record["presets"])
+    assert render.ENCODER_PRESETS["high"] == render.ENCODER_PRESETS["4k"] == record["chosen"]
+    assert render.ENCODER_PRESETS["preview"] is None and render.ENCODER_PRESETS["medium"] is None
