@@ -1314,6 +1314,12 @@ def check_remote(job: dict) -> None:
 # understood (docs/rendering.md). tests/test_render.py compares every frame with plain `manim render`.
 ENCODERS_IN_FLIGHT = 1
 
+# libx264's preset for the partial movies, per quality (None: ManimCE's, medium). At 1080p60 medium took about
+# half of a render's CPU time; superfast is the fastest preset whose frames are at least as close to the drawn
+# frames as medium's (PSNR, mean and worst frame) with files at most twice the size: benchmarks/encoder_presets.py,
+# docs/encoder_presets.json, docs/rendering.md. Preview and medium keep ManimCE's encoding, byte for byte.
+ENCODER_PRESETS = {"preview": None, "medium": None, "high": "superfast", "4k": "superfast"}
+
 PLAN_FROM = 10**9   # a planning pass starts drawing at this play number: never
 
 
@@ -1335,6 +1341,13 @@ def render_scene(job: dict, work: Path):
     import importlib
 
     from manim import config, tempconfig
+
+    import cairo_paths
+    import encoder
+    why = cairo_paths.install()   # the same paths, one cairo call per shape (cairo_paths.py)
+    if why:
+        print(f"render.py: shapes drawn by ManimCE's own path loop: {why}", file=sys.stderr)
+    encoder.install(ENCODER_PRESETS[job["quality"]])   # libx264's preset; a held frame converted once
     slot = Path(job["slot_dir"])
     still = job["format"] == "png"
     settings = {
@@ -1466,6 +1479,12 @@ def scene_captions(scene) -> list[dict]:
     return out
 
 
+def encoder_used() -> dict:
+    """{codec: options} of the partial movies this process encoded (encoder.py)."""
+    import encoder
+    return encoder.used()
+
+
 def manifest_record(job: dict, scene) -> dict:
     """The manifest's fields that come from the rendered scene."""
     from model import to_jsonable
@@ -1487,6 +1506,7 @@ def manifest_record(job: dict, scene) -> dict:
         "sections": scene.section_names,
         "timeline": scene.timeline() if job["format"] != "png" else [],
         "captions": scene_captions(scene) if job["format"] != "png" else [],
+        "encoder": encoder_used() if job["format"] != "png" else {},
         "model": {"dir": model_dir_shown, **job["model"], "config": scene.gpt.config.as_dict()},
         "manim_version": job["environment"]["distributions"]["manim"], "environment": job["environment"],
         "cache_key": job["cache_key"],

@@ -679,6 +679,53 @@ def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_ma
     assert statuses(run_render(scene, "--jobs", "2", media=two).stdout) == {scene: "skipped"}
 
 
+# At high quality render.py encodes its partial movies with libx264's superfast preset (render.ENCODER_PRESETS;
+# ManimCE: medium), so the encoded pixels differ from plain `manim render`'s by the two encoders' losses. Stated
+# tolerance, per frame, between the two clips' decoded frames (yuv420p): PSNR at least HIGH_MIN_PSNR_DB on every
+# frame and HIGH_MEAN_PSNR_DB on average. Measured (token_embedding's "ids" beat, 1080p60): see docs/rendering.md.
+# A frame of other content (one frame late, a shape missing) is far below: about 20 to 30 dB.
+HIGH_MIN_PSNR_DB, HIGH_MEAN_PSNR_DB = 40.0, 44.0
+
+
+def paired_psnr(a: Path, b: Path, late: int = 0) -> list[float]:
+    """PSNR of each pair of frames of two clips (yuv420p planes, as encoded), decoded side by side; with
+    `late`, clip b's frames are paired with a's from that many frames earlier."""
+    import itertools
+
+    import av
+    out = []
+    with av.open(str(a)) as ca, av.open(str(b)) as cb:
+        frames_b = itertools.islice(cb.decode(video=0), late, None)
+        for fa, fb in zip(ca.decode(video=0), frames_b, strict=not late):
+            x, y = fa.to_ndarray(format="yuv420p").astype(np.float64), fb.to_ndarray(format="yuv420p")
+            mse = float(np.mean((x - y) ** 2))
+            out.append(100.0 if mse == 0 else 10 * np.log10(255.0 ** 2 / mse))
+    return out
+
+
+def test_high_quality_frames_are_within_the_stated_tolerance_of_plain_manim(tmp_path):
+    scene, section = "token_embedding", "ids"
+    ours = run_render(scene, "--quality", "high", "--section", section, "--jobs", "1", media=tmp_path / "ours")
+    assert ours.returncode == 0, ours.stderr
+    [clip] = (tmp_path / "ours" / "high").glob(f"{scene}*.mp4")
+    manifest = json.loads(render.manifest_path(clip).read_text())
+    assert manifest["encoder"] == {"libx264": {"preset": "superfast", "crf": "23"}}
+    spec = SCENES[scene]
+    plain = subprocess.run([sys.executable, "-m", "manim", "render", "-qh", "--disable_caching",
+                            "--media_dir", str(tmp_path / "plain"), spec.path, spec.cls],
+                           cwd=REPO, capture_output=True, text=True, timeout=900,
+                           env={**os.environ, "GPT_LECTURE_SECTION": section})
+    assert plain.returncode == 0, plain.stderr
+    [plain_clip] = (tmp_path / "plain").glob(f"videos/**/{spec.cls}.mp4")
+    psnr = paired_psnr(clip, plain_clip)
+    assert len(psnr) > 120
+    worst, mean = min(psnr), float(np.mean(psnr))
+    print(f"{len(psnr)} frames: PSNR mean {mean:.2f} dB, worst {worst:.2f} dB")
+    assert worst >= HIGH_MIN_PSNR_DB and mean >= HIGH_MEAN_PSNR_DB, (worst, mean)
+    # the tolerance tells a clip a tenth of a second late from the same clip
+    assert min(paired_psnr(clip, plain_clip, late=6)) < HIGH_MIN_PSNR_DB
+
+
 # --- atomic outputs ------------------------------------------------------------------------------
 def start_render(media: Path, *args) -> subprocess.Popen:
     """render.py as started from a terminal, where Ctrl-C reaches it: a test run started in the background
