@@ -48,11 +48,13 @@ def recompute_layer(gpt, prompt: str, layer: int, focus: int) -> dict:
     return {"patterns": np.array(patterns), "head_out": np.array(outs), "concat": concat, "out": out}
 
 
-def counted(n_layer, n_head, d, vocab, ctx) -> dict:
-    """GPT-2-style parameter counts written out again (tied unembedding, LayerNorm gains and biases)."""
+def counted(n_layer, n_head, d, vocab, ctx, position_encoding) -> dict:
+    """GPT-2-style parameter counts written out again (tied unembedding, LayerNorm gains and biases; a position
+    table counts when it is learned, not a fixed sin/cos one)."""
     attention = n_layer * 4 * (d * d + d)
     mlp = n_layer * (d * 4 * d + 4 * d + 4 * d * d + d)
-    total = vocab * d + ctx * d + attention + mlp + (2 * n_layer + 1) * 2 * d
+    positions = ctx * d if position_encoding == "learned" else 0
+    total = vocab * d + positions + attention + mlp + (2 * n_layer + 1) * 2 * d
     return {"heads": n_layer * n_head, "attention_parameters": attention, "total_parameters": total}
 
 
@@ -92,7 +94,7 @@ def test_gpt3_figures_come_from_its_published_shape(gpt):
     g, c = GPT3_175B, gpt.config
     assert (g.n_layer, g.n_head, g.n_embd, g.d_head) == (96, 96, 12288, 128)
     for name, cfg in (("gpt3", g), ("ours", c)):
-        expected = counted(cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.vocab_size, cfg.n_positions)
+        expected = counted(cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.vocab_size, cfg.n_positions, cfg.position_encoding)
         for key, value in expected.items():
             assert f[name][key] == value, (name, key)
         assert f[name]["d_head"] == cfg.n_embd // cfg.n_head and f[name]["n_layer"] == cfg.n_layer
@@ -162,7 +164,8 @@ def test_its_manifest_matches_the_trace(rendered, gpt, lang):
     g = GPT3_175B
     assert v["scale"]["gpt3"] == {**v["scale"]["gpt3"], "n_layer": g.n_layer, "n_head": g.n_head,
                                   "d_model": g.n_embd, "d_head": g.d_head, "context": g.n_positions,
-                                  **counted(g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.n_positions)}
+                                  **counted(g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.n_positions,
+                                          g.position_encoding)}
 
 
 # --- a key frame against committed control data (tests/control_data/multi_head) ------------------------------

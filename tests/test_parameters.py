@@ -19,15 +19,27 @@ __module_test__ = "parameters"
 
 def counted(c) -> dict:
     """GPT-2's layout written out again: W_q, W_k, W_v, W_O with biases; MLP d -> n_inner -> d with biases; two
-    LayerNorms per layer and ln_f; token and position tables; the unembedding tied."""
+    LayerNorms per layer and ln_f; the token table and a learned position table (a fixed sin/cos table is not
+    learned: not a parameter); the unembedding tied."""
     d, L = c.n_embd, c.n_layer
-    return {"embedding": c.vocab_size * d + c.n_positions * d, "attention": L * 4 * (d * d + d),
+    positions = c.n_positions * d if c.position_encoding == "learned" else 0
+    return {"embedding": c.vocab_size * d + positions, "attention": L * 4 * (d * d + d),
             "mlp": L * (2 * d * c.n_inner + c.n_inner + d), "layernorm": (2 * L + 1) * 2 * d, "unembedding": 0}
 
 
 @pytest.fixture(scope="module")
 def played(lecture):
     return {lang: lecture.dry("parameters", lang) for lang in ("en", "zh")}
+
+
+def test_ours_counts_what_training_trained(gpt):
+    """Our position table is sin/cos and frozen: the count is the one training recorded of what it trained."""
+    import json
+
+    from model.weights import DEFAULT_DIR
+    assert gpt.config.position_encoding == "sinusoidal"
+    trained = json.loads((DEFAULT_DIR / "metrics.json").read_text())["n_params"]
+    assert sum(counted(gpt.config).values()) == trained == 170_432
 
 
 def test_gpt3_is_about_two_thirds_mlp():

@@ -24,5 +24,11 @@ def test_gpt2_small_matches_transformers_count():
 
 
 def test_shipped_model_count_matches_its_tensors():
+    """Every stored tensor is a parameter except a fixed (sin/cos) position table, which is stored for
+    transformers' GPT-2 layout but not learned."""
     config, tensors, _ = load_dir()
-    assert parameter_split(resolve("shipped"))["total"] == sum(t.size for t in tensors.values())
+    fixed = "transformer.wpe.weight" if config.position_encoding != "learned" else None
+    split = parameter_split(resolve("shipped"))
+    assert split["total"] == sum(t.size for name, t in tensors.items() if name != fixed)
+    assert split["detail"]["position_table"] == tensors["transformer.wpe.weight"].size
+    assert split["detail"]["position_table_learned"] == (fixed is None)
