@@ -236,10 +236,12 @@ def check_and(v, rule, gpt):
 
 # --- parameters: the counts from each config's shape, written out here --------------------------------------------
 def counts(c) -> dict:
-    """GPT-2's layout: token and position tables; per layer W_q, W_k, W_v, W_O with biases, an MLP d -> n_inner -> d
-    with biases and two LayerNorms (gain and bias); ln_f; the unembedding tied to W_E (no parameters of its own)."""
+    """GPT-2's layout: the token table and, when learned, the position table (a fixed sin/cos one holds no
+    parameters); per layer W_q, W_k, W_v, W_O with biases, an MLP d -> n_inner -> d with biases and two LayerNorms
+    (gain and bias); ln_f; the unembedding tied to W_E (no parameters of its own)."""
     d, L = c.n_embd, c.n_layer
-    return {"embedding": (c.vocab_size + c.n_positions) * d, "attention": 4 * L * d * (d + 1),
+    rows = c.vocab_size + (c.n_positions if c.position_encoding == "learned" else 0)
+    return {"embedding": rows * d, "attention": 4 * L * d * (d + 1),
             "mlp": L * (d * c.n_inner * 2 + c.n_inner + d), "layernorm": 2 * d * (2 * L + 1), "unembedding": 0}
 
 
