@@ -196,7 +196,9 @@ def write_tracks(clip: Path) -> list[Path]:
 def stream_signature(stream) -> dict:
     cc = stream.codec_context
     return {"codec": cc.name, "width": cc.width, "height": cc.height, "pix_fmt": cc.pix_fmt,
-            "time_base": str(stream.time_base), "rate": str(stream.average_rate), "profile": cc.profile,
+            # the nominal frame rate: the average one is counted from the duration, and ManimCE's own join of
+            # partial movies leaves a frame a few ticks short now and then (mlp_steps at 1080p60: 251 of 256)
+            "time_base": str(stream.time_base), "rate": str(stream.base_rate), "profile": cc.profile,
             "extradata": hashlib.sha256(bytes(cc.extradata or b"")).hexdigest()}
 
 
