@@ -1652,6 +1652,10 @@ def list_scenes(gpt, model_dir: Path) -> None:
         print(f"  sections (default parameters): {', '.join(spec.section_names(spec.defaults()))}")
 
 
+def stop_as_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -1677,6 +1681,9 @@ def main(argv: list[str] | None = None) -> int:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 return EXIT_BROKEN_PIPE
             return 0
+        # A stop from outside (a cancelled CI job, `kill`) ends the run as Ctrl-C does: render processes stopped,
+        # temporary files removed, finished outputs intact, exit 130.
+        signal.signal(signal.SIGTERM, stop_as_interrupt)
         jobs, settings = plan(args)
         if not jobs:
             raise UsageError("nothing to render: no scene in the recipe matches")
