@@ -35,6 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from render import RENDER_KEYS  # noqa: E402
 from scenes.catalog import find  # noqa: E402
 
 MANIM_QUALITY = {"preview": "-ql", "medium": "-qm", "high": "-qh", "4k": "-qk"}
@@ -43,8 +44,7 @@ MANIM_QUALITY = {"preview": "-ql", "medium": "-qm", "high": "-qh", "4k": "-qk"}
 def renders(recipe: Path) -> list[tuple[str, dict]]:
     """(scene, parameters) for every recipe entry, in English and in Chinese."""
     data = tomllib.loads(recipe.read_text())
-    shared = {k: v for k, v in data.get("lecture", {}).items()
-              if k not in ("quality", "format", "transparent", "jobs", "model")}
+    shared = {k: v for k, v in data.get("lecture", {}).items() if k not in RENDER_KEYS}   # render settings
     out = []
     for entry in data["scene"]:
         params = {**shared, **{k: v for k, v in entry.items() if k not in ("name", "section")}}
