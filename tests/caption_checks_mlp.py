@@ -10,6 +10,8 @@ from model import GPT3_175B
 from model import language as model_language
 from model.analysis.patching import MEAN_SAMPLE
 
+from scene_checks import parameter_counts
+
 _CACHE: dict = {}       # per model object: the people's last-name states and the sample's mean MLP outputs
 
 
@@ -234,19 +236,9 @@ def check_and(v, rule, gpt):
     return "and_yes" if right == len(variants) == 3 else "and_partly"
 
 
-# --- parameters: the counts from each config's shape, written out here --------------------------------------------
-def counts(c) -> dict:
-    """GPT-2's layout: the token table and, when learned, the position table (a fixed sin/cos one holds no
-    parameters); per layer W_q, W_k, W_v, W_O with biases, an MLP d -> n_inner -> d with biases and two LayerNorms
-    (gain and bias); ln_f; the unembedding tied to W_E (no parameters of its own)."""
-    d, L = c.n_embd, c.n_layer
-    rows = c.vocab_size + (c.n_positions if c.position_encoding == "learned" else 0)
-    return {"embedding": rows * d, "attention": 4 * L * d * (d + 1),
-            "mlp": L * (d * c.n_inner * 2 + c.n_inner + d), "layernorm": 2 * d * (2 * L + 1), "unembedding": 0}
-
-
+# --- parameters: the counts from each config's shape (scene_checks.parameter_counts) ---------------------------
 def mlp_share(v, key: str, config) -> float:
-    want = counts(config)
+    want = parameter_counts(config)
     total = sum(want.values())
     assert {p: v[key][p] for p in want} == want and v[key]["total"] == total, f"{key}: the counts of its shape"
     return want["mlp"] / total
@@ -263,7 +255,7 @@ def check_split(v, rule, gpt):
 
 def check_ours(v, rule, gpt):
     ours, gpt3 = mlp_share(v, "ours", gpt.config), mlp_share(v, "gpt3", GPT3_175B)
-    embedding = counts(gpt.config)["embedding"] / v["ours"]["total"]
+    embedding = parameter_counts(gpt.config)["embedding"] / v["ours"]["total"]
     assert rule["inputs"] == pytest.approx({"ours": ours, "gpt3": gpt3, "ours_embedding": embedding}, abs=1e-15)
     return "ours_less" if ours < gpt3 else "ours_more"
 

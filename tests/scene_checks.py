@@ -340,3 +340,14 @@ def lean(scene_cls):
 
     Lean.__name__ = scene_cls.__name__
     return Lean
+
+
+# --- parameter counts, written out again from a config's shape (against model.params) ---------------------------
+def parameter_counts(c) -> dict:
+    """GPT-2's layout: the token table and, when learned, the position table (a fixed sin/cos one holds no
+    parameters); per layer W_q, W_k, W_v, W_O with biases, an MLP d -> n_inner -> d with biases and two LayerNorms
+    (gain and bias); ln_f; the unembedding tied to W_E (no parameters of its own)."""
+    d, L = c.n_embd, c.n_layer
+    rows = c.vocab_size + (c.n_positions if c.position_encoding == "learned" else 0)
+    return {"embedding": rows * d, "attention": 4 * L * d * (d + 1),
+            "mlp": L * (d * c.n_inner * 2 + c.n_inner + d), "layernorm": 2 * d * (2 * L + 1), "unembedding": 0}

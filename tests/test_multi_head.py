@@ -11,7 +11,7 @@ from manim.utils.testing.frames_comparison import frames_comparison
 
 from model import GPT3_175B
 from model.analysis import head_contribution
-from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
+from scene_checks import manifest_of, parameter_counts, play_until_section_ends, stop_at_beat
 from scenes import style
 from scenes.catalog import MULTI_HEAD
 from scenes.components import NumberText
@@ -48,14 +48,11 @@ def recompute_layer(gpt, prompt: str, layer: int, focus: int) -> dict:
     return {"patterns": np.array(patterns), "head_out": np.array(outs), "concat": concat, "out": out}
 
 
-def counted(n_layer, n_head, d, vocab, ctx, position_encoding) -> dict:
-    """GPT-2-style parameter counts written out again (tied unembedding, LayerNorm gains and biases; a position
-    table counts when it is learned, not a fixed sin/cos one)."""
-    attention = n_layer * 4 * (d * d + d)
-    mlp = n_layer * (d * 4 * d + 4 * d + 4 * d * d + d)
-    positions = ctx * d if position_encoding == "learned" else 0
-    total = vocab * d + positions + attention + mlp + (2 * n_layer + 1) * 2 * d
-    return {"heads": n_layer * n_head, "attention_parameters": attention, "total_parameters": total}
+def counted(c) -> dict:
+    """The scale figures' counts from a config (scene_checks.parameter_counts)."""
+    counts = parameter_counts(c)
+    return {"heads": c.n_layer * c.n_head, "attention_parameters": counts["attention"],
+            "total_parameters": sum(counts.values())}
 
 
 # --- the numbers, without rendering -------------------------------------------------------------------------
@@ -94,7 +91,7 @@ def test_gpt3_figures_come_from_its_published_shape(gpt):
     g, c = GPT3_175B, gpt.config
     assert (g.n_layer, g.n_head, g.n_embd, g.d_head) == (96, 96, 12288, 128)
     for name, cfg in (("gpt3", g), ("ours", c)):
-        expected = counted(cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.vocab_size, cfg.n_positions, cfg.position_encoding)
+        expected = counted(cfg)
         for key, value in expected.items():
             assert f[name][key] == value, (name, key)
         assert f[name]["d_head"] == cfg.n_embd // cfg.n_head and f[name]["n_layer"] == cfg.n_layer
@@ -164,8 +161,7 @@ def test_its_manifest_matches_the_trace(rendered, gpt, lang):
     g = GPT3_175B
     assert v["scale"]["gpt3"] == {**v["scale"]["gpt3"], "n_layer": g.n_layer, "n_head": g.n_head,
                                   "d_model": g.n_embd, "d_head": g.d_head, "context": g.n_positions,
-                                  **counted(g.n_layer, g.n_head, g.n_embd, g.vocab_size, g.n_positions,
-                                          g.position_encoding)}
+                                  **counted(g)}
 
 
 # --- a key frame against committed control data (tests/control_data/multi_head) ------------------------------

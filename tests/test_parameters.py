@@ -9,22 +9,12 @@ import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from model import GPT3_175B
-from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
+from scene_checks import manifest_of, parameter_counts as counted, play_until_section_ends, stop_at_beat
 from scenes import style
 from scenes.components import inside_safe_area
 from scenes.parameters import BAR_WIDTH, FRACTIONS, LABEL_FLOOR, PARTS, Parameters, nearest_fraction
 
 __module_test__ = "parameters"
-
-
-def counted(c) -> dict:
-    """GPT-2's layout written out again: W_q, W_k, W_v, W_O with biases; MLP d -> n_inner -> d with biases; two
-    LayerNorms per layer and ln_f; the token table and a learned position table (a fixed sin/cos table is not
-    learned: not a parameter); the unembedding tied."""
-    d, L = c.n_embd, c.n_layer
-    positions = c.n_positions * d if c.position_encoding == "learned" else 0
-    return {"embedding": c.vocab_size * d + positions, "attention": L * 4 * (d * d + d),
-            "mlp": L * (2 * d * c.n_inner + c.n_inner + d), "layernorm": (2 * L + 1) * 2 * d, "unembedding": 0}
 
 
 @pytest.fixture(scope="module")
