@@ -1479,14 +1479,9 @@ def scene_captions(scene) -> list[dict]:
     return out
 
 
-def encoder_used() -> dict:
-    """{codec: options} of the partial movies this process encoded (encoder.py)."""
-    import encoder
-    return encoder.used()
-
-
 def manifest_record(job: dict, scene) -> dict:
     """The manifest's fields that come from the rendered scene."""
+    import encoder
     from model import to_jsonable
     from scenes.style import LANGUAGES
     quality = QUALITIES[job["quality"]]
@@ -1506,7 +1501,7 @@ def manifest_record(job: dict, scene) -> dict:
         "sections": scene.section_names,
         "timeline": scene.timeline() if job["format"] != "png" else [],
         "captions": scene_captions(scene) if job["format"] != "png" else [],
-        "encoder": encoder_used() if job["format"] != "png" else {},
+        "encoder": encoder.used() if job["format"] != "png" else {},   # this process's partial movies
         "model": {"dir": model_dir_shown, **job["model"], "config": scene.gpt.config.as_dict()},
         "manim_version": job["environment"]["distributions"]["manim"], "environment": job["environment"],
         "cache_key": job["cache_key"],
