@@ -465,19 +465,23 @@ def test_modules_the_static_walk_missed_count_if_they_predate_the_hash():
 
 
 def project_copy(tmp_path: Path) -> Path:
-    """A copy of what a render runs (render.py, scenes/, model/ with the weights) to edit without touching the
-    repository; its render.py puts the copy first on sys.path, so its workers import the copy."""
+    """A copy of what a render runs (the top-level modules render.py imports, scenes/, model/ with the weights) to edit
+    without touching the repository; its render.py puts the copy first on sys.path, so its workers import the copy.
+    Every top-level module is copied, so a new one (cairo_paths.py, encoder.py) cannot be missed; render_in drops
+    PYTHONPATH, as CI has none, so a module missing from the copy fails here rather than importing the repository's."""
     root = tmp_path / "project"
     root.mkdir()
-    shutil.copy2(REPO / "render.py", root / "render.py")
+    for module in REPO.glob("*.py"):
+        shutil.copy2(module, root / module.name)
     for folder in ("scenes", "model"):
         shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return root
 
 
 def render_in(root: Path, *args, media: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run([sys.executable, str(root / "render.py"), *map(str, args), "--media", str(media)],
-                          cwd=root, capture_output=True, text=True, timeout=600)
+                          cwd=root, capture_output=True, text=True, timeout=600, env=env)
 
 
 NAME = "softmax_temperature-section-title"
