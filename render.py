@@ -582,7 +582,14 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
 
     runner = DaskRunner(client) if client is not None else LocalRunner(media)
     capacity = runner.capacity(n_jobs)
-    could_split = capacity > 1 and any(splittable(job, media) for job in todo)
+    plans = {job.name: load_plan(media, job) for job in todo if job.section is None and job.format in SPLIT_FORMATS}
+    # One clip to render and no plan of it: on the local cores, one process draws it from its start while another
+    # counts its plays (construct() only, nothing drawn); then the first is told where to stop and a second part
+    # draws the rest (follow_live, split_live). On a Dask cluster, above preview, it is counted first.
+    lone = todo[0] if capacity > 1 and len(todo) == 1 and plans.get(todo[0].name, 1) is None else None
+    live = {"job": lone, "planner": None, "planned": False, "k": None, "settled": False} \
+        if lone is not None and runner.follows else None
+    could_split = capacity > 1 and (live is not None or any(splittable(job, media) for job in todo))
     runner.open(capacity if could_split else min(capacity, len(todo)))
     running: list[tuple[Chunk, object, Path, float, int]] = []   # chunk, process, work folder, start, slot
     groups: dict[str, dict] = {}      # clips in parts: their parts' specs and work folders, and what is done
@@ -593,10 +600,80 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
         failed.append((job, keep_log(work, media, job), reason))
         print(f"{head(job)}  FAILED after {time.monotonic() - started:.1f} s: {reason}", flush=True)
 
+    def planning_spec(job: Job, slot: int, work: Path) -> dict:
+        return job_spec(job, work, slot, media, model_dir, model, env, {"sources": {}, "hashed_at_ns": 0}, plan=True)
+
+    def end_planner() -> None:
+        """Stop the live clip's planning process, if it runs: its clip no longer needs it."""
+        if live is not None and live["planner"] is not None:
+            proc, work, slot = live["planner"]
+            stop([(None, proc, work, None, slot)])
+            runner.give_back(slot)
+            live["planner"] = None
+
+    def second_part(job: Job) -> tuple | None:
+        return next((e for e in running if e[0].job is job and e[0].number == 1), None)
+
+    def settle(accepted: int | None) -> None:
+        """The first part said where it stops (ack.json, or its part.json when it ended first): the second
+        part's range starts after it. If the first ran past the split, the second is started again after it;
+        if it drew the whole clip, the second is dropped."""
+        job, group = live["job"], groups[live["job"].name]
+        live["settled"] = True
+        if accepted == live["k"] - 1:
+            return
+        entry = second_part(job)
+        if entry is not None:
+            stop([entry])
+            running.remove(entry)
+            runner.give_back(entry[4])
+        queue[:] = [c for c in queue if not (c.job is job and c.number == 1)]
+        shutil.rmtree(group["works"].pop(1, work_root / "-"), ignore_errors=True)
+        group["specs"].pop(1, None)
+        group["finished"].discard(1)
+        if accepted is None:
+            group["n"] = 1
+            print(f"{head(job)}  the first process drew it to the end: no second part", flush=True)
+        else:
+            queue.insert(0, Chunk(job, {"from": accepted + 1, "upto": -1}, 0.0, 1))
+            print(f"{head(job)}  the first process stops at animation {accepted}: the second starts again after "
+                  f"it", flush=True)
+
+    def follow_live() -> None:
+        """The lone clip split while it renders: its planning process started once its first part runs and a
+        core is free; the split when the plan arrives; then where the first part stopped, once it says."""
+        job = live["job"]
+        first = next((e for e in running if e[0].job is job and e[0].number == 0), None)
+        if first is None:
+            return
+        if not live["planned"] and runner.free():
+            slot = runner.take()
+            work = work_root / f"{job.name}-{os.getpid()}-{slot}"
+            live["planner"], live["planned"] = (runner.start(planning_spec(job, slot, work)), work, slot), True
+        if live["planner"] is not None and live["planner"][0].poll() is not None:
+            proc, work, slot = live["planner"]
+            live["planner"] = None
+            runner.give_back(slot)
+            try:
+                plan = json.loads((work / "plan.json").read_text()) if proc.returncode == 0 else None
+            except (OSError, ValueError):
+                plan = None
+            shutil.rmtree(work, ignore_errors=True)
+            k = split_live(plan, read_progress(first[2])) if plan else None
+            if plan and os.environ.get(SPLIT_AT_ENV):   # a test's split point (negative: from the end)
+                k = max(1, int(os.environ[SPLIT_AT_ENV]) % len(plan["plays"]))
+            if k is not None:
+                write_json(first[2] / "limit.json", {"limit": k - 1})
+                live["k"] = k
+                groups[job.name]["n"] = 2
+                queue.insert(0, Chunk(job, {"from": k, "upto": -1}, 0.0, 1))
+                print(f"{head(job)}  {len(plan['plays'])} animations: 0-{k - 1} in this process, "
+                      f"{k}-{len(plan['plays']) - 1} in a second", flush=True)
+        if live["k"] is not None and not live["settled"] and (first[2] / "ack.json").is_file():
+            settle(json.loads((first[2] / "ack.json").read_text())["limit"])
+
     try:
-        plans = {job.name: load_plan(media, job) for job in todo if job.section is None
-                 and job.format in SPLIT_FORMATS}
-        if capacity > 1 and len(todo) == 1 and splittable(todo[0], media) and plans[todo[0].name] is None:
+        if live is None and lone is not None and splittable(lone, media):
             # No earlier render of this clip: count its plays first (construct() only, nothing drawn).
             job, slot = todo[0], runner.take()
             print(f"{head(job)}  planning: counting its animations", flush=True)
@@ -615,6 +692,8 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
                 plans[job.name] = json.loads((work / "plan.json").read_text())["plays"]
                 shutil.rmtree(work, ignore_errors=True)
         queue = sorted(pool_chunks(todo, plans, capacity), key=lambda c: -c.cost)   # longest first
+        if live is not None:
+            queue = [Chunk(lone, {"from": 0, "upto": -1, "follow": True}, 0.0, 0)]
         for chunk in queue:
             if chunk.part is not None:
                 groups.setdefault(chunk.job.name, {"n": 0, "specs": {}, "works": {}, "finished": set(),
@@ -631,14 +710,21 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
                     group = groups[job.name]
                     if group["sources"] is None:   # its first part: hashed once, before any part starts
                         group["sources"], group["started"] = hash_sources(job), time.monotonic()
-                        ranges = sorted((c.number, c.part) for c in queue + [chunk] if c.job is job)
-                        last = len(plans[job.name]) - 1
-                        shown = ", ".join(f"{p['from']}-{p['upto'] if p['upto'] >= 0 else last}" for _, p in ranges)
-                        print(f"{head(job)}  rendering ({job.quality}, {job.format}) in {group['n']} parts, "
-                              f"animations {shown}", flush=True)
+                        if chunk.part.get("follow"):
+                            print(f"{head(job)}  rendering ({job.quality}, {job.format}) from its start, while "
+                                  f"another process counts its animations to split it", flush=True)
+                        else:
+                            ranges = sorted((c.number, c.part) for c in queue + [chunk] if c.job is job)
+                            last = len(plans[job.name]) - 1
+                            shown = ", ".join(f"{p['from']}-{p['upto'] if p['upto'] >= 0 else last}"
+                                              for _, p in ranges)
+                            print(f"{head(job)}  rendering ({job.quality}, {job.format}) in {group['n']} parts, "
+                                  f"animations {shown}", flush=True)
                     spec = job_spec(job, work, slot, media, model_dir, model, env, group["sources"], part=chunk.part)
                     group["specs"][chunk.number], group["works"][chunk.number] = spec, work
                 running.append((chunk, runner.start(spec), work, time.monotonic(), slot))
+            if live is not None:
+                follow_live()
             time.sleep(0.05)
             for entry in list(running):
                 if entry not in running:   # stopped with a failed part of its clip
@@ -670,6 +756,10 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
                         fail(job, work, t0)
                     continue
                 group = groups[job.name]
+                if live is not None and live["job"] is job and chunk.number == 0:   # its first part ended
+                    end_planner()
+                    if proc.returncode == 0 and live["k"] is not None and not live["settled"]:
+                        settle(json.loads((work / "part.json").read_text())["limit"])
                 if proc.returncode != 0:   # one part failed: the clip failed; stop its other parts
                     fail(job, work, group["started"])
                     queue[:] = [c for c in queue if c.job is not job]
@@ -689,6 +779,7 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
                         failed.append((job, group["log"], group["reason"]))
     except KeyboardInterrupt:
         stop(running)
+        end_planner()
         for group in groups.values():
             for work in group["works"].values():
                 shutil.rmtree(work, ignore_errors=True)
@@ -702,6 +793,45 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
     for job, log, reason in failed:
         print(f"failed: {job.name}: {reason} (log: {relative(log)})", file=sys.stderr)
     return EXIT_FAILED if failed else 0
+
+
+SPLIT_AT_ENV = "GPT_LECTURE_SPLIT_AT"   # tests: the play where a live split starts its second part
+
+
+def read_progress(work: Path) -> dict | None:
+    """How far a followed part is (its progress.json), or None before its first play."""
+    try:
+        return json.loads((work / "progress.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def split_live(plan: dict, progress: dict | None) -> int | None:
+    """Where to split a clip that one process is drawing from its start: the play k where a second process takes
+    over (the first draws up to k - 1), or None when a split would not finish sooner by more than SPLIT_GAIN.
+
+    The first process has drawn progress["plays"] plays; the rest of its plays cost their seconds of video times
+    the wall time per second of video it has measured so far (1 before a second of video is drawn), plus
+    PLAY_OVERHEAD. The second process pays what the planning pass took to reach play k with every play before
+    it skipped (plan["reached"]: its startup, construct() and the skipping) and then draws plays k.. at the
+    same rate."""
+    plays, reached = plan["plays"], plan.get("reached") or []
+    n = len(plays)
+    done = int(progress["plays"]) if progress else 0
+    rate = progress["drawing"] / progress["video"] if progress and progress["video"] >= 1.0 else 1.0
+    if len(reached) != n or n - done < 2:
+        return None
+    costs = [rate * p[1] + PLAY_OVERHEAD for p in plays]
+    after = [0.0] * (n + 1)   # after[i]: the cost of plays i..n-1
+    for i in range(n - 1, -1, -1):
+        after[i] = after[i + 1] + costs[i]
+    alone = after[done]
+    best, best_k = alone, None
+    for k in range(done + 1, n):
+        finish = max(alone - after[k], reached[k - 1] + after[k])
+        if finish < best:
+            best, best_k = finish, k
+    return best_k if best_k is not None and best < alone * (1 - SPLIT_GAIN) else None
 
 
 def stop(entries: list) -> None:
@@ -804,9 +934,9 @@ PLAY_OVERHEAD = 0.05   # cost of a play beyond its seconds of video, when no mea
 
 def splittable(job: Job, media: Path) -> bool:
     """A whole clip in a format that joins without re-encoding, whose plays are known from an earlier render
-    (see save_plan) or worth a planning pass (above preview quality, where drawing the frames dominates; at
-    preview the planning pass would cost about what splitting saves, so the first render uses one process and
-    leaves the plan for the next)."""
+    (see save_plan) or worth a planning pass before it starts (above preview quality, where drawing the frames
+    dominates; at preview that pass would cost about what splitting saves). On the local cores a lone clip
+    without a plan is counted while it renders instead (run(), split_live); this is the rule for a Dask cluster."""
     if job.section is not None or job.format not in SPLIT_FORMATS:
         return False
     return job.quality != "preview" or load_plan(media, job) is not None
@@ -951,17 +1081,89 @@ def plan_path(media: Path, job: Job) -> Path:
     return media / ".cache" / "plans" / f"{job.name}.json"
 
 
-def start_worker(spec: dict) -> subprocess.Popen:
+def start_worker(spec: dict) -> ForkedWorker:
     work = Path(spec["work"])
     (work / "job.json").write_text(json.dumps(spec, ensure_ascii=False))
-    with open(work / "log.txt", "w") as log:
-        return subprocess.Popen([sys.executable, str(REPO / "render.py"), "--worker", str(work / "job.json")],
-                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=REPO)
+    return ForkedWorker(work / "job.json", work / "log.txt")
+
+
+# Render processes are forked from one server process that has imported these libraries (multiprocessing's
+# forkserver), so each render starts without paying their import (about 0.7 s of CPU: manim alone is 0.6 s).
+# Only third-party libraries: the project's own modules (scenes/, model/, render.py) are imported afresh by
+# every render process, so an edit made during a run is rendered, and hashed, as it is on disk.
+PRELOAD = ("numpy", "scipy", "cairo", "manimpango", "av", "PIL.Image", "manim")
+_forkserver = None
+
+
+def render_processes():
+    """multiprocessing's forkserver context, its server started (once) in REPO with PRELOAD imported: the same
+    working folder, hence the same manim.cfg lookup, as a render process started in REPO."""
+    global _forkserver
+    if _forkserver is None:
+        import multiprocessing
+        from multiprocessing import forkserver
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(list(PRELOAD))
+        here = os.getcwd()
+        os.chdir(REPO)
+        try:
+            forkserver.ensure_running()
+        finally:
+            os.chdir(here)
+        _forkserver = context
+    return _forkserver
+
+
+def forked_render(job_file: str, log: str) -> None:
+    """A render process's body: its output and errors to its log, its working folder REPO, then worker()."""
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    os.chdir(REPO)
+    sys.exit(worker(Path(job_file)))
+
+
+class ForkedWorker:
+    """A render process forked from the server (render_processes), with the methods of subprocess.Popen that
+    run() and stop() use; its returncode follows Popen's: the exit status, or minus the signal that ended it."""
+
+    def __init__(self, job_file: Path, log: Path):
+        self.process = render_processes().Process(target=forked_render, args=(str(job_file), str(log)))
+        self.process.start()
+        self.pid = self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.exitcode
+
+    def poll(self) -> int | None:
+        return self.process.exitcode
+
+    def wait(self, timeout: float | None = None) -> int:
+        self.process.join(timeout)
+        if self.process.exitcode is None:
+            raise subprocess.TimeoutExpired("render process", timeout)
+        return self.process.exitcode
+
+    def send_signal(self, sig: int) -> None:
+        if self.process.exitcode is None:
+            try:
+                os.kill(self.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
 
 
 # --- where the render processes run: the local cores, or a Dask cluster --------------------------------
 class LocalRunner:
     """Render processes on this machine, one per cache slot (see acquire_slots)."""
+    follows = True   # a render process here reads what render.py writes into its work folder as it runs
 
     def __init__(self, media: Path):
         self.media, self.slots = media, []
@@ -981,7 +1183,7 @@ class LocalRunner:
     def give_back(self, slot: int) -> None:
         self.slots.append(slot)
 
-    def start(self, spec: dict) -> subprocess.Popen:
+    def start(self, spec: dict) -> ForkedWorker:
         return start_worker(spec)
 
 
@@ -1022,6 +1224,7 @@ def connect(address: str):
 class DaskRunner:
     """Render processes on the workers of a Dask cluster: each chunk is a task (remote_render) that runs
     `render.py --worker` in the worker's copy of the project and returns the files it made, as bytes."""
+    follows = False   # a task reads nothing from render.py once it runs
 
     def __init__(self, client):
         import cloudpickle
@@ -1248,6 +1451,7 @@ def report_progress(job: Job, n_jobs: int, width: int, work: Path | list[Path], 
 # --- one render, in its own process -------------------------------------------------------------
 def worker(job_file: Path) -> int:
     """Render one job into its work folder, then move the result into place atomically."""
+    PROCESS_STARTED[0] = time.perf_counter()
     job = json.loads(job_file.read_text())
     work = Path(job["work"])
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(EXIT_INTERRUPTED))
@@ -1257,11 +1461,11 @@ def worker(job_file: Path) -> int:
             check_remote(job)
         produced, scene, plays = render_scene(job, work)
         if job.get("plan"):
-            write_json(work / "plan.json", {"plays": plays})
+            write_json(work / "plan.json", {"plays": plays, "reached": scene.reached})
             return 0
         sources, changed = sources_after_render(job, Path(job["repo"]))
         if job.get("part"):
-            last = job["part"]["upto"] < 0
+            last = job["part"]["upto"] < 0 and scene.part_limit is None
             files = [str(f) for f in scene.renderer.file_writer.partial_movie_files if f is not None]
             if job.get("deliver"):   # sent back as bytes: named inside the work folder
                 files = [os.path.relpath(f, work) for f in files]
@@ -1269,7 +1473,7 @@ def worker(job_file: Path) -> int:
                 "files": files,
                 "plays": plays, "sources": sources, "changed": changed,
                 "sections": [[sec.name, len(sec.partial_movie_files)] for sec in scene.renderer.file_writer.sections],
-                "record": manifest_record(job, scene) if last else None})
+                "limit": scene.part_limit, "record": manifest_record(job, scene) if last else None})
             return 0
         if changed:
             (work / "stale.txt").write_text(", ".join(changed) + "\n")
@@ -1321,6 +1525,7 @@ ENCODERS_IN_FLIGHT = 1
 ENCODER_PRESETS = {"preview": None, "medium": None, "high": "superfast", "4k": "superfast"}
 
 PLAN_FROM = 10**9   # a planning pass starts drawing at this play number: never
+PROCESS_STARTED = [time.perf_counter()]   # when this render process began (set again by worker())
 
 
 def write_json(path: Path, data) -> None:
@@ -1370,7 +1575,7 @@ def render_scene(job: dict, work: Path):
         if not still:
             config.format = job["format"]
         scene = getattr(module, spec.cls)()
-        plays = record_plays(scene)
+        plays = record_plays(scene, work if part and part.get("follow") else None)
         if part and part["upto"] >= 0:
             # This part stops at its last play (manim ends construct() early there), before the scene's
             # later beats: the scene's own check that every beat was played is kept by the last part.
@@ -1390,16 +1595,40 @@ def render_scene(job: dict, work: Path):
     return produced, scene, plays
 
 
-def record_plays(scene) -> list:
+def record_plays(scene, follow: Path | None = None) -> list:
     """Wrap this scene's renderer.play (every animation and wait goes through it) to record, per play,
-    whether it was rendered, the seconds of video it added, and the wall time it took."""
-    renderer, plays = scene.renderer, []
+    whether it was rendered, the seconds of video it added, and the wall time it took; and, in
+    scene.reached, the seconds since the render process started when each play ended.
+
+    With follow (the work folder of a part whose end render.py sets while it draws, see run()), before each
+    play: how far it is (progress.json: plays done, their seconds of video, the wall time since the first
+    began), and the last play render.py asks it to draw (limit.json), if it has asked. The first limit read is
+    taken as it is or, when this part has already drawn past it, at the last play drawn; the part stops after
+    it (scene.part_limit) and says where in ack.json, before drawing on: the next part starts after it."""
+    from manim import config
+    renderer, plays, reached = scene.renderer, [], []
     play = renderer.play
+    scene.reached, scene.part_limit, first = reached, None, []
+
+    def follow_render_py() -> None:
+        done = renderer.num_plays
+        now = time.perf_counter()
+        first[:] = first or [now]
+        write_json(follow / "progress.json", {"plays": done, "video": renderer.time, "drawing": now - first[0]})
+        if scene.part_limit is None and (follow / "limit.json").is_file():
+            scene.part_limit = max(int(json.loads((follow / "limit.json").read_text())["limit"]), done - 1, 0)
+            config.upto_animation_number = scene.part_limit   # manim ends construct() after it
+            scene.tear_down = lambda: None   # the later beats are another part's
+            write_json(follow / "ack.json", {"limit": scene.part_limit})
 
     def recorded(*args, **kwargs):
+        if follow is not None:
+            follow_render_py()
         video, wall = renderer.time, time.perf_counter()
         play(*args, **kwargs)
-        plays.append([not renderer.skip_animations, renderer.time - video, time.perf_counter() - wall])
+        end = time.perf_counter()
+        plays.append([not renderer.skip_animations, renderer.time - video, end - wall])
+        reached.append(end - PROCESS_STARTED[0])
     renderer.play = recorded
     return plays
 

@@ -597,6 +597,27 @@ def test_which_clips_are_split(tmp_path):
     assert not render.splittable(j, tmp_path)
 
 
+def test_a_clip_drawn_from_its_start_is_split_where_both_processes_finish_first():
+    # 10 plays of 2 s of video; the planning pass reached play i (skipped) 0.2 (i + 1) s after it started.
+    plays = [[False, 2.0, 0.1]] * 10
+    plan = {"plays": plays, "reached": [0.2 * (i + 1) for i in range(10)]}
+
+    def finish(k, done, rate):   # the first draws plays done..k-1; the second reaches k, then draws k..9
+        c = rate * 2.0 + render.PLAY_OVERHEAD
+        return max((k - done) * c, 0.2 * k + (10 - k) * c)
+    # Nothing drawn yet (1 s of wall time per second of video): the split that finishes first, play 5.
+    assert render.split_live(plan, None) == 5 == min(range(1, 10), key=lambda k: finish(k, 0, 1.0))
+    # 4 plays drawn at 0.5 s of wall time per second of video: the rest balances at play 8.
+    assert render.split_live(plan, {"plays": 4, "video": 8.0, "drawing": 4.0}) == 8 == \
+        min(range(5, 10), key=lambda k: finish(k, 4, 0.5))
+    # Reaching a play costs more than drawing what is left: no split.
+    slow = {"plays": plays, "reached": [i + 1.0 for i in range(10)]}
+    assert render.split_live(slow, {"plays": 6, "video": 12.0, "drawing": 6.0}) is None
+    # One play left, or a plan without the times it reached each play: no split.
+    assert render.split_live(plan, {"plays": 9, "video": 18.0, "drawing": 9.0}) is None
+    assert render.split_live({"plays": plays}, None) is None
+
+
 def pool_job(name: str, **kw) -> render.Job:
     j = render.Job(spec=SOFTMAX_TEMPERATURE, typed={}, text={}, quality="preview", format="mp4", transparent=False,
                    section=None, name=name)
@@ -683,6 +704,39 @@ def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_ma
     assert statuses(run_render(scene, "--jobs", "2", media=two).stdout) == {scene: "skipped"}
 
 
+def test_one_clip_without_a_plan_is_split_while_it_renders_frame_identical(tmp_path):
+    """With no plan, one process draws the clip from its start while another counts its plays; the first is then
+    told where to stop. The split point is set here (render.SPLIT_AT_ENV) so that both ways it can go are run:
+    the first process is still before it (play -3, near the end), or it has drawn past it (play 1: by the time
+    the counting process is done, the first has drawn its title) and the second part starts after where it
+    stopped instead."""
+    scene = "token_embedding"
+    single = run_render(scene, "--jobs", "1", media=tmp_path / "one")
+    assert single.returncode == 0, single.stderr
+    clip = tmp_path / "one" / "preview" / f"{scene}.mp4"
+    frames, manifest = decoded_frames(clip), json.loads(render.manifest_path(clip).read_text())
+    manifest.pop("render_seconds")
+    for at in ("-3", "1"):
+        media = tmp_path / f"at{at}"
+        r = run_render(scene, "--jobs", "2", media=media, env={render.SPLIT_AT_ENV: at})
+        assert r.returncode == 0, r.stderr
+        assert "from its start, while another process counts its animations" in r.stdout
+        said = [line for line in r.stdout.splitlines() if "in this process" in line]
+        assert len(said) == 1, r.stdout
+        if at == "-3":
+            assert "the second starts again" not in r.stdout
+        out = media / "preview" / f"{scene}.mp4"
+        split_frames = decoded_frames(out)
+        assert len(split_frames) == len(frames) > 100
+        assert [i for i, (x, y) in enumerate(zip(frames, split_frames)) if not np.array_equal(x, y)] == []
+        split_manifest = json.loads(render.manifest_path(out).read_text())
+        split_manifest.pop("render_seconds")
+        assert split_manifest == manifest
+        assert render.load_plan(media, render.Job(spec=SCENES[scene], typed={}, text={}, quality="preview",
+                                                  format="mp4", transparent=False, section=None, name=scene))
+        assert not list((media / ".work").iterdir())
+
+
 # At high quality render.py encodes its partial movies with libx264's superfast preset (render.ENCODER_PRESETS;
 # ManimCE: medium), so the encoded pixels differ from plain `manim render`'s by the two encoders' losses. Stated
 # tolerance, per frame, between the two clips' decoded frames (yuv420p): PSNR at least HIGH_MIN_PSNR_DB on every
@@ -739,18 +793,28 @@ def start_render(media: Path, *args) -> subprocess.Popen:
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
-def wait_for_worker(media: Path, timeout: float = 60) -> int:
-    """The pid of the render process render.py started for `media`."""
+def children(pid: int) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                stat = (proc / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2:].split()[1]) == pid:   # the field after the state: the parent's pid
+                found.append(int(proc.name))
+    return found
+
+
+def wait_for_worker(render_pid: int, timeout: float = 60) -> int:
+    """The pid of a render process of the render.py running as render_pid: a child of its forkserver, which is
+    render.py's child."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for proc in Path("/proc").iterdir():
-            if proc.name.isdigit():
-                try:
-                    cmd = (proc / "cmdline").read_bytes().split(b"\0")
-                except OSError:
-                    continue
-                if b"--worker" in cmd and any(str(media).encode() in c for c in cmd):
-                    return int(proc.name)
+        for server in children(render_pid):
+            workers = children(server)
+            if workers:
+                return workers[0]
         time.sleep(0.1)
     raise AssertionError("the worker never started")
 
@@ -771,7 +835,7 @@ def test_interrupted_render_leaves_the_previous_file_and_no_partial_one(tmp_path
         plan.parent.mkdir(parents=True)
         plan.write_text(json.dumps({"plays": [[True, 1.0, 1.0]] * 40}))
     proc = start_render(tmp_path, "--jobs", "2" if "split" in how else "1")
-    worker = wait_for_worker(tmp_path)
+    worker = wait_for_worker(proc.pid)
     deadline = time.monotonic() + 120
     while not list(tmp_path.glob(".work/*/partial/**/*.mp4")):  # mid-render: clips are being encoded
         assert time.monotonic() < deadline and proc.poll() is None, "the render never got going"
