@@ -1114,6 +1114,20 @@ def render_processes():
     return _forkserver
 
 
+def end_render_processes() -> None:
+    """Stop the forkserver, if one was started, and wait for it: no process is left behind, and the CPU time
+    of the render processes (which the server reaped) counts to render.py's own children (getrusage), as when
+    they were its children. Python's forkserver has no public stop (its _stop is the one its tests use);
+    without it the server ends by itself when render.py exits."""
+    global _forkserver
+    if _forkserver is not None:
+        from multiprocessing import forkserver
+        stop = getattr(getattr(forkserver, "_forkserver", None), "_stop", None)
+        if stop is not None:
+            stop()
+        _forkserver = None
+
+
 def forked_render(job_file: str, log: str) -> None:
     """A render process's body: its output and errors to its log, its working folder REPO, then worker()."""
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -1930,6 +1944,7 @@ def main(argv: list[str] | None = None) -> int:
                 status = package(args, jobs, settings, media, model_dir)
             return status
         finally:
+            end_render_processes()
             if client is not None:
                 client.close()
     except (UsageError, ParamError) as e:

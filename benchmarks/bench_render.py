@@ -11,8 +11,8 @@ cache), then times a no-op rerun of render.py (everything up to date). Medians a
 reported; docs/rendering.md records the figures.
 
 With --scene, one scene (default parameters) instead: plain `manim render` from a cold
-cache; `render.py --jobs 2` from empty media (its first render: one process at preview,
-a planning pass and parts above it); then, with the plan and caches that render left,
+cache; `render.py --jobs 2` from empty media (its first render: split while it renders,
+its plays counted alongside); then, with the plan and caches that render left,
 `render.py --force` with --jobs 1 and with --jobs 2 (re-rendering one scene, the everyday
 case). Wall time and the CPU time of every process are reported.
 """
