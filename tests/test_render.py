@@ -827,14 +827,17 @@ def previous_good(media: Path, name: str) -> tuple[Path, bytes]:
     return out, out.read_bytes()
 
 
-@pytest.mark.parametrize("how", ["ctrl-c", "worker killed", "ctrl-c, split", "worker killed, split", "terminated"])
+@pytest.mark.parametrize("how", ["ctrl-c", "worker killed", "ctrl-c, split", "worker killed, split", "terminated",
+                                 "ctrl-c, counting"])
 def test_interrupted_render_leaves_the_previous_file_and_no_partial_one(tmp_path, how):
+    """"counting": two cores and no plan, so one process draws while another counts the plays (split_live);
+    the stop ends both and leaves neither work folder."""
     out, before = previous_good(tmp_path, "softmax_temperature.mp4")
     if "split" in how:   # a plan (here a made-up one) makes a single clip render in parts
         plan = tmp_path / ".cache" / "plans" / "softmax_temperature.json"
         plan.parent.mkdir(parents=True)
         plan.write_text(json.dumps({"plays": [[True, 1.0, 1.0]] * 40}))
-    proc = start_render(tmp_path, "--jobs", "2" if "split" in how else "1")
+    proc = start_render(tmp_path, "--jobs", "2" if "split" in how or "counting" in how else "1")
     worker = wait_for_worker(proc.pid)
     deadline = time.monotonic() + 120
     while not list(tmp_path.glob(".work/*/partial/**/*.mp4")):  # mid-render: clips are being encoded
@@ -849,6 +852,7 @@ def test_interrupted_render_leaves_the_previous_file_and_no_partial_one(tmp_path
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == (1 if how.startswith("worker killed") else 130), (stdout, stderr)
     assert ("in 2 parts" in stdout) == ("split" in how)
+    assert ("while another process counts its animations" in stdout) == ("counting" in how)
     assert "Traceback" not in stderr
     assert out.read_bytes() == before
     assert sorted(p.name for p in (tmp_path / "preview").iterdir()) == ["softmax_temperature.mp4",
