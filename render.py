@@ -1534,8 +1534,9 @@ ENCODERS_IN_FLIGHT = 1
 
 # libx264's preset for the partial movies, per quality (None: ManimCE's, medium). At 1080p60 medium took about
 # half of a render's CPU time; superfast is the fastest preset whose frames are at least as close to the drawn
-# frames as medium's (PSNR, mean and worst frame) with files at most twice the size: benchmarks/encoder_presets.py,
-# docs/encoder_presets.json, docs/rendering.md. Preview and medium keep ManimCE's encoding, byte for byte.
+# frames as medium's (PSNR, mean and worst frame) with files at most twice the size, at 1080p60 and at 2160p60:
+# benchmarks/encoder_presets.py, docs/encoder_presets.json and encoder_presets_4k.json, docs/rendering.md. Preview
+# and medium keep ManimCE's encoding, byte for byte.
 ENCODER_PRESETS = {"preview": None, "medium": None, "high": "superfast", "4k": "superfast"}
 
 PLAN_FROM = 10**9   # a planning pass starts drawing at this play number: never
