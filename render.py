@@ -601,6 +601,7 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
         print(f"{head(job)}  FAILED after {time.monotonic() - started:.1f} s: {reason}", flush=True)
 
     def planning_spec(job: Job, slot: int, work: Path) -> dict:
+        """A planning pass: construct() with every play skipped, to count the plays (plan.json)."""
         return job_spec(job, work, slot, media, model_dir, model, env, {"sources": {}, "hashed_at_ns": 0}, plan=True)
 
     def end_planner() -> None:
@@ -611,8 +612,8 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
             runner.give_back(slot)
             live["planner"] = None
 
-    def second_part(job: Job) -> tuple | None:
-        return next((e for e in running if e[0].job is job and e[0].number == 1), None)
+    def running_part(job: Job, number: int) -> tuple | None:
+        return next((e for e in running if e[0].job is job and e[0].number == number), None)
 
     def settle(accepted: int | None) -> None:
         """The first part said where it stops (ack.json, or its part.json when it ended first): the second
@@ -622,13 +623,14 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
         live["settled"] = True
         if accepted == live["k"] - 1:
             return
-        entry = second_part(job)
+        entry = running_part(job, 1)
         if entry is not None:
             stop([entry])
             running.remove(entry)
             runner.give_back(entry[4])
         queue[:] = [c for c in queue if not (c.job is job and c.number == 1)]
-        shutil.rmtree(group["works"].pop(1, work_root / "-"), ignore_errors=True)
+        if 1 in group["works"]:   # a second part that already ran: its files go
+            shutil.rmtree(group["works"].pop(1), ignore_errors=True)
         group["specs"].pop(1, None)
         group["finished"].discard(1)
         if accepted is None:
@@ -643,7 +645,7 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
         """The lone clip split while it renders: its planning process started once its first part runs and a
         core is free; the split when the plan arrives; then where the first part stopped, once it says."""
         job = live["job"]
-        first = next((e for e in running if e[0].job is job and e[0].number == 0), None)
+        first = running_part(job, 0)
         if first is None:
             return
         if not live["planned"] and runner.free():
@@ -679,8 +681,7 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
             print(f"{head(job)}  planning: counting its animations", flush=True)
             work = work_root / f"{job.name}-{os.getpid()}-{slot}"
             t0 = time.monotonic()
-            proc = runner.start(job_spec(job, work, slot, media, model_dir, model, env,
-                                         {"sources": {}, "hashed_at_ns": 0}, plan=True))
+            proc = runner.start(planning_spec(job, slot, work))
             running.append((Chunk(job, None, 0.0), proc, work, t0, slot))
             proc.wait()
             running.clear()
@@ -1166,9 +1167,6 @@ class ForkedWorker:
                 os.kill(self.pid, sig)
             except ProcessLookupError:
                 pass
-
-    def terminate(self) -> None:
-        self.send_signal(signal.SIGTERM)
 
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
