@@ -26,7 +26,7 @@ from fractions import Fraction
 from pathlib import Path
 
 LANGS = ("en", "zh")
-COURSE_VERSION = "2"   # bump when what this module writes changes, so that the lecture is rebuilt
+COURSE_VERSION = "3"   # bump when what this module writes changes, so that the lecture is rebuilt
 DURATION_SLACK = 1e-3  # seconds: cues are rounded to the millisecond
 
 
@@ -676,19 +676,26 @@ def beat_segments(clip: Path, manifest: dict, folder: Path) -> list[Path]:
         packets = [p for p in src.demux(stream) if p.dts is not None]
         tb = stream.time_base
         fps = Fraction(stream.average_rate)
-        # a beat's first frame (the manifest's times are rounded to the millisecond), as a timestamp
-        bounds = [round(round(b["start"] * fps) / fps / tb) for b in manifest["timeline"]] + [None]
+        # A beat's first frame, as a timestamp, less half a frame: the manifest's times are rounded to the
+        # millisecond, and a frame's timestamp may sit a few ticks before its nominal time (ManimCE's join of the
+        # partial movies, and ours of a split clip's parts, leave a frame a few ticks short, and every frame after
+        # it early by as much: architecture at 480p15 had its last beat's key frame 5/15360 s early). Counting
+        # from half a frame early takes the beat's own first frame and never its neighbour's.
+        half = 1 / (2 * fps * tb)
+        bounds = [round(round(b["start"] * fps) / fps / tb - half) for b in manifest["timeline"]] + [None]
         for path, a, b in zip(files, bounds, bounds[1:]):
             mine = [p for p in packets if p.pts >= a and (b is None or p.pts < b)]
             if not mine or not min(mine, key=lambda p: p.pts).is_keyframe:
-                raise PackagingError(f"{clip.name}: the beat at {float(a * tb):.3f} s starts on no key frame")
+                raise PackagingError(f"{clip.name}: the beat at {float((a + half) * tb):.3f} s starts on no key "
+                                     f"frame")
+            first = min(p.pts for p in mine)
             tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.mp4")
             try:
                 with av.open(str(tmp), "w") as out:
                     ostream = out.add_stream_from_template(stream)
                     for p in mine:
-                        p.pts -= a
-                        p.dts -= a
+                        p.pts -= first
+                        p.dts -= first
                         p.stream = ostream
                         out.mux(p)
             except BaseException:

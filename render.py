@@ -48,10 +48,42 @@ QUALITIES = {  # name: (manim quality, directory, width, height, fps)
 }
 FORMATS = ("mp4", "webm", "gif", "mov", "png")
 TRANSPARENT_FORMATS = ("mov", "webm", "png")
-SHORTHANDS = {  # flag: the parameter names it may stand for, first match wins
-    "prompt": ("prompt",), "temperature": ("temperature", "temperatures"), "layer": ("layer",),
-    "head": ("head",), "lang": ("lang",), "seed": ("seed",),
-}
+
+
+def parameter_flags() -> dict[str, tuple[str, ...]]:
+    """Every parameter `render.py list` shows is a flag of its own (`--top-k` sets top_k), generated from the
+    catalog: flag -> the parameter names it may stand for, first match wins. `--temperature` also stands for the
+    softmax scene's sweep (temperatures), as it always has."""
+    flags: dict[str, tuple[str, ...]] = {}
+    for spec in SCENES.values():
+        for param in spec.params:
+            flags.setdefault(param.name, (param.name,))
+    flags["temperature"] = ("temperature", "temperatures")
+    return flags
+
+
+SHORTHANDS = parameter_flags()
+
+
+def flag_help(flag: str) -> str:
+    """A parameter flag's help: the parameter's own where it means one thing in every scene, else what it sets in
+    each scene that has it."""
+    meanings: dict[str, list[str]] = {}
+    for spec in SCENES.values():
+        param = next((p for n in SHORTHANDS[flag] for p in spec.params if p.name == n), None)
+        if param is not None:
+            meanings.setdefault(f"{param.name}: {param.help}" if param.name != flag else param.help,
+                                []).append(spec.name)
+    names = "/".join(SHORTHANDS[flag])
+    if len(meanings) == 1:
+        (text, scenes), = meanings.items()
+        where = "every scene" if len(scenes) == len(SCENES) else ", ".join(scenes)
+        return f"--set {names}=VALUE in {where}: {text}"
+    return (f"--set {names}=VALUE; its meaning depends on the scene, and a scene without it ignores it in a "
+            f"recipe (refuses it when named alone): " + "; ".join(f"in {', '.join(scenes)}: {text}"
+                                                                   for text, scenes in meanings.items()))
+
+
 # [lecture] keys that are not parameters
 RENDER_KEYS = {"quality", "format", "transparent", "clean", "slides", "jobs", "model"}
 
@@ -337,7 +369,8 @@ def build_parser() -> Parser:
     p.add_argument("scenes", nargs="*", metavar="SCENE", help="scene names (see `render.py list`), or `list`")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a scene parameter")
     for flag in SHORTHANDS:
-        p.add_argument(f"--{flag}", metavar="VALUE", help=f"shorthand for --set {'/'.join(SHORTHANDS[flag])}=VALUE")
+        p.add_argument(f"--{flag.replace('_', '-')}", dest=flag, metavar="VALUE",
+                       help=flag_help(flag).replace("%", "%%"))
     p.add_argument("--quality", choices=list(QUALITIES), help="preview 480p15, medium 720p30, high 1080p60, "
                                                               "4k 2160p60 (default: preview, or the recipe's)")
     p.add_argument("--format", choices=FORMATS, help="mp4 (default), webm, gif, mov, or png (a still)")
@@ -1807,60 +1840,80 @@ def lang_variants(job: Job, gpt, media: Path) -> dict[str, Path]:
 
 def package(args, jobs: list[Job], settings: dict, media: Path, model_dir: Path) -> int:
     """After the renders: every movie clip's caption and chapter tracks; for a whole recipe (--config, no scene
-    named) also the full lecture (mp4) and the course page. One line and exit 1 if something cannot be packaged."""
+    named) also the full lecture (mp4), its tracks, the slide deck and the course page. Each of these is made on its
+    own: one that cannot be made is one line on stderr ("render.py: packaging failed: ...") and the others are
+    still written; the run then exits 1."""
     import importlib
     if settings["format"] not in MOVIE_FORMATS:
         return 0
     course = importlib.import_module(COURSE_MODULE)
-    try:
-        for job in jobs:
-            course.write_tracks(job.output)
-        slides_work = media / ".cache" / "slides" / settings["quality"]
-        if not args.config or args.scenes:
-            if settings["slides"]:
-                for job in jobs:
-                    deck = job.output.with_name(f"{job.output.stem}.slides.html")
-                    n = course.build_deck([job.output], deck, job.params.get("lang", "en"), slides_work)
-                    print(f"slides: {n} -> {relative(deck)}", flush=True)
-            return 0
-        quality_dir = media / settings["quality"]
-        lang = jobs[0].params.get("lang", "en")
-        if settings["format"] in LECTURE_FORMATS:
-            suffix = "".join(f"-{part}" for part, on in (("lang-zh", lang == "zh"),
-                                                          ("transparent", settings["transparent"]),
-                                                          ("clean", settings["clean"])) if on)
-            lecture = quality_dir / f"{args.config.stem}{suffix}.{settings['format']}"
-            status, record = course.build_lecture([job.output for job in jobs], lecture, lang)
-            course.write_tracks(lecture)
+    failed: list[str] = []
+
+    def attempt(make) -> bool:
+        try:
+            make()
+            return True
+        except Exception as e:  # noqa: BLE001 - an artifact that cannot be made: one line, the others go on
+            detail = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            what = "" if isinstance(e, course.PackagingError) else f"{type(e).__name__}: "
+            line = f"{what}{detail}"
+            if line not in failed:
+                failed.append(line)
+                print(f"render.py: packaging failed: {line}", file=sys.stderr, flush=True)
+            return False
+
+    def deck(clips: list[Path], dest: Path, lang: str) -> None:
+        n = course.build_deck(clips, dest, lang, media / ".cache" / "slides" / settings["quality"])
+        print(f"slides: {n} -> {relative(dest)}", flush=True)
+
+    for job in jobs:
+        attempt(lambda: course.write_tracks(job.output))
+    if not args.config or args.scenes:
+        if settings["slides"]:
+            for job in jobs:
+                attempt(lambda: deck([job.output], job.output.with_name(f"{job.output.stem}.slides.html"),
+                                     job.params.get("lang", "en")))
+        return EXIT_FAILED if failed else 0
+    quality_dir = media / settings["quality"]
+    lang = jobs[0].params.get("lang", "en")
+    clips = [job.output for job in jobs]
+    if settings["format"] in LECTURE_FORMATS:
+        suffix = "".join(f"-{part}" for part, on in (("lang-zh", lang == "zh"),
+                                                      ("transparent", settings["transparent"]),
+                                                      ("clean", settings["clean"])) if on)
+        lecture = quality_dir / f"{args.config.stem}{suffix}.{settings['format']}"
+
+        def join() -> None:
+            status, record = course.build_lecture(clips, lecture, lang)
             print(f"lecture: {status} ({len(jobs)} clips, {record['duration']:.1f} s) -> {relative(lecture)}",
                   flush=True)
-            if settings["slides"]:
-                deck = lecture.with_name(f"{lecture.stem}.slides.html")
-                n = course.build_deck([job.output for job in jobs], deck, lang, slides_work)
-                print(f"slides: {n} -> {relative(deck)}", flush=True)
-        lessons, gpt = [], load_model(model_dir)
-        for job in jobs:
-            found = {}
-            for l, p in lang_variants(job, gpt, media).items():
-                if l == lang:
-                    found[l] = job.output
-                elif p.is_file() and manifest_path(p).is_file() and p.suffix == job.output.suffix:
-                    if sources_unchanged(json.loads(manifest_path(p).read_text()).get("sources") or {}):
-                        found[l] = p
-                    else:   # rendered by older code (its manifest may lack what the page shows): not on the page
-                        print(f"course page: {relative(p)} left out: its code has changed since it was rendered "
-                              f"(render the recipe with --lang {l})", flush=True)
-            found.setdefault(lang, job.output)
-            lessons.append(found)
-        index = course.build_course(lessons, quality_dir / ("course-clean" if settings["clean"] else "course"),
-                                    lang, page_colours)
-        print(f"course page: {relative(index)}", flush=True)
-    except Exception as e:  # noqa: BLE001 - a clip or manifest that cannot be packaged: one line
-        detail = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        what = "" if isinstance(e, course.PackagingError) else f"{type(e).__name__}: "
-        print(f"render.py: packaging failed: {what}{detail}", file=sys.stderr)
-        return EXIT_FAILED
-    return 0
+        if attempt(join):
+            attempt(lambda: course.write_tracks(lecture))
+        if settings["slides"]:
+            attempt(lambda: deck(clips, lecture.with_name(f"{lecture.stem}.slides.html"), lang))
+    attempt(lambda: course_page(course, jobs, settings, media, model_dir, lang))
+    return EXIT_FAILED if failed else 0
+
+
+def course_page(course, jobs: list[Job], settings: dict, media: Path, model_dir: Path, lang: str) -> None:
+    """The offline course page: every clip of the recipe in every language that is rendered and current."""
+    lessons, gpt = [], load_model(model_dir)
+    for job in jobs:
+        found = {}
+        for l, p in lang_variants(job, gpt, media).items():
+            if l == lang:
+                found[l] = job.output
+            elif p.is_file() and manifest_path(p).is_file() and p.suffix == job.output.suffix:
+                if sources_unchanged(json.loads(manifest_path(p).read_text()).get("sources") or {}):
+                    found[l] = p
+                else:   # rendered by older code (its manifest may lack what the page shows): not on the page
+                    print(f"course page: {relative(p)} left out: its code has changed since it was rendered "
+                          f"(render the recipe with --lang {l})", flush=True)
+        found.setdefault(lang, job.output)
+        lessons.append(found)
+    index = course.build_course(lessons, media / settings["quality"] / ("course-clean" if settings["clean"]
+                                                                         else "course"), lang, page_colours)
+    print(f"course page: {relative(index)}", flush=True)
 
 
 def page_colours() -> dict:
@@ -1887,6 +1940,17 @@ def list_scenes(gpt, model_dir: Path) -> None:
         for p in spec.params:
             print(f"    {p.name:<{width}}  {p.kind_name(gpt):<{kinds}}  default {p.show_default():<20}  {p.help}")
         print(f"  sections (default parameters): {', '.join(spec.section_names(spec.defaults()))}")
+
+
+def writable(media: Path) -> None:
+    """The output root exists (made if need be) and files can be written in it; else one line, exit 2."""
+    import tempfile
+    try:
+        media.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=media, prefix=".write-test-"):
+            pass
+    except OSError as e:
+        raise UsageError(f"--media {media}: cannot write there ({e.strerror or type(e).__name__})") from None
 
 
 def stop_as_interrupt(signum, frame):
@@ -1925,6 +1989,8 @@ def main(argv: list[str] | None = None) -> int:
         if not jobs:
             raise UsageError("nothing to render: no scene in the recipe matches")
         media = args.media.resolve()
+        if not args.dry_run:
+            writable(media)
         model_dir = model_directory(settings)
         resolve(jobs, model_dir, media)
         try:

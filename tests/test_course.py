@@ -205,6 +205,76 @@ def test_a_clip_with_one_short_frame_is_still_joined_without_re_encoding(made, t
     assert status == "joined without re-encoding"
 
 
+def test_a_beat_after_a_short_frame_is_still_cut_on_its_key_frame(made, tmp_path):
+    """The preview lecture failed at its deck ("architecture.mp4: the beat at 43.198 s starts on no key frame"):
+    every beat starts on a key frame (each play is its own partial movie), but a frame left a few ticks short by a
+    join moves every later frame's timestamp a few ticks before its nominal time. The deck finds a beat's first
+    frame within half a frame of its start, and each beat's segment holds exactly that beat's frames."""
+    import av
+    clip = made["dir"] / f"{CLIPS[0]}.mp4"
+    m = manifest(clip)
+    shifted = tmp_path / clip.name
+    with av.open(str(clip)) as src, av.open(str(shifted), "w") as out:
+        stream = src.streams.video[0]
+        ostream = out.add_stream_from_template(stream)
+        tick = 1 / (float(stream.average_rate) * stream.time_base)
+        cut = round(m["timeline"][2]["start"] * float(stream.average_rate) * tick)
+        for packet in [p for p in src.demux(stream) if p.dts is not None]:
+            if packet.pts >= cut:          # from the third beat on, every frame 5 ticks early
+                packet.pts -= 5
+                packet.dts -= 5
+            packet.stream = ostream
+            out.mux(packet)
+    render.manifest_path(shifted).write_text(json.dumps(m))
+    segments = course.beat_segments(shifted, m, tmp_path / "beats")
+    fps = 15
+    assert len(segments) == len(m["timeline"])
+    for beat, segment in zip(m["timeline"], segments):
+        with av.open(str(segment)) as c:
+            packets = sorted((p for p in c.demux(c.streams.video[0]) if p.dts is not None), key=lambda p: p.pts)
+        assert packets[0].is_keyframe
+        assert len(packets) == round(beat["end"] * fps) - round(beat["start"] * fps), beat["section"]
+
+
+def test_an_artifact_that_cannot_be_made_does_not_take_the_others_with_it(made, tmp_path):
+    """The deck cannot be written (reveal.js missing): the lecture, the course page and every track still are, the
+    run names what failed in one line and exits 1."""
+    media = tmp_path / "media"
+    shutil.copytree(made["media"], media, symlinks=True)
+    out = media / "preview"
+    for f in [*out.glob("*.vtt"), *out.glob("*.srt"), out / "lecture.mp4", out / "lecture.slides.html"]:
+        f.unlink()
+    shutil.rmtree(out / "course")
+    shutil.rmtree(media / ".cache" / "slides", ignore_errors=True)
+    r = run_render("--config", made["recipe"], media=media, env={"GPT_LECTURE_REVEALJS": str(tmp_path / "none")})
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [f"render.py: packaging failed: reveal.js is not at {tmp_path / 'none'} "
+                                             f"(scripts/setup.sh unpacks it there)"]
+    assert not (out / "lecture.slides.html").exists()
+    assert (out / "lecture.mp4").is_file() and (out / "course" / "index.html").is_file()
+    for name in [*CLIPS, "lecture"]:
+        for suffix in (".en.vtt", ".en.srt", ".zh.vtt", ".zh.srt", ".chapters.vtt"):
+            assert (out / f"{name}{suffix}").is_file(), f"{name}{suffix}"
+
+
+@pytest.mark.parametrize("quality", ["preview", "high"])
+def test_a_recipe_with_architecture_packages_its_deck_page_and_tracks(tmp_path, quality):
+    """The scene whose deck failed at preview (its last beat's key frame a few ticks early after the join of its
+    two parts), rendered in two parts as the lecture renders it, at preview and at 1080p60."""
+    recipe = tmp_path / "lecture.toml"
+    recipe.write_text(f'[lecture]\nquality = "{quality}"\nslides = true\n[[scene]]\nname = "architecture"\n')
+    media = tmp_path / "media"
+    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=1200)
+    assert r.returncode == 0, r.stderr
+    out = media / quality
+    assert (out / "lecture.slides.html").is_file() and (out / "course" / "index.html").is_file()
+    for name in ("architecture", "lecture"):
+        for suffix in (".en.vtt", ".en.srt", ".zh.vtt", ".zh.srt", ".chapters.vtt"):
+            assert (out / f"{name}{suffix}").is_file(), f"{name}{suffix}"
+    beats = len(manifest(out / "architecture.mp4")["timeline"])
+    assert f"slides: {beats} -> " in r.stdout
+
+
 # --- clean clips for voice-over ---------------------------------------------------------------------
 def test_a_clean_clip_has_the_same_timeline_numbers_and_tracks_without_the_narration_line(made):
     args = ["positional_encoding", "--section", "title", "--clean", "--quality", "preview"]
