@@ -29,7 +29,7 @@ from .worker import worker
 
 # Render processes are forked from one server process that has imported these libraries (multiprocessing's
 # forkserver), so each render starts without paying their import (about 0.7 s of CPU: manim alone is 0.6 s).
-# Only third-party libraries: the project's own modules (scenes/, model/, render.py) are imported afresh by
+# Only third-party libraries: the project's own modules (render.py, pipeline/, scenes/, model/) are imported afresh by
 # every render process, so an edit made during a run is rendered, and hashed, as it is on disk.
 PRELOAD = ("numpy", "scipy", "cairo", "manimpango", "av", "PIL.Image", "manim")
 _forkserver = None

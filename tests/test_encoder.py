@@ -1,4 +1,4 @@
-"""encoder.py: a frozen frame converted once gives the same encoded bytes as ManimCE's frame-by-frame loop."""
+"""pipeline/encoder.py: a frozen frame converted once gives the same encoded bytes as ManimCE's frame-by-frame loop."""
 
 import hashlib
 
