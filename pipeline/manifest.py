@@ -28,9 +28,9 @@ def write_json(path: Path, data) -> None:
 def manifest_record(job: dict, scene) -> dict:
     """The manifest's fields that come from the rendered scene."""
     from model import to_jsonable
+    from scenes.style import LANGUAGES
 
     from . import encoder
-    from scenes.style import LANGUAGES
     quality = QUALITIES[job["quality"]]
     model_dir = Path(job["model_dir"])
     try:

@@ -19,6 +19,10 @@ import json
 import os
 from pathlib import Path
 
+import srt
+import webvtt
+from webvtt.models import Caption
+
 LANGS = ("en", "zh")
 COURSE_VERSION = "3"   # bump when what this module writes changes, so that the lecture is rebuilt
 DURATION_SLACK = 1e-3  # seconds: cues are rounded to the millisecond
@@ -107,8 +111,6 @@ def chapter_cues(manifest: dict) -> list[tuple[float, float, str]]:
 
 
 def vtt_text(cues) -> str:
-    import webvtt
-    from webvtt.models import Caption
     vtt = webvtt.WebVTT()
     for start, end, text in cues:   # "<0.1% … >99.9%" is text, not a tag: WebVTT escapes &, < and >
         vtt.captions.append(Caption(start=stamp(start, "."), end=stamp(end, "."), text=html.escape(text, quote=False)))
@@ -116,7 +118,6 @@ def vtt_text(cues) -> str:
 
 
 def srt_text(cues) -> str:
-    import srt
     return srt.compose([srt.Subtitle(index=i, start=datetime.timedelta(seconds=a), end=datetime.timedelta(seconds=b),
                                      content=text) for i, (a, b, text) in enumerate(cues, 1)], reindex=False)
 
@@ -140,12 +141,10 @@ def check_cues(cues, duration: float, where: str) -> None:
 
 
 def parsed_vtt(text: str) -> list[tuple[float, float, str]]:
-    import webvtt
     return [(seconds_of(c.start), seconds_of(c.end), html.unescape(c.text)) for c in webvtt.from_string(text)]
 
 
 def parsed_srt(text: str) -> list[tuple[float, float, str]]:
-    import srt
     return [(s.start.total_seconds(), s.end.total_seconds(), s.content) for s in srt.parse(text)]
 
 
