@@ -103,7 +103,7 @@ def variant_data(clip: Path, manifest: dict, lang: str) -> dict:
 def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colours) -> Path:
     """The course page: folder/index.html and folder/clips/ (each clip with its manifest and tracks). `lessons`
     lists, in lecture order, each scene's clips by language (at least one each); `colours()` gives the page's
-    colours. Made again only when a clip, the language or this module changed. Returns index.html."""
+    colours. Made again only when a clip, the language or the page's code (PAGE_CODE) changed. Returns index.html."""
     clips_dir = folder / "clips"
     index = folder / "index.html"
     identity = {"lang": lang, "module": hashlib.sha256(b"".join(p.read_bytes() for p in PAGE_CODE)).hexdigest(),
