@@ -35,7 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from render import RENDER_KEYS  # noqa: E402
+from pipeline.recipe import RENDER_KEYS  # noqa: E402
 from scenes.catalog import find  # noqa: E402
 
 MANIM_QUALITY = {"preview": "-ql", "medium": "-qm", "high": "-qh", "4k": "-qk"}

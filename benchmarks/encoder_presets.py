@@ -41,7 +41,8 @@ def lossless_render(scene: str, quality: str, out: Path) -> dict:
     """Render the scene as render.py's render process does, with lossless partial movies; returns figures."""
     sys.path.insert(0, str(REPO / "benchmarks"))
     import profile_render
-    import render
+
+    from pipeline import worker
     from manim.scene.scene_file_writer import SceneFileWriter
     opened = SceneFileWriter.open_partial_movie_stream
 
@@ -53,7 +54,7 @@ def lossless_render(scene: str, quality: str, out: Path) -> dict:
         tmp = Path(tmp)
         spec = profile_render.job_for(scene, quality, tmp, tmp / "cache")
         t0 = time.perf_counter()
-        produced, _, _ = render.render_scene(spec, Path(spec["work"]))
+        produced, _, _ = worker.render_scene(spec, Path(spec["work"]))
         os.replace(produced, out)
         return {"render_seconds": round(time.perf_counter() - t0, 1)}
 

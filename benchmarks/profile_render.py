@@ -37,7 +37,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import render  # noqa: E402
+from pipeline import cache, recipe, run, worker  # noqa: E402
 
 # (label, file suffix, function name): the cumulative time of these is counted; none of them calls another.
 CATEGORIES = [
@@ -58,18 +58,18 @@ def cpu() -> dict:
             "children": children.ru_utime + children.ru_stime}
 
 
-def job_for(scene: str, quality: str, work: Path, cache: Path) -> dict:
-    args = render.build_parser().parse_args([scene, "--quality", quality])
-    jobs, settings = render.plan(args)
-    model_dir = render.model_directory(settings)
-    render.resolve(jobs, model_dir, work / "media")
+def job_for(scene: str, quality: str, work: Path, cache_dir: Path) -> dict:
+    args = recipe.build_parser().parse_args([scene, "--quality", quality])
+    jobs, settings = recipe.plan(args)
+    model_dir = recipe.model_directory(settings)
+    recipe.resolve(jobs, model_dir, work / "media")
     job = jobs[0]
-    env = render.environment()
-    model = render.model_digest(model_dir)
-    job.key = render.cache_key(job, model, env)
-    spec = render.job_spec(job, work / "w", 0, work / "media", model_dir, model, env,
+    env = cache.environment()
+    model = cache.model_digest(model_dir)
+    job.key = cache.cache_key(job, model, env)
+    spec = run.job_spec(job, work / "w", 0, work / "media", model_dir, model, env,
                            {"sources": {}, "hashed_at_ns": 0})
-    spec["slot_dir"] = str(cache)
+    spec["slot_dir"] = str(cache_dir)
     return spec
 
 
@@ -77,7 +77,7 @@ def profiled(spec: dict) -> tuple[float, dict, pstats.Stats]:
     profile = cProfile.Profile()
     before, t0 = cpu(), time.perf_counter()
     profile.enable()
-    render.render_scene(spec, Path(spec["work"]))
+    worker.render_scene(spec, Path(spec["work"]))
     profile.disable()
     wall, after = time.perf_counter() - t0, cpu()
     return wall, {k: after[k] - before[k] for k in after}, pstats.Stats(profile)
@@ -100,11 +100,11 @@ def compare_encoders(args) -> int:
         spec = job_for(args.scene, args.quality, tmp, args.cache or tmp / "cache")
         for i in range(1 + 2 * args.compare_encoders):
             encoders = 1 if i % 2 else args.encoders   # run 0 warms the caches and is not counted
-            render.ENCODERS_IN_FLIGHT = encoders
+            worker.ENCODERS_IN_FLIGHT = encoders
             shutil.rmtree(spec["work"], ignore_errors=True)
             Path(spec["work"]).mkdir(parents=True)
             load, before, t0 = os.getloadavg()[0], cpu(), time.perf_counter()
-            render.render_scene(spec, Path(spec["work"]))
+            worker.render_scene(spec, Path(spec["work"]))
             wall, after = time.perf_counter() - t0, cpu()
             used = after["process"] - before["process"]
             print(f"{'warm-up' if i == 0 else 'run ' + str(i)}: {encoders} encoder(s) in flight: {wall:.1f} s wall, "
@@ -119,13 +119,13 @@ def compare_encoders(args) -> int:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--scene", default="token_embedding")
-    p.add_argument("--quality", default="medium", choices=list(render.QUALITIES))
+    p.add_argument("--quality", default="medium", choices=list(recipe.QUALITIES))
     p.add_argument("--cache", type=Path, help="LaTeX and text cache to use (default: a fresh one: cold)")
     p.add_argument("--top", type=int, default=0, help="also print the top N functions by cumulative time")
     p.add_argument("--plain", action="store_true", help="also time the same render without the profiler")
     p.add_argument("--json", type=Path, help="write the figures here as well")
-    p.add_argument("--encoders", type=int, default=render.ENCODERS_IN_FLIGHT,
-                   help=f"partial movies encoded while drawing (render.py: {render.ENCODERS_IN_FLIGHT}; "
+    p.add_argument("--encoders", type=int, default=worker.ENCODERS_IN_FLIGHT,
+                   help=f"partial movies encoded while drawing (render.py: {worker.ENCODERS_IN_FLIGHT}; "
                         f"ManimCE's default: 1)")
     p.add_argument("--compare-encoders", type=int, default=0, metavar="N",
                    help="instead: N unprofiled renders each with 1 encoder in flight (ManimCE's default) and with "
@@ -134,7 +134,7 @@ def main() -> int:
     args = p.parse_args()
     if args.compare_encoders:
         return compare_encoders(args)
-    render.ENCODERS_IN_FLIGHT = args.encoders
+    worker.ENCODERS_IN_FLIGHT = args.encoders
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="profile-render-") as tmp:
         tmp = Path(tmp)
@@ -147,7 +147,7 @@ def main() -> int:
             shutil.rmtree(spec["work"], ignore_errors=True)
             Path(spec["work"]).mkdir(parents=True)
             t0 = time.perf_counter()
-            render.render_scene(spec, Path(spec["work"]))
+            worker.render_scene(spec, Path(spec["work"]))
             plain = time.perf_counter() - t0
     rest = wall - sum(found.values())
     print(f"{args.scene} at {args.quality}, {args.encoders} encoder(s) in flight: {wall:.1f} s wall under cProfile"

@@ -28,7 +28,7 @@ from scenes.lecture import LectureScene
 from scenes.prompts import lookback_head
 from scenes.style import MUTED, PROB, SHARED, TEXT, Strings
 
-DATA_FILES = ("docs/parallel_pass.json",)   # read here, so render.py's cache keys on it (render.declared_data)
+DATA_FILES = ("docs/parallel_pass.json",)   # read here, so render.py's cache keys on it (pipeline.cache.declared_data)
 PARALLEL_PASS = Path(__file__).resolve().parents[1] / DATA_FILES[0]
 EPS_DEG = (1, 5)   # the bands around 90° the scaling row names
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")

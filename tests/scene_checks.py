@@ -191,7 +191,7 @@ def render_in_both_languages(tmp_path_factory, name: str) -> dict:
 
 def manifest_of(clip) -> dict:
     """The manifest render.py wrote beside a clip."""
-    from render import manifest_path
+    from pipeline.recipe import manifest_path
     return json.loads(manifest_path(clip).read_text())
 
 

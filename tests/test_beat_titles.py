@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-import course
+from pipeline import tracks
 from scenes.catalog import SCENES
 from scenes.lecture import LectureScene, MissingBeatTitle
 from scenes.style import LANGUAGES, Strings
@@ -60,7 +60,7 @@ def test_the_lectures_chapters_are_all_distinct(gpt):
         for name, spec in SCENES.items():
             titles = scene_class(name).chapter_titles(spec.resolve({}, model=gpt))[lang]
             manifest = {"scene": name, "titles": {lang: titles["title"]}, "beat_titles": {lang: titles}}
-            names += [course.lecture_chapter(manifest, s, lang) for s in titles]
+            names += [tracks.lecture_chapter(manifest, s, lang) for s in titles]
         assert len(set(names)) == len(names) > 100, lang
 
 
@@ -96,7 +96,7 @@ def test_every_title_in_a_table_names_a_beat(gpt):
         assert not unused, (name, unused)   # ("summary" is every table's, from style.BEAT_TITLES)
 
 
-# --- course.py reads them from the manifest ------------------------------------------------------------------------
+# --- pipeline.tracks reads them from the manifest ------------------------------------------------------------
 MANIFEST = {"scene": "s", "output": "s-lang-zh.mp4", "params": {"lang": "zh"},
             "titles": {"en": "Scene", "zh": "场景"},
             "beat_titles": {"en": {"title": "Scene", "a": "First"}, "zh": {"title": "场景", "a": "第一"}},
@@ -106,16 +106,16 @@ MANIFEST = {"scene": "s", "output": "s-lang-zh.mp4", "params": {"lang": "zh"},
 
 
 def test_a_clips_chapter_track_is_in_its_own_language():
-    assert course.chapter_cues(MANIFEST) == [(0.0, 1.0, "场景"), (1.0, 2.5, "第一")]
-    assert course.chapter_cues({**MANIFEST, "params": {"lang": "en"}}) == [(0.0, 1.0, "Scene"), (1.0, 2.5, "First")]
-    assert course.lecture_chapter(MANIFEST, "a", "zh") == "场景——第一"
-    assert course.lecture_chapter(MANIFEST, "a", "en") == "Scene — First"
-    back = course.parsed_vtt(course.track_texts(MANIFEST)["chapters.vtt"])
+    assert tracks.chapter_cues(MANIFEST) == [(0.0, 1.0, "场景"), (1.0, 2.5, "第一")]
+    assert tracks.chapter_cues({**MANIFEST, "params": {"lang": "en"}}) == [(0.0, 1.0, "Scene"), (1.0, 2.5, "First")]
+    assert tracks.lecture_chapter(MANIFEST, "a", "zh") == "场景——第一"
+    assert tracks.lecture_chapter(MANIFEST, "a", "en") == "Scene — First"
+    back = tracks.parsed_vtt(tracks.track_texts(MANIFEST)["chapters.vtt"])
     assert back == [(0.0, 1.0, "场景"), (1.0, 2.5, "第一")]
 
 
 def test_a_manifest_from_before_beat_titles_cannot_be_packaged():
     old = {k: v for k, v in MANIFEST.items() if k != "beat_titles"}
-    with pytest.raises(course.PackagingError, match=r"^s-lang-zh.mp4: beat 'a' has no zh title in the manifest "
+    with pytest.raises(tracks.PackagingError, match=r"^s-lang-zh.mp4: beat 'a' has no zh title in the manifest "
                                                     r"\(rendered before beats had titles\): render it again$"):
-        course.track_texts(old)
+        tracks.track_texts(old)

@@ -14,7 +14,7 @@ from manim import (
 from manim.camera.camera import Camera
 
 
-import cairo_paths
+from pipeline import cairo_paths
 from scenes import style
 
 MANIM_PATH = Camera.set_cairo_context_path     # ManimCE's own, before install()

@@ -1,5 +1,5 @@
-"""Course packaging (course.py, run by render.py): caption and chapter tracks, the full lecture, clean clips, and
-the course page opened in headless Chromium from file://, as a user opens it."""
+"""Course packaging (pipeline.packaging and its modules, run by render.py): caption and chapter tracks, the full
+lecture, clean clips, and the course page opened in headless Chromium from file://, as a user opens it."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ import pytest
 
 from conftest import REPO, run_render
 
-import course
-import render
+from pipeline import deck, lecture_join, packaging, page, plan, recipe, tracks
 from scenes.positional_encoding import PositionalEncoding
 from scenes.token_embedding import TokenEmbedding
 
@@ -38,12 +37,12 @@ CLIPS = ["token_embedding", "positional_encoding-section-title"]
 def made(tmp_path_factory):
     """The recipe rendered once at preview: clips, tracks, the lecture and the course page."""
     root = tmp_path_factory.mktemp("course")
-    recipe = root / "lecture.toml"
-    recipe.write_text(RECIPE)
+    recipe_file = root / "lecture.toml"
+    recipe_file.write_text(RECIPE)
     media = root / "media"
-    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
+    r = run_render("--config", recipe_file, "--jobs", "2", media=media, timeout=900)
     assert r.returncode == 0, r.stderr
-    return {"media": media, "dir": media / "preview", "recipe": recipe, "stdout": r.stdout}
+    return {"media": media, "dir": media / "preview", "recipe": recipe_file, "stdout": r.stdout}
 
 
 def container_seconds(path: Path) -> float:
@@ -56,7 +55,7 @@ def container_seconds(path: Path) -> float:
 
 
 def manifest(path: Path) -> dict:
-    return json.loads(render.manifest_path(path).read_text())
+    return json.loads(recipe.manifest_path(path).read_text())
 
 
 # --- caption times in the manifest ---------------------------------------------------------------------
@@ -70,7 +69,7 @@ def test_a_split_clip_times_its_captions_by_the_frames_of_the_plays_before_them(
     last = {"plays": [[False, 0.5, 0.0], [False, 1.0, 0.0], plays[2], plays[3]],
             "sections": [["title", 2], ["x", 2]],
             "record": {"sections": ["title", "x"], "captions": captions}}
-    timeline, _ = render.split_timeline([first, last], fps)
+    timeline, _ = plan.split_timeline([first, last], fps)
     assert timeline == [{"section": "title", "start": 0.0, "end": 1.5}, {"section": "x", "start": 1.5, "end": 3.8}]
     assert [(c["start"], c["end"]) for c in captions] == [(0.5, 1.5), (1.8, 3.8)]
 
@@ -99,7 +98,7 @@ def test_caption_and_chapter_tracks_parse_fit_the_clip_and_do_not_overlap(made, 
     length = container_seconds(clip)
     assert abs(length - m["timeline"][-1]["end"]) < 1e-3
     for lang in ("en", "zh"):
-        vtt = [(course.seconds_of(c.start), course.seconds_of(c.end), c.text)
+        vtt = [(tracks.seconds_of(c.start), tracks.seconds_of(c.end), c.text)
                for c in webvtt.read(str(clip.with_name(f"{name}.{lang}.vtt")))]
         subs = [(s.start.total_seconds(), s.end.total_seconds(), s.content)
                 for s in srt.parse(clip.with_name(f"{name}.{lang}.srt").read_text(encoding="utf-8"))]
@@ -108,7 +107,7 @@ def test_caption_and_chapter_tracks_parse_fit_the_clip_and_do_not_overlap(made, 
         for cues in (vtt, subs):
             assert all(0 <= a < b <= length + 1e-3 for a, b, _ in cues)
             assert all(x[1] <= y[0] for x, y in zip(cues, cues[1:]))
-    chapters = [(course.seconds_of(c.start), course.seconds_of(c.end), c.text) for c in
+    chapters = [(tracks.seconds_of(c.start), tracks.seconds_of(c.end), c.text) for c in
                 webvtt.read(str(clip.with_name(f"{name}.chapters.vtt")))]
     assert chapters == [(b["start"], b["end"], b["title"]) for b in m["timeline"]]
     if name != "lecture":   # each beat named by the title its scene declares, in the clip's language (English)
@@ -123,9 +122,9 @@ def test_tracks_of_a_broken_manifest_are_one_line_and_nothing_written(tmp_path):
     clip.write_bytes(b"")
     m = {"output": "x.mp4", "timeline": [{"section": "title", "start": 0.0, "end": 2.0}],
          "captions": [{"key": "a", "start": 1.0, "end": 3.0, "text": "a", "texts": {"en": "a", "zh": "甲"}}]}
-    render.manifest_path(clip).write_text(json.dumps(m))
-    with pytest.raises(course.PackagingError, match="does not fit the 2.000 s clip"):
-        course.write_tracks(clip)
+    recipe.manifest_path(clip).write_text(json.dumps(m))
+    with pytest.raises(tracks.PackagingError, match="does not fit the 2.000 s clip"):
+        tracks.write_tracks(clip)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.mp4", "x.mp4.json"]
 
 
@@ -173,7 +172,7 @@ def test_the_lecture_is_rebuilt_only_when_a_clip_changed(made, tmp_path):
         for packet in stream.encode(None):
             out.mux(packet)
     first = made["dir"] / f"{CLIPS[1]}.mp4"
-    status = course.join_clips([first, small], tmp_path / "joined.mp4", [(0.0, 1.0, "a"), (1.0, 2.0, "b")])
+    status = lecture_join.join_clips([first, small], tmp_path / "joined.mp4", [(0.0, 1.0, "a"), (1.0, 2.0, "b")])
     assert status.startswith("re-encoded: the clips' streams differ (") and "width" in status
     assert abs(container_seconds(tmp_path / "joined.mp4") - container_seconds(first) - container_seconds(small)) < 1e-6
 
@@ -201,7 +200,7 @@ def test_a_clip_with_one_short_frame_is_still_joined_without_re_encoding(made, t
     with av.open(str(first)) as a, av.open(str(short)) as b:
         assert a.streams.video[0].average_rate != b.streams.video[0].average_rate
         assert a.streams.video[0].base_rate == b.streams.video[0].base_rate
-    status = course.join_clips([first, short], tmp_path / "joined.mp4", [(0.0, 1.0, "a"), (1.0, 2.0, "b")])
+    status = lecture_join.join_clips([first, short], tmp_path / "joined.mp4", [(0.0, 1.0, "a"), (1.0, 2.0, "b")])
     assert status == "joined without re-encoding"
 
 
@@ -225,8 +224,8 @@ def test_a_beat_after_a_short_frame_is_still_cut_on_its_key_frame(made, tmp_path
                 packet.dts -= 5
             packet.stream = ostream
             out.mux(packet)
-    render.manifest_path(shifted).write_text(json.dumps(m))
-    segments = course.beat_segments(shifted, m, tmp_path / "beats")
+    recipe.manifest_path(shifted).write_text(json.dumps(m))
+    segments = deck.beat_segments(shifted, m, tmp_path / "beats")
     fps = 15
     assert len(segments) == len(m["timeline"])
     for beat, segment in zip(m["timeline"], segments):
@@ -261,10 +260,10 @@ def test_an_artifact_that_cannot_be_made_does_not_take_the_others_with_it(made, 
 def test_a_recipe_with_architecture_packages_its_deck_page_and_tracks(tmp_path, quality):
     """The scene whose deck failed at preview (its last beat's key frame a few ticks early after the join of its
     two parts), rendered in two parts as the lecture renders it, at preview and at 1080p60."""
-    recipe = tmp_path / "lecture.toml"
-    recipe.write_text(f'[lecture]\nquality = "{quality}"\nslides = true\n[[scene]]\nname = "architecture"\n')
+    recipe_file = tmp_path / "lecture.toml"
+    recipe_file.write_text(f'[lecture]\nquality = "{quality}"\nslides = true\n[[scene]]\nname = "architecture"\n')
     media = tmp_path / "media"
-    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=1200)
+    r = run_render("--config", recipe_file, "--jobs", "2", media=media, timeout=1200)
     assert r.returncode == 0, r.stderr
     out = media / quality
     assert (out / "lecture.slides.html").is_file() and (out / "course" / "index.html").is_file()
@@ -310,10 +309,10 @@ def statuses_of(stdout: str) -> list[str]:
 @pytest.mark.parametrize("key", ["clean", "slides"])
 @pytest.mark.parametrize("value", ['"yes"', "1"])
 def test_a_bad_clean_or_slides_setting_is_one_line(tmp_path, key, value):
-    recipe = tmp_path / "r.toml"
-    recipe.write_text(f"[lecture]\n{key} = {value}\n[[scene]]\nname = \"token_embedding\"\n")
-    r = run_render("--config", recipe, "--dry-run", media=tmp_path / "m")
-    assert r.returncode == 2 and r.stderr.strip() == f"render.py: error: {recipe}: lecture.{key} must be true or false"
+    recipe_file = tmp_path / "r.toml"
+    recipe_file.write_text(f"[lecture]\n{key} = {value}\n[[scene]]\nname = \"token_embedding\"\n")
+    r = run_render("--config", recipe_file, "--dry-run", media=tmp_path / "m")
+    assert r.returncode == 2 and r.stderr.strip() == f"render.py: error: {recipe_file}: lecture.{key} must be true or false"
     assert not (tmp_path / "m").exists() or not any((tmp_path / "m").rglob("*.mp4"))
 
 
@@ -326,7 +325,7 @@ def test_a_clip_that_cannot_be_packaged_is_one_line(made, tmp_path):
     """A manifest whose narration runs past the clip's end: the run says so in one line and exits 1."""
     media = tmp_path / "media"
     shutil.copytree(made["media"], media, symlinks=True)
-    path = render.manifest_path(media / "preview" / f"{CLIPS[1]}.mp4")
+    path = recipe.manifest_path(media / "preview" / f"{CLIPS[1]}.mp4")
     m = json.loads(path.read_text())
     m["captions"][-1]["end"] += 5
     path.write_text(json.dumps(m))
@@ -364,12 +363,12 @@ def wait_for(d, script: str, timeout: float = 20.0):
 
 def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
     from selenium.webdriver.common.by import By
-    page = made["dir"] / "course" / "index.html"
-    assert page.is_file()
-    html = page.read_text()
+    page_file = made["dir"] / "course" / "index.html"
+    assert page_file.is_file()
+    html = page_file.read_text()
     assert "http://" not in html and "https://" not in html   # nothing from the network
     browser.set_window_size(1280, 900)
-    browser.get(page.as_uri())
+    browser.get(page_file.as_uri())
     wait_for(browser, "return [...document.querySelectorAll('video')].every(v => v.readyState >= 1)")
     videos = browser.execute_script("return [...document.querySelectorAll('video')].map(v => v.duration)")
     manifests = [manifest(made["dir"] / f"{n}.mp4") for n in CLIPS]
@@ -417,7 +416,7 @@ def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
                [f"{CLIPS[0]}.mp4", f"{CLIPS[0]}.en.vtt", f"{CLIPS[0]}.zh.vtt", f"{CLIPS[0]}.chapters.vtt"])
     lesson.find_element(By.CSS_SELECTOR, ".variant:not([hidden]) button.copy").click()
     wait_for(browser, f"return document.querySelector('#lesson-1 .variant:not([hidden]) button.copy').textContent"
-                      f" === {json.dumps(course.UI['zh']['copied'])}")
+                      f" === {json.dumps(page.UI['zh']['copied'])}")
     browser.save_screenshot(str(tmp_path / "desktop.png"))
     browser.set_window_size(390, 844)
     time.sleep(0.3)
@@ -431,14 +430,14 @@ def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
 # --- the slide deck ------------------------------------------------------------------------------------------
 def test_the_deck_is_one_offline_file_with_one_slide_per_beat(made, browser):
     import re
-    deck = made["dir"] / "lecture.slides.html"
-    text = deck.read_text(encoding="utf-8")
+    deck_file = made["dir"] / "lecture.slides.html"
+    text = deck_file.read_text(encoding="utf-8")
     beats = sum(len(manifest(made["dir"] / f"{n}.mp4")["timeline"]) for n in CLIPS)
     assert text.count("data-background-video=\"data:video/mp4;base64,") == beats == 7
     assert not re.search(r'<(script|link|img|video|source)[^>]+(src|href)="https?:', text)   # nothing to fetch
     assert f"slides: {beats} -> " in made["stdout"]
     browser.set_window_size(1280, 720)
-    browser.get(deck.as_uri())
+    browser.get(deck_file.as_uri())
     assert wait_for(browser, "return window.Reveal && Reveal.isReady() && Reveal.getTotalSlides()") == beats
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
 
@@ -447,7 +446,7 @@ def test_setup_unpacks_the_reveal_js_that_manim_slides_names():
     from manim_slides.convert import RevealJS
     text = (REPO / "scripts" / "setup.sh").read_text()
     assert f"REVEAL_VERSION={RevealJS.model_fields['reveal_version'].default}\n" in text
-    assert (course.reveal_assets() / "dist" / "reveal.js").is_file()
+    assert (deck.reveal_assets() / "dist" / "reveal.js").is_file()
 
 
 def test_the_course_page_of_clean_clips_shows_the_captions(made, browser, tmp_path):
@@ -455,7 +454,7 @@ def test_the_course_page_of_clean_clips_shows_the_captions(made, browser, tmp_pa
     args = ["positional_encoding", "--section", "title", "--clean", "--quality", "preview"]
     assert run_render(*args, media=made["media"]).returncode == 0   # rendered by the clean-clip test, else now
     clean = made["dir"] / "positional_encoding-section-title-clean.mp4"
-    index = course.build_course([{"en": clean}], tmp_path / "course-clean", "en", render.page_colours)
+    index = page.build_course([{"en": clean}], tmp_path / "course-clean", "en", packaging.page_colours)
     browser.set_window_size(1280, 900)
     browser.get(index.as_uri())
     wait_for(browser, "return document.querySelector('video').readyState >= 1")
@@ -469,10 +468,9 @@ def test_the_course_page_of_clean_clips_shows_the_captions(made, browser, tmp_pa
 
 def test_cue_text_is_escaped_for_webvtt_and_reads_back():
     """"<0.1% … >99.9%" is text: WebVTT escapes &, < and > (a browser would read "<0.1% to >" as a tag)."""
-    import course
-    text = course.vtt_text([(1.0, 2.0, "grows from <0.1% to >99.9% & more")])
+    text = tracks.vtt_text([(1.0, 2.0, "grows from <0.1% to >99.9% & more")])
     assert "&lt;0.1% to &gt;99.9% &amp; more" in text
-    assert course.parsed_vtt(text) == [(1.0, 2.0, "grows from <0.1% to >99.9% & more")]
+    assert tracks.parsed_vtt(text) == [(1.0, 2.0, "grows from <0.1% to >99.9% & more")]
 
 
 # --- a Chinese lecture: its chapters in Chinese ----------------------------------------------------------------
@@ -499,7 +497,7 @@ def test_a_chinese_clip_and_lecture_name_their_chapters_in_chinese(made_zh):
         clip = made_zh["dir"] / f"{name}.mp4"
         m = manifest(clip)
         titles = declared[m["scene"]].chapter_titles(m["params"])["zh"]   # as the scene declares them
-        chapters = [(course.seconds_of(c.start), course.seconds_of(c.end), c.text)
+        chapters = [(tracks.seconds_of(c.start), tracks.seconds_of(c.end), c.text)
                     for c in webvtt.read(str(clip.with_name(f"{name}.chapters.vtt")))]
         assert chapters == [(b["start"], b["end"], titles[b["section"]]) for b in m["timeline"]]
         assert all(re.search(r"[\u4e00-\u9fff]", t) for *_, t in chapters)
@@ -518,9 +516,9 @@ def test_a_chinese_clip_and_lecture_name_their_chapters_in_chinese(made_zh):
 
 def test_the_chinese_course_page_names_the_chapters_in_the_page_language(made_zh, browser):
     from selenium.webdriver.common.by import By
-    page = made_zh["dir"] / "course" / "index.html"
+    page_file = made_zh["dir"] / "course" / "index.html"
     browser.set_window_size(1280, 900)
-    browser.get(page.as_uri())
+    browser.get(page_file.as_uri())
     wait_for(browser, "return [...document.querySelectorAll('video')].every(v => v.readyState >= 1)")
     zh, en = manifest(made_zh["dir"] / f"{ZH_CLIPS[0]}.mp4"), manifest(made_zh["dir"] / f"{CLIPS[0]}.mp4")
     buttons = "return [...document.querySelectorAll('#lesson-1 .beats button')].map(b => b.textContent)"
@@ -543,14 +541,14 @@ def test_a_clip_in_the_other_language_rendered_by_older_code_is_left_off_the_pag
     """Its manifest may lack what the page shows (beat titles, say): the page goes without it, and says so."""
     media = tmp_path / "media"
     shutil.copytree(made_zh["media"], media, symlinks=True)
-    path = render.manifest_path(media / "preview" / f"{CLIPS[0]}.mp4")
+    path = recipe.manifest_path(media / "preview" / f"{CLIPS[0]}.mp4")
     m = json.loads(path.read_text())
     m["sources"] = {**m["sources"], "scenes/lecture.py": "0" * 64}   # as if rendered before scenes/lecture.py changed
     m.pop("beat_titles")
     path.write_text(json.dumps(m))
-    recipe = tmp_path / "lecture.toml"
-    recipe.write_text(RECIPE)
-    r = run_render("--config", recipe, "--lang", "zh", media=media)
+    recipe_file = tmp_path / "lecture.toml"
+    recipe_file.write_text(RECIPE)
+    r = run_render("--config", recipe_file, "--lang", "zh", media=media)
     assert r.returncode == 0, r.stderr
     assert f"course page: {media / 'preview' / CLIPS[0]}.mp4 left out: its code has changed since it was rendered " \
            f"(render the recipe with --lang en)" in r.stdout

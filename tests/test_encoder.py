@@ -1,4 +1,4 @@
-"""encoder.py: a frozen frame converted once gives the same encoded bytes as ManimCE's frame-by-frame loop."""
+"""pipeline/encoder.py: a frozen frame converted once gives the same encoded bytes as ManimCE's frame-by-frame loop."""
 
 import hashlib
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from manim.scene.scene_file_writer import _PartialMovieEncodeJob
 
-import encoder
+from pipeline import encoder
 
 MANIM = _PartialMovieEncodeJob._encode_and_write_frame
 
@@ -80,18 +80,18 @@ def test_the_comparison_can_fail(tmp_path):
 
 @pytest.mark.parametrize("quality, record_file", [("high", "encoder_presets.json"), ("4k", "encoder_presets_4k.json")])
 def test_the_preset_is_the_one_the_measurement_chose(quality, record_file):
-    """render.ENCODER_PRESETS follows the recorded benchmark of its quality (docs/encoder_presets.json at 1080p60,
+    """worker.ENCODER_PRESETS follows the recorded benchmark of its quality (docs/encoder_presets.json at 1080p60,
     docs/encoder_presets_4k.json at 2160p60) by its stated rule."""
     import json
     import sys
 
-    import render
     from conftest import REPO
+    from pipeline import worker
     sys.path.insert(0, str(REPO / "benchmarks"))
     import encoder_presets
     record = json.loads((REPO / "docs" / record_file).read_text())
     assert record["quality"] == quality
     assert "medium" in record["presets"] and len(record["presets"]) >= 4
     assert record["chosen"] == encoder_presets.choose(record["presets"])
-    assert render.ENCODER_PRESETS[quality] == record["chosen"]
-    assert render.ENCODER_PRESETS["preview"] is None and render.ENCODER_PRESETS["medium"] is None
+    assert worker.ENCODER_PRESETS[quality] == record["chosen"]
+    assert worker.ENCODER_PRESETS["preview"] is None and worker.ENCODER_PRESETS["medium"] is None

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import REPO, run_render
 
-import render
+from pipeline import cache, plan, recipe, run, worker
 from scenes.catalog import SCENES, SOFTMAX_TEMPERATURE, find, stop_section_names, sweep_stops
 from scenes.params import AUTO, Choice, Int, Param, ParamError, SceneSpec, Temperature, Temperatures, Text, model_index
 
@@ -65,9 +65,9 @@ def test_list_reads_the_model_a_render_would_use(tmp_path):
     assert_one_clear_line(r, "model: missing weights directory")
     r = run_render("list", env={"GPT_LECTURE_MODEL": str(tmp_path / "nowhere")})
     assert_one_clear_line(r, "model: missing weights directory")
-    recipe = tmp_path / "lecture.toml"
-    recipe.write_text('[lecture]\nmodel = "elsewhere"\n[[scene]]\nname = "softmax_temperature"\n')
-    r = run_render("list", "--config", recipe)
+    recipe_file = tmp_path / "lecture.toml"
+    recipe_file.write_text('[lecture]\nmodel = "elsewhere"\n[[scene]]\nname = "softmax_temperature"\n')
+    r = run_render("list", "--config", recipe_file)
     assert_one_clear_line(r, f"model: missing weights directory: {tmp_path / 'elsewhere'}")
 
 
@@ -82,7 +82,7 @@ def test_list_into_a_pipe_whose_reader_has_gone_prints_no_traceback():
     finally:
         os.close(write_end)
     assert proc.stderr == "", proc.stderr
-    assert proc.returncode == render.EXIT_BROKEN_PIPE
+    assert proc.returncode == recipe.EXIT_BROKEN_PIPE
 
 
 def test_list_piped_into_head():
@@ -157,17 +157,17 @@ BAD_RECIPES = [
 
 @pytest.mark.parametrize("text,expected", BAD_RECIPES, ids=[e[:30] for _, e in BAD_RECIPES])
 def test_bad_recipe_names_the_file_and_key(text, expected, tmp_path):
-    recipe = tmp_path / "lecture.toml"
-    recipe.write_text(text)
-    r = run_render("--config", recipe, media=tmp_path)
+    recipe_file = tmp_path / "lecture.toml"
+    recipe_file.write_text(text)
+    r = run_render("--config", recipe_file, media=tmp_path)
     assert_one_clear_line(r, expected)
-    assert str(recipe) in r.stderr
+    assert str(recipe_file) in r.stderr
 
 
 def test_command_line_values_override_the_recipe(tmp_path):
-    recipe = tmp_path / "lecture.toml"
-    recipe.write_text('[lecture]\nlang = "en"\n[[scene]]\nname = "softmax_temperature"\ntop_k = 4\n')
-    r = run_render("--config", recipe, "--lang", "zh", "--set", "top_k=3", "--dry-run", media=tmp_path)
+    recipe_file = tmp_path / "lecture.toml"
+    recipe_file.write_text('[lecture]\nlang = "en"\n[[scene]]\nname = "softmax_temperature"\ntop_k = 4\n')
+    r = run_render("--config", recipe_file, "--lang", "zh", "--set", "top_k=3", "--dry-run", media=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "softmax_temperature-top_k-3-lang-zh" in r.stdout
 
@@ -245,23 +245,23 @@ def test_sweep_sections_follow_the_temperatures():
 
 
 def job(**params):
-    j = render.Job(SOFTMAX_TEMPERATURE, {}, {}, "preview", "mp4", False, None)
+    j = recipe.Job(SOFTMAX_TEMPERATURE, {}, {}, "preview", "mp4", False, None)
     j.params = {**SOFTMAX_TEMPERATURE.defaults(), **params}
     return j
 
 
 def test_variant_names_are_stable_readable_and_safe(tmp_path):
-    assert render.variant_name(job()) == "softmax_temperature"
-    assert render.variant_name(job(lang="zh", top_k=3)) == "softmax_temperature-top_k-3-lang-zh"
-    assert render.variant_name(job(temperatures=(1.0, 0.5, 0.0))) == "softmax_temperature-temperatures-1,0.5,0"
-    name = render.variant_name(job(prompt="../../etc/passwd . the"))
+    assert recipe.variant_name(job()) == "softmax_temperature"
+    assert recipe.variant_name(job(lang="zh", top_k=3)) == "softmax_temperature-top_k-3-lang-zh"
+    assert recipe.variant_name(job(temperatures=(1.0, 0.5, 0.0))) == "softmax_temperature-temperatures-1,0.5,0"
+    name = recipe.variant_name(job(prompt="../../etc/passwd . the"))
     assert "/" not in name and ".." not in name
-    long = render.variant_name(job(prompt=" ".join(["the"] * 30)))
-    assert len(long) <= 100 and long != render.variant_name(job(prompt=" ".join(["the"] * 31)))
-    assert render.manifest_path(tmp_path / "a.mp4") != render.manifest_path(tmp_path / "a.gif")
+    long = recipe.variant_name(job(prompt=" ".join(["the"] * 30)))
+    assert len(long) <= 100 and long != recipe.variant_name(job(prompt=" ".join(["the"] * 31)))
+    assert recipe.manifest_path(tmp_path / "a.mp4") != recipe.manifest_path(tmp_path / "a.gif")
     j = job(prompt="../../x")
-    j.name = render.variant_name(j)
-    assert render.output_path(tmp_path, j).parent == (tmp_path / "preview").resolve()
+    j.name = recipe.variant_name(j)
+    assert recipe.output_path(tmp_path, j).parent == (tmp_path / "preview").resolve()
 
 
 # --- the cache ---------------------------------------------------------------------------------
@@ -287,14 +287,18 @@ def test_second_render_is_skipped(tmp_path):
     forced = run_render(SCENE, *CHEAP, "--force", "--dry-run", media=tmp_path)
     assert statuses(forced.stdout) == {"softmax_temperature-section-title": "would"}
 
-    # The sources are the render's import closure: render.py, the scene, the shared scene modules, the model code,
-    # and modules imported only inside a function (model/analysis, from a function of scenes/prompts.py).
-    manifest_file = render.manifest_path(out)
+    # The sources are the render's import closure: render.py and the pipeline it imports, the scene, the shared scene
+    # modules, the model code, and modules imported only inside a function (model/analysis, from a function of
+    # scenes/prompts.py). Not the packaging modules: they read clips and change none.
+    manifest_file = recipe.manifest_path(out)
     manifest = json.loads(manifest_file.read_text())
     used = set(manifest["sources"])
     assert {"render.py", "scenes/softmax_temperature.py", "scenes/style.py", "scenes/components/__init__.py",
             "scenes/components/text.py", "scenes/catalog.py", "scenes/__init__.py", "model/__init__.py",
-            "model/numpy_gpt.py", "model/language.py", "model/tokenizer.py", "model/analysis/__init__.py"} <= used
+            "model/numpy_gpt.py", "model/language.py", "model/tokenizer.py", "model/analysis/__init__.py",
+            "pipeline/__init__.py", "pipeline/recipe.py", "pipeline/cache.py", "pipeline/worker.py",
+            "pipeline/manifest.py", "pipeline/encoder.py", "pipeline/cairo_paths.py"} <= used
+    assert not {f"pipeline/{m}.py" for m in PACKAGING_MODULES} & used
     assert "model/torch_gpt.py" not in used  # training code: editing it must not re-render the lecture
     assert "scenes/multi_head.py" not in used  # nor another scene
     for path in ("scenes/softmax_temperature.py", "scenes/components/charts.py", "model/numpy_gpt.py"):
@@ -312,24 +316,24 @@ def test_a_one_beat_clip_has_that_beat_alone_in_its_timeline(tmp_path):
     r = run_render(SCENE, "--section", "prompt", "--quality", "preview", media=tmp_path)
     assert r.returncode == 0, r.stderr
     clip = tmp_path / "preview" / "softmax_temperature-section-prompt.mp4"
-    marks = json.loads(render.manifest_path(clip).read_text())["timeline"]
+    marks = json.loads(recipe.manifest_path(clip).read_text())["timeline"]
     assert [m["section"] for m in marks] == ["prompt"] and marks[0]["start"] == 0.0
     with av.open(str(clip)) as video:
         assert abs(marks[0]["end"] - video.duration / 1e6) <= 2 / 15 + 0.05
 
 
 def test_changing_one_parameter_rerenders_only_that_scene(tmp_path):
-    recipe = tmp_path / "lecture.toml"
+    recipe_file = tmp_path / "lecture.toml"
     entries = '[[scene]]\nname = "softmax_temperature"\nsection = "title"\n'
-    recipe.write_text('[lecture]\nformat = "png"\nquality = "preview"\n' + entries
+    recipe_file.write_text('[lecture]\nformat = "png"\nquality = "preview"\n' + entries
                       + entries.replace('"title"', '"prompt"'))
-    first = run_render("--config", recipe, "--jobs", "2", media=tmp_path)
+    first = run_render("--config", recipe_file, "--jobs", "2", media=tmp_path)
     assert first.returncode == 0, first.stderr
     assert set(statuses(first.stdout).values()) == {"done"}
     title = tmp_path / "preview" / "softmax_temperature-section-title.png"
     stamp = title.stat().st_mtime_ns
-    recipe.write_text(recipe.read_text().replace('section = "prompt"', 'section = "prompt"\ntop_k = 3'))
-    second = run_render("--config", recipe, media=tmp_path)
+    recipe_file.write_text(recipe_file.read_text().replace('section = "prompt"', 'section = "prompt"\ntop_k = 3'))
+    second = run_render("--config", recipe_file, media=tmp_path)
     assert second.returncode == 0, second.stderr
     assert statuses(second.stdout) == {"softmax_temperature-section-title": "skipped",
                                        "softmax_temperature-top_k-3-section-prompt": "done"}
@@ -359,36 +363,36 @@ def test_new_weights_invalidate_the_cache(tmp_path):
 
 def test_the_key_covers_parameters_model_quality_and_environment():
     params = {**SOFTMAX_TEMPERATURE.defaults()}
-    env = render.environment()
-    assert set(env["distributions"]) == set(render.RENDER_DISTRIBUTIONS)
+    env = cache.environment()
+    assert set(env["distributions"]) == set(cache.RENDER_DISTRIBUTIONS)
     assert env["distributions"]["manim"] == "0.21.0" and env["distributions"]["numpy"] == np.__version__
     j1, j2 = job(**params), job(**{**params, "top_k": 4})
-    keys = {render.cache_key(j, {"w": "1"}, env) for j in (j1, j2)}
-    keys.add(render.cache_key(j1, {"w": "2"}, env))
+    keys = {cache.cache_key(j, {"w": "1"}, env) for j in (j1, j2)}
+    keys.add(cache.cache_key(j1, {"w": "2"}, env))
     j3 = job(**params)
     j3.quality = "high"
-    keys.add(render.cache_key(j3, {"w": "1"}, env))
+    keys.add(cache.cache_key(j3, {"w": "1"}, env))
     changed = [{**env, "python": "3.99.0"}]
     for dist in ("manim", "numpy"):
         changed.append({**env, "distributions": {**env["distributions"], dist: "99"}})
     for package in ("texlive-latex-base", "fonts-noto-cjk"):
         changed.append({**env, "debian": {**env["debian"], package: "99"}})
     for other in changed:
-        keys.add(render.cache_key(j1, {"w": "1"}, other))
+        keys.add(cache.cache_key(j1, {"w": "1"}, other))
     assert len(keys) == 4 + len(changed)
-    assert render.cache_key(j1, {"w": "1"}, env) == render.cache_key(job(**params), {"w": "1"}, render.environment())
+    assert cache.cache_key(j1, {"w": "1"}, env) == cache.cache_key(job(**params), {"w": "1"}, cache.environment())
 
 
 def test_the_key_has_the_latex_and_font_packages_setup_installs():
     """Every LaTeX, font, cairo and pango package of scripts/setup.sh is in the key; only the compilers are not."""
     text = (REPO / "scripts" / "setup.sh").read_text()
     apt = text.split("APT_PACKAGES=(", 1)[1].split(")", 1)[0].split()
-    assert set(render.RENDER_DEBIAN_PACKAGES) == set(apt) - {"build-essential", "python3-dev", "pkg-config"}
-    versions = render.debian_versions()
+    assert set(cache.RENDER_DEBIAN_PACKAGES) == set(apt) - {"build-essential", "python3-dev", "pkg-config"}
+    versions = cache.debian_versions()
     if shutil.which("dpkg-query"):
-        assert set(versions) == set(render.RENDER_DEBIAN_PACKAGES)
+        assert set(versions) == set(cache.RENDER_DEBIAN_PACKAGES)
         assert all(v != "not installed" for v in versions.values()), versions  # setup.sh installed them all
-        assert render.debian_versions(("no-such-package-xyz",)) == {"no-such-package-xyz": "not installed"}
+        assert cache.debian_versions(("no-such-package-xyz",)) == {"no-such-package-xyz": "not installed"}
 
 
 def test_without_dpkg_the_key_records_the_latex_tools_own_versions(tmp_path, monkeypatch):
@@ -396,7 +400,7 @@ def test_without_dpkg_the_key_records_the_latex_tools_own_versions(tmp_path, mon
     fake.write_text("#!/bin/sh\necho 'pdfTeX 3.141592653-2.6-1.40.99 (TeX Live 2099)'\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))   # no dpkg-query, no dvisvgm: a latex only
-    assert render.debian_versions() == {"dpkg": "absent", "tools": {
+    assert cache.debian_versions() == {"dpkg": "absent", "tools": {
         "latex": "pdfTeX 3.141592653-2.6-1.40.99 (TeX Live 2099)", "dvisvgm": "not found"}}
 
 
@@ -404,13 +408,13 @@ def test_a_changed_source_file_invalidates(tmp_path):
     (tmp_path / "scenes").mkdir()
     shared = tmp_path / "scenes" / "style.py"
     shared.write_text("TEAL = 1\n")
-    recorded = {"scenes/style.py": render.file_digest(shared)}
-    assert render.sources_unchanged(recorded, tmp_path)
+    recorded = {"scenes/style.py": cache.file_digest(shared)}
+    assert cache.sources_unchanged(recorded, tmp_path)
     shared.write_text("TEAL = 2\n")
-    assert not render.sources_unchanged(recorded, tmp_path)
+    assert not cache.sources_unchanged(recorded, tmp_path)
     shared.unlink()
-    assert not render.sources_unchanged(recorded, tmp_path)
-    assert not render.sources_unchanged({}, tmp_path)  # a manifest that names no sources proves nothing
+    assert not cache.sources_unchanged(recorded, tmp_path)
+    assert not cache.sources_unchanged({}, tmp_path)  # a manifest that names no sources proves nothing
 
 
 def write_tree(root: Path, files: dict[str, str]) -> None:
@@ -424,7 +428,7 @@ def test_the_source_closure_holds_the_data_files_a_module_declares(tmp_path):
     (tmp_path / "docs" / "figures.json").write_text("{}")
     (tmp_path / "main.py").write_text("import reader\n")
     (tmp_path / "reader.py").write_text('DATA_FILES = ("docs/figures.json", "docs/missing.json")\n')
-    closure = {p.relative_to(tmp_path).as_posix() for p in render.source_closure([tmp_path / "main.py"], tmp_path)}
+    closure = {p.relative_to(tmp_path).as_posix() for p in cache.source_closure([tmp_path / "main.py"], tmp_path)}
     assert closure == {"main.py", "reader.py", "docs/figures.json"}   # a missing file is no dependency
 
 
@@ -444,36 +448,95 @@ def test_the_source_closure_follows_every_kind_of_import(tmp_path):
         "pkg/unused.py": "",          # imported by nobody
         "other/__init__.py": "",      # a package nobody imports
     })
-    closure = {p.relative_to(tmp_path).as_posix() for p in render.source_closure([tmp_path / "main.py"], tmp_path)}
+    closure = {p.relative_to(tmp_path).as_posix() for p in cache.source_closure([tmp_path / "main.py"], tmp_path)}
     assert closure == {"main.py", "pkg/__init__.py", "pkg/scene.py", "pkg/shared.py", "pkg/style.py",
                        "pkg/optional.py", "pkg/dynamic.py", "pkg/deep/__init__.py", "pkg/deep/lazy.py"}
+
+
+PACKAGING_MODULES = ("packaging", "tracks", "lecture_join", "page", "deck")   # pipeline/: no source of a clip
+
+
+def test_the_source_closure_holds_the_pipeline_but_not_its_packaging():
+    """render.py's closure holds every module of pipeline/ that a render runs (imported as `from pipeline.x import`,
+    and inside the package as `from .x import` and `from . import x`), and none of the packaging modules: render.py
+    loads pipeline.packaging by a computed name, which the walk does not follow."""
+    import render
+    assert render.PACKAGING_MODULE == "pipeline.packaging"
+    package = {p.relative_to(REPO).as_posix() for p in (REPO / "pipeline").glob("*.py")}
+    rendering = {p.relative_to(REPO).as_posix() for p in cache.source_closure([REPO / "render.py"])} & package
+    packaging = {p.relative_to(REPO).as_posix()
+                 for p in cache.source_closure([REPO / "pipeline" / "packaging.py"])} & package
+    assert {"pipeline/__init__.py", "pipeline/run.py", "pipeline/runners.py", "pipeline/worker.py",
+            "pipeline/encoder.py", "pipeline/cairo_paths.py"} <= rendering
+    assert packaging - rendering == {f"pipeline/{m}.py" for m in PACKAGING_MODULES}
+    assert rendering | packaging == package   # every module of the package is one or the other
+
+
+def test_moving_or_renaming_a_source_file_invalidates(tmp_path):
+    """A manifest names its sources by their paths: a module renamed or moved into a subpackage (the same content,
+    its importer updated) leaves the recorded sources unmatched, so the clip is rendered again. Imports in the
+    package's styles are followed (`from pipeline.x import`, `from . import x`, `from .x import`, `from pipeline
+    import x`); a module loaded by a computed name (render.py's packaging) is not."""
+    write_tree(tmp_path, {
+        "render.py": "import importlib\n\nfrom pipeline.recipe import plan\n\nPACKAGING_MODULE = 'pipeline.packaging'\n\n"
+                     "def package():\n    return importlib.import_module(PACKAGING_MODULE)\n",
+        "pipeline/__init__.py": "",
+        "pipeline/recipe.py": "from . import cache\nfrom .worker import render\n",
+        "pipeline/cache.py": "KEY = 1\n",
+        "pipeline/worker.py": "from pipeline import manifest\n",
+        "pipeline/manifest.py": "FIELDS = 2\n",
+        "pipeline/packaging.py": "from . import tracks\n",
+        "pipeline/tracks.py": "",
+    })
+
+    def sources() -> dict:
+        return cache.digests(cache.source_closure([tmp_path / "render.py"], tmp_path), tmp_path)
+
+    recorded = sources()
+    assert set(recorded) == {"render.py", "pipeline/__init__.py", "pipeline/recipe.py", "pipeline/cache.py",
+                             "pipeline/worker.py", "pipeline/manifest.py"}
+    assert cache.sources_unchanged(recorded, tmp_path)
+    (tmp_path / "pipeline" / "cache.py").rename(tmp_path / "pipeline" / "keys.py")
+    (tmp_path / "pipeline" / "recipe.py").write_text("from . import keys\nfrom .worker import render\n")
+    assert not cache.sources_unchanged(recorded, tmp_path)
+    renamed = sources()
+    assert "pipeline/keys.py" in renamed and "pipeline/cache.py" not in renamed
+    assert cache.sources_unchanged(renamed, tmp_path)
+    (tmp_path / "pipeline" / "store").mkdir()
+    (tmp_path / "pipeline" / "store" / "__init__.py").write_text("")
+    (tmp_path / "pipeline" / "manifest.py").rename(tmp_path / "pipeline" / "store" / "manifest.py")
+    (tmp_path / "pipeline" / "worker.py").write_text("from pipeline.store import manifest\n")
+    assert not cache.sources_unchanged(renamed, tmp_path)
+    moved = sources()
+    assert {"pipeline/store/__init__.py", "pipeline/store/manifest.py"} <= set(moved)
+    assert "pipeline/manifest.py" not in moved
 
 
 def test_modules_the_static_walk_missed_count_if_they_predate_the_hash():
     """A project module found in sys.modules after the render but not in the closure (a computed import name):
     recorded if it was last modified before the parent hashed the closure, counted as changed otherwise."""
-    loaded = {p.relative_to(REPO).as_posix() for p in render.loaded_project_files(REPO)}
-    assert {"render.py", "scenes/catalog.py", "scenes/params.py"} <= loaded
+    loaded = {p.relative_to(REPO).as_posix() for p in cache.loaded_project_files(REPO)}
+    assert {"pipeline/cache.py", "scenes/catalog.py", "scenes/params.py"} <= loaded
     assert not any(p.startswith(".") or "site-packages" in p for p in loaded)
     newest = max((REPO / p).stat().st_mtime_ns for p in loaded)
-    sources, changed = render.sources_after_render({"sources": {}, "hashed_at_ns": newest + 2 * 10**9}, REPO)
+    sources, changed = cache.sources_after_render({"sources": {}, "hashed_at_ns": newest + 2 * 10**9}, REPO)
     assert changed == [] and set(sources) == loaded
-    assert sources["render.py"] == render.file_digest(REPO / "render.py")
-    sources, changed = render.sources_after_render({"sources": {}, "hashed_at_ns": newest}, REPO)
-    assert changed == sorted(p for p in loaded if (REPO / p).stat().st_mtime_ns >= newest - render.MTIME_SLACK_NS)
+    assert sources["pipeline/cache.py"] == cache.file_digest(REPO / "pipeline" / "cache.py")
+    sources, changed = cache.sources_after_render({"sources": {}, "hashed_at_ns": newest}, REPO)
+    assert changed == sorted(p for p in loaded if (REPO / p).stat().st_mtime_ns >= newest - cache.MTIME_SLACK_NS)
     assert changed and set(sources) | set(changed) == loaded and not set(sources) & set(changed)
 
 
 def project_copy(tmp_path: Path) -> Path:
-    """A copy of what a render runs (the top-level modules render.py imports, scenes/, model/ with the weights) to edit
-    without touching the repository; its render.py puts the copy first on sys.path, so its workers import the copy.
-    Every top-level module is copied, so a new one (cairo_paths.py, encoder.py) cannot be missed; render_in drops
+    """A copy of what a render runs (render.py, pipeline/, scenes/, model/ with the weights) to edit without touching
+    the repository; its render.py puts the copy first on sys.path, so its workers import the copy. Every top-level
+    module and the whole of pipeline/ are copied, so a new module cannot be missed; render_in drops
     PYTHONPATH, as CI has none, so a module missing from the copy fails here rather than importing the repository's."""
     root = tmp_path / "project"
     root.mkdir()
     for module in REPO.glob("*.py"):
         shutil.copy2(module, root / module.name)
-    for folder in ("scenes", "model"):
+    for folder in ("pipeline", "scenes", "model"):
         shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return root
 
@@ -497,8 +560,8 @@ def test_editing_a_nested_module_renders_again(tmp_path):
     assert first.returncode == 0, first.stderr
     assert statuses(first.stdout) == {NAME: "done"}
     out = media / "preview" / f"{NAME}.png"
-    manifest = json.loads(render.manifest_path(out).read_text())
-    assert manifest["sources"]["model/tokenizer.py"] == render.file_digest(root / "model" / "tokenizer.py")
+    manifest = json.loads(recipe.manifest_path(out).read_text())
+    assert manifest["sources"]["model/tokenizer.py"] == cache.file_digest(root / "model" / "tokenizer.py")
 
     def status() -> str:
         r = render_in(root, SCENE, *CHEAP, "--dry-run", media=media)
@@ -506,7 +569,7 @@ def test_editing_a_nested_module_renders_again(tmp_path):
         return statuses(r.stdout)[NAME]
 
     assert status() == "skipped"
-    for rel in ("model/tokenizer.py", "model/analysis/__init__.py", "render.py"):
+    for rel in ("model/tokenizer.py", "model/analysis/__init__.py", "render.py", "pipeline/worker.py"):
         original = (root / rel).read_bytes()
         (root / rel).write_bytes(original + b"\n# an edit\n")
         assert status() == "would", rel
@@ -514,14 +577,15 @@ def test_editing_a_nested_module_renders_again(tmp_path):
         assert status() == "skipped", rel
     (root / "model" / "torch_gpt.py").write_text("# training code, not imported by a render\n")
     (root / "scenes" / "multi_head.py").write_text("# another scene\n")
+    (root / "pipeline" / "page.py").write_bytes((root / "pipeline" / "page.py").read_bytes() + b"\n# packaging\n")
     assert status() == "skipped"
 
     (root / "model" / "tokenizer.py").write_bytes((root / "model" / "tokenizer.py").read_bytes() + b"\n# edit\n")
     again = render_in(root, SCENE, *CHEAP, media=media)
     assert again.returncode == 0, again.stderr
     assert statuses(again.stdout) == {NAME: "done"}
-    manifest = json.loads(render.manifest_path(out).read_text())
-    assert manifest["sources"]["model/tokenizer.py"] == render.file_digest(root / "model" / "tokenizer.py")
+    manifest = json.loads(recipe.manifest_path(out).read_text())
+    assert manifest["sources"]["model/tokenizer.py"] == cache.file_digest(root / "model" / "tokenizer.py")
     assert status() == "skipped"
 
 
@@ -549,7 +613,7 @@ def test_a_source_edited_during_the_render_is_not_cached_as_fresh(tmp_path):
     assert len(lines) == 1 and "rendered but NOT cached: model/tokenizer.py changed during the render" in lines[0]
     assert "1 rendered but not cached" in r.stdout
     out = media / "preview" / f"{NAME}.png"
-    manifest = json.loads(render.manifest_path(out).read_text())
+    manifest = json.loads(recipe.manifest_path(out).read_text())
     assert out.is_file() and manifest["cache_key"] is None and manifest["sources"] == {}
     assert manifest["changed_during_render"] == ["model/tokenizer.py"]
     again = render_in(root, SCENE, *CHEAP, "--dry-run", media=media)
@@ -558,19 +622,19 @@ def test_a_source_edited_during_the_render_is_not_cached_as_fresh(tmp_path):
 
 # --- one clip on several cores -------------------------------------------------------------------
 def test_split_ranges_are_contiguous_balanced_and_open_ended():
-    assert render.split_ranges([[True, 1.0, 1.0]] * 10, 2) == [(0, 4), (5, -1)]
-    assert render.split_ranges([[True, 1.0, c] for c in (5, 1, 1, 1, 1, 1)], 2) == [(0, 0), (1, -1)]  # measured
-    assert render.split_ranges([[False, s, 0.0] for s in (0.95, 0.95, 2.95, 0.95)], 2) == [(0, 1), (2, -1)]
-    assert render.split_ranges([[True, 1.0, 1.0]] * 3, 8) == [(0, 0), (1, 1), (2, -1)]
-    assert render.split_ranges([[True, 1.0, 1.0]], 2) == [(0, -1)]
+    assert plan.split_ranges([[True, 1.0, 1.0]] * 10, 2) == [(0, 4), (5, -1)]
+    assert plan.split_ranges([[True, 1.0, c] for c in (5, 1, 1, 1, 1, 1)], 2) == [(0, 0), (1, -1)]  # measured
+    assert plan.split_ranges([[False, s, 0.0] for s in (0.95, 0.95, 2.95, 0.95)], 2) == [(0, 1), (2, -1)]
+    assert plan.split_ranges([[True, 1.0, 1.0]] * 3, 8) == [(0, 0), (1, 1), (2, -1)]
+    assert plan.split_ranges([[True, 1.0, 1.0]], 2) == [(0, -1)]
     # A later part also skips the plays before its range: with skipping at half the cost of drawing, the second
     # of two parts draws 4 plays of 12 and skips 8 (8 x 0.5 + 4 = 8), as long as the first part's 8 plays.
-    assert render.split_ranges([[True, 1.0, 1.0, 0.5]] * 12, 2) == [(0, 7), (8, -1)]
-    assert render.split_ranges([[True, 1.0, 1.0, None]] * 12, 2) == [(0, 5), (6, -1)]   # skip cost unknown
+    assert plan.split_ranges([[True, 1.0, 1.0, 0.5]] * 12, 2) == [(0, 7), (8, -1)]
+    assert plan.split_ranges([[True, 1.0, 1.0, None]] * 12, 2) == [(0, 5), (6, -1)]   # skip cost unknown
     rng = np.random.default_rng(0)
     for n in range(1, 6):
         plays = [[True, 1.0, float(c)] for c in rng.uniform(0.1, 3, 40)]
-        ranges = render.split_ranges(plays, n)
+        ranges = plan.split_ranges(plays, n)
         assert len(ranges) == n and ranges[0][0] == 0 and ranges[-1][1] == -1
         assert all(b + 1 == c for (_, b), (c, _) in zip(ranges, ranges[1:]))   # contiguous, in order
         costs = [sum(p[2] for p in plays[a:(b + 1 if b >= 0 else None)]) for a, b in ranges]
@@ -584,42 +648,42 @@ def test_split_ranges_are_contiguous_balanced_and_open_ended():
 def test_which_clips_are_split(tmp_path):
     j = job()
     j.name = "softmax_temperature"
-    assert not render.splittable(j, tmp_path)      # preview, no plan yet: one process, which leaves the plan
+    assert not plan.splittable(j, tmp_path)      # preview, no plan yet: one process, which leaves the plan
     j.quality = "high"
-    assert render.splittable(j, tmp_path)          # above preview: a planning pass pays for itself
+    assert plan.splittable(j, tmp_path)          # above preview: a planning pass pays for itself
     j.format = "gif"
-    assert not render.splittable(j, tmp_path)      # a gif is re-encoded as a whole
+    assert not plan.splittable(j, tmp_path)      # a gif is re-encoded as a whole
     j.format, j.quality = "mp4", "preview"
-    render.plan_path(tmp_path, j).parent.mkdir(parents=True)
-    render.plan_path(tmp_path, j).write_text(json.dumps({"plays": [[True, 1.0, 0.5]]}))
-    assert render.splittable(j, tmp_path)
+    plan.plan_path(tmp_path, j).parent.mkdir(parents=True)
+    plan.plan_path(tmp_path, j).write_text(json.dumps({"plays": [[True, 1.0, 0.5]]}))
+    assert plan.splittable(j, tmp_path)
     j.section = "title"
-    assert not render.splittable(j, tmp_path)
+    assert not plan.splittable(j, tmp_path)
 
 
 def test_a_clip_drawn_from_its_start_is_split_where_both_processes_finish_first():
     # 10 plays of 2 s of video; the planning pass reached play i (skipped) 0.2 (i + 1) s after it started.
     plays = [[False, 2.0, 0.1]] * 10
-    plan = {"plays": plays, "reached": [0.2 * (i + 1) for i in range(10)]}
+    plan_data = {"plays": plays, "reached": [0.2 * (i + 1) for i in range(10)]}
 
     def finish(k, done, rate):   # the first draws plays done..k-1; the second reaches k, then draws k..9
-        c = rate * 2.0 + render.PLAY_OVERHEAD
+        c = rate * 2.0 + plan.PLAY_OVERHEAD
         return max((k - done) * c, 0.2 * k + (10 - k) * c)
     # Nothing drawn yet (1 s of wall time per second of video): the split that finishes first, play 5.
-    assert render.split_live(plan, None) == 5 == min(range(1, 10), key=lambda k: finish(k, 0, 1.0))
+    assert plan.split_live(plan_data, None) == 5 == min(range(1, 10), key=lambda k: finish(k, 0, 1.0))
     # 4 plays drawn at 0.5 s of wall time per second of video: the rest balances at play 8.
-    assert render.split_live(plan, {"plays": 4, "video": 8.0, "drawing": 4.0}) == 8 == \
+    assert plan.split_live(plan_data, {"plays": 4, "video": 8.0, "drawing": 4.0}) == 8 == \
         min(range(5, 10), key=lambda k: finish(k, 4, 0.5))
     # Reaching a play costs more than drawing what is left: no split.
     slow = {"plays": plays, "reached": [i + 1.0 for i in range(10)]}
-    assert render.split_live(slow, {"plays": 6, "video": 12.0, "drawing": 6.0}) is None
+    assert plan.split_live(slow, {"plays": 6, "video": 12.0, "drawing": 6.0}) is None
     # One play left, or a plan without the times it reached each play: no split.
-    assert render.split_live(plan, {"plays": 9, "video": 18.0, "drawing": 9.0}) is None
-    assert render.split_live({"plays": plays}, None) is None
+    assert plan.split_live(plan_data, {"plays": 9, "video": 18.0, "drawing": 9.0}) is None
+    assert plan.split_live({"plays": plays}, None) is None
 
 
-def pool_job(name: str, **kw) -> render.Job:
-    j = render.Job(spec=SOFTMAX_TEMPERATURE, typed={}, text={}, quality="preview", format="mp4", transparent=False,
+def pool_job(name: str, **kw) -> recipe.Job:
+    j = recipe.Job(spec=SOFTMAX_TEMPERATURE, typed={}, text={}, quality="preview", format="mp4", transparent=False,
                    section=None, name=name)
     for k, v in kw.items():
         setattr(j, k, v)
@@ -630,18 +694,18 @@ def test_the_pool_splits_the_clips_that_would_leave_a_core_idle_and_runs_longest
     a, b, c = pool_job("a"), pool_job("b"), pool_job("c")
     # Three clips of 10 s on two cores: whole, one would run alone at the end (20 s); split, about 15 s.
     plays = [[True, 1.0, 1.0]] * 10
-    chunks = render.pool_chunks([a, b, c], {"a": plays, "b": plays, "c": plays}, 2)
+    chunks = plan.pool_chunks([a, b, c], {"a": plays, "b": plays, "c": plays}, 2)
     assert sum(ch.cost for ch in chunks) == pytest.approx(30)
     assert [ch.job.name for ch in chunks].count("a") == 2 and all(ch.part is None for ch in chunks[2:])
     assert [ch.part for ch in chunks[:2]] == [{"from": 0, "upto": 4}, {"from": 5, "upto": -1}]
     # Four equal clips on two cores already fill both: nothing is split.
     d = pool_job("d")
-    chunks = render.pool_chunks([a, b, c, d], {n: plays for n in "abcd"}, 2)
+    chunks = plan.pool_chunks([a, b, c, d], {n: plays for n in "abcd"}, 2)
     assert len(chunks) == 4 and all(ch.part is None for ch in chunks)
     # One long clip and a short one: the long one is split, and its parts go first (longest first); with no
     # measured cost of skipping, splitting the short one too evens the two cores (22 s each).
     long = [[True, 1.0, 1.0]] * 40
-    chunks = render.pool_chunks([b, a], {"a": long, "b": [[True, 1.0, 1.0]] * 4}, 2)
+    chunks = plan.pool_chunks([b, a], {"a": long, "b": [[True, 1.0, 1.0]] * 4}, 2)
     order = sorted(chunks, key=lambda ch: -ch.cost)
     assert [ch.job.name for ch in order][:2] == ["a", "a"] and [ch.cost for ch in order[:2]] == [20, 20]
     loads = [0.0, 0.0]
@@ -650,13 +714,13 @@ def test_the_pool_splits_the_clips_that_would_leave_a_core_idle_and_runs_longest
     assert loads == [22, 22]
     # Skipping costs: a split whose second part must skip slowly is not worth it.
     slow_skip = [[True, 1.0, 1.0, 1.0]] * 10
-    assert [ch.part for ch in render.pool_chunks([a], {"a": slow_skip}, 2)] == [None]
+    assert [ch.part for ch in plan.pool_chunks([a], {"a": slow_skip}, 2)] == [None]
     # A clip without a plan is estimated as long as the longest with one, and is never split.
-    chunks = render.pool_chunks([a, b], {"a": plays, "b": None}, 2)
+    chunks = plan.pool_chunks([a, b], {"a": plays, "b": None}, 2)
     assert [(ch.job.name, ch.part, ch.cost) for ch in chunks] == [("a", None, 10.0), ("b", None, 10.0)]
-    assert [ch.cost for ch in render.pool_chunks([a, b], {}, 2)] == [1.0, 1.0]
+    assert [ch.cost for ch in plan.pool_chunks([a, b], {}, 2)] == [1.0, 1.0]
     # One core: never split.
-    assert [ch.part for ch in render.pool_chunks([a], {"a": plays}, 1)] == [None]
+    assert [ch.part for ch in plan.pool_chunks([a], {"a": plays}, 1)] == [None]
 
 
 def decoded_frames(path: Path) -> list:
@@ -670,7 +734,7 @@ def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_ma
     single = run_render(scene, "--jobs", "1", media=one)
     assert single.returncode == 0, single.stderr
     assert "parts" not in single.stdout
-    # the frames are those of plain `manim render` (render.ENCODERS_IN_FLIGHT partial movies encoded at a time)
+    # the frames are those of plain `manim render` (worker.ENCODERS_IN_FLIGHT partial movies encoded at a time)
     spec = SCENES[scene]
     # Plain manim with its partial-movie cache off, as render.py runs it: that cache names a play by a hash that
     # truncates large arrays, so two different plays can share a name and the second reuse the first's movie.
@@ -695,8 +759,8 @@ def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_ma
     assert len(frames_a) == len(frames_b) > 100
     differing = [i for i, (x, y) in enumerate(zip(frames_a, frames_b)) if not np.array_equal(x, y)]
     assert differing == []
-    manifest_a = json.loads(render.manifest_path(a).read_text())
-    manifest_b = json.loads(render.manifest_path(b).read_text())
+    manifest_a = json.loads(recipe.manifest_path(a).read_text())
+    manifest_b = json.loads(recipe.manifest_path(b).read_text())
     for m in (manifest_a, manifest_b):
         m.pop("render_seconds")
     assert manifest_a == manifest_b            # the timeline, sections, values and sources as well
@@ -706,7 +770,7 @@ def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_ma
 
 def test_one_clip_without_a_plan_is_split_while_it_renders_frame_identical(tmp_path):
     """With no plan, one process draws the clip from its start while another counts its plays; the first is then
-    told where to stop. The split point is set here (render.SPLIT_AT_ENV) so that both ways it can go are run:
+    told where to stop. The split point is set here (run.SPLIT_AT_ENV) so that both ways it can go are run:
     the first process is still before it (play -3, near the end), or it has drawn past it (play 1: by the time
     the counting process is done, the first has drawn its title) and the second part starts after where it
     stopped instead."""
@@ -714,11 +778,11 @@ def test_one_clip_without_a_plan_is_split_while_it_renders_frame_identical(tmp_p
     single = run_render(scene, "--jobs", "1", media=tmp_path / "one")
     assert single.returncode == 0, single.stderr
     clip = tmp_path / "one" / "preview" / f"{scene}.mp4"
-    frames, manifest = decoded_frames(clip), json.loads(render.manifest_path(clip).read_text())
+    frames, manifest = decoded_frames(clip), json.loads(recipe.manifest_path(clip).read_text())
     manifest.pop("render_seconds")
     for at in ("-3", "1"):
         media = tmp_path / f"at{at}"
-        r = run_render(scene, "--jobs", "2", media=media, env={render.SPLIT_AT_ENV: at})
+        r = run_render(scene, "--jobs", "2", media=media, env={run.SPLIT_AT_ENV: at})
         assert r.returncode == 0, r.stderr
         assert "from its start, while another process counts its animations" in r.stdout
         said = [line for line in r.stdout.splitlines() if "in this process" in line]
@@ -729,15 +793,15 @@ def test_one_clip_without_a_plan_is_split_while_it_renders_frame_identical(tmp_p
         split_frames = decoded_frames(out)
         assert len(split_frames) == len(frames) > 100
         assert [i for i, (x, y) in enumerate(zip(frames, split_frames)) if not np.array_equal(x, y)] == []
-        split_manifest = json.loads(render.manifest_path(out).read_text())
+        split_manifest = json.loads(recipe.manifest_path(out).read_text())
         split_manifest.pop("render_seconds")
         assert split_manifest == manifest
-        assert render.load_plan(media, render.Job(spec=SCENES[scene], typed={}, text={}, quality="preview",
+        assert plan.load_plan(media, recipe.Job(spec=SCENES[scene], typed={}, text={}, quality="preview",
                                                   format="mp4", transparent=False, section=None, name=scene))
         assert not list((media / ".work").iterdir())
 
 
-# At high quality render.py encodes its partial movies with libx264's superfast preset (render.ENCODER_PRESETS;
+# At high quality render.py encodes its partial movies with libx264's superfast preset (worker.ENCODER_PRESETS;
 # ManimCE: medium), so the encoded pixels differ from plain `manim render`'s by the two encoders' losses. Stated
 # tolerance, per frame, between the two clips' decoded frames (yuv420p): PSNR at least HIGH_MIN_PSNR_DB on every
 # frame and HIGH_MEAN_PSNR_DB on average. Measured (token_embedding's "ids" beat, 1080p60): see docs/rendering.md.
@@ -766,7 +830,7 @@ def test_high_quality_frames_are_within_the_stated_tolerance_of_plain_manim(tmp_
     ours = run_render(scene, "--quality", "high", "--section", section, "--jobs", "1", media=tmp_path / "ours")
     assert ours.returncode == 0, ours.stderr
     [clip] = (tmp_path / "ours" / "high").glob(f"{scene}*.mp4")
-    manifest = json.loads(render.manifest_path(clip).read_text())
+    manifest = json.loads(recipe.manifest_path(clip).read_text())
     assert manifest["encoder"] == {"libx264": {"preset": "superfast", "crf": "23"}}
     spec = SCENES[scene]
     plain = subprocess.run([sys.executable, "-m", "manim", "render", "-qh", "--disable_caching",
@@ -834,9 +898,9 @@ def test_interrupted_render_leaves_the_previous_file_and_no_partial_one(tmp_path
     the stop ends both and leaves neither work folder."""
     out, before = previous_good(tmp_path, "softmax_temperature.mp4")
     if "split" in how:   # a plan (here a made-up one) makes a single clip render in parts
-        plan = tmp_path / ".cache" / "plans" / "softmax_temperature.json"
-        plan.parent.mkdir(parents=True)
-        plan.write_text(json.dumps({"plays": [[True, 1.0, 1.0]] * 40}))
+        plan_data = tmp_path / ".cache" / "plans" / "softmax_temperature.json"
+        plan_data.parent.mkdir(parents=True)
+        plan_data.write_text(json.dumps({"plays": [[True, 1.0, 1.0]] * 40}))
     proc = start_render(tmp_path, "--jobs", "2" if "split" in how or "counting" in how else "1")
     worker = wait_for_worker(proc.pid)
     deadline = time.monotonic() + 120
@@ -864,7 +928,7 @@ def test_interrupted_render_leaves_the_previous_file_and_no_partial_one(tmp_path
 
 
 def test_a_long_render_reports_its_progress(tmp_path, capsys):
-    job = render.Job(spec=SOFTMAX_TEMPERATURE, typed={}, text={}, quality="high", format="mp4", transparent=False,
+    job = recipe.Job(spec=SOFTMAX_TEMPERATURE, typed={}, text={}, quality="high", format="mp4", transparent=False,
                      section=None, name="softmax_temperature")
     job.index = 1
     (tmp_path / "partial").mkdir()
@@ -872,12 +936,12 @@ def test_a_long_render_reports_its_progress(tmp_path, capsys):
         (tmp_path / "partial" / f"uncached_{i:05}.mp4").write_bytes(b"")
     now = time.monotonic()
     reported: dict = {}
-    render.report_progress(job, 2, 20, tmp_path, now - 5, reported)          # too soon: quiet
+    run.report_progress(job, 2, 20, tmp_path, now - 5, reported)          # too soon: quiet
     assert capsys.readouterr().out == ""
-    render.report_progress(job, 2, 20, tmp_path, now - 95, reported)
+    run.report_progress(job, 2, 20, tmp_path, now - 95, reported)
     assert capsys.readouterr().out.strip() == \
         "[1/2] softmax_temperature   still rendering: 3 animation(s) written, 1m35s"
-    render.report_progress(job, 2, 20, tmp_path, now - 95, reported)         # and not again at once
+    run.report_progress(job, 2, 20, tmp_path, now - 95, reported)         # and not again at once
     assert capsys.readouterr().out == ""
 
 
@@ -902,7 +966,7 @@ def dask_cluster(tmp_path_factory):
 
 
 def without_render_seconds(path: Path) -> dict:
-    manifest = json.loads(render.manifest_path(path).read_text())
+    manifest = json.loads(recipe.manifest_path(path).read_text())
     manifest.pop("render_seconds")
     return manifest
 
@@ -943,12 +1007,12 @@ def test_a_bad_scheduler_address_is_one_clear_line(tmp_path, address):
 
 def test_a_dask_worker_with_another_environment_or_model_refuses_to_render(gpt):
     from model import DEFAULT_DIR
-    env, model = render.environment(), render.model_digest(DEFAULT_DIR)
+    env, model = cache.environment(), cache.model_digest(DEFAULT_DIR)
     job = {"environment": env, "model": model, "model_dir": str(DEFAULT_DIR)}
-    render.check_remote(job)   # the same: no complaint
+    worker.check_remote(job)   # the same: no complaint
     other = json.loads(json.dumps(env))
     other["distributions"]["manim"] = "0.1.0"
     with pytest.raises(RuntimeError, match=r"environment differs from render.py's: manim .* \(render.py: 0.1.0\)"):
-        render.check_remote({**job, "environment": other})
+        worker.check_remote({**job, "environment": other})
     with pytest.raises(RuntimeError, match="model at .* is not the one"):
-        render.check_remote({**job, "model": {**model, "weights_sha256": "0" * 64}})
+        worker.check_remote({**job, "model": {**model, "weights_sha256": "0" * 64}})
