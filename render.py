@@ -26,6 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent
 sys.path.insert(0, str(REPO))
 
+from pipeline import narration  # noqa: E402
 from pipeline.cache import cache_key, environment, model_digest  # noqa: E402
 from pipeline.recipe import (EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, UsageError, build_parser,  # noqa: E402
                              list_scenes, load_model, model_directory, plan, read_recipe, resolve, writable)
@@ -72,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
         # A stop from outside (a cancelled CI job, `kill`) ends the run as Ctrl-C does: render processes stopped,
         # temporary files removed, finished outputs intact, exit 130.
         signal.signal(signal.SIGTERM, stop_as_interrupt)
+        exporting = args.scenes[:2] == ["narration", "export"]
+        if exporting:   # `render.py narration export [SCENE...] --config ... --lang ...`: the script, no render
+            args.scenes = args.scenes[2:]
+        elif args.scenes[:1] == ["narration"]:
+            raise UsageError("`narration` takes `export` (render.py narration export --config lecture.toml)")
         jobs, settings = plan(args)
         if not jobs:
             raise UsageError("nothing to render: no scene in the recipe matches")
@@ -80,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
             writable(media)
         model_dir = model_directory(settings)
         resolve(jobs, model_dir, media)
+        narration.prepare(jobs, settings)
+        if exporting:
+            return narration.export(jobs, settings, model_dir, dry_run=args.dry_run)
         try:
             model = model_digest(model_dir)
         except OSError as e:
@@ -92,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             status = run(jobs, n_jobs, media, model_dir, model, env, force=args.force, dry_run=args.dry_run,
                          client=client)
+            if not args.dry_run:
+                narration.report(jobs)
             if status == 0 and not args.dry_run:
                 status = importlib.import_module(PACKAGING_MODULE).package(args, jobs, settings, media, model_dir)
             return status

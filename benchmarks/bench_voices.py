@@ -20,7 +20,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from narration import audio, voices  # noqa: E402
+from speech import audio, voices  # noqa: E402
 
 SENTENCES = {
     "en": [

@@ -269,7 +269,8 @@ def cache_key(job: Job, model: dict, env: dict) -> str:
     sha256 of each one that the manifest lists (see source_closure)."""
     parts = {"render": RENDER_VERSION, "model": model, "environment": env,
              "params": job.params, "quality": job.quality, "format": job.format,
-             "transparent": job.transparent, "clean": job.clean, "section": job.section}
+             "transparent": job.transparent, "clean": job.clean, "section": job.section,
+             "narration": job.narration.get("key")}
     return hashlib.sha256(canonical_json(parts).encode()).hexdigest()
 
 

@@ -28,8 +28,9 @@ def reveal_assets() -> Path:
 
 def beat_segments(clip: Path, manifest: dict, folder: Path) -> list[Path]:
     """The clip cut at its beats, one file per beat, packets copied: every beat starts a new play, and each play
-    is its own encoded movie (ManimCE's partial movie files), so each beat starts on a key frame. Cut again only
-    when the clip changed."""
+    is its own encoded movie (ManimCE's partial movie files), so each beat starts on a key frame. A spoken clip's
+    beats carry their stretch of its sound (decoded from the clip, encoded again per beat). Cut again only when the
+    clip changed."""
     import av
     folder.mkdir(parents=True, exist_ok=True)
     stamp_file = folder / "clip.json"
@@ -40,6 +41,8 @@ def beat_segments(clip: Path, manifest: dict, folder: Path) -> list[Path]:
             return files
     except (OSError, ValueError):
         pass
+    from speech import mux
+    sound = mux.clip_samples(clip)
     with av.open(str(clip)) as src:
         stream = src.streams.video[0]
         packets = [p for p in src.demux(stream) if p.dts is not None]
@@ -62,11 +65,20 @@ def beat_segments(clip: Path, manifest: dict, folder: Path) -> list[Path]:
             try:
                 with av.open(str(tmp), "w") as out:
                     ostream = out.add_stream_from_template(stream)
+                    audio = None
+                    if sound is not None:   # this beat's stretch of the sound, from its first frame to the next's
+                        start = round(float(first * tb) * mux.RATE)
+                        end = len(sound) if b is None else round(float((b + half) * tb) * mux.RATE)
+                        audio = mux.AudioTrack(out, sound[start:end], "mp4")
                     for p in mine:
                         p.pts -= first
                         p.dts -= first
                         p.stream = ostream
+                        if audio is not None:
+                            audio.mux_until(float(p.dts * tb))
                         out.mux(p)
+                    if audio is not None:
+                        audio.mux_until(None)
             except BaseException:
                 tmp.unlink(missing_ok=True)
                 raise

@@ -58,16 +58,34 @@ def build_lecture(clips: list[Path], output: Path, lang: str) -> tuple[str, dict
     if not lecture_stale(output, record):
         return "up to date", json.loads(output.with_name(output.name + ".json").read_text(encoding="utf-8"))
     status = join_clips(clips, output, [(r["offset"], r["offset"] + r["duration"], r["title"])
-                                        for r in record["clips"]])
+                                        for r in record["clips"]], lecture_sound(clips, offsets, t))
     record["joined"] = status
     write_text_atomic(output.with_name(output.name + ".json"), json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     return status, record
 
 
-def join_clips(clips: list[Path], output: Path, chapters: list[tuple[float, float, str]]) -> str:
+def lecture_sound(clips: list[Path], offsets: list[float], duration: float):
+    """The lecture's narration: each clip's own sound, decoded, at the clip's offset (None if no clip has sound).
+    Laid from the clips rather than their lines, so the lecture needs no voice cache."""
+    from speech import mux
+    sounds = [mux.clip_samples(c) for c in clips]
+    if all(s is None for s in sounds):
+        return None
+    import numpy as np
+    track = np.zeros(int(round(duration * mux.RATE)), dtype=np.float32)
+    for offset, sound in zip(offsets, sounds):
+        if sound is not None:
+            at = int(round(offset * mux.RATE))
+            piece = sound[: max(0, len(track) - at)]
+            track[at:at + len(piece)] = piece
+    return track
+
+
+def join_clips(clips: list[Path], output: Path, chapters: list[tuple[float, float, str]], sound=None) -> str:
     """Concatenate the clips' video streams (as ffmpeg's concat demuxer does: packets copied, timestamps shifted
     by the length of the clips before) when their stream parameters match, else decode and re-encode; write
-    container chapters. Written to a temporary name and renamed."""
+    container chapters, and the sound (samples at speech.mux.RATE, see lecture_sound) if there is one, its packets
+    in time order with the video's. Written to a temporary name and renamed."""
     import av
     tmp = output.with_name(f".{output.stem}.{os.getpid()}.tmp{output.suffix}")
     inputs = [av.open(str(c)) for c in clips]
@@ -81,9 +99,9 @@ def join_clips(clips: list[Path], output: Path, chapters: list[tuple[float, floa
         same = all(s == signatures[0] for s in signatures)
         with av.open(str(tmp), "w", format=output.suffix.lstrip(".").replace("mkv", "matroska")) as out:
             if same:
-                copy_packets(inputs, streams, out)
+                copy_packets(inputs, streams, out, sound)
             else:
-                reencode(inputs, streams, out)
+                reencode(inputs, streams, out, sound)
             tb = Fraction(1, 1000)
             out.set_chapters([{"id": i, "start": round(a * 1000), "end": round(b * 1000), "time_base": tb,
                                "metadata": {"title": title}} for i, (a, b, title) in enumerate(chapters, 1)])
@@ -104,8 +122,17 @@ def describe_difference(signatures: list[dict]) -> str:
     return ", ".join(keys)
 
 
-def copy_packets(inputs, streams, out) -> None:
+def sound_track(out, sound):
+    """The lecture's sound as an output stream (after the video's), or None."""
+    if sound is None:
+        return None
+    from speech.mux import AudioTrack
+    return AudioTrack(out, sound, Path(out.name).suffix.lstrip(".") or "mp4")
+
+
+def copy_packets(inputs, streams, out, sound=None) -> None:
     ostream = out.add_stream_from_template(streams[0])
+    audio = sound_track(out, sound)
     offset = 0   # in the first stream's time base (every stream has the same one)
     for container, stream in zip(inputs, streams):
         end = 0
@@ -116,24 +143,35 @@ def copy_packets(inputs, streams, out) -> None:
             packet.pts += offset
             packet.dts += offset
             packet.stream = ostream
+            if audio is not None:
+                audio.mux_until(float(packet.dts * packet.time_base))
             out.mux(packet)
         offset += end
+    if audio is not None:
+        audio.mux_until(None)
 
 
-def reencode(inputs, streams, out) -> None:
+def reencode(inputs, streams, out, sound=None) -> None:
     first = streams[0]
     ostream = out.add_stream("libx264", rate=first.average_rate)
     ostream.width, ostream.height = first.codec_context.width, first.codec_context.height
     ostream.pix_fmt = "yuv420p"
+    audio = sound_track(out, sound)
     tick = 1 / Fraction(first.average_rate)
     ostream.codec_context.time_base = tick
     n = 0
+
+    def mux(packets) -> None:
+        for packet in packets:
+            if audio is not None and packet.dts is not None:
+                audio.mux_until(float(packet.dts * packet.time_base))
+            out.mux(packet)
     for container, stream in zip(inputs, streams):
         for frame in container.decode(stream):
             frame = frame.reformat(width=ostream.width, height=ostream.height, format="yuv420p")
             frame.pts, frame.time_base = n, tick   # one frame after another, at the first clip's rate
             n += 1
-            for packet in ostream.encode(frame):
-                out.mux(packet)
-    for packet in ostream.encode(None):
-        out.mux(packet)
+            mux(ostream.encode(frame))
+    mux(ostream.encode(None))
+    if audio is not None:
+        audio.mux_until(None)

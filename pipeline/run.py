@@ -22,8 +22,9 @@ from types import SimpleNamespace
 
 from .cache import hash_sources, up_to_date
 from .manifest import install, save_plan, write_json
+from .narration import say_failure
 from .plan import SPLIT_FORMATS, Chunk, load_plan, plan_path, pool_chunks, split_live, split_timeline, splittable
-from .recipe import EXIT_FAILED, EXIT_INTERRUPTED, QUALITIES, REPO, Job, relative
+from .recipe import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, QUALITIES, REPO, Job, relative
 from .runners import DaskRunner, LocalRunner
 
 
@@ -265,8 +266,12 @@ def run(jobs: list[Job], n_jobs: int, media: Path, model_dir: Path, model: dict,
     not_cached = f", {len(uncached)} rendered but not cached" if uncached else ""
     print(f"{len(jobs)} scene(s): {len(done)} rendered{not_cached}, {len(skipped)} skipped, {len(failed)} failed "
           f"in {total:.1f} s", flush=True)
-    for job, log, reason in failed:
-        print(f"failed: {job.name}: {reason} (log: {relative(log)})", file=sys.stderr)
+    usage = [say_failure(reason) for _, _, reason in failed]   # a bad recording: one line, as bad input is
+    for (job, log, reason), said in zip(failed, usage):
+        if not said:
+            print(f"failed: {job.name}: {reason} (log: {relative(log)})", file=sys.stderr)
+    if failed and all(usage):
+        return EXIT_USAGE
     return EXIT_FAILED if failed else 0
 
 
@@ -336,7 +341,7 @@ def job_spec(job: Job, work: Path, slot: int, media: Path, model_dir: Path, mode
             "transparent": job.transparent, "clean": job.clean, "section": job.section, "output": str(job.output),
             "model_dir": str(model_dir), "model": model, "environment": env, **sources, "cache_key": job.key,
             "work": str(work), "slot_dir": str(media / ".cache" / f"slot-{slot}"), "repo": str(REPO),
-            "plan_file": str(plan_path(media, job)), **extra}
+            "plan_file": str(plan_path(media, job)), "voice": job.narration.get("env"), **extra}
 
 
 def stop(entries: list) -> None:

@@ -23,6 +23,7 @@ from scenes.catalog import SCENES
 
 from .cache import environment, model_digest, sources_after_render
 from .manifest import install, manifest_record, save_plan, write_json
+from .narration import set_worker_env
 from .recipe import EXIT_FAILED, EXIT_INTERRUPTED, QUALITIES
 
 
@@ -112,6 +113,7 @@ def render_scene(job: dict, work: Path):
     os.environ[ENV_MODEL] = job["model_dir"]
     os.environ[ENV_PARAMS] = json.dumps(job["params"])
     os.environ[ENV_SECTION] = job["section"] or ""
+    set_worker_env(job)   # GPT_LECTURE_VOICE: where the line cache and the recordings are, or silent
     from manim import config, tempconfig
 
     from . import cairo_paths, encoder
@@ -159,6 +161,20 @@ def render_scene(job: dict, work: Path):
     if not part and not produced.is_file():
         raise RuntimeError(f"manim wrote no {job['format']} file")
     return produced, scene, plays
+
+
+def lines_of(job, model_dir: Path) -> tuple[str, list[dict]]:
+    """A job's scene played in this process without drawing (as a plan is counted), its lines said by its voice
+    (synthesised now, or from the line cache): its title and, per line, line_id, text, spoken and seconds."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="narration-") as tmp:
+        spec = {"scene": job.spec.name, "params": job.params, "quality": "preview", "format": "mp4",
+                "transparent": False, "clean": False, "section": None, "model_dir": str(model_dir),
+                "slot_dir": str(Path(tmp) / "slot"), "plan": True, "voice": job.narration["env"]}
+        _, scene, _ = render_scene(spec, Path(tmp))
+    lines = [{"line_id": c["speech"]["line_id"], "text": c["text"], "spoken": c["speech"]["spoken"],
+              "seconds": c["speech"]["seconds"]} for c in scene.captions if c.get("speech")]
+    return scene.s("title"), lines
 
 
 def record_plays(scene, follow: Path | None = None) -> list:

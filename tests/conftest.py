@@ -52,8 +52,11 @@ def lecture(tmp_path_factory):
 
 
 def run_render(*args, media=None, timeout=600, env=None, **kwargs) -> subprocess.CompletedProcess:
-    """python render.py ARGS, in the repo, into `media`; returns the finished process."""
+    """python render.py ARGS, in the repo, into `media`; returns the finished process. Silent (--voice none) unless
+    the test names a voice: the narration has tests of its own (test_narration.py), the others test the pictures."""
     cmd = [sys.executable, str(REPO / "render.py"), *map(str, args)]
+    if "--voice" not in cmd:
+        cmd += ["--voice", "none"]
     if media is not None:
         cmd += ["--media", str(media)]
     full_env = {**os.environ, **(env or {})}

@@ -38,6 +38,7 @@ import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
+from test_spoken import assert_sayable
 from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
 from scenes.catalog import SCENES
 from scenes.params import AUTO, ParamError
@@ -436,6 +437,7 @@ def test_every_caption_rule_holds_for_random_prompts(name, gpt, tmp_path_factory
                 f"{where}: lean() differs"
         try:
             assert_captions_true(name, scene, gpt)
+            assert_sayable(scene.captions, lang, where)   # each caption's spoken form (test_spoken.py)
             ends = [k for k in scene.snapshots if k.endswith(":end")]
             assert ends == [f"{s}:end" for s in scene.section_names], "every beat played"
             assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))

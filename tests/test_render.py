@@ -530,14 +530,15 @@ def test_modules_the_static_walk_missed_count_if_they_predate_the_hash():
 def project_copy(tmp_path: Path) -> Path:
     """A copy of what a render runs (render.py, pipeline/, scenes/, model/ with the weights) to edit without touching
     the repository; its render.py puts the copy first on sys.path, so its workers import the copy. Every top-level
-    module and the whole of pipeline/ are copied, so a new module cannot be missed; render_in drops
-    PYTHONPATH, as CI has none, so a module missing from the copy fails here rather than importing the repository's."""
+    module and every top-level package (pipeline/, speech/, ...) are copied, so a new one cannot be missed;
+    render_in drops PYTHONPATH, as CI has none, so a module missing from the copy fails here rather than importing
+    the repository's."""
     root = tmp_path / "project"
     root.mkdir()
     for module in REPO.glob("*.py"):
         shutil.copy2(module, root / module.name)
-    for folder in ("pipeline", "scenes", "model"):
-        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in sorted(p for p in REPO.iterdir() if (p / "__init__.py").is_file() and p.name != "tests"):
+        shutil.copytree(folder, root / folder.name, ignore=shutil.ignore_patterns("__pycache__"))
     return root
 
 
@@ -852,7 +853,8 @@ def test_high_quality_frames_are_within_the_stated_tolerance_of_plain_manim(tmp_
 def start_render(media: Path, *args) -> subprocess.Popen:
     """render.py as started from a terminal, where Ctrl-C reaches it: a test run started in the background
     (`cmd &` without job control) inherits SIGINT ignored, and so would render.py, which then renders on."""
-    return subprocess.Popen([sys.executable, str(REPO / "render.py"), SCENE, *args, "--media", str(media)],
+    return subprocess.Popen([sys.executable, str(REPO / "render.py"), SCENE, "--voice", "none", *args,
+                             "--media", str(media)],
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 

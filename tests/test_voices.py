@@ -1,5 +1,5 @@
-"""The narration voices (narration/voices.py), audio helpers (narration/audio.py) and line cache
-(narration/synth_cache.py): synthesis is audible, plausible and deterministic in both languages, Latin runs in
+"""The narration voices (speech/voices.py), audio helpers (speech/audio.py) and line cache
+(speech/synth_cache.py): synthesis is audible, plausible and deterministic in both languages, Latin runs in
 Chinese text are spoken, loudness is on target, the cache is hit and safe under a race."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ pytest.importorskip("ai_edge_litert", reason="the voice extra is not installed (
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from narration import audio, synth_cache, voices  # noqa: E402
-from narration.audio import AudioError  # noqa: E402
+from speech import audio, synth_cache, voices  # noqa: E402
+from speech.audio import AudioError  # noqa: E402
 
 EN_SENTENCE = "The attention layer mixes information between the tokens."
 ZH_SENTENCE = "注意力层在词元之间交换信息。"
@@ -261,7 +261,7 @@ def test_synthesis_opens_no_socket(model_cache):
         "def refuse(*a, **k): raise RuntimeError('network use')\n"
         "socket.socket = refuse; socket.create_connection = refuse; socket.getaddrinfo = refuse\n"
         f"sys.path.insert(0, {str(REPO)!r})\n"
-        "from narration.voices import voice\n"
+        "from speech.voices import voice\n"
         "assert voice('en').synthesize('GPT and MLP.').size > 0\n"
         "assert voice('zh').synthesize('三层GPT模型').size > 0\n"
         "print('ok')\n"

@@ -1,1 +1,0 @@
-"""Narration voices, audio helpers and the synthesis cache (see narration/voices.py, audio.py, synth_cache.py)."""

@@ -1,0 +1,184 @@
+"""The spoken form of a caption (speech/spoken.py): what the voice says for it, and that the voice can say it.
+
+- the rule's examples, in English and Chinese, as exact strings;
+- the sweep: every scene of the catalog plays without drawing on the random prompts of tests/test_caption_rules.py
+  (the same PROMPTS seeded prompts per scene, English and Chinese by turns, drawn by its valid_params, played
+  through scene_checks.lean and run_dry as there), and every caption said (the title card's note too), as shown
+  in the clip's language. Each one's spoken form must leave nothing its voice cannot say (unsayable), and in
+  Chinese every Latin word of the caption must survive into the spoken form (the English voice splices it in),
+  said as the pronunciation table says it. (A clip's caption track in the other language, render.caption_texts,
+  is not narrated: the English track of a Chinese clip holds the prompt's Chinese words.)
+
+The sweep costs what the caption-rules test's own runs cost: each scene is played once per session, when its first
+test here asks (the module's `sweep` fixture); 20 to 120 s a scene, about 18 minutes for the module on two shared,
+busy cores (the examples alone: about a second).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from speech.spoken import SAYABLE, SCALED, SPOKEN_VERSION, layout, spoken, terms, unsayable
+
+EXAMPLES = {
+    "en": {
+        "99.8%": "ninety-nine point eight percent",
+        "−∞": "minus infinity",
+        "W_out": "W out",
+        "√d_k": "the square root of d k",
+        "T → 0": "T goes to zero",
+        "+3.8": "plus three point eight",
+        "−0.40": "minus zero point four zero",
+        "-2": "minus two",
+        "1.4 × 10²¹": "one point four times ten to the twenty-first",
+        "5.97×10⁵": "five point nine seven times ten to the fifth",
+        "1.2×10⁻³": "one point two times ten to the minus third",
+        "<0.1%": "less than zero point one percent",
+        "(>99.9%)": "more than ninety-nine point nine percent",
+        "12,288": "twelve thousand two hundred eighty-eight",
+        "d = 12,288": "d equals twelve thousand two hundred eighty-eight",
+        "ΔE": "delta E",
+        "E′": "E prime",
+        "E′ = E + ΔE": "E prime equals E plus delta E",
+        "GPT, MLP and GELU": "GPT, MLP and gee-loo",
+        "normalised by LayerNorm": "normalised by LayerNorm",
+        "GELU(x)": "gee-loo of x",
+        "E′ + MLP(LN(E′)).": "E prime plus MLP of LN of E prime.",
+        'Zeroed, P("felt") goes': "Zeroed, P of felt goes",
+        "falls from 99.8% to <0.1%; now": "falls from ninety-nine point eight percent to less than zero point one "
+                                          "percent; now",
+        "11 × 64 by 64 × 256.": "eleven by sixty-four by sixty-four by two hundred fifty-six.",
+        "the top 5 44.3%": "the top five, forty-four point three percent",
+        "(2/5 = 0.4)": "two over five equals zero point four",
+        "ranks 3 / 318": "ranks three out of three hundred eighteen",
+        "3.2× faster": "three point two times faster",
+        "The MLPs hold 116.0 B of 174.6 B": "The MLPs hold one hundred sixteen point zero billion of one hundred "
+                                            "seventy-four point six billion",
+        "3 MLPs": "three MLPs",
+        "Feature i matters 0.9ⁱ; each": "Feature i matters zero point nine to the i; each",
+        "Dᵢ: the share": "D i: the share",
+        'MLP 0 at "jordan"': "MLP zero at jordan",
+        "layer 2": "layer two",
+        "layer 2's attention": "layer two's attention",
+        "the 2nd head": "the second head",
+        "89–91°": "eighty-nine to ninety-one degrees",
+        "71–73°": "seventy-one to seventy-three degrees",
+        "1°": "one degree",
+        "90 ± 1.2°": "ninety plus or minus one point two degrees",
+        "3 × 4": "three by four",
+        "64 × 16 trained numbers": "sixty-four by sixteen trained numbers",
+        "0.5 × 2": "zero point five times two",
+        "q·k": "q dot k",
+        "q·k ÷ √16": "q dot k divided by the square root of sixteen",
+        "QKᵀ": "QK transpose",
+        "x̂ = LN(E)": "x hat equals LN of E",
+        "ε ≈ 0.00001": "epsilon is about zero point zero zero zero zero one",
+        "x ≤ 3": "x is at most three",
+        "x²": "x squared",
+        "GPT-3 has 96 layers": "GPT-three has ninety-six layers",
+        "a 318-word vocabulary": "a three hundred eighteen-word vocabulary",
+        "the next word is <eos>": "the next word is end of text",
+        "Step 1: add\nthem up.": "Step one: add them up.",
+        'falls on "the" (6.1%).': "falls on the, six point one percent.",
+        "Welch/Levenstein": "Welch Levenstein",
+        "Add & Norm": "Add and Norm",
+        '"," is the top word': "comma is the top word",
+        'the vector for ".".': "the vector for period.",
+        '"fish", "cat"': "fish, cat",
+        "L1 #42": "L one number forty-two",
+        "+ 3 more": "plus three more",
+        "n × n cells": "n by n cells",
+        "GPT-3's 2,048 tokens": "GPT-three's two thousand forty-eight tokens",
+    },
+    "zh": {
+        "99.8%": "百分之九十九点八",
+        "−∞": "负无穷",
+        "+3.8": "正三点八",
+        "−0.5": "负零点五",
+        "1.4 × 10²¹": "一点四乘以十的二十一次方",
+        "12,288": "一万二千二百八十八",
+        "√d_k": "根号 d k",
+        "T → 0": "T 趋于零",
+        "<0.1%": "不到百分之零点一",
+        "（>99.9%）。": "超过百分之九十九点九。",
+        "3 个": "三个",
+        "2 个": "两个",
+        "第2层": "第二层",
+        "第 2 层": "第二层",
+        "第 2 个": "第二个",
+        "12 个": "十二个",
+        "2 维": "二维",
+        "W_q": "W q",
+        "softmax": "softmax",
+        "在 softmax 之前": "在 softmax 之前",
+        "GELU 之后": "gee loo 之后",
+        "89–91°": "八十九到九十一度",
+        "ΔE": "delta E",
+        "E′ = E + ΔE": "E prime 等于 E 加 delta E",
+        "T = 0.1：": "T 等于零点一",
+        "0 到 1": "零到一",
+        "GPT-3 的流程": "GPT 三的流程",
+        "每个模块之后的残差流：\n从第 1 层的 MLP 起，“了”一直排第一。":
+            "每个模块之后的残差流：从第一层的 MLP 起，了一直排第一。",
+        "因为 e 的 −∞ 次幂是 0。": "因为 e 的负无穷次幂是零。",
+        "e ≈ 2.7 倍": "e 约等于二点七倍",
+        "即 “。” 的向量": "即句号的向量",
+        "查询“迈克尔”（位置 0）": "查询迈克尔，位置零",
+        "L1 #42": "L 一，四十二号",
+        "64 × 16 个数": "六十四乘十六个数",
+        "4,194,304 个分数": "四百一十九万四千三百零四个分数",
+        "P(棒球) 从 >99.9% 降到 0.4%": "P 棒球从超过百分之九十九点九降到百分之零点四",
+        "x ≤ 3": "x 小于等于三",
+        "MLP 占 174.6 B 中的 116.0 B：66.4%": "MLP 占一千七百四十六亿中的一千一百六十亿：百分之六十六点四",
+        "1.25 B": "十二亿五千万",
+        "0.5 M": "五十万",
+        "重要性是 0.9ⁱ；": "重要性是零点九的 i 次方",
+        "（2/5 = 0.4）": "五分之二等于零点四",
+        "最大：MLP 0·“大坂” 0.74，注意力 2·“女选手” 0.60。": "最大：MLP 零，大坂，零点七四，注意力二，女选手，零点六零。",
+    },
+}
+
+
+@pytest.mark.parametrize("lang,text,said", [(lang, t, s) for lang, table in EXAMPLES.items()
+                                            for t, s in table.items()])
+def test_examples(lang, text, said):
+    assert spoken(text, lang) == said
+    assert unsayable(said, lang) == set()
+
+
+def test_an_unknown_symbol_is_left_to_be_named():
+    """A symbol the tables do not know is kept, never dropped, so that the sweep names it."""
+    assert unsayable(spoken("a ☃ b", "en"), "en") == {"☃"}
+    assert unsayable(spoken("一个☃", "zh"), "zh") == {"☃"}
+    assert unsayable("3", "en") == {"3"} and unsayable("3", "zh") == {"3"}   # no digit is said as a digit
+
+
+def test_whitelists_and_version():
+    assert set(SAYABLE) == {"en", "zh"} and SPOKEN_VERSION
+    assert unsayable("Hello, world; it's a gee-loo? yes!", "en") == set()
+    assert unsayable("你好，世界。GPT 的 softmax、logit：对吗？对！", "zh") == set()
+    assert unsayable("a.b", "zh") == {"."} and unsayable("一，二", "en") == {"一", "，", "二"}
+
+
+# --- the sweep -----------------------------------------------------------------------------------------------------
+def latin_words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z]+", text)
+
+
+def assert_sayable(captions: list[dict], lang: str, where: str) -> None:
+    """Every caption said in a clip (as shown, in the clip's language) has a spoken form its voice can say whole,
+    and in Chinese every Latin word survives into it (as the pronunciation table respells it; the letter of a
+    count in billions, 174.6 B, is part of the number, said in Chinese numerals). test_caption_rules.py calls this
+    on each of its random prompts, so the sweep costs no play of its own."""
+    for c in captions:
+        text = c["text"]
+        said = spoken(text, lang)
+        left = unsayable(said, lang)
+        assert not left, f"{where} {c['key']!r}: {text!r} -> {said!r}: the voice cannot say {sorted(left)}"
+        if lang == "zh":
+            expected = Counter(latin_words(SCALED.sub(lambda m: m["num"], terms(layout(text, "zh"), "zh"))))
+            dropped = expected - Counter(latin_words(said))
+            assert not dropped, f"{where} {c['key']!r}: {text!r} -> {said!r} drops {sorted(dropped)}"
