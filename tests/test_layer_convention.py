@@ -26,10 +26,11 @@ from scenes.catalog import SCENES
 LANGS = ("en", "zh")
 
 # what names a layer or a head on screen, in either language (group 1: the number as shown)
-LAYER_PATTERNS = [re.compile(p) for p in (
-    r"\b[Ll]ayer (\d+)", r"\bL ?(\d+)\b", r"\bMLP (\d+)", r"\battn (\d+)", r"第\s*(\d+)\s*层",
-    r"注意力\s*(\d+)")]
-HEAD_PATTERNS = [re.compile(p) for p in (r"\b[Hh]ead (\d+)", r"第\s*(\d+)\s*个头", r"(?<!个)头\s*(\d+)")]
+# (a number going on with a decimal point, a thousands separator or % is a measurement: "MLP 58.2%" is a share)
+WHOLE = r"(\d+)(?!\d|[.,]\d|%)"
+LAYER_PATTERNS = [re.compile(p.replace("N", WHOLE)) for p in (
+    r"\b[Ll]ayer N", r"\bL ?N", r"\bMLP N", r"\battn N", r"第\s*N\s*层", r"注意力\s*N")]
+HEAD_PATTERNS = [re.compile(p.replace("N", WHOLE)) for p in (r"\b[Hh]ead N", r"第\s*N\s*个头", r"(?<!个)头\s*N")]
 
 # scenes about one layer (or one head): where the manifest records it; a caption may name no other
 SUBJECT = {
@@ -140,6 +141,7 @@ def test_the_check_reads_both_languages():
     assert named("L3 MLP · 头 1：16") == {"layer": [3], "head": [1]}
     assert named("每层每个头 1024 个分数，共 3 层") == {"layer": [], "head": []}   # counts, not names
     assert named("GPT-3 has 96 layers of 96 heads") == {"layer": [], "head": []}
+    assert named("MLP 58.2%, attention 30.1%, MLP 4,743,168") == {"layer": [], "head": []}   # not layers
 
 
 def test_a_zero_based_layer_on_screen_fails(gpt, tmp_path, monkeypatch):
