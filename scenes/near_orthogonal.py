@@ -35,7 +35,7 @@ S = SHARED | Strings({
     "subtitle": {"en": "How many directions fit in d dimensions?", "zh": "d 维空间里能放下多少个方向？"},
     "note": {"en": "The numbers: the superposition lab's recorded runs (seed {seed}):\n"
                    "{n} unit vectors in {d} dimensions, every pair measured.",
-             "zh": "数字来自叠加实验室的记录运行（种子 {seed}）：\n{d} 维中 {n} 个随机单位向量，每一对都测量。"},
+             "zh": "数字来自叠加实验室的记录运行（种子 {seed}）：\n{d} 维中的 {n} 个单位向量，每一对都测量。"},
     "exact": {"en": "At exactly 90°, d dimensions hold at most d directions.\n"
                     "One more is at best {b2}° off in 2-D, {b3}° off in 3-D.",
               "zh": "恰好 90° 时，d 维最多放下 d 个方向。\n多放一个：二维里至少偏 {b2}°，三维里至少偏 {b3}°。"},
