@@ -50,10 +50,10 @@ S = SHARED | Strings({
                             "zh": "并行：一次矩阵乘法覆盖所有位置。\n在这台机器上一次算完并没有更快（{ratio} 倍）。"},
     # the recorded benchmark ran on this language's default prompt: with another prompt on screen, say so
     "parallel_faster_recorded": {"en": "Parallel: one matrix product covers every position.\n"
-                                       "A recorded {T}-token prompt in one pass: {ratio}× faster than one by one.",
+                                       "On a recorded {T}-token prompt, one pass was {ratio}× faster.",
                                  "zh": "并行：一次矩阵乘法覆盖所有位置。\n记录的 {T} 个词元的提示一次算完，比逐个算快 {ratio} 倍。"},
     "parallel_not_faster_recorded": {"en": "Parallel: one matrix product covers every position.\n"
-                                           "A recorded {T}-token pass was not faster here ({ratio}×).",
+                                           "On a recorded {T}-token prompt, one pass was not faster ({ratio}×).",
                                      "zh": "并行：一次矩阵乘法覆盖所有位置。\n记录的 {T} 个词元一次算完，在这台机器上并没有更快（{ratio} 倍）。"},
     "rich_grows": {"en": "Rich representations: each block adds to the stream,\n"
                          "and P(\"{answer}\") grows from {p0} to {p1} across the blocks.",
