@@ -40,16 +40,16 @@ S = SHARED | Strings({
     "where": {"en": "Swap both names for another person's, then restore one state\n"
                     "at a time from the real run: gold brings P(\"{answer}\") back.",
               "zh": "把两个名字换成另一个人的，再从原来的运行中\n逐个恢复一个状态：金色让 P(\u201c{answer}\u201d) 回来。"},
-    "largest_spread": {"en": "Largest: {a} at \"{ta}\" ({sa}), then {b} at \"{tb}\" ({sb}).\n"
+    "largest_spread": {"en": "Largest: {a}\u00b7\"{ta}\" ({sa}), then {b}\u00b7\"{tb}\" ({sb}).\n"
                              "No single state brings back even half of it.",
                       "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
                              "没有哪一个状态能单独带回一半。"},
-    "largest_one": {"en": "Largest: {a} at \"{ta}\" ({sa}), then {b} at \"{tb}\" ({sb}).\n"
-                          "Restoring {a} there alone brings back most of it.",
+    "largest_one": {"en": "Largest: {a}\u00b7\"{ta}\" ({sa}), then {b}\u00b7\"{tb}\" ({sb}).\n"
+                          "Restoring that one alone brings back most of it.",
                    "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
                           "单独恢复 {a} 就带回了大部分。"},
-    "largest_over": {"en": "Largest: {a} at \"{ta}\" ({sa}), then {b} at \"{tb}\" ({sb}).\n"
-                           "Alone, {a} there brings back more than all of it.",
+    "largest_over": {"en": "Largest: {a}\u00b7\"{ta}\" ({sa}), then {b}\u00b7\"{tb}\" ({sb}).\n"
+                           "Alone, that one brings back more than all of it.",
                      "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
                            "单独恢复 {a} 带回的比全部还多。"},
     "attn_n": {"en": "layer {l}'s attention", "zh": "第 {l} 层的注意力"},    # in a caption
@@ -575,8 +575,9 @@ class MlpFact(LectureScene):
         a, b = f.largest
         key = self.caption_rule("largest", f.largest_key(), "the largest restored share is above 1: largest_over; at "
                                 "least 0.5: largest_one, else largest_spread", largest=f.largest)
-        self.say(key, a=self.comp_name(a["layer"], a["component"]), ta=f.tokens[a["position"]],
-                 sa=share_text(a["share"]), b=self.comp_name(b["layer"], b["component"]), tb=f.tokens[b["position"]],
+        self.say(key, a=self.comp_name(a["layer"], a["component"], short=True), ta=f.tokens[a["position"]],   # as the
+                 sa=share_text(a["share"]), b=self.comp_name(b["layer"], b["component"], short=True),   # grid's rows
+                 tb=f.tokens[b["position"]],
                  sb=share_text(b["share"]))
         self.play(Create(self.largest_frames), run_time=STEP)
         self.wait(PAUSE)
