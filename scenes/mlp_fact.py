@@ -41,15 +41,15 @@ S = SHARED | Strings({
                     "at a time from the real run: gold brings P(\"{answer}\") back.",
               "zh": "把两个名字换成另一个人的，再从原来的运行中\n逐个恢复一个状态：金色让 P(\u201c{answer}\u201d) 回来。"},
     "largest_spread": {"en": "Largest: {a}\u00b7\"{ta}\" ({sa}), then {b}\u00b7\"{tb}\" ({sb}).\n"
-                             "No single state brings back even half of it.",
+                             "No single state brings back half of it.",
                       "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
                              "没有哪一个状态能单独带回一半。"},
     "largest_one": {"en": "Largest: {a}\u00b7\"{ta}\" ({sa}), then {b}\u00b7\"{tb}\" ({sb}).\n"
-                          "Restoring that one alone brings back most of it.",
+                          "That one alone brings back most of it.",
                    "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
                           "单独恢复 {a} 就带回了大部分。"},
     "largest_over": {"en": "Largest: {a}\u00b7\"{ta}\" ({sa}), then {b}\u00b7\"{tb}\" ({sb}).\n"
-                           "Alone, that one brings back more than all of it.",
+                           "Alone, that one restores more than all.",
                      "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
                            "单独恢复 {a} 带回的比全部还多。"},
     "attn_n": {"en": "layer {l}'s attention", "zh": "第 {l} 层的注意力"},    # in a caption
@@ -75,7 +75,7 @@ S = SHARED | Strings({
     "before": {"en": "before the MLP", "zh": "MLP 之前"},
     "after": {"en": "after", "zh": "之后"},
     "readout_verb": {"en": "Via the unembedding, that MLP output raises the sport's verb\n"
-                           "\"{verb}\" most; \"{sport}\" ranks {rank} of the {n} {language} words.",
+                           "\"{verb}\" most; \"{sport}\" ranks {rank} of {n} {language} words.",
                     "zh": "经过反嵌入读出，它最提升\u201c{verb}\u201d（这项运动的动词）；\n"
                            "\u201c{sport}\u201d本身在 {n} 个{language}词中排第 {rank}。"},
     "readout_sport": {"en": "Read through the unembedding, that MLP output\nraises \"{sport}\" itself most.",
