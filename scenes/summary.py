@@ -170,8 +170,8 @@ class Summary(LectureScene):
         # 2. parallel: the recorded benchmark, its entry for this clip's language (measured on its default prompt)
         self.parallel = p = json.loads(PARALLEL_PASS.read_text())[self.lang]
         same = p["prompt"] == head["prompt"]
-        key = ("parallel_faster" if p["ratio"] > 1 else "parallel_not_faster") + ("" if same else "_recorded")
-        self.parallel_key = self.caption_rule("parallel", key, "parallel_faster if one pass over all tokens took less "
+        said = ("parallel_faster" if p["ratio"] > 1 else "parallel_not_faster") + ("" if same else "_recorded")
+        self.parallel_key = self.caption_rule("parallel", said, "parallel_faster if one pass over all tokens took less "
                                               "time than one token at a time, else parallel_not_faster; with "
                                               "_recorded when the record's prompt is not the one on screen",
                                               ratio=p["ratio"], lang=self.lang, same_prompt=same)
