@@ -25,8 +25,8 @@ S = SHARED | Strings({
     "title": {"en": "Add & Norm", "zh": "残差相加与层归一化"},
     "subtitle": {"en": "The residual add, then LayerNorm", "zh": "先残差相加，再做 LayerNorm"},
     "model_note": {"en": "Every number here comes from our own small trained GPT:\n"
-                         "layer {layer} (of 0\u2013{last}), the token \"{word}\" at position {pos}.",
-                   "zh": "这里的每个数字都来自本项目训练的小型 GPT：\n第 {layer} 层（0\u2013{last}），位置 {pos} 的词元 \u201c{word}\u201d。"},
+                         "layer {layer} of {n}, the token \"{word}\" at position {pos}.",
+                   "zh": "这里的每个数字都来自本项目训练的小型 GPT：\n第 {layer} 层（共 {n} 层），位置 {pos} 的词元 \u201c{word}\u201d。"},
     "residual": {"en": "Add: attention's output is added to its input, not put in its place.\n"
                        "The sum, the residual stream, carries everything so far.",
                  "zh": "相加：注意力的输出加到它的输入上，而不是替换输入。\n这个和就是残差流，携带着到目前为止的一切。"},
@@ -93,8 +93,8 @@ class AddNorm(FocusScene):
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:
-        return self.s("model_note", layer=self.layer, last=self.gpt.config.n_layer - 1, word=self.tokens[self.focus],
-                      pos=self.focus)
+        return self.s("model_note", layer=style.shown(self.layer), n=self.gpt.config.n_layer,
+                      word=self.tokens[self.focus], pos=self.focus)
 
     def beat_residual(self):
         self.say("residual")
@@ -133,7 +133,7 @@ class AddNorm(FocusScene):
         self.wait(PAUSE + 2)
 
     def beat_scale(self):
-        self.say("scale", d=self.d, layer=self.layer)
+        self.say("scale", d=self.d, layer=style.shown(self.layer))
         total = self.columns[2]
         self.play(FadeOut(self.formulas[0]), FadeIn(self.formulas[1]), FadeOut(self.stats[0]),
                   FadeOut(self.mean_lines[0]), run_time=STEP)
@@ -182,7 +182,7 @@ class AddNorm(FocusScene):
         mid_y = self.columns[0].entries.get_center()[1]
         self.plus = Label("+", font_size=style.HEADER).move_to([(COLUMN_XS[0] + COLUMN_XS[1]) / 2, mid_y, 0])
         self.equals = Label("=", font_size=style.HEADER).move_to([(COLUMN_XS[1] + COLUMN_XS[2]) / 2, mid_y, 0])
-        texts = (S("x_head", self.lang, layer=self.layer), S("attn_head", self.lang), S("sum_head", self.lang))
+        texts = (S("x_head", self.lang, layer=style.shown(self.layer)), S("attn_head", self.lang), S("sum_head", self.lang))
         self.heads = VGroup(*[self.head(t, colour, col) for t, colour, col in zip(texts, colours, self.columns)])
 
         # LayerNorm, stage by stage: the input, normalised, then × γ + β
@@ -313,8 +313,8 @@ class AddNorm(FocusScene):
             if where == "ln_f":
                 name = S("final", self.lang)
             else:
-                layer, kind = where.split(".")[1], where.split(".")[2]
-                name = S("sublayer_attn" if kind == "ln_1" else "sublayer_mlp", self.lang, layer=layer)
+                layer, kind = int(where.split(".")[1]), where.split(".")[2]
+                name = S("sublayer_attn" if kind == "ln_1" else "sublayer_mlp", self.lang, layer=style.shown(layer))
             label = Label(name, font_size=style.SMALL, color=MUTED)
             self.why_labels.add(label.move_to([cx, 0, 0]).on_baseline(WHY_ZERO - 0.38))
         low, high = min(s["var"] for s in steps), max(s["var"] for s in steps)

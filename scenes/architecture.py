@@ -161,7 +161,7 @@ class Architecture(FocusScene):
         # the unembedding is W_E transposed (tied): its shape is the embedding row's, read the other way
         self.boxes.add(self.stage_box("ln_f", "", final_ys[0]), self.stage_box("unembedding", "", final_ys[1]))
         self.layer_labels = VGroup(*[
-            Label(self.s("layer", n=l + 1), font_size=style.SMALL, color=MUTED).move_to(
+            Label(self.s("layer", n=style.shown(l)), font_size=style.SMALL, color=MUTED).move_to(
                 [0, (self.row_ys[1 + 2 * l] + self.row_ys[2 + 2 * l]) / 2, 0]) for l in range(c.n_layer)])
         for label in self.layer_labels:
             label.shift(RIGHT * (LAYER_LABEL_RIGHT - label.get_right()[0]))
@@ -210,7 +210,7 @@ class Architecture(FocusScene):
             "lens_forms naming the first point from which it stays the top word",
             top_ids=tops, answer_id=answer, settled_index=settled)
         point = lens[settled]
-        self.lens_where = "" if settled == 0 else self.s(f"where_{point['part']}", n=point["layer"] + 1)
+        self.lens_where = "" if settled == 0 else self.s(f"where_{point['part']}", n=style.shown(point["layer"]))
         self.lens_words = LabelColumn([style.token_label(words[t]) for t in tops], baselines, LENS_WORD_RIGHT,
                                       colours=[TEXT if t == answer else MUTED for t in tops])
         self.lens_bars = BarColumn(p_answer, baselines, LENS_BAR[0], LENS_BAR[1], PROB, track=1.0)

@@ -111,7 +111,7 @@ class CausalMask(AttentionChapterScene):
     # --- the beats ------------------------------------------------------------------------------
     def beat_scaled(self):
         h = self.h
-        self.say("scaled", layer=h.layer, head=h.head)
+        self.say("scaled", layer=style.shown(h.layer), head=style.shown(h.head))
         self.scaled_scale = ColourScale.signed_for(h.scaled)
         grid = self.grid = place_grid(AttentionGrid(h.scaled, self.scaled_scale, tokens=h.tokens, lang=self.lang,
                                                     height=GRID_HEIGHT))

@@ -40,22 +40,22 @@ S = SHARED | Strings({
     "where": {"en": "Swap both names for another person's, then restore one state\n"
                     "at a time from the real run: gold brings P(\"{answer}\") back.",
               "zh": "把两个名字换成另一个人的，再从原来的运行中\n逐个恢复一个状态：金色让 P(\u201c{answer}\u201d) 回来。"},
-    "largest_spread": {"en": "Largest: {a} at \"{ta}\" ({sa}), then {b} at \"{tb}\" ({sb}).\n"
-                             "No single state brings back even half of it.",
+    "largest_spread": {"en": "Largest: {a}\u00b7\"{ta}\" ({sa}), then {b}\u00b7\"{tb}\" ({sb}).\n"
+                             "No single state brings back half of it.",
                       "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
                              "没有哪一个状态能单独带回一半。"},
-    "largest_one": {"en": "Largest: {a} at \"{ta}\" ({sa}), then {b} at \"{tb}\" ({sb}).\n"
-                          "Restoring {a} there alone brings back most of it.",
+    "largest_one": {"en": "Largest: {a}\u00b7\"{ta}\" ({sa}), then {b}\u00b7\"{tb}\" ({sb}).\n"
+                          "That one alone brings back most of it.",
                    "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
                           "单独恢复 {a} 就带回了大部分。"},
-    "largest_over": {"en": "Largest: {a} at \"{ta}\" ({sa}), then {b} at \"{tb}\" ({sb}).\n"
-                           "Alone, {a} there brings back more than all of it.",
+    "largest_over": {"en": "Largest: {a}\u00b7\"{ta}\" ({sa}), then {b}\u00b7\"{tb}\" ({sb}).\n"
+                           "Alone, that one restores more than all.",
                      "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
                            "单独恢复 {a} 带回的比全部还多。"},
-    "attn_n": {"en": "attn {l}",
-              "zh": "注意力 {l}"},
-    "mlp_n": {"en": "MLP {l}", "zh": "MLP {l}"},
-    "attn_row": {"en": "attn {l}", "zh": "注意力 {l}"},
+    "attn_n": {"en": "layer {l}'s attention", "zh": "第 {l} 层的注意力"},    # in a caption
+    "mlp_n": {"en": "layer {l}'s MLP", "zh": "第 {l} 层的 MLP"},
+    "attn_short": {"en": "L{l} attn", "zh": "L{l} 注意力"},                  # a row of the grid, a bar's label
+    "mlp_short": {"en": "L{l} MLP", "zh": "L{l} MLP"},
     "trace_note": {"en": "mean over {n} people with another sport", "zh": "对 {n} 个运动不同的人取平均"},
     "share_legend": {"en": "restored share", "zh": "恢复的比例"},
     "lookup_clean": {"en": "Through {comp} at \"{tok}\", \"{sport}\" rises by {d};\n"
@@ -74,18 +74,21 @@ S = SHARED | Strings({
                      "zh": "{comp}（\u201c{tok}\u201d处）在测得的运动方向上"},
     "before": {"en": "before the MLP", "zh": "MLP 之前"},
     "after": {"en": "after", "zh": "之后"},
-    "readout_verb": {"en": "Read through the unembedding, that MLP output raises \"{verb}\",\n"
-                           "the sport's verb, most; \"{sport}\" ranks {rank} of {n}.",
+    "readout_verb": {"en": "Via the unembedding, that MLP output raises the sport's verb\n"
+                           "\"{verb}\" most; \"{sport}\" ranks {rank} of {n} {language} words.",
                     "zh": "经过反嵌入读出，它最提升\u201c{verb}\u201d（这项运动的动词）；\n"
-                           "\u201c{sport}\u201d本身排第 {rank} / {n}。"},
+                           "\u201c{sport}\u201d本身在 {n} 个{language}词中排第 {rank}。"},
     "readout_sport": {"en": "Read through the unembedding, that MLP output\nraises \"{sport}\" itself most.",
                       "zh": "经过反嵌入读出，这个 MLP 输出\n最提升 \u201c{sport}\u201d 本身。"},
-    "readout_other": {"en": "Read through the unembedding, it raises \"{word}\" most;\n"
-                            "\"{sport}\" ranks {rank} of {n}, its verb \"{verb}\" {vrank}.",
-                      "zh": "经过反嵌入读出，它最提升 \u201c{word}\u201d；\n"
-                            "\u201c{sport}\u201d 排第 {rank} / {n}，动词 \u201c{verb}\u201d 排第 {vrank}。"},
+    "readout_other": {"en": "Through the unembedding, it raises \"{word}\" most. Of the\n"
+                            "{n} {language} words, \"{sport}\" ranks {rank}, its verb \"{verb}\" {vrank}.",
+                      "zh": "经过反嵌入读出，它最提升 \u201c{word}\u201d；在 {n} 个{language}词中\n"
+                            "\u201c{sport}\u201d 排第 {rank}，动词 \u201c{verb}\u201d 排第 {vrank}。"},
     "readout_header": {"en": "logit added by that MLP output", "zh": "这个 MLP 输出增加的 logit"},
-    "rank_line": {"en": "\"{sport}\": rank {rank} of {n}", "zh": "\u201c{sport}\u201d：第 {rank} / {n}"},
+    "rank_line": {"en": "\"{sport}\": rank {rank} of the {n} {language} words",
+                  "zh": "\u201c{sport}\u201d：在 {n} 个{language}词中排第 {rank}"},
+    "language_en": {"en": "English", "zh": "英文"},    # the words a readout ranks: the prompt's language's
+    "language_zh": {"en": "Chinese", "zh": "中文"},
     "neurons": {"en": "The neurons pushing most toward \"{sport}\": activation \u00d7\n"
                       "W_out row, along (sport \u2212 other sports). And what each fires for.",
                 "zh": "最推动 \u201c{sport}\u201d 的神经元：激活 \u00d7（W_out 行 \u00b7 它的方向\n"
@@ -103,6 +106,16 @@ S = SHARED | Strings({
     "spread_one": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
                          "the top 5 {p5}, the top 20 {p20}.",
                    "zh": "有多分散：最强的神经元占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。"},
+    "spread_many_over": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
+                               "the top 5 {p5}, the top 20 {p20}: no one \"{sport} neuron\".\n"
+                               "Past 100% because the other neurons push the other way.",
+                         "zh": "有多分散：最强的神经元只占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。"
+                               "没有单一的\u201c{sport}神经元\u201d。\n超过 100%，是因为其余的神经元往反方向推。"},
+    "spread_one_over": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
+                              "the top 5 {p5}, the top 20 {p20}.\n"
+                              "Past 100% because the other neurons push the other way.",
+                        "zh": "有多分散：最强的神经元占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。\n"
+                              "超过 100%，是因为其余的神经元往反方向推。"},
     "spread_against": {"en": "All {n} neurons together push away from \"{sport}\" ({total});\n"
                              "the top 1, 5, 20 alone push {s1}, {s5}, {s20}.",
                        "zh": "全部 {n} 个神经元合起来把\u201c{sport}\u201d推开（{total}）；\n"
@@ -287,13 +300,14 @@ class FactLookup:
             return "spread_against"
         if max(self.spread["shares"].values()) > SHARE_VIEW_MAX:
             return "spread_back"
-        return "spread_many" if self.spread["shares"][1] < 0.5 else "spread_one"
+        key = "spread_many" if self.spread["shares"][1] < 0.5 else "spread_one"
+        return key + "_over" if max(self.spread["shares"].values()) > 1 else key   # a bar past the 100% line
 
     def spread_in_shares(self) -> bool:
         """The spread drawn as shares of all neurons' push (spread_many, spread_one), or else as the pushes
         themselves (spread_against, spread_back): a share of a sum that is not positive, or that the top few
         exceed more than SHARE_VIEW_MAX times, would mislead."""
-        return self.spread_key() in ("spread_many", "spread_one")
+        return self.spread_key() in ("spread_many", "spread_one", "spread_many_over", "spread_one_over")
 
     def ablation_key(self) -> str:
         a = self.ablation
@@ -383,8 +397,10 @@ class MlpFact(LectureScene):
         a, b = min(halves, key=lambda h: max(Label(t, font_size=style.CAPTION).width for t in h))
         return a + "\n" + b
 
-    def comp_name(self, layer: int, component: str) -> str:
-        return self.s("mlp_n" if component == "mlp" else "attn_n", l=layer)
+    def comp_name(self, layer: int, component: str, short: bool = False) -> str:
+        """A component in a caption ("layer 2's MLP"), or short=True in a label ("L2 MLP"); layers counted from 1."""
+        key = ("mlp" if component == "mlp" else "attn") + ("_short" if short else "_n")
+        return self.s(key, l=style.shown(layer))
 
     def prepare(self):
         self.f = f = FactLookup(self.gpt, self.params)
@@ -401,7 +417,7 @@ class MlpFact(LectureScene):
     # --- the pieces -------------------------------------------------------------------------------------------
     def build_where(self):
         f = self.f
-        labels = [self.s("mlp_n" if c == "mlp" else "attn_row", l=l) for l, c in f.rows]
+        labels = [self.comp_name(l, c, short=True) for l, c in f.rows]
         half = style.safe_half_width()
         # one row of chips if the grid fits the title-safe area so, else two rows (TraceGrid's rule), a little lower
         grid = TraceGrid(f.grid, labels, f.tokens, left=0.0, top=2.25, cell_w=0.9, cell_h=0.5, max_width=2 * half)
@@ -423,7 +439,7 @@ class MlpFact(LectureScene):
         words = [style.token_label(f.g.t(s)) for s in f.sports]
         ys = [ROWS_TOP - r * ROW_PITCH for r in range(len(words))]
         colours = [TEXT if s == f.person.sport else MUTED for s in f.sports]
-        self.look_header = Label(self.s("lookup_header", comp=self.comp_name(f.layer, "mlp"), tok=f.tokens[f.position]), font_size=style.LABEL,
+        self.look_header = Label(self.s("lookup_header", comp=self.comp_name(f.layer, "mlp", short=True), tok=f.tokens[f.position]), font_size=style.LABEL,
                                  color=TEXT).move_to([0, HEADER_Y, 0])
         self.look_words = LabelColumn(words, ys, -3.3, colours=colours)
         before = [f.before[s] for s in f.sports]
@@ -456,8 +472,8 @@ class MlpFact(LectureScene):
         self.read_bars = BarColumn(amounts, ys, -1.9 - lo * unit, unit, LOGIT)
         self.read_numbers = NumberColumn([style.signed(a, 2) for a in amounts], ys, 3.0, color=LOGIT)
         rank = f.readout["ranks"][f.answer_id]
-        self.rank_line = Label(self.s("rank_line", sport=f.answer, rank=rank, n=f.readout["n_words"]),
-                               font_size=style.SMALL, color=MUTED)
+        self.rank_line = Label(self.s("rank_line", sport=f.answer, rank=rank, n=f.readout["n_words"],
+                                      language=self.s(f"language_{f.prompt_lang}")), font_size=style.SMALL, color=MUTED)
         self.rank_line.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.75)
 
     def build_neurons(self):
@@ -518,7 +534,7 @@ class MlpFact(LectureScene):
         f = self.f
         a = f.ablation
         ys = [1.4, 0.4]
-        ablated = self.s("ablated", comp=self.comp_name(f.layer, "mlp"), tok=f.tokens[f.position])
+        ablated = self.s("ablated", comp=self.comp_name(f.layer, "mlp", short=True), tok=f.tokens[f.position])
         self.abl_labels = LabelColumn([self.s("clean"), ablated], ys, -0.4)
         if self.abl_labels.get_left()[0] < -style.safe_half_width():   # a long last name: the smaller type
             self.abl_labels = LabelColumn([self.s("clean"), ablated], ys, -0.4, font_size=style.SMALL)
@@ -559,8 +575,9 @@ class MlpFact(LectureScene):
         a, b = f.largest
         key = self.caption_rule("largest", f.largest_key(), "the largest restored share is above 1: largest_over; at "
                                 "least 0.5: largest_one, else largest_spread", largest=f.largest)
-        self.say(key, a=self.comp_name(a["layer"], a["component"]), ta=f.tokens[a["position"]],
-                 sa=share_text(a["share"]), b=self.comp_name(b["layer"], b["component"]), tb=f.tokens[b["position"]],
+        self.say(key, a=self.comp_name(a["layer"], a["component"], short=True), ta=f.tokens[a["position"]],   # as the
+                 sa=share_text(a["share"]), b=self.comp_name(b["layer"], b["component"], short=True),   # grid's rows
+                 tb=f.tokens[b["position"]],
                  sb=share_text(b["share"]))
         self.play(Create(self.largest_frames), run_time=STEP)
         self.wait(PAUSE)
@@ -591,7 +608,7 @@ class MlpFact(LectureScene):
                                 "else readout_other", top=f.readout["top"][0]["word"], sport=f.answer, verb=f.verb)
         ranks = f.readout["ranks"]
         self.say(key, verb=f.verb, sport=f.answer, rank=ranks[f.answer_id], n=f.readout["n_words"],
-                 word=f.readout["top"][0]["word"], vrank=ranks[f.verb_id])
+                 language=self.s(f"language_{f.prompt_lang}"), word=f.readout["top"][0]["word"], vrank=ranks[f.verb_id])
         self.clear_stage()
         self.play(FadeIn(self.read_header), FadeIn(self.read_words), run_time=STEP)
         self.play(*[GrowFromEdge(b, LEFT if t["logit"] >= 0 else RIGHT) for b, t in zip(self.read_bars.bars,
@@ -614,7 +631,8 @@ class MlpFact(LectureScene):
         sh, sums = f.spread["shares"], f.spread["sums"]
         key = self.caption_rule("spread", f.spread_key(), "all neurons' push adds up to 0 or less: spread_against; "
                                 f"else some top k carries more than {SHARE_VIEW_MAX:g} times it: spread_back; else "
-                                "the top neuron carries less than half of it: spread_many, else spread_one",
+                                "the top neuron carries less than half of it: spread_many, else spread_one; either "
+                                "with _over when some top k carries more than all of it (its bar past 100%)",
                                 shares={str(k): v for k, v in sh.items()}, total=f.spread["total"],
                                 sums={str(k): v for k, v in sums.items()})
         self.say(key, p1=share_percent(sh[1]), p5=share_percent(sh[5]), p20=share_percent(sh[20]), sport=f.answer,

@@ -241,7 +241,7 @@ class MlpSteps(LectureScene):
     def title_note(self) -> str:
         m = self.m
         key = "given" if m.layer_given else "chosen"
-        return self.s(key, layer=m.layer, focus=m.tokens[m.focus], n=m.n_layer, norm=f"{m.out_norms[m.layer]:.1f}")
+        return self.s(key, layer=style.shown(m.layer), focus=m.tokens[m.focus], n=m.n_layer, norm=f"{m.out_norms[m.layer]:.1f}")
 
     # --- the numbers and the pieces ------------------------------------------------------------------------
     def prepare(self):
@@ -277,7 +277,7 @@ class MlpSteps(LectureScene):
 
     def build_contexts(self):
         m, lang = self.m, self.lang
-        self.ctx_header = Label(self.s("contexts_header", neuron=m.top[0], layer=m.layer), font_size=style.LABEL,
+        self.ctx_header = Label(self.s("contexts_header", neuron=m.top[0], layer=style.shown(m.layer)), font_size=style.LABEL,
                                 color=NEURON_ACTIVE)
         self.ctx_header.move_to([0, 2.6, 0])
         join = " " if lang == "en" else ""

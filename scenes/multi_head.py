@@ -152,7 +152,7 @@ class MultiHead(LectureScene):
     def title_note(self) -> str:
         m = self.m
         key = "layer_given" if m.choice["given"]["layer"] else "layer_note"
-        return self.s(key, layer=m.layer, n=m.n_head, focus=m.tokens[m.focus])
+        return self.s(key, layer=style.shown(m.layer), n=m.n_head, focus=m.tokens[m.focus])
 
     def beat_heads(self):
         self.say("heads")
@@ -252,7 +252,7 @@ class MultiHead(LectureScene):
             g.shift([left + h * (grid_w + GRID_GAP) - g.squares.get_left()[0], GRID_TOP - g.squares.get_top()[1], 0])
             self.grids.append(g)
             x = g.squares.get_center()[0]
-            self.head_titles.add(Label(S("head", lang, h=h), font_size=style.SMALL, color=VALUE)
+            self.head_titles.add(Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
                                  .move_to([x, HEAD_TITLE_Y, 0]))
             self.focus_frames.append(g.line_frame(m.focus))
             word = Label(f"\u2192 {style.token_label(m.tokens[m.top_keys[h]])}", font_size=style.SMALL)
@@ -273,13 +273,13 @@ class MultiHead(LectureScene):
         y = 1.6
         self.out_strips = [MagnitudeStrip(m.head_out[h], scale, width=self.grid_w, height=0.4)
                            .move_to([g.squares.get_center()[0], y, 0]) for h, g in enumerate(self.grids)]
-        self.out_labels = VGroup(*[Label(S("output_of", lang, h=h, dh=m.dh), font_size=style.SMALL, color=MUTED)
-                                   .next_to(s, DOWN, buff=0.2) for h, s in enumerate(self.out_strips)])
+        self.out_labels = VGroup(*[Label(S("output_of", lang, h=style.shown(h), dh=m.dh), font_size=style.SMALL,
+                                         color=MUTED).next_to(s, DOWN, buff=0.2) for h, s in enumerate(self.out_strips)])
         width = m.n_head * self.grid_w * 0.95
         whole = MagnitudeStrip(m.concat, scale, width=width, height=0.4).move_to([0, 0.2, 0])
         per = len(whole.cells) // m.n_head
         self.concat_parts = [VGroup(*whole.cells[h * per:(h + 1) * per]) for h in range(m.n_head)]
-        self.concat_ticks = VGroup(*[Label(S("head", lang, h=h), font_size=style.SMALL, color=VALUE)
+        self.concat_ticks = VGroup(*[Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
                                      .next_to(part, UP, buff=0.2) for h, part in enumerate(self.concat_parts)])
         self.concat_label = Label(S("concat_label", lang, n=m.n_head, dh=m.dh, d=m.d), font_size=style.SMALL,
                                   color=MUTED).next_to(whole, DOWN, buff=0.25)

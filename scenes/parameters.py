@@ -51,8 +51,8 @@ S = SHARED | Strings({
                   "zh": "我们的模型（按它自己的配置）：MLP 占 {total} 中的 {pct}，\n多于 GPT-3 的 {gpt3}。"},
     "segment": {"en": "{name} {pct}", "zh": "{name} {pct}"},
     "summary": {"en": "In both models most parameters sit in the MLPs:\n"
-                      "the layers the last scene looked into for a fact.",
-                "zh": "两个模型的大部分参数都在 MLP 里：\n也就是上一个场景去找事实的那些层。"},
+                      "the layers where the MLP chapter traced a fact.",
+                "zh": "两个模型的大部分参数都在 MLP 里：\n也就是 MLP 一章追查事实的那些层。"},
     "summary_not": {"en": "The MLPs' share differs between the models:\nthe counts above come from each one's shape.",
                     "zh": "两个模型中 MLP 的占比不同：\n上面的数字来自各自的结构。"},
 })

@@ -144,7 +144,7 @@ class PositionalEncoding(FocusScene):
                                 f"without positions, the largest change of one word's weight when the earlier words "
                                 f"are reversed: below {SAME_WEIGHT} (the weights' last shown digit) no_order, "
                                 f"else no_order_moves", largest_change=moved)
-        self.say(key, layer=o["layer"], head=o["head"], word=self.tokens[-1], moved=style.percent(moved),
+        self.say(key, layer=style.shown(o["layer"]), head=style.shown(o["head"]), word=self.tokens[-1], moved=style.percent(moved),
                  blind=self.change_text(o["without_positions"]["output_change"]))
         self.play(FadeOut(VGroup(*self.strips, self.strips_label, self.e_legend, self.focus_frame)), run_time=STEP)
         self.play(FadeIn(self.row_b), run_time=STEP)

@@ -101,7 +101,7 @@ class QueriesKeys(AttentionChapterScene):
     # --- the beats ------------------------------------------------------------------------------
     def beat_input(self):
         h = self.h
-        self.say("input_first" if h.layer == 0 else "input_later", layer=h.layer)
+        self.say("input_first" if h.layer == 0 else "input_later", layer=style.shown(h.layer))
         row = TokenRow(h.tokens, lang=self.lang, max_width=2 * style.safe_half_width() - 0.2)  # room for a frame
         row.move_to([0, TOP - 0.1 - row.height / 2, 0])
         self.q_product = self.product(h.W_q.T, h.x_hat[h.focus], h.b_q, h.Q[h.focus], "q", QUERY)

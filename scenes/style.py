@@ -132,6 +132,16 @@ def temperature(t: float) -> str:
     return f"{t:.2f}" if t < 10 else f"{t:.1f}"
 
 
+# --- layers and heads: counted from 1 on screen --------------------------------------
+# The one place where an index becomes the number a viewer reads. The model, the command line (--layer 0) and the
+# manifests (values["layer"], values["head"]) count from 0; every caption, label and chapter name counts from 1:
+# "layer 1 of 3", "head 3", "MLP of layer 1", "第 1 层", "第 3 个头". A scene passes the zero-based index through
+# shown() and never adds 1 itself (tests/test_layer_convention.py reads every text on screen against the manifest).
+def shown(index: int) -> int:
+    """A layer's or head's zero-based index as it is counted on screen: from 1."""
+    return int(index) + 1
+
+
 # --- every on-screen string in both languages --------------------------------------
 LANGUAGES = ("en", "zh")
 

@@ -69,9 +69,13 @@ S = SHARED | Strings({
     "spread_header": {"en": "share of the push towards \"{answer}\", per neuron", "zh": "每个神经元推向\u201c{answer}\u201d的份额"},
     "spread_count": {"en": "{pos} of {all} neurons push towards it", "zh": "{all} 个神经元中有 {pos} 个推向它"},
     "neuron_name": {"en": "L{l} #{i}", "zh": "L{l} #{i}"},
-    "summary": {"en": "More features than dimensions, stored almost perpendicular;\n"
-                      "more dimensions give exponentially more room (GPT-3: {g}).",
-                "zh": "比维度更多的特征，以几乎垂直的方向存放；\n维度越多，空间指数级增长（GPT-3：{g} 维）。"},
+    # the closing caption states what the histogram measured (a rule over the word and dimension counts)
+    "summary": {"en": "{n} words share {d} dimensions: more features than dimensions.\n"
+                      "{s} of their pairs lie within 85\u201395° (random directions: {r}).",
+                "zh": "{n} 个词共享 {d} 个维度：特征比维度多。\n其中 {s} 的词对夹角在 85\u201395° 之内（随机方向：{r}）。"},
+    "summary_fewer": {"en": "{n} words in {d} dimensions: no more features than dimensions here.\n"
+                            "{s} of their pairs lie within 85\u201395° (random directions: {r}).",
+                      "zh": "{d} 维里的 {n} 个词：这里特征并不比维度多。\n其中 {s} 的词对夹角在 85\u201395° 之内（随机方向：{r}）。"},
 })
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
@@ -159,7 +163,7 @@ class SuperpositionInGpt(LectureScene):
 
     def build_neuron(self):
         p = self.poly
-        self.ctx_header = Label(self.s("neuron_header", l=p["layer"], i=p["neuron"]), font_size=style.LABEL,
+        self.ctx_header = Label(self.s("neuron_header", l=style.shown(p["layer"]), i=p["neuron"]), font_size=style.LABEL,
                                 color=NEURON_ACTIVE)
         self.ctx_header.move_to([0, 2.95, 0])
         join_ = " " if self.prompt_lang == "en" else ""
@@ -188,7 +192,7 @@ class SuperpositionInGpt(LectureScene):
         self.spread_header = Label(self.s("spread_header", answer=f["answer"]), font_size=style.LABEL,
                                    color=NEURON_ACTIVE)
         self.spread_header.move_to([0, 3.0, 0])
-        self.spread_names = LabelColumn([self.s("neuron_name", l=t["layer"], i=t["neuron"]) for t in top], ys,
+        self.spread_names = LabelColumn([self.s("neuron_name", l=style.shown(t["layer"]), i=t["neuron"]) for t in top], ys,
                                         -2.4, colours=[MUTED] * len(top), font_size=style.SMALL)
         unit = 4.6 / max(t["share"] for t in top)
         self.spread_bars = BarColumn([t["share"] for t in top], ys, -2.1, unit, NEURON_ACTIVE, height=0.26)
@@ -217,7 +221,7 @@ class SuperpositionInGpt(LectureScene):
         p = self.poly
         key = "polysemantic" if p["polysemantic"] else "monosemantic"
         self.caption_rule("neuron", key, p["rule"], topics=p["topics"], layer=p["layer"], neuron=p["neuron"])
-        self.say(key, i=p["neuron"], l=p["layer"], n=TOP_CONTEXTS, k=len(p["topics"]), need=POLYSEMANTIC_TOPICS)
+        self.say(key, i=p["neuron"], l=style.shown(p["layer"]), n=TOP_CONTEXTS, k=len(p["topics"]), need=POLYSEMANTIC_TOPICS)
         self.clear_stage()
         self.play(FadeIn(self.ctx_header), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(VGroup(r, t, n), shift=RIGHT * 0.2)
@@ -241,4 +245,9 @@ class SuperpositionInGpt(LectureScene):
         self.wait(PAUSE)
 
     def beat_summary(self):
-        self.say("summary", g=f"{GPT3_175B.n_embd:,}")
+        e = self.emb
+        key = self.caption_rule("summary", "summary" if e["words"] > e["dim"] else "summary_fewer",
+                                "more word embeddings than dimensions: summary, else summary_fewer",
+                                words=e["words"], dim=e["dim"])
+        self.say(key, n=e["words"], d=e["dim"], s=style.percent(e["within_85_95"]),
+                 r=style.percent(e["random_within_85_95"]))

@@ -1,4 +1,4 @@
-"""Tokens and embedding: the prompt becomes tokens with ids, and each id picks its column of W_E.
+"""Tokens and embedding: the prompt becomes tokens with ids, and each id picks its row of W_E (drawn as a column).
 
     manim render -ql scenes/token_embedding.py TokenEmbedding
     python render.py token_embedding --lang zh --set focus=3
@@ -30,15 +30,18 @@ S = SHARED | Strings({
                "zh": "模型不读字母。它先把提示词切分成词元（token）：\n这里每个词就是一个词元。"},
     "ids": {"en": "Each token is replaced by its id:\nits number in the {vocab}-word vocabulary.",
             "zh": "每个词元换成它的编号（id）：\n即它在 {vocab} 个词的词表中的序号。"},
-    "table": {"en": "The embedding matrix W_E holds one column of {d} numbers\nfor every word: {d} × {vocab} learned numbers.",
-              "zh": "嵌入矩阵 W_E 为每个词存一列 {d} 个数：\n共 {d} × {vocab} 个学到的数。"},
-    "lookup": {"en": "Each id picks its column of W_E: a lookup, no arithmetic.\n"
-                     "Here is column {id}, the vector for \"{word}\".",
-               "zh": "每个 id 取出 W_E 中对应的那一列：只是查表，不做运算。\n这是第 {id} 列，即 \u201c{word}\u201d 的向量。"},
+    "table": {"en": "The embedding matrix W_E holds a row of {d} numbers per word,\n"
+                    "{vocab} × {d} in all. Drawn here turned (W_E\u1d40): a column per word.",
+              "zh": "嵌入矩阵 W_E 为每个词存一行 {d} 个数，共 {vocab} × {d} 个学到的数；\n"
+                    "这里转过来画（W_E\u1d40）：每个词一列。"},
+    "lookup": {"en": "Each id picks its row of W_E: a lookup, no arithmetic.\n"
+                     "Here is row {id}, the vector for \"{word}\", drawn as a column.",
+               "zh": "每个 id 取出 W_E 中对应的那一行：只是查表，不做运算。\n"
+                     "这是编号 {id} 的那一行，即 \u201c{word}\u201d 的向量，画成一列。"},
     "vectors": {"en": "The prompt is now a row of {n} vectors, {d} numbers each.\n"
                       "The same word always gets the same vector, wherever it stands.",
                 "zh": "提示词变成了一排 {n} 个向量，每个 {d} 个数。\n同一个词无论在哪个位置，得到的向量都相同。"},
-    "matrix_shape": {"en": "W_E: {d} numbers \u00d7 {vocab} words", "zh": "W_E：{d} 个数 \u00d7 {vocab} 个词"},
+    "matrix_shape": {"en": "W_E\u1d40: {d} numbers \u00d7 {vocab} words", "zh": "W_E\u1d40：{d} 个数 \u00d7 {vocab} 个词"},
     "legend": {"en": "W_E entries", "zh": "W_E 的数值"},
     "column_label": {"en": "{d} numbers", "zh": "{d} 个数"},
     "vectors_label": {"en": "{n} vectors \u00d7 {d} numbers (colour: the same scale as W_E)",
@@ -50,7 +53,7 @@ BEATS = style.BEAT_TITLES | Strings({
     "tokens":   {"en": "Splitting into tokens", "zh": "切分成词元"},
     "ids":      {"en": "Token ids", "zh": "词元编号"},
     "table":    {"en": "The embedding matrix W_E", "zh": "嵌入矩阵 W_E"},
-    "lookup":   {"en": "Looking up a column", "zh": "查出一列"},
+    "lookup":   {"en": "Looking up a row", "zh": "查出一行"},
     "vectors":  {"en": "A row of vectors", "zh": "一行向量"},
 })
 

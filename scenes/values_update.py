@@ -231,10 +231,10 @@ class ValuesUpdate(LectureScene):
         h = self.h
         given = h.choice["given"]["layer"] or h.choice["given"]["head"]
         if given:   # the user's head: say where it looks
-            return self.s("given", layer=h.layer, head=h.head, focus=h.tokens[h.focus], src=h.tokens[h.source],
+            return self.s("given", layer=style.shown(h.layer), head=style.shown(h.head), focus=h.tokens[h.focus], src=h.tokens[h.source],
                           score=style.percent(h.weights[h.source]))
         keys = " ".join(h.tokens[k] for k in h.choice["keys"])   # the chosen head: the score it was chosen by
-        return self.s("chosen", layer=h.layer, head=h.head, focus=h.tokens[h.focus], src=keys,
+        return self.s("chosen", layer=style.shown(h.layer), head=style.shown(h.head), focus=h.tokens[h.focus], src=keys,
                       score=style.percent(h.choice["score"]))
 
     def beat_values(self):
@@ -462,7 +462,7 @@ class ValuesUpdate(LectureScene):
             self.tex("E", colours={"E": EMBEDDING}).move_to([-3.6, head_y, 0]),
             self.tex(r"\Delta E", colours={r"\Delta E": VALUE}).move_to([0, head_y, 0]),
             self.tex("E'", colours={"E'": EMBEDDING_UPDATED}).move_to([3.6, head_y, 0]),
-            Label(S("e_header", lang, word=h.tokens[h.focus], layer=h.layer), font_size=style.SMALL,
+            Label(S("e_header", lang, word=h.tokens[h.focus], layer=style.shown(h.layer)), font_size=style.SMALL,
                   color=MUTED).move_to([0, FORMULA_Y, 0]),
         )
 
@@ -482,7 +482,7 @@ class ValuesUpdate(LectureScene):
                           if i >= row.first_shown]
         self.focus_mark = chip(h.focus).box.copy().set_fill(opacity=0).set_stroke(QUERY, width=5)
         self.source_mark = chip(h.source).box.copy().set_fill(opacity=0).set_stroke(VALUE, width=5)
-        label = S("head_name", lang, layer=h.layer, head=h.head) + ": " + style.percent(h.weights[h.source])
+        label = S("head_name", lang, layer=style.shown(h.layer), head=style.shown(h.head)) + ": " + style.percent(h.weights[h.source])
         self.pull_label = Label(label, font_size=style.SMALL, color=VALUE)
         if h.source == h.focus:
             self.pull_arrow = VGroup()

@@ -192,7 +192,10 @@ def check_spread(v, rule, gpt):
         key = "spread_back"
     else:
         key = "spread_many" if sums[1] / total < 0.5 else "spread_one"
-    assert v["spread_view"] == ("shares" if key in ("spread_many", "spread_one") else "pushes")
+        if max(s / total for s in sums.values()) > 1:    # a bar past the 100% line: the caption says why
+            assert min(total - s for s in sums.values()) < 0, "past 100%: the other neurons push the other way"
+            key += "_over"
+    assert v["spread_view"] == ("shares" if key.startswith(("spread_many", "spread_one")) else "pushes")
     return key
 
 
@@ -271,7 +274,8 @@ MLP_CHAPTER_CHECKS: dict = {
     "mlp_fact": {"largest": ({"largest_one", "largest_spread", "largest_over"}, check_largest),
                  "lookup": ({"lookup_clean", "lookup_most", "lookup_not"}, check_lookup),
                  "readout": ({"readout_sport", "readout_verb", "readout_other"}, check_readout),
-                 "spread": ({"spread_many", "spread_one", "spread_against", "spread_back"}, check_spread),
+                 "spread": ({"spread_many", "spread_one", "spread_many_over", "spread_one_over", "spread_against",
+                             "spread_back"}, check_spread),
                  "ablation": ({"ablation_none", "ablation_drop", "ablation_flip"}, check_fact_ablation),
                  "and": ({"and_yes", "and_partly"}, check_and)},
     "parameters": {"split": ({"split"}, check_split),

@@ -193,10 +193,11 @@ def test_the_spread_rule_can_choose_otherwise(facts):
     saved = dict(f.spread)
     try:
         for total, shares, key in ((-0.5, (-0.6, -1.2, -0.4), "spread_against"), (0.1, (1.5, 2.5, 3.0), "spread_back"),
-                                   (1.0, (0.3, 0.8, 1.3), "spread_many"), (1.0, (0.7, 1.1, 1.4), "spread_one")):
+                                   (1.0, (0.3, 0.8, 0.95), "spread_many"), (1.0, (0.7, 0.9, 0.95), "spread_one"),
+                                   (1.0, (0.3, 0.8, 1.3), "spread_many_over"), (1.0, (0.7, 1.1, 1.4), "spread_one_over")):
             f.spread.update(total=total, shares=dict(zip((1, 5, 20), shares)))
             assert f.spread_key() == key, (total, shares)
-            assert f.spread_in_shares() == (key in ("spread_many", "spread_one"))
+            assert f.spread_in_shares() == key.startswith(("spread_many", "spread_one"))
     finally:
         f.spread.clear()
         f.spread.update(saved)
@@ -225,25 +226,29 @@ def widest_fills(gpt):
     n = str(max(gpt.config.n_inner, len(words)))
     fills = {}
     for lang in ("en", "zh"):
-        comp = widest([S(k, lang, l=gpt.config.n_layer - 1) for k in ("attn_n", "mlp_n")])
+        comp = widest([S(k, lang, l=style.shown(gpt.config.n_layer - 1)) for k in ("attn_n", "mlp_n")])
+        short = widest([S(k, lang, l=style.shown(gpt.config.n_layer - 1)) for k in ("attn_short", "mlp_short")])
+        language_name = widest([S(f"language_{l}", lang) for l in ("en", "zh")])
         fills[lang] = dict(answer=sport, sport=sport, other=sport, verb=verb, word=token, new=token, ta=token,
-                           tb=token, tok=token, a=comp, b=comp, comp=comp, sa=share, sb=share,
+                           tb=token, tok=token, a=short, b=short, comp=comp, sa=share, sb=share,
                            d=style.signed(-88.8, 1), od=style.signed(-88.8, 1), p=percent, p0=percent, p1=percent,
                            p5=spread, p20=spread, total=style.signed(-88.88, 2), s1=style.signed(-88.88, 2),
                            s5=style.signed(-88.88, 2), s20=style.signed(-88.88, 2), n=n, rank=len(words),
-                           vrank=len(words), k=3, l=gpt.config.n_layer - 1)
+                           vrank=len(words), k=3, l=style.shown(gpt.config.n_layer - 1), language=language_name)
     return fills
 
 
 CAPTION_KEYS = ("where", "largest_spread", "largest_one", "largest_over", "lookup_clean", "lookup_most",
                 "lookup_not", "readout_verb", "readout_sport", "readout_other", "neurons", "spread_many", "spread_one",
+                "spread_many_over", "spread_one_over",
                 "spread_against", "spread_back", "ablation_flip", "ablation_drop", "ablation_none", "and_yes",
                 "and_partly", "summary")
 
 
 # what a caption's own rule bounds: spread_many's top neuron carries under half; after a flip another word is on
 # top, so the answer keeps under half; a drop loses at least 5 points
-RULE_BOUNDS = {"spread_many": {"p1": style.percent(0.4888)}, "ablation_flip": {"p1": style.percent(0.4888)},
+RULE_BOUNDS = {"spread_many": {"p1": style.percent(0.4888)}, "spread_many_over": {"p1": style.percent(0.4888)},
+               "ablation_flip": {"p1": style.percent(0.4888)},
                "ablation_drop": {"p1": style.percent(0.888)}}
 
 
@@ -266,7 +271,7 @@ def test_the_tracing_grid_fits_any_prompt_length(gpt, lang):
     words = sorted({style.token_label(w) for l in ("en", "zh") for w in language.vocabulary_of(l)},
                    key=lambda w: -TokenChip(w, "#ffffff", font_size=style.SMALL).width)
     rows = [(l, c) for l in range(gpt.config.n_layer) for c in ("attn", "mlp")]
-    labels = [S("mlp_n" if c == "mlp" else "attn_row", lang, l=l) for l, c in rows]
+    labels = [S("mlp_short" if c == "mlp" else "attn_short", lang, l=style.shown(l)) for l, c in rows]
     half = style.safe_half_width()
     for T in range(1, MAX_TOKENS + 1):
         for tokens in (words[:1] * T, [words[i % 2 * (len(words) - 1)] for i in range(T)], words[:T]):

@@ -18,7 +18,7 @@ from model.params import parameter_split
 from model.superposition import random_count_estimate
 from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
 from scenes import style
-from scenes.prompts import lookback_head
+from scenes.prompts import lookback_head, lookback_prompt
 from scenes.summary import EPS_DEG, PARALLEL_PASS, Summary, count_text
 
 __module_test__ = "summary"
@@ -34,7 +34,8 @@ def test_its_manifest_matches_the_sources(lecture, gpt, lang):
     assert c["weight"] == head["score"] and c["tokens_back"] == c["focus"] - c["key"] > 0
     weights = head["trace"]["layers"][c["layer"]]["attn"]["weights"][c["head"], c["focus"]]
     assert weights[c["key"]] == pytest.approx(c["weight"])
-    assert v["parallel"] == json.loads(PARALLEL_PASS.read_text())
+    assert v["parallel"] == json.loads(PARALLEL_PASS.read_text())[lang]   # the clip's language's own entry
+    assert v["parallel"]["prompt"] == v["prompt"] and v["parallel"]["tokens"] == len(v["tokens"])
     lens = logit_lens(gpt, gpt.trace(v["prompt"]), c["focus"])
     answer = int(np.argmax(lens[-1]["probabilities"]))
     assert v["representations"]["answer_id"] == answer
@@ -44,6 +45,8 @@ def test_its_manifest_matches_the_sources(lecture, gpt, lang):
     assert [r["count"] for r in s["random_directions"]] == [random_count_estimate(12288, e) for e in EPS_DEG]
     rules = v["caption_rules"]
     assert rules["parallel"]["key"] == ("parallel_faster" if v["parallel"]["ratio"] > 1 else "parallel_not_faster")
+    said = next(c for c in m["captions"] if c["key"] == rules["parallel"]["key"])
+    assert f"{v['parallel']['tokens']} " in said["text"] and f"{v['parallel']['ratio']:.1f}" in said["text"]
     p = v["representations"]["p_answer"]
     assert rules["rich"]["key"] == ("rich_grows" if p[-1] > p[0] else "rich_flat")
 
@@ -75,10 +78,14 @@ def test_the_benchmark_refuses_a_bad_run_count_in_one_line():
     assert r.returncode == 2 and r.stderr.strip() == "error: --runs must be at least 1"
 
 
-def test_the_recorded_benchmark_is_the_scripts_own_record():
-    r = json.loads(PARALLEL_PASS.read_text())
-    assert r["tokens"] == len(r["prompt"].split()) and r["runs"] >= 100
-    assert r["ratio"] == pytest.approx(r["token_by_token_ms"] / r["one_pass_ms"])
+def test_the_recorded_benchmark_is_the_scripts_own_record(gpt):
+    """One entry per language, each measured on that language's default prompt (the one the summary shows)."""
+    record = json.loads(PARALLEL_PASS.read_text())
+    assert set(record) == set(style.LANGUAGES)
+    for lang, r in record.items():
+        assert r["lang"] == lang and r["prompt"] == lookback_prompt(lang)["prompt"]
+        assert r["tokens"] == len(gpt.encode(r["prompt"])) and r["runs"] >= 100
+        assert r["ratio"] == pytest.approx(r["token_by_token_ms"] / r["one_pass_ms"])
 
 
 # --- a key frame against committed control data (tests/control_data/summary) --------------------------------
