@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Plain `manim render`, one scene after another, against `render.py --jobs 2`, both from a cold cache.
 
+render.py renders silent clips here (`--voice none`), as plain `manim render` does, so that both draw the same
+frames; what speaking costs is benchmarks/bench_narration.py's.
+
     python benchmarks/bench_render.py                 # 3 runs at preview quality
     python benchmarks/bench_render.py --runs 5 --quality medium
     python benchmarks/bench_render.py --scene queries_keys --quality high    # one clip on every core
@@ -73,7 +76,7 @@ def one_scene(name: str, quality: str, runs: int, tmp: Path) -> list[dict]:
     rows = []
     for run in range(1, runs + 1):
         plain_media, ours = tmp / f"plain-{run}", tmp / f"ours-{run}"
-        ours_cmd = [sys.executable, "render.py", name, "--quality", quality, "--media", str(ours)]
+        ours_cmd = [sys.executable, "render.py", name, "--quality", quality, "--voice", "none", "--media", str(ours)]
         row = {"load_before": os.getloadavg()[0]}
         row["plain_manim"] = timed_cpu([sys.executable, "-m", "manim", "render", MANIM_QUALITY[quality],
                                         "--media_dir", str(plain_media), spec.path, spec.cls])
@@ -102,8 +105,8 @@ def plain_manim(jobs: list[tuple[str, dict]], quality: str, media: Path) -> floa
 
 
 def render_py(recipe: Path, quality: str, media: Path) -> float:
-    return timed([sys.executable, "render.py", "--config", str(recipe), "--quality", quality, "--jobs", "2",
-                  "--media", str(media)])
+    return timed([sys.executable, "render.py", "--config", str(recipe), "--quality", quality, "--voice", "none",
+                  "--jobs", "2", "--media", str(media)])
 
 
 def main() -> int:

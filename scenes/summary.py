@@ -167,14 +167,17 @@ class Summary(LectureScene):
                                angle=0.4, color=style.QUERY, stroke_width=3)
         self.arc_label = centred_number(style.percent(head["score"]), self.arc.get_top() + UP * 0.2)
 
-        # 2. parallel: the recorded benchmark, its entry for this clip's language (measured on its default prompt)
-        self.parallel = p = json.loads(PARALLEL_PASS.read_text())[self.lang]
+        # 2. parallel: the recorded benchmark: the entry measured on the prompt on screen if there is one, else the
+        # one for this clip's language (measured on its default prompt, and said to be a recorded prompt's)
+        records = json.loads(PARALLEL_PASS.read_text())
+        self.parallel = p = next((r for r in records.values() if r["prompt"] == head["prompt"]), records[self.lang])
         same = p["prompt"] == head["prompt"]
         said = ("parallel_faster" if p["ratio"] > 1 else "parallel_not_faster") + ("" if same else "_recorded")
         self.parallel_key = self.caption_rule("parallel", said, "parallel_faster if one pass over all tokens took less "
                                               "time than one token at a time, else parallel_not_faster; with "
-                                              "_recorded when the record's prompt is not the one on screen",
-                                              ratio=p["ratio"], lang=self.lang, same_prompt=same)
+                                              "_recorded when no record was made on the prompt on screen (the "
+                                              "clip's language's is shown)",
+                                              ratio=p["ratio"], lang=p["lang"], same_prompt=same)
         details.append(self.s("d_parallel", runs=p["runs"], cpus=p["machine"]["cpus"]))
         ys = [ROW_YS[1] + 0.05, ROW_YS[1] - 0.5]
         times = [p["one_pass_ms"], p["token_by_token_ms"]]

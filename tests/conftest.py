@@ -61,3 +61,13 @@ def run_render(*args, media=None, timeout=600, env=None, **kwargs) -> subprocess
         cmd += ["--media", str(media)]
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout, env=full_env, **kwargs)
+
+
+def statuses(stdout: str) -> dict[str, str]:
+    """Each clip's last status word ("done", "skipped", "would") from render.py's progress lines."""
+    out = {}
+    for line in stdout.splitlines():
+        if line.startswith("["):
+            name, _, status = line.split("]", 1)[1].strip().partition("  ")
+            out[name] = status.strip().split(" ")[0]
+    return out

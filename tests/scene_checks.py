@@ -303,7 +303,7 @@ def lean(scene_cls):
     removed, as manim's own skipping ends it; every other animation (transforms, .animate, waits) plays through
     manim. Nothing is drawn in a dry run, so only the end state counts: run_dry(lean(cls), ...) must leave the
     same mobjects in the same places as run_dry(cls, ...) (tests/test_caption_rules.py checks this on the
-    default prompts). The scene clock advances as in a real play."""
+    default prompts). The scene clock (renderer.time) and the skeleton's nominal clock advance as in a real play."""
     from manim import Create, DrawBorderThenFill, FadeIn, FadeOut, GrowFromCenter, GrowFromEdge, GrowFromPoint, Write
     from manim.animation.composition import AnimationGroup, LaggedStart
 
@@ -322,6 +322,7 @@ def lean(scene_cls):
         def play(self, *args, **kwargs):
             animations = self.compile_animations(*args, **kwargs)
             start, duration = float(self.renderer.time), self.get_run_time(animations)
+            clock = self.clock   # the skeleton's nominal clock (LectureScene.play), advanced as a real play does
             self.add_mobjects_from_animations(animations)      # as manim's play starts
             rest, removed = [], []
             for a in flat(animations):
@@ -337,6 +338,7 @@ def lean(scene_cls):
                 self.update_mobjects(duration)
             self.remove(*removed)
             self.renderer.time = start + duration
+            self.clock = clock + duration
 
     Lean.__name__ = scene_cls.__name__
     return Lean

@@ -121,8 +121,9 @@ def cases():
 
 
 @pytest.mark.parametrize("name, params", list(cases()))
-def test_layers_and_heads_on_screen_count_from_one(gpt, tmp_path, name, params):
-    scene = dry(name, params, tmp_path)
+def test_layers_and_heads_on_screen_count_from_one(gpt, lecture, tmp_path, name, params):
+    # the defaults: the session's own dry run of the scene (scene_checks.Lecture, shared with test_scenes.py)
+    scene = lecture.dry(name, params["lang"]) if set(params) == {"lang"} else dry(name, params, tmp_path)
     captions, labels = texts_on_screen(scene)
     c = gpt.config
     check_texts(name, scene.values, captions, labels, c.n_layer, c.n_head)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import run_render
+from conftest import run_render, statuses
 from pipeline import recipe
 from speech import audio, mux
 from speech.narrator import SPEECH_GAP
@@ -25,16 +25,6 @@ FRAME_60 = 1 / 60   # the goal: each cue within one frame of its speech, at the 
 
 def manifest(clip: Path) -> dict:
     return json.loads(recipe.manifest_path(clip).read_text())
-
-
-def statuses(stdout: str) -> dict[str, str]:
-    """Each clip's last status word ("done", "skipped") from render.py's progress lines."""
-    out = {}
-    for line in stdout.splitlines():
-        if line.startswith("["):
-            name, _, status = line.split("]", 1)[1].strip().partition("  ")
-            out[name] = status.strip().split(" ")[0]
-    return out
 
 
 def decoded_frames(path: Path) -> list:
@@ -301,3 +291,18 @@ def test_a_chinese_clip_speaks_every_line_with_its_latin_runs(tmp_path):
         assert not any(ch.isdigit() for ch in c["spoken"])
     sound = mux.clip_samples(clip)
     assert audio.loudness(sound, mux.RATE) == pytest.approx(-16, abs=1)
+
+
+def test_a_clean_webm_clip_speaks_in_opus_without_the_line_on_screen(tmp_path):
+    """A clean clip (for another voice-over, or a clip whose narration is heard but not read) keeps the voice; webm
+    carries it as Opus."""
+    r = run_render("positional_encoding", "--section", "title", "--format", "webm", "--clean", "--voice", "auto",
+                   media=tmp_path)
+    assert r.returncode == 0, r.stderr
+    clip = tmp_path / "preview" / "positional_encoding-section-title-clean.webm"
+    import av
+    with av.open(str(clip)) as c:
+        assert [s.codec_context.name for s in c.streams if s.type == "audio"] == ["opus"]
+    m = manifest(clip)
+    assert m["clean"] and m["audio"]["codec"] == "libopus" and all(c.get("line_id") for c in m["captions"])
+    assert audio.loudness(mux.clip_samples(clip), mux.RATE) == pytest.approx(-16, abs=1)

@@ -80,7 +80,11 @@ def test_the_lab_reproduces_the_last_step_every_pair_counted(data):
     r = lab.pack_near_orthogonal(p["n_vectors"], p["dim"], steps=p["steps"], seed=p["seed"], return_vectors=True)
     counts, lo, hi = all_pair_histogram(r["vectors"].numpy())
     s = p["snapshots"][-1]
-    assert np.abs(counts - np.asarray(s["counts"])).sum() <= 2
+    # Every pair counted, up to float32 rounding: torch picks its CPU kernels at run time (AVX2, AVX512), and 20
+    # steps in float32 on other kernels move a pair that sits within rounding of a 1-degree bin edge to the next
+    # bin (on an AVX512 machine, 170 of the 49,995,000 pairs differed from the recording). At most 1 in 100,000.
+    pairs = p["n_vectors"] * (p["n_vectors"] - 1) // 2
+    assert counts.sum() == pairs and np.abs(counts - np.asarray(s["counts"])).sum() <= pairs // 100_000
     assert s["min_deg"] == pytest.approx(lo, abs=1e-3) and s["max_deg"] == pytest.approx(hi, abs=1e-3)
     first = p["snapshots"][0]
     assert s["min_deg"] > first["min_deg"] + 5 and s["max_deg"] < first["max_deg"] - 5   # the tails came in

@@ -16,7 +16,7 @@ import numpy as np
 from scenes.prompts import lookback_prompt
 import pytest
 
-from conftest import REPO, run_render
+from conftest import REPO, run_render, statuses
 
 from pipeline import cache, plan, recipe, run, worker
 from scenes.catalog import SCENES, SOFTMAX_TEMPERATURE, find, stop_section_names, sweep_stops
@@ -39,7 +39,10 @@ def test_list_shows_every_scene_with_its_parameters(gpt):
             blocks[line.split()[0]] = []
         else:
             blocks[list(blocks)[-1]].append(line.strip())
+    voices = blocks.pop("voices")   # last: which voice speaks each language, and its licence as found
     assert list(blocks) == list(SCENES)
+    assert [v.split()[0] for v in voices] == ["en", "zh"] and all("licence: " in v for v in voices)
+    assert "GPL-3.0" in voices[0] and "CC BY-NC-SA 4.0 (non-commercial)" in voices[1]
     for spec in SCENES.values():
         for p in spec.params:
             line = next(line for line in blocks[spec.name] if line.startswith(p.name + " "))
@@ -186,7 +189,8 @@ def test_shipped_recipe_runs_the_scenes_in_the_catalogs_order():
     assert recipe[:3] == ["next_token", "architecture", "softmax_temperature"]
     listed = run_render("list")
     assert listed.returncode == 0, listed.stderr
-    names = [line.split()[0] for line in listed.stdout.splitlines()[1:] if line and not line.startswith(" ")]
+    names = [line.split()[0] for line in listed.stdout.splitlines()[1:] if line and not line.startswith(" ")
+             and not line.startswith("voices ")]
     assert names == list(SCENES)
 
 
@@ -265,15 +269,6 @@ def test_variant_names_are_stable_readable_and_safe(tmp_path):
 
 
 # --- the cache ---------------------------------------------------------------------------------
-def statuses(stdout: str) -> dict[str, str]:
-    out = {}
-    for line in stdout.splitlines():
-        if line.startswith("["):
-            name, _, status = line.split("]", 1)[1].strip().partition("  ")
-            out[name] = status.strip().split(" ")[0]
-    return out
-
-
 def test_second_render_is_skipped(tmp_path):
     """The no-op rerun's speed is measured by benchmarks/bench_render.py, not asserted here."""
     first = run_render(SCENE, *CHEAP, media=tmp_path)
