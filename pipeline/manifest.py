@@ -151,16 +151,15 @@ def install(job: dict, produced: Path, record: dict, seconds: float, sources: di
 
 def voice_clip(produced: Path, record: dict) -> dict:
     """Put the clip's narration into `produced` (video packets copied): each line's WAV at its start. Returns the
-    manifest's audio record: codec, rate, integrated loudness and true peak of the whole track."""
-    from speech import audio, mux
+    manifest's audio record: codec and rate. (Each line is normalised before it is laid; the clips' loudness and
+    true peak are measured from their decoded sound by benchmarks/narration_audit.py and the tests.)"""
+    from speech import mux
     duration = record["timeline"][-1]["end"] if record.get("timeline") else 0.0
     samples = mux.narration_track(record["captions"], duration)
     voiced = produced.with_name(f"voiced{produced.suffix}")
     mux.with_narration(produced, samples, voiced)
     os.replace(voiced, produced)
-    return {"codec": mux.CODECS[produced.suffix.lstrip(".")][0], "rate": mux.RATE,
-            "loudness_lufs": round(audio.loudness(samples, mux.RATE), 2),
-            "true_peak_db": round(audio.true_peak_db(samples, mux.RATE), 2)}
+    return {"codec": mux.CODECS[produced.suffix.lstrip(".")][0], "rate": mux.RATE}
 
 
 def save_plan(job: dict, plays: list) -> None:

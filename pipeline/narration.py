@@ -77,7 +77,7 @@ def prepare(jobs: list, settings: dict) -> None:
         job.narration = {
             "key": {"voice": voice.name, "digest": voice.digest(), "spoken": SPOKEN_VERSION, "line_format": FORMAT,
                     "recordings": checked[where]},
-            "env": {"cache": str(default_cache_dir()), "recordings": str(root)},
+            "env": {"cache": str(default_cache_dir()), "recordings": str(root), "digest": voice.digest()},
             "voice": voice.name, "licence": voice.licence, "recordings_dir": str(root / lang / job.spec.name),
         }
 

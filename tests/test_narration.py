@@ -81,7 +81,7 @@ def test_the_speech_starts_on_its_cue_within_a_frame_at_the_right_loudness(spoke
         assert inside, c["line_id"]
     assert audio.loudness(sound, mux.RATE) == pytest.approx(-16, abs=1)
     assert audio.true_peak_db(sound, mux.RATE) < 0                            # no clipping
-    assert m["audio"]["codec"] == "aac" and m["audio"]["loudness_lufs"] == pytest.approx(-16, abs=1)
+    assert m["audio"] == {"codec": "aac", "rate": mux.RATE}
 
 
 def test_a_spoken_clip_on_one_core_has_the_same_frames_and_sound_as_in_parts(spoken, tmp_path):
