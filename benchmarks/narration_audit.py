@@ -25,6 +25,8 @@ from speech import audio, mux  # noqa: E402
 
 def audit_clip(clip: Path) -> dict | None:
     manifest = json.loads(clip.with_name(clip.name + ".json").read_text())
+    if "params" not in manifest:   # the joined lecture: its clips are audited one by one
+        return None
     lines = [c for c in manifest.get("captions", []) if c.get("speech")]
     if not lines:
         return None
