@@ -229,7 +229,7 @@ def test_a_recording_made_for_other_words_is_reported_stale_and_not_used(recorde
     assert f"STALE (the words changed since they were recorded, not used): {stale.stem}" in r.stdout
 
 
-def write_bad(kind: str, folder: Path, line_id: str, recorded) -> Path:
+def write_bad(kind: str, folder: Path, line_id: str) -> Path:
     import soundfile
     if kind == "unknown":
         path = folder / "nothing-0000aaaa.wav"
@@ -259,7 +259,7 @@ def write_bad(kind: str, folder: Path, line_id: str, recorded) -> Path:
                                         ("too long", "times the line's")])
 def test_a_bad_recording_is_one_line_exit_2_and_the_old_clip_untouched(recorded, tmp_path, kind, says):
     copy = copy_of(recorded, tmp_path)
-    path = write_bad(kind, copy["folder"], recorded["line"]["line_id"], recorded)
+    path = write_bad(kind, copy["folder"], recorded["line"]["line_id"])
     r = render_with(recorded, copy)
     assert r.returncode == 2, (r.stdout, r.stderr)
     lines = r.stderr.strip().splitlines()
