@@ -417,41 +417,89 @@ def one_neuron_sample_per_language():
 KNOWN_FAILURES: dict[str, str] = {}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_FAILURES[n], strict=True))
-                                  if n in KNOWN_FAILURES else n for n in SCENES])
-def test_every_caption_rule_holds_for_random_prompts(name, gpt, tmp_path_factory):
+SWEEP_WORKERS = 2            # the draws of a scene run in forked processes, one a core: each is independent
+
+
+def one_draw(name: str, draw: int, gpt, tmp) -> tuple[str, object]:
+    """Draw `draw` of scene `name`, played dry and checked: ("accepted", None), ("refused", (params, message)) or
+    ("failed", what failed). Runs in a worker forked from the test (each with a tex/text cache of its own)."""
+    import os
+    import traceback
     spec = SCENES[name]
     cls = getattr(importlib.import_module(spec.module), spec.cls)
-    tmp = tmp_path_factory.mktemp(f"captions-{name}")     # one tex/text cache for all the runs of a scene
-    accepted, refused, draw, started = 0, [], 0, time.perf_counter()
-    while accepted < PROMPTS:
-        assert draw < 2 * PROMPTS, f"{name}: refused {len(refused)} of {draw} random prompts: {refused[:3]}"
-        rng = random.Random(f"captions-{name}-{draw}")
-        lang = LANGS[draw % 2]
-        draw += 1
-        params = valid_params(spec, gpt, rng, lang)
+    tmp = tmp / f"worker-{os.getpid()}"
+    tmp.mkdir(exist_ok=True)
+    rng = random.Random(f"captions-{name}-{draw}")
+    lang = LANGS[draw % 2]
+    params = valid_params(spec, gpt, rng, lang)
+    where = f"{name} {params}"
+    try:
         try:
             spec.resolve(params, model=gpt)
             scene = run_dry(lean(cls), params, tmp, captions=True, frames=False)
         except ParamError as e:
             assert "\n" not in str(e) and str(e), e
-            refused.append((params, str(e)))
-            continue
-        where = f"{name} {params}"
-        if accepted == 0:      # lean() leaves what manim leaves
+            return "refused", (params, str(e))
+        if draw == 0:      # lean() leaves what manim leaves
             full = run_dry(cls, params, tmp, captions=True, frames=False)
             # the same captions at the same times (which play shows them is render.py's bookkeeping, and lean()
             # plays fewer)
             timed = lambda captions: [{k: v for k, v in c.items() if not k.endswith("_play")} for c in captions]
             assert full.snapshots == scene.snapshots and timed(full.captions) == timed(scene.captions), \
-                f"{where}: lean() differs"
+                "lean() differs"
+        assert_captions_true(name, scene, gpt)
+        assert_sayable(scene.captions, lang, where)   # each caption's spoken form (test_spoken.py)
+        ends = [k for k in scene.snapshots if k.endswith(":end")]
+        assert ends == [f"{s}:end" for s in scene.section_names], "every beat played"
+        assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
+    except AssertionError as e:
+        return "failed", f"{where}: {e}"
+    except BaseException:   # noqa: BLE001 - a crash is a failure of this draw, reported with its traceback
+        return "failed", f"{where}: crashed:\n{traceback.format_exc()}"
+    return "accepted", None
+
+
+def draws_in_order(name: str, gpt, tmp):
+    """The results of draws 0, 1, 2, ... of a scene, in order, computed SWEEP_WORKERS at a time in processes forked
+    from this one (they inherit the model and the shared neuron sample); stopping the iteration stops the workers."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+    if SWEEP_WORKERS < 2 or os.cpu_count() == 1:
+        for draw in range(2 * PROMPTS):
+            yield one_draw(name, draw, gpt, tmp)
+        return
+    with ProcessPoolExecutor(SWEEP_WORKERS, mp_context=multiprocessing.get_context("fork")) as pool:
+        pending = [pool.submit(one_draw, name, d, gpt, tmp) for d in range(2 * PROMPTS)]
         try:
-            assert_captions_true(name, scene, gpt)
-            assert_sayable(scene.captions, lang, where)   # each caption's spoken form (test_spoken.py)
-            ends = [k for k in scene.snapshots if k.endswith(":end")]
-            assert ends == [f"{s}:end" for s in scene.section_names], "every beat played"
-            assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
-        except AssertionError as e:
-            raise AssertionError(f"{where}: {e}") from None
-        accepted += 1
+            for future in pending:
+                yield future.result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_FAILURES[n], strict=True))
+                                  if n in KNOWN_FAILURES else n for n in SCENES])
+def test_every_caption_rule_holds_for_random_prompts(name, gpt, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp(f"captions-{name}")     # the tex/text caches of the scene's runs
+    if name.startswith("mlp"):   # the neuron sample, drawn once before the workers fork so that they share it
+        import scenes.mlp_steps as mlp
+        for lang in LANGS:
+            mlp._sample(gpt, lang)
+    accepted, refused, draw, started = 0, [], 0, time.perf_counter()
+    results = draws_in_order(name, gpt, tmp)
+    for status, what in results:
+        draw += 1
+        if status == "failed":
+            results.close()
+            pytest.fail(what, pytrace=False)
+        if status == "refused":
+            refused.append(what)
+        else:
+            accepted += 1
+        if accepted == PROMPTS:
+            results.close()
+            break
+        assert draw < 2 * PROMPTS, f"{name}: refused {len(refused)} of {draw} random prompts: {refused[:3]}"
     print(f"\n{name}: {accepted} prompts ({draw - accepted} refused) in {time.perf_counter() - started:.1f} s")
