@@ -28,17 +28,16 @@
   function row(M, i) { return M.data.subarray(i * M.cols, (i + 1) * M.cols); }
   // X @ W + b: X (T × d_in), W (d_in × d_out), b (d_out) or null
   function linear(X, W, b) {
-    const Y = matrix(X.rows, W.cols);
-    for (let t = 0; t < X.rows; t++) {
-      const y = row(Y, t);
-      if (b) y.set(b.data);
-      for (let i = 0; i < X.cols; i++) {
-        const x = X.data[t * X.cols + i];
-        const w = i * W.cols;
-        for (let j = 0; j < W.cols; j++) y[j] += x * W.data[w + j];
+    const T = X.rows, n = X.cols, m = W.cols, x = X.data, w = W.data, y = new Float64Array(T * m);
+    for (let t = 0; t < T; t++) {
+      const base = t * m;
+      if (b) for (let j = 0; j < m; j++) y[base + j] = b.data[j];
+      for (let i = 0; i < n; i++) {
+        const xi = x[t * n + i], wi = i * m;
+        for (let j = 0; j < m; j++) y[base + j] += xi * w[wi + j];
       }
     }
-    return Y;
+    return matrix(T, m, y);
   }
   function add(A, B) {
     const C = matrix(A.rows, A.cols);
