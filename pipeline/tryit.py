@@ -267,6 +267,8 @@ PANEL_CSS = """
 .try-grid th.current { text-decoration: underline; }
 .try-grid td.current { outline: 2px solid var(--focus); outline-offset: -2px; }
 .try-grid th.axis { color: var(--muted); font-size: 11px; }
+.try-grid th[scope=row], .try-grid th.axis { position: sticky; left: 0; background: var(--panel); z-index: 1; }
+.try-lens td, .try-lens th, .try-neurons td { white-space: nowrap; }
 .try-lens table, .try-neurons table { font-size: 13px; }
 .try-lens td.hit .w { color: var(--focus); font-weight: bold; }
 .try-lens td.target { min-width: 7rem; }
