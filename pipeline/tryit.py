@@ -180,21 +180,23 @@ def scene_numbers(manifest: dict) -> dict | None:
 
 
 def write_poster(clip: Path, manifest: dict, dest: Path) -> None:
-    """The clip's first beat's still (the frame shown at its start), as a JPEG at most POSTER_WIDTH wide."""
+    """The clip's first beat's still, as a JPEG at most POSTER_WIDTH wide: the beat's last frame, as the project's
+    stills are (`render.py --format png --section <beat>`); its first frame is the black before the title fades in."""
     import av
-    start = float(manifest["timeline"][0]["start"]) if manifest.get("timeline") else 0.0
+    beat = (manifest.get("timeline") or [{}])[0]
+    end = float(beat.get("end", 0.0))
     with av.open(str(clip)) as c:
         stream = c.streams.video[0]
-        if start > 0:
-            c.seek(int(start / stream.time_base), stream=stream, backward=True)
-        frame = None
+        rate = float(stream.average_rate or 0) or 30.0
+        if end > 2.0:
+            c.seek(int((end - 2.0) / stream.time_base), stream=stream, backward=True)
+        image = None
         for f in c.decode(stream):
-            frame = f
-            if f.time is not None and f.time + 1e-6 >= start:
+            if image is not None and f.time is not None and f.time > end - 0.5 / rate:
                 break
-        if frame is None:
+            image = f.to_image()
+        if image is None:
             raise ValueError(f"{clip.name}: no frame to make a poster of")
-        image = frame.to_image()
     if image.width > POSTER_WIDTH:
         image = image.resize((POSTER_WIDTH, round(image.height * POSTER_WIDTH / image.width)))
     tmp = dest.with_name(f".{dest.name}.tmp")

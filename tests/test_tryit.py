@@ -26,14 +26,15 @@ TOL = 1e-4
 
 
 def write_clip(path: Path, colour: tuple[int, int, int], prompt: str, lang: str, layer: int, head: int) -> None:
-    """A 2 s clip as render.py leaves one: the video (its first frame all `colour`, the rest grey) and its manifest,
-    two beats, the scene's prompt, layer and head as its parameters."""
+    """A 2 s clip at 10 fps as render.py leaves one, and its manifest: two beats of 1 s, the scene's prompt, layer and
+    head as its parameters. The first frame is black (a title fading in), the first beat's last frame all `colour`,
+    the others grey."""
     import av
     with av.open(str(path), "w") as c:
         s = c.add_stream("libx264", rate=10)
         s.width, s.height, s.pix_fmt = 320, 180, "yuv420p"
         for i in range(20):
-            rgb = np.zeros((180, 320, 3), np.uint8) + (np.array(colour, np.uint8) if i == 0 else 90)
+            rgb = np.zeros((180, 320, 3), np.uint8) + (np.array(colour, np.uint8) if i == 9 else 0 if i == 0 else 90)
             for packet in s.encode(av.VideoFrame.from_ndarray(rgb, format="rgb24")):
                 c.mux(packet)
         for packet in s.encode():
@@ -206,7 +207,7 @@ def test_bad_prompts_get_the_command_lines_message(gpt, browser, prompt):
         == str(e.value)
 
 
-def test_each_clip_opens_the_panel_on_its_numbers_and_shows_its_poster(course, browser):
+def test_each_clip_opens_the_panel_on_its_numbers_and_shows_its_first_beats_still(course, browser):
     from selenium.webdriver.common.by import By
     from PIL import Image
     d = browser
