@@ -110,7 +110,11 @@ def main() -> int:
             d.get(index.as_uri())
             loads.append(d.execute_script(
                 "const n = performance.getEntriesByType('navigation')[0];"
-                "return {load: n.loadEventEnd, first_answer: window.gptLecture.firstAnswer}"))
+                "return {load: n.loadEventEnd, first_answer: window.gptLecture.firstAnswer,"
+                " error: document.querySelector('.try-error').textContent}"))
+            if loads[-1]["error"] or not loads[-1]["first_answer"]:
+                print(f"course_page.py: the panel gave no first answer: {loads[-1]['error']}", file=sys.stderr)
+                return 2
         prompt = prompt_32()
         tokens = d.execute_script("return gptLecture.split(arguments[0]).length", prompt)
         assert tokens == 32, tokens

@@ -249,7 +249,7 @@ textarea {{ width: 100%; background: #000; color: var(--text); border: 1px solid
 <main>
 <noscript><p data-ui="noscript">{e(ui["noscript"])}</p></noscript>
 {"".join(sections)}
-{tryit.panel_html(lang)}
+{tryit.panel_html(lang, lessons)}
 </main>
 </div>
 <script id="course-data" type="application/json">{course}</script>

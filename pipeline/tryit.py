@@ -204,14 +204,22 @@ def write_poster(clip: Path, manifest: dict, dest: Path) -> None:
     tmp.replace(dest)
 
 
-def panel_html(lang: str) -> str:
-    """The panel's markup (its words carry data-ui, so the page's language switch changes them); panel.js fills it."""
+def panel_html(lang: str, lessons: list[dict]) -> str:
+    """The panel's markup (its words carry data-ui, so the page's language switch changes them); panel.js fills it.
+    It opens on the first clip's numbers in the page's language; on a page without one, on the softmax scene's
+    default prompt in that language (scenes.prompts.uncertain_prompt, chosen by rule)."""
     from html import escape as e
+
+    from scenes.prompts import uncertain_prompt
     u = UI[lang]
+    if not any((lesson["variants"].get(lang) or {}).get("try") for lesson in lessons):
+        prompt = f' data-prompt="{e(uncertain_prompt(lang)["prompt"])}"'
+    else:
+        prompt = ""
 
     def words(key, tag="span"):
         return f'<{tag} data-ui="{key}">{e(u[key])}</{tag}>'
-    return f"""<section class="tryit" id="try" aria-labelledby="try-h">
+    return f"""<section class="tryit" id="try" aria-labelledby="try-h"{prompt}>
 <h2 id="try-h" data-ui="try">{e(u["try"])}</h2>
 <p class="note" data-ui="try_note">{e(u["try_note"])}</p>
 <form class="try-form"><label>{words("prompt")}<input class="try-prompt" type="text" autocomplete="off"

@@ -1,7 +1,7 @@
 // The shipped GPT in the course page: its tokenizer, its forward pass, its probabilities and its seeded sampler,
 // written like model/numpy_gpt.py, model/tokenizer.py and model/generate.py (same names, the same equations).
 // Row-vector convention as in GPT-2's code: a token's vector is a row, so Q = X @ W_q. Weights are stored in
-// float32 (tryit/model.js, exported from model/weights at packaging time); the maths runs in float64 (JavaScript
+// float32 (tryit/data.js, exported from model/weights at packaging time); the maths runs in float64 (JavaScript
 // numbers), as the NumPy model's does.
 "use strict";
 (function (root) {
@@ -9,13 +9,20 @@
   const cfg = DATA.config;
   const EOS = DATA.eos;
 
-  // --- the weights: one base64 blob of little-endian float32, each tensor a slice of it, read as float64 ---
+  // --- the weights: one base64 blob of little-endian float32, each tensor a view of it. Read as JavaScript numbers
+  // (float64), so the maths is float64 on the stored float32 values, as in the NumPy model. ---
   function decodeWeights(blob, tensors) {
-    const bytes = Uint8Array.from(atob(blob), ch => ch.charCodeAt(0));
-    const all = new Float32Array(bytes.buffer);
+    let bytes;
+    if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(blob);
+    else {
+      const text = atob(blob);
+      bytes = new Uint8Array(text.length);
+      for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    }
+    const all = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
     const out = {};
     for (const [name, t] of Object.entries(tensors)) {
-      out[name] = {shape: t.shape, data: Float64Array.from(all.subarray(t.offset, t.offset + t.size))};
+      out[name] = {shape: t.shape, data: all.subarray(t.offset, t.offset + t.size)};
     }
     return out;
   }
@@ -299,6 +306,8 @@
   // Every intermediate the panel draws. `prompt`: text, or a list of token ids.
   function fullTrace(prompt) {
     const ids = typeof prompt === "string" ? encode(prompt) : Array.from(prompt, Number);
+    const bad = ids.find(i => !Number.isInteger(i) || i < 0 || i >= DATA.words.length);
+    if (bad !== undefined) throw new ModelError(`no token id ${bad}: the vocabulary has ${DATA.words.length} words`);
     if (!ids.length || ids.length > cfg.n_positions) {
       throw new ModelError(`the prompt is ${ids.length} tokens long, but the model's context is ${cfg.n_positions} tokens`);
     }

@@ -209,7 +209,9 @@
     if (!state.trace) return;
     if (state.ids.length >= cfg.n_positions) {
       $(".try-error").hidden = false;
-      $(".try-error").textContent = `the prompt is ${state.ids.length + 1} tokens long, but the model's context is ${cfg.n_positions} tokens`;
+      // model.generate's words; here every step's word is traced, so the context must hold it
+      $(".try-error").textContent = `${state.ids.length - state.steps.length} prompt tokens and ` +
+        `${state.steps.length + 1} steps do not fit the model's context of ${cfg.n_positions}`;
       return;
     }
     const T = E.checkTemperature(temperature());
@@ -254,6 +256,6 @@
   document.querySelectorAll("button.try-scene").forEach(b => b.addEventListener("click", () => open(JSON.parse(b.dataset.try))));
   const first = document.querySelector(`.variant[data-variant="${document.documentElement.lang}"] button.try-scene`) ||
                 document.querySelector("button.try-scene");
-  open(first ? JSON.parse(first.dataset.try) : {prompt: JSON.parse(root.dataset.prompt || '""')}, false);
+  open(first ? JSON.parse(first.dataset.try) : {prompt: root.dataset.prompt || ""}, false);
   window.gptLecture.firstAnswer = performance.now();
 })();
