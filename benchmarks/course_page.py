@@ -4,7 +4,8 @@
     .venv/bin/python benchmarks/course_page.py                                  # a page of no clips, built here
 
 Measures, and writes to docs/course_page.json (--out):
-- the page without clips: every file of the course folder but the clips/ folder (index.html, tryit/, posters/);
+- the page without clips: every file of the course folder but the clips/ folder (index.html, tryit/, posters/), and
+  without the posters too;
 - the first answer: from navigation start to the panel's first drawn answer (window.gptLecture.firstAnswer, set when
   the panel has run its first prompt), and the load event, over --loads fresh loads;
 - a 32-token trace: window.gptLecture.trace of a 32-token prompt, median and p90 over --runs runs after 10 warm-ups.
@@ -59,7 +60,7 @@ def page_size(folder: Path) -> dict:
     for f in files:
         part = f.relative_to(folder).parts[0] if len(f.relative_to(folder).parts) > 1 else f.name
         by[part] = by.get(part, 0) + f.stat().st_size
-    return {"total": sum(by.values()), "by_part": by, "posters": len(list((folder / "posters").glob("*.jpg")))}
+    return {"total": sum(by.values()), "by_part": by, "posters": len(list((folder / "posters").glob("*.webp")))}
 
 
 def screenshots(d, index: Path, out: Path) -> list[str]:
@@ -136,8 +137,9 @@ def main() -> int:
     first = [x["first_answer"] for x in loads]
     result = {
         "course": str(args.course) if args.course else "a page of no clips, built by the benchmark",
-        "lessons": len(list(index.parent.glob("posters/*.jpg"))),
+        "posters": size["posters"],
         "page_bytes": size["total"], "page_bytes_by_part": size["by_part"],
+        "page_bytes_without_posters": size["total"] - size["by_part"].get("posters", 0),
         "first_answer_ms": {"median": statistics.median(first), "max": max(first), "loads": len(first),
                             "load_event_ms_median": statistics.median(x["load"] for x in loads)},
         "trace_32_ms": {"median": statistics.median(times), "p90": times[int(0.9 * len(times))], "runs": len(times)},

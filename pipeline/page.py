@@ -141,7 +141,7 @@ def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colour
             lesson["variants"][l] = variant_data(clip, manifest, l)
             lesson["variants"][l]["numbers"] = numbers_rows(manifest.get("values", {}))
             lesson["variants"][l]["try"] = tryit.scene_numbers(manifest)
-            poster = posters_dir / f"{clip.stem}.jpg"
+            poster = posters_dir / f"{clip.stem}.webp"
             tryit.write_poster(clip, manifest, poster)
             lesson["variants"][l]["poster"] = f"posters/{poster.name}"
             keep.add(f"posters/{poster.name}")
@@ -184,7 +184,9 @@ def page_html(lessons: list[dict], lang: str, colours: dict, scripts: list[str] 
             f'<p class="missing" hidden></p>'
             f'<div class="player"><video controls preload="metadata" playsinline></video></div>'
             f'<nav class="beats" aria-label="{e(ui["beats"])}"><ol></ol></nav>{"".join(panels)}</section>')
-    course = json.dumps({"lang": lang, "ui": UI, "langNames": LANG_NAMES, "lessons": lessons}, ensure_ascii=False)
+    scripted = [{**lesson, "variants": {l: {k: x for k, x in v.items() if k != "numbers"}   # the tables hold those
+                                        for l, v in lesson["variants"].items()}} for lesson in lessons]
+    course = json.dumps({"lang": lang, "ui": UI, "langNames": LANG_NAMES, "lessons": scripted}, ensure_ascii=False)
     course = course.replace("</", "<\\/")   # inside <script>
     c = colours
     return f"""<!doctype html>

@@ -219,7 +219,7 @@ def test_each_clip_opens_the_panel_on_its_numbers_and_shows_its_first_beats_stil
             == [layer, head]
         assert drawn(d, ".try-layer option:checked") == [str(style.shown(layer))]   # counted from 1 on screen
         poster = js(d, "return document.querySelector('#lesson-1 video').getAttribute('poster')")
-        assert poster == f"posters/{course['clips'][lang].stem}.jpg"
+        assert poster == f"posters/{course['clips'][lang].stem}.webp"
         pixels = np.asarray(Image.open(course["folder"] / poster).convert("RGB"), float)
         assert np.abs(pixels.mean((0, 1)) - ((200, 30, 30) if lang == "en" else (30, 30, 200))).max() < 12
     assert js(d, "return document.querySelector('#try h2').textContent") == page.UI["en"]["try"]
