@@ -193,7 +193,11 @@ def test_the_seeded_draw_and_generation_are_model_generates(gpt, browser):
                                                           p=style.percent(r["sampled"]["probability"]))
                 for r in records]
         assert drawn(d, ".try-steps li") == want
-        assert js(d, "return gptLecture.split(arguments[0]).length", prompt) + 3 == len(drawn(d, ".try-token"))
+        n = js(d, "return gptLecture.split(arguments[0]).length", prompt)
+        assert n + 3 == len(drawn(d, ".try-token"))
+        # a new seed starts the draws again, from the prompt
+        js(d, "const n = document.querySelector('.try-seed'); n.value = 1; n.dispatchEvent(new Event('change'))")
+        assert drawn(d, ".try-steps li") == [] and len(drawn(d, ".try-token")) == n
     js(d, "const s = document.querySelector('.try-temperature'); s.value = 1; s.dispatchEvent(new Event('input'))")
 
 

@@ -231,8 +231,14 @@
     for (let l = 0; l < cfg.n_layer; l++) $(".try-layer").append(el("option", {value: l, textContent: String(shown(l))}));
     for (let h = 0; h < cfg.n_head; h++) $(".try-head").append(el("option", {value: h, textContent: String(shown(h))}));
     $(".try-form").addEventListener("submit", e => { e.preventDefault(); run($(".try-prompt").value); });
-    $(".try-temperature").addEventListener("input", () => { state.rng = null; state.steps = []; if (state.trace) { drawNext(); drawSteps(); } });
-    $(".try-seed").addEventListener("change", () => { state.rng = null; });
+    // A new temperature or seed starts the draws again, from the prompt (model.generate's draws are one run).
+    const restart = () => {
+      if (state.steps.length) run(state.prompt);
+      else if (state.trace) drawNext();
+      state.rng = null;
+    };
+    $(".try-temperature").addEventListener("input", restart);
+    $(".try-seed").addEventListener("change", restart);
     $(".try-layer").addEventListener("change", e => { state.layer = Number(e.target.value); drawAttention(); });
     $(".try-head").addEventListener("change", e => { state.head = Number(e.target.value); drawAttention(); });
     $(".try-draw").addEventListener("click", () => { run(state.prompt); state.rng = null; step(); });
