@@ -240,8 +240,8 @@ def panel_html(lang: str, lessons: list[dict]) -> str:
 <label>{words("layer")} <select class="try-layer"></select></label>
 <label>{words("head")} <select class="try-head"></select></label>
 <div class="try-attention table"></div></div>
-<div class="try-box"><h3 data-ui="lens">{e(u["lens"])}</h3><div class="try-lens table"></div></div>
 <div class="try-box"><h3 data-ui="neurons">{e(u["neurons"])}</h3><div class="try-neurons table"></div></div>
+<div class="try-box wide"><h3 data-ui="lens">{e(u["lens"])}</h3><div class="try-lens table"></div></div>
 </div></section>"""
 
 
@@ -263,6 +263,7 @@ PANEL_CSS = """
 .try-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 26rem), 1fr)); gap: 1rem; }
 .try-box { background: var(--panel); border: 1px solid var(--line); border-radius: .4rem; padding: .6rem .8rem;
   min-width: 0; }
+.try-box.wide { grid-column: 1 / -1; }
 .try-slider { display: flex; align-items: center; gap: .5rem; }
 .try-slider input { flex: 1; }
 .try-bars { list-style: none; padding: 0; margin: .5rem 0; }
@@ -281,5 +282,7 @@ PANEL_CSS = """
 .try-lens td, .try-lens th, .try-neurons td { white-space: nowrap; }
 .try-lens table, .try-neurons table { font-size: 13px; }
 .try-lens td.hit .w { color: var(--focus); font-weight: bold; }
-.try-lens td.target { min-width: 7rem; }
+.try-lens td.target > div { display: flex; gap: .4rem; align-items: center; }
+.try-lens td.target .bar { width: 4rem; min-width: 4rem; }
+.try-grid td { min-width: 2.9rem; }
 """

@@ -150,7 +150,9 @@
     const box = $(".try-attention");
     box.replaceChildren(table);
     const focus = table.querySelector("th.current");   // the focus query's column in view
-    if (focus) box.scrollLeft = Math.max(0, focus.offsetLeft - box.clientWidth / 2);
+    if (focus && focus.offsetLeft + focus.offsetWidth > box.clientWidth) {
+      box.scrollLeft = focus.offsetLeft + focus.offsetWidth - box.clientWidth;
+    }
   }
 
   function predicted(position) {   // the word the model predicts after `position` (T = 0: its argmax)
@@ -167,9 +169,9 @@
         ...top.map(i => el("td", {className: i === target ? "hit" : ""},
           el("span", {className: "w", textContent: label(E.words[i])}), " ",
           el("span", {className: "p", textContent: percent(pt.probabilities[i])}))),
-        el("td", {className: "target"}, el("span", {className: "bar"}, el("span", {style: {
+        el("td", {className: "target"}, el("div", {}, el("span", {className: "bar"}, el("span", {style: {
           width: 100 * pt.probabilities[target] + "%", background: S.colours.prob}})),
-          el("span", {className: "p", textContent: percent(pt.probabilities[target])})));
+          el("span", {className: "p", textContent: percent(pt.probabilities[target])}))));
     });
     $(".try-lens").replaceChildren(el("p", {className: "note", textContent: fill(u.predicted, {word: label(E.words[target])})}),
                                    el("table", {}, ...rows));
