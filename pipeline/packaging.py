@@ -96,7 +96,8 @@ def course_page(jobs: list[Job], settings: dict, media: Path, model_dir: Path, l
         found.setdefault(lang, job.output)
         lessons.append(found)
     index = page.build_course(lessons, media / settings["quality"] / ("course-clean" if settings["clean"]
-                                                                         else "course"), lang, page_colours)
+                                                                         else "course"), lang, page_colours,
+                                 model_dir)
     print(f"course page: {relative(index)}", flush=True)
 
 
@@ -122,4 +123,5 @@ def page_colours() -> dict:
     from scenes import style
     hexa = lambda c: ManimColor(c).to_hex()   # noqa: E731
     return {"background": hexa(style.BACKGROUND), "text": hexa(style.TEXT), "muted": hexa(style.MUTED),
-            "accent": hexa(style.POSITION), "focus": hexa(style.PROB)}
+            "accent": hexa(style.POSITION), "focus": hexa(style.PROB), "mask_accent": hexa(style.MASK_ACCENT),
+            "cell_outline": hexa(style.CELL_OUTLINE)}
