@@ -91,7 +91,9 @@ def course_files(course: Path, lessons: list[dict[str, Path]]) -> list[tuple[str
             check_clip(clip, course / "clips")
     text = index.read_text(encoding="utf-8")
     for name in sorted(set(PAGE_REFERENCE.findall(text))):
-        name = unquote(name.replace("\\/", "/"))
+        name = unquote(name)
+        if not (course / name.split("/")[0]).is_dir():   # not a folder of the page's: text that looks like a path
+            continue
         if not (course / name).is_file():
             raise ScormInputError(f"{course.name}/{name}: missing, though the course page shows it "
                                   f"(render the recipe again)")

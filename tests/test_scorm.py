@@ -292,6 +292,18 @@ def test_a_clip_missing_from_the_media_folder_is_an_input_error(made, tmp_path):
     assert not (out / "x.scorm.zip").exists() and no_partial(out)
 
 
+def test_a_file_the_page_names_that_is_not_in_its_folder_is_an_input_error(tmp_path):
+    """A poster, say, that the page shows and the course folder lacks; text that only looks like a path is no file."""
+    course = tmp_path / "course"
+    (course / "clips").mkdir(parents=True)
+    (course / "index.html").write_text('<p>"model/weights/config.json"</p><video poster="clips/a.poster.png">')
+    with pytest.raises(scorm.ScormInputError, match=r"^course/clips/a\.poster\.png: missing, though the course page "
+                                                    r"shows it"):
+        scorm.package(course, [], tmp_path / "x.scorm.zip", "en", "t", "t", "id")
+    (course / "clips" / "a.poster.png").write_bytes(b"png")
+    assert scorm.package(course, [], tmp_path / "x.scorm.zip", "en", "t", "t", "id")[:2] == ("written", 3)
+
+
 def test_a_stale_manifest_is_one_line_and_the_old_package_stays(made, tmp_path):
     """The first clip's file replaced by the second's: its manifest (beats to 8.067 s) no longer describes it."""
     media = copy_media(made, tmp_path)
