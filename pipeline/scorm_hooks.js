@@ -111,6 +111,7 @@ document.addEventListener("DOMContentLoaded", () => {
     const video = back.querySelector("video");
     const cue = () => { video.currentTime = Math.min(Number(at[2]), video.duration || Infinity); };
     if (video.readyState >= 1) cue(); else video.addEventListener("loadedmetadata", cue, {once: true});
+    back.style.scrollMarginTop = "1rem";   // the heading's focus ring shows whole
     back.scrollIntoView({block: "start"});
     back.querySelector("h2").setAttribute("tabindex", "-1");
     back.querySelector("h2").focus({preventScroll: true});
