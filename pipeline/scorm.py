@@ -152,14 +152,16 @@ def same_file(a: Path, b: Path) -> bool:
 
 
 def clip_seconds(clip: Path) -> float:
-    """The clip's video stream's length, from its container."""
+    """The clip's video stream's length: as its container records it, else (WebM records none per stream) the end of
+    its last packet (packets read, not decoded)."""
     import av
     try:
         with av.open(str(clip)) as container:
             stream = container.streams.video[0]
             if stream.duration is not None:
                 return float(stream.duration * stream.time_base)
-            return container.duration / av.time_base
+            ends = [p.pts + (p.duration or 0) for p in container.demux(stream) if p.pts is not None]
+            return float(max(ends) * stream.time_base) if ends else container.duration / av.time_base
     except (av.FFmpegError, IndexError, TypeError) as e:
         raise ScormInputError(f"{clip.name}: not a readable video ({type(e).__name__})") from None
 
