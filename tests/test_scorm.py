@@ -61,7 +61,7 @@ def copy_media(made, tmp_path) -> Path:
 # --- the package ------------------------------------------------------------------------------------------------
 def test_the_manifest_lists_every_file_of_the_zip_and_nothing_else(made):
     from lxml import etree
-    assert f"scorm: written (16 files, " in made["stdout"]
+    assert "scorm: written (16 files, " in made["stdout"]
     with zipfile.ZipFile(made["zip"]) as z:
         names = z.namelist()
         manifest = etree.fromstring(z.read("imsmanifest.xml"))
