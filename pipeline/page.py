@@ -24,6 +24,10 @@ from .tracks import (LANGS, beat_title, clip_duration, clip_identity, read_manif
 PAGE_CODE = (Path(__file__), Path(__file__).with_name("tracks.py"))
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "model" / "weights"
 
+# The SCORM 1.2 hooks (scorm_hooks.js, see pipeline/scorm.py): a script block of their own in the page's head.
+SCORM_HOOKS = Path(__file__).with_name("scorm_hooks.js")
+PAGE_CODE += (SCORM_HOOKS,)
+
 UI = {   # the page's own words, in both languages
     "en": {"heading": "How a GPT works", "chapters": "Chapters", "lesson": "Lesson", "beats": "Chapters of this clip",
            "numbers": "Numbers on screen (from the clip's manifest)", "manifest": "the whole manifest (JSON)",
@@ -236,6 +240,9 @@ textarea {{ width: 100%; background: #000; color: var(--text); border: 1px solid
 {tryit.PANEL_CSS}
 @media (max-width: 44rem) {{ .layout {{ grid-template-columns: 1fr; gap: 1rem; }} nav.toc {{ position: static; }} }}
 </style>
+<script>
+{SCORM_HOOKS.read_text(encoding="utf-8")}
+</script>
 </head>
 <body>
 <header>

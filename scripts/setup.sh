@@ -7,7 +7,7 @@ extra="${1:-runtime}"
 
 # Debian packages (see DEVELOPERS.md): cairo/pango to build manim, LaTeX for numbers and formulas,
 # Noto CJK for Chinese text. For the tests also Chromium and its driver, to check the course page in a real
-# browser (tests/test_course.py).
+# browser (tests/test_course.py, tests/test_scorm.py).
 APT_PACKAGES=(build-essential python3-dev pkg-config libcairo2-dev libpango1.0-dev
               texlive-latex-base texlive-latex-extra texlive-fonts-recommended dvisvgm fonts-noto-cjk)
 command -v npm >/dev/null || APT_PACKAGES+=(npm)   # to fetch reveal.js for the slide decks (below)
@@ -75,5 +75,24 @@ if [[ ! -f "$reveal/dist/reveal.js" ]]; then
     mkdir -p .venv/share
     rm -rf "$reveal"
     mv "$tmp/package" "$reveal"
+    rm -rf "$tmp"
+fi
+
+# For the tests only: scorm-again, which plays the LMS's part (the SCORM 1.2 API) when tests/test_scorm.py opens the
+# course's SCORM package in Chromium; the npm package, unpacked into the venv as reveal.js is above.
+SCORM_AGAIN_VERSION=3.4.3
+scorm_again=".venv/share/scorm-again-$SCORM_AGAIN_VERSION"
+if [[ "$extra" == test && ! -f "$scorm_again/dist/scorm12.min.js" ]]; then
+    echo "setup: fetching scorm-again $SCORM_AGAIN_VERSION (npm) for the SCORM test" >&2
+    tmp="$(mktemp -d)"
+    if ! { (cd "$tmp" && npm pack --silent "scorm-again@$SCORM_AGAIN_VERSION" >/dev/null) \
+           && tar xzf "$tmp/scorm-again-$SCORM_AGAIN_VERSION.tgz" -C "$tmp"; }; then
+        rm -rf "$tmp"
+        echo "setup: fetching scorm-again with npm failed" >&2
+        exit 1
+    fi
+    mkdir -p .venv/share
+    rm -rf "$scorm_again"
+    mv "$tmp/package" "$scorm_again"
     rm -rf "$tmp"
 fi
