@@ -19,7 +19,7 @@ import pytest
 from conftest import run_render
 from test_course import browser, wait_for  # noqa: F401  (the headless Chromium of the course page's tests)
 
-from pipeline import scorm
+from pipeline import scorm, tryit
 
 # Two one-beat clips (about 8 s each), the smallest recipe with more than one clip to watch.
 RECIPE = """
@@ -61,9 +61,15 @@ def copy_media(made, tmp_path) -> Path:
 # --- the package ------------------------------------------------------------------------------------------------
 def test_the_manifest_lists_every_file_of_the_zip_and_nothing_else(made):
     from lxml import etree
-    assert "scorm: written (16 files, " in made["stdout"]
     with zipfile.ZipFile(made["zip"]) as z:
         names = z.namelist()
+    course = made["dir"] / "course"
+    course_files = {str(p.relative_to(course)) for p in course.rglob("*")
+                    if p.is_file() and not p.relative_to(course).parts[0].startswith(".")}
+    assert f"scorm: written ({len(names)} files, " in made["stdout"]
+    assert set(names) == course_files | {"imsmanifest.xml"}   # the course folder (not its stamp) and the manifest
+    assert {"posters", "tryit"} <= {n.split("/")[0] for n in names}
+    with zipfile.ZipFile(made["zip"]) as z:
         manifest = etree.fromstring(z.read("imsmanifest.xml"))
     assert manifest.tag == f"{{{scorm.NS_CP}}}manifest"
     assert manifest.xpath("cp:metadata/cp:schema/text()", namespaces=NS) == ["ADL SCORM"]
@@ -82,9 +88,10 @@ def test_the_manifest_lists_every_file_of_the_zip_and_nothing_else(made):
     listed = [unquote(h) for h in scos[0].xpath("cp:file/@href", namespaces=NS)]
     assert len(listed) == len(set(listed))
     assert sorted(listed) == sorted(n for n in names if n != "imsmanifest.xml")   # each listed file is in the zip,
-    assert names == sorted(names) and len(names) == 16                           # and each file of the zip listed
+    assert names == sorted(names)                                                # and each file of the zip listed
     expected = {"index.html"} | {f"clips/{c}{s}" for c in CLIPS for s in
-                                 (".mp4", ".mp4.json", ".en.vtt", ".zh.vtt", ".en.srt", ".zh.srt", ".chapters.vtt")}
+                                 (".mp4", ".mp4.json", ".en.vtt", ".zh.vtt", ".en.srt", ".zh.srt", ".chapters.vtt")} \
+        | {f"posters/{c}.webp" for c in CLIPS} | {f"tryit/{n}" for n in tryit.SCRIPTS}
     assert set(listed) == expected
     with zipfile.ZipFile(made["zip"]) as z:   # the files are the course folder's, byte for byte
         for name in expected:
@@ -99,10 +106,11 @@ def test_a_rerun_writes_the_same_bytes_and_an_unchanged_package_is_left_alone(ma
     dest.unlink()
     r = run_render("--config", made["recipe"], media=media)
     assert r.returncode == 0, r.stderr
-    assert "scorm: written (16 files, " in r.stdout
+    files = len(zipfile.ZipFile(dest).namelist())
+    assert f"scorm: written ({files} files, " in r.stdout
     assert dest.read_bytes() == before
     r = run_render("--config", made["recipe"], "--scorm", media=media)
-    assert r.returncode == 0 and "scorm: up to date (16 files, " in r.stdout
+    assert r.returncode == 0 and f"scorm: up to date ({files} files, " in r.stdout
     assert not [p for p in dest.parent.iterdir() if p.name.endswith(".tmp")]
 
 
