@@ -77,7 +77,7 @@ S = SHARED | Strings({
     "d_scaling": {"en": "GPT-3: {d} dimensions", "zh": "GPT-3：{d} 维"},
     "at_once": {"en": "all at once", "zh": "一次算完"},
     "one_by_one": {"en": "one by one", "zh": "逐个计算"},
-    "within": {"en": "random, within {e}° of 90°", "zh": "随机方向，偏离 90° 不到 {e}°"},
+    "within": {"en": "random at 90° ± {e}°", "zh": "随机方向：90° ± {e}°"},
     "params_label": {"en": "parameters", "zh": "参数"},
 })
 

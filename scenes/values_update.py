@@ -402,7 +402,7 @@ class ValuesUpdate(LectureScene):
         ys = self.rows_y
         self.grid = AttentionGrid(h.pattern[: h.focus + 1, : h.focus + 1], ColourScale("attention"),
                                   tokens=[h.tokens[k] for k in self.keys], lang=self.lang,
-                                  height=self.pitch * len(self.keys))
+                                  height=self.pitch * len(self.keys), focus=h.focus)
         self.grid.shift([WV_LEFT + 0.35 - self.grid.squares.get_left()[0], ys[0] - self.grid.row_y(0), 0])
         self.grid_frame = self.grid.line_frame(h.focus)
         baselines = [self.grid.row_baseline(k) for k in self.keys]
