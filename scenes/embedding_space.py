@@ -213,7 +213,8 @@ class EmbeddingSpace(LectureScene):
             Arrow(self.at(c), self.at(d), buff=0.12, color=style.ACCENT, stroke_width=3))
         self.example_labels = VGroup()
         for i in (a, b, c, d):
-            self.example_labels.add(self.word_label(plane["words"][i], self.at(i), [*self.example_labels]))
+            self.example_labels.add(self.word_label(plane["words"][i], self.at(i), [*self.example_labels],
+                                                    arrows=self.example_arrows))
         self.par_bars = self.bar_group(self.s("parallelogram"), [self.par["measured"], self.par["null_mean"]])
 
         # the word's nearest neighbours over all 64 numbers
@@ -278,16 +279,21 @@ class EmbeddingSpace(LectureScene):
         numbers = NumberColumn([style.percent(v) for v in values], ys, PANEL_NUMBER_RIGHT, font_size=style.SMALL)
         return VGroup(header, labels, bars, numbers)
 
-    def word_label(self, word: str, at: np.ndarray, placed: list, rings: list = ()) -> Label:
+    def word_label(self, word: str, at: np.ndarray, placed: list, rings: list = (), arrows=()) -> Label:
         """A word beside its point: the first place, away from the plot's centre first, then the other side, above,
-        below, where it touches no dot or ring, no axis label and no word already placed."""
+        below, a little further each round, where it touches no dot or ring, no axis label and no word already
+        placed (tests/layout_checks.py checks that none is left on a dot)."""
         label = Label(word, font_size=style.SMALL)
         out = RIGHT if at[0] >= PLOT_CENTRE[0] else LEFT
         w, h = label.width / 2, label.height / 2
-        spots = [out * (w + 0.18) + UP * 0.05, -out * (w + 0.18) + UP * 0.05, UP * (h + 0.2), DOWN * (h + 0.2),
-                 out * (w + 0.18) + UP * (h + 0.15), out * (w + 0.18) + DOWN * (h + 0.15),
-                 -out * (w + 0.18) + UP * (h + 0.15), -out * (w + 0.18) + DOWN * (h + 0.15)]
+        spots = [spot for reach in (0.18, 0.35, 0.55) for spot in (
+            out * (w + reach) + UP * 0.05, out * (w + reach) + UP * (h + reach), out * (w + reach) + DOWN * (h + reach),
+            UP * (h + reach), DOWN * (h + reach), -out * (w + reach) + UP * 0.05,
+            -out * (w + reach) + UP * (h + reach), -out * (w + reach) + DOWN * (h + reach))]
         circles = [(d.get_center(), d.width / 2) for d in self.dots] + [(np.asarray(c), r) for c, r in rings]
+        for arrow in arrows:      # an arrow on screen with the words: points along it, as small circles
+            start, end = arrow.get_start(), arrow.get_end()
+            circles += [(start + (end - start) * t, 0.06) for t in np.linspace(0, 1, 24)]
         boxes = [m for m in [*self.axis_labels, *placed]]
 
         def clear(spot) -> bool:

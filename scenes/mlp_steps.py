@@ -295,6 +295,7 @@ class MlpSteps(LectureScene):
             row.shift([2.6 - row.get_right()[0], 0, 0])
             for part in row:
                 part.on_baseline(y)
+            row.phrase = True          # its parts are one line of text, in two colours (tests/layout_checks.py)
             self.ctx_rows.add(row)
             self.ctx_numbers.add(NumberText(f"{c['activation']:.2f}", style.LABEL, NEURON_ACTIVE).place(4.4, y))
 
@@ -385,7 +386,7 @@ class MlpSteps(LectureScene):
         self.count_header = self.header(self.s("active_short", t=f"{m.threshold:g}"), 5.6, NEURON_ACTIVE,
                                         top + 0.45)
         # the header ends a clear gap before the counts' header (in English it is nearly as wide as strips and counts)
-        self.all_header.shift(RIGHT * min(0.0, self.count_header.get_left()[0] - 0.35 - self.all_header.get_right()[0]))
+        self.all_header.shift(RIGHT * min(0.0, self.count_header.get_left()[0] - 0.5 - self.all_header.get_right()[0]))
         self.all_formula = self.tex("A", "=", r"\mathrm{GELU}(X W_{in} + b_{in})",
                                     colours={"A": NEURON_ACTIVE})
         self.all_formula.move_to([0.3, FORMULA_Y, 0])

@@ -215,7 +215,7 @@ class Summary(LectureScene):
         ys = [ROW_YS[3] + 0.05, ROW_YS[3] - 0.4, ROW_YS[3] - 0.85]
         self.scaling_table = VGroup(
             LabelColumn([self.s("params_label")] + [self.s("within", e=e) for e in EPS_DEG], ys,
-                        3.1, colours=[TEXT, MUTED, MUTED], font_size=style.SMALL),
+                        2.9, colours=[TEXT, MUTED, MUTED], font_size=style.SMALL),
             LabelColumn([f"{self.gpt3_params:,}"] + [count_text(c) for c in self.counts], ys, VISUAL_RIGHT,
                         font_size=style.SMALL))   # Labels: "10²¹" needs the font's superscripts
 

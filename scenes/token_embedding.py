@@ -62,7 +62,7 @@ TABLE_LEFT, TABLE_WIDTH = -6.0, 9.2           # W_E, one column per word
 TABLE_TOP, TABLE_HEIGHT = 1.6, 2.56           # 64 rows of 0.04
 VECTOR_X = 5.0                                # the looked-up column, as numbers
 STRIP_WIDTH = 0.3
-ID_GAP = 0.16                                 # between two ids under neighbouring chips (about 1.5 spaces)
+ID_GAP = 0.12                                 # between two ids under neighbouring chips (a space and a little)
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -85,7 +85,7 @@ class TokenEmbedding(FocusScene):
             shown = self.sentence[self.row.first_shown:]
             self.play(*[Transform(word, chip) for word, chip in zip(shown, self.row.chips)],
                       FadeOut(self.sentence[:self.row.first_shown]), FadeIn(self.row.ellipsis), run_time=2 * STEP)
-            self.remove(self.sentence)
+            self.remove(self.sentence, *shown)     # the words the chips came from, wherever the transform left them
             self.add(self.row)
         self.wait(PAUSE)
 

@@ -47,11 +47,16 @@ def intersection(a, b) -> tuple:
 def snapshot(scene) -> dict:
     """Texts (kind, text, font size, box) and visible shapes (kind, box, filled) on screen now."""
     texts, shapes, ordered = [], [], []     # ordered: what is drawn, in drawing order (layout_checks)
+    phrases, count = [], [0]                # per text: the phrase (a VGroup marked `phrase`) it is part of, or -1
 
-    def walk(m):
+    def walk(m, phrase=-1):
+        if getattr(m, "phrase", False):
+            count[0] += 1
+            phrase = count[0]
         if isinstance(m, TEXT_TYPES):
             if any(visible(x) for x in m.get_family()):
                 texts.append(m)
+                phrases.append(phrase)
                 ordered.append(("text", m))
             return
         if visible(m):
@@ -60,11 +65,11 @@ def snapshot(scene) -> dict:
         elif isinstance(m, (TokenChip, AttentionGrid)) or getattr(m, "key_colours", None):
             ordered.append(("group", m))
         for sub in m.submobjects:
-            walk(sub)
+            walk(sub, phrase)
 
     for m in scene.mobjects:
         walk(m)
-    return {**layout_facts(ordered),
+    return {**layout_facts(ordered), "phrases": phrases,
         "texts": [(type(t).__name__, getattr(t, "text", "") or "", t.font_size, box(t)) for t in texts],
         "shapes": [(type(s).__name__, box(s), filled(s), s.get_fill_color().to_hex() if filled(s) else None)
                    for s in shapes],
