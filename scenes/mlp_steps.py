@@ -53,6 +53,7 @@ S = SHARED | Strings({
                   "zh": "GELU 把负数压到接近 0，正数通过：\n{n} 个神经元中有 {active} 个被激活（大于 {t}）。"},
     "active_count": {"en": "active (> {t}): {active} of {n}", "zh": "激活（> {t}）：{active} / {n}"},
     "gelu_axis": {"en": "GELU(x)", "zh": "GELU(x)"},
+    "x_axis": {"en": "x: a neuron's input", "zh": "x：神经元的输入"},
     "down": {"en": "Each neuron writes its row of W_out, scaled by its activation;\n"
                    "all {n} writes plus a bias add up to one vector of {d}.",
              "zh": "每个神经元写出 W_out 中它的那一行，乘以它的激活；\n全部 {n} 份加上偏置，合成一个 {d} 维向量。"},
@@ -294,13 +295,14 @@ class MlpSteps(LectureScene):
             row.shift([2.6 - row.get_right()[0], 0, 0])
             for part in row:
                 part.on_baseline(y)
+            row.phrase = True          # its parts are one line of text, in two colours (tests/layout_checks.py)
             self.ctx_rows.add(row)
             self.ctx_numbers.add(NumberText(f"{c['activation']:.2f}", style.LABEL, NEURON_ACTIVE).place(4.4, y))
 
     def build_gelu(self):
         m = self.m
         self.gelu = GeluPlot(m.curve_x, m.curve_y, m.steps["pre"], m.steps["act"], m.threshold,
-                             width=8.0, height=4.4)
+                             width=8.0, height=4.4, x_name=self.s("x_axis"))
         self.gelu.move_to([-0.5, 0.55, 0])
         self.active_label = Label(self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n),
                                   font_size=style.SMALL, color=NEURON_ACTIVE)
@@ -383,6 +385,8 @@ class MlpSteps(LectureScene):
         self.all_header.move_to([0.3, top + 0.6, 0])
         self.count_header = self.header(self.s("active_short", t=f"{m.threshold:g}"), 5.6, NEURON_ACTIVE,
                                         top + 0.45)
+        # the header ends a clear gap before the counts' header (in English it is nearly as wide as strips and counts)
+        self.all_header.shift(RIGHT * min(0.0, self.count_header.get_left()[0] - 0.5 - self.all_header.get_right()[0]))
         self.all_formula = self.tex("A", "=", r"\mathrm{GELU}(X W_{in} + b_{in})",
                                     colours={"A": NEURON_ACTIVE})
         self.all_formula.move_to([0.3, FORMULA_Y, 0])

@@ -219,7 +219,7 @@ class SoftmaxTemperature(LectureScene):
     def sweep_to(self, t: float):
         self.say(self.sweep_caption(t), t=f"{t:g}", n=len(self.next.argmax()))
         if t == 0:  # z/0 has no value: the column steps back, and only the order of the logits matters
-            self.play(FadeOut(self.scaled_numbers), self.scaled_header.animate.set_opacity(0.35), run_time=STEP)
+            self.play(FadeOut(self.scaled_numbers), self.scaled_header.animate.set_opacity(0.5), run_time=STEP)
         elif self.at_zero:
             self.leave_argmax()
         self.play(self.T.animate(rate_func=smooth).set_value(t), run_time=self.sweep_time(t))

@@ -23,9 +23,26 @@ POSITION = TEAL_C       # position indices under tokens
 TEXT = WHITE
 MUTED = "#9A9A9A"       # secondary text: column notes, "other"
 ACCENT = WHITE          # the one highlight on screen (e.g. the argmax row)
+LAYERNORM = "#C983D8"   # LayerNorm's gains and biases where parts of a model are told apart by colour
 
 # Soft fills for token chips; a token keeps its colour (by position) everywhere in one prompt.
 TOKEN_PALETTE = ["#58C4DD", "#83C167", "#F0AC5F", "#C983D8", "#E07A7A", "#9CDCEB", "#D1D87A", "#7AA2E0"]
+
+
+def relative_luminance(colour) -> float:
+    """WCAG 2 relative luminance of a colour (sRGB, 0 black .. 1 white)."""
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in ManimColor(colour).to_rgb())
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a, b=BACKGROUND) -> float:
+    """WCAG 2 contrast ratio of two colours (1 .. 21); by default against the background. Everything drawn to be
+    seen (text, lines, points) keeps MIN_CONTRAST against what it is drawn on (tests/layout_checks.py)."""
+    la, lb = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+MIN_CONTRAST = 3.0      # WCAG's floor for graphics and large text
 
 
 def token_colour(position: int) -> ManimColor:
@@ -201,7 +218,7 @@ ATTENTION = Strings({
 
 # --- the MLP chapter: GELU curves and neurons ----------------------------------------------------------
 GELU_CURVE = "#83C167"       # ReLU / GELU curves: green (ReLU would be yellow)
-NEURON_INACTIVE = "#3C3C3C"  # an MLP neuron at or below the active threshold: dim grey
+NEURON_INACTIVE = "#666666"  # an MLP neuron at or below the active threshold: dim grey (3.7:1 on black; 3.1 at 0.9)
 NEURON_ACTIVE = "#83C167"    # an active neuron: green, brighter with its activation
 
 
@@ -211,7 +228,7 @@ def neuron_colour(activation: float, threshold: float, limit: float) -> ManimCol
     if activation <= threshold:
         return ManimColor(NEURON_INACTIVE)
     t = min((activation - threshold) / max(limit - threshold, 1e-9), 1.0)
-    return interpolate_color(ManimColor("#2E5A22"), ManimColor("#B8F5A0"), t)
+    return interpolate_color(ManimColor("#3F7A2E"), ManimColor("#B8F5A0"), t)   # from 4.0:1 on black
 
 # --- the MLP chapter: causal tracing -------------------------------------------------------------------------
 SHARE_ZERO, SHARE_FULL = "#000000", "#FFC233"   # restored share of the answer: black (0) -> gold (1)

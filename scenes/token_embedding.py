@@ -62,6 +62,7 @@ TABLE_LEFT, TABLE_WIDTH = -6.0, 9.2           # W_E, one column per word
 TABLE_TOP, TABLE_HEIGHT = 1.6, 2.56           # 64 rows of 0.04
 VECTOR_X = 5.0                                # the looked-up column, as numbers
 STRIP_WIDTH = 0.3
+ID_GAP = 0.12                                 # between two ids under neighbouring chips (a space and a little)
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -84,7 +85,7 @@ class TokenEmbedding(FocusScene):
             shown = self.sentence[self.row.first_shown:]
             self.play(*[Transform(word, chip) for word, chip in zip(shown, self.row.chips)],
                       FadeOut(self.sentence[:self.row.first_shown]), FadeIn(self.row.ellipsis), run_time=2 * STEP)
-            self.remove(self.sentence)
+            self.remove(self.sentence, *shown)     # the words the chips came from, wherever the transform left them
             self.add(self.row)
         self.wait(PAUSE)
 
@@ -135,7 +136,10 @@ class TokenEmbedding(FocusScene):
         token_vectors = np.asarray(trace["token_embeddings"], dtype=np.float64)
 
         top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
-        self.row = CompactTokenRow(self.tokens, lang=self.lang, indices=False).move_to([0, 0, 0]).to_edge(UP, buff=top)
+        # each chip at least as wide as its id, less the gap between chips: the ids under them stay a space apart
+        id_room = [NumberText(str(i), font_size=style.SMALL).width + ID_GAP - CompactTokenRow.GAP for i in self.token_ids]
+        self.row = CompactTokenRow(self.tokens, lang=self.lang, indices=False, min_widths=id_room)
+        self.row.move_to([0, 0, 0]).to_edge(UP, buff=top)
         self.check_focus_shown(self.row)
         self.shown_positions = list(range(self.row.first_shown, self.row.first_shown + len(self.row.chips)))
         self.sentence = self.sentence_words(self.tokens)
@@ -208,14 +212,12 @@ class TokenEmbedding(FocusScene):
         return words.move_to([0, 0.9, 0], coor_mask=np.array([1, 0, 0]))
 
     def id_labels(self) -> VGroup:
-        """Each shown token's id under its chip; a neighbour that would touch steps down a line."""
+        """Each shown token's id centred under its chip, all on one baseline (the chips are wide enough for them)."""
         ids = VGroup()
         base = self.row.get_bottom()[1] - 0.36
-        for n, p in enumerate(self.shown_positions):
+        for p in self.shown_positions:
             label = NumberText(str(self.token_ids[p]), font_size=style.SMALL, color=style.TEXT, align="left")
             label.place(0, base)
             label.shift([self.row.centre_x(p) - label.get_center()[0], 0, 0])
-            if n and label.get_left()[0] < ids[-1].get_right()[0] + 0.06 and ids[-1].baseline() == base:
-                label.shift(DOWN * 0.3)
             ids.add(label)
         return ids
