@@ -31,7 +31,7 @@ def audit_clip(clip: Path) -> dict | None:
     if not lines:
         return None
     sound = mux.clip_samples(clip)
-    onsets = audio.speech_onsets(sound, mux.RATE, min_gap=0.5)
+    onsets = audio.narration_onsets(sound, mux.RATE)
     offsets = [min((t - c["start"] for t in onsets), key=abs) for c in lines]
     lang = manifest["params"].get("lang", "en")
     seconds = sum(c["speech"]["seconds"] for c in lines)

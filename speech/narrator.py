@@ -82,16 +82,16 @@ def recordings_of(folder: Path) -> dict[str, Path]:
     return found
 
 
-RECORDING_FORMAT = "1"   # bump when the way a recording is prepared changes
+RECORDING_FORMAT = "2"   # bump when the way a recording is prepared changes
 
 
 def onset(path: Path) -> float:
     """Where the speech starts in a line's WAV, by the energy detector the sync is measured with
-    (audio.speech_onsets): the WAV is laid so that this moment falls on the caption's cue."""
+    (audio.narration_onsets): the WAV is laid so that this moment falls on the caption's cue."""
     import soundfile
     from . import audio
     samples, rate = soundfile.read(str(path), dtype="float32", always_2d=False)
-    found = audio.speech_onsets(samples, rate)
+    found = audio.narration_onsets(samples, rate)
     return float(found[0]) if found else 0.0
 
 

@@ -12,7 +12,7 @@ import soundfile as sf
 from . import audio
 from .voices import Voice
 
-FORMAT = "narration-line-1: trim -40dB, EBU R128 -16 LUFS, -1 dBTP, 48 kHz mono PCM_16 WAV"
+FORMAT = "narration-line-2: trim -40dB, EBU R128 -16 LUFS, -2 dBTP, 48 kHz mono PCM_16 WAV"
 
 
 def default_cache_dir() -> Path:

@@ -73,7 +73,7 @@ def test_the_speech_starts_on_its_cue_within_a_frame_at_the_right_loudness(spoke
     m = manifest(spoken["clip"])
     assert streams(spoken["clip"]) == ["video", "audio"]
     sound = mux.clip_samples(spoken["clip"])
-    onsets = audio.speech_onsets(sound, mux.RATE, min_gap=0.5)
+    onsets = audio.narration_onsets(sound, mux.RATE)
     for c in m["captions"]:
         nearest = min(onsets, key=lambda t: abs(t - c["start"]))
         assert abs(nearest - c["start"]) <= FRAME_60, (c["line_id"], c["start"], nearest)
@@ -196,7 +196,7 @@ def test_a_recording_replaces_the_voice_and_the_beat_is_timed_to_it(recorded):
     assert after["timeline"][-1]["end"] - recorded["before"]["timeline"][-1]["end"] == pytest.approx(grown, abs=0.15)
     sound = mux.clip_samples(recorded["clip"])
     assert audio.loudness(sound, mux.RATE) == pytest.approx(-16, abs=1)     # the quiet recording, normalised
-    onsets = audio.speech_onsets(sound, mux.RATE, min_gap=0.5)
+    onsets = audio.narration_onsets(sound, mux.RATE)
     assert min(abs(t - line["start"]) for t in onsets) <= FRAME_60
     assert f"narration: {PE}: 1 of 1 lines from recordings" in r.stdout
 

@@ -244,6 +244,24 @@ def test_speech_onsets_of_tone_bursts():
     assert max(abs(f - s) for f, s in zip(found, starts)) <= 0.010
 
 
+def test_a_soft_onset_is_found_at_the_same_moment_alone_and_in_a_louder_clip():
+    """The narrator lays a line by the onset it finds in the line's WAV; the audit finds it again in the clip's
+    sound, beside louder lines. A threshold relative to the loudest frame moves with what else is there (a 26 ms
+    disagreement on a soft Chinese onset); the narration's absolute level does not."""
+    rate = audio.RATE
+    attack = int(0.06 * rate)    # 60 ms rising from -50 to -30 dBFS (a breathy consonant), then a vowel
+    ramp = 10 ** (np.linspace(-50, -30, attack) / 20) * np.sin(2 * np.pi * 3000 * np.arange(attack) / rate)
+    line = np.concatenate([np.zeros(int(0.1 * rate)), ramp, 0.4 * _tone(rate, 0.8, 200)]).astype(np.float32)
+    louder = 0.9 * _tone(rate, 0.8, 300)
+    clip = np.concatenate([louder, np.zeros(int(0.7 * rate), np.float32), line])
+    alone = audio.narration_onsets(line, rate)[0]
+    in_clip = audio.narration_onsets(clip, rate)[1] - (louder.size + int(0.7 * rate)) / rate
+    assert alone == pytest.approx(in_clip, abs=1e-4)
+    relative_alone = audio.speech_onsets(line, rate)[0]
+    relative_in_clip = audio.speech_onsets(clip, rate, min_gap=0.5)[1] - (louder.size + int(0.7 * rate)) / rate
+    assert abs(relative_alone - relative_in_clip) > 0.005   # what the absolute level is for
+
+
 def test_trim_silence_both_ends():
     rate = 16000
     x = np.zeros(rate * 3, np.float32)
