@@ -124,9 +124,13 @@ def _check_layer(value, model):
         raise ParamError(f"the model has {model.config.n_layer} layers (0..{model.config.n_layer - 1}), got {value}")
 
 
+# The most positions a scene can index and draw (the position table, a focus token): a checkpoint with a longer
+# context is refused when it is loaded for a render (pipeline/recipe.load_model), not cut short silently.
+MAX_POSITIONS = 1024
+
 LOOKBACK_PROMPT = Param("prompt", Text(), AUTO, "the prompt (default: the first story pair in the scene's language, "
                         "cut before its recall word; see scenes/prompts.py lookback_prompt)", check_prompt)
-FOCUS = Param("focus", IndexOrAuto(0, 1023), AUTO, "position of the token in focus (default: the default prompt's "
+FOCUS = Param("focus", IndexOrAuto(0, MAX_POSITIONS - 1), AUTO, "position of the token in focus (default: the default prompt's "
               "recall token \"was\" (是), else the last token)", _check_focus)
 
 TOKEN_EMBEDDING = SceneSpec(
@@ -263,7 +267,7 @@ MLP_STEPS = SceneSpec(
                   "the last name; see scenes/prompts.py fact_prompt)", check_prompt),
             Param("layer", IndexOrAuto(0, 63), AUTO, "the layer whose MLP is shown (default: the layer whose MLP "
                   "output at the focus token has the largest norm)", _check_layer),
-            Param("focus", IndexOrAuto(0, 1023), AUTO, "position of the token in focus (default: the last token)",
+            Param("focus", IndexOrAuto(0, MAX_POSITIONS - 1), AUTO, "position of the token in focus (default: the last token)",
                   _check_focus),
             LANG),
     check=_mlp_focus_in_prompt,

@@ -77,3 +77,22 @@ if [[ ! -f "$reveal/dist/reveal.js" ]]; then
     mv "$tmp/package" "$reveal"
     rm -rf "$tmp"
 fi
+
+# js-tiktoken: its dist/ranks/gpt2.js holds GPT-2's BPE ranks, from which scripts/gpt2_tokenizer.py builds GPT-2's
+# tokenizer.json offline (docs/model.md "Your own checkpoint"); unpacked into the venv like reveal.js.
+JS_TIKTOKEN_VERSION=1.0.21
+jst=".venv/share/js-tiktoken-$JS_TIKTOKEN_VERSION"
+if [[ ! -f "$jst/dist/ranks/gpt2.js" ]]; then
+    echo "setup: fetching js-tiktoken $JS_TIKTOKEN_VERSION (npm) for GPT-2's BPE ranks" >&2
+    tmp="$(mktemp -d)"
+    if ! { (cd "$tmp" && npm pack --silent "js-tiktoken@$JS_TIKTOKEN_VERSION" >/dev/null) \
+           && tar xzf "$tmp/js-tiktoken-$JS_TIKTOKEN_VERSION.tgz" -C "$tmp"; }; then
+        rm -rf "$tmp"
+        echo "setup: fetching js-tiktoken with npm failed" >&2
+        exit 1
+    fi
+    mkdir -p .venv/share
+    rm -rf "$jst"
+    mv "$tmp/package" "$jst"
+    rm -rf "$tmp"
+fi
