@@ -140,7 +140,7 @@ class MlpAtFocus:
 
     def __init__(self, gpt, params: dict, sample: dict | None = None):
         self.lang = lang = params.get("lang", "en")
-        chosen = fact_prompt(lang) if params["prompt"] == AUTO else None
+        chosen = fact_prompt(lang, gpt) if params["prompt"] == AUTO else None
         self.prompt = chosen["prompt"] if chosen else params["prompt"]
         self.prompt_rule = chosen   # the default prompt's rule, with its language (None for a given prompt)
         self.trace = tr = gpt.trace(self.prompt)

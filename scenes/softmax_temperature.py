@@ -255,7 +255,7 @@ class SoftmaxTemperature(LectureScene):
         self.prompt_rule = None
         prompt = params["prompt"]
         if prompt == AUTO:
-            self.prompt_rule = uncertain_prompt(self.lang)
+            self.prompt_rule = uncertain_prompt(self.lang, self.gpt)
             prompt = self.params["prompt"] = self.prompt_rule["prompt"]
         self.next = nt = NextToken(self.gpt, prompt, params["top_k"])
         self.vocab = self.gpt.config.vocab_size
