@@ -24,7 +24,7 @@ from scenes.components import (BarColumn, GeluPlot, Label, LabelColumn, MatrixVe
                                NumberColumn, NumberText, TokenColumn, VectorColumn)
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
-from scenes.prompts import fact_prompt
+from scenes.prompts import fact_prompt, language_of, own_language
 from scenes.style import EMBEDDING, EMBEDDING_UPDATED, LOGIT, MUTED, NEURON_ACTIVE, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
@@ -124,7 +124,10 @@ def prompt_language(tokens: list[str]) -> str:
 
 
 def language_word_ids(gpt, lang: str) -> list[int]:
-    """The ids of the words of one language of the training language (the two share no word)."""
+    """The ids of the words of one language of the training language (the two share no word); a checkpoint of one's
+    own (byte-level BPE) has no such split: its whole vocabulary."""
+    if not own_language(gpt):
+        return list(range(gpt.config.vocab_size))
     words = set(model_language.vocabulary_of(lang))
     return [i for i, w in enumerate(gpt.tokenizer.words) if w in words]
 
@@ -165,7 +168,7 @@ class MlpAtFocus:
         self.top = [int(i) for i in np.argsort(-st["act"], kind="stable")[:K_NEURONS]]
         self.n_active = int(st["active"].sum())
         self.W_in_cols = gpt.mlp(self.layer).W_in[:, self.top].T      # (k, d): the top neurons' questions
-        self.prompt_lang = prompt_language(self.tokens)
+        self.prompt_lang = prompt_language(self.tokens) if own_language(gpt) else language_of([self.prompt])
         self.words_of_lang = language_word_ids(gpt, self.prompt_lang)
         self.readout = neuron_readout(gpt, tr, self.layer, self.top[0], self.focus, k=N_WORDS,
                                       word_ids=self.words_of_lang)
