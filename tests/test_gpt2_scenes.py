@@ -61,3 +61,18 @@ def test_recipe_model_renders_and_its_manifest_matches_transformers(gpt2_small, 
     with torch.no_grad():
         att = hf(torch.tensor([ids]), output_attentions=True).attentions[layer][0, head].double().numpy()
     np.testing.assert_allclose(np.array(m["values"]["weights"]["grid"], dtype=float), att, atol=1e-5)
+
+
+def test_list_shows_the_checkpoints_ranges(gpt2_small):
+    r = run_render("list", "--model", gpt2_small)
+    assert r.returncode == 0, r.stderr
+    assert "(2 layers, 4 heads, 64 positions;" in r.stdout.splitlines()[0]
+
+
+def test_architecture_refuses_more_layers_than_it_draws(tmp_path, gpt2_tokenizer_dir):
+    from gpt2_checkpoints import make_checkpoint
+    deep = make_checkpoint(tmp_path / "deep", dict(n_layer=4, n_embd=32, n_head=2, n_positions=64),
+                           tokenizer_dir=gpt2_tokenizer_dir)
+    result = run_render("architecture", "--model", deep, "--dry-run", media=tmp_path / "media")
+    assert result.returncode == 2
+    assert_clean_error(result, "at most 3 layers", "has 4")
