@@ -42,8 +42,7 @@ S = SHARED | Strings({
                       "The same word always gets the same vector, wherever it stands.",
                 "zh": "提示词变成了一排 {n} 个向量，每个 {d} 个数。\n同一个词无论在哪个位置，得到的向量都相同。"},
     "matrix_shape": {"en": "W_E\u1d40: {d} numbers \u00d7 {vocab} words", "zh": "W_E\u1d40：{d} 个数 \u00d7 {vocab} 个词"},
-    "matrix_part": {"en": "W_E\u1d40: {d} \u00d7 {vocab}; the prompt's {shown} columns drawn, {left} left out \u2026",
-                    "zh": "W_E\u1d40：{d} \u00d7 {vocab}；只画提示的 {shown} 列，其余 {left} 列略去 \u2026"},
+    "matrix_part": {"en": "W_E\u1d40: the prompt's {shown} of {vocab} columns", "zh": "W_E\u1d40：提示的 {shown} 列（共 {vocab} 列）"},
     "legend": {"en": "W_E entries", "zh": "W_E 的数值"},
     "column_label": {"en": "{d} numbers", "zh": "{d} 个数"},
     "vectors_label": {"en": "{n} vectors \u00d7 {d} numbers (colour: the same scale as W_E)",
@@ -153,8 +152,7 @@ class TokenEmbedding(FocusScene):
         self.table = Heatmap(W_E[self.table_ids].T, scale, width=TABLE_WIDTH, height=TABLE_HEIGHT)
         self.table.move_to([TABLE_LEFT + TABLE_WIDTH / 2, TABLE_TOP - TABLE_HEIGHT / 2, 0])
         shape_text = (S("matrix_shape", self.lang, d=self.d, vocab=self.vocab) if self.vocab <= MAX_TABLE_COLUMNS
-                      else S("matrix_part", self.lang, d=self.d, vocab=f"{self.vocab:,}", shown=len(self.table_ids),
-                             left=f"{self.vocab - len(self.table_ids):,}"))
+                      else S("matrix_part", self.lang, vocab=f"{self.vocab:,}", shown=len(self.table_ids)))
         self.table_label = Label(shape_text, font_size=style.SMALL, color=MUTED)
         self.table_label.next_to(self.table, DOWN, buff=0.22).align_to(self.table, np.array([-1, 0, 0]))
         self.legend = ColourLegend(scale, S("legend", self.lang), width=2.4)
