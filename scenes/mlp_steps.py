@@ -288,13 +288,18 @@ class MlpSteps(LectureScene):
         self.ctx_numbers = VGroup()
         for r, c in enumerate(m.contexts):
             y = 1.5 - r * 0.75
-            before = join.join(style.token_label(w) for w in c["context"][:-1])
-            row = VGroup()
-            if before:
-                row.add(Label(before + join, font_size=style.LABEL, color=MUTED))
-            row.add(Label(style.token_label(c["token"]), font_size=style.LABEL, color=TEXT))
-            row.arrange(RIGHT, buff=0.12 if lang == "en" else 0.05, aligned_edge=DOWN)
-            row.shift([2.6 - row.get_right()[0], 0, 0])
+            words = [style.token_label(w) for w in c["context"][:-1]]
+            while True:   # the context's last words that fit the safe area, "…" for the ones left out
+                before = ("\u2026" + join if len(words) < len(c["context"]) - 1 else "") + join.join(words)
+                row = VGroup()
+                if before:
+                    row.add(Label(before + join, font_size=style.LABEL, color=MUTED))
+                row.add(Label(style.token_label(c["token"]), font_size=style.LABEL, color=TEXT))
+                row.arrange(RIGHT, buff=0.12 if lang == "en" else 0.05, aligned_edge=DOWN)
+                row.shift([2.6 - row.get_right()[0], 0, 0])
+                if not words or row.get_left()[0] >= -style.safe_half_width():
+                    break
+                words = words[1:]
             for part in row:
                 part.on_baseline(y)
             self.ctx_rows.add(row)

@@ -43,7 +43,7 @@ CHECKPOINT_PROMPTS = {
     # softmax, next token: an open continuation
     "uncertain": {"en": ["The weather today is", "Today is"], "zh": ["今天天气", "今天"]},
     # the MLP: a person whose fact the next token would need
-    "fact": {"en": ["Michael Jordan plays the sport of", "Michael Jordan plays"], "zh": ["乔丹打", "乔丹"]},
+    "fact": {"en": ["Michael Jordan plays the sport of", "Michael Jordan plays"], "zh": ["乔丹", "丹"]},
     # the context beat: the same last token after different words (pairs, the first pair that fits wins)
     "context": {"en": [("She sat on the river bank", "She put her money in the bank")],
                 "zh": [("河边的", "银行的")]},

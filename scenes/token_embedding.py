@@ -42,7 +42,7 @@ S = SHARED | Strings({
                       "The same word always gets the same vector, wherever it stands.",
                 "zh": "提示词变成了一排 {n} 个向量，每个 {d} 个数。\n同一个词无论在哪个位置，得到的向量都相同。"},
     "matrix_shape": {"en": "W_E\u1d40: {d} numbers \u00d7 {vocab} words", "zh": "W_E\u1d40：{d} 个数 \u00d7 {vocab} 个词"},
-    "matrix_part": {"en": "W_E\u1d40: the prompt's {shown} of {vocab} columns", "zh": "W_E\u1d40：提示的 {shown} 列（共 {vocab} 列）"},
+    "matrix_part": {"en": "W_E\u1d40: {shown} of {vocab} columns", "zh": "W_E\u1d40：{vocab} 列中的 {shown} 列"},
     "legend": {"en": "W_E entries", "zh": "W_E 的数值"},
     "column_label": {"en": "{d} numbers", "zh": "{d} 个数"},
     "vectors_label": {"en": "{n} vectors \u00d7 {d} numbers (colour: the same scale as W_E)",
