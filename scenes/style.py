@@ -115,8 +115,8 @@ LABEL_UNITS = 10   # the widest token label, in letter widths: our longest words
 
 def token_label(word: str) -> str:
     """How a vocabulary entry is written on screen: the end-of-text marker as <eos>; a longer token (a checkpoint's
-    BPE pieces, model/bpe.py display) is cut to LABEL_UNITS letter widths with "…" (␣ counts three, a <0xNN> six; one is
-    never split). The manifest keeps the whole token."""
+    BPE pieces, model/bpe.py display) is cut to LABEL_UNITS letter widths with "…" (␣ counts three, a <0xNN> six;
+    one is never split). The manifest keeps the whole token."""
     if word == "<|endoftext|>":
         return "<eos>"
     pieces = re.findall(r"<0x[0-9A-F]{2}>|.", word, flags=re.S)
