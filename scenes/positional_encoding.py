@@ -64,8 +64,8 @@ S = SHARED | Strings({
     "table_learned": {"en": "Each position 0 to {last} has a vector of {d} numbers,\n"
                             "learned in training like any weight: no formula.",
                       "zh": "每个位置（0 到 {last}）都有一个 {d} 维向量，\n和其他权重一样是训练学到的，没有公式。"},
-    "table_part": {"en": "P: {d} numbers (\u2193) \u00d7 the first {shown} of {n_pos} positions (\u2192) \u2026",
-                   "zh": "P：{d} 个数（\u2193）\u00d7 前 {shown} 个位置（共 {n_pos} 个，\u2192）\u2026"},
+    "table_part": {"en": "P: {d} (\u2193) \u00d7 the first {shown} of {n_pos} positions (\u2192)",
+                   "zh": "P：{d}（\u2193）\u00d7 {n_pos} 个位置中的前 {shown} 个（\u2192）"},
     "table_label": {"en": "P: {d} numbers (\u2193) \u00d7 {n_pos} positions (\u2192)",
                     "zh": "P：{d} 个数（\u2193）\u00d7 {n_pos} 个位置（\u2192）"},
     "legend": {"en": "P entries", "zh": "P 的数值"},
