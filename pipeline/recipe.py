@@ -351,10 +351,15 @@ def model_directory(settings: dict) -> Path:
 
 def load_model(model_dir: Path):
     from model import ModelError, NumpyGPT
+    from scenes.catalog import MAX_POSITIONS
     try:
-        return NumpyGPT.load(model_dir)
+        gpt = NumpyGPT.load(model_dir)
     except ModelError as e:
         raise UsageError(f"model: {e}") from None
+    if gpt.config.n_positions > MAX_POSITIONS:
+        raise UsageError(f"model: {model_dir} has a context of {gpt.config.n_positions} positions, more than the "
+                         f"scenes can draw (at most {MAX_POSITIONS})")
+    return gpt
 
 
 def resolve(jobs: list[Job], model_dir: Path, media: Path) -> None:

@@ -174,7 +174,7 @@ class NextToken(LectureScene):
         self.vocab, self.k = gpt.config.vocab_size, params["top_k"]
         prompt, prompt_rule = params["prompt"], None
         if prompt == AUTO:
-            prompt_rule = uncertain_prompt(self.lang)
+            prompt_rule = uncertain_prompt(self.lang, gpt)
             prompt = self.params["prompt"] = prompt_rule["prompt"]
         self.steps = generate(gpt, prompt, params["steps"], params["temperature"], params["seed"], top_k=self.k)
         words = gpt.tokenizer.words

@@ -7,6 +7,7 @@ way everywhere, and every on-screen string exists in English and Chinese.
 from __future__ import annotations
 
 import math
+import re
 
 from manim import BLUE_C, GREY_B, RED_C, TEAL_C, WHITE, YELLOW_C, ManimColor, config, interpolate_color
 
@@ -126,9 +127,26 @@ def percent(p: float) -> str:
     return f"{100 * p:.1f}%"
 
 
+LABEL_UNITS = 10   # the widest token label, in letter widths: our longest words ("basketball") fit whole
+
+
 def token_label(word: str) -> str:
-    """How a vocabulary entry is written on screen (the end-of-text marker is long)."""
-    return "<eos>" if word == "<|endoftext|>" else word
+    """How a vocabulary entry is written on screen: the end-of-text marker as <eos>; a longer token (a checkpoint's
+    BPE pieces, model/bpe.py display) is cut to LABEL_UNITS letter widths with "…" (␣ counts three, a <0xNN> six;
+    one is never split). The manifest keeps the whole token."""
+    if word == "<|endoftext|>":
+        return "<eos>"
+    pieces = re.findall(r"<0x[0-9A-F]{2}>|.", word, flags=re.S)
+    width = [6 if len(p) > 1 else 3 if p == "\u2423" else 1 for p in pieces]
+    if sum(width) <= LABEL_UNITS:
+        return word
+    out, used = [], 0
+    for p, w in zip(pieces, width):
+        if used + w > LABEL_UNITS - 3:   # room for the "…" (as wide as ␣ in the lecture's CJK font)
+            break
+        out.append(p)
+        used += w
+    return "".join(out) + "\u2026"
 
 
 def scientific(x: float, digits: int = 3) -> str:
@@ -184,6 +202,7 @@ SHARED = Strings({
     "other": {"en": "other", "zh": "其他"},
     "n_numbers": {"en": "{n} numbers", "zh": "{n} 个数"},
     "n_more_words": {"en": "{n} more words", "zh": "另外 {n} 个词"},
+    "n_more": {"en": "{n} more", "zh": "另外 {n} 个"},     # the same, where n has five digits or more (GPT-2's)
     "vocabulary": {"en": "{n}-word vocabulary", "zh": "词表共 {n} 个词"},
     "earlier_tokens": {"en": "{n} earlier", "zh": "前 {n} 个"},
     "weight_scale": {"en": "weight", "zh": "权重"},           # the legend of a weight matrix's cells
