@@ -14,19 +14,25 @@ import pytest
 
 from conftest import run_render
 from helpers import assert_clean_error
-from scene_checks import LEGIBILITY, assert_legible, run_dry
+from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
 
 from scenes.catalog import CHECKPOINT_SCENES
 
 
+@pytest.fixture(scope="module")
+def tex_cache(tmp_path_factory):
+    """One tex/text cache for every scene's run here (the same labels recur: compiled once)."""
+    return tmp_path_factory.mktemp("gpt2-scenes")
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", CHECKPOINT_SCENES)
-def test_scene_plays_with_a_gpt2_checkpoint(name, lang, gpt2_small, tmp_path, monkeypatch):
+def test_scene_plays_with_a_gpt2_checkpoint(name, lang, gpt2_small, tex_cache, monkeypatch):
     from scenes.catalog import SCENES
     spec = SCENES[name]
     monkeypatch.setenv("GPT_LECTURE_MODEL", str(gpt2_small))
     cls = getattr(importlib.import_module(f"scenes.{name}"), spec.cls)
-    scene = run_dry(cls, {"lang": lang}, tmp_path, frames=False)
+    scene = run_dry(lean(cls), {"lang": lang}, tex_cache, frames=False)   # lean: as the caption sweep plays
     assert list(scene.snapshots) == spec.section_names(spec.resolve({"lang": lang}, {}, model=scene.gpt))
     assert scene.gpt.tokenizer.kind == "bpe"
     assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
