@@ -51,7 +51,7 @@ S = SHARED | Strings({
     "attention": {"en": "attention", "zh": "注意力"},
     "mlp": {"en": "MLP", "zh": "MLP"},
     "ln_f": {"en": "final LayerNorm", "zh": "最终 LayerNorm"},
-    "ln_f_gloss": {"en": "rescales", "zh": "缩放"},       # what a LayerNorm does, beside its box
+    "ln_f_gloss": {"en": "rescales each vector", "zh": "把每个向量重新缩放"},   # what a LayerNorm does, beside its box
     "unembedding": {"en": "unembedding, softmax", "zh": "反嵌入，softmax"},
     "layer": {"en": "layer {n}", "zh": "第 {n} 层"},
     "heads": {"en": "{h} heads", "zh": "{h} 个头"},
@@ -163,8 +163,10 @@ class Architecture(FocusScene):
                 self.boxes.add(box)
                 self.block_boxes.add(box)
         # the unembedding is W_E transposed (tied): its shape is the embedding row's, read the other way
-        self.boxes.add(self.stage_box("ln_f", self.s("ln_f_gloss"), final_ys[0]),
-                       self.stage_box("unembedding", "", final_ys[1]))
+        ln_f = self.stage_box("ln_f", "", final_ys[0])
+        gloss = Label(self.s("ln_f_gloss"), font_size=style.SMALL, color=MUTED).move_to([0, final_ys[0], 0])
+        ln_f.add(gloss.shift(RIGHT * (BOX_RIGHT + 0.15 - gloss.get_left()[0])))   # beside the box: nothing else there
+        self.boxes.add(ln_f, self.stage_box("unembedding", "", final_ys[1]))
         self.layer_labels = VGroup(*[
             Label(self.s("layer", n=style.shown(l)), font_size=style.SMALL, color=MUTED).move_to(
                 [0, (self.row_ys[1 + 2 * l] + self.row_ys[2 + 2 * l]) / 2, 0]) for l in range(c.n_layer)])

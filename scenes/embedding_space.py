@@ -47,11 +47,11 @@ S = SHARED | Strings({
                      "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}，1 表示方向相同）。"},
     "parallelogram_often": {"en": "Over all {n} quadruples, the nearest is the 4th word in {acc}:\n"
                                   "the parallelogram holds. Shuffled labels: {null}. Real, not always.",
-                            "zh": "在全部 {n} 组里，平行四边形成立（最近的正是第四个词）的占 {acc}；\n"
+                            "zh": "全部 {n} 组里有 {acc} 最近的正是第四个词，即平行四边形成立；\n"
                                   "打乱标签时是 {null}：确实存在，但远非总是成立。"},
     "parallelogram_chance": {"en": "Over all {n} quadruples, the nearest is the 4th word in {acc}:\n"
                                    "the parallelogram holds, no better than shuffled labels ({null}).",
-                             "zh": "在全部 {n} 组里，平行四边形成立（最近的正是第四个词）的占 {acc}：\n"
+                             "zh": "全部 {n} 组里有 {acc} 最近的正是第四个词，即平行四边形成立：\n"
                                    "并不比打乱标签（{null}）更好。"},
     "neighbours": {"en": "The nearest words to \"{word}\" over all {d} numbers (cosine):\n"
                          "{k} of these {n} are creatures.",

@@ -92,7 +92,7 @@ S = SHARED | Strings({
     "language_zh": {"en": "Chinese", "zh": "中文"},
     "neurons": {"en": "Each neuron's push toward \"{sport}\": activation \u00d7 W_out row,\n"
                       "along (sport \u2212 other sports). The strongest, and what each fires for.",
-                "zh": "推动 = 激活 \u00d7（W_out 行 \u00b7（该运动 \u2212 其他运动）的方向）：\n"
+                "zh": "推动 = 激活 \u00d7 W_out 行在\u201c该运动 \u2212 其他运动\u201d方向上的分量：\n"
                       "对 \u201c{sport}\u201d 推动最大的神经元，以及它们各自对什么激活。"},
     "col_neuron": {"en": "neuron", "zh": "神经元"},
     "col_push": {"en": "push", "zh": "推动"},
