@@ -36,11 +36,11 @@ S = SHARED | Strings({
                      "（经 LayerNorm 缩放到均值 0、方差 1），再把输出加回去。"},
     "gpt3": {"en": "GPT-3 has the same pipeline, only larger:\n{layers} layers, vectors of {d} numbers, {vocab} tokens.",
              "zh": "GPT-3 的流程完全相同，只是更大：\n{layers} 层，{d} 维向量，{vocab} 个词元。"},
-    "lens_forms": {"en": "A logit lens unembeds the stream after each block, as if it were last:\n"
+    "lens_forms": {"en": "A logit lens unembeds the stream after each block, as if last:\n"
                          "\"{answer}\" has the top logit (score) from {where} on.",
                    "zh": "logit 透镜把每个模块之后的残差流都当作最后一层来反嵌入：\n"
                          "从{where}起，\u201c{answer}\u201d的 logit（分数）一直排第一。"},
-    "lens_embedding": {"en": "A logit lens unembeds the stream after each block, as if it were last:\n"
+    "lens_embedding": {"en": "A logit lens unembeds the stream after each block, as if last:\n"
                              "\"{answer}\" has the top logit (score) from the embedding on.",
                        "zh": "logit 透镜把每个模块之后的残差流都当作最后一层来反嵌入：\n"
                              "从嵌入起，\u201c{answer}\u201d的 logit（分数）一直排第一。"},
