@@ -39,12 +39,12 @@ S = SHARED | Strings({
     "direction_no_better": {"en": "Held out one by one, the creatures land on their habitat's\n"
                                   "side {acc} of the time, no better than shuffled ({null}).",
                             "zh": "每次留出一种动物，落在自己栖息地一侧的比例是 {acc}：\n并不比打乱标签（{null}）更好。"},
-    "example_hit": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}, 1 = same direction):\n"
-                          "\"{d}\" differs from \"{c}\" as \"{b}\" differs from \"{a}\".",
-                    "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n它与\u201c{c}\u201d的差别正如\u201c{b}\u201d与\u201c{a}\u201d（余弦 {cos}，1 表示方向相同）。"},
-    "example_miss": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}, 1 = same direction),\n"
-                           "not the creature the parallelogram asks for.",
-                     "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}，1 表示方向相同）。"},
+    "example_hit": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}):\n"
+                          "\"{d}\" differs from \"{c}\" as \"{b}\" from \"{a}\" (1 = same way).",
+                    "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n它与\u201c{c}\u201d之差正如\u201c{b}\u201d与\u201c{a}\u201d（余弦 {cos}，1 为同向）。"},
+    "example_miss": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}),\n"
+                           "not the creature the parallelogram asks for (1 = same way).",
+                     "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}，1 为同向）。"},
     "parallelogram_often": {"en": "Over all {n} quadruples, the nearest is the 4th word in {acc}:\n"
                                   "the parallelogram holds. Shuffled labels: {null}. Real, not always.",
                             "zh": "全部 {n} 组里有 {acc} 最近的正是第四个词，即平行四边形成立；\n"
