@@ -31,8 +31,8 @@ S = SHARED | Strings({
                          "and every direction was measured, then tested on held-out words.",
                    "zh": "这里的每个点都是小型 GPT 嵌入矩阵中的一行，\n每个方向都是测出来的，并在留出的词上检验。"},
     "words": {"en": "The {n} creatures' embeddings ({d} numbers each) on two\n"
-                    "measured directions; the view keeps {kept} of the variance.",
-              "zh": "{n} 种动物的嵌入（每个 {d} 个数），投影到两个实测方向上。\n这个视图保留了它们 {kept} 的方差。"},
+                    "measured directions; it keeps {kept} of their spread (variance).",
+              "zh": "{n} 种动物的嵌入（每个 {d} 个数），投影到两个实测方向上。\n这个平面视图保留了它们 {kept} 的离散程度（方差）。"},
     "direction_separates": {"en": "Held out one by one, each creature lands on its habitat's\n"
                                   "side {acc} of the time; with shuffled labels, {null}.",
                             "zh": "每次留出一种动物，它落在自己栖息地一侧的比例是 {acc}；\n标签打乱后只有 {null}。"},
@@ -40,17 +40,19 @@ S = SHARED | Strings({
                                   "side {acc} of the time, no better than shuffled ({null}).",
                             "zh": "每次留出一种动物，落在自己栖息地一侧的比例是 {acc}：\n并不比打乱标签（{null}）更好。"},
     "example_hit": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}):\n"
-                          "\"{d}\" differs from \"{c}\" as \"{b}\" differs from \"{a}\".",
-                    "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n它与\u201c{c}\u201d的差别正如\u201c{b}\u201d与\u201c{a}\u201d（余弦 {cos}）。"},
+                          "\"{d}\" differs from \"{c}\" as \"{b}\" from \"{a}\" (1 = same way).",
+                    "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n它与\u201c{c}\u201d之差正如\u201c{b}\u201d与\u201c{a}\u201d（余弦 {cos}，1 为同向）。"},
     "example_miss": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}),\n"
-                           "not the creature the parallelogram asks for.",
-                     "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}）。"},
-    "parallelogram_often": {"en": "Over all {n} such quadruples in both languages: {acc}.\n"
-                                  "Shuffled labels give {null}: real, but far from always.",
-                            "zh": "在两种语言全部 {n} 组里，成立的比例是 {acc}，\n打乱标签时是 {null}：确实存在，但远非总是成立。"},
-    "parallelogram_chance": {"en": "Over all {n} such quadruples in both languages: {acc},\n"
-                                   "no better than shuffled labels ({null}).",
-                             "zh": "在两种语言全部 {n} 组里，成立的比例是 {acc}：\n并不比打乱标签（{null}）更好。"},
+                           "not the creature the parallelogram asks for (1 = same way).",
+                     "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}，1 为同向）。"},
+    "parallelogram_often": {"en": "Over all {n} quadruples, the nearest is the 4th word in {acc}:\n"
+                                  "the parallelogram holds. Shuffled labels: {null}. Real, not always.",
+                            "zh": "全部 {n} 组里有 {acc} 最近的正是第四个词，即平行四边形成立；\n"
+                                  "打乱标签时是 {null}：确实存在，但远非总是成立。"},
+    "parallelogram_chance": {"en": "Over all {n} quadruples, the nearest is the 4th word in {acc}:\n"
+                                   "the parallelogram holds, no better than shuffled labels ({null}).",
+                             "zh": "全部 {n} 组里有 {acc} 最近的正是第四个词，即平行四边形成立：\n"
+                                   "并不比打乱标签（{null}）更好。"},
     "neighbours": {"en": "The nearest words to \"{word}\" over all {d} numbers (cosine):\n"
                          "{k} of these {n} are creatures.",
                    "zh": "按全部 {d} 个数的余弦，离\u201c{word}\u201d最近的词：\n这 {n} 个里有 {k} 个是动物。"},
