@@ -68,6 +68,15 @@ class GPTConfig:
     def from_hf(cls, d: dict, where: str = "config.json") -> "GPTConfig":
         if not isinstance(d, dict):
             raise ModelError(f"{where}: expected a JSON object")
+        arch, kind = d.get("architectures"), d.get("model_type", "gpt2")
+        if kind != "gpt2" or (arch is not None and arch not in (["GPT2LMHeadModel"], ["GPT2Model"])):
+            named = ", ".join(arch) if isinstance(arch, list) and arch else kind
+            raise ModelError(f"{where}: a {named} checkpoint (model_type {kind!r}); only GPT-2 (GPT2LMHeadModel) "
+                             f"is supported")
+        for key, want in (("scale_attn_weights", True), ("scale_attn_by_inverse_layer_idx", False),
+                          ("reorder_and_upcast_attn", False), ("add_cross_attention", False)):
+            if d.get(key, want) != want:
+                raise ModelError(f"{where}: {key} = {d[key]!r} is not GPT-2's attention (needs {want})")
         missing = [k for k in ("vocab_size", "n_positions", "n_embd", "n_layer", "n_head") if k not in d]
         if missing:
             raise ModelError(f"{where}: missing key(s) {', '.join(missing)}")

@@ -2,9 +2,11 @@
 
     model.safetensors   tensors named as in GPT-2 (transformer.wte.weight, transformer.h.0.attn.c_attn.weight, ...)
     config.json         accepted by transformers.GPT2Config
-    tokenizer.json      a `tokenizers` word-level tokenizer
+    tokenizer.json      a `tokenizers` tokenizer: our word-level one, or a byte-level BPE (GPT-2's; model/bpe.py);
+                        a BPE checkpoint may instead carry the original release's vocab.json + merges.txt
 
-No pickle anywhere: safetensors and JSON only.
+A lecturer's own GPT2LMHeadModel checkpoint (save_pretrained with safetensors) loads the same way. No pickle
+anywhere: safetensors and JSON only (a directory holding only pytorch_model.bin is refused).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from safetensors.numpy import load_file, save_file
 
 from .config import GPTConfig
 from .errors import ModelError
+from .bpe import BPETokenizer, is_byte_level
 from .tokenizer import WordTokenizer
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "weights"
@@ -78,25 +81,91 @@ def load_tensors(path: Path, config: GPTConfig) -> dict[str, np.ndarray]:
     return tensors
 
 
-def load_dir(directory: Path | str | None = None) -> tuple[GPTConfig, dict[str, np.ndarray], WordTokenizer]:
+TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "merges.txt")
+
+
+def load_tokenizer(directory: Path) -> WordTokenizer | BPETokenizer:
+    """Our word-level tokenizer.json, or a byte-level BPE one (tokenizer.json, or vocab.json + merges.txt)."""
+    path = directory / "tokenizer.json"
+    if is_byte_level(path) or (not path.is_file() and (directory / "vocab.json").is_file()):
+        return BPETokenizer.load(directory)
+    return WordTokenizer.load(path)
+
+
+def load_dir(directory: Path | str | None = None
+             ) -> tuple[GPTConfig, dict[str, np.ndarray], WordTokenizer | BPETokenizer]:
     directory = Path(directory) if directory else DEFAULT_DIR
     if not directory.is_dir():
         raise ModelError(f"missing weights directory: {directory}")
+    if not (directory / WEIGHTS_FILE).is_file() and (directory / "pytorch_model.bin").is_file():
+        raise ModelError(f"{directory}: only pytorch_model.bin (pickle), which is never loaded; save the model with "
+                         f"save_pretrained(..., safe_serialization=True) to get {WEIGHTS_FILE}")
     config = GPTConfig.load(directory / "config.json")
-    tokenizer = WordTokenizer.load(directory / "tokenizer.json")
+    tokenizer = load_tokenizer(directory)
     if len(tokenizer) != config.vocab_size:
-        raise ModelError(f"{directory}: tokenizer.json has {len(tokenizer)} words, "
-                         f"but config.json says vocab_size {config.vocab_size}")
+        what = "words" if isinstance(tokenizer, WordTokenizer) else "tokens"
+        raise ModelError(f"{directory}: the tokenizer has {len(tokenizer)} {what}, "
+                         f"but config.json says vocab_size {config.vocab_size} (the embedding's rows)")
     return config, load_tensors(directory / WEIGHTS_FILE, config), tokenizer
 
 
-def weights_sha256(directory: Path | str | None = None) -> str:
-    directory = Path(directory) if directory else DEFAULT_DIR
+DIGEST_MEMO = ".gpt_lecture_digests.json"
+
+
+def _memo_paths(directory: Path) -> list[Path]:
+    """Where a checkpoint's file digests are remembered: beside the files, else (a read-only directory, such as a
+    shared cache) in the user's cache ($XDG_CACHE_HOME/gpt-lecture/checkpoints)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpt-lecture" / "checkpoints"
+    return [directory / DIGEST_MEMO, base / (hashlib.sha256(str(directory).encode()).hexdigest()[:16] + ".json")]
+
+
+def file_sha256(path: Path, memo: dict | None = None) -> str:
+    """A file's sha256; with `memo`, reused while its size and modification time are those it was hashed at."""
+    st = path.stat()
+    stamp = [st.st_size, st.st_mtime_ns]
+    entry = (memo or {}).get(path.name)
+    if entry and entry[:2] == stamp:
+        return entry[2]
     h = hashlib.sha256()
-    with open(directory / WEIGHTS_FILE, "rb") as f:
+    with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
+    if memo is not None:
+        memo[path.name] = [*stamp, h.hexdigest()]
     return h.hexdigest()
+
+
+def checkpoint_digests(directory: Path | str | None = None) -> dict[str, str]:
+    """sha256 of the weights, the config and the tokenizer files, each hashed once: the content hash is remembered
+    with the file's size and modification time (DIGEST_MEMO beside them), so a 500 MB checkpoint is read once, not
+    by every render. A changed file (new size or time) is hashed again."""
+    directory = (Path(directory) if directory else DEFAULT_DIR).resolve()
+    memo, where = {}, None
+    for candidate in _memo_paths(directory):
+        try:
+            memo, where = json.loads(candidate.read_text()), candidate
+            break
+        except (OSError, ValueError):
+            continue
+    before = json.dumps(memo, sort_keys=True)
+    files = [WEIGHTS_FILE, "config.json", *(f for f in TOKENIZER_FILES if (directory / f).is_file())]
+    out = {name: file_sha256(directory / name, memo) for name in files}
+    if json.dumps(memo, sort_keys=True) != before:
+        for candidate in ([where] if where else []) + _memo_paths(directory):
+            try:
+                candidate.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=candidate.parent, prefix=".digests.", suffix=".tmp")
+                with os.fdopen(fd, "w") as f:
+                    json.dump(memo, f)
+                os.replace(tmp, candidate)
+                break
+            except OSError:
+                continue   # read-only: try the next place; if none, hashed again next time
+    return out
+
+
+def weights_sha256(directory: Path | str | None = None) -> str:
+    return checkpoint_digests(directory)[WEIGHTS_FILE]
 
 
 def save_dir(directory: Path | str, config: GPTConfig, tensors: dict[str, np.ndarray],

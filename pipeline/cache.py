@@ -214,10 +214,14 @@ def sources_after_render(job: dict, root: Path) -> tuple[dict, list[str]]:
 
 
 def model_digest(model_dir: Path) -> dict:
-    from model import weights_sha256
-    return {"weights_sha256": weights_sha256(model_dir),
-            "config_sha256": file_digest(model_dir / "config.json"),
-            "tokenizer_sha256": file_digest(model_dir / "tokenizer.json")}
+    """The model's files' sha256 (weights, config, tokenizer files), each hashed once and then remembered by its
+    size and modification time (model.weights.checkpoint_digests): a big checkpoint is not re-read per clip."""
+    from model.weights import WEIGHTS_FILE, checkpoint_digests
+    files = checkpoint_digests(model_dir)
+    out = {"weights_sha256": files.pop(WEIGHTS_FILE), "config_sha256": files.pop("config.json")}
+    for name, digest in files.items():   # tokenizer.json, or vocab.json + merges.txt
+        out[("tokenizer" if name == "tokenizer.json" else name.replace(".", "_")) + "_sha256"] = digest
+    return out
 
 
 # The Python distributions whose code draws, encodes or computes what a clip shows.

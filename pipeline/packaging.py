@@ -1,7 +1,7 @@
 """Course packaging after the renders (package): every movie clip's caption and chapter tracks (pipeline.tracks);
-for a whole recipe also the full lecture (pipeline.lecture_join), the slide deck (pipeline.deck) and the offline
-course page (pipeline.page, course_page). Each artifact is made on its own: one that cannot be made is one line on
-stderr, and the others are still written.
+for a whole recipe also the full lecture (pipeline.lecture_join), the slide deck (pipeline.deck), the offline
+course page (pipeline.page, course_page) and its SCORM 1.2 package (pipeline.scorm). Each artifact is made on its
+own: one that cannot be made is one line on stderr, and the others are still written.
 
 Packaging reads finished clips and manifests and never changes a clip, so it is no source of any clip: render.py
 loads this module by a computed name (render.PACKAGING_MODULE), which the cache's import walk
@@ -16,9 +16,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from . import deck, lecture_join, page, tracks
+from . import deck, lecture_join, page, scorm, tracks
 from .cache import sources_unchanged
-from .recipe import EXIT_FAILED, Job, load_model, manifest_path, output_path, relative, variant_name
+from .recipe import EXIT_FAILED, EXIT_USAGE, Job, load_model, manifest_path, output_path, relative, variant_name
 
 MOVIE_FORMATS = ("mp4", "webm", "mov")
 LECTURE_FORMATS = ("mp4",)   # joined with container chapters
@@ -26,12 +26,14 @@ LECTURE_FORMATS = ("mp4",)   # joined with container chapters
 
 def package(args, jobs: list[Job], settings: dict, media: Path, model_dir: Path) -> int:
     """After the renders: every movie clip's caption and chapter tracks; for a whole recipe (--config, no scene
-    named) also the full lecture (mp4), its tracks, the slide deck and the course page. Each of these is made on its
-    own: one that cannot be made is one line on stderr ("render.py: packaging failed: ...") and the others are
-    still written; the run then exits 1."""
+    named) also the full lecture (mp4), its tracks, the slide deck, the course page and its SCORM package. Each of
+    these is made on its own: one that cannot be made is one line on stderr ("render.py: packaging failed: ...")
+    and the others are still written; the run then exits 1, or 2 where the SCORM package's input was bad (a clip
+    missing, a stale manifest) or its file could not be written (scorm.ScormInputError)."""
     if settings["format"] not in MOVIE_FORMATS:
         return 0
     failed: list[str] = []
+    bad_input: list[str] = []
 
     def attempt(make) -> bool:
         try:
@@ -41,6 +43,8 @@ def package(args, jobs: list[Job], settings: dict, media: Path, model_dir: Path)
             detail = (str(e).strip().splitlines() or [type(e).__name__])[0]
             what = "" if isinstance(e, tracks.PackagingError) else f"{type(e).__name__}: "
             line = f"{what}{detail}"
+            if isinstance(e, scorm.ScormInputError):
+                bad_input.append(line)
             if line not in failed:
                 failed.append(line)
                 print(f"render.py: packaging failed: {line}", file=sys.stderr, flush=True)
@@ -61,10 +65,11 @@ def package(args, jobs: list[Job], settings: dict, media: Path, model_dir: Path)
     quality_dir = media / settings["quality"]
     lang = jobs[0].params.get("lang", "en")
     clips = [job.output for job in jobs]
+    # <recipe>[-lang-zh][-transparent][-clean]: the lecture (.mp4), its deck (.slides.html), its package (.scorm.zip)
+    suffix = "".join(f"-{part}" for part, on in (("lang-zh", lang == "zh"),
+                                                  ("transparent", settings["transparent"]),
+                                                  ("clean", settings["clean"])) if on)
     if settings["format"] in LECTURE_FORMATS:
-        suffix = "".join(f"-{part}" for part, on in (("lang-zh", lang == "zh"),
-                                                      ("transparent", settings["transparent"]),
-                                                      ("clean", settings["clean"])) if on)
         lecture = quality_dir / f"{args.config.stem}{suffix}.{settings['format']}"
 
         def join() -> None:
@@ -75,12 +80,30 @@ def package(args, jobs: list[Job], settings: dict, media: Path, model_dir: Path)
             attempt(lambda: tracks.write_tracks(lecture))
         if settings["slides"]:
             attempt(lambda: slides(clips, lecture.with_name(f"{lecture.stem}.slides.html"), lang))
-    attempt(lambda: course_page(jobs, settings, media, model_dir, lang))
-    return EXIT_FAILED if failed else 0
+    made: dict = {}
+    if attempt(lambda: made.update(course_page(jobs, settings, media, model_dir, lang))) and settings.get("scorm"):
+        attempt(lambda: scorm_package(made, quality_dir / f"{args.config.stem}{suffix}.scorm.zip", lang,
+                                      args.config.stem))
+    return EXIT_USAGE if bad_input else EXIT_FAILED if failed else 0
 
 
-def course_page(jobs: list[Job], settings: dict, media: Path, model_dir: Path, lang: str) -> None:
-    """The offline course page: every clip of the recipe in every language that is rendered and current."""
+def scorm_package(course: dict, dest: Path, lang: str, recipe_name: str) -> None:
+    """The course page as a SCORM 1.2 package (pipeline.scorm), titled as the page is, in its language."""
+    heading = page.UI[lang]["heading"]
+    status, files, size = scorm.package(course["folder"], course["lessons"], dest, lang, heading,
+                                        f"{heading} ({page.LANG_NAMES[lang]})",
+                                        f"gpt-lecture-{scorm_identifier(recipe_name)}-{lang}")
+    print(f"scorm: {status} ({files} files, {size / 1e6:.1f} MB) -> {relative(dest)}", flush=True)
+
+
+def scorm_identifier(text: str) -> str:
+    """A name as the part of an XML identifier (letters, digits, '-', '.', '_')."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "-._") else "_" for c in text) or "lecture"
+
+
+def course_page(jobs: list[Job], settings: dict, media: Path, model_dir: Path, lang: str) -> dict:
+    """The offline course page: every clip of the recipe in every language that is rendered and current. Returns
+    its folder and its lessons (each scene's clips by language)."""
     lessons, gpt = [], load_model(model_dir)
     for job in jobs:
         found = {}
@@ -96,8 +119,10 @@ def course_page(jobs: list[Job], settings: dict, media: Path, model_dir: Path, l
         found.setdefault(lang, job.output)
         lessons.append(found)
     index = page.build_course(lessons, media / settings["quality"] / ("course-clean" if settings["clean"]
-                                                                         else "course"), lang, page_colours)
+                                                                         else "course"), lang, page_colours,
+                                 model_dir)
     print(f"course page: {relative(index)}", flush=True)
+    return {"folder": index.parent, "lessons": lessons}
 
 
 def lang_variants(job: Job, gpt, media: Path) -> dict[str, Path]:
@@ -122,4 +147,5 @@ def page_colours() -> dict:
     from scenes import style
     hexa = lambda c: ManimColor(c).to_hex()   # noqa: E731
     return {"background": hexa(style.BACKGROUND), "text": hexa(style.TEXT), "muted": hexa(style.MUTED),
-            "accent": hexa(style.POSITION), "focus": hexa(style.PROB)}
+            "accent": hexa(style.POSITION), "focus": hexa(style.PROB), "mask_accent": hexa(style.MASK_ACCENT),
+            "cell_outline": hexa(style.CELL_OUTLINE)}

@@ -15,11 +15,18 @@ import os
 import shutil
 from pathlib import Path
 
+from . import tryit
 from .tracks import (LANGS, beat_title, clip_duration, clip_identity, read_manifest, track_path, track_texts,
                      write_text_atomic, write_tracks)
 
-# The code the page is made by (this module and the tracks it embeds): the page is made again when it changes.
+# The code the page is made by (this module and the tracks it embeds): the page is made again when it changes
+# (and when the "Try it" panel's code, the model or the style changes: tryit.identity).
 PAGE_CODE = (Path(__file__), Path(__file__).with_name("tracks.py"))
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "model" / "weights"
+
+# The SCORM 1.2 hooks (scorm_hooks.js, see pipeline/scorm.py): a script block of their own in the page's head.
+SCORM_HOOKS = Path(__file__).with_name("scorm_hooks.js")
+PAGE_CODE += (SCORM_HOOKS,)
 
 UI = {   # the page's own words, in both languages
     "en": {"heading": "How a GPT works", "chapters": "Chapters", "lesson": "Lesson", "beats": "Chapters of this clip",
@@ -27,13 +34,15 @@ UI = {   # the page's own words, in both languages
            "embed": "Embed this clip", "copy": "Copy", "copied": "Copied", "lang": "Language",
            "embed_note": "Put the files of clips/ named in it beside your page.",
            "more": "more", "numbers_count": "numbers", "missing": "Not rendered in this language: showing",
-           "noscript": "The players need JavaScript; the clips and their tracks are in the folder clips/."},
+           "noscript": "The players need JavaScript; the clips and their tracks are in the folder clips/.",
+           **tryit.UI["en"]},
     "zh": {"heading": "GPT 是怎样工作的", "chapters": "章节", "lesson": "课", "beats": "本片段的章节",
            "numbers": "画面上的数（来自片段的清单）", "manifest": "完整清单（JSON）",
            "embed": "嵌入此片段", "copy": "复制", "copied": "已复制", "lang": "语言",
            "embed_note": "把其中提到的 clips/ 文件放在网页旁边。",
            "more": "更多", "numbers_count": "个数", "missing": "此语言尚未渲染：显示",
-           "noscript": "播放器需要 JavaScript；片段及其字幕文件在 clips/ 文件夹中。"},
+           "noscript": "播放器需要 JavaScript；片段及其字幕文件在 clips/ 文件夹中。",
+           **tryit.UI["zh"]},
 }
 LANG_NAMES = {"en": "English", "zh": "中文"}
 SHOWN_ENTRIES = 6   # a long list of numbers: its first entries, an ellipsis, its last entry (the visual language)
@@ -100,13 +109,16 @@ def variant_data(clip: Path, manifest: dict, lang: str) -> dict:
             "chapters": data_url(tracks["chapters.vtt"]), "beats": beats, "embed": snippet}
 
 
-def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colours) -> Path:
-    """The course page: folder/index.html and folder/clips/ (each clip with its manifest and tracks). `lessons`
-    lists, in lecture order, each scene's clips by language (at least one each); `colours()` gives the page's
-    colours. Made again only when a clip, the language or the page's code (PAGE_CODE) changed. Returns index.html."""
-    clips_dir = folder / "clips"
+def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colours, model_dir: Path = DEFAULT_MODEL) -> Path:
+    """The course page: folder/index.html, folder/clips/ (each clip with its manifest and tracks), folder/posters/
+    (each clip's first beat's still) and folder/tryit/ (the model in the page: pipeline.tryit). `lessons` lists, in
+    lecture order, each scene's clips by language (at least one each); `colours()` gives the page's colours. Made
+    again only when a clip, the language, the model or the page's code (PAGE_CODE, tryit.identity) changed.
+    Returns index.html."""
+    clips_dir, posters_dir = folder / "clips", folder / "posters"
     index = folder / "index.html"
     identity = {"lang": lang, "module": hashlib.sha256(b"".join(p.read_bytes() for p in PAGE_CODE)).hexdigest(),
+                "tryit": tryit.identity(model_dir),
                 "lessons": [{l: clip_identity(c, read_manifest(c)) for l, c in v.items()} for v in lessons]}
     stamp_file = folder / ".course.json"
     try:
@@ -115,6 +127,8 @@ def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colour
     except (OSError, ValueError):
         pass
     clips_dir.mkdir(parents=True, exist_ok=True)
+    posters_dir.mkdir(exist_ok=True)
+    scripts = tryit.write_assets(folder, model_dir)
     data, keep = [], {"index.html"}
     for i, variants in enumerate(lessons):
         lesson = {"id": f"lesson-{i + 1}", "variants": {}}
@@ -130,16 +144,22 @@ def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colour
                 keep.add(f"clips/{name}")
             lesson["variants"][l] = variant_data(clip, manifest, l)
             lesson["variants"][l]["numbers"] = numbers_rows(manifest.get("values", {}))
+            lesson["variants"][l]["try"] = tryit.scene_numbers(manifest)
+            poster = posters_dir / f"{clip.stem}.webp"
+            tryit.write_poster(clip, manifest, poster)
+            lesson["variants"][l]["poster"] = f"posters/{poster.name}"
+            keep.add(f"posters/{poster.name}")
         data.append(lesson)
-    for old in clips_dir.iterdir():   # clips of an earlier recipe
-        if f"clips/{old.name}" not in keep and not old.name.startswith("."):
+    for old in [*clips_dir.iterdir(), *posters_dir.iterdir()]:   # clips and posters of an earlier recipe
+        if f"{old.parent.name}/{old.name}" not in keep and not old.name.startswith("."):
             old.unlink(missing_ok=True)
-    write_text_atomic(index, page_html(data, lang, colours()))
+    write_text_atomic(index, page_html(data, lang, colours(), scripts))
     write_text_atomic(stamp_file, json.dumps(identity))
     return index
 
 
-def page_html(lessons: list[dict], lang: str, colours: dict) -> str:
+def page_html(lessons: list[dict], lang: str, colours: dict, scripts: list[str] = ()) -> str:
+    """The page; `scripts` are files beside it, loaded in order before the page's own script."""
     e = html.escape
     ui = UI[lang]
     toc, sections = [], []
@@ -152,6 +172,9 @@ def page_html(lessons: list[dict], lang: str, colours: dict) -> str:
             rows = "".join(f"<tr><th scope=\"row\">{e(k)}</th><td>{e(val)}</td></tr>" for k, val in v["numbers"])
             panels.append(
                 f'<div class="variant" data-variant="{l}"{"" if l == shown else " hidden"}>'
+                + (f'<p><button type="button" class="try-scene" data-ui="try_scene" data-try="'
+                   f'{e(json.dumps(v["try"], ensure_ascii=False))}">{e(ui["try_scene"])}</button></p>' if v.get("try")
+                   else "") +
                 f'<details class="numbers"><summary data-ui="numbers">{e(ui["numbers"])}</summary>'
                 f'<p><a href="{e(v["manifest"])}" data-ui="manifest">{e(ui["manifest"])}</a></p>'
                 f'<div class="table"><table>{rows}</table></div></details>'
@@ -165,7 +188,9 @@ def page_html(lessons: list[dict], lang: str, colours: dict) -> str:
             f'<p class="missing" hidden></p>'
             f'<div class="player"><video controls preload="metadata" playsinline></video></div>'
             f'<nav class="beats" aria-label="{e(ui["beats"])}"><ol></ol></nav>{"".join(panels)}</section>')
-    course = json.dumps({"lang": lang, "ui": UI, "langNames": LANG_NAMES, "lessons": lessons}, ensure_ascii=False)
+    scripted = [{**lesson, "variants": {l: {k: x for k, x in v.items() if k != "numbers"}   # the tables hold those
+                                        for l, v in lesson["variants"].items()}} for lesson in lessons]
+    course = json.dumps({"lang": lang, "ui": UI, "langNames": LANG_NAMES, "lessons": scripted}, ensure_ascii=False)
     course = course.replace("</", "<\\/")   # inside <script>
     c = colours
     return f"""<!doctype html>
@@ -176,7 +201,8 @@ def page_html(lessons: list[dict], lang: str, colours: dict) -> str:
 <title>{e(ui["heading"])}</title>
 <style>
 :root {{ color-scheme: dark; --bg: {c["background"]}; --text: {c["text"]}; --muted: {c["muted"]};
-        --accent: {c["accent"]}; --focus: {c["focus"]}; --panel: #111; --line: #333; }}
+        --accent: {c["accent"]}; --focus: {c["focus"]}; --panel: #111; --line: #333;
+        --mask-accent: {c.get("mask_accent", c["accent"])}; --cell-outline: {c.get("cell_outline", "#333")}; }}
 * {{ box-sizing: border-box; }}
 body {{ margin: 0; background: var(--bg); color: var(--text); line-height: 1.5;
        font: 16px/1.5 system-ui, "Noto Sans CJK SC", "Noto Sans", sans-serif; }}
@@ -211,8 +237,12 @@ td {{ word-break: break-word; }}
 textarea {{ width: 100%; background: #000; color: var(--text); border: 1px solid var(--line);
            font: 13px/1.4 ui-monospace, monospace; }}
 .missing {{ color: var(--muted); }}
+{tryit.PANEL_CSS}
 @media (max-width: 44rem) {{ .layout {{ grid-template-columns: 1fr; gap: 1rem; }} nav.toc {{ position: static; }} }}
 </style>
+<script>
+{SCORM_HOOKS.read_text(encoding="utf-8")}
+</script>
 </head>
 <body>
 <header>
@@ -223,13 +253,16 @@ textarea {{ width: 100%; background: #000; color: var(--text); border: 1px solid
 </div>
 </header>
 <div class="layout">
-<nav class="toc" aria-labelledby="toc-h"><h2 id="toc-h" data-ui="chapters">{e(ui["chapters"])}</h2><ol>{"".join(toc)}</ol></nav>
+<nav class="toc" aria-labelledby="toc-h"><h2 id="toc-h" data-ui="chapters">{e(ui["chapters"])}</h2><ol>{"".join(toc)}</ol>
+<p><a href="#try" data-ui="try">{e(ui["try"])}</a></p></nav>
 <main>
 <noscript><p data-ui="noscript">{e(ui["noscript"])}</p></noscript>
 {"".join(sections)}
+{tryit.panel_html(lang, lessons)}
 </main>
 </div>
 <script id="course-data" type="application/json">{course}</script>
+{"".join(f'<script src="{e(s)}"></script>' for s in scripts)}
 <script>
 {PAGE_SCRIPT}
 </script>
@@ -285,6 +318,7 @@ function setUp(section, lesson) {
     video.dataset.src = v.clip;
     video.variant = v;
     video.src = v.clip;
+    if (v.poster) video.poster = v.poster;
     // Chromium's automatic track selection runs after the tracks are added: choose again once it has.
     video.addEventListener("loadedmetadata", () => showTracks(video), {once: true});
     for (const cl of Object.keys(v.captions)) {
@@ -331,6 +365,7 @@ function setLanguage(l) {
     const [, v] = variantOf(lesson, l);
     document.querySelector(`nav.toc a[data-lesson="${i}"]`).textContent = v.title[l] || lesson.scene;
   });
+  document.dispatchEvent(new CustomEvent("course:language", {detail: l}));
 }
 
 document.querySelectorAll(".langs button").forEach(b => b.addEventListener("click", () => setLanguage(b.dataset.lang)));

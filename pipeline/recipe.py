@@ -70,9 +70,10 @@ def flag_help(flag: str) -> str:
 
 
 # [lecture] keys that are not parameters
-RENDER_KEYS = {"quality", "format", "transparent", "clean", "slides", "jobs", "model", "voice", "narration"}
+RENDER_KEYS = {"quality", "format", "transparent", "clean", "slides", "scorm", "jobs", "model", "voice", "narration"}
 VOICE_MODES = ("auto", "none")   # auto: every line spoken by its language's voice (and recordings); none: silent
 SPOKEN_FORMATS = ("mp4", "webm", "mov")   # the formats that carry sound; a gif or a still is silent
+SCORM_FORMATS = ("mp4", "webm")           # what the browsers of an LMS play
 
 
 class UsageError(Exception):
@@ -169,6 +170,9 @@ def build_parser() -> Parser:
     p.add_argument("--slides", action="store_true", default=None,
                    help="also write an offline single-file HTML slide deck (manim-slides), one slide per beat: "
                         "<recipe>[-lang-zh].slides.html for a recipe, else <clip>.slides.html")
+    p.add_argument("--scorm", action="store_true", default=None,
+                   help="also write the course page as a SCORM 1.2 package for an LMS (Moodle, Canvas, Open edX): "
+                        "<recipe>[-lang-zh][-clean].scorm.zip; needs --config (a whole recipe) and mp4 or webm")
     p.add_argument("--voice", choices=VOICE_MODES,
                    help="auto (default): every narration line is spoken, by the lecturer's recording where there is "
                         "one (see --narration) and else by the language's offline voice, and each beat holds until "
@@ -248,7 +252,7 @@ def read_recipe(path: Path) -> tuple[dict, list[dict]]:
                              ("format", lecture.get("format"), FORMATS)):
         if value is not None and value not in kind:
             raise UsageError(f"{where}: lecture.{key} must be one of {', '.join(kind)}, got {value!r}")
-    for key in ("transparent", "clean", "slides"):
+    for key in ("transparent", "clean", "slides", "scorm"):
         if key in lecture and not isinstance(lecture[key], bool):
             raise UsageError(f"{where}: lecture.{key} must be true or false")
     if "jobs" in lecture and (not isinstance(lecture["jobs"], int) or lecture["jobs"] < 1):
@@ -270,8 +274,8 @@ def plan(args) -> tuple[list[Job], dict]:
     """The jobs to run, and the render settings; every parameter is checked but not yet resolved."""
     given = cli_params(args)
     settings = {"quality": args.quality, "format": args.format, "transparent": args.transparent,
-                "clean": args.clean, "slides": args.slides, "jobs": args.jobs, "model": args.model,
-                "voice": args.voice, "narration": args.narration}
+                "clean": args.clean, "slides": args.slides, "scorm": args.scorm, "jobs": args.jobs,
+                "model": args.model, "voice": args.voice, "narration": args.narration}
     jobs: list[Job] = []
     if args.config:
         lecture, entries = read_recipe(args.config)
@@ -317,10 +321,16 @@ def plan(args) -> tuple[list[Job], dict]:
     settings["transparent"] = bool(settings["transparent"])
     settings["clean"] = bool(settings["clean"])
     settings["slides"] = bool(settings["slides"])
+    settings["scorm"] = bool(settings["scorm"])
     settings["voice"] = settings["voice"] or "auto"
     settings["narration"] = Path(settings["narration"] or "narration").resolve()
     if settings["slides"] and settings["format"] != "mp4":
         raise UsageError(f"--slides needs --format mp4 (got {settings['format']})")
+    if args.scorm and (not args.config or args.scenes):   # a recipe's scorm = true with scenes picked: no package
+        raise UsageError("--scorm packages the course page of a whole recipe: give --config lecture.toml "
+                         "and no scene names")
+    if settings["scorm"] and settings["format"] not in SCORM_FORMATS:
+        raise UsageError(f"--scorm needs --format {' or '.join(SCORM_FORMATS)} (got {settings['format']})")
     if settings["transparent"] and settings["format"] not in TRANSPARENT_FORMATS:
         raise UsageError(f"--transparent needs --format {', '.join(TRANSPARENT_FORMATS)} "
                          f"(got {settings['format']}: it has no alpha channel)")
@@ -341,10 +351,15 @@ def model_directory(settings: dict) -> Path:
 
 def load_model(model_dir: Path):
     from model import ModelError, NumpyGPT
+    from scenes.catalog import MAX_POSITIONS
     try:
-        return NumpyGPT.load(model_dir)
+        gpt = NumpyGPT.load(model_dir)
     except ModelError as e:
         raise UsageError(f"model: {e}") from None
+    if gpt.config.n_positions > MAX_POSITIONS:
+        raise UsageError(f"model: {model_dir} has a context of {gpt.config.n_positions} positions, more than the "
+                         f"scenes can draw (at most {MAX_POSITIONS})")
+    return gpt
 
 
 def resolve(jobs: list[Job], model_dir: Path, media: Path) -> None:

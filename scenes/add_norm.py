@@ -81,7 +81,7 @@ LEFT_COLUMN_X = -5.2                          # the vector being normalised, as 
 CHART_LEFT, CHART_RIGHT = -3.7, 6.3           # the 64 entries as bars
 CHART_ZERO, CHART_HALF = -0.15, 1.45          # the zero line, and the height of the largest |value|
 STATS_BASELINE = 1.75
-WHY_ZERO, WHY_UNIT, WHY_TALLEST = -1.15, 1.6, 2.3   # variance bars: baseline, height of variance 1, tallest bar
+WHY_ZERO, WHY_UNIT, WHY_TALLEST = -1.15, 1.6, 1.95  # variance bars: baseline, height of variance 1, tallest bar
 STEP, PAUSE = style.STEP, style.PAUSE
 DRIFT = 1.25        # caption rule: the variance "drifts" when its largest value is at least this times its smallest
 
@@ -307,9 +307,12 @@ class AddNorm(FocusScene):
                 h = max(value * unit, 0.01)
                 bars.add(Rectangle(width=0.5, height=h, stroke_width=0, fill_color=colour, fill_opacity=0.85)
                          .move_to([cx + dx, WHY_ZERO + h / 2, 0]))
-                # numbers lean outwards (before: right-aligned on its bar, after: left-aligned), clear of the pair
-                label = NumberText(text, font_size=style.SMALL, color=colour, align="right" if dx < 0 else "left")
-                numbers.add(label.place(cx + dx + (0.25 if dx < 0 else -0.25), WHY_ZERO + h + 0.12))
+                # the pair's two numbers centred over the pair, in their bars' colours, one line each above the
+                # taller bar (after, then before above it): side by side they would run together
+                top = WHY_ZERO + max(max(s["var"], s["normalised_var"]) * unit, 0.01) + 0.12
+                label = NumberText(text, font_size=style.SMALL, color=colour, align="left")
+                label.place(0, top + (0.34 if dx < 0 else 0.0))
+                numbers.add(label.shift(RIGHT * (cx - label.get_center()[0])))
             if where == "ln_f":
                 name = S("final", self.lang)
             else:

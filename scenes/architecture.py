@@ -27,20 +27,23 @@ S = SHARED | Strings({
     "model_note": {"en": "Every shape here is our own small GPT's, from its config;\n"
                          "GPT-3's shapes come from its published config.",
                    "zh": "这里的形状都来自本项目小型 GPT 的配置；\nGPT-3 的形状来自它公开的配置。"},
-    "pipeline": {"en": "Words become vectors, {n} layers of attention and MLP work\n"
-                       "on them, and the result gives all {vocab} words a probability.",
-                 "zh": "词变成向量，经过 {n} 层注意力和 MLP，\n最后的向量变成 {vocab} 个词各自的概率。"},
-    "stream": {"en": "One token's {d} numbers flow down the residual stream;\n"
-                     "each attention or MLP block reads them, adds its output.",
-               "zh": "一个词元的 {d} 维向量沿残差流向下流动：\n每个注意力和 MLP 模块读取它，再把输出加回去。"},
+    "pipeline": {"en": "Words become vectors, {n} layers of attention and MLP work on\n"
+                       "them, and softmax turns the final scores into {vocab} probabilities.",
+                 "zh": "词变成向量，经过 {n} 层注意力和 MLP，\n最后由 softmax 把分数变成 {vocab} 个词各自的概率。"},
+    "stream": {"en": "One token's {d} numbers flow down the residual stream; each\n"
+                     "block reads them, rescaled by a LayerNorm, and adds its output.",
+               "zh": "一个词元的 {d} 维向量沿残差流向下流动：每个模块先读取它\n"
+                     "（经 LayerNorm 缩放到均值 0、方差 1），再把输出加回去。"},
     "gpt3": {"en": "GPT-3 has the same pipeline, only larger:\n{layers} layers, vectors of {d} numbers, {vocab} tokens.",
              "zh": "GPT-3 的流程完全相同，只是更大：\n{layers} 层，{d} 维向量，{vocab} 个词元。"},
-    "lens_forms": {"en": "A logit lens reads the stream after every block:\n"
-                         "\"{answer}\" is the top word from {where} on.",
-                   "zh": "logit lens 读出每个模块之后的残差流：\n从{where}起，\u201c{answer}\u201d一直排第一。"},
-    "lens_embedding": {"en": "A logit lens reads the stream after every block:\n"
-                             "\"{answer}\" is the top word from the embedding on.",
-                       "zh": "logit lens 读出每个模块之后的残差流：\n从嵌入起，\u201c{answer}\u201d一直排第一。"},
+    "lens_forms": {"en": "A logit lens unembeds the stream after each block, as if last:\n"
+                         "\"{answer}\" has the top logit (score) from {where} on.",
+                   "zh": "logit 透镜把每个模块之后的残差流都当作最后一层来反嵌入：\n"
+                         "从{where}起，\u201c{answer}\u201d的 logit（分数）一直排第一。"},
+    "lens_embedding": {"en": "A logit lens unembeds the stream after each block, as if last:\n"
+                             "\"{answer}\" has the top logit (score) from the embedding on.",
+                       "zh": "logit 透镜把每个模块之后的残差流都当作最后一层来反嵌入：\n"
+                             "从嵌入起，\u201c{answer}\u201d的 logit（分数）一直排第一。"},
     "summary": {"en": "Embed, let every block add to the stream, unembed:\n"
                       "the prediction is built up layer by layer.",
                 "zh": "先嵌入，再由各模块逐个往残差流里添加，最后反嵌入：\n预测是一层一层搭起来的。"},
@@ -48,6 +51,7 @@ S = SHARED | Strings({
     "attention": {"en": "attention", "zh": "注意力"},
     "mlp": {"en": "MLP", "zh": "MLP"},
     "ln_f": {"en": "final LayerNorm", "zh": "最终 LayerNorm"},
+    "ln_f_gloss": {"en": "rescales each vector", "zh": "把每个向量重新缩放"},   # what a LayerNorm does, beside its box
     "unembedding": {"en": "unembedding, softmax", "zh": "反嵌入，softmax"},
     "layer": {"en": "layer {n}", "zh": "第 {n} 层"},
     "heads": {"en": "{h} heads", "zh": "{h} 个头"},
@@ -62,7 +66,7 @@ S = SHARED | Strings({
     "row_mlp": {"en": "MLP hidden", "zh": "MLP 隐藏层"},
     "row_vocab": {"en": "vocabulary", "zh": "词表"},
     "row_context": {"en": "context", "zh": "上下文"},
-    "top_word": {"en": "top word", "zh": "第一的词"},
+    "top_word": {"en": "top word", "zh": "排第一的词"},
     "p_answer": {"en": "P(\"{answer}\")", "zh": "P(\u201c{answer}\u201d)"},
 })
 
@@ -80,7 +84,7 @@ BOX_LEFT, BOX_RIGHT, BOX_H = -4.32, 0.55, 0.42
 EMBED_Y, FIRST_BLOCK_Y, PITCH = 2.45, 1.85, 0.55
 LAYER_LABEL_RIGHT = -4.95
 TABLE_LABEL_RIGHT, OURS_RIGHT, GPT3_RIGHT = 3.05, 4.6, 6.2
-LENS_WORD_RIGHT, LENS_BAR, LENS_PERCENT_RIGHT = 2.35, (2.55, 2.15), 6.2
+LENS_WORD_RIGHT, LENS_BAR, LENS_PERCENT_RIGHT = 2.7, (2.9, 1.8), 6.2   # words clear of the boxes
 HEADER_Y = 3.1
 STEP, PAUSE = style.STEP, style.PAUSE
 
@@ -159,7 +163,10 @@ class Architecture(FocusScene):
                 self.boxes.add(box)
                 self.block_boxes.add(box)
         # the unembedding is W_E transposed (tied): its shape is the embedding row's, read the other way
-        self.boxes.add(self.stage_box("ln_f", "", final_ys[0]), self.stage_box("unembedding", "", final_ys[1]))
+        ln_f = self.stage_box("ln_f", "", final_ys[0])
+        gloss = Label(self.s("ln_f_gloss"), font_size=style.SMALL, color=MUTED).move_to([0, final_ys[0], 0])
+        ln_f.add(gloss.shift(RIGHT * (BOX_RIGHT + 0.15 - gloss.get_left()[0])))   # beside the box: nothing else there
+        self.boxes.add(ln_f, self.stage_box("unembedding", "", final_ys[1]))
         self.layer_labels = VGroup(*[
             Label(self.s("layer", n=style.shown(l)), font_size=style.SMALL, color=MUTED).move_to(
                 [0, (self.row_ys[1 + 2 * l] + self.row_ys[2 + 2 * l]) / 2, 0]) for l in range(c.n_layer)])

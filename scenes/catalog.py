@@ -29,6 +29,18 @@ def stop_section_names(temperatures) -> list[str]:
     return names
 
 
+def needs_training_language(scene: str, what: str, check=None):
+    """A scene check: the scene draws our training language's world (`what`), which a checkpoint of one's own (a
+    byte-level BPE tokenizer) does not have; refused in one line naming what to do, then `check` if given."""
+    def run(values, model):
+        if getattr(model.tokenizer, "kind", "word") == "bpe":
+            raise ParamError(f"{scene} needs our model's training language ({what}), which this checkpoint does not "
+                             f"have: render it with the lecture's model (leave out --model / the recipe's model)")
+        if check is not None:
+            check(values, model)
+    return run
+
+
 def _check_top_k(value, model):
     if value >= model.config.vocab_size:
         raise ParamError(f"must be smaller than the vocabulary ({model.config.vocab_size} words), got {value}")
@@ -112,7 +124,7 @@ def _focus_in_prompt(values, model):
     if values["focus"] == AUTO:
         return
     from scenes.prompts import lookback_prompt
-    prompt = lookback_prompt(values.get("lang", "en"))["prompt"] if values["prompt"] == AUTO else values["prompt"]
+    prompt = lookback_prompt(values.get("lang", "en"), model)["prompt"] if values["prompt"] == AUTO else values["prompt"]
     T = len(model.encode(prompt))
     if not 0 <= values["focus"] < T:
         raise ParamError(f"focus: the prompt has {T} tokens (positions 0..{T - 1}), got {values['focus']}")
@@ -124,9 +136,13 @@ def _check_layer(value, model):
         raise ParamError(f"the model has {model.config.n_layer} layers (0..{model.config.n_layer - 1}), got {value}")
 
 
+# The most positions a scene can index and draw (the position table, a focus token): a checkpoint with a longer
+# context is refused when it is loaded for a render (pipeline/recipe.load_model), not cut short silently.
+MAX_POSITIONS = 1024
+
 LOOKBACK_PROMPT = Param("prompt", Text(), AUTO, "the prompt (default: the first story pair in the scene's language, "
                         "cut before its recall word; see scenes/prompts.py lookback_prompt)", check_prompt)
-FOCUS = Param("focus", IndexOrAuto(0, 1023), AUTO, "position of the token in focus (default: the default prompt's "
+FOCUS = Param("focus", IndexOrAuto(0, MAX_POSITIONS - 1), AUTO, "position of the token in focus (default: the default prompt's "
               "recall token \"was\" (是), else the last token)", _check_focus)
 
 TOKEN_EMBEDDING = SceneSpec(
@@ -147,13 +163,26 @@ POSITIONAL_ENCODING = SceneSpec(
     sections=lambda p: ["title", "table", "prompt", "add", "all", "no_order", "order", "summary"],
 )
 
+# architecture draws a box per block, every layer's (scenes/architecture.py: EMBED_Y, FIRST_BLOCK_Y, PITCH), and
+# the caption's area begins below the third layer's: a deeper model is refused rather than drawn over the captions
+# (eliding the middle layers is not built yet).
+ARCHITECTURE_MAX_LAYERS = 3
+
+
+def _architecture_fits(values, model):
+    if model.config.n_layer > ARCHITECTURE_MAX_LAYERS:
+        raise ParamError(f"architecture draws every layer's blocks, at most {ARCHITECTURE_MAX_LAYERS} layers; this "
+                         f"model has {model.config.n_layer} (parameters and multi_head show its shape)")
+    _focus_in_prompt(values, model)
+
+
 ARCHITECTURE = SceneSpec(
     name="architecture",
     cls="Architecture",
     summary="The whole pipeline with our shapes and GPT-3's, the residual stream, and a logit lens: one token's "
             "prediction read after every block.",
     params=(LOOKBACK_PROMPT, FOCUS, LANG),
-    check=_focus_in_prompt,
+    check=_architecture_fits,
     sections=lambda p: ["title", "pipeline", "stream", "gpt3", "lens", "summary"],
 )
 
@@ -165,6 +194,7 @@ EMBEDDING_SPACE = SceneSpec(
     params=(Param("prompt", Text(), AUTO, "its first creature is the word whose neighbours are shown, and its "
                   "language the words' (default: the attention chapter's prompt, see scenes/prompts.py "
                   "lookback_prompt)", check_prompt), LANG),
+    check=needs_training_language("embedding_space", "its creatures and their habitats and sizes"),
     sections=lambda p: ["title", "words", "direction", "parallelogram", "neighbours", "summary"],
 )
 
@@ -248,7 +278,7 @@ def _mlp_focus_in_prompt(values, model):
     if values["focus"] == AUTO:
         return
     from scenes.prompts import fact_prompt
-    prompt = fact_prompt(values.get("lang", "en"))["prompt"] if values["prompt"] == AUTO else values["prompt"]
+    prompt = fact_prompt(values.get("lang", "en"), model)["prompt"] if values["prompt"] == AUTO else values["prompt"]
     T = len(model.encode(prompt))
     if not 0 <= values["focus"] < T:
         raise ParamError(f"focus: the prompt has {T} tokens (positions 0..{T - 1}), got {values['focus']}")
@@ -263,7 +293,7 @@ MLP_STEPS = SceneSpec(
                   "the last name; see scenes/prompts.py fact_prompt)", check_prompt),
             Param("layer", IndexOrAuto(0, 63), AUTO, "the layer whose MLP is shown (default: the layer whose MLP "
                   "output at the focus token has the largest norm)", _check_layer),
-            Param("focus", IndexOrAuto(0, 1023), AUTO, "position of the token in focus (default: the last token)",
+            Param("focus", IndexOrAuto(0, MAX_POSITIONS - 1), AUTO, "position of the token in focus (default: the last token)",
                   _check_focus),
             LANG),
     check=_mlp_focus_in_prompt,
@@ -289,7 +319,7 @@ MLP_FACT = SceneSpec(
                   "asking a person's sport, cut before the sport; see scenes/prompts.py sport_fact_prompt)",
                   check_prompt),
             LANG),
-    check=_fact_prompt_names_a_person,
+    check=needs_training_language("mlp_fact", "its people and their sports", _fact_prompt_names_a_person),
     sections=lambda p: ["title", "where", "lookup", "readout", "neurons", "spread", "ablation", "and_gate", "summary"],
 )
 
@@ -341,7 +371,7 @@ SUPERPOSITION_IN_GPT = SceneSpec(
                   "language's first person sentence, cut after the last name; see scenes/prompts.py fact_prompt)",
                   check_prompt),
             LANG),
-    check=_ends_with_a_person,
+    check=needs_training_language("superposition_in_gpt", "its people and their sports", _ends_with_a_person),
     sections=lambda p: ["title", "embeddings", "neuron", "spread", "summary"],
 )
 
@@ -349,6 +379,14 @@ SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
     NEXT_TOKEN, ARCHITECTURE, SOFTMAX_TEMPERATURE, EMBEDDING_SPACE, TOKEN_EMBEDDING, POSITIONAL_ENCODING,
     QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE, MULTI_HEAD, ADD_NORM, MLP_STEPS, MLP_FACT, NEAR_ORTHOGONAL,
     TOY_SUPERPOSITION, SUPERPOSITION_IN_GPT, PARAMETERS, SUMMARY)}
+
+
+# The scenes a checkpoint of one's own (GPT-2's kind, any size up to MAX_POSITIONS) can draw: they need no training
+# language (its prompts follow scenes/prompts.py checkpoint_prompt). The others refuse it (needs_training_language)
+# or draw recorded runs (near_orthogonal, toy_superposition).
+CHECKPOINT_SCENES = ("next_token", "architecture", "softmax_temperature", "token_embedding", "positional_encoding",
+                     "queries_keys", "causal_mask", "values_update", "multi_head", "add_norm", "mlp_steps",
+                     "parameters", "summary")
 
 
 def find(name: str) -> SceneSpec:

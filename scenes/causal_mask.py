@@ -114,7 +114,7 @@ class CausalMask(AttentionChapterScene):
         self.say("scaled", layer=style.shown(h.layer), head=style.shown(h.head))
         self.scaled_scale = ColourScale.signed_for(h.scaled)
         grid = self.grid = place_grid(AttentionGrid(h.scaled, self.scaled_scale, tokens=h.tokens, lang=self.lang,
-                                                    height=GRID_HEIGHT))
+                                                    height=GRID_HEIGHT, focus=h.focus))
         root = f"{np.sqrt(h.d_head):g}"                 # √d_k, for the label only
         self.scaled_legend = place_legend(ColourLegend(self.scaled_scale, S("scaled_scale", self.lang, root=root),
                                                        width=LEGEND_W, masked=True), top=GRID_LEGEND_TOP)

@@ -31,8 +31,8 @@ S = SHARED | Strings({
                          "and every direction was measured, then tested on held-out words.",
                    "zh": "这里的每个点都是小型 GPT 嵌入矩阵中的一行，\n每个方向都是测出来的，并在留出的词上检验。"},
     "words": {"en": "The {n} creatures' embeddings ({d} numbers each) on two\n"
-                    "measured directions; the view keeps {kept} of the variance.",
-              "zh": "{n} 种动物的嵌入（每个 {d} 个数），投影到两个实测方向上。\n这个视图保留了它们 {kept} 的方差。"},
+                    "measured directions; it keeps {kept} of their spread (variance).",
+              "zh": "{n} 种动物的嵌入（每个 {d} 个数），投影到两个实测方向上。\n这个平面视图保留了它们 {kept} 的离散程度（方差）。"},
     "direction_separates": {"en": "Held out one by one, each creature lands on its habitat's\n"
                                   "side {acc} of the time; with shuffled labels, {null}.",
                             "zh": "每次留出一种动物，它落在自己栖息地一侧的比例是 {acc}；\n标签打乱后只有 {null}。"},
@@ -40,17 +40,19 @@ S = SHARED | Strings({
                                   "side {acc} of the time, no better than shuffled ({null}).",
                             "zh": "每次留出一种动物，落在自己栖息地一侧的比例是 {acc}：\n并不比打乱标签（{null}）更好。"},
     "example_hit": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}):\n"
-                          "\"{d}\" differs from \"{c}\" as \"{b}\" differs from \"{a}\".",
-                    "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n它与\u201c{c}\u201d的差别正如\u201c{b}\u201d与\u201c{a}\u201d（余弦 {cos}）。"},
+                          "\"{d}\" differs from \"{c}\" as \"{b}\" from \"{a}\" (1 = same way).",
+                    "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n它与\u201c{c}\u201d之差正如\u201c{b}\u201d与\u201c{a}\u201d（余弦 {cos}，1 为同向）。"},
     "example_miss": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}),\n"
-                           "not the creature the parallelogram asks for.",
-                     "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}）。"},
-    "parallelogram_often": {"en": "Over all {n} such quadruples in both languages: {acc}.\n"
-                                  "Shuffled labels give {null}: real, but far from always.",
-                            "zh": "在两种语言全部 {n} 组里，成立的比例是 {acc}，\n打乱标签时是 {null}：确实存在，但远非总是成立。"},
-    "parallelogram_chance": {"en": "Over all {n} such quadruples in both languages: {acc},\n"
-                                   "no better than shuffled labels ({null}).",
-                             "zh": "在两种语言全部 {n} 组里，成立的比例是 {acc}：\n并不比打乱标签（{null}）更好。"},
+                           "not the creature the parallelogram asks for (1 = same way).",
+                     "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}，1 为同向）。"},
+    "parallelogram_often": {"en": "Over all {n} quadruples, the nearest is the 4th word in {acc}:\n"
+                                  "the parallelogram holds. Shuffled labels: {null}. Real, not always.",
+                            "zh": "全部 {n} 组里有 {acc} 最近的正是第四个词，即平行四边形成立；\n"
+                                  "打乱标签时是 {null}：确实存在，但远非总是成立。"},
+    "parallelogram_chance": {"en": "Over all {n} quadruples, the nearest is the 4th word in {acc}:\n"
+                                   "the parallelogram holds, no better than shuffled labels ({null}).",
+                             "zh": "全部 {n} 组里有 {acc} 最近的正是第四个词，即平行四边形成立：\n"
+                                   "并不比打乱标签（{null}）更好。"},
     "neighbours": {"en": "The nearest words to \"{word}\" over all {d} numbers (cosine):\n"
                          "{k} of these {n} are creatures.",
                    "zh": "按全部 {d} 个数的余弦，离\u201c{word}\u201d最近的词：\n这 {n} 个里有 {k} 个是动物。"},
@@ -186,6 +188,7 @@ class EmbeddingSpace(LectureScene):
             self.legend.add(label)
             if colour:
                 self.legend.add(Dot([LEGEND_LEFT + 0.08, y + 0.12, 0], radius=0.08, color=colour))
+        self.legend.key_colours = list(HABITAT_COLOUR.values())      # told apart (tests/layout_checks.py)
 
         # one direction, held out, against shuffled labels (directions.semantic_directions)
         measured = semantic_directions(gpt, n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
@@ -210,7 +213,10 @@ class EmbeddingSpace(LectureScene):
         self.example_arrows = VGroup(
             Arrow(self.at(a), self.at(b), buff=0.12, color=style.ACCENT, stroke_width=3),
             Arrow(self.at(c), self.at(d), buff=0.12, color=style.ACCENT, stroke_width=3))
-        self.example_labels = VGroup(*[self.word_label(plane["words"][i], self.at(i)) for i in (a, b, c, d)])
+        self.example_labels = VGroup()
+        for i in (a, b, c, d):
+            self.example_labels.add(self.word_label(plane["words"][i], self.at(i), [*self.example_labels],
+                                                    arrows=self.example_arrows))
         self.par_bars = self.bar_group(self.s("parallelogram"), [self.par["measured"], self.par["null_mean"]])
 
         # the word's nearest neighbours over all 64 numbers
@@ -231,7 +237,9 @@ class EmbeddingSpace(LectureScene):
             Dot(self.at(index[n["word"]]), radius=0.16, fill_opacity=0, stroke_width=2, stroke_color=style.ACCENT)
             for n in self.neighbours if n["word"] in index] +
             ([Dot(self.at(index[self.word]), radius=0.2, fill_opacity=0, stroke_width=3, stroke_color=style.ACCENT),
-              Label(self.word, font_size=style.SMALL).next_to(self.at(index[self.word]), DOWN, buff=0.3)]
+              self.word_label(self.word, self.at(index[self.word]), [], rings=[
+                  (self.at(index[n["word"]]), 0.16) for n in self.neighbours if n["word"] in index] +
+                  [(self.at(index[self.word]), 0.2)])]
              if self.word in index else []))
 
         self.rules = {
@@ -273,9 +281,31 @@ class EmbeddingSpace(LectureScene):
         numbers = NumberColumn([style.percent(v) for v in values], ys, PANEL_NUMBER_RIGHT, font_size=style.SMALL)
         return VGroup(header, labels, bars, numbers)
 
-    @staticmethod
-    def word_label(word: str, at: np.ndarray) -> Label:
-        """A word beside its point, away from the plot's centre."""
+    def word_label(self, word: str, at: np.ndarray, placed: list, rings: list = (), arrows=()) -> Label:
+        """A word beside its point: the first place, away from the plot's centre first, then the other side, above,
+        below, a little further each round, where it touches no dot or ring, no axis label and no word already
+        placed (tests/layout_checks.py checks that none is left on a dot)."""
         label = Label(word, font_size=style.SMALL)
-        side = RIGHT if at[0] >= PLOT_CENTRE[0] else LEFT
-        return label.move_to(at + side * (label.width / 2 + 0.18) + UP * 0.05)
+        out = RIGHT if at[0] >= PLOT_CENTRE[0] else LEFT
+        w, h = label.width / 2, label.height / 2
+        spots = [spot for reach in (0.18, 0.35, 0.55) for spot in (
+            out * (w + reach) + UP * 0.05, out * (w + reach) + UP * (h + reach), out * (w + reach) + DOWN * (h + reach),
+            UP * (h + reach), DOWN * (h + reach), -out * (w + reach) + UP * 0.05,
+            -out * (w + reach) + UP * (h + reach), -out * (w + reach) + DOWN * (h + reach))]
+        circles = [(d.get_center(), d.width / 2) for d in self.dots] + [(np.asarray(c), r) for c, r in rings]
+        for arrow in arrows:      # an arrow on screen with the words: points along it, as small circles
+            start, end = arrow.get_start(), arrow.get_end()
+            circles += [(start + (end - start) * t, 0.06) for t in np.linspace(0, 1, 24)]
+        boxes = [m for m in [*self.axis_labels, *placed]]
+
+        def clear(spot) -> bool:
+            x0, x1, y0, y1 = at[0] + spot[0] - w - 0.05, at[0] + spot[0] + w + 0.05, at[1] + spot[1] - h - 0.05, \
+                at[1] + spot[1] + h + 0.05
+            for c, r in circles:
+                nx, ny = min(max(c[0], x0), x1), min(max(c[1], y0), y1)
+                if (c[0] - nx) ** 2 + (c[1] - ny) ** 2 < r ** 2:
+                    return False
+            return all(x1 < m.get_left()[0] or m.get_right()[0] < x0 or y1 < m.get_bottom()[1] or
+                       m.get_top()[1] < y0 for m in boxes)
+
+        return label.move_to(at + next((s for s in spots if clear(s)), spots[0]))

@@ -37,9 +37,10 @@ S = SHARED | Strings({
     "subtitle": {"en": "A person's sport, found and measured in the model", "zh": "一个人的运动：在模型中找到并测量"},
     "note": {"en": "Our {n}-layer model reads\n\"{prompt}\"\nand says \"{answer}\" ({p} likely). Where is that fact kept?",
              "zh": "我们的 {n} 层模型读到\n\u201c{prompt}\u201d，\n以 {p} 的概率回答\u201c{answer}\u201d。这个事实存在哪里？"},
-    "where": {"en": "Swap both names for another person's, then restore one state\n"
-                    "at a time from the real run: gold brings P(\"{answer}\") back.",
-              "zh": "把两个名字换成另一个人的，再从原来的运行中\n逐个恢复一个状态：金色让 P(\u201c{answer}\u201d) 回来。"},
+    "where": {"en": "Swap both names for another's, then restore one state at a time:\n"
+                    "restored share: how much of P(\"{answer}\") returns, gold = all.",
+              "zh": "把两个名字换成另一个人的，再从原来的运行中逐个恢复一个状态：\n"
+                    "恢复的比例 = P(\u201c{answer}\u201d) 回来了多少（金色为全部）。"},
     "largest_spread": {"en": "Largest: {a}\u00b7\"{ta}\" ({sa}), then {b}\u00b7\"{tb}\" ({sb}).\n"
                              "No single state brings back half of it.",
                       "zh": "最大：{a}·\u201c{ta}\u201d {sa}，{b}·\u201c{tb}\u201d {sb}。\n"
@@ -89,10 +90,10 @@ S = SHARED | Strings({
                   "zh": "\u201c{sport}\u201d：在 {n} 个{language}词中排第 {rank}"},
     "language_en": {"en": "English", "zh": "英文"},    # the words a readout ranks: the prompt's language's
     "language_zh": {"en": "Chinese", "zh": "中文"},
-    "neurons": {"en": "The neurons pushing most toward \"{sport}\": activation \u00d7\n"
-                      "W_out row, along (sport \u2212 other sports). And what each fires for.",
-                "zh": "最推动 \u201c{sport}\u201d 的神经元：激活 \u00d7（W_out 行 \u00b7 它的方向\n"
-                      "减去其他运动的方向），以及它们各自对什么激活。"},
+    "neurons": {"en": "Each neuron's push toward \"{sport}\": activation \u00d7 W_out row,\n"
+                      "along (sport \u2212 other sports). The strongest, and what each fires for.",
+                "zh": "推动 = 激活 \u00d7 W_out 行在\u201c该运动 \u2212 其他运动\u201d方向上的分量：\n"
+                      "对 \u201c{sport}\u201d 推动最大的神经元，以及它们各自对什么激活。"},
     "col_neuron": {"en": "neuron", "zh": "神经元"},
     "col_push": {"en": "push", "zh": "推动"},
     "col_fires": {"en": "fires most for", "zh": "最常激活于"},

@@ -24,7 +24,7 @@ from scenes.components import (BarColumn, GeluPlot, Label, LabelColumn, MatrixVe
                                NumberColumn, NumberText, TokenColumn, VectorColumn)
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
-from scenes.prompts import fact_prompt
+from scenes.prompts import fact_prompt, language_of, own_language
 from scenes.style import EMBEDDING, EMBEDDING_UPDATED, LOGIT, MUTED, NEURON_ACTIVE, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
@@ -53,6 +53,7 @@ S = SHARED | Strings({
                   "zh": "GELU 把负数压到接近 0，正数通过：\n{n} 个神经元中有 {active} 个被激活（大于 {t}）。"},
     "active_count": {"en": "active (> {t}): {active} of {n}", "zh": "激活（> {t}）：{active} / {n}"},
     "gelu_axis": {"en": "GELU(x)", "zh": "GELU(x)"},
+    "x_axis": {"en": "x: a neuron's input", "zh": "x：神经元的输入"},
     "down": {"en": "Each neuron writes its row of W_out, scaled by its activation;\n"
                    "all {n} writes plus a bias add up to one vector of {d}.",
              "zh": "每个神经元写出 W_out 中它的那一行，乘以它的激活；\n全部 {n} 份加上偏置，合成一个 {d} 维向量。"},
@@ -124,7 +125,10 @@ def prompt_language(tokens: list[str]) -> str:
 
 
 def language_word_ids(gpt, lang: str) -> list[int]:
-    """The ids of the words of one language of the training language (the two share no word)."""
+    """The ids of the words of one language of the training language (the two share no word); a checkpoint of one's
+    own (byte-level BPE) has no such split: its whole vocabulary."""
+    if not own_language(gpt):
+        return list(range(gpt.config.vocab_size))
     words = set(model_language.vocabulary_of(lang))
     return [i for i, w in enumerate(gpt.tokenizer.words) if w in words]
 
@@ -140,7 +144,7 @@ class MlpAtFocus:
 
     def __init__(self, gpt, params: dict, sample: dict | None = None):
         self.lang = lang = params.get("lang", "en")
-        chosen = fact_prompt(lang) if params["prompt"] == AUTO else None
+        chosen = fact_prompt(lang, gpt) if params["prompt"] == AUTO else None
         self.prompt = chosen["prompt"] if chosen else params["prompt"]
         self.prompt_rule = chosen   # the default prompt's rule, with its language (None for a given prompt)
         self.trace = tr = gpt.trace(self.prompt)
@@ -165,7 +169,7 @@ class MlpAtFocus:
         self.top = [int(i) for i in np.argsort(-st["act"], kind="stable")[:K_NEURONS]]
         self.n_active = int(st["active"].sum())
         self.W_in_cols = gpt.mlp(self.layer).W_in[:, self.top].T      # (k, d): the top neurons' questions
-        self.prompt_lang = prompt_language(self.tokens)
+        self.prompt_lang = prompt_language(self.tokens) if own_language(gpt) else language_of([self.prompt])
         self.words_of_lang = language_word_ids(gpt, self.prompt_lang)
         self.readout = neuron_readout(gpt, tr, self.layer, self.top[0], self.focus, k=N_WORDS,
                                       word_ids=self.words_of_lang)
@@ -285,22 +289,28 @@ class MlpSteps(LectureScene):
         self.ctx_numbers = VGroup()
         for r, c in enumerate(m.contexts):
             y = 1.5 - r * 0.75
-            before = join.join(style.token_label(w) for w in c["context"][:-1])
-            row = VGroup()
-            if before:
-                row.add(Label(before + join, font_size=style.LABEL, color=MUTED))
-            row.add(Label(style.token_label(c["token"]), font_size=style.LABEL, color=TEXT))
-            row.arrange(RIGHT, buff=0.12 if lang == "en" else 0.05, aligned_edge=DOWN)
-            row.shift([2.6 - row.get_right()[0], 0, 0])
+            words = [style.token_label(w) for w in c["context"][:-1]]
+            while True:   # the context's last words that fit the safe area, "…" for the ones left out
+                before = ("\u2026" + join if len(words) < len(c["context"]) - 1 else "") + join.join(words)
+                row = VGroup()
+                if before:
+                    row.add(Label(before + join, font_size=style.LABEL, color=MUTED))
+                row.add(Label(style.token_label(c["token"]), font_size=style.LABEL, color=TEXT))
+                row.arrange(RIGHT, buff=0.12 if lang == "en" else 0.05, aligned_edge=DOWN)
+                row.shift([2.6 - row.get_right()[0], 0, 0])
+                if not words or row.get_left()[0] >= -style.safe_half_width():
+                    break
+                words = words[1:]
             for part in row:
                 part.on_baseline(y)
+            row.phrase = True          # its parts are one line of text, in two colours (tests/layout_checks.py)
             self.ctx_rows.add(row)
             self.ctx_numbers.add(NumberText(f"{c['activation']:.2f}", style.LABEL, NEURON_ACTIVE).place(4.4, y))
 
     def build_gelu(self):
         m = self.m
         self.gelu = GeluPlot(m.curve_x, m.curve_y, m.steps["pre"], m.steps["act"], m.threshold,
-                             width=8.0, height=4.4)
+                             width=8.0, height=4.4, x_name=self.s("x_axis"))
         self.gelu.move_to([-0.5, 0.55, 0])
         self.active_label = Label(self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n),
                                   font_size=style.SMALL, color=NEURON_ACTIVE)
@@ -383,6 +393,8 @@ class MlpSteps(LectureScene):
         self.all_header.move_to([0.3, top + 0.6, 0])
         self.count_header = self.header(self.s("active_short", t=f"{m.threshold:g}"), 5.6, NEURON_ACTIVE,
                                         top + 0.45)
+        # the header ends a clear gap before the counts' header (in English it is nearly as wide as strips and counts)
+        self.all_header.shift(RIGHT * min(0.0, self.count_header.get_left()[0] - 0.5 - self.all_header.get_right()[0]))
         self.all_formula = self.tex("A", "=", r"\mathrm{GELU}(X W_{in} + b_{in})",
                                     colours={"A": NEURON_ACTIVE})
         self.all_formula.move_to([0.3, FORMULA_Y, 0])

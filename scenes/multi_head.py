@@ -226,13 +226,15 @@ class MultiHead(LectureScene):
         m, lang = self.m, self.lang
         self.grids, self.head_titles, self.focus_frames, self.top_labels = [], VGroup(), [], VGroup()
         grid_w = GRID_W
-        first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=grid_w)
+        first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=grid_w,
+                              focus=m.focus)
         label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)
         overhang = max(0.0, first.query_indices.get_right()[0] - first.squares.get_right()[0])
         room = 2 * style.safe_half_width() - label_w - (m.n_head - 1) * GRID_GAP - overhang   # a long key word:
         if m.n_head * grid_w > room:                                                          # the grids shrink
             grid_w = room / m.n_head
-            first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=grid_w)
+            first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=grid_w,
+                              focus=m.focus)
         self.grid_w = grid_w
         # the axis titles, stacked over the first grid's key words (small cells leave no room beside them)
         q_title, k_title = first.query_title, first.key_title
@@ -248,7 +250,7 @@ class MultiHead(LectureScene):
         left = -total / 2 + label_w
         for h in range(m.n_head):
             g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("attention"), tokens=m.tokens,
-                                                   lang=lang, height=grid_w)
+                                                   lang=lang, height=grid_w, focus=m.focus)
             g.shift([left + h * (grid_w + GRID_GAP) - g.squares.get_left()[0], GRID_TOP - g.squares.get_top()[1], 0])
             self.grids.append(g)
             x = g.squares.get_center()[0]

@@ -40,23 +40,27 @@ S = SHARED | Strings({
     "sample_other": {"en": "To write, it draws: the words lie end to end on 0 to 1,\n"
                            "and u = {u} falls past the top {k}, on \"{word}\" ({p}).",
                      "zh": "要写出文字就抽一个词：各词按概率排在 0 到 1 上，\n随机数 u = {u} 落在前 {k} 个之外的\u201c{word}\u201d上（{p}）。"},
-    "sample_argmax": {"en": "At T = 0 there is no draw:\nthe most likely word, \"{word}\" ({p}), is taken.",
-                      "zh": "T = 0 时不抽签：\n直接取概率最大的词\u201c{word}\u201d（{p}）。"},
+    "sample_argmax": {"en": "At temperature T = 0 there is no draw:\nthe most likely word, \"{word}\" ({p}), is taken.",
+                      "zh": "温度 T = 0 时不抽签：\n直接取概率最大的词\u201c{word}\u201d（{p}）。"},
     "loop": {"en": "Append the word, predict again, draw again:\n"
                    "{n} words, one at a time. This loop is how a GPT writes.",
              "zh": "把这个词接上，再预测、再抽：一次一个词，共 {n} 个。\nGPT 就是这样一个词一个词写出来的。"},
     "context_apart": {"en": "The same last word \"{word}\" after different words:\n"
-                            "the predictions share almost nothing (total variation {tv}).",
-                      "zh": "最后一个词同为\u201c{word}\u201d，前面的词不同：\n两个预测几乎毫无重合（总变差 {tv}）。"},
+                            "{tv} of the probability is not shared (total variation): almost all.",
+                      "zh": "最后一个词同为\u201c{word}\u201d，前面的词不同：两个预测几乎毫无重合，\n"
+                            "{tv} 的概率不共有（总变差）。"},
     "context_differ": {"en": "The same last word \"{word}\" after different words:\n"
-                             "the predictions differ (total variation {tv}, at most 1).",
-                       "zh": "最后一个词同为\u201c{word}\u201d，前面的词不同：\n预测随之不同（总变差 {tv}，最大为 1）。"},
+                             "{tv} of the probability is not shared (total variation, at most 1).",
+                       "zh": "最后一个词同为\u201c{word}\u201d，前面的词不同：预测随之不同，\n"
+                             "{tv} 的概率不共有（总变差，最大为 1）。"},
     "context_note": {"en": "The model reads every earlier word, not only the last one.",
                      "zh": "模型读的是前面所有的词，而不只是最后一个。"},
     "summary": {"en": "A GPT turns all the words so far into a distribution\n"
                       "over the next one. Drawing from it, again and again, writes.",
                 "zh": "GPT 把已有的全部词变成下一个词的概率分布。\n一次次从中抽词，就写出了文字。"},
-    "seed": {"en": "seed {seed}", "zh": "种子 {seed}"},
+    "temperature": {"en": "temperature T = {t}", "zh": "温度 T = {t}"},
+    "temperature_note": {"en": "(see the softmax chapter)", "zh": "（见 softmax 一章）"},
+    "seed": {"en": "random seed {seed}", "zh": "随机种子 {seed}"},
     "tv_label": {"en": "total variation", "zh": "总变差"},
 })
 
@@ -174,7 +178,7 @@ class NextToken(LectureScene):
         self.vocab, self.k = gpt.config.vocab_size, params["top_k"]
         prompt, prompt_rule = params["prompt"], None
         if prompt == AUTO:
-            prompt_rule = uncertain_prompt(self.lang)
+            prompt_rule = uncertain_prompt(self.lang, gpt)
             prompt = self.params["prompt"] = prompt_rule["prompt"]
         self.steps = generate(gpt, prompt, params["steps"], params["temperature"], params["seed"], top_k=self.k)
         words = gpt.tokenizer.words
@@ -215,9 +219,11 @@ class NextToken(LectureScene):
                 SurroundingRectangle(strip.segments[min(rank, self.k)], color=style.ACCENT, buff=0.04)))
             self.filled.append(row.slot_filled(style.token_label(step["sampled"]["word"])))
         self.readout = VGroup(
-            Label("T = " + style.temperature(params["temperature"]), color=TEMPERATURE),
-            Label(self.s("seed", seed=params["seed"]), color=MUTED)).arrange(RIGHT, buff=0.6)
-        self.readout.move_to([STRIP_LEFT + STRIP_WIDTH / 2, STRIP_Y + STRIP_H / 2 + 0.95, 0])
+            Label(self.s("temperature", t=style.temperature(params["temperature"])), color=TEMPERATURE),
+            Label(self.s("temperature_note"), font_size=style.SMALL, color=MUTED),
+            Label(self.s("seed", seed=params["seed"]), color=MUTED)).arrange(DOWN, buff=0.06)
+        # below the strip and its u, above the caption
+        self.readout.move_to([STRIP_LEFT + STRIP_WIDTH / 2, STRIP_Y - STRIP_H / 2 - 0.9, 0], aligned_edge=UP)
 
         self.pair = context_pair(gpt, language_of(self.values_tokens))   # from the prompt's own language
         self.pair_word = style.token_label(words[self.pair["token_ids"][0][-1]])

@@ -66,7 +66,7 @@ BEATS = style.BEAT_TITLES | Strings({
 
 PARTS = ("embedding", "attention", "mlp", "layernorm")
 COLOURS = {"embedding": style.EMBEDDING, "attention": style.QUERY, "mlp": style.NEURON_ACTIVE,
-           "layernorm": MUTED}
+           "layernorm": style.LAYERNORM}
 FRACTIONS = {"frac_1_4": 1 / 4, "frac_1_3": 1 / 3, "frac_1_2": 1 / 2, "frac_2_3": 2 / 3, "frac_3_4": 3 / 4}
 LABEL_FLOOR = 0.15   # a segment is named under its bar when it is at least this share of the total
 BAR_LEFT, BAR_WIDTH = -6.0, 12.0
@@ -113,6 +113,7 @@ class Parameters(LectureScene):
             name = Label(self.s(part), font_size=style.SMALL, color=MUTED)
             name.shift(RIGHT * (x + 0.42 - name.get_left()[0])).on_baseline(y)
             self.key.add(VGroup(swatch, name))
+        self.key.key_colours = [COLOURS[part] for part in PARTS]    # told apart (tests/layout_checks.py)
 
     def build_table(self):
         g = self.g3

@@ -1,4 +1,5 @@
-"""Positional encoding: the sin/cos table, E = token embedding + position vector, and why attention needs it.
+"""Positional encoding: the position table (our sin/cos one, or a checkpoint's learned one, shown as what it is),
+E = token embedding + position vector, and why attention needs it.
 
     manim render -ql scenes/positional_encoding.py PositionalEncoding
     python render.py positional_encoding --lang zh --set focus=3
@@ -60,6 +61,11 @@ S = SHARED | Strings({
     "summary": {"en": "With position vectors, the same word at two places becomes\n"
                       "two different inputs, so attention can use word order.",
                 "zh": "位置向量让同一个词在不同位置成为不同的输入，\n注意力因此能利用词序。"},
+    "table_learned": {"en": "Each position 0 to {last} has a vector of {d} numbers,\n"
+                            "learned in training like any weight: no formula.",
+                      "zh": "每个位置（0 到 {last}）都有一个 {d} 维向量，\n和其他权重一样是训练学到的，没有公式。"},
+    "table_part": {"en": "P: {d} (\u2193) \u00d7 the first {shown} of {n_pos} positions (\u2192)",
+                   "zh": "P：{d}（\u2193）\u00d7 {n_pos} 个位置中的前 {shown} 个（\u2192）"},
     "table_label": {"en": "P: {d} numbers (\u2193) \u00d7 {n_pos} positions (\u2192)",
                     "zh": "P：{d} 个数（\u2193）\u00d7 {n_pos} 个位置（\u2192）"},
     "legend": {"en": "P entries", "zh": "P 的数值"},
@@ -93,6 +99,8 @@ STEP, PAUSE = style.STEP, style.PAUSE
 SAME_WEIGHT, FOLLOWS_ORDER = 0.0005, 0.01
 
 
+TABLE_POSITIONS = 64   # positions drawn in the table at most (ours has 32; GPT-2's 1,024 would be 786k cells)
+
 class PositionalEncoding(FocusScene):
     name = "positional_encoding"
     strings = S
@@ -103,7 +111,7 @@ class PositionalEncoding(FocusScene):
         return self.s("model_note", d=self.d, n_pos=self.n_pos)
 
     def beat_table(self):
-        self.say("table", last=self.n_pos - 1, d=self.d)
+        self.say("table" if self.sin_cos else "table_learned", last=self.n_pos - 1, d=self.d)
         self.play(FadeIn(self.formula), run_time=STEP)
         self.play(FadeIn(self.table), FadeIn(self.table_axes), run_time=2 * STEP)
         self.play(FadeIn(VGroup(*self.legend)), run_time=STEP)
@@ -181,14 +189,21 @@ class PositionalEncoding(FocusScene):
         if T < 3:
             raise ParamError("prompt: the word-order experiment needs at least 3 tokens")
         P = gpt.W_pos                                               # (context, d): one row per position
+        # our table is sin/cos (drawn with its formula); a checkpoint's is learned (GPT-2's): no formula is shown.
+        # At most TABLE_POSITIONS positions are drawn, the first ones (the prompt's among them), and the label
+        # says how many the table has.
+        self.sin_cos = c.position_encoding == "sinusoidal"
+        self.n_drawn = min(self.n_pos, TABLE_POSITIONS)
+        if T > self.n_drawn:
+            raise ParamError(f"prompt: this scene draws the first {self.n_drawn} positions; the prompt has {T} tokens")
         tok = np.asarray(trace["token_embeddings"], np.float64)
         pos = np.asarray(trace["position_vectors"], np.float64)
         E = np.asarray(trace["embeddings"], np.float64)
 
         # the table
-        self.formula = self.sin_cos_formula().move_to([0, 2.66, 0])
+        self.formula = self.sin_cos_formula().move_to([0, 2.66, 0]) if self.sin_cos else VGroup()
         scale = ColourScale.signed_for(P)
-        self.table = Heatmap(P.T, scale, width=TABLE_WIDTH, height=TABLE_HEIGHT)
+        self.table = Heatmap(P[:self.n_drawn].T, scale, width=TABLE_WIDTH, height=TABLE_HEIGHT)
         self.table.move_to([TABLE_LEFT + TABLE_WIDTH / 2, TABLE_TOP - TABLE_HEIGHT / 2, 0])
         self.table_axes = self.axes()
         self.legend = ColourLegend(scale, S("legend", self.lang), width=2.4)
@@ -242,8 +257,9 @@ class PositionalEncoding(FocusScene):
             "prompt": chosen["prompt"], "tokens": self.tokens, "token_ids": self.token_ids,
             "focus": f, "focus_rule": chosen["focus_rule"], "d_model": self.d, "n_positions": self.n_pos,
             "P": {"source": "wpe.weight", "stored_shape": list(P.shape), "shown_as": "transposed: one column per position",
-                  "every_entry_as_colour": True, "colour_limit": scale.limit,
-                  "formula_exponent_denominator": self.d},
+                  "every_entry_as_colour": True, "colour_limit": scale.limit, "positions_drawn": self.n_drawn,
+                  "kind": "sin/cos" if self.sin_cos else "learned",
+                  **({"formula_exponent_denominator": self.d} if self.sin_cos else {})},
             "positions_used": list(range(T)),
             "sum": {"dims": shown_dims,
                     **{name: {"values": [float(v[f][i]) for i in shown_dims],
@@ -276,11 +292,13 @@ class PositionalEncoding(FocusScene):
         """Position ticks under the table (teal), the dimension range at its left, and its shape."""
         ticks = VGroup()
         y = self.table.box.get_bottom()[1] - 0.4
-        for p in sorted({0, 8, 16, 24, self.n_pos - 1}):
-            if p < self.n_pos:
+        for p in sorted({0, 8, 16, 24, self.n_drawn - 1}):
+            if p < self.n_drawn:
                 n = NumberText(str(p), font_size=style.SMALL, color=style.POSITION, align="left").place(0, y)
                 ticks.add(n.shift(RIGHT * (self.table.column_x(p) - n.get_center()[0])))
-        shape = Label(S("table_label", self.lang, d=self.d, n_pos=self.n_pos), font_size=style.SMALL, color=MUTED)
+        text = (S("table_label", self.lang, d=self.d, n_pos=self.n_pos) if self.n_drawn == self.n_pos else
+                S("table_part", self.lang, d=self.d, shown=self.n_drawn, n_pos=f"{self.n_pos:,}"))
+        shape = Label(text, font_size=style.SMALL, color=MUTED)
         shape.next_to(ticks, DOWN, buff=0.15).set_x(self.table.get_center()[0])
         dims = VGroup()
         for i in (0, self.d - 1):

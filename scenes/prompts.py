@@ -31,6 +31,49 @@ import numpy as np
 STREAM_WORDS = 64
 LANGS = ("en", "zh")
 
+# --- a lecturer's own checkpoint (a byte-level BPE tokenizer: GPT-2's kind) has no training language to draw
+# prompts from. Its "auto" prompts follow one rule that works with any vocabulary: the first prompt of the scene
+# kind's list, in the scene's language, that encodes to at most DRAWN_TOKENS tokens and fits the model's context.
+# The Chinese prompts show GPT-2's byte pieces as they are (<0xNN>); --prompt replaces any of them.
+DRAWN_TOKENS = 13   # the longest default row the token scenes draw at a legible size
+CHECKPOINT_PROMPTS = {
+    # attention: the last token can look back to an earlier word it repeats ("fox")
+    "lookback": {"en": ["Alice saw a red fox. The fox was", "A red fox. The fox was", "The fox was"],
+                 "zh": ["猫是红的。猫是", "猫是"]},
+    # softmax, next token: an open continuation
+    "uncertain": {"en": ["The weather today is", "Today is"], "zh": ["今天天气", "今天"]},
+    # the MLP: a person whose fact the next token would need
+    "fact": {"en": ["Michael Jordan plays the sport of", "Michael Jordan plays"], "zh": ["乔丹", "丹"]},
+    # the context beat: the same last token after different words (pairs, the first pair that fits wins)
+    "context": {"en": [("She sat on the river bank", "She put her money in the bank")],
+                "zh": [("河边的", "银行的")]},
+}
+
+
+def own_language(gpt) -> bool:
+    """Whether the model speaks our training language (our word-level tokenizer), not a checkpoint of one's own."""
+    return getattr(gpt.tokenizer, "kind", "word") != "bpe"
+
+
+def checkpoint_prompt(gpt, kind: str, lang: str = "en") -> dict:
+    """The "auto" prompt of a lecturer's own checkpoint: the first of CHECKPOINT_PROMPTS[kind][lang] that encodes to
+    at most DRAWN_TOKENS tokens within the context; shaped like the training-language rules' records (the focus is
+    the last token; no adjective or noun is known)."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")
+    room = min(DRAWN_TOKENS, gpt.config.n_positions)
+    for prompt in CHECKPOINT_PROMPTS[kind][lang]:
+        parts = prompt if isinstance(prompt, tuple) else (prompt,)
+        ids = [gpt.tokenizer.encode(p) for p in parts]
+        if all(len(i) <= room for i in ids):
+            tokens = list(gpt.tokenizer.decode(ids[0]))
+            return {"prompt": parts[0] if len(parts) == 1 else list(parts), "token_ids": ids, "tokens": tokens,
+                    "focus_index": len(tokens) - 1, "adjective_index": None, "noun_index": None,
+                    "focus_word": tokens[-1], "adjective": None, "person": None, "lang": lang,
+                    "rule": f"a checkpoint of one's own: the first {kind} prompt of scenes/prompts.py "
+                            f"CHECKPOINT_PROMPTS in {lang} that encodes to at most {room} tokens"}
+    raise RuntimeError(f"no {kind} prompt in {lang} fits this model's context of {gpt.config.n_positions}")
+
 
 def _stream(lang: str):
     """The first seeded stream of one language of the model's training language, and its grammar."""
@@ -46,9 +89,13 @@ def join_words(words, lang: str) -> str:
     return ("" if lang == "zh" else " ").join(words)
 
 
-def uncertain_prompt(lang: str = "en") -> dict:
-    """The prompt in `lang`, and the evidence for it (for the manifest)."""
+def uncertain_prompt(lang: str = "en", gpt=None) -> dict:
+    """The prompt in `lang`, and the evidence for it (for the manifest); a checkpoint of one's own (`gpt` given)
+    takes checkpoint_prompt's rule."""
     from model import language
+
+    if gpt is not None and not own_language(gpt):
+        return checkpoint_prompt(gpt, "uncertain", lang)
 
     stream, g = _stream(lang)
     words = [t.word for t in stream]
@@ -73,9 +120,13 @@ def uncertain_prompt(lang: str = "en") -> dict:
     }
 
 
-def lookback_prompt(lang: str = "en") -> dict:
-    """The attention chapter's prompt in `lang`, its focus token, the adjective it looks back to, and the rule."""
+def lookback_prompt(lang: str = "en", gpt=None) -> dict:
+    """The attention chapter's prompt in `lang`, its focus token, the adjective it looks back to, and the rule; a
+    checkpoint of one's own (`gpt` given) takes checkpoint_prompt's rule."""
     from model import language
+
+    if gpt is not None and not own_language(gpt):
+        return checkpoint_prompt(gpt, "lookback", lang)
 
     stream, g = _stream(lang)
     words = [t.word for t in stream]
@@ -119,7 +170,7 @@ def lookback_head(gpt, prompt: str = "auto", focus="auto", layer="auto", head="a
     from model.analysis import lookback_scores
     from .params import AUTO, ParamError
 
-    chosen = lookback_prompt(lang) if prompt == AUTO else None
+    chosen = lookback_prompt(lang, gpt) if prompt == AUTO else None
     text = chosen["prompt"] if chosen else prompt
     trace = gpt.trace(text)
     T = len(trace["tokens"])
@@ -128,10 +179,10 @@ def lookback_head(gpt, prompt: str = "auto", focus="auto", layer="auto", head="a
         focus = chosen["focus_index"] if chosen else T - 1
     if not 0 <= focus < T:
         raise ParamError(f"focus: the prompt has {T} tokens (positions 0..{T - 1}), got {focus}")
-    if chosen and focus == chosen["focus_index"]:
+    if chosen and chosen["adjective_index"] is not None and focus == chosen["focus_index"]:
         groups = [[chosen["adjective_index"]]]
         rule = "the most attention from the focus token to the adjective it recalls"
-    elif chosen and focus == chosen["noun_index"] and focus > 1:
+    elif chosen and chosen["noun_index"] is not None and focus == chosen["noun_index"] and focus > 1:
         groups = [list(range(1, focus))]
         rule = "the most attention from the noun to the adjectives before it (summed)"
     else:
@@ -162,12 +213,13 @@ def chapter_focus(gpt, prompt: str = "auto", focus="auto", lang: str = "en") -> 
     """
     from scenes.params import ParamError
 
-    chosen = lookback_prompt(lang) if prompt == "auto" else None
+    chosen = lookback_prompt(lang, gpt) if prompt == "auto" else None
     text = chosen["prompt"] if chosen else prompt
     tokens = list(gpt.tokenizer.decode(gpt.encode(text)))
     if focus == "auto":
         index = chosen["focus_index"] if chosen else len(tokens) - 1
-        focus_rule = ("the default prompt's recall token (it looks back to the adjective)" if chosen
+        focus_rule = ("the default prompt's recall token (it looks back to the adjective)"
+                      if chosen and chosen["adjective_index"] is not None
                       else "the prompt's last token (the one whose next word the model predicts)")
     else:
         index, focus_rule = int(focus), "given"
@@ -178,14 +230,18 @@ def chapter_focus(gpt, prompt: str = "auto", focus="auto", lang: str = "en") -> 
             "prompt_rule": chosen}
 
 
-def fact_prompt(lang: str = "en") -> dict:
+def fact_prompt(lang: str = "en", gpt=None) -> dict:
     """The MLP chapter's prompt in `lang`: the first person sentence of the seeded stream, cut after the last name.
 
     Rule: walk the first seeded stream of the language; the first sentence holding a person (a first name
     directly followed by a last name that the world's people pair with it) gives the prompt: the words from the
     sentence's start up to and including the last name. The last name is where the model looks the person up.
+    A checkpoint of one's own (`gpt` given) takes checkpoint_prompt's rule.
     """
     from model import language
+
+    if gpt is not None and not own_language(gpt):
+        return checkpoint_prompt(gpt, "fact", lang)
 
     stream, g = _stream(lang)
     words = [t.word for t in stream]
@@ -277,6 +333,13 @@ def context_pair(gpt, lang: str = "en") -> dict:
     from model import language
     from model.analysis.context import largest_context_effect
 
+    if not own_language(gpt):   # no training language: the documented pair (checkpoint_prompt), compared as a pair
+        from model.analysis.context import total_variation
+        chosen = checkpoint_prompt(gpt, "context", lang)
+        p = [gpt.next_token_probabilities(ids) for ids in chosen["token_ids"]]
+        return {"prompts": chosen["prompt"], "token_ids": chosen["token_ids"],
+                "total_variation": float(total_variation(p[0], p[1])), "prefixes_compared": 2, "pairs_compared": 1,
+                "rule": chosen["rule"], "lang": lang}
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")
     g = language.Language().grammar(lang)

@@ -227,7 +227,7 @@ class QueriesKeys(AttentionChapterScene):
         self.say("grid")
         score_scale = ColourScale.signed_for(h.scores)
         grid = self.grid = place_grid(AttentionGrid(h.scores, score_scale, tokens=h.tokens, lang=self.lang,
-                                                              height=GRID_HEIGHT))
+                                                              height=GRID_HEIGHT, focus=h.focus))
         self.score_legend = place_legend(ColourLegend(score_scale, S("score_scale", self.lang), width=LEGEND_W),
                                          top=GRID_LEGEND_TOP)
         self.line_numbers = line_numbers(grid, [style.signed(v, 1) for v in h.scores[h.focus]])

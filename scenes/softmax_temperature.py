@@ -219,7 +219,7 @@ class SoftmaxTemperature(LectureScene):
     def sweep_to(self, t: float):
         self.say(self.sweep_caption(t), t=f"{t:g}", n=len(self.next.argmax()))
         if t == 0:  # z/0 has no value: the column steps back, and only the order of the logits matters
-            self.play(FadeOut(self.scaled_numbers), self.scaled_header.animate.set_opacity(0.35), run_time=STEP)
+            self.play(FadeOut(self.scaled_numbers), self.scaled_header.animate.set_opacity(0.5), run_time=STEP)
         elif self.at_zero:
             self.leave_argmax()
         self.play(self.T.animate(rate_func=smooth).set_value(t), run_time=self.sweep_time(t))
@@ -255,7 +255,7 @@ class SoftmaxTemperature(LectureScene):
         self.prompt_rule = None
         prompt = params["prompt"]
         if prompt == AUTO:
-            self.prompt_rule = uncertain_prompt(self.lang)
+            self.prompt_rule = uncertain_prompt(self.lang, self.gpt)
             prompt = self.params["prompt"] = self.prompt_rule["prompt"]
         self.next = nt = NextToken(self.gpt, prompt, params["top_k"])
         self.vocab = self.gpt.config.vocab_size
@@ -278,7 +278,9 @@ class SoftmaxTemperature(LectureScene):
         self.logit_bars = BarColumn(z, ys[:k], x0, width / span, LOGIT)
         self.zero_line = Line([x0, ys[0] + 0.45, 0], [x0, ys[k - 1] - 0.2, 0], stroke_color=MUTED, stroke_width=2)
         self.logit_numbers = NumberColumn([style.signed(v) for v in z], ys[:k], LOGIT_NUMBER_RIGHT, color=LOGIT)
-        self.more_words = Label(S("n_more_words", self.lang, n=len(nt.rest)), color=MUTED)
+        n_rest = len(nt.rest)
+        self.more_words = Label(S("n_more_words", self.lang, n=n_rest) if n_rest < 10_000
+                                else S("n_more", self.lang, n=f"{n_rest:,}"), color=MUTED)
         self.more_words.shift(RIGHT * (LOGIT_NUMBER_RIGHT - 1.3 - self.more_words.get_left()[0])).on_baseline(ys[k])
         word, symbol = Label(S("logit", self.lang), color=LOGIT).on_baseline(HEADER_BASELINE), tex("z_i", colours={"z_i": LOGIT})
         symbol.next_to(word, RIGHT, buff=0.2).align_to(word, DOWN).shift(DOWN * 0.1)

@@ -7,6 +7,7 @@ way everywhere, and every on-screen string exists in English and Chinese.
 from __future__ import annotations
 
 import math
+import re
 
 from manim import BLUE_C, GREY_B, RED_C, TEAL_C, WHITE, YELLOW_C, ManimColor, config, interpolate_color
 
@@ -23,9 +24,26 @@ POSITION = TEAL_C       # position indices under tokens
 TEXT = WHITE
 MUTED = "#9A9A9A"       # secondary text: column notes, "other"
 ACCENT = WHITE          # the one highlight on screen (e.g. the argmax row)
+LAYERNORM = "#C983D8"   # LayerNorm's gains and biases where parts of a model are told apart by colour
 
 # Soft fills for token chips; a token keeps its colour (by position) everywhere in one prompt.
 TOKEN_PALETTE = ["#58C4DD", "#83C167", "#F0AC5F", "#C983D8", "#E07A7A", "#9CDCEB", "#D1D87A", "#7AA2E0"]
+
+
+def relative_luminance(colour) -> float:
+    """WCAG 2 relative luminance of a colour (sRGB, 0 black .. 1 white)."""
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in ManimColor(colour).to_rgb())
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a, b=BACKGROUND) -> float:
+    """WCAG 2 contrast ratio of two colours (1 .. 21); by default against the background. Everything drawn to be
+    seen (text, lines, points) keeps MIN_CONTRAST against what it is drawn on (tests/layout_checks.py)."""
+    la, lb = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+MIN_CONTRAST = 3.0      # WCAG's floor for graphics and large text
 
 
 def token_colour(position: int) -> ManimColor:
@@ -109,9 +127,26 @@ def percent(p: float) -> str:
     return f"{100 * p:.1f}%"
 
 
+LABEL_UNITS = 10   # the widest token label, in letter widths: our longest words ("basketball") fit whole
+
+
 def token_label(word: str) -> str:
-    """How a vocabulary entry is written on screen (the end-of-text marker is long)."""
-    return "<eos>" if word == "<|endoftext|>" else word
+    """How a vocabulary entry is written on screen: the end-of-text marker as <eos>; a longer token (a checkpoint's
+    BPE pieces, model/bpe.py display) is cut to LABEL_UNITS letter widths with "…" (␣ counts three, a <0xNN> six;
+    one is never split). The manifest keeps the whole token."""
+    if word == "<|endoftext|>":
+        return "<eos>"
+    pieces = re.findall(r"<0x[0-9A-F]{2}>|.", word, flags=re.S)
+    width = [6 if len(p) > 1 else 3 if p == "\u2423" else 1 for p in pieces]
+    if sum(width) <= LABEL_UNITS:
+        return word
+    out, used = [], 0
+    for p, w in zip(pieces, width):
+        if used + w > LABEL_UNITS - 3:   # room for the "…" (as wide as ␣ in the lecture's CJK font)
+            break
+        out.append(p)
+        used += w
+    return "".join(out) + "\u2026"
 
 
 def scientific(x: float, digits: int = 3) -> str:
@@ -167,6 +202,7 @@ SHARED = Strings({
     "other": {"en": "other", "zh": "其他"},
     "n_numbers": {"en": "{n} numbers", "zh": "{n} 个数"},
     "n_more_words": {"en": "{n} more words", "zh": "另外 {n} 个词"},
+    "n_more": {"en": "{n} more", "zh": "另外 {n} 个"},     # the same, where n has five digits or more (GPT-2's)
     "vocabulary": {"en": "{n}-word vocabulary", "zh": "词表共 {n} 个词"},
     "earlier_tokens": {"en": "{n} earlier", "zh": "前 {n} 个"},
     "weight_scale": {"en": "weight", "zh": "权重"},           # the legend of a weight matrix's cells
@@ -201,7 +237,7 @@ ATTENTION = Strings({
 
 # --- the MLP chapter: GELU curves and neurons ----------------------------------------------------------
 GELU_CURVE = "#83C167"       # ReLU / GELU curves: green (ReLU would be yellow)
-NEURON_INACTIVE = "#3C3C3C"  # an MLP neuron at or below the active threshold: dim grey
+NEURON_INACTIVE = "#666666"  # an MLP neuron at or below the active threshold: dim grey (3.7:1 on black; 3.1 at 0.9)
 NEURON_ACTIVE = "#83C167"    # an active neuron: green, brighter with its activation
 
 
@@ -211,7 +247,7 @@ def neuron_colour(activation: float, threshold: float, limit: float) -> ManimCol
     if activation <= threshold:
         return ManimColor(NEURON_INACTIVE)
     t = min((activation - threshold) / max(limit - threshold, 1e-9), 1.0)
-    return interpolate_color(ManimColor("#2E5A22"), ManimColor("#B8F5A0"), t)
+    return interpolate_color(ManimColor("#3F7A2E"), ManimColor("#B8F5A0"), t)   # from 4.0:1 on black
 
 # --- the MLP chapter: causal tracing -------------------------------------------------------------------------
 SHARE_ZERO, SHARE_FULL = "#000000", "#FFC233"   # restored share of the answer: black (0) -> gold (1)

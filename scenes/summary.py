@@ -77,7 +77,7 @@ S = SHARED | Strings({
     "d_scaling": {"en": "GPT-3: {d} dimensions", "zh": "GPT-3：{d} 维"},
     "at_once": {"en": "all at once", "zh": "一次算完"},
     "one_by_one": {"en": "one by one", "zh": "逐个计算"},
-    "within": {"en": "random, within {e}° of 90°", "zh": "随机方向，偏离 90° 不到 {e}°"},
+    "within": {"en": "random at 90° ± {e}°", "zh": "随机方向：90° ± {e}°"},
     "params_label": {"en": "parameters", "zh": "参数"},
 })
 
@@ -215,7 +215,7 @@ class Summary(LectureScene):
         ys = [ROW_YS[3] + 0.05, ROW_YS[3] - 0.4, ROW_YS[3] - 0.85]
         self.scaling_table = VGroup(
             LabelColumn([self.s("params_label")] + [self.s("within", e=e) for e in EPS_DEG], ys,
-                        3.1, colours=[TEXT, MUTED, MUTED], font_size=style.SMALL),
+                        2.9, colours=[TEXT, MUTED, MUTED], font_size=style.SMALL),
             LabelColumn([f"{self.gpt3_params:,}"] + [count_text(c) for c in self.counts], ys, VISUAL_RIGHT,
                         font_size=style.SMALL))   # Labels: "10²¹" needs the font's superscripts
 

@@ -179,6 +179,7 @@ class SuperpositionInGpt(LectureScene):
             row.shift([0.6 - row.get_right()[0], 0, 0])
             for part in row:
                 part.on_baseline(y)
+            row.phrase = True          # its parts are one line of text, in two colours (tests/layout_checks.py)
             self.ctx_rows.add(row)
             topic = Label(self.s("topic_" + c["topic"]), font_size=style.SMALL, color=TOPIC_COLOURS[c["topic"]])
             topic.shift(RIGHT * (1.0 - topic.get_left()[0])).on_baseline(y)

@@ -42,6 +42,7 @@ S = SHARED | Strings({
                       "The same word always gets the same vector, wherever it stands.",
                 "zh": "提示词变成了一排 {n} 个向量，每个 {d} 个数。\n同一个词无论在哪个位置，得到的向量都相同。"},
     "matrix_shape": {"en": "W_E\u1d40: {d} numbers \u00d7 {vocab} words", "zh": "W_E\u1d40：{d} 个数 \u00d7 {vocab} 个词"},
+    "matrix_part": {"en": "W_E\u1d40: {shown} of {vocab} columns", "zh": "W_E\u1d40：{vocab} 列中的 {shown} 列"},
     "legend": {"en": "W_E entries", "zh": "W_E 的数值"},
     "column_label": {"en": "{d} numbers", "zh": "{d} 个数"},
     "vectors_label": {"en": "{n} vectors \u00d7 {d} numbers (colour: the same scale as W_E)",
@@ -62,8 +63,11 @@ TABLE_LEFT, TABLE_WIDTH = -6.0, 9.2           # W_E, one column per word
 TABLE_TOP, TABLE_HEIGHT = 1.6, 2.56           # 64 rows of 0.04
 VECTOR_X = 5.0                                # the looked-up column, as numbers
 STRIP_WIDTH = 0.3
+ID_GAP = 0.12                                 # between two ids under neighbouring chips (a space and a little)
 STEP, PAUSE = style.STEP, style.PAUSE
 
+
+MAX_TABLE_COLUMNS = 1024   # a vocabulary up to this size is drawn whole, a column per word (ours: 318)
 
 class TokenEmbedding(FocusScene):
     name = "token_embedding"
@@ -84,7 +88,7 @@ class TokenEmbedding(FocusScene):
             shown = self.sentence[self.row.first_shown:]
             self.play(*[Transform(word, chip) for word, chip in zip(shown, self.row.chips)],
                       FadeOut(self.sentence[:self.row.first_shown]), FadeIn(self.row.ellipsis), run_time=2 * STEP)
-            self.remove(self.sentence)
+            self.remove(self.sentence, *shown)     # the words the chips came from, wherever the transform left them
             self.add(self.row)
         self.wait(PAUSE)
 
@@ -114,7 +118,7 @@ class TokenEmbedding(FocusScene):
         self.say("vectors", n=len(self.tokens), d=self.d)
         for strip, position in zip(self.strips, self.shown_positions):   # each strip starts as its W_E column
             strip.stretch_to_fit_width(self.table.cell_width).move_to(
-                [self.table.column_x(self.token_ids[position]), self.table.box.get_center()[1], 0])
+                [self.table.column_x(self.table_column[self.token_ids[position]]), self.table.box.get_center()[1], 0])
         self.play(FadeOut(VGroup(self.lookup_lines, self.column_frames, self.focus_frame, self.focus_vector,
                                  self.vector_frame,
                                  self.legend, self.table_label)), FadeIn(*self.strips), run_time=STEP)
@@ -135,29 +139,37 @@ class TokenEmbedding(FocusScene):
         token_vectors = np.asarray(trace["token_embeddings"], dtype=np.float64)
 
         top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
-        self.row = CompactTokenRow(self.tokens, lang=self.lang, indices=False).move_to([0, 0, 0]).to_edge(UP, buff=top)
+        # each chip at least as wide as its id, less the gap between chips: the ids under them stay a space apart
+        id_room = [NumberText(str(i), font_size=style.SMALL).width + ID_GAP - CompactTokenRow.GAP for i in self.token_ids]
+        self.row = CompactTokenRow(self.tokens, lang=self.lang, indices=False, min_widths=id_room)
+        self.row.move_to([0, 0, 0]).to_edge(UP, buff=top)
         self.check_focus_shown(self.row)
         self.shown_positions = list(range(self.row.first_shown, self.row.first_shown + len(self.row.chips)))
         self.sentence = self.sentence_words(self.tokens)
         self.ids = self.id_labels()
 
         scale = ColourScale.signed_for(W_E)
-        self.table = Heatmap(W_E.T, scale, width=TABLE_WIDTH, height=TABLE_HEIGHT)
+        # every word's column while the vocabulary is drawable; a larger one (GPT-2's 50,257) shows the prompt's
+        # own columns, in id order, and says how many it leaves out
+        self.table_ids = list(range(self.vocab)) if self.vocab <= MAX_TABLE_COLUMNS else sorted(set(self.token_ids))
+        self.table_column = {t: i for i, t in enumerate(self.table_ids)}
+        self.table = Heatmap(W_E[self.table_ids].T, scale, width=TABLE_WIDTH, height=TABLE_HEIGHT)
         self.table.move_to([TABLE_LEFT + TABLE_WIDTH / 2, TABLE_TOP - TABLE_HEIGHT / 2, 0])
-        self.table_label = Label(S("matrix_shape", self.lang, d=self.d, vocab=self.vocab), font_size=style.SMALL,
-                                 color=MUTED)
+        shape_text = (S("matrix_shape", self.lang, d=self.d, vocab=self.vocab) if self.vocab <= MAX_TABLE_COLUMNS
+                      else S("matrix_part", self.lang, vocab=f"{self.vocab:,}", shown=len(self.table_ids)))
+        self.table_label = Label(shape_text, font_size=style.SMALL, color=MUTED)
         self.table_label.next_to(self.table, DOWN, buff=0.22).align_to(self.table, np.array([-1, 0, 0]))
         self.legend = ColourLegend(scale, S("legend", self.lang), width=2.4)
         self.legend.shift([self.table.get_right()[0] - self.legend.bar.get_right()[0],   # placed by its bar
                            self.table.get_bottom()[1] - 0.55 - self.legend.bar.get_top()[1], 0])
 
         self.lookup_lines = VGroup(*[
-            Line(self.ids[n].get_bottom() + DOWN * 0.06, [self.table.column_x(self.token_ids[p]), TABLE_TOP, 0],
+            Line(self.ids[n].get_bottom() + DOWN * 0.06, [self.table.column_x(self.table_column[self.token_ids[p]]), TABLE_TOP, 0],
                  stroke_color=style.token_colour(p), stroke_width=2)
             for n, p in enumerate(self.shown_positions)])
-        self.column_frames = VGroup(*[self.table.column_frame(self.token_ids[p], style.token_colour(p), 1.5)
+        self.column_frames = VGroup(*[self.table.column_frame(self.table_column[self.token_ids[p]], style.token_colour(p), 1.5)
                                       for p in self.shown_positions])
-        self.focus_frame = self.table.column_frame(self.token_ids[self.focus], style.ACCENT, 3)
+        self.focus_frame = self.table.column_frame(self.table_column[self.token_ids[self.focus]], style.ACCENT, 3)
         self.focus_chip_frame = SurroundingRectangle(self.row.chips[self.focus - self.row.first_shown],
                                                      color=style.ACCENT, buff=0.03, corner_radius=0.08)
         focus_values = token_vectors[self.focus]
@@ -187,7 +199,8 @@ class TokenEmbedding(FocusScene):
             "positions_shown": self.shown_positions, "focus": self.focus, "focus_rule": chosen["focus_rule"],
             "vocab_size": self.vocab, "d_model": self.d,
             "W_E": {"source": "wte.weight", "stored_shape": list(W_E.shape), "shown_as": "transposed: one column per word",
-                    "shown_shape": [self.d, self.vocab], "every_entry_as_colour": True,
+                    "shown_shape": [self.d, len(self.table_ids)], "every_entry_as_colour": True,
+                    "columns_shown": "all" if len(self.table_ids) == self.vocab else self.table_ids,
                     "colour_limit": scale.limit},
             "focus_vector": {"token": self.tokens[self.focus], "token_id": self.token_ids[self.focus],
                              "dims": shown_dims, "values": [float(focus_values[i]) for i in shown_dims],
@@ -208,14 +221,12 @@ class TokenEmbedding(FocusScene):
         return words.move_to([0, 0.9, 0], coor_mask=np.array([1, 0, 0]))
 
     def id_labels(self) -> VGroup:
-        """Each shown token's id under its chip; a neighbour that would touch steps down a line."""
+        """Each shown token's id centred under its chip, all on one baseline (the chips are wide enough for them)."""
         ids = VGroup()
         base = self.row.get_bottom()[1] - 0.36
-        for n, p in enumerate(self.shown_positions):
+        for p in self.shown_positions:
             label = NumberText(str(self.token_ids[p]), font_size=style.SMALL, color=style.TEXT, align="left")
             label.place(0, base)
             label.shift([self.row.centre_x(p) - label.get_center()[0], 0, 0])
-            if n and label.get_left()[0] < ids[-1].get_right()[0] + 0.06 and ids[-1].baseline() == base:
-                label.shift(DOWN * 0.3)
             ids.add(label)
         return ids

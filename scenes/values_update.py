@@ -402,12 +402,14 @@ class ValuesUpdate(LectureScene):
         ys = self.rows_y
         self.grid = AttentionGrid(h.pattern[: h.focus + 1, : h.focus + 1], ColourScale("attention"),
                                   tokens=[h.tokens[k] for k in self.keys], lang=self.lang,
-                                  height=self.pitch * len(self.keys))
+                                  height=self.pitch * len(self.keys), focus=h.focus)
         self.grid.shift([WV_LEFT + 0.35 - self.grid.squares.get_left()[0], ys[0] - self.grid.row_y(0), 0])
         self.grid_frame = self.grid.line_frame(h.focus)
         baselines = [self.grid.row_baseline(k) for k in self.keys]
         self.weight_numbers = NumberColumn([style.percent(w) for w in h.weights], baselines, WEIGHT_RIGHT, color=QUERY)
         self.w_header = self.column_header(S("w_header", self.lang), WEIGHT_RIGHT - 0.37, QUERY)
+        # right-aligned like its numbers: clear of the next column's header in either language
+        self.w_header.shift(RIGHT * (WEIGHT_RIGHT - self.w_header.get_right()[0]))
         self.weight_rule = rule(WEIGHT_RIGHT - 0.8, WEIGHT_RIGHT, ys[-1] - 0.25)
         self.weight_total = NumberText(style.percent(float(h.weights.sum())), color=QUERY)
         if ys[-1] >= TOTAL_FLOOR:

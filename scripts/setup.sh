@@ -7,7 +7,7 @@ extra="${1:-runtime}"
 
 # Debian packages (see DEVELOPERS.md): cairo/pango to build manim, LaTeX for numbers and formulas,
 # Noto CJK for Chinese text. For the tests also Chromium and its driver, to check the course page in a real
-# browser (tests/test_course.py).
+# browser (tests/test_course.py, tests/test_scorm.py).
 APT_PACKAGES=(build-essential python3-dev pkg-config libcairo2-dev libpango1.0-dev
               texlive-latex-base texlive-latex-extra texlive-fonts-recommended dvisvgm fonts-noto-cjk)
 command -v npm >/dev/null || APT_PACKAGES+=(npm)   # to fetch reveal.js for the slide decks (below)
@@ -59,21 +59,31 @@ if ! installed "$extra" && ! { [[ "$extra" == runtime ]] && installed test; }; t
     echo "$want" > "$stamp"
 fi
 
-# reveal.js for the slide decks: manim-slides' HTML converter inlines it into a single-file deck, and would
-# download it from a CDN; this is the npm package of the version manim-slides 5.7.0 names, unpacked into the venv.
-REVEAL_VERSION=6.0.1
-reveal=".venv/share/reveal.js-$REVEAL_VERSION"
-if [[ ! -f "$reveal/dist/reveal.js" ]]; then
-    echo "setup: fetching reveal.js $REVEAL_VERSION (npm) for the slide decks" >&2
+# npm packages the project uses, each unpacked into .venv/share/<name>-<version> (kept there: fetched once).
+npm_unpack() {   # name version file-that-proves-it-is-there why
+    local dest=".venv/share/$1-$2" tmp
+    [[ -f "$dest/$3" ]] && return 0
+    echo "setup: fetching $1 $2 (npm) $4" >&2
     tmp="$(mktemp -d)"
-    if ! { (cd "$tmp" && npm pack --silent "reveal.js@$REVEAL_VERSION" >/dev/null) \
-           && tar xzf "$tmp/reveal.js-$REVEAL_VERSION.tgz" -C "$tmp"; }; then
+    if ! { (cd "$tmp" && npm pack --silent "$1@$2" >/dev/null) && tar xzf "$tmp/$1-$2.tgz" -C "$tmp"; }; then
         rm -rf "$tmp"
-        echo "setup: fetching reveal.js with npm failed" >&2
+        echo "setup: fetching $1 with npm failed" >&2
         exit 1
     fi
     mkdir -p .venv/share
-    rm -rf "$reveal"
-    mv "$tmp/package" "$reveal"
+    rm -rf "$dest"
+    mv "$tmp/package" "$dest"
     rm -rf "$tmp"
+}
+
+# reveal.js for the slide decks: manim-slides' HTML converter inlines it into a single-file deck, and would
+# download it from a CDN; this is the npm package of the version manim-slides 5.7.0 names.
+npm_unpack reveal.js 6.0.1 dist/reveal.js "for the slide decks"
+# js-tiktoken: its dist/ranks/gpt2.js holds GPT-2's BPE ranks, from which scripts/gpt2_tokenizer.py builds GPT-2's
+# tokenizer.json offline (docs/model.md "Your own checkpoint").
+npm_unpack js-tiktoken 1.0.21 dist/ranks/gpt2.js "for GPT-2's BPE ranks"
+# For the tests only: scorm-again, which plays the LMS's part (the SCORM 1.2 API) when tests/test_scorm.py opens the
+# course's SCORM package in Chromium.
+if [[ "$extra" == test ]]; then
+    npm_unpack scorm-again 3.4.3 dist/scorm12.min.js "for the SCORM test"
 fi

@@ -71,3 +71,30 @@ def statuses(stdout: str) -> dict[str, str]:
             name, _, status = line.split("]", 1)[1].strip().partition("  ")
             out[name] = status.strip().split(" ")[0]
     return out
+
+
+@pytest.fixture(scope="session")
+def gpt2_tokenizer_dir(tmp_path_factory):
+    """GPT-2's tokenizer.json, built from js-tiktoken's ranks (scripts/setup.sh fetches the npm package)."""
+    from gpt2_checkpoints import js_tiktoken_ranks
+    from scripts.gpt2_tokenizer import build
+    if not js_tiktoken_ranks().is_file():
+        pytest.fail(f"js-tiktoken's GPT-2 ranks are missing: {js_tiktoken_ranks()} (run scripts/setup.sh)")
+    out = tmp_path_factory.mktemp("gpt2-tokenizer")
+    build(js_tiktoken_ranks(), out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def gpt2_small(tmp_path_factory, gpt2_tokenizer_dir):
+    """A seeded random-init GPT2LMHeadModel with GPT-2's vocabulary and tokenizer on a tiny body (2 layers, 64
+    numbers, 4 heads, 64 positions): the scenes at GPT-2's vocabulary, fast."""
+    from gpt2_checkpoints import SMALL, make_checkpoint
+    return make_checkpoint(tmp_path_factory.mktemp("gpt2-small"), SMALL, seed=1, tokenizer_dir=gpt2_tokenizer_dir)
+
+
+@pytest.fixture(scope="session")
+def gpt2_full(tmp_path_factory, gpt2_tokenizer_dir):
+    """A seeded random-init GPT-2 small (124M parameters, about 500 MB on disk)."""
+    from gpt2_checkpoints import FULL, make_checkpoint
+    return make_checkpoint(tmp_path_factory.mktemp("gpt2-full"), FULL, seed=2, tokenizer_dir=gpt2_tokenizer_dir)

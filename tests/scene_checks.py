@@ -13,7 +13,8 @@ from manim import MathTex, Rectangle, SingleStringMathTex, VMobject, tempconfig
 from manim.utils.exceptions import EndSceneEarlyException
 
 from scenes import style
-from scenes.components import Label, NumberText, inside_safe_area
+from layout_checks import assert_layout, layout_facts
+from scenes.components import AttentionGrid, Label, NumberText, TokenChip, inside_safe_area
 
 TEXT_TYPES = (Label, NumberText, MathTex, SingleStringMathTex)
 
@@ -45,21 +46,30 @@ def intersection(a, b) -> tuple:
 
 def snapshot(scene) -> dict:
     """Texts (kind, text, font size, box) and visible shapes (kind, box, filled) on screen now."""
-    texts, shapes = [], []
+    texts, shapes, ordered = [], [], []     # ordered: what is drawn, in drawing order (layout_checks)
+    phrases, count = [], [0]                # per text: the phrase (a VGroup marked `phrase`) it is part of, or -1
 
-    def walk(m):
+    def walk(m, phrase=-1):
+        if getattr(m, "phrase", False):
+            count[0] += 1
+            phrase = count[0]
         if isinstance(m, TEXT_TYPES):
             if any(visible(x) for x in m.get_family()):
                 texts.append(m)
+                phrases.append(phrase)
+                ordered.append(("text", m))
             return
         if visible(m):
             shapes.append(m)
+            ordered.append(("shape", m))
+        elif isinstance(m, (TokenChip, AttentionGrid)) or getattr(m, "key_colours", None):
+            ordered.append(("group", m))
         for sub in m.submobjects:
-            walk(sub)
+            walk(sub, phrase)
 
     for m in scene.mobjects:
         walk(m)
-    return {
+    return {**layout_facts(ordered), "phrases": phrases,
         "texts": [(type(t).__name__, getattr(t, "text", "") or "", t.font_size, box(t)) for t in texts],
         "shapes": [(type(s).__name__, box(s), filled(s), s.get_fill_color().to_hex() if filled(s) else None)
                    for s in shapes],
@@ -131,7 +141,8 @@ LEGIBILITY = {
 
 
 def assert_legible(shots: dict, lang: str, text_in_cells: bool = False, unfilled_boxes: bool = False) -> None:
-    """Every beat: inside the title-safe area, text at the legibility floor, no text on text or on a bar.
+    """Every beat: inside the title-safe area, text at the legibility floor, no text on text or on a bar, and the
+    layout checks of tests/layout_checks.py (chips, points, run-together text, contrast, keys, framed lines).
     With text_in_cells, a text on filled boxes of a single colour that cover (most of) it is fine; with
     unfilled_boxes, no text may touch an outlined Rectangle either."""
     for beat, shot in shots.items():
@@ -152,6 +163,7 @@ def assert_legible(shots: dict, lang: str, text_in_cells: bool = False, unfilled
             backdrop = len({s[3] for s in under}) == 1 and \
                 sum(area(intersection(t[3], s[1])) for s in under) >= 0.8 * area(t[3])
             assert not under or (text_in_cells and backdrop), f"{lang} {beat}: {t[:2]} lies across a filled box"
+        assert_layout(shot, f"{lang} {beat}")
 
 
 def assert_same_layout(en: dict, zh: dict) -> None:

@@ -416,6 +416,17 @@ def one_neuron_sample_per_language():
 # failure (strict: the mark must go once the scene passes). None now.
 KNOWN_FAILURES: dict[str, str] = {}
 
+# Layout faults that the layout checks (tests/layout_checks.py) found on random prompts and that are not fixed yet:
+# scene -> a piece of the check's message. A draw whose only fault is this one still has its captions checked, and
+# the sweep fails if the fault is no longer found (strict: the entry must go once the scene is fixed). Each is an
+# open item of issue 22 (layout checks on the random-prompt sweep).
+KNOWN_LAYOUT_FAULTS: dict[str, str] = {
+    "causal_mask": "and ('Label', 'Σ = ",                        # the sum runs into the legend's 0% at some focus
+    "values_update": "below 3.0:1 against the background",       # dimmed chips of the meaning beat
+    "multi_head": "and ('Label', 'keys ↓') run together",         # a 2-token prompt: "head 1" meets "keys ↓"
+    "mlp_steps": "lies on a point or ring",                       # a GELU tick label on a neuron's dot
+}
+
 
 SWEEP_WORKERS = 2            # the draws of a scene run in forked processes, one a core: each is independent
 
@@ -451,7 +462,12 @@ def one_draw(name: str, draw: int, gpt, tmp) -> tuple[str, object]:
         assert_sayable(scene.captions, lang, where)   # each caption's spoken form (test_spoken.py)
         ends = [k for k in scene.snapshots if k.endswith(":end")]
         assert ends == [f"{s}:end" for s in scene.section_names], "every beat played"
-        assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
+        try:
+            assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
+        except AssertionError as e:
+            if KNOWN_LAYOUT_FAULTS.get(name, "\0") in str(e):
+                return "known", f"{where}: {e}"
+            raise
     except AssertionError as e:
         return "failed", f"{where}: {e}"
     except BaseException:   # noqa: BLE001 - a crash is a failure of this draw, reported with its traceback
@@ -487,7 +503,7 @@ def test_every_caption_rule_holds_for_random_prompts(name, gpt, tmp_path_factory
         import scenes.mlp_steps as mlp
         for lang in LANGS:
             mlp._sample(gpt, lang)
-    accepted, refused, draw, started = 0, [], 0, time.perf_counter()
+    accepted, refused, known, draw, started = 0, [], [], 0, time.perf_counter()
     results = draws_in_order(name, gpt, tmp)
     for status, what in results:
         draw += 1
@@ -498,8 +514,13 @@ def test_every_caption_rule_holds_for_random_prompts(name, gpt, tmp_path_factory
             refused.append(what)
         else:
             accepted += 1
+            if status == "known":
+                known.append(what)
         if accepted == PROMPTS:
             results.close()
             break
         assert draw < 2 * PROMPTS, f"{name}: refused {len(refused)} of {draw} random prompts: {refused[:3]}"
-    print(f"\n{name}: {accepted} prompts ({draw - accepted} refused) in {time.perf_counter() - started:.1f} s")
+    print(f"\n{name}: {accepted} prompts ({draw - accepted} refused, {len(known)} with the known layout fault) in "
+          f"{time.perf_counter() - started:.1f} s")
+    if name in KNOWN_LAYOUT_FAULTS:
+        assert known, f"{name}: the known layout fault {KNOWN_LAYOUT_FAULTS[name]!r} is gone: take it off the list"

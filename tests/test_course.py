@@ -445,7 +445,7 @@ def test_the_deck_is_one_offline_file_with_one_slide_per_beat(made, browser):
 def test_setup_unpacks_the_reveal_js_that_manim_slides_names():
     from manim_slides.convert import RevealJS
     text = (REPO / "scripts" / "setup.sh").read_text()
-    assert f"REVEAL_VERSION={RevealJS.model_fields['reveal_version'].default}\n" in text
+    assert f"npm_unpack reveal.js {RevealJS.model_fields['reveal_version'].default} " in text
     assert (deck.reveal_assets() / "dist" / "reveal.js").is_file()
 
 

@@ -48,9 +48,9 @@ def promoted_words(gpt: NumpyGPT, residual: np.ndarray, delta: np.ndarray, k: in
 def ablation_effect(gpt: NumpyGPT, token_ids: list[int], layer: int, head: int, word: str) -> dict:
     """P(word next) with the head as trained, and with its output zeroed (the rest of the model re-run)."""
     gpt.check_head(layer, head)
-    if word not in gpt.tokenizer.vocab:
+    if word not in gpt.tokenizer.words:      # the word as shown (a BPE token's display form, e.g. "␣was")
         raise ModelError(f"unknown word {word!r}")
-    w = gpt.tokenizer.vocab[word]
+    w = gpt.tokenizer.words.index(word)
     with_head = probabilities(gpt.trace(token_ids)["logits"][-1])[w]
     without = probabilities(gpt.trace(token_ids, ablate=((layer, head),))["logits"][-1])[w]
     return {"word": word, "layer": layer, "head": head,

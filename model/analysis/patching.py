@@ -75,6 +75,9 @@ def noised_ids_patch(gpt: NumpyGPT, ids: list[int], positions: list[int], scale:
     return {(0, "resid_pre", p): x[p] + rng.normal(0.0, scale, gpt.config.n_embd) for p in positions}
 
 
+BPE_WINDOW = 16   # tokens per window of a checkpoint of one's own (sample_states)
+
+
 def sample_states(gpt: NumpyGPT, language, n_streams: int, seed: int, lang: str | None = None,
                   context: int | None = None) -> dict:
     """Run a seeded sample of the training language (n_streams fresh windows) and keep, per layer and component,
@@ -83,10 +86,20 @@ def sample_states(gpt: NumpyGPT, language, n_streams: int, seed: int, lang: str 
     words = {w: i for i, w in enumerate(gpt.tokenizer.words)}
     streams = language.corpus(n_streams, context, seed, lang)
     out = {"streams": [[t.word for t in s] for s in streams], "states": {}, "mlp_act": []}
+    if getattr(gpt.tokenizer, "kind", "word") == "bpe":
+        # a checkpoint of one's own reads the same seeded text through its own tokenizer; every window is cut to
+        # the shortest one's token count, at most BPE_WINDOW tokens (a GPT-2-sized sample stays in memory)
+        texts = [(" " if (lang or "en") == "en" else "").join(t.word for t in s) for s in streams]
+        encoded = [gpt.tokenizer.encode(t) for t in texts]
+        n = min(min(len(e) for e in encoded), context, BPE_WINDOW)
+        id_streams = [e[:n] for e in encoded]
+        out["streams"] = [gpt.tokenizer.decode(e) for e in id_streams]
+    else:
+        id_streams = [[words[t.word] for t in s] for s in streams]
     per = {(l, c): [] for l in range(gpt.config.n_layer) for c in ("resid_pre", "attn", "mlp", "resid_post")}
     acts = [[] for _ in range(gpt.config.n_layer)]
-    for s in streams:
-        trace = gpt.trace([words[t.word] for t in s])
+    for ids in id_streams:
+        trace = gpt.trace(ids)
         for (l, c), rows in per.items():
             rows.append(state(trace, l, c))
         for l in range(gpt.config.n_layer):

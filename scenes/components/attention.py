@@ -28,7 +28,9 @@ class AttentionGrid(VGroup):
     LABEL_PITCH = 0.42     # the closest row/column label pitch that stays legible at 480p; closer rows share labels
 
     def __init__(self, values, scale: ColourScale, *, tokens: list[str], lang: str, height: float = 5.52,
-                 font_size: float = SMALL):
+                 font_size: float = SMALL, focus: int | None = None):
+        """focus: a query whose line the scene will frame (line_frame): its position is always written above it,
+        and a neighbour's that would crowd it is left out."""
         super().__init__()
         V = np.asarray(values, dtype=np.float64)
         T = len(tokens)
@@ -56,13 +58,22 @@ class AttentionGrid(VGroup):
             self.key_indices.add(idx)
             self.key_words.add(word)
         top = cell / 2 + 0.12
-        kept = []                    # right to left: a two-digit index too close to the one after it is left out
-        for q in reversed(self.labelled):
+        self.framed: set[int] = set()          # the query lines framed by line_frame (tests/layout_checks.py)
+
+        def index(q: int) -> NumberText:
             n = NumberText(str(q), font_size, style.POSITION, align="left").place(0, top)
-            n.shift(RIGHT * (self.column_x(q) - n.get_center()[0]))
-            if not kept or n.get_right()[0] + 0.15 <= kept[-1].get_left()[0]:
+            return n.shift(RIGHT * (self.column_x(q) - n.get_center()[0]))
+
+        pinned = index(focus) if focus is not None else None
+        kept = []                    # right to left: a two-digit index too close to the one after it is left out
+        for q in sorted(set(self.labelled) | ({focus} if focus is not None else set()), reverse=True):
+            n = pinned if q == focus else index(q)
+            clear = lambda a, b: a.get_right()[0] + 0.15 <= b.get_left()[0] or b.get_right()[0] + 0.15 <= a.get_left()[0]
+            if q == focus:
+                kept = [k for k in kept if clear(n, k)] + [n]
+            elif (not kept or n.get_right()[0] + 0.15 <= kept[-1].get_left()[0]) and (pinned is None or clear(n, pinned)):
                 kept.append(n)
-        self.query_indices.add(*reversed(kept))
+        self.query_indices.add(*sorted(kept, key=lambda n: n.get_center()[0]))
         self.query_title = Label(ATTENTION_STRINGS("queries_axis", lang), font_size=font_size, color=style.QUERY)
         self.query_title.shift(RIGHT * (left - self.query_title.get_right()[0])).on_baseline(top)
         self.key_title = Label(ATTENTION_STRINGS("keys_axis", lang), font_size=font_size, color=style.KEY)
@@ -96,7 +107,8 @@ class AttentionGrid(VGroup):
         return self._digit_baseline(self.row_y(k))
 
     def line_frame(self, q: int, color=style.QUERY) -> Rectangle:
-        """A frame around query q's line."""
+        """A frame around query q's line (give q as the grid's focus, so that its position is written above it)."""
+        self.framed.add(q)
         col = self.line(q)
         return Rectangle(width=self.cell + 0.04, height=col.height + 0.1, stroke_color=color, stroke_width=3) \
             .move_to(col)

@@ -16,7 +16,10 @@ class GeluPlot(VGroup):
     neuron at (pre-activation, activation), green if active (activation > threshold) else dim grey. Every
     number comes from the caller (the trace and model.analysis); nothing is computed here."""
 
-    def __init__(self, curve_x, curve_y, pre, act, threshold: float, *, width: float = 7.0, height: float = 4.2):
+    def __init__(self, curve_x, curve_y, pre, act, threshold: float, *, width: float = 7.0, height: float = 4.2,
+                 x_name: str = "x"):
+        """x_name: what the x axis is, written under its right end (the y axis is named by the caller, beside the
+        curve)."""
         super().__init__()
         pre, act = np.asarray(pre, np.float64), np.asarray(act, np.float64)
         cx, cy = np.asarray(curve_x, np.float64), np.asarray(curve_y, np.float64)
@@ -30,8 +33,6 @@ class GeluPlot(VGroup):
         self.dots = VGroup(*[Dot(self.axes.c2p(p, a), radius=0.05,
                                    color=style.NEURON_ACTIVE if on else style.NEURON_INACTIVE,
                                    fill_opacity=0.9) for p, a, on in zip(pre, act, self.active)])
-        self.x_label = Label("x", font_size=SMALL, color=MUTED).next_to(self.axes.x_axis, direction=[1, 0, 0],
-                                                                        buff=0.15)
         self.ticks = VGroup()
         for v in range(int(x0), int(x1) + 1):
             if v != 0:
@@ -40,6 +41,10 @@ class GeluPlot(VGroup):
         for v in range(1, int(y1) + 1):
             self.ticks.add(NumberText(str(v), SMALL, MUTED).place(0, 0)
                            .move_to(self.axes.c2p(0, v) + np.array([-0.3, 0, 0])))
+        # the x axis's name, under its numbers at the right end
+        self.x_label = Label(x_name, font_size=SMALL, color=MUTED)
+        self.x_label.move_to(self.axes.c2p(x1, 0) + np.array([-self.x_label.width / 2, -0.78, 0]))
+        self.ticks.add(self.x_label)
         self.add(self.axes, self.ticks, self.curve, self.dots)
 
 

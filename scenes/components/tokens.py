@@ -61,12 +61,15 @@ class TokenRow(VGroup):
     PAD_X, GAP, CHIP_H = 0.16, 0.14, 0.62
 
     def __init__(self, tokens: list[str], *, lang: str = "en", next_slot: bool = False, indices: bool = True,
-                 max_width: float | None = None, font_size: float = LABEL, slot_word: str | None = None):
-        """slot_word: a word that may fill the slot later (slot_filled): the row keeps room for it, centred."""
+                 max_width: float | None = None, font_size: float = LABEL, slot_word: str | None = None,
+                 min_widths: list[float] | None = None):
+        """slot_word: a word that may fill the slot later (slot_filled): the row keeps room for it, centred.
+        min_widths: each token's chip at least this wide (room for what is written under it, e.g. its id)."""
         super().__init__()
         max_width = max_width or 2 * style.safe_half_width()
         self.words = list(tokens)
-        chips = [self._chip(w, style.token_colour(i), font_size) for i, w in enumerate(tokens)]
+        chips = [self._chip(w, style.token_colour(i), font_size, min_widths[i] if min_widths else 0.0)
+                 for i, w in enumerate(tokens)]
         slot = self._slot(font_size) if next_slot else None
         extra = max(self._chip(slot_word, style.MUTED, font_size).width - slot.width, 0) if slot and slot_word else 0
         first = 0
@@ -103,8 +106,11 @@ class TokenRow(VGroup):
         chip = self._chip(word, colour or style.token_colour(len(self.words)), self.slot.label.font_size)
         return chip.shift(self.slot.box.get_left() - chip.box.get_left())
 
-    def _chip(self, word: str, colour, font_size) -> TokenChip:
-        return TokenChip(word, colour, font_size=font_size, pad_x=self.PAD_X, height=self.CHIP_H)
+    def _chip(self, word: str, colour, font_size, min_width: float = 0.0) -> TokenChip:
+        chip = TokenChip(word, colour, font_size=font_size, pad_x=self.PAD_X, height=self.CHIP_H)
+        if chip.box.width >= min_width:
+            return chip
+        return TokenChip(word, colour, font_size=font_size, pad_x=self.PAD_X, height=self.CHIP_H, width=min_width)
 
     def _slot(self, font_size) -> TokenChip:
         return TokenChip.slot(font_size=font_size, height=self.CHIP_H)
@@ -128,9 +134,13 @@ class CompactTokenRow(TokenRow):
 # --- token column and magnitude strip (attention chapter) ---------------------------------------
 class TokenColumn(VGroup):
     """Tokens stacked down the left like an attention grid's key rows: chips of one width, positions (teal)
-    beside them, one row per baseline-free centre y. Keys run down, as in AttentionGrid."""
+    beside them, one row per baseline-free centre y. Keys run down, as in AttentionGrid. Rows too close for a
+    chip to hold its word (with MARGIN to spare) give each word a tab of its colour before it instead (`tabs`; a
+    chip's `box` is then its tab, and `tab` is True): no word crosses a border."""
 
     CHIP_H, PAD_X = 0.36, 0.1
+    MARGIN, GAP = 0.04, 0.04          # a word's ink to its chip's border; between two chips
+    TAB_W, TAB_H = 0.1, 0.3           # rows too close for chips: a tab of the token's colour before the word
 
     def __init__(self, tokens: list[str], positions: list[int], centres: list[float], *, right: float,
                  font_size: float = SMALL):
@@ -139,11 +149,18 @@ class TokenColumn(VGroup):
             raise ValueError("a token column needs one position and one centre per token")
         labels = [Label(style.token_label(w), font_size=font_size) for w in tokens]
         width = max(label.width for label in labels) + 2 * self.PAD_X
-        # a Chinese word is taller than Latin letters: the chips grow to hold it, up to the rows' pitch (less a gap)
+        # the chips hold every word's ink (a Chinese word is taller than Latin letters, a descender reaches below the
+        # digits' baseline) with MARGIN to spare, up to the rows' pitch less a gap
         pitch = min((abs(a - b) for a, b in zip(centres, centres[1:])), default=float("inf"))
-        cjk = [label.height for w, label in zip(tokens, labels) if _is_cjk(w)]
-        height = min(max([self.CHIP_H] + [h + 0.06 for h in cjk]), pitch - 0.03)
-        self.chip_height = height = max(height, self.CHIP_H)
+        digit = 0.5 * _glyph("0", font_size).shape.height
+        reach = max(label.height / 2 if _is_cjk(w) else
+                    max(label.get_top()[1] - label.baseline() - digit, label.baseline() + digit - label.get_bottom()[1])
+                    for w, label in zip(tokens, labels))
+        height = max(self.CHIP_H, 2 * (reach + self.MARGIN))
+        # rows too close for such chips: each word gets a tab of its colour before it instead of a box around it
+        self.tabs = height > pitch - self.GAP
+        self.chip_height = height = min(pitch - self.GAP, self.TAB_H) if self.tabs else height
+        width += (self.TAB_W + 0.08) if self.tabs else 0.0
         self.positions = list(positions)
         self.chips, self.indices = VGroup(), VGroup()
         for word, pos, y in zip(tokens, positions, centres):
@@ -152,10 +169,14 @@ class TokenColumn(VGroup):
             if _is_cjk(word):           # no Latin baseline to keep: centre the ink in the box
                 chip.label.set_y(chip.box.get_center()[1])
             chip.shift([right - width / 2, y, 0] - chip.box.get_center())
+            if self.tabs:
+                chip.label.shift(RIGHT * (right - self.PAD_X - chip.label.get_right()[0]))
+                chip.box.stretch_to_fit_width(self.TAB_W).set_fill(opacity=0.9).set_stroke(width=0)
+                chip.box.shift(RIGHT * (chip.label.get_left()[0] - 0.08 - chip.box.get_right()[0]))
+                chip.tab = True
             self.chips.add(chip)
             digits = chip.box.get_center()[1] - 0.5 * _glyph("0", font_size).shape.height   # digits centred
-            self.indices.add(NumberText(str(pos), font_size, style.POSITION).place(chip.box.get_left()[0] - 0.1,
-                                                                                    digits))
+            self.indices.add(NumberText(str(pos), font_size, style.POSITION).place(right - width - 0.1, digits))
         self.add(self.indices, self.chips)
 
     def chip(self, position: int) -> TokenChip:

@@ -80,7 +80,9 @@ class MatrixGrid(VGroup):
                                    fill_color=style.weight_colour(M[i, j], scale), fill_opacity=1).move_to(centre)
                 group = VGroup(square)
                 if numbers:
-                    group.add(NumberText(style.signed(M[i, j], decimals), font_size, TEXT, align="left")
+                    fill = style.weight_colour(M[i, j], scale)   # white on its cell, or black where white is too faint
+                    ink = TEXT if style.contrast_ratio(TEXT, fill) >= style.MIN_CONTRAST else style.BACKGROUND
+                    group.add(NumberText(style.signed(M[i, j], decimals), font_size, ink, align="left")
                               .place(0, 0).move_to(centre))
                 self.cells.add(group)
         self.add(self.cells)

@@ -1,0 +1,118 @@
+"""Benchmark: the lecture at GPT-2 small's scale (a seeded random-init GPT2LMHeadModel, 124M parameters, with GPT-2's
+tokenizer built from js-tiktoken's ranks): load time, checkpoint digest (first and remembered), a 32-token NumPy
+trace, the top-k over 50,257 tokens, and each scene's preview render time against our model's.
+
+    .venv/bin/python benchmarks/gpt2_scale.py                         # everything; writes docs/gpt2_scale.json
+    .venv/bin/python benchmarks/gpt2_scale.py --scenes next_token,parameters --checkpoint /tmp/gpt2-small
+    .venv/bin/python benchmarks/gpt2_scale.py --scenes none           # the model figures only
+
+The renders are silent (--voice none), one process each (--jobs 1), forced (--force), into a temporary media
+folder; the machine's load average is recorded beside every figure (the machine may be shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
+
+from gpt2_checkpoints import FULL, make_checkpoint  # noqa: E402
+from scenes.catalog import CHECKPOINT_SCENES  # noqa: E402
+
+OUT = REPO / "docs" / "gpt2_scale.json"
+PROMPT_TOKENS = 32
+
+
+def seconds(fn, runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t)
+    return sorted(out)
+
+
+def model_figures(checkpoint: Path, runs: int) -> dict:
+    import numpy as np
+
+    from model import NumpyGPT, probabilities
+    from model.weights import DIGEST_MEMO, checkpoint_digests
+
+    (checkpoint / DIGEST_MEMO).unlink(missing_ok=True)
+    first = seconds(lambda: checkpoint_digests(checkpoint), 1)[0]
+    remembered = seconds(lambda: checkpoint_digests(checkpoint), 5)[0]
+    load = seconds(lambda: NumpyGPT.load(checkpoint), 3)
+    gpt = NumpyGPT.load(checkpoint)
+    ids = gpt.encode(" ".join(["The quick brown fox jumps over the lazy dog."] * 4))[:PROMPT_TOKENS]
+    assert len(ids) == PROMPT_TOKENS
+    gpt.trace(ids)
+    trace = seconds(lambda: gpt.trace(ids), runs)
+    logits = gpt.trace(ids)["logits"][-1]
+    topk = seconds(lambda: np.argsort(-probabilities(logits))[:5], 20)
+    return {
+        "checkpoint": {"parameters": gpt.n_params, "bytes": (checkpoint / "model.safetensors").stat().st_size,
+                       **{k: getattr(gpt.config, k) for k in ("n_layer", "n_embd", "n_head", "n_positions",
+                                                             "vocab_size")}},
+        "digest_first_s": round(first, 3), "digest_remembered_s": round(remembered, 4),
+        "load_s": {"best": round(load[0], 2), "median": round(statistics.median(load), 2)},
+        "trace_32_tokens_ms": {"best": round(trace[0] * 1e3, 1), "median": round(statistics.median(trace) * 1e3, 1),
+                               "runs": runs},
+        "top_k_over_vocabulary_ms": round(statistics.median(topk) * 1e3, 2),
+        "load_average": os.getloadavg()[0],
+    }
+
+
+def render_seconds(scene: str, model: Path | None, media: Path) -> float:
+    cmd = [sys.executable, str(REPO / "render.py"), scene, "--voice", "none", "--force", "--jobs", "1",
+           "--media", str(media)] + (["--model", str(model)] if model else [])
+    t = time.perf_counter()
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"{scene}: render failed: {r.stderr.strip().splitlines()[-1:]}")
+    return round(time.perf_counter() - t, 1)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--checkpoint", type=Path, help="a GPT-2-small checkpoint to reuse (made here if absent)")
+    p.add_argument("--scenes", default="all", help="comma-separated, `all`, or `none`")
+    p.add_argument("--runs", type=int, default=20)
+    args = p.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="gpt2-scale-"))
+    checkpoint = args.checkpoint or tmp / "gpt2-small"
+    if not (checkpoint / "model.safetensors").is_file():
+        t = time.perf_counter()
+        make_checkpoint(checkpoint, FULL, seed=0)
+        print(f"made {checkpoint} in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    result = {"machine": {"cores": os.cpu_count(), "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS")},
+              "model": model_figures(checkpoint, args.runs), "scenes": {}}
+    print(json.dumps(result["model"], indent=1), file=sys.stderr)
+    scenes = [] if args.scenes == "none" else list(CHECKPOINT_SCENES) if args.scenes == "all" else args.scenes.split(",")
+    for scene in scenes:
+        ours = render_seconds(scene, None, tmp / "ours")
+        theirs = render_seconds(scene, checkpoint, tmp / "gpt2")
+        result["scenes"][scene] = {"ours_s": ours, "gpt2_small_s": theirs, "load_average": os.getloadavg()[0]}
+        print(scene, result["scenes"][scene], file=sys.stderr)
+    old = json.loads(OUT.read_text()) if OUT.is_file() else {}
+    if not scenes and old.get("scenes"):
+        result["scenes"] = old["scenes"]          # a model-only run keeps the scenes measured before
+    fd, name = tempfile.mkstemp(dir=OUT.parent, prefix=".gpt2_scale.", suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+    os.replace(name, OUT)
+    print(OUT)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""Every scene that a checkpoint of one's own can draw, with GPT-2's vocabulary and tokenizer (the small random-init
+GPT-2 of gpt2_checkpoints.py), in both languages: each plays through every beat (manim's dry run, no frames: the
+model's numbers and the layout, not the pixels) and is legible; one scene is rendered through render.py with
+`model = "DIR"` in a recipe and its manifest checked against transformers. Scenes that need our training language
+refuse in one line."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import numpy as np
+import pytest
+
+from conftest import run_render
+from helpers import assert_clean_error
+from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
+
+from scenes.catalog import CHECKPOINT_SCENES
+
+
+@pytest.fixture(scope="module")
+def tex_cache(tmp_path_factory):
+    """One tex/text cache for every scene's run here (the same labels recur: compiled once)."""
+    return tmp_path_factory.mktemp("gpt2-scenes")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", CHECKPOINT_SCENES)
+def test_scene_plays_with_a_gpt2_checkpoint(name, lang, gpt2_small, tex_cache, monkeypatch):
+    from scenes.catalog import SCENES
+    spec = SCENES[name]
+    monkeypatch.setenv("GPT_LECTURE_MODEL", str(gpt2_small))
+    cls = getattr(importlib.import_module(f"scenes.{name}"), spec.cls)
+    scene = run_dry(lean(cls), {"lang": lang}, tex_cache, frames=False)   # lean: as the caption sweep plays
+    assert list(scene.snapshots) == spec.section_names(spec.resolve({"lang": lang}, {}, model=scene.gpt))
+    assert scene.gpt.tokenizer.kind == "bpe"
+    assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
+
+
+@pytest.mark.parametrize("name", ["mlp_fact", "embedding_space", "superposition_in_gpt"])
+def test_training_language_scenes_refuse_a_checkpoint(name, gpt2_small, tmp_path):
+    result = run_render(name, "--model", gpt2_small, "--dry-run", media=tmp_path)
+    assert result.returncode == 2
+    assert_clean_error(result, f"{name} needs our model's training language", "--model")
+
+
+def test_recipe_model_renders_and_its_manifest_matches_transformers(gpt2_small, tmp_path):
+    """`model = "DIR"` in a recipe: the clip's manifest holds the checkpoint's digest and the head's weights that
+    transformers' GPT-2 computes for the same tokens."""
+    import torch
+    from transformers import GPT2LMHeadModel
+
+    from model.weights import checkpoint_digests
+    recipe = tmp_path / "gpt2.toml"
+    recipe.write_text(f'[lecture]\nquality = "preview"\nmodel = "{gpt2_small}"\n'
+                      '[[scene]]\nname = "causal_mask"\nsection = "all_queries"\n')
+    r = run_render("--config", recipe, "--format", "png", media=tmp_path / "media")
+    assert r.returncode == 0, r.stdout + r.stderr
+    still = tmp_path / "media" / "preview" / "causal_mask-section-all_queries.png"
+    m = json.loads(still.with_name(still.name + ".json").read_text())
+    assert m["model"]["weights_sha256"] == checkpoint_digests(gpt2_small)["model.safetensors"]
+    ids = m["values"]["token_ids"]
+    assert "a checkpoint of one's own: the first lookback prompt" in json.dumps(m["values"])   # the documented rule
+    layer, head = m["values"]["layer"], m["values"]["head"]
+    hf = GPT2LMHeadModel.from_pretrained(gpt2_small, attn_implementation="eager").eval()
+    with torch.no_grad():
+        att = hf(torch.tensor([ids]), output_attentions=True).attentions[layer][0, head].double().numpy()
+    np.testing.assert_allclose(np.array(m["values"]["weights"]["grid"], dtype=float), att, atol=1e-5)
+
+
+def test_list_shows_the_checkpoints_ranges(gpt2_small):
+    r = run_render("list", "--model", gpt2_small)
+    assert r.returncode == 0, r.stderr
+    assert "(2 layers, 4 heads, 64 positions;" in r.stdout.splitlines()[0]
+
+
+def test_architecture_refuses_more_layers_than_it_draws(tmp_path, gpt2_tokenizer_dir):
+    from gpt2_checkpoints import make_checkpoint
+    deep = make_checkpoint(tmp_path / "deep", dict(n_layer=4, n_embd=32, n_head=2, n_positions=64),
+                           tokenizer_dir=gpt2_tokenizer_dir)
+    result = run_render("architecture", "--model", deep, "--dry-run", media=tmp_path / "media")
+    assert result.returncode == 2
+    assert_clean_error(result, "at most 3 layers", "has 4")
