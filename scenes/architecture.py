@@ -223,9 +223,11 @@ class Architecture(FocusScene):
         self.lens_bars = BarColumn(p_answer, baselines, LENS_BAR[0], LENS_BAR[1], PROB, track=1.0)
         self.lens_numbers = NumberColumn([style.percent(p) for p in p_answer], baselines, LENS_PERCENT_RIGHT,
                                          color=PROB)
-        self.lens_headers = VGroup(self.column_header(self.s("top_word"), LENS_WORD_RIGHT - 0.5, MUTED),
-                                   self.column_header(self.s("p_answer", answer=self.answer_word),
-                                               LENS_BAR[0] + LENS_BAR[1] / 2 + 0.6, PROB))
+        # the words' header right-aligned with the words, the probability's just after the bars start
+        word_header = self.column_header(self.s("top_word"), 0, MUTED)
+        p_header = self.column_header(self.s("p_answer", answer=self.answer_word), 0, PROB)
+        self.lens_headers = VGroup(word_header.shift(RIGHT * (LENS_WORD_RIGHT - word_header.get_right()[0])),
+                                   p_header.shift(RIGHT * (LENS_BAR[0] + 0.1 - p_header.get_left()[0])))
         self.lens_frame = SurroundingRectangle(VGroup(self.lens_words[settled], self.lens_numbers[settled],
                                                       self.lens_bars.tracks[settled]),
                                                color=style.ACCENT, buff=0.08, corner_radius=0.06)

@@ -233,6 +233,7 @@ SHAPES_Y = -2.15
 COLUMN_TOP = 2.55
 ROW_TOP, ROWS_MID, PITCH = 2.0, 0.9, 0.55
 ROWS_SPAN = 4.3     # every token's view: from the first row's centre to the last's, at most (above the caption)
+STRIPS_X, STRIPS_W = 0.6, 7.4   # every token's neurons: the strips' centre and width
 DOWN_TOP, DOWN_XS, REST_X, EQUALS_X, OUT_X = 2.15, (-5.15, -2.85, -0.55), 1.5, 3.25, 4.55
 
 
@@ -382,15 +383,16 @@ class MlpSteps(LectureScene):
         pitch = min(PITCH, ROWS_SPAN / max(T - 1, 1))          # MAX_TOKENS rows still clear one another
         top = min(ROW_TOP, ROWS_MID + (T - 1) * pitch / 2)     # a short prompt sits mid-stage
         ys = [top - r * pitch for r in range(T)]
-        self.all_tokens = TokenColumn(m.tokens, list(range(T)), ys, right=-3.9)
+        # the strips leave the chips and their indices room for the longest words (chips hold a word's whole ink)
+        self.all_tokens = TokenColumn(m.tokens, list(range(T)), ys, right=STRIPS_X - STRIPS_W / 2 - 0.2)
         limit = float(np.ceil(m.all_act.max() * 10) / 10)
         self.values["neuron_colour_limit"] = limit
-        self.all_strips = VGroup(*[NeuronStrip(a, m.threshold, limit, width=8.0, height=pitch * 0.6)
-                                   .move_to([0.3, y, 0]) for a, y in zip(m.all_act, ys)])
+        self.all_strips = VGroup(*[NeuronStrip(a, m.threshold, limit, width=STRIPS_W, height=pitch * 0.6)
+                                   .move_to([STRIPS_X, y, 0]) for a, y in zip(m.all_act, ys)])
         self.all_counts = VGroup(*[NumberText(str(n), style.SMALL, NEURON_ACTIVE).place(5.8, y - 0.1)
                                    for n, y in zip(m.all_active, ys)])
         self.all_header = Label(self.s("all_header", n=m.n), font_size=style.SMALL, color=MUTED)
-        self.all_header.move_to([0.3, top + 0.6, 0])
+        self.all_header.move_to([STRIPS_X, top + 0.6, 0])
         self.count_header = self.header(self.s("active_short", t=f"{m.threshold:g}"), 5.6, NEURON_ACTIVE,
                                         top + 0.45)
         # the header ends a clear gap before the counts' header (in English it is nearly as wide as strips and counts)

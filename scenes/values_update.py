@@ -117,6 +117,7 @@ BEATS = style.BEAT_TITLES | Strings({
 })
 
 MAX_KEYS = 14    # the table lists every key up to the focus, one row each, at the legibility floor
+DIMMED = 0.65   # the tokens after the focus (the mask hides them) keep this share of their opacity (fill and text)
 # a head "almost entirely" / "mostly" takes one token's value when its weight is at least this
 ALMOST_ALL, MOSTLY = 0.9, 0.5
 
@@ -480,7 +481,7 @@ class ValuesUpdate(LectureScene):
         self.prompt_row = row
         row.move_to([0, PROMPT_Y, 0])
         chip = lambda i: row.chips[i - row.first_shown]  # noqa: E731
-        self.dim_later = [chip(i).animate.set_opacity(0.3) for i in range(h.focus + 1, len(row.words))
+        self.dim_later = [chip(i).animate.fade(1 - DIMMED) for i in range(h.focus + 1, len(row.words))
                           if i >= row.first_shown]
         self.focus_mark = chip(h.focus).box.copy().set_fill(opacity=0).set_stroke(QUERY, width=5)
         self.source_mark = chip(h.source).box.copy().set_fill(opacity=0).set_stroke(VALUE, width=5)

@@ -34,10 +34,14 @@ class GeluPlot(VGroup):
                                    color=style.NEURON_ACTIVE if on else style.NEURON_INACTIVE,
                                    fill_opacity=0.9) for p, a, on in zip(pre, act, self.active)])
         self.ticks = VGroup()
+        # the x axis's numbers under it; under the negative half, below the lowest the curve and its points reach
+        # (GELU dips to about -0.17 there), so that no point lies under a number
+        low = self.axes.c2p(0, 0)[1] - self.axes.c2p(0, min(float(cy.min()), float(act.min()), 0.0))[1]
         for v in range(int(x0), int(x1) + 1):
             if v != 0:
+                below = 0.32 if v > 0 else max(0.32, low + 0.2)
                 self.ticks.add(NumberText(style.signed(v, 0) if v < 0 else str(v), SMALL, MUTED)
-                               .place(0, 0).move_to(self.axes.c2p(v, 0) + np.array([0, -0.32, 0])))
+                               .place(0, 0).move_to(self.axes.c2p(v, 0) + np.array([0, -below, 0])))
         for v in range(1, int(y1) + 1):
             self.ticks.add(NumberText(str(v), SMALL, MUTED).place(0, 0)
                            .move_to(self.axes.c2p(0, v) + np.array([-0.3, 0, 0])))
