@@ -448,7 +448,7 @@ def test_the_source_closure_follows_every_kind_of_import(tmp_path):
                        "pkg/optional.py", "pkg/dynamic.py", "pkg/deep/__init__.py", "pkg/deep/lazy.py"}
 
 
-PACKAGING_MODULES = ("packaging", "tracks", "lecture_join", "page", "tryit", "deck")   # pipeline/: no source of a clip
+PACKAGING_MODULES = ("packaging", "tracks", "lecture_join", "page", "tryit", "scorm", "deck")   # pipeline/: no source of a clip
 
 
 def test_the_source_closure_holds_the_pipeline_but_not_its_packaging():
