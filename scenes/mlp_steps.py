@@ -312,7 +312,8 @@ class MlpSteps(LectureScene):
         m = self.m
         self.gelu = GeluPlot(m.curve_x, m.curve_y, m.steps["pre"], m.steps["act"], m.threshold,
                              width=8.0, height=4.4, x_name=self.s("x_axis"))
-        self.gelu.move_to([-0.5, 0.55, 0])
+        # placed by its axes, curve and points (its labels' widths differ between the languages)
+        self.gelu.shift(np.array([-0.5, 0.55, 0]) - VGroup(self.gelu.axes, self.gelu.curve, self.gelu.dots).get_center())
         self.active_label = Label(self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n),
                                   font_size=style.SMALL, color=NEURON_ACTIVE)
         self.active_label.move_to([-3.95, 2.0, 0])

@@ -170,8 +170,9 @@ class TokenEmbedding(FocusScene):
         self.column_frames = VGroup(*[self.table.column_frame(self.table_column[self.token_ids[p]], style.token_colour(p), 1.5)
                                       for p in self.shown_positions])
         self.focus_frame = self.table.column_frame(self.table_column[self.token_ids[self.focus]], style.ACCENT, 3)
+        # on the chip's own border (the row may reach the title-safe edge: a frame outside it would not fit)
         self.focus_chip_frame = SurroundingRectangle(self.row.chips[self.focus - self.row.first_shown],
-                                                     color=style.ACCENT, buff=0.03, corner_radius=0.08)
+                                                     color=style.ACCENT, buff=0, corner_radius=0.08)
         focus_values = token_vectors[self.focus]
         self.focus_vector = VectorColumn(focus_values, lang=self.lang, shown=7, pitch=0.4,
                                          label=S("column_label", self.lang, d=self.d))
