@@ -23,6 +23,7 @@ from safetensors import SafetensorError
 from safetensors.numpy import load_file, save_file
 
 from .config import GPTConfig
+from .digests import remembered_sha256
 from .errors import ModelError
 from .bpe import BPETokenizer, is_byte_level
 from .tokenizer import WordTokenizer
@@ -119,49 +120,13 @@ def _memo_paths(directory: Path) -> list[Path]:
     return [directory / DIGEST_MEMO, base / (hashlib.sha256(str(directory).encode()).hexdigest()[:16] + ".json")]
 
 
-def file_sha256(path: Path, memo: dict | None = None) -> str:
-    """A file's sha256; with `memo`, reused while its size and modification time are those it was hashed at."""
-    st = path.stat()
-    stamp = [st.st_size, st.st_mtime_ns]
-    entry = (memo or {}).get(path.name)
-    if entry and entry[:2] == stamp:
-        return entry[2]
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    if memo is not None:
-        memo[path.name] = [*stamp, h.hexdigest()]
-    return h.hexdigest()
-
-
 def checkpoint_digests(directory: Path | str | None = None) -> dict[str, str]:
     """sha256 of the weights, the config and the tokenizer files, each hashed once: the content hash is remembered
-    with the file's size and modification time (DIGEST_MEMO beside them), so a 500 MB checkpoint is read once, not
-    by every render. A changed file (new size or time) is hashed again."""
+    with the file's size and modification time (DIGEST_MEMO beside them; model/digests.py), so a 500 MB checkpoint
+    is read once, not by every render. A changed file (new size or time) is hashed again."""
     directory = (Path(directory) if directory else DEFAULT_DIR).resolve()
-    memo, where = {}, None
-    for candidate in _memo_paths(directory):
-        try:
-            memo, where = json.loads(candidate.read_text()), candidate
-            break
-        except (OSError, ValueError):
-            continue
-    before = json.dumps(memo, sort_keys=True)
     files = [WEIGHTS_FILE, "config.json", *(f for f in TOKENIZER_FILES if (directory / f).is_file())]
-    out = {name: file_sha256(directory / name, memo) for name in files}
-    if json.dumps(memo, sort_keys=True) != before:
-        for candidate in ([where] if where else []) + _memo_paths(directory):
-            try:
-                candidate.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=candidate.parent, prefix=".digests.", suffix=".tmp")
-                with os.fdopen(fd, "w") as f:
-                    json.dump(memo, f)
-                os.replace(tmp, candidate)
-                break
-            except OSError:
-                continue   # read-only: try the next place; if none, hashed again next time
-    return out
+    return remembered_sha256({name: directory / name for name in files}, _memo_paths(directory))
 
 
 def weights_sha256(directory: Path | str | None = None) -> str:

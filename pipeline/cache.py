@@ -27,19 +27,12 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from model.digests import file_sha256
 from scenes.params import canonical_json
 
 from .recipe import REPO, Job
 
 RENDER_VERSION = "6"   # bump when the pipeline changes what it writes, to invalidate every cache entry
-
-
-def file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def module_file(name: str, root: Path = REPO) -> Path | None:
@@ -140,7 +133,7 @@ def digests(paths, root: Path = REPO) -> dict[str, str]:
     out = {}
     for p in sorted(paths):
         try:
-            out[p.relative_to(root).as_posix()] = file_digest(p)
+            out[p.relative_to(root).as_posix()] = file_sha256(p)
         except OSError:   # gone since the walk: the render's import of it fails, and that failure is reported
             pass
     return out
@@ -173,7 +166,7 @@ def loaded_project_files(root: Path = REPO) -> set[Path]:
 
 def sources_unchanged(sources: dict, root: Path = REPO) -> bool:
     try:
-        return bool(sources) and all(file_digest(root / path) == digest for path, digest in sources.items())
+        return bool(sources) and all(file_sha256(root / path) == digest for path, digest in sources.items())
     except OSError:
         return False
 
@@ -194,7 +187,7 @@ def sources_after_render(job: dict, root: Path) -> tuple[dict, list[str]]:
     changed = []
     for rel, digest in before.items():
         try:
-            if file_digest(root / rel) != digest:
+            if file_sha256(root / rel) != digest:
                 changed.append(rel)
         except OSError:
             changed.append(rel)
@@ -207,7 +200,7 @@ def sources_after_render(job: dict, root: Path) -> tuple[dict, list[str]]:
             if path.stat().st_mtime_ns >= job["hashed_at_ns"] - MTIME_SLACK_NS:
                 changed.append(rel)
             else:
-                sources[rel] = file_digest(path)
+                sources[rel] = file_sha256(path)
         except OSError:
             changed.append(rel)
     return dict(sorted(sources.items())), sorted(changed)

@@ -38,7 +38,8 @@ def check_recordings(folder: Path) -> dict[str, str]:
     """The recordings of one scene and language, by file name, with their sha256; a file that cannot be a recording
     (empty, corrupt, silent, two for one line) is a UsageError."""
     from speech import audio
-    from speech.narrator import NarrationError, file_sha256, recordings_of
+    from model.digests import file_sha256
+    from speech.narrator import NarrationError, recordings_of
     try:
         found = recordings_of(folder)
     except NarrationError as e:

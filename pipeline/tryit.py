@@ -148,10 +148,14 @@ def write_assets(folder: Path, model_dir: Path) -> list[str]:
 
 def identity(model_dir: Path) -> str:
     """What the panel is made from: its code, the weights and the style; the page is made again when it changes."""
-    from scenes import style
-    files = [*CODE, Path(style.__file__)] + sorted(Path(model_dir).glob("*.json")) + \
-        [Path(model_dir) / "model.safetensors"]
-    return hashlib.sha256(b"".join(f.read_bytes() for f in files if f.is_file())).hexdigest()
+    from importlib.util import find_spec
+
+    from model.weights import checkpoint_digests
+    style = Path(find_spec("scenes.style").origin)   # its path only: importing it would import manim (3 s)
+    files = [*CODE, style] + sorted(p for p in Path(model_dir).glob("*.json") if not p.name.startswith("."))
+    weights = checkpoint_digests(model_dir)             # the weights' sha256, remembered by size and time
+    return hashlib.sha256(b"".join(f.read_bytes() for f in files if f.is_file())
+                          + json.dumps(weights, sort_keys=True).encode()).hexdigest()
 
 
 def scene_numbers(manifest: dict) -> dict | None:

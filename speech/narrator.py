@@ -25,6 +25,8 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from model.digests import file_sha256
+
 ENV_VOICE = "GPT_LECTURE_VOICE"
 SPEECH_GAP = 0.3          # seconds of silence after a line before the caption changes (then the caption's fade)
 MAX_RECORDING_RATIO = 3.0  # a recording over 3x its line's synthetic length is refused as a likely wrong file
@@ -58,14 +60,6 @@ def line_id(key: str, occurrence: int, spoken: str) -> str:
 def id_stem(line: str) -> str:
     """The part of a line id that stays when its words change: key and occurrence."""
     return line.rsplit("-", 1)[0]
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def recordings_of(folder: Path) -> dict[str, Path]:

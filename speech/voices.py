@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from model.digests import remembered_sha256
+
 from . import audio
 
 
@@ -52,32 +54,9 @@ def model_cache_dir() -> Path:
 
 def _file_sha256(path: Path) -> str:
     """A file's sha256, remembered beside the rewritten models by its path, size and modification time (a voice's
-    models are tens of MB: hashed once, not by every process that names the voice)."""
+    models are tens of MB: hashed once, not by every process that names the voice; model/digests.py)."""
     path = Path(path).resolve()
-    st = path.stat()
-    memo = model_cache_dir() / "digests.json"
-    try:
-        known = json.loads(memo.read_text())
-    except (OSError, ValueError):
-        known = {}
-    stamp = [st.st_size, st.st_mtime_ns]
-    entry = known.get(str(path))
-    if entry and entry[:2] == stamp:
-        return entry[2]
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    known[str(path)] = [*stamp, h.hexdigest()]
-    try:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=".digests.", suffix=".tmp")
-        with os.fdopen(fd, "w") as out:
-            json.dump(known, out)
-        os.replace(tmp, memo)
-    except OSError:
-        pass   # a read-only cache: hashed again next time
-    return h.hexdigest()
+    return remembered_sha256({str(path): path}, [model_cache_dir() / "digests.json"])[str(path)]
 
 
 def _sha256_files(paths, extra: str = "") -> str:

@@ -63,6 +63,17 @@ def run_render(*args, media=None, timeout=600, env=None, **kwargs) -> subprocess
     return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout, env=full_env, **kwargs)
 
 
+def render_recipe(root: Path, recipe: str, timeout: float = 900) -> dict:
+    """A recipe's text written to root/lecture.toml and rendered into root/media on both cores (it must succeed):
+    {"media", "dir" (the preview folder), "recipe", "stdout"}."""
+    recipe_file = root / "lecture.toml"
+    recipe_file.write_text(recipe)
+    media = root / "media"
+    r = run_render("--config", recipe_file, "--jobs", "2", media=media, timeout=timeout)
+    assert r.returncode == 0, r.stderr
+    return {"media": media, "dir": media / "preview", "recipe": recipe_file, "stdout": r.stdout}
+
+
 def statuses(stdout: str) -> dict[str, str]:
     """Each clip's last status word ("done", "skipped", "would") from render.py's progress lines."""
     out = {}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_render
+from conftest import REPO, render_recipe, run_render
 
 from pipeline import deck, lecture_join, packaging, page, plan, recipe, tracks
 from scenes.positional_encoding import PositionalEncoding
@@ -36,13 +36,7 @@ CLIPS = ["token_embedding", "positional_encoding-section-title"]
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     """The recipe rendered once at preview: clips, tracks, the lecture and the course page."""
-    root = tmp_path_factory.mktemp("course")
-    recipe_file = root / "lecture.toml"
-    recipe_file.write_text(RECIPE)
-    media = root / "media"
-    r = run_render("--config", recipe_file, "--jobs", "2", media=media, timeout=900)
-    assert r.returncode == 0, r.stderr
-    return {"media": media, "dir": media / "preview", "recipe": recipe_file, "stdout": r.stdout}
+    return render_recipe(tmp_path_factory.mktemp("course"), RECIPE)
 
 
 def container_seconds(path: Path) -> float:

@@ -403,7 +403,7 @@ def test_a_changed_source_file_invalidates(tmp_path):
     (tmp_path / "scenes").mkdir()
     shared = tmp_path / "scenes" / "style.py"
     shared.write_text("TEAL = 1\n")
-    recorded = {"scenes/style.py": cache.file_digest(shared)}
+    recorded = {"scenes/style.py": cache.file_sha256(shared)}
     assert cache.sources_unchanged(recorded, tmp_path)
     shared.write_text("TEAL = 2\n")
     assert not cache.sources_unchanged(recorded, tmp_path)
@@ -516,7 +516,7 @@ def test_modules_the_static_walk_missed_count_if_they_predate_the_hash():
     newest = max((REPO / p).stat().st_mtime_ns for p in loaded)
     sources, changed = cache.sources_after_render({"sources": {}, "hashed_at_ns": newest + 2 * 10**9}, REPO)
     assert changed == [] and set(sources) == loaded
-    assert sources["pipeline/cache.py"] == cache.file_digest(REPO / "pipeline" / "cache.py")
+    assert sources["pipeline/cache.py"] == cache.file_sha256(REPO / "pipeline" / "cache.py")
     sources, changed = cache.sources_after_render({"sources": {}, "hashed_at_ns": newest}, REPO)
     assert changed == sorted(p for p in loaded if (REPO / p).stat().st_mtime_ns >= newest - cache.MTIME_SLACK_NS)
     assert changed and set(sources) | set(changed) == loaded and not set(sources) & set(changed)
@@ -557,7 +557,7 @@ def test_editing_a_nested_module_renders_again(tmp_path):
     assert statuses(first.stdout) == {NAME: "done"}
     out = media / "preview" / f"{NAME}.png"
     manifest = json.loads(recipe.manifest_path(out).read_text())
-    assert manifest["sources"]["model/tokenizer.py"] == cache.file_digest(root / "model" / "tokenizer.py")
+    assert manifest["sources"]["model/tokenizer.py"] == cache.file_sha256(root / "model" / "tokenizer.py")
 
     def status() -> str:
         r = render_in(root, SCENE, *CHEAP, "--dry-run", media=media)
@@ -581,7 +581,7 @@ def test_editing_a_nested_module_renders_again(tmp_path):
     assert again.returncode == 0, again.stderr
     assert statuses(again.stdout) == {NAME: "done"}
     manifest = json.loads(recipe.manifest_path(out).read_text())
-    assert manifest["sources"]["model/tokenizer.py"] == cache.file_digest(root / "model" / "tokenizer.py")
+    assert manifest["sources"]["model/tokenizer.py"] == cache.file_sha256(root / "model" / "tokenizer.py")
     assert status() == "skipped"
 
 

@@ -16,7 +16,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from conftest import run_render
+from conftest import render_recipe, run_render
 from test_course import browser, wait_for  # noqa: F401  (the headless Chromium of the course page's tests)
 
 from pipeline import scorm, tryit
@@ -42,14 +42,8 @@ SCORM_AGAIN = Path(sys.prefix) / "share" / "scorm-again-3.4.3" / "dist" / "scorm
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
-    root = tmp_path_factory.mktemp("scorm")
-    recipe_file = root / "lecture.toml"
-    recipe_file.write_text(RECIPE)
-    media = root / "media"
-    r = run_render("--config", recipe_file, "--jobs", "2", media=media, timeout=600)
-    assert r.returncode == 0, r.stderr
-    return {"media": media, "dir": media / "preview", "recipe": recipe_file, "stdout": r.stdout,
-            "zip": media / "preview" / "lecture.scorm.zip"}
+    made = render_recipe(tmp_path_factory.mktemp("scorm"), RECIPE, timeout=600)
+    return {**made, "zip": made["dir"] / "lecture.scorm.zip"}
 
 
 def copy_media(made, tmp_path) -> Path:
