@@ -313,10 +313,12 @@ def _fact_prompt_names_a_person(values, model):
 MLP_FACT = SceneSpec(
     name="mlp_fact",
     cls="MlpFact",
-    summary="Where a person's sport lives in the model: causal tracing, the lookup MLP on the measured sport "
-            "directions, its neurons, mean-ablation, and the AND of the two names.",
-    params=(Param("prompt", Text(), AUTO, "the prompt; it must name a person (default: the language's first sentence "
-                  "asking a person's sport, cut before the sport; see scenes/prompts.py sport_fact_prompt)",
+    summary="Where a person's sport lives in the model (Michael Jordan's, if the model knows it): causal tracing, the "
+            "lookup MLP on the measured sport directions, its neurons, mean-ablation, and the AND of the two names.",
+    params=(Param("prompt", Text(), AUTO, "the prompt; it must name a person (default: Michael Jordan's sport asked "
+                  "as the language's seeded stream or else facts_known's template asks it, if the model's top-1 answer "
+                  "is basketball; else the language's first sentence asking a person's sport, cut before the sport; "
+                  "see scenes/prompts.py sport_fact_prompt)",
                   check_prompt),
             LANG),
     check=needs_training_language("mlp_fact", "its people and their sports", _fact_prompt_names_a_person),
