@@ -339,9 +339,10 @@ NEAR_ORTHOGONAL = SceneSpec(
     name="near_orthogonal",
     cls="NearOrthogonal",
     summary="d dimensions hold d perpendicular directions; the histogram of every pairwise angle of 10,000 vectors "
-            "in 100-d over a real optimisation; the Welch/Levenstein bound; how the room within 89-91 degrees grows.",
+            "in 100-d over a real optimisation; the Welch/Levenstein bound; how the room within 89-91 degrees grows; "
+            "the Johnson-Lindenstrauss lemma beside a random projection of 10,000 perpendicular directions.",
     params=(LANG,),
-    sections=lambda p: ["title", "exact", "histogram", "bound", "where", "summary"],
+    sections=lambda p: ["title", "exact", "histogram", "bound", "where", "lemma", "summary"],
 )
 
 TOY_SUPERPOSITION = SceneSpec(
