@@ -92,7 +92,7 @@ def test_jl_dimension_is_dasgupta_guptas_bound():
     assert jl_dimension(2, 0.5) == math.ceil(4 * math.log(2) / (1 / 8 - 1 / 24))
     # ten times the points: the bound grows by 4 ln 10 / (eps^2/2 - eps^3/3)
     assert jl_dimension(100_000, 0.5) - jl_dimension(10_000, 0.5) == pytest.approx(jl_tenfold_dims(0.5), abs=1)
-    assert jl_epsilons(10_000, 12_288) == [0.5, 0.25, 0.125]    # 1/16 would need 19,684 dimensions
+    assert jl_epsilons(10_000, 12_288) == [0.5, 0.25, 0.125]    # 1/16 would need 19,683 dimensions
     assert jl_epsilons(10_000, 442) == []
 
 
