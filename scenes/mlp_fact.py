@@ -43,11 +43,11 @@ S = SHARED | Strings({
     # the default prompt's rule fell back (scenes/prompts.py sport_fact_prompt): the model gets the usual example
     # (Michael Jordan's sport) wrong, so the scene shows a fact it knows, and says so
     "note_unknown": {"en": "Our {n}-layer model does not know the usual example: after\n\"{ex}\" it says \"{top}\", "
-                           "not \"{ex_answer}\". It does know:\n\"{prompt}\" \u2192 \"{answer}\" ({p} likely). "
-                           "Where is that kept?",
+                           "not \"{ex_answer}\".\nIt does know: after \"{prompt}\" it says\n\"{answer}\" ({p} likely). "
+                           "Where is that fact kept?",
                      "zh": "我们的 {n} 层模型不知道常用的例子：读到\n\u201c{ex}\u201d，它说\u201c{top}\u201d，而不是"
-                           "\u201c{ex_answer}\u201d。它知道的是：\n\u201c{prompt}\u201d\u2192\u201c{answer}\u201d"
-                           "（概率 {p}）。这个事实存在哪里？"},
+                           "\u201c{ex_answer}\u201d。\n它知道的是：读到\u201c{prompt}\u201d，\n它以 {p} 的概率回答"
+                           "\u201c{answer}\u201d。这个事实存在哪里？"},
     "where": {"en": "Swap both names for another's, then restore one state at a time:\n"
                     "restored share: how much of P(\"{answer}\") returns, gold = all.",
               "zh": "把两个名字换成另一个人的，再从原来的运行中逐个恢复一个状态：\n"

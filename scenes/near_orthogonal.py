@@ -80,7 +80,7 @@ S = SHARED | Strings({
                    "zh": "在 89\u201391° 内，随机方向的空间随 d 指数增长：\n"
                          "GPT-3 的 {g} 维约 {r} 个，多于它的 {g} 条坐标轴。"},
     # the Johnson-Lindenstrauss lemma, in Dasgupta and Gupta's form, with the lab's random projection
-    "lemma": {"en": "Johnson\u2013Lindenstrauss lemma: any N points fit into k dimensions,\n"
+    "lemma": {"en": "Johnson-Lindenstrauss lemma: any N points fit into k dimensions,\n"
                     "k as shown, every squared distance within 1 \u00b1 \u03b5 (\u03b5: the distortion).",
               "zh": "约翰逊-林登斯特劳斯引理：任意 N 个点都能放进 k 维，\n"
                     "每个距离的平方只伸缩到 1 \u00b1 \u03b5 倍（\u03b5：失真），只要 k 有这么大。"},
