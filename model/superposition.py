@@ -4,6 +4,9 @@ Part 1, packing. Start from N random unit vectors in d dimensions and push every
 cosine is further from 0 than a margin back towards 90 degrees. Report the angle distribution
 before and after, and the bounds that say how far any arrangement could ever get.
 
+Part 1c, the Johnson-Lindenstrauss lemma: the dimension it guarantees for N points at a distortion eps, and the
+worst distortion one seeded random projection of N perpendicular directions actually makes.
+
 Part 2, the toy model of Elhage et al. (2022), "Toy Models of Superposition":
     x' = ReLU(W^T W x + b),   W is m x n (n features squeezed into m hidden dimensions)
 trained on sparse features. Dense data: only the m most important features get a direction.
@@ -327,6 +330,72 @@ def measured_count(dim: int, eps_deg: float, steps: int = 300, seed: int = 0, li
         best, worst_ok = n, off
     return {"dim": d, "eps_deg": eps, "count": best, "furthest_from_90_deg": worst_ok, "first_failure": failed,
             "steps": steps, "seed": seed, "margin_cos": margin, "bound_count": ceiling}
+
+
+# --------------------------------------------------------------------------- part 1c: the Johnson-Lindenstrauss lemma
+
+def _jl_rate(eps: float) -> float:
+    return eps * eps / 2 - eps ** 3 / 3
+
+
+def _check_distortion(eps) -> float:
+    eps = _check_positive("eps", eps)
+    if eps >= 1:
+        raise ModelError(f"eps must be below 1, got {eps}")
+    return eps
+
+
+def jl_dimension(n_points: int, eps: float) -> int:
+    """The dimension the Johnson-Lindenstrauss lemma guarantees, in the form of Dasgupta and Gupta (2003, "An
+    elementary proof of a theorem of Johnson and Lindenstrauss", Theorem 2.1): for 0 < eps < 1 and any n points in
+    any R^d there is a map into R^k that keeps every pair's squared distance between (1 - eps) and (1 + eps) times
+    its own, for every k >= 4 ln(n) / (eps^2/2 - eps^3/3). Returns the smallest such k."""
+    n, eps = _check_int("n_points", n_points, 2), _check_distortion(eps)
+    return math.ceil(4 * math.log(n) / _jl_rate(eps) - 1e-9)
+
+
+def jl_tenfold_dims(eps: float) -> float:
+    """How many more dimensions the lemma's k needs for 10 times as many points at the same eps (its k grows with
+    ln n): 4 ln(10) / (eps^2/2 - eps^3/3). Read backwards: every that many dimensions more hold 10 times the points."""
+    return 4 * math.log(10) / _jl_rate(_check_distortion(eps))
+
+
+def jl_epsilons(n_points: int, max_dim: int, start: float = 0.5) -> list[float]:
+    """The distortions the chapter shows for n points: `start`, then halved again and again while the lemma's
+    dimension for it (jl_dimension) stays at most max_dim."""
+    out, eps = [], _check_distortion(start)
+    max_dim = _check_int("max_dim", max_dim, 1)
+    while jl_dimension(n_points, eps) <= max_dim:
+        out.append(eps)
+        eps /= 2
+    return out
+
+
+def random_projection_distortion(n_points: int, dim: int, seed: int = 0) -> dict:
+    """A seeded random projection of n points into `dim` dimensions, and the worst distortion it makes.
+
+    The points are the n axes of an n-dimensional space (n mutually perpendicular unit vectors, every pair sqrt(2)
+    apart). The projection is one k x n matrix R (k = dim) of independent normal entries of variance 1/k, drawn with
+    torch.Generator().manual_seed(seed) as torch.randn(n, k) (row i is R's column i: where axis i lands). Over ALL
+    n(n-1)/2 pairs, the ratio of the squared distance after the projection to before (2), block by block, each pair
+    once, in float64; the worst distortion is the largest |ratio - 1|.
+    """
+    n, k = _check_int("n_points", n_points, 2), _check_int("dim", dim, 1)
+    _check_int("seed", seed, 0)
+    g = torch.Generator().manual_seed(seed)
+    X = (torch.randn(n, k, generator=g, dtype=torch.float64) / math.sqrt(k))
+    sq = (X * X).sum(1)
+    lo, hi = math.inf, -math.inf
+    for A, B, diagonal in _blocks(n):
+        D = sq[A, None] + sq[None, B] - 2 * (X[A] @ X[B].T)       # squared distances between the two blocks
+        if diagonal:
+            r, c = torch.triu_indices(D.shape[0], D.shape[1], offset=1)
+            D = D[r, c]
+        if D.numel() == 0:
+            continue
+        lo, hi = min(lo, D.min().item() / 2), max(hi, D.max().item() / 2)
+    return {"n_points": n, "dim": k, "seed": seed, "pairs": n * (n - 1) // 2, "min_ratio": lo, "max_ratio": hi,
+            "worst_distortion": max(1 - lo, hi - 1)}
 
 
 # --------------------------------------------------------------------------- part 2: toy model

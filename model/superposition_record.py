@@ -3,7 +3,8 @@
     python -m model superposition record            # (re)write model/snapshots/superposition.json
 
 The heavy runs (10,000 unit vectors in 100 dimensions, with the exact histogram of all 49,995,000 pairwise angles
-after every step; the toy model at several sparsities with its W at checkpoints; the packing counts at small d)
+after every step; the toy model at several sparsities with its W at checkpoints; the packing counts at small d;
+a random projection of 10,000 perpendicular directions for the Johnson-Lindenstrauss lemma)
 are deterministic (fixed seeds). Their result is stored as JSON (never pickle) under a content key: the SHA-256 of
 the recipe below, the source of the lab (model/superposition.py) and of this file, and the torch version. A scene
 calls load(), which checks the key and never recomputes: a changed lab or recipe is one clear error that names
@@ -33,6 +34,9 @@ RECIPE = {
     "band": {"eps_deg": 1.0, "measured_dims": [5, 10, 20, 50, 100], "steps": 300, "seed": 0,
              "curve_dims": [round(10 ** (0.05 * k)) for k in range(6, 101)] + [GPT3_175B.n_embd],
              "gpt3_dim": GPT3_175B.n_embd, "target_count": 10_000},
+    # the Johnson-Lindenstrauss lemma: N = the packing run's N; eps = 1/2, halved while the lemma's dimension for N
+    # points stays within GPT-3's width (model/superposition.py jl_epsilons); one seeded projection per dimension
+    "jl": {"n_points": 10_000, "eps_start": 0.5, "max_dim": GPT3_175B.n_embd, "seed": 0},
     "toy": {"sparsities": [0.0, 0.7, 0.9, 0.99], "seed": 0, "steps": 1500,
             "checkpoints": [0, 10, 20, 35, 50, 75, 100, 150, 200, 300, 400, 550, 700, 900, 1150, 1500]},
 }
@@ -90,6 +94,20 @@ def record_band(r: dict, progress=_say) -> dict:
                      "random_pair_outside": lab.random_pair_outside(g, eps)}}
 
 
+def record_jl(r: dict, progress=_say) -> dict:
+    """The Johnson-Lindenstrauss lemma for the chapter's N points: per distortion eps (jl_epsilons), the dimension the
+    lemma guarantees, how many more dimensions 10 times the points would need, and the worst distortion a seeded
+    random projection of the N perpendicular axes into that dimension makes over all pairs."""
+    rows = []
+    for eps in lab.jl_epsilons(r["n_points"], r["max_dim"], r["eps_start"]):
+        k = lab.jl_dimension(r["n_points"], eps)
+        progress(f"record: random projection of {r['n_points']} points into {k} dimensions (eps {eps:g})")
+        rows.append({"eps": eps, "dim": k, "tenfold_dims": lab.jl_tenfold_dims(eps),
+                     "projection": lab.random_projection_distortion(r["n_points"], k, seed=r["seed"])})
+    return {"n_points": r["n_points"], "seed": r["seed"], "max_dim": r["max_dim"], "rows": rows,
+            "form": "Dasgupta & Gupta (2003), Theorem 2.1: k >= 4 ln N / (eps^2/2 - eps^3/3)"}
+
+
 def record_toy(r: dict, progress=_say) -> dict:
     runs = []
     for s in r["sparsities"]:
@@ -104,6 +122,7 @@ def build(recipe: dict | None = None, progress=_say) -> dict:
     out = {"key": content_key(recipe), "recipe": recipe,
            "pack": record_packing(recipe["pack"], progress),
            "band": record_band(recipe["band"], progress),
+           "jl": record_jl(recipe["jl"], progress),
            "toy": record_toy(recipe["toy"], progress)}
     out["seconds"] = time.perf_counter() - t0
     return out
@@ -149,6 +168,10 @@ def summary(data: dict) -> str:
              + ", ".join(f"d={m['dim']}: {m['count']}" for m in b["measured"])
              + f"; at GPT-3's {b['gpt3']['dim']}: random estimate {b['gpt3']['random_estimate']:.3g}, "
                f"bound {b['gpt3']['bound_count']}"]
+    j = data["jl"]
+    lines.append(f"Johnson-Lindenstrauss, {j['n_points']} points: "
+                 + ", ".join(f"eps {r['eps']:g} -> k {r['dim']}, worst found {r['projection']['worst_distortion']:.3f}"
+                             for r in j["rows"]))
     for r in data["toy"]["runs"]:
         lines.append(f"toy S={r['sparsity']:g}: loss {r['loss']:.5f}, D_i "
                      + " ".join(f"{x:.2f}" for x in r["dims_per_feature"]))

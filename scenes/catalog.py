@@ -313,10 +313,12 @@ def _fact_prompt_names_a_person(values, model):
 MLP_FACT = SceneSpec(
     name="mlp_fact",
     cls="MlpFact",
-    summary="Where a person's sport lives in the model: causal tracing, the lookup MLP on the measured sport "
-            "directions, its neurons, mean-ablation, and the AND of the two names.",
-    params=(Param("prompt", Text(), AUTO, "the prompt; it must name a person (default: the language's first sentence "
-                  "asking a person's sport, cut before the sport; see scenes/prompts.py sport_fact_prompt)",
+    summary="Where a person's sport lives in the model (Michael Jordan's, if the model knows it): causal tracing, the "
+            "lookup MLP on the measured sport directions, its neurons, mean-ablation, and the AND of the two names.",
+    params=(Param("prompt", Text(), AUTO, "the prompt; it must name a person (default: Michael Jordan's sport asked "
+                  "as the language's seeded stream or else facts_known's template asks it, if the model's top-1 answer "
+                  "is basketball; else the language's first sentence asking a person's sport, cut before the sport; "
+                  "see scenes/prompts.py sport_fact_prompt)",
                   check_prompt),
             LANG),
     check=needs_training_language("mlp_fact", "its people and their sports", _fact_prompt_names_a_person),
@@ -337,9 +339,10 @@ NEAR_ORTHOGONAL = SceneSpec(
     name="near_orthogonal",
     cls="NearOrthogonal",
     summary="d dimensions hold d perpendicular directions; the histogram of every pairwise angle of 10,000 vectors "
-            "in 100-d over a real optimisation; the Welch/Levenstein bound; how the room within 89-91 degrees grows.",
+            "in 100-d over a real optimisation; the Welch/Levenstein bound; how the room within 89-91 degrees grows; "
+            "the Johnson-Lindenstrauss lemma beside a random projection of 10,000 perpendicular directions.",
     params=(LANG,),
-    sections=lambda p: ["title", "exact", "histogram", "bound", "where", "summary"],
+    sections=lambda p: ["title", "exact", "histogram", "bound", "where", "lemma", "summary"],
 )
 
 TOY_SUPERPOSITION = SceneSpec(

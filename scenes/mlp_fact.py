@@ -1,5 +1,8 @@
-"""Where a fact lives, measured: "mr michael jordan , indeed , plays" → basketball (the Chinese lecture: its own
-first sentence asking a person's sport).
+"""Where a fact lives, measured: "mr michael jordan , indeed , plays" → basketball (the Chinese lecture:
+"迈克尔乔丹打" → 篮球). Both are the usual example, Michael Jordan's sport, chosen by the rule of scenes/prompts.py
+sport_fact_prompt: the example as the seeded stream (or else facts_known's template) asks it, if the model's top-1
+next word is the sport; otherwise the stream's first sentence asking a person's sport, and the title card's note
+says that the model does not know the example (the branch and the measurement: values["prompt_rule"]).
 
     manim render -ql scenes/mlp_fact.py MlpFact
     python render.py mlp_fact --lang zh
@@ -37,6 +40,14 @@ S = SHARED | Strings({
     "subtitle": {"en": "A person's sport, found and measured in the model", "zh": "一个人的运动：在模型中找到并测量"},
     "note": {"en": "Our {n}-layer model reads\n\"{prompt}\"\nand says \"{answer}\" ({p} likely). Where is that fact kept?",
              "zh": "我们的 {n} 层模型读到\n\u201c{prompt}\u201d，\n以 {p} 的概率回答\u201c{answer}\u201d。这个事实存在哪里？"},
+    # the default prompt's rule fell back (scenes/prompts.py sport_fact_prompt): the model gets the usual example
+    # (Michael Jordan's sport) wrong, so the scene shows a fact it knows, and says so
+    "note_unknown": {"en": "Our {n}-layer model does not know the usual example: after\n\"{ex}\" it says \"{top}\", "
+                           "not \"{ex_answer}\".\nIt does know: after \"{prompt}\" it says\n\"{answer}\" ({p} likely). "
+                           "Where is that fact kept?",
+                     "zh": "我们的 {n} 层模型不知道常用的例子：读到\n\u201c{ex}\u201d，它说\u201c{top}\u201d，而不是"
+                           "\u201c{ex_answer}\u201d。\n它知道的是：读到\u201c{prompt}\u201d，\n它以 {p} 的概率回答"
+                           "\u201c{answer}\u201d。这个事实存在哪里？"},
     "where": {"en": "Swap both names for another's, then restore one state at a time:\n"
                     "restored share: how much of P(\"{answer}\") returns, gold = all.",
               "zh": "把两个名字换成另一个人的，再从原来的运行中逐个恢复一个状态：\n"
@@ -186,7 +197,7 @@ class FactLookup:
     """The person's sport in one prompt: traced, located, projected, attributed, ablated and varied."""
 
     def __init__(self, gpt, params: dict, means: dict | None = None):
-        chosen = sport_fact_prompt(params.get("lang", "en")) if params["prompt"] == AUTO else None
+        chosen = sport_fact_prompt(params.get("lang", "en"), gpt) if params["prompt"] == AUTO else None
         self.prompt = chosen["prompt"] if chosen else params["prompt"]
         self.prompt_rule = chosen
         tr = self.trace = gpt.trace(self.prompt)
@@ -382,8 +393,15 @@ class MlpFact(LectureScene):
     TITLE_TOP, NOTE_Y = 1.4, -1.3
 
     def title_note(self) -> str:
+        """The note names the prompt and the model's answer; when the default prompt's rule fell back because the
+        model does not know the usual example (values["prompt_rule"]["branch"] == "fallback", decided in
+        scenes/prompts.py sport_fact_prompt by the example's top-1 next word), it says so first."""
         f = self.f
-        return self.s("note", n=f.n_layer, prompt=self.prompt_text(), answer=f.answer, p=style.percent(f.p_answer))
+        values = dict(n=f.n_layer, prompt=self.prompt_text(), answer=f.answer, p=style.percent(f.p_answer))
+        if f.prompt_rule is not None and f.prompt_rule["branch"] == "fallback":
+            ex = f.prompt_rule["example"]
+            return self.s("note_unknown", ex=ex["prompt"], top=ex["top_word"], ex_answer=ex["answer"], **values)
+        return self.s("note", **values)
 
     def prompt_text(self) -> str:
         """The prompt as the title card's note quotes it: on one line, or, if that line would be wider than the

@@ -6,7 +6,11 @@
 The exact limit (d directions at exactly 90°, and the Welch/Levenstein bound for one more, in 2-D and 3-D); the
 histogram of every pairwise angle of 10,000 unit vectors in 100 dimensions over the lab's optimisation; the bound
 next to what was reached; and how many directions fit within 89°-91° as the dimension grows (measured by the lab's
-packing at small d, the Welch/Levenstein ceiling, the random-vector estimate, GPT-3's width from its config).
+packing at small d, the Welch/Levenstein ceiling, the random-vector estimate, GPT-3's width from its config); and
+why that room grows exponentially: the Johnson-Lindenstrauss lemma in Dasgupta and Gupta's form (N points fit into
+k >= 4 ln N / (eps^2/2 - eps^3/3) dimensions with every squared distance within 1 +- eps), for the chapter's
+N = 10,000 and eps = 1/2, 1/4, ... while that k fits GPT-3's width, beside the worst distortion the lab's seeded
+random projection of 10,000 perpendicular axes into each k made over all pairs.
 
 Every number is read from model/snapshots/superposition.json (`python -m model superposition record`, checked by
 its content key) or from the lab's packing_bounds; the scene never optimises anything. Every value shown is
@@ -23,7 +27,7 @@ from model.config import GPT3_175B
 from model.superposition import packing_bounds
 from model.superposition_record import load as load_snapshots
 from scenes import style
-from scenes.components import Label, NumberText
+from scenes.components import BarColumn, Label, NumberColumn, NumberText
 from scenes.components.superposition import AngleHistogram, LogChart, VectorFan
 from scenes.lecture import LectureScene
 from scenes.style import (ANGLE_BARS, BAND, BOUND, MEASURED, MUTED, RANDOM_ESTIMATE, SHARED, TEXT, Strings)
@@ -75,6 +79,29 @@ S = SHARED | Strings({
                          "about {r} in GPT-3's {g} dims, more than its {g} axes.",
                    "zh": "在 89\u201391° 内，随机方向的空间随 d 指数增长：\n"
                          "GPT-3 的 {g} 维约 {r} 个，多于它的 {g} 条坐标轴。"},
+    # the Johnson-Lindenstrauss lemma, in Dasgupta and Gupta's form, with the lab's random projection
+    "lemma": {"en": "Johnson-Lindenstrauss lemma: any N points fit into k dimensions,\n"
+                    "k as shown, every squared distance within 1 \u00b1 \u03b5 (\u03b5: the distortion).",
+              "zh": "约翰逊-林登斯特劳斯引理：任意 N 个点都能放进 k 维，\n"
+                    "每个距离的平方只伸缩到 1 \u00b1 \u03b5 倍（\u03b5：失真），只要 k 有这么大。"},
+    "lemma_holds": {"en": "Our lab's random projection (a random k \u00d7 N matrix) into each k:\n"
+                          "the worst of all {pairs} pairs of our {n} points stays within \u03b5.",
+                    "zh": "实验室的随机投影（随机的 k \u00d7 N 矩阵）放进每个 k 维：\n"
+                          "我们 {n} 个点的全部 {pairs} 对中，最差的一对都在 \u03b5 之内。"},
+    "lemma_missed": {"en": "Projected into k = {k}, the worst pair is off by {w}, beyond \u03b5.\n"
+                           "The lemma promises some map; one random draw can miss.",
+                     "zh": "实验室的随机投影放进 k = {k} 维：最差的一对偏了 {w}，超出 \u03b5。\n"
+                           "引理只保证存在这样的映射，一次随机抽取可能达不到。"},
+    "lemma_tenfold": {"en": "At \u03b5 = {e}, about {dk} more dimensions hold 10\u00d7 the points:\n"
+                            "room for near-perpendicular directions grows exponentially in d.",
+                      "zh": "\u03b5 = {e} 时，大约每多 {dk} 维，就能多放 10 倍的点：\n"
+                            "近乎垂直的方向的容量随维数 d 指数增长。"},
+    "col_eps": {"en": "distortion \u03b5", "zh": "失真 \u03b5"},
+    "col_k": {"en": "lemma: k \u2265", "zh": "引理：k \u2265"},
+    "col_worst": {"en": "random projection into k: worst pair", "zh": "随机投影到 k 维：最差的一对"},
+    "jl_points": {"en": "N = {n} points: the axes of {n}-d space, every pair at 90°",
+                  "zh": "N = {n} 个点：{n} 维空间的坐标轴，两两成 90°"},
+    "jl_source": {"en": "Dasgupta & Gupta (2003)", "zh": "Dasgupta & Gupta（2003）"},
     "y_axis": {"en": "directions, every pair within 89\u201391°", "zh": "方向数（每对都在 89\u201391° 内）"},
     "x_axis": {"en": "dimensions d", "zh": "维数 d"},
     "legend_exact": {"en": "exactly 90°: d", "zh": "恰好 90°：d 个"},
@@ -100,12 +127,16 @@ BEATS = style.BEAT_TITLES | Strings({
     "histogram":  {"en": "Every pairwise angle", "zh": "所有两两夹角"},
     "bound":      {"en": "The Welch/Levenstein bound", "zh": "Welch/Levenstein 界"},
     "where":      {"en": "Room within 89–91°", "zh": "89–91° 之内的空间"},
+    "lemma":      {"en": "The Johnson–Lindenstrauss lemma", "zh": "约翰逊-林登斯特劳斯引理"},
 })
 
 HIST = dict(x=-5.6, y=-1.55, width=11.2, height=3.0)   # the histogram's axis: left end, baseline, size
 INFO_Y, HEADER_Y = 2.15, 3.05
 CHART = dict(x=-4.6, y=-1.45, width=6.4, height=4.1)
 FAN_R = 1.45
+# the lemma's beat: the formula, a header row, a row per distortion (eps, the lemma's k, the bars, the worst found)
+JL_FORMULA_Y, JL_HEAD_Y, JL_ROWS_TOP, JL_ROWS_BOTTOM, JL_PITCH = 2.55, 1.3, 0.5, -1.2, 0.85
+JL_X = {"eps": -4.6, "k": -2.1, "bars": -1.3, "worst": 6.2}
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -148,11 +179,13 @@ class NearOrthogonal(LectureScene):
             "snapshots": [{k: s[k] for k in ("step", "counts", "min_deg", "max_deg", "within_89_91")} for s in snaps],
             "bounds": p["bounds"], "reached_deg": self.reached,
             "band": band,
+            "jl": self.data["jl"],
         })
         self.build_exact()
         self.build_histogram()
         self.build_bound()
         self.build_where()
+        self.build_lemma()
 
     def build_exact(self):
         b2, b3 = (self.exact_bounds[k]["band_deg"] for k in ("2d", "3d"))
@@ -280,6 +313,39 @@ class NearOrthogonal(LectureScene):
             text.shift(RIGHT * (x0 + 0.6 - text.get_left()[0])).on_baseline(y)
             self.legend.add(VGroup(mark, text))
 
+    def build_lemma(self):
+        """The lemma's formula, and a row per distortion eps of the record: eps, the lemma's k, and on one scale the
+        allowance eps (a faint bar ending in a tick) beside the worst distortion the lab's projection made."""
+        j = self.data["jl"]
+        rows = j["rows"]
+        self.jl_formula = self.tex(r"k \ge", r"\frac{4 \ln N}{\varepsilon^2/2 - \varepsilon^3/3}")
+        self.jl_formula.move_to([-0.9, JL_FORMULA_Y, 0])
+        self.jl_source = Label(self.s("jl_source"), font_size=style.SMALL, color=MUTED)
+        self.jl_source.shift(RIGHT * (self.jl_formula.get_right()[0] + 0.5 - self.jl_source.get_left()[0]))
+        self.jl_source.shift(UP * (self.jl_formula.get_center()[1] - self.jl_source.get_center()[1]))
+        pitch = min(JL_PITCH, (JL_ROWS_TOP - JL_ROWS_BOTTOM) / max(len(rows) - 1, 1))
+        ys = [JL_ROWS_TOP - r * pitch for r in range(len(rows))]
+        x = JL_X
+        self.jl_heads = VGroup(self.header(self.s("col_eps"), x["eps"] - 0.5, BOUND, JL_HEAD_Y),
+                               self.header(self.s("col_k"), x["k"] - 0.4, TEXT, JL_HEAD_Y),
+                               self.header(self.s("col_worst"), (x["bars"] + x["worst"]) / 2, MEASURED, JL_HEAD_Y))
+        eps = [r["eps"] for r in rows]
+        worst = [r["projection"]["worst_distortion"] for r in rows]
+        self.jl_eps = NumberColumn([f"{e:g}" for e in eps], ys, x["eps"], color=BOUND)
+        self.jl_k = NumberColumn([fmt_int(r["dim"]) for r in rows], ys, x["k"], color=TEXT)
+        unit = (x["worst"] - 1.4 - x["bars"]) / max(eps + worst)     # room for the numbers right of the bars
+        self.jl_allow = BarColumn(eps, ys, x["bars"], unit, BOUND, height=0.36, opacities=[0.35] * len(rows))
+        self.jl_ticks = VGroup(*[Line([x["bars"] + e * unit, c - 0.24, 0], [x["bars"] + e * unit, c + 0.24, 0],
+                                      stroke_color=BOUND, stroke_width=4)
+                                 for e, c in zip(eps, self.jl_allow.centres)])
+        self.jl_found = BarColumn(worst, ys, x["bars"], unit, MEASURED, height=0.16)
+        self.jl_worst = NumberColumn([f"{w:.3f}" for w in worst], ys, x["worst"], color=MEASURED)
+        self.jl_points = Label(self.s("jl_points", n=fmt_int(j["n_points"])), font_size=style.SMALL, color=MUTED)
+        self.jl_points.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.75)
+        self.values["jl_shown"] = {"eps": eps, "dims": [r["dim"] for r in rows], "worst_distortion": worst,
+                                   "pairs": rows[0]["projection"]["pairs"], "n_points": j["n_points"],
+                                   "tenfold": {"eps": rows[-1]["eps"], "dims": rows[-1]["tenfold_dims"]}}
+
     # --- the beats -------------------------------------------------------------------------------------------
     def beat_exact(self):
         b2, b3 = (self.exact_bounds[k]["band_deg"] for k in ("2d", "3d"))
@@ -349,6 +415,31 @@ class NearOrthogonal(LectureScene):
         self.play(Create(self.gpt3_line), FadeIn(self.gpt3_label), FadeIn(self.gpt3_dot), FadeIn(self.gpt3_value),
                   run_time=STEP)
         self.play(FadeIn(self.reach_dot), FadeIn(self.reach_value), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_lemma(self):
+        j = self.data["jl"]
+        rows = j["rows"]
+        self.say("lemma")
+        self.clear_stage()
+        self.play(FadeIn(self.jl_formula), FadeIn(self.jl_source), run_time=STEP)
+        self.play(FadeIn(self.jl_heads[:2]), FadeIn(self.jl_eps), FadeIn(self.jl_k), run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT) for b in self.jl_allow.bars], Create(self.jl_ticks), run_time=STEP)
+        self.wait(PAUSE)
+        missed = [r for r in rows if r["projection"]["worst_distortion"] > r["eps"]]
+        key = self.caption_rule("lemma", "lemma_missed" if missed else "lemma_holds",
+                                "the worst distortion of the random projection into the lemma's k is at most eps in "
+                                "every row: lemma_holds, else lemma_missed (naming the first row beyond eps)",
+                                eps=[r["eps"] for r in rows],
+                                worst=[r["projection"]["worst_distortion"] for r in rows])
+        first = missed[0] if missed else rows[0]
+        self.say(key, n=fmt_int(j["n_points"]), pairs=fmt_int(rows[0]["projection"]["pairs"]),
+                 k=fmt_int(first["dim"]), w=f"{first['projection']['worst_distortion']:.3f}")
+        self.play(FadeIn(self.jl_heads[2]), FadeIn(self.jl_points), run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT) for b in self.jl_found.bars], FadeIn(self.jl_worst), run_time=STEP)
+        self.wait(PAUSE)
+        last = rows[-1]       # by construction (the lemma's formula): its k grows by tenfold_dims per 10x the points
+        self.say("lemma_tenfold", e=f"{last['eps']:g}", dk=fmt_int(round(last["tenfold_dims"])))
         self.wait(PAUSE)
 
     def beat_summary(self):

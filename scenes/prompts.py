@@ -261,40 +261,113 @@ def fact_prompt(lang: str = "en", gpt=None) -> dict:
 
 FACT_STREAM_WORDS = 600   # the sport-fact rule reads further: person sentences asking the sport are rarer
 
+# The example the lecture's source article gives for a fact an MLP stores: Michael Jordan plays basketball.
+EXAMPLE_PERSON = ("michael", "jordan")
+# model/evaluate.py facts_known asks every person's sport with this template: "first last plays" (迈克尔 乔丹 打)
+EXAMPLE_TEMPLATE = "plays"
 
-def sport_fact_prompt(lang: str = "en") -> dict:
-    """The fact scene's prompt in `lang`: the first sentence of the seeded stream that names a person and then asks
-    their sport, cut just before the sport.
 
-    Rule: walk the first seeded stream of the language (FACT_STREAM_WORDS words, the same seed as the other rules);
-    take the first answer word that is a sport (a token of kind "sport") in a sentence whose person is named before
-    it and is not referred to by a pronoun (template other than "pronoun"); the prompt is the words from the
-    sentence's start up to the word before the sport. The model must then say the sport: the fact it looked up.
-    """
+def _first_sport_sentence(lang: str, person: tuple[str, str] | None = None) -> dict | None:
+    """The first sentence in the first FACT_STREAM_WORDS words of the language's seeded stream that names a person
+    (`person`, in English words, if given) and then asks their sport, not through a pronoun, cut just before the
+    sport; None if there is none."""
     from model import language
 
-    if lang not in LANGS:
-        raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")
     lang_ = language.Language()
     stream = lang_.stream(FACT_STREAM_WORDS, random.Random(language.SEED), lang=lang)
     g = lang_.grammar(lang)
+    wanted = None if person is None else (g.t(person[0]), g.t(person[1]))
     words = [t.word for t in stream]
     start = 0
     for i, tok in enumerate(stream):
         if tok.kind == "sport" and tok.template != "pronoun":
             prompt_words = words[start:i]
-            pairs = [j for j in range(len(prompt_words) - 1) if (prompt_words[j], prompt_words[j + 1]) in g.person]
+            pairs = [j for j in range(len(prompt_words) - 1) if (prompt_words[j], prompt_words[j + 1]) in g.person
+                     and wanted in (None, (prompt_words[j], prompt_words[j + 1]))]
             if pairs:
                 j = pairs[0]
                 return {"prompt": join_words(prompt_words, lang), "tokens": prompt_words,
                         "person": [prompt_words[j], prompt_words[j + 1]], "first_index": j, "last_index": j + 1,
-                        "answer": tok.word,
-                        "rule": "the first sentence naming a person and then asking their sport (not through a "
-                                f"pronoun) in the first {FACT_STREAM_WORDS} words of the training language's seeded "
-                                f"{lang} stream (seed {language.SEED}), cut just before the sport", "lang": lang}
+                        "answer": tok.word, "lang": lang}
         if tok.word == g.t("."):
             start = i + 1
-    raise RuntimeError("the training language's stream has no sentence asking a person's sport to build a prompt on")
+    return None
+
+
+def example_fact_prompt(lang: str = "en") -> dict:
+    """The source article's example, Michael Jordan (迈克尔 乔丹) and his sport, as a prompt in `lang`, cut just
+    before the sport: the first sentence of the seeded stream (FACT_STREAM_WORDS words, as sport_fact_prompt reads)
+    that names him and asks his sport, not through a pronoun; if the stream has none, the template model/evaluate.py
+    facts_known asks every person's sport with, "first last plays" (迈克尔 乔丹 打)."""
+    from model import language
+
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")
+    g = language.Language().grammar(lang)
+    found = _first_sport_sentence(lang, EXAMPLE_PERSON)
+    if found is not None:
+        return {**found, "source": "stream",
+                "rule": f"the first sentence naming {' '.join(EXAMPLE_PERSON)} and asking his sport in the first "
+                        f"{FACT_STREAM_WORDS} words of the training language's seeded {lang} stream (seed "
+                        f"{language.SEED}), cut just before the sport"}
+    tokens = [g.t(EXAMPLE_PERSON[0]), g.t(EXAMPLE_PERSON[1]), g.t(EXAMPLE_TEMPLATE)]
+    person = g.person[tokens[0], tokens[1]]
+    return {"prompt": join_words(tokens, lang), "tokens": tokens, "person": tokens[:2], "first_index": 0,
+            "last_index": 1, "answer": g.t(person.sport), "lang": lang, "source": "template",
+            "rule": f"no sentence naming {' '.join(EXAMPLE_PERSON)} and asking his sport in the first "
+                    f"{FACT_STREAM_WORDS} words of the seeded {lang} stream: model/evaluate.py facts_known's "
+                    "template \"first last plays\""}
+
+
+def knows_fact(gpt, chosen: dict) -> dict:
+    """Whether the model knows a prompt's fact: its top-1 next word over the whole vocabulary is the answer (as
+    model/evaluate.py facts_known asks), measured on the prompt's trace."""
+    from model import probabilities
+
+    p = probabilities(gpt.trace(chosen["prompt"])["logits"][-1])
+    top = int(np.argmax(p))
+    answer = gpt.tokenizer.vocab[chosen["answer"]]
+    return {"top_word": gpt.tokenizer.words[top], "p_top": float(p[top]), "p_answer": float(p[answer]),
+            "known": top == answer}
+
+
+def sport_fact_prompt(lang: str = "en", gpt=None) -> dict:
+    """The fact scene's prompt in `lang`: the source article's example if the model knows it, else the first
+    sentence of the seeded stream that names a person and then asks their sport, cut just before the sport.
+
+    Rule: take example_fact_prompt(lang) (Michael Jordan, 迈克尔 乔丹, from the seeded stream or else facts_known's
+    template) and measure it on the model (`gpt`, default the shipped model): if its top-1 next word is his sport
+    (knows_fact), that is the prompt (branch "example"). Otherwise (branch "fallback"): walk the first seeded stream
+    of the language (FACT_STREAM_WORDS words, the same seed as the other rules); take the first answer word that is
+    a sport (a token of kind "sport") in a sentence whose person is named before it and is not referred to by a
+    pronoun (template other than "pronoun"); the prompt is the words from the sentence's start up to the word before
+    the sport. Either way the model must then say the sport: the fact it looked up. The record holds the branch and,
+    under "example", the example's prompt and what the model said after it.
+    """
+    from model import NumpyGPT, language
+
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")
+    example = example_fact_prompt(lang)
+    measured = knows_fact(gpt if gpt is not None else NumpyGPT.load(), example)
+    record = {"prompt": example["prompt"], "tokens": example["tokens"], "answer": example["answer"],
+              "source": example["source"], "rule": example["rule"], **measured}
+    if measured["known"]:
+        return {**{k: example[k] for k in ("prompt", "tokens", "person", "first_index", "last_index", "answer",
+                                           "lang")},
+                "branch": "example", "example": record,
+                "rule": "the source article's example (michael jordan, asking his sport), as the model knows it "
+                        "(its top-1 next word is the sport): " + example["rule"]}
+    found = _first_sport_sentence(lang)
+    if found is None:
+        raise RuntimeError("the training language's stream has no sentence asking a person's sport to build a "
+                           "prompt on")
+    return {**found, "branch": "fallback", "example": record,
+            "rule": "the model does not know the source article's example (its top-1 next word after "
+                    f"\"{example['prompt']}\" is \"{measured['top_word']}\", not \"{example['answer']}\"): the first "
+                    "sentence naming a person and then asking their sport (not through a pronoun) in the first "
+                    f"{FACT_STREAM_WORDS} words of the training language's seeded {lang} stream (seed "
+                    f"{language.SEED}), cut just before the sport"}
 
 
 def person_in(tokens: list[str]) -> dict | None:

@@ -261,11 +261,37 @@ def check_spread(v, rule, gpt):
     return "spread" if share < 0.5 else "concentrated"
 
 
+def jl_k(n: int, eps: float) -> int:
+    """Dasgupta and Gupta's dimension: the least integer k >= 4 ln n / (eps^2/2 - eps^3/3)."""
+    bound = 4 * math.log(n) / (eps ** 2 / 2 - eps ** 3 / 3)
+    k = math.floor(bound)
+    return k if k >= bound - 1e-9 else k + 1
+
+
+def check_lemma(v, rule, gpt):
+    j = v["jl"]
+    n, rows = j["n_points"], j["rows"]
+    assert n == v["pack"]["n_vectors"], "the lemma's N is the packing run's N"
+    assert j["max_dim"] == v["band"]["gpt3"]["dim"], "eps is halved while the lemma's k fits GPT-3's width"
+    eps = [0.5 / 2 ** i for i in range(len(rows))]
+    assert [r["eps"] for r in rows] == eps, "eps: 1/2, halved again and again"
+    assert all(jl_k(n, e) <= j["max_dim"] for e in eps) and jl_k(n, eps[-1] / 2) > j["max_dim"], \
+        "halved while the lemma's k fits the width"
+    for r in rows:
+        assert r["dim"] == jl_k(n, r["eps"]) == r["projection"]["dim"]
+        p = r["projection"]
+        assert p["pairs"] == n * (n - 1) // 2 and p["worst_distortion"] == max(1 - p["min_ratio"], p["max_ratio"] - 1)
+    worst = [r["projection"]["worst_distortion"] for r in rows]
+    assert rule["inputs"] == {"eps": eps, "worst": worst}
+    return "lemma_holds" if all(w <= e for w, e in zip(worst, eps)) else "lemma_missed"
+
+
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
 SUPERPOSITION_CHECKS: dict = {
     "near_orthogonal": {"histogram": ({"no_gain", "narrows", "tails"}, check_packing_histogram),
                         "bound": ({"bound_holds", "bound_broken"}, check_packing_bound),
                         "where": ({"where_slow", "where_fast"}, check_where),
+                        "lemma": ({"lemma_holds", "lemma_missed"}, check_lemma),
                         "summary": ({"summary_slow", "summary_fast"}, check_packing_summary)},
     "toy_superposition": {"dims": ({"dims_falls", "dims_mixed"}, check_toy_dims),
                           "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry),

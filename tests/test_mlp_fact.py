@@ -19,11 +19,11 @@ from model.analysis.patching import MEAN_SAMPLE
 from scene_checks import LEGIBILITY, assert_legible, manifest_of, play_until_section_ends, run_dry, stop_at_beat
 from scenes import style
 from scenes.catalog import MLP_FACT
-from scenes.components import Caption, TokenChip, TraceGrid, inside_safe_area
+from scenes.components import Caption, TokenChip, TraceGrid, caption, inside_safe_area
 from scenes.components.tracing import share_text
 from scenes.mlp_fact import K_NEURONS, MAX_TOKENS, S, SHARE_VIEW_MAX, FactLookup, MlpFact
 from scenes.params import ParamError
-from scenes.prompts import FACT_STREAM_WORDS, sport_fact_prompt
+from scenes.prompts import FACT_STREAM_WORDS, join_words, sport_fact_prompt
 
 __module_test__ = "mlp_fact"
 REPO = Path(__file__).resolve().parents[1]
@@ -82,19 +82,109 @@ def sample_means(gpt):
 
 
 # --- the prompt rule -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_default_prompt_is_the_first_sentence_asking_a_sport(lang):
-    chosen = sport_fact_prompt(lang)
+def first_sport_sentence(lang, person=None):
+    """The first sentence of the seeded stream (FACT_STREAM_WORDS words) asking a sport not through a pronoun, whose
+    first person (or `person`, in the language's words) is named before the sport: (tokens, answer), or None."""
     lang_ = language.Language()
     stream = lang_.stream(FACT_STREAM_WORDS, random.Random(language.SEED), lang=lang)
     g = lang_.grammar(lang)
-    answers = [i for i, t in enumerate(stream) if t.kind == "sport" and t.template != "pronoun"]
-    first = answers[0]
-    assert stream[first].word == chosen["answer"]
-    start = max([i + 1 for i in range(first) if stream[i].word == g.t(".")], default=0)
-    assert chosen["tokens"] == [t.word for t in stream[start:first]]
+    for i, t in enumerate(stream):
+        if t.kind != "sport" or t.template == "pronoun":
+            continue
+        start = max([j + 1 for j in range(i) if stream[j].word == g.t(".")], default=0)
+        words = [x.word for x in stream[start:i]]
+        pairs = [tuple(words[j:j + 2]) for j in range(len(words) - 1) if tuple(words[j:j + 2]) in g.person]
+        if pairs and (person is None or person in pairs):
+            return words, t.word
+    return None
+
+
+def article_example(lang):
+    """Michael Jordan asked as the stream asks his sport, or else as facts_known asks it: "first last plays"."""
+    g = language.Language().grammar(lang)
+    person = (g.t("michael"), g.t("jordan"))
+    found = first_sport_sentence(lang, person)
+    return found if found is not None else ([*person, g.t("plays")], g.t("basketball"))
+
+
+class NotKnowing:
+    """The shipped model, except that after any prompt its logit for `word` is 50 lower: a model that does not know
+    that fact."""
+
+    def __init__(self, gpt, word):
+        self.gpt, self.word = gpt, word
+
+    def __getattr__(self, name):
+        return getattr(self.gpt, name)
+
+    def trace(self, *args, **kwargs):
+        tr = self.gpt.trace(*args, **kwargs)
+        logits = np.array(tr["logits"], dtype=np.float64)
+        logits[:, self.gpt.tokenizer.vocab[self.word]] -= 50
+        return {**tr, "logits": logits}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_default_prompt_is_the_article_example_the_model_knows(gpt, lang):
+    tokens, answer = article_example(lang)
+    chosen = sport_fact_prompt(lang, gpt)
+    ex = chosen["example"]
+    assert ex["tokens"] == tokens and ex["answer"] == answer
+    assert ex["source"] == ("template" if lang == "zh" else "stream")     # the zh stream's first 600 words: none
+    p = probabilities(gpt.trace(tokens_to_ids(gpt, tokens))["logits"][-1])
+    assert ex["top_word"] == gpt.tokenizer.words[int(np.argmax(p))] and ex["p_answer"] == pytest.approx(
+        p[gpt.tokenizer.vocab[answer]], abs=1e-12)
+    assert ex["known"] == (ex["top_word"] == answer)
+    # the shipped model knows it in both languages: the lecture shows Michael Jordan's basketball
+    assert ex["known"] and chosen["branch"] == "example"
+    assert chosen["tokens"] == tokens and chosen["answer"] == answer and chosen["lang"] == lang
+    assert chosen["person"] == list(tokens[chosen["first_index"]:chosen["first_index"] + 2])
+    assert sport_fact_prompt(lang)["prompt"] == chosen["prompt"]            # the shipped model by default
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_model_that_does_not_know_the_example_falls_back(gpt, lang):
+    """Falls back to the stream's first sentence asking a person's sport, and records what the model said."""
+    _, answer = article_example(lang)
+    chosen = sport_fact_prompt(lang, NotKnowing(gpt, answer))
+    tokens, fallback_answer = first_sport_sentence(lang)
+    assert chosen["branch"] == "fallback" and chosen["tokens"] == tokens and chosen["answer"] == fallback_answer
+    assert not chosen["example"]["known"] and chosen["example"]["top_word"] != answer
+    g = language.Language().grammar(lang)
     assert tuple(chosen["person"]) in g.person and g.t(g.person[tuple(chosen["person"])].sport) == chosen["answer"]
-    assert chosen["lang"] == lang
+
+
+def tokens_to_ids(gpt, tokens):
+    return [gpt.tokenizer.vocab[w] for w in tokens]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_note_says_when_the_model_does_not_know_the_example(gpt, lang):
+    """The title card's note by the prompt rule's branch: the plain note for the example (or a given prompt), the
+    note saying the model does not know the example after a fallback; that one fits the card with the widest
+    words and numbers."""
+    import types
+
+    def note(branch):
+        rule = None if branch is None else {"branch": branch, "example": {"prompt": "迈克尔乔丹打", "top_word": "棒球",
+                                                                           "answer": "篮球"}}
+        f = types.SimpleNamespace(n_layer=3, answer="排球", p_answer=0.9, prompt="男选手罗杰纳达尔的运动是", prompt_rule=rule)
+        scene = types.SimpleNamespace(f=f, s=lambda key, **v: S(key, lang, **v), prompt_text=lambda: f.prompt)
+        return MlpFact.title_note(scene)
+
+    assert note(None) == note("example") == S("note", lang, n=3, prompt="男选手罗杰纳达尔的运动是", answer="排球",
+                                                p=style.percent(0.9))
+    assert note("fallback") == S("note_unknown", lang, n=3, ex="迈克尔乔丹打", top="棒球", ex_answer="篮球",
+                                 prompt="男选手罗杰纳达尔的运动是", answer="排球", p=style.percent(0.9))
+    lang_ = language.Language()
+    sport = widest([lang_.grammar(l).t(s) for l in ("en", "zh") for s in language.SPORTS])
+    word = widest([style.token_label(w) for l in ("en", "zh") for w in language.vocabulary_of(l)])
+    example = widest([join_words(article_example(l)[0], l) for l in ("en", "zh")])
+    prompt = widest([join_words(first_sport_sentence(l)[0], l) for l in ("en", "zh")])
+    text = S("note_unknown", lang, n=gpt.config.n_layer, ex=example, top=word, ex_answer=sport, prompt=prompt,
+             answer=sport, p=style.percent(0.888))
+    shown = caption(text, lang, y=MlpFact.NOTE_Y)       # as the title card draws its note
+    assert inside_safe_area(shown) and len(shown) <= text.count("\n") + 2, shown.text   # a long prompt: one more
 
 
 # --- the numbers, without rendering ------------------------------------------------------------------------
@@ -106,7 +196,7 @@ def facts(gpt, sample_means):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_tracing_table_and_the_lookup_point(gpt, facts, lang):
     f = facts[lang]
-    assert f.tokens == sport_fact_prompt(lang)["tokens"]
+    assert f.tokens == sport_fact_prompt(lang, gpt)["tokens"]
     # the partners: every other person with another sport and the same gender
     g = f.g
     want = [[g.t(q.first), g.t(q.last)] for q in language.Language().people
@@ -369,7 +459,12 @@ def test_its_manifest_matches_the_model(lecture, gpt, lang):
     v = m["values"]
     tr = gpt.trace(v["prompt"])
     assert v["tokens"] == list(tr["tokens"]) and v["token_ids"] == [int(i) for i in tr["token_ids"]]
-    assert v["prompt"] == sport_fact_prompt(lang)["prompt"] and v["prompt_rule"]["lang"] == lang
+    assert v["prompt"] == sport_fact_prompt(lang, gpt)["prompt"] and v["prompt_rule"]["lang"] == lang
+    # the rule's branch and its measurement: the example is shown because the model's top-1 word after it is the sport
+    ex = v["prompt_rule"]["example"]
+    p = probabilities(gpt.trace(ex["prompt"])["logits"][-1])
+    assert ex["top_word"] == gpt.tokenizer.words[int(np.argmax(p))] == ex["answer"] == v["answer"]
+    assert v["prompt_rule"]["branch"] == "example" and ex["prompt"] == v["prompt"]
     assert v["p_answer"] == pytest.approx(p_answer(gpt, v["token_ids"], v["answer_id"]), abs=1e-12)
     ct = v["causal_trace"]
     lk = v["lookup"]

@@ -143,6 +143,41 @@ def test_random_reaches_is_the_first_width(data):
     assert lab.random_count_estimate(r["dim"], eps) >= r["count"] > lab.random_count_estimate(r["dim"] - 1, eps)
 
 
+def test_the_lemma_rows_are_the_formula_and_the_rule(data):
+    """Dasgupta and Gupta's k for N points at each eps, eps = 1/2 halved while that k fits GPT-3's width, and the
+    extra dimensions per tenfold N, from their formulas."""
+    j = data["jl"]
+    n = j["n_points"]
+    assert n == data["pack"]["n_vectors"] and j["max_dim"] == GPT3_175B.n_embd
+    bound = lambda eps: 4 * math.log(n) / (eps ** 2 / 2 - eps ** 3 / 3)   # noqa: E731
+    assert [r["eps"] for r in j["rows"]] == [0.5 / 2 ** i for i in range(len(j["rows"]))]
+    for r in j["rows"]:
+        assert r["dim"] - 1 < bound(r["eps"]) <= r["dim"]
+        assert r["tenfold_dims"] == pytest.approx(bound(r["eps"]) * math.log(10) / math.log(n), rel=1e-12)
+    assert math.ceil(bound(j["rows"][-1]["eps"] / 2)) > GPT3_175B.n_embd >= j["rows"][-1]["dim"]
+    assert [r["dim"] for r in j["rows"]] == [443, 1415, 5145]
+
+
+def test_the_random_projection_is_recomputed_every_pair(data):
+    """The first row's projection (the cheapest), drawn as the lab documents it and measured here in NumPy over all
+    N(N-1)/2 pairs: the smallest and largest ratio of squared distances, after to before (2)."""
+    j = data["jl"]
+    row = j["rows"][0]
+    n, k = j["n_points"], row["dim"]
+    g = torch.Generator().manual_seed(j["seed"])
+    X = torch.randn(n, k, generator=g, dtype=torch.float64).numpy() / math.sqrt(k)
+    sq = np.einsum("ij,ij->i", X, X)
+    lo, hi = np.inf, -np.inf
+    for a in range(0, n, 2500):
+        D = sq[a:a + 2500, None] + sq[None, :] - 2 * X[a:a + 2500] @ X.T
+        D = D[np.arange(n)[None, :] > np.arange(a, min(a + 2500, n))[:, None]] / 2   # each pair once
+        lo, hi = min(lo, D.min()), max(hi, D.max())
+    p = row["projection"]
+    assert (p["n_points"], p["dim"], p["seed"], p["pairs"]) == (n, k, j["seed"], n * (n - 1) // 2)
+    assert p["min_ratio"] == pytest.approx(lo, abs=1e-9) and p["max_ratio"] == pytest.approx(hi, abs=1e-9)
+    assert p["worst_distortion"] == pytest.approx(max(1 - lo, hi - 1), abs=1e-9)
+
+
 # --- bad input --------------------------------------------------------------------------------------------------
 def test_a_stale_or_broken_snapshot_file_is_one_clear_line(tmp_path, data):
     stale = tmp_path / "stale.json"
@@ -194,6 +229,14 @@ def test_labels_are_the_rounded_numbers(played, lang):
         assert bar.height == pytest.approx(max(count / top * h.height_, 1e-3), rel=1e-6)
     for dot, m in zip(s.measured_dots, v["band"]["measured"]):
         np.testing.assert_allclose(s.chart.p2c(dot.get_center()), [m["dim"], m["count"]], rtol=1e-6)
+    # the lemma's rows: eps, the lemma's k, the worst distortion found; each bar on the rows' one scale
+    rows = v["jl"]["rows"]
+    assert [t.text for t in s.jl_eps] == [f"{r['eps']:g}" for r in rows]
+    assert [t.text for t in s.jl_k] == [fmt_int(r["dim"]) for r in rows]
+    assert [t.text for t in s.jl_worst] == [f"{r['projection']['worst_distortion']:.3f}" for r in rows]
+    for allow, found, r in zip(s.jl_allow.bars, s.jl_found.bars, rows):
+        assert found.width / allow.width == pytest.approx(r["projection"]["worst_distortion"] / r["eps"], rel=1e-6)
+    assert fmt_int(v["jl"]["n_points"]) in s.jl_points.text
 
 
 def test_the_rules_chose_their_captions(played):
@@ -206,6 +249,13 @@ def test_the_rules_chose_their_captions(played):
     assert rules["bound"]["key"] == "bound_holds"
     g = v["band"]["gpt3"]
     assert rules["where"]["key"] == ("where_slow" if g["random_estimate"] < g["dim"] else "where_fast")
+    rows = v["jl"]["rows"]
+    assert rules["lemma"]["key"] == ("lemma_holds" if all(r["projection"]["worst_distortion"] <= r["eps"]
+                                                          for r in rows) else "lemma_missed")
+    # the last caption reads the formula backwards, at the smallest eps: its k grows by this much per tenfold N
+    said = [c for c in played["en"].captions if c["key"] == "lemma_tenfold"]
+    assert len(said) == 1 and said[0]["values"]["dk"] == fmt_int(round(rows[-1]["tenfold_dims"]))
+    assert said[0]["values"]["e"] == f"{rows[-1]['eps']:g}"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -214,6 +264,7 @@ def test_its_manifest_holds_the_recorded_numbers(lecture, data, lang):
     assert v["source"]["key"] == data["key"]
     assert [s["counts"] for s in v["snapshots"]] == [s["counts"] for s in data["pack"]["snapshots"]]
     assert v["bounds"] == data["pack"]["bounds"]
+    assert v["jl"] == data["jl"]
 
 
 # --- a key frame against committed control data (tests/control_data/near_orthogonal) ----------------------------

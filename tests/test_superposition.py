@@ -4,10 +4,11 @@ import json
 import math
 
 import pytest
+import torch
 
 from model.errors import ModelError
-from model.superposition import (cli, pack_near_orthogonal, packing_bounds, train_toy_model,
-                                 toy_model_sweep)
+from model.superposition import (cli, jl_dimension, jl_epsilons, jl_tenfold_dims, pack_near_orthogonal,
+                                 packing_bounds, random_projection_distortion, train_toy_model, toy_model_sweep)
 
 
 def without_timing(result):
@@ -81,6 +82,41 @@ def test_packing_reports_progress():
     seen = []
     pack_near_orthogonal(100, 5, steps=4, progress=lambda step, steps: seen.append((step, steps)))
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+# --------------------------------------------------------------------------- the Johnson-Lindenstrauss lemma
+
+def test_jl_dimension_is_dasgupta_guptas_bound():
+    # k >= 4 ln n / (eps^2/2 - eps^3/3): n = 10,000 at eps 1/2 needs 442.1..., so 443
+    assert jl_dimension(10_000, 0.5) == 443 and jl_dimension(10_000, 0.25) == 1415
+    assert jl_dimension(2, 0.5) == math.ceil(4 * math.log(2) / (1 / 8 - 1 / 24))
+    # ten times the points: the bound grows by 4 ln 10 / (eps^2/2 - eps^3/3)
+    assert jl_dimension(100_000, 0.5) - jl_dimension(10_000, 0.5) == pytest.approx(jl_tenfold_dims(0.5), abs=1)
+    assert jl_epsilons(10_000, 12_288) == [0.5, 0.25, 0.125]    # 1/16 would need 19,683 dimensions
+    assert jl_epsilons(10_000, 442) == []
+
+
+def test_random_projection_distortion_every_pair_by_hand():
+    r = random_projection_distortion(60, 25, seed=3)
+    g = torch.Generator().manual_seed(3)
+    X = torch.randn(60, 25, generator=g, dtype=torch.float64) / math.sqrt(25)
+    ratios = [float(((X[i] - X[j]) ** 2).sum()) / 2 for i in range(60) for j in range(i + 1, 60)]
+    assert r["pairs"] == len(ratios) == 60 * 59 // 2
+    assert r["min_ratio"] == pytest.approx(min(ratios), abs=1e-12) and r["max_ratio"] == pytest.approx(max(ratios),
+                                                                                                      abs=1e-12)
+    assert r["worst_distortion"] == pytest.approx(max(1 - min(ratios), max(ratios) - 1), abs=1e-12)
+    assert random_projection_distortion(60, 25, seed=3) == r != random_projection_distortion(60, 25, seed=4)
+    # more dimensions, less distortion (the lemma's point): far less at 2,000 than at 20
+    assert random_projection_distortion(200, 2000)["worst_distortion"] < 0.5 * \
+        random_projection_distortion(200, 20)["worst_distortion"]
+
+
+@pytest.mark.parametrize("call", [lambda: jl_dimension(1, 0.5), lambda: jl_dimension(10, 1.0),
+                                  lambda: jl_dimension(10, 0), lambda: jl_tenfold_dims(float("nan")),
+                                  lambda: random_projection_distortion(1, 5), lambda: random_projection_distortion(5, 0)])
+def test_bad_lemma_input(call):
+    with pytest.raises(ModelError):
+        call()
 
 
 # --------------------------------------------------------------------------- toy model
