@@ -43,12 +43,12 @@ S = SHARED | Strings({
     "gpt3": {"en": "GPT-3 has the same pipeline, only larger:\n{layers} layers, vectors of {d} numbers, {vocab} tokens.",
              "zh": "GPT-3 的流程完全相同，只是更大：\n{layers} 层，{d} 维向量，{vocab} 个词元。"},
     "unembed": {"en": "The unembedding W_U is the embedding table W_E turned:\n"
-                      "{d} × {vocab}, tied. Drawn as W_E, one row of {d} numbers per word.",
-                "zh": "反嵌入 W_U 就是嵌入表 W_E 的转置：{d} × {vocab}，共用。\n"
-                      "画成 W_E，每个词一行，每行 {d} 个数。"},
-    "unembed_rows": {"en": "Each word's row times x̂ (the stream after the final LayerNorm),\n"
-                           "added up: that word's score, its logit.",
-                     "zh": "每个词的那一行与 x̂（经最终 LayerNorm 后的残差流）\n逐项相乘再求和：就是这个词的分数，即 logit。"},
+                      "{d} × {vocab}, the same numbers (tied), drawn here as W_E.",
+                "zh": "反嵌入 W_U 就是嵌入表 W_E 的转置：\n{d} × {vocab}，同一批数（共用），这里画成 W_E。"},
+    "unembed_rows": {"en": "A row per word: its row times x̂ (the stream after the final\n"
+                           "LayerNorm), added up, is that word's score, its logit.",
+                     "zh": "每个词一行：这一行与 x̂（经最终 LayerNorm 后的残差流）\n"
+                           "逐项相乘再求和，就是这个词的分数，即 logit。"},
     "unembed_all": {"en": "Every one of the {vocab} words gets a logit this way:\n"
                           "this column is the model's output, before softmax.",
                     "zh": "词表中 {vocab} 个词都这样得到一个 logit：\n这一列就是模型的输出，还没有经过 softmax。"},
@@ -184,7 +184,7 @@ class Architecture(FocusScene):
 
     def beat_unembed(self):
         c, mv = self.gpt.config, self.unembed
-        self.say("unembed", d=c.n_embd, vocab=c.vocab_size)
+        self.say("unembed", d=c.n_embd, vocab=f"{c.vocab_size:,}")
         self.play(FadeOut(VGroup(self.table_headers, self.table_labels, self.ours_column, self.gpt3_column,
                                  self.pipeline, self.row, self.focus_frame)), run_time=STEP)
         self.play(FadeIn(self.unembed_formula), FadeIn(mv.matrix), FadeIn(self.unembed_words),
@@ -193,7 +193,7 @@ class Architecture(FocusScene):
         self.say("unembed_rows")
         self.play(FadeIn(VGroup(mv.vector, mv.equals, mv.output)), run_time=STEP)
         mv.play(self)
-        self.say("unembed_all", vocab=c.vocab_size)
+        self.say("unembed_all", vocab=f"{c.vocab_size:,}")
         self.play(Create(self.top_frame), FadeIn(self.top_label), run_time=STEP)
         self.wait(PAUSE + 1)
 

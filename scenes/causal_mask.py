@@ -59,10 +59,10 @@ S = CHAPTER_STRINGS | Strings({
     "gpt3": {"en": "GPT-3's published shape: a context of {n} tokens,\n"
                    "{n2} scores per head, {H} heads in each of {L} layers.",
              "zh": "GPT-3 公开的结构：上下文 {n} 个词，\n每个头 {n2} 个分数，{L} 层，每层 {H} 个头。"},
-    "in_all": {"en": "Over all heads and layers, one full context makes {gpt3} scores\n"
-                     "in GPT-3 and {ours} in our model, both counted from the configs.",
-               "zh": "算上所有层和所有头，一个完整的上下文在 GPT-3 中\n"
-                     "有 {gpt3} 个分数，在我们的模型中有 {ours} 个：都按配置算出。"},
+    "in_all": {"en": "All heads and layers: one full context makes {gpt3}\n"
+                     "scores in GPT-3, and {ours} in ours (both from the configs).",
+               "zh": "按配置算出，所有层、所有头加起来，一个完整的上下文：\n"
+                     "GPT-3 有 {gpt3} 个分数，我们的模型有 {ours} 个。"},
     "summary": {"en": "Masked and normalised, one line per query: these weights say\n"
                       "how much of each earlier token flows into the query.",
                 "zh": "遮罩并归一化后，每个查询一列：这些权重表示\n每个之前的词有多少信息流入这个查询。"},
@@ -78,6 +78,7 @@ S = CHAPTER_STRINGS | Strings({
     "row_heads": {"en": "heads × layers", "zh": "头数 × 层数"},
     "row_all": {"en": "all scores", "zh": "分数总数"},
     "ours_speck": {"en": "ours: {n} × {n}", "zh": "我们的：{n} × {n}"},
+    "gpt3_area": {"en": "GPT-3: {n} × {n}", "zh": "GPT-3：{n} × {n}"},
 })
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
@@ -278,11 +279,13 @@ class CausalMask(AttentionChapterScene):
             self.set_line(n2_text, S("n2_line", self.lang, n2=f"{n * n:,}"), 1)
 
         self.play(UpdateFromAlphaFunc(self.stage_of(finer, ours, n_text, n2_text), zoom_out), run_time=3 * STEP)
+        whole = Label(S("gpt3_area", self.lang, n=f"{g.n_positions:,}"), font_size=style.SMALL, color=MUTED)
+        whole.shift(RIGHT * (origin[0] + AREA / 2 - whole.get_center()[0])).on_baseline(origin[1] - AREA - 0.45)
         speck = Label(S("ours_speck", self.lang, n=n_ctx), font_size=style.SMALL)
         speck.move_to(origin + np.array([0.45 + speck.width / 2, -0.75, 0]))
         speck_pointer = Line(speck.get_left() + LEFT * 0.08 + UP * 0.05, ours.get_corner(DOWN + RIGHT) + RIGHT * 0.04,
                              stroke_width=2, color=style.TEXT)
-        self.play(FadeIn(speck), Create(speck_pointer), run_time=STEP)
+        self.play(FadeIn(speck), Create(speck_pointer), FadeIn(whole), run_time=STEP)
         self.wait(PAUSE)
         # every head of every layer: ours beside GPT-3's, each from its config
         ours_all, gpt3_all = n_ctx * n_ctx * H * L, g.n_positions ** 2 * g.n_head * g.n_layer

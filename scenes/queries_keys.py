@@ -35,9 +35,9 @@ S = CHAPTER_STRINGS | Strings({
     "input_later": {"en": "Layer {layer} reads each token's vector as the layers before left it,\n"
                           "normalised first by LayerNorm: x̂ = LN(x).",
                     "zh": "第 {layer} 层读取经前面各层更新后的向量，\n先经过 LayerNorm 归一化：x̂ = LN(x)。"},
-    "weights": {"en": "This head's query weights W_q and key weights W_k: {d} × {dh}\n"
-                      "trained numbers each. Drawn turned (W_qᵀ, W_kᵀ), a row makes one entry.",
-                "zh": "这个头的查询权重 W_q 和键权重 W_k：各 {d} × {dh} 个训练得到的数。\n"
+    "weights": {"en": "W_q makes the queries and W_k the keys: {d} × {dh}\n"
+                      "trained numbers each. Drawn turned, a row makes one entry.",
+                "zh": "W_q 算查询，W_k 算键：各 {d} × {dh} 个训练得到的数。\n"
                       "转置后画出（W_qᵀ、W_kᵀ），每一行给出一个分量。"},
     "weights_query": {"en": "First the query, from W_qᵀ;\nW_kᵀ comes back for the keys.",
                       "zh": "先算查询，用 W_qᵀ；\n算键时 W_kᵀ 再回来。"},
@@ -90,7 +90,8 @@ MATRIX_TOP = 2.45                # top of a matrix × vector product's cells
 MATRIX_X = -0.3                  # its centre (the output's size label hangs to the right)
 MATRIX_LEGEND_X = -4.9           # its legend's bar, top left (the title to its left)
 PRODUCT_CELL = 0.9               # a matrix cell's width in a product (MatrixVectorProduct's default)
-K_BESIDE_GAP = 0.75              # W_kᵀ beside W_qᵀ: between their cells
+K_BESIDE_GAP, K_BESIDE_COLS = 0.35, 5    # W_kᵀ beside W_qᵀ: between their cells; its columns shown (one fewer
+                                         # than a product shows: both fit the title-safe width)
 BLOCK_CELL_W, BLOCK_GAP = 0.22, 0.6      # Q and K as heat matrices: a cell's widest, the gap between the blocks
 BLOCKS_RIGHT = 3.9               # the blocks end left of the entry legend (its bar at 6.35 - 2.25)
 
@@ -134,7 +135,8 @@ class QueriesKeys(AttentionChapterScene):
         h, mv = self.h, self.q_product
         self.say("weights", d=h.d_model, dh=h.d_head)
         # W_qᵀ at its place in the product, W_kᵀ beside it: each with its own scale, framed in its colour
-        k_grid = MatrixGrid(h.W_k.T, name="W_k\u1d40", rows=6, cols=6, cell=PRODUCT_CELL, font_size=style.SMALL)
+        k_grid = MatrixGrid(h.W_k.T, name="W_k\u1d40", rows=6, cols=K_BESIDE_COLS, cell=PRODUCT_CELL,
+                            font_size=style.SMALL)
         k_grid.shift(RIGHT * (mv.matrix.cells.get_right()[0] + K_BESIDE_GAP - k_grid.cells.get_left()[0])
                      + UP * (mv.matrix.cells.get_top()[1] - k_grid.cells.get_top()[1]))
         k_legend = ColourLegend(k_grid.colour_scale, S("weight_scale", self.lang), width=2.4, inline=True)
