@@ -396,7 +396,9 @@ class Architecture(FocusScene):
         value = NumberText(style.signed(logits[top], 1), style.LABEL, LOGIT, align="left")
         gap_slot = next((s for s, i in enumerate(mv.output.indices_shown) if i is None), len(mv.output.entries) - 1)
         y = mv.output.entries[gap_slot].get_center()[1]
-        x = mv.output.brackets.get_right()[0] + 0.35
+        # right of the column, or as far right as the title-safe edge lets the word and its frame sit (a long word)
+        room = style.safe_half_width() - 0.12 - 0.1 - max(word.width, value.width)
+        x = min(mv.output.brackets.get_right()[0] + 0.35, room)
         name.shift(RIGHT * (x - name.get_left()[0])).on_baseline(y + 0.55)
         word.shift(RIGHT * (x + 0.1 - word.get_left()[0])).on_baseline(y - 0.05)
         value.place(x + 0.1, y - 0.6)
