@@ -163,27 +163,15 @@ POSITIONAL_ENCODING = SceneSpec(
     sections=lambda p: ["title", "table", "prompt", "add", "all", "no_order", "order", "summary"],
 )
 
-# architecture draws a box per block, every layer's (scenes/architecture.py: EMBED_Y, FIRST_BLOCK_Y, PITCH), and
-# the caption's area begins below the third layer's: a deeper model is refused rather than drawn over the captions
-# (eliding the middle layers is not built yet).
-ARCHITECTURE_MAX_LAYERS = 3
-
-
-def _architecture_fits(values, model):
-    if model.config.n_layer > ARCHITECTURE_MAX_LAYERS:
-        raise ParamError(f"architecture draws every layer's blocks, at most {ARCHITECTURE_MAX_LAYERS} layers; this "
-                         f"model has {model.config.n_layer} (parameters and multi_head show its shape)")
-    _focus_in_prompt(values, model)
-
-
 ARCHITECTURE = SceneSpec(
     name="architecture",
     cls="Architecture",
-    summary="The whole pipeline with our shapes and GPT-3's, the residual stream, and a logit lens: one token's "
+    summary="The whole pipeline with our shapes and GPT-3's (a deep model's middle layers elided by rule), the "
+            "residual stream, the unembedding (W_E turned) giving one logit per word, and a logit lens: one token's "
             "prediction read after every block.",
     params=(LOOKBACK_PROMPT, FOCUS, LANG),
-    check=_architecture_fits,
-    sections=lambda p: ["title", "pipeline", "stream", "gpt3", "lens", "summary"],
+    check=_focus_in_prompt,
+    sections=lambda p: ["title", "pipeline", "stream", "gpt3", "unembed", "lens", "summary"],
 )
 
 EMBEDDING_SPACE = SceneSpec(

@@ -12,15 +12,15 @@ shown are recorded at full precision in self.values (the manifest).
 from __future__ import annotations
 
 import numpy as np
-from manim import (RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,
-                   Line, Rectangle, ReplacementTransform, TransformFromCopy, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,
+                   Line, Rectangle, ReplacementTransform, TransformFromCopy, UpdateFromAlphaFunc, VGroup)
 
 from model import GPT3_175B
 from scenes import style
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
                                       place_grid, place_legend)
-from scenes.components import AttentionGrid, ColourLegend, ColourScale, Label
+from scenes.components import AttentionGrid, ColourLegend, ColourScale, Label, NumberText
 from scenes.style import MUTED, QUERY, Strings
 
 S = CHAPTER_STRINGS | Strings({
@@ -59,6 +59,10 @@ S = CHAPTER_STRINGS | Strings({
     "gpt3": {"en": "GPT-3's published shape: a context of {n} tokens,\n"
                    "{n2} scores per head, {H} heads in each of {L} layers.",
              "zh": "GPT-3 公开的结构：上下文 {n} 个词，\n每个头 {n2} 个分数，{L} 层，每层 {H} 个头。"},
+    "in_all": {"en": "All heads and layers: one full context makes {gpt3}\n"
+                     "scores in GPT-3, and {ours} in ours (both from the configs).",
+               "zh": "按配置算出，所有层、所有头加起来，一个完整的上下文：\n"
+                     "GPT-3 有 {gpt3} 个分数，我们的模型有 {ours} 个。"},
     "summary": {"en": "Masked and normalised, one line per query: these weights say\n"
                       "how much of each earlier token flows into the query.",
                 "zh": "遮罩并归一化后，每个查询一列：这些权重表示\n每个之前的词有多少信息流入这个查询。"},
@@ -67,7 +71,14 @@ S = CHAPTER_STRINGS | Strings({
     "prompt_n": {"en": "our prompt: n = {n}", "zh": "本提示词：n = {n}"},
     "n_line": {"en": "n = {n} tokens", "zh": "n = {n} 个词"},
     "n2_line": {"en": "n × n = {n2} scores", "zh": "n × n = {n2} 个分数"},
-    "gpt3_line": {"en": "GPT-3: n = {n}, n × n = {n2}", "zh": "GPT-3: n = {n}, n × n = {n2}"},
+    "ours_col": {"en": "our model", "zh": "我们的模型"},
+    "gpt3_col": {"en": "GPT-3", "zh": "GPT-3"},
+    "row_n": {"en": "context n", "zh": "上下文 n"},
+    "row_n2": {"en": "n × n per head", "zh": "每个头 n × n"},
+    "row_heads": {"en": "heads × layers", "zh": "头数 × 层数"},
+    "row_all": {"en": "all scores", "zh": "分数总数"},
+    "ours_speck": {"en": "ours: {n} × {n}", "zh": "我们的：{n} × {n}"},
+    "gpt3_area": {"en": "GPT-3: {n} × {n}", "zh": "GPT-3：{n} × {n}"},
 })
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
@@ -82,8 +93,13 @@ BEATS = style.BEAT_TITLES | Strings({
 
 STEP, PAUSE = style.STEP, style.PAUSE
 LEGEND_GAP = 0.35      # between the two legends
-TEXT_X = -0.5          # left edge of the growth figures
+TEXT_X = -1.0          # left edge of the growth figures
 GROWTH_FIRST_LINE, GROWTH_PITCH = 2.1, 0.62   # their baselines
+AREA = 4.6             # the side of the n × n area, top left: our context fills it, then GPT-3's
+FINEST_CELL = 0.04     # an n × n area is drawn with its cells' lines, and its tokens as cells, while a cell is at
+                       # least this wide (2.4 px at 480p); finer, only its outline and one bar for the tokens
+TABLE_TOP, TABLE_PITCH = 0.55, 0.55            # ours beside GPT-3: the header's baseline, then the rows'
+TABLE_LABEL_RIGHT, OURS_RIGHT, GPT3_RIGHT = 1.35, 3.1, 6.3
 
 
 def at_line(label: Label, line: float) -> Label:
@@ -212,45 +228,109 @@ class CausalMask(AttentionChapterScene):
     def beat_growth(self):
         h, grid = self.h, self.grid
         self.say("growth")
-        n_ctx, L = h.context, self.gpt.config.n_layer
-        cell = min(0.16, 5.0 / n_ctx)                  # the whole context must fit on the left
+        n_ctx, L, H = h.context, self.gpt.config.n_layer, h.n_head
+        cell = AREA / n_ctx                            # the whole context fills the area
         origin = np.array([-style.safe_half_width() + 0.3, TOP - 0.5, 0])   # top-left of the n × n area
         small = grid.squares.copy()
         small.scale(cell / grid.cell).move_to(origin + np.array([h.T * cell / 2, -h.T * cell / 2, 0]))
-        row = self.cell_row(h.T, cell, origin)
-        outline = self.outline(h.T, cell, origin)
-        n_text = Label(S("n_line", self.lang, n=h.T), font_size=style.LABEL)
-        n2_text = Label(S("n2_line", self.lang, n2=f"{h.T * h.T:,}"), font_size=style.LABEL)
-        texts = VGroup(at_line(n_text, 0), at_line(n2_text, 1))
+        area = VGroup(self.outline(h.T, cell, origin), self.cell_row(h.T, cell, origin))   # the lines, the tokens
+        n_text, n2_text = VGroup(), VGroup()       # the figures of the grid drawn now, changing as it grows
+        self.set_line(n_text, S("n_line", self.lang, n=h.T), 0)
+        self.set_line(n2_text, S("n2_line", self.lang, n2=f"{h.T * h.T:,}"), 1)
         self.play(FadeOut(VGroup(self.numbers, self.header, self.sum_mark, self.zero_marks, self.frame,
                                  self.weight_legend, grid.axes)), ReplacementTransform(grid.squares, small),
-                  FadeIn(row), FadeIn(outline), FadeIn(texts), run_time=2 * STEP)
+                  FadeIn(area), FadeIn(n_text), FadeIn(n2_text), run_time=2 * STEP)
         self.wait(PAUSE)
-        # the whole context of our model
+        # the whole context of our model: the grid grows a token at a time, its count with it
         self.say("context", n=n_ctx, n2=f"{n_ctx * n_ctx:,}", L=L)
-        big_row, big_outline = self.cell_row(n_ctx, cell, origin), self.outline(n_ctx, cell, origin)
-        n_big = at_line(Label(S("n_line", self.lang, n=n_ctx), font_size=style.LABEL), 0)
-        n2_big = at_line(Label(S("n2_line", self.lang, n2=f"{n_ctx * n_ctx:,}"), font_size=style.LABEL), 1)
+        sizes = list(range(h.T, n_ctx + 1))
+
+        def grow(stage, alpha):
+            n = sizes[min(int(alpha * len(sizes)), len(sizes) - 1)]
+            area.submobjects = [self.outline(n, cell, origin), self.cell_row(n, cell, origin)]
+            self.set_line(n_text, S("n_line", self.lang, n=f"{n:,}"), 0)
+            self.set_line(n2_text, S("n2_line", self.lang, n2=f"{n * n:,}"), 1)
+
+        self.play(UpdateFromAlphaFunc(self.stage_of(area, n_text, n2_text), grow), run_time=2 * STEP)
         prompt_note = at_line(Label(S("prompt_n", self.lang, n=h.T), font_size=style.SMALL, color=MUTED), 2)
         pointer = Line([TEXT_X - 0.15, prompt_note.baseline() + 0.12, 0], small.get_right() + RIGHT * 0.1,
-                       stroke_width=2,
-                       color=MUTED)
-        self.play(ReplacementTransform(row, big_row), ReplacementTransform(outline, big_outline),
-                  ReplacementTransform(n_text, n_big), ReplacementTransform(n2_text, n2_big), FadeIn(prompt_note),
-                  Create(pointer),
-                  run_time=2 * STEP)
+                       stroke_width=2, color=MUTED)
+        self.play(FadeIn(prompt_note), Create(pointer), run_time=STEP)
         self.wait(PAUSE + 1)
-        # GPT-3, from its published config
+        # GPT-3, from its published config: the area now stands for its context, ours shrinks into its corner
         g = GPT3_175B
         self.say("gpt3", n=f"{g.n_positions:,}", n2=f"{g.n_positions ** 2:,}", H=g.n_head, L=g.n_layer)
-        gpt3 = at_line(Label(S("gpt3_line", self.lang, n=f"{g.n_positions:,}", n2=f"{g.n_positions ** 2:,}"),
-                             font_size=style.LABEL, color=MUTED), 3.4)
-        self.play(FadeIn(gpt3, shift=UP * 0.1), run_time=STEP)
+        outline, tokens = area.submobjects
+        border = Rectangle(width=AREA, height=AREA, stroke_color=style.TEXT, stroke_width=2)
+        border.move_to(origin + np.array([AREA / 2, -AREA / 2, 0]))
+        frame = border.copy().set_stroke(MUTED, 2)
+        ours = self.stage_of(small, outline, border)
+        self.play(FadeOut(VGroup(tokens, prompt_note, pointer)), FadeIn(border), FadeIn(frame), run_time=STEP)
+        ours.save_state()
+        finer = VGroup()        # the lines of GPT-3's n × n while there are few enough to see
+        zoom = g.n_positions / n_ctx
+
+        def zoom_out(stage, alpha):
+            n = int(round(n_ctx * zoom ** alpha))
+            ours.restore()
+            ours.scale(n_ctx / n, about_point=origin)
+            finer.submobjects = [self.outline(n, AREA / n, origin)]
+            self.set_line(n_text, S("n_line", self.lang, n=f"{n:,}"), 0)
+            self.set_line(n2_text, S("n2_line", self.lang, n2=f"{n * n:,}"), 1)
+
+        self.play(UpdateFromAlphaFunc(self.stage_of(finer, ours, n_text, n2_text), zoom_out), run_time=3 * STEP)
+        whole = Label(S("gpt3_area", self.lang, n=f"{g.n_positions:,}"), font_size=style.SMALL, color=MUTED)
+        whole.shift(RIGHT * (origin[0] + AREA / 2 - whole.get_center()[0])).on_baseline(origin[1] - AREA - 0.45)
+        speck = Label(S("ours_speck", self.lang, n=n_ctx), font_size=style.SMALL)
+        speck.move_to(origin + np.array([0.45 + speck.width / 2, -0.75, 0]))
+        speck_pointer = Line(speck.get_left() + LEFT * 0.08 + UP * 0.05, ours.get_corner(DOWN + RIGHT) + RIGHT * 0.04,
+                             stroke_width=2, color=style.TEXT)
+        self.play(FadeIn(speck), Create(speck_pointer), FadeIn(whole), run_time=STEP)
+        self.wait(PAUSE)
+        # every head of every layer: ours beside GPT-3's, each from its config
+        ours_all, gpt3_all = n_ctx * n_ctx * H * L, g.n_positions ** 2 * g.n_head * g.n_layer
+        self.say("in_all", gpt3=f"{gpt3_all:,}", ours=f"{ours_all:,}")
+        table = self.scale_table([(S("row_n", self.lang), f"{n_ctx:,}", f"{g.n_positions:,}"),
+                                  (S("row_n2", self.lang), f"{n_ctx ** 2:,}", f"{g.n_positions ** 2:,}"),
+                                  (S("row_heads", self.lang), f"{H} \u00d7 {L}", f"{g.n_head} \u00d7 {g.n_layer}"),
+                                  (S("row_all", self.lang), f"{ours_all:,}", f"{gpt3_all:,}")])
+        self.play(FadeIn(table), run_time=STEP)
         self.wait(PAUSE + 1.5)
+        self.table = table
         self.values["growth"] = {"prompt_tokens": h.T, "prompt_cells": h.T * h.T, "context": n_ctx,
-                                 "context_cells": n_ctx * n_ctx, "n_layer": L,
-                                 "gpt3": {"n_positions": g.n_positions, "cells": g.n_positions ** 2,
-                                          "n_head": g.n_head, "n_layer": g.n_layer}}
+                                 "context_cells": n_ctx * n_ctx, "n_layer": L, "n_head": H,
+                                 "all_cells": ours_all,
+                                 "gpt3": {"source": "model.config.GPT3_175B (published shape)",
+                                          "n_positions": g.n_positions, "cells": g.n_positions ** 2,
+                                          "n_head": g.n_head, "n_layer": g.n_layer, "all_cells": gpt3_all}}
+
+    def stage_of(self, *parts) -> VGroup:
+        """The parts as one mobject on stage (each taken off as a mobject of its own), so that an updater that
+        changes them all is drawn every frame of its play."""
+        self.remove(*parts)
+        stage = VGroup(*parts)
+        self.add(stage)
+        return stage
+
+    @staticmethod
+    def set_line(slot: VGroup, text: str, line: int) -> None:
+        """A growth figure (a VGroup holding one Label) says `text` on its line: the same place, new words."""
+        slot.submobjects = [at_line(Label(text, font_size=style.LABEL), line)]
+
+    def scale_table(self, rows: list[tuple[str, str, str]]) -> VGroup:
+        """Our figures beside GPT-3's, each under its name: a row label, ours, GPT-3's (right-aligned)."""
+        table = VGroup()
+        ours = Label(S("ours_col", self.lang), font_size=style.SMALL, color=MUTED)
+        theirs = Label(S("gpt3_col", self.lang), font_size=style.SMALL, color=MUTED)
+        for head, right in ((ours, OURS_RIGHT), (theirs, GPT3_RIGHT)):
+            table.add(head.shift(RIGHT * (right - head.get_right()[0])).on_baseline(TABLE_TOP))
+        for r, (name, a, b) in enumerate(rows):
+            y = TABLE_TOP - (r + 1) * TABLE_PITCH
+            label = Label(name, font_size=style.SMALL, color=MUTED)
+            table.add(label.shift(RIGHT * (TABLE_LABEL_RIGHT - label.get_right()[0])).on_baseline(y),
+                      NumberText(a, style.SMALL, style.TEXT).place(OURS_RIGHT, y),
+                      NumberText(b, style.SMALL, style.TEXT).place(GPT3_RIGHT, y))
+        return table
 
     # --- building the pieces ----------------------------------------------------------------------
     def line_sum(self, numbers, total: float) -> VGroup:
@@ -265,15 +345,20 @@ class CausalMask(AttentionChapterScene):
         return VGroup(bracket, text)
 
     def cell_row(self, n: int, cell: float, origin) -> VGroup:
-        """n token cells in a line above the n × n area."""
+        """n token cells in a line above the n × n area (one bar as long, where the cells would be too fine)."""
+        if cell < FINEST_CELL:
+            return VGroup(Rectangle(width=n * cell, height=0.8 * FINEST_CELL * 2, stroke_width=0, fill_color=MUTED,
+                                    fill_opacity=1).move_to(origin + np.array([n * cell / 2, 0.3, 0])))
         return VGroup(*[Rectangle(width=cell * 0.8, height=cell * 0.8, stroke_width=0, fill_color=MUTED,
                                   fill_opacity=1).move_to(origin + np.array([(i + 0.5) * cell, 0.3, 0]))
                         for i in range(n)])
 
     @staticmethod
     def outline(n: int, cell: float, origin) -> VGroup:
-        """The lines of an n × n grid of cells with its top-left corner at origin."""
+        """The lines of an n × n grid of cells with its top-left corner at origin (only its edges, where the cells
+        would be too fine to tell apart)."""
         x0, y0 = origin[0], origin[1]
-        lines = [Line([x0, y0 - i * cell, 0], [x0 + n * cell, y0 - i * cell, 0]) for i in range(n + 1)]
-        lines += [Line([x0 + i * cell, y0, 0], [x0 + i * cell, y0 - n * cell, 0]) for i in range(n + 1)]
+        inner = range(n + 1) if cell >= FINEST_CELL else (0, n)
+        lines = [Line([x0, y0 - i * cell, 0], [x0 + n * cell, y0 - i * cell, 0]) for i in inner]
+        lines += [Line([x0 + i * cell, y0, 0], [x0 + i * cell, y0 - n * cell, 0]) for i in inner]
         return VGroup(*lines).set_stroke(style.CELL_OUTLINE, 1)

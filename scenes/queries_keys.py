@@ -11,6 +11,7 @@ the values shown are recorded at full precision in self.values (the manifest).
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, LaggedStart,
@@ -21,8 +22,8 @@ from scenes.params import ParamError
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
                                      place_grid, place_legend, shown_matrix, shown_vector)
-from scenes.components import (AttentionGrid, ColourLegend, ColourScale, HeatMatrix, Label, MatrixVectorProduct,
-                               TokenRow)
+from scenes.components import (AttentionGrid, ColourLegend, ColourScale, HeatMatrix, Label, MatrixGrid,
+                               MatrixVectorProduct, TokenRow)
 from scenes.style import KEY, MUTED, QUERY, Strings
 
 S = CHAPTER_STRINGS | Strings({
@@ -34,10 +35,12 @@ S = CHAPTER_STRINGS | Strings({
     "input_later": {"en": "Layer {layer} reads each token's vector as the layers before left it,\n"
                           "normalised first by LayerNorm: x̂ = LN(x).",
                     "zh": "第 {layer} 层读取经前面各层更新后的向量，\n先经过 LayerNorm 归一化：x̂ = LN(x)。"},
-    "weights": {"en": "This head's query weights W_q: {d} × {dh} trained numbers.\n"
-                      "Drawn turned (W_qᵀ), each row makes one entry of the query.",
-                "zh": "这个头的查询权重 W_q：{d} × {dh} 个训练得到的数。\n"
-                      "转置后画出（W_qᵀ），每一行给出查询的一个分量。"},
+    "weights": {"en": "W_q makes the queries and W_k the keys: {d} × {dh}\n"
+                      "trained numbers each. Drawn turned, a row makes one entry.",
+                "zh": "W_q 算查询，W_k 算键：各 {d} × {dh} 个训练得到的数。\n"
+                      "转置后画出（W_qᵀ、W_kᵀ），每一行给出一个分量。"},
+    "weights_query": {"en": "First the query, from W_qᵀ;\nW_kᵀ comes back for the keys.",
+                      "zh": "先算查询，用 W_qᵀ；\n算键时 W_kᵀ 再回来。"},
     "query": {"en": "Each row times x̂, added up, plus a bias: one entry of q.\n"
                     "{d} numbers in, {dh} numbers out.",
               "zh": "每一行与 x̂ 逐项相乘再求和，加上偏置，得到 q 的一个分量。\n输入 {d} 个数，输出 {dh} 个数。"},
@@ -73,7 +76,7 @@ S = CHAPTER_STRINGS | Strings({
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
 BEATS = style.BEAT_TITLES | Strings({
     "input":        {"en": "The normalised input", "zh": "归一化后的输入"},
-    "weights":      {"en": "The query weights W_q", "zh": "查询权重 W_q"},
+    "weights":      {"en": "The weights W_q and W_k", "zh": "权重 W_q 与 W_k"},
     "query":        {"en": "One query", "zh": "一个查询"},
     "all_queries":  {"en": "Every token's query", "zh": "每个词元的查询"},
     "key":          {"en": "The keys", "zh": "键"},
@@ -86,6 +89,11 @@ HEADER_Y = 3.25                  # the formula line at the top
 MATRIX_TOP = 2.45                # top of a matrix × vector product's cells
 MATRIX_X = -0.3                  # its centre (the output's size label hangs to the right)
 MATRIX_LEGEND_X = -4.9           # its legend's bar, top left (the title to its left)
+PRODUCT_CELL = 0.9               # a matrix cell's width in a product (MatrixVectorProduct's default)
+K_BESIDE_GAP, K_BESIDE_COLS = 0.35, 5    # W_kᵀ beside W_qᵀ: between their cells; its columns shown (one fewer
+                                         # than a product shows: both fit the title-safe width)
+BLOCK_CELL_W, BLOCK_GAP = 0.22, 0.6      # Q and K as heat matrices: a cell's widest, the gap between the blocks
+BLOCKS_RIGHT = 3.9               # the blocks end left of the entry legend (its bar at 6.35 - 2.25)
 
 
 class QueriesKeys(AttentionChapterScene):
@@ -126,14 +134,33 @@ class QueriesKeys(AttentionChapterScene):
     def beat_weights(self):
         h, mv = self.h, self.q_product
         self.say("weights", d=h.d_model, dh=h.d_head)
+        # W_qᵀ at its place in the product, W_kᵀ beside it: each with its own scale, framed in its colour
+        k_grid = MatrixGrid(h.W_k.T, name="W_k\u1d40", rows=6, cols=K_BESIDE_COLS, cell=PRODUCT_CELL,
+                            font_size=style.SMALL)
+        k_grid.shift(RIGHT * (mv.matrix.cells.get_right()[0] + K_BESIDE_GAP - k_grid.cells.get_left()[0])
+                     + UP * (mv.matrix.cells.get_top()[1] - k_grid.cells.get_top()[1]))
+        k_legend = ColourLegend(k_grid.colour_scale, S("weight_scale", self.lang), width=2.4, inline=True)
+        k_legend.shift(RIGHT * (k_grid.cells.get_left()[0] + MATRIX_LEGEND_X - mv.matrix.cells.get_left()[0]
+                                - k_legend.bar.get_left()[0]) + UP * (TOP - 0.2 - k_legend.bar.get_top()[1]))
+        frames = VGroup(SurroundingRectangle(mv.matrix.cells, color=QUERY, buff=0.08),
+                        SurroundingRectangle(k_grid.cells, color=KEY, buff=0.08))
+        names = VGroup(mv.matrix.shape_label, k_grid.shape_label)
+        self.play(FadeOut(VGroup(self.token_row, self.input_arrow, self.focus_frame, mv.vector)), run_time=STEP)
+        mv.vector.shift(self.x_home - mv.vector.entries.get_center())
+        self.play(FadeIn(mv.matrix), FadeIn(mv.place_legend(MATRIX_LEGEND_X, TOP - 0.2)), FadeIn(k_grid),
+                  FadeIn(k_legend), Create(frames), run_time=STEP)
+        self.play(names[0].animate.set_color(QUERY), names[1].animate.set_color(KEY), run_time=0.6)
+        self.wait(PAUSE + 2)
+        # the query first: W_kᵀ gives way to the rest of q's product (it comes back for the keys)
+        self.say("weights_query")
         self.header = self.product_line(h.focus, ["q", "=", r"W_q^{\top}", r"\hat{x}", "+", "b_q"], QUERY)
-        self.play(FadeOut(VGroup(self.token_row, self.input_arrow, self.focus_frame)),
-                  mv.vector.animate.shift(self.x_home - mv.vector.entries.get_center()), run_time=STEP)
-        self.play(FadeIn(self.header), FadeIn(mv.matrix), FadeIn(mv.place_legend(MATRIX_LEGEND_X, TOP - 0.2)),
-                  run_time=STEP)
+        self.play(FadeOut(VGroup(k_grid, k_legend, frames)), names[0].animate.set_color(MUTED), run_time=STEP)
+        self.play(FadeIn(self.header), FadeIn(mv.vector), run_time=STEP)
         self.play(FadeIn(VGroup(mv.plus, mv.bias, mv.equals, mv.output)), run_time=STEP)
-        self.wait(PAUSE + 1.5)
+        self.wait(PAUSE + 1)
+        self.k_beside = k_grid
         self.values["query"].update({"W_shown": shown_matrix(mv), "bias": shown_vector(mv.bias)})
+        self.values["weights"] = {"W_q": shown_matrix(mv), "W_k": shown_matrix(SimpleNamespace(matrix=k_grid))}
 
     def beat_query(self):
         h, mv = self.h, self.q_product
@@ -285,12 +312,16 @@ class QueriesKeys(AttentionChapterScene):
         """Q and K as heat matrices, one row per token, words on the left."""
         h = self.h
         pitch = min(0.44, 5.3 / h.T)
-        q = HeatMatrix(h.Q, self.entry_scale, name="Q", cell_w=0.22, cell_h=pitch)
-        k = HeatMatrix(h.K, self.entry_scale, name="K", cell_w=0.22, cell_h=pitch)
-        k.next_to(q, RIGHT, buff=0.6).align_to(q, UP)
         stride = max(1, math.ceil(0.42 / pitch - 1e-9))
+        labelled = range(0, h.T, stride)
+        # the cells narrow by rule where d_head is large (GPT-2's 64): both blocks fit between the words and the legend
+        left = -style.safe_half_width() + 0.2 + max(Label(h.word(i), font_size=style.SMALL).width for i in labelled) + 0.25
+        cell_w = min(BLOCK_CELL_W, (BLOCKS_RIGHT - left - BLOCK_GAP) / (2 * h.d_head))
+        q = HeatMatrix(h.Q, self.entry_scale, name="Q", cell_w=cell_w, cell_h=pitch)
+        k = HeatMatrix(h.K, self.entry_scale, name="K", cell_w=cell_w, cell_h=pitch)
+        k.next_to(q, RIGHT, buff=BLOCK_GAP).align_to(q, UP)
         words = VGroup(*[Label(h.word(i), font_size=style.SMALL).next_to(q.rows[i], LEFT, buff=0.25)
-                         for i in range(0, h.T, stride)])
+                         for i in labelled])
         for w in words:
             w.shift(RIGHT * (words.get_right()[0] - w.get_right()[0]))
         group = VGroup(words, q, k)

@@ -131,6 +131,7 @@ def run_dry(scene_cls, params: dict, tmp, section: str | None = None, captions: 
 # (text_in_cells), or, stricter, no text touching even an outlined box (unfilled_boxes).
 LEGIBILITY = {
     "softmax_temperature": {"unfilled_boxes": True},
+    "architecture": {"text_in_cells": True},           # the unembedding's W_E entries in their cells
     "queries_keys": {"text_in_cells": True},
     "causal_mask": {"text_in_cells": True},
     "values_update": {"text_in_cells": True},

@@ -11,9 +11,10 @@ from manim.utils.testing.frames_comparison import frames_comparison
 
 from model import DEFAULT_DIR, GPT3_175B, ModelError, probabilities
 from model.analysis.lens import lens_points, logit_lens
-from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
+from scene_checks import manifest_of, play_until_section_ends, stop_at_beat, texts_of
 from scenes import style
-from scenes.architecture import Architecture
+from scenes.architecture import Architecture, layers_drawn, pipeline_rows
+from scenes.components import NumberText
 from scenes.prompts import lookback_prompt
 
 __module_test__ = "architecture"
@@ -86,7 +87,28 @@ def test_its_manifest_matches_the_lens_and_the_configs(lecture, gpt, lang):
     rule = v["caption_rules"]["lens"]
     assert rule["inputs"]["settled_index"] == settled
     assert rule["key"] == ("lens_embedding" if settled == 0 else "lens_forms")
+    # the unembedding at the focus: x̂ = ln_f(the last block's stream), written out here; W_U = W_Eᵀ (tied), drawn
+    # turned (one row per word); the logits shown are W_E x̂, the largest is the argmax of all of them
+    u = v["unembedding"]
+    stream = np.asarray(trace["layers"][-1]["resid_post"][v["focus"]], np.float64)
+    centred = stream - stream.mean()
+    x_hat = centred / np.sqrt((centred ** 2).mean() + gpt.config.layer_norm_epsilon) * gpt.p("ln_f.weight") \
+        + gpt.p("ln_f.bias")
+    assert u["position"] == v["focus"]
+    np.testing.assert_allclose(u["x_hat"]["values"], x_hat, atol=1e-9)
+    W = u["W_U_T"]
+    assert W["shape"] == [gpt.config.vocab_size, gpt.config.n_embd]
+    np.testing.assert_allclose(W["values"], gpt.W_E[np.ix_(W["rows"], W["cols"])], atol=1e-12)
+    assert W["scale"] == pytest.approx(np.abs(gpt.W_E).max(), abs=1e-12)
+    assert u["row_words"] == [gpt.tokenizer.words[i] for i in W["rows"]]
+    logits = gpt.W_E @ x_hat
+    n = gpt.config.vocab_size
+    assert u["logits"]["size"] == n and u["logits"]["indices"] == [0, 1, 2, 3, 4, n - 1]
+    np.testing.assert_allclose(u["logits"]["values"], logits[u["logits"]["indices"]], atol=1e-9)
+    assert u["largest"]["id"] == int(np.argmax(logits)) == answer
+    assert u["largest"]["logit"] == pytest.approx(float(logits.max()), abs=1e-9)
     c = gpt.config
+    assert v["layers_drawn"] == list(range(c.n_layer)) and v["lens"]["shown_points"] == list(range(1 + 2 * c.n_layer))
     assert v["shapes"]["ours"] == {"n_layer": c.n_layer, "n_embd": c.n_embd, "n_head": c.n_head, "n_inner": c.n_inner,
                                    "vocab_size": c.vocab_size, "n_positions": c.n_positions}
     assert v["shapes"]["gpt3"] == {"n_layer": 96, "n_embd": 12288, "n_head": 96, "n_inner": 49152,
@@ -97,14 +119,33 @@ def test_its_manifest_matches_the_lens_and_the_configs(lecture, gpt, lang):
 def test_labels_are_the_manifests_numbers(lecture, gpt, lang):
     s = lecture.dry("architecture", lang)
     v = s.values
-    points = v["lens"]["points"]
+    points = [v["lens"]["points"][i] for i in v["lens"]["shown_points"]]
     assert [n.text for n in s.lens_numbers] == [style.percent(p["p_answer"]) for p in points]
     assert [w.text for w in s.lens_words] == [style.token_label(gpt.tokenizer.words[p["top_id"]]) for p in points]
+    u, mv = v["unembedding"], s.unembed
+    assert texts_of(mv.output.entries) == [style.signed(x, 1) for x in u["logits"]["values"]]
+    assert texts_of(mv.vector.entries) == [style.signed(u["x_hat"]["values"][i], 1) for i in u["x_hat"]["indices"]]
+    cells = [c[1].text for c in mv.matrix.cells if len(c) > 1 and isinstance(c[1], NumberText)]
+    assert cells == [style.signed(x, 1) for row in u["W_U_T"]["values"] for x in row]
+    assert mv.matrix.shape_label.text == f"W_U\u1d40 = W_E: {gpt.config.vocab_size} \u00d7 {gpt.config.n_embd}"
+    assert [w.text for w in s.unembed_words] == [style.token_label(w) for w in u["row_words"]]
+    assert [s.top_label[1].text, s.top_label[2].text] == [style.token_label(u["largest"]["word"]),
+                                                          style.signed(u["largest"]["logit"], 1)]
     ours, gpt3 = v["shapes"]["ours"], v["shapes"]["gpt3"]
     keys = ("n_layer", "n_embd", "n_head", "n_inner", "vocab_size", "n_positions")
     assert [n.text for n in s.ours_column] == [f"{ours[k]:,}" for k in keys]
     assert [n.text for n in s.gpt3_column] == [f"{gpt3[k]:,}" for k in keys]
     assert GPT3_175B.n_layer == gpt3["n_layer"]
+
+
+def test_a_deep_model_draws_its_first_and_last_layers_and_counts_the_rest():
+    assert layers_drawn(3) == [0, 1, 2] and layers_drawn(1) == [0]
+    assert layers_drawn(12) == [0, None, 11] and layers_drawn(4) == [0, None, 3]
+    rows = pipeline_rows(12)
+    assert [r["kind"] for r in rows] == ["embedding", "attention", "mlp", "gap", "attention", "mlp"]
+    gap = rows[3]
+    assert gap["layers"] == list(range(1, 11)) and gap["points"] == list(range(3, 23))
+    assert [p for r in rows for p in r["points"]] == list(range(1 + 2 * 12)), "every lens point, once, in order"
 
 
 def test_a_focus_beyond_the_prompt_is_one_line_and_exit_2():

@@ -61,9 +61,14 @@ def test_manifest_numbers_are_the_models(rendered, gpt, lang):
     g = v["growth"]
     assert (g["prompt_tokens"], g["prompt_cells"]) == (T, T * T)
     assert (g["context"], g["context_cells"]) == (gpt.config.n_positions, gpt.config.n_positions ** 2) == (32, 1024)
-    assert g["n_layer"] == gpt.config.n_layer
-    assert g["gpt3"] == {"n_positions": GPT3_175B.n_positions, "cells": GPT3_175B.n_positions ** 2,
-                         "n_head": GPT3_175B.n_head, "n_layer": GPT3_175B.n_layer}
+    c, g3 = gpt.config, GPT3_175B
+    assert (g["n_layer"], g["n_head"]) == (c.n_layer, c.n_head)
+    assert g["all_cells"] == c.n_positions ** 2 * c.n_head * c.n_layer == 12_288
+    assert g["gpt3"] == {"source": "model.config.GPT3_175B (published shape)",
+                         "n_positions": g3.n_positions, "cells": g3.n_positions ** 2,
+                         "n_head": g3.n_head, "n_layer": g3.n_layer,
+                         "all_cells": g3.n_positions ** 2 * g3.n_head * g3.n_layer}
+    assert g["gpt3"]["cells"] == 4_194_304 and g["gpt3"]["all_cells"] == 38_654_705_664
 
 
 def test_example_query_rule(gpt):
@@ -100,6 +105,12 @@ def test_labels_are_the_rounded_manifest_values(scenes):
             expected = scale.colour(weights[q, k]).to_hex()
             assert grid.cell_square(q, k).get_fill_color().to_hex() == expected
     assert scale.kind == "attention" and scale.limit == 1.0
+    # the growth table: ours beside GPT-3's, every figure the manifest's
+    g = v["growth"]
+    assert texts(sc.table) == [f"{g['context']:,}", f"{g['gpt3']['n_positions']:,}",
+                               f"{g['context_cells']:,}", f"{g['gpt3']['cells']:,}",
+                               f"{g['n_head']} \u00d7 {g['n_layer']}", f"{g['gpt3']['n_head']} \u00d7 {g['gpt3']['n_layer']}",
+                               f"{g['all_cells']:,}", f"{g['gpt3']['all_cells']:,}"]
 
 
 # --- a key frame against committed control data (tests/control_data/causal_mask) ----------------------------

@@ -75,10 +75,25 @@ def test_list_shows_the_checkpoints_ranges(gpt2_small):
     assert "(2 layers, 4 heads, 64 positions;" in r.stdout.splitlines()[0]
 
 
-def test_architecture_refuses_more_layers_than_it_draws(tmp_path, gpt2_tokenizer_dir):
+def test_architecture_draws_a_deep_checkpoint_with_its_middle_layers_elided(tmp_path, gpt2_tokenizer_dir, tex_cache,
+                                                                           monkeypatch):
+    """Five layers: the first, "⋮ 3 more layers", the last; the lens shows the drawn rows' points and the manifest
+    keeps every point; legible in both languages."""
     from gpt2_checkpoints import make_checkpoint
-    deep = make_checkpoint(tmp_path / "deep", dict(n_layer=4, n_embd=32, n_head=2, n_positions=64),
+    from scenes.architecture import Architecture
+    from scenes.components import Label
+    from scenes import style
+    deep = make_checkpoint(tmp_path / "deep", dict(n_layer=5, n_embd=32, n_head=2, n_positions=64),
                            tokenizer_dir=gpt2_tokenizer_dir)
-    result = run_render("architecture", "--model", deep, "--dry-run", media=tmp_path / "media")
-    assert result.returncode == 2
-    assert_clean_error(result, "at most 3 layers", "has 4")
+    monkeypatch.setenv("GPT_LECTURE_MODEL", str(deep))
+    for lang in ("en", "zh"):
+        scene = run_dry(lean(Architecture), {"lang": lang}, tex_cache, frames=False)
+        v = scene.values
+        assert v["layers_drawn"] == [0, None, 4]
+        assert v["lens"]["shown_points"] == [0, 1, 2, 9, 10] and len(v["lens"]["points"]) == 11
+        assert [n.text for n in scene.lens_numbers] == [style.percent(v["lens"]["points"][i]["p_answer"])
+                                                        for i in v["lens"]["shown_points"]]
+        assert [l.text for l in scene.layer_labels] == [scene.s("layer", n=1), scene.s("layer", n=5)]
+        gap = [t.text for b in scene.boxes for t in b.get_family() if isinstance(t, Label)]
+        assert scene.s("more_layers", n=3) in gap
+        assert_legible(scene.snapshots, lang, **LEGIBILITY["architecture"])

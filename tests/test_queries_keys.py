@@ -106,6 +106,10 @@ def test_manifest_numbers_are_the_models(rendered, gpt, lang):
         matrix_shown(e["W_shown"], W.T)
         shown(e["bias"], b)
         shown(e[part[0]], out[token])
+    # the weights beat: W_qᵀ and, beside it, W_kᵀ, each as drawn (turned) with its own scale
+    matrix_shown(v["weights"]["W_q"], ref["W_q"].T)
+    matrix_shown(v["weights"]["W_k"], ref["W_k"].T)
+    assert v["weights"]["W_k"]["cols"] == [0, 1, 2, 3, ref["W_k"].shape[0] - 1], "its first columns and its last"
     np.testing.assert_allclose(v["Q"]["values"], ref["Q"], atol=1e-9)
     np.testing.assert_allclose(v["K"]["values"], ref["K"], atol=1e-9)
     largest = np.abs(np.concatenate([ref["Q"], ref["K"]])).max()   # q and k are activations: a size scale, rounded up
@@ -142,6 +146,10 @@ def test_labels_are_the_rounded_manifest_values(scenes):
         assert numbers == [style.signed(x, 1) for row in e["W_shown"]["values"] for x in row]
         assert mv.matrix.shape_label.text == f"W_{part[0]}\u1d40: {sc.h.d_head} \u00d7 {sc.h.d_model}"
         assert texts(mv.legend.ticks) in signed_ticks(e["W_shown"]["scale"], 1)
+    k = sc.k_beside      # W_kᵀ beside W_qᵀ in the weights beat
+    numbers = [c[1].text for c in k.cells if len(c) > 1 and isinstance(c[1], NumberText)]
+    assert numbers == [style.signed(x, 1) for row in v["weights"]["W_k"]["values"] for x in row]
+    assert k.shape_label.text == f"W_k\u1d40: {sc.h.d_head} \u00d7 {sc.h.d_model}"
     assert f"puts {style.percent(v['choice']['score'])} of its attention" in sc.title_group[2].text
     assert texts(sc.line_numbers) == [style.signed(x, 1) for x in v["scaled"]["focus_line"]]
     limit = v["scores"]["scale"]
