@@ -155,7 +155,7 @@ class Architecture(FocusScene):
 
     def beat_pipeline(self):
         c = self.gpt.config
-        self.say("pipeline", n=c.n_layer, vocab=c.vocab_size)
+        self.say("pipeline", n=c.n_layer, vocab=f"{c.vocab_size:,}")
         self.play(FadeIn(self.row), Create(self.focus_frame), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(b, shift=DOWN * 0.1) for b in self.boxes], lag_ratio=0.12),
                   FadeIn(self.layer_labels), run_time=2.5 * STEP)

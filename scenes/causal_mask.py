@@ -242,7 +242,7 @@ class CausalMask(AttentionChapterScene):
                   FadeIn(area), FadeIn(n_text), FadeIn(n2_text), run_time=2 * STEP)
         self.wait(PAUSE)
         # the whole context of our model: the grid grows a token at a time, its count with it
-        self.say("context", n=n_ctx, n2=f"{n_ctx * n_ctx:,}", L=L)
+        self.say("context", n=f"{n_ctx:,}", n2=f"{n_ctx * n_ctx:,}", L=L)
         sizes = list(range(h.T, n_ctx + 1))
 
         def grow(stage, alpha):
