@@ -12,7 +12,7 @@ shown are recorded at full precision in self.values (the manifest).
 from __future__ import annotations
 
 import numpy as np
-from manim import (RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,
+from manim import (DL, RIGHT, UP, UR, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,
                    Line, Rectangle, ReplacementTransform, TransformFromCopy, VGroup)
 
 from model import GPT3_175B
@@ -82,6 +82,14 @@ BEATS = style.BEAT_TITLES | Strings({
 
 STEP, PAUSE = style.STEP, style.PAUSE
 LEGEND_GAP = 0.35      # between the two legends
+SUM_CLEARANCE = 0.2    # the Σ of a line keeps this far from the weight legend
+
+
+def boxes_meet(a, b, clearance: float) -> bool:
+    """Whether two mobjects' bounding boxes come within `clearance` of each other."""
+    (al, ab, _), (ar, at, _) = a.get_corner(DL), a.get_corner(UR)
+    (bl, bb, _), (br, bt, _) = b.get_corner(DL), b.get_corner(UR)
+    return al < br + clearance and bl < ar + clearance and ab < bt + clearance and bb < at + clearance
 TEXT_X = -0.5          # left edge of the growth figures
 GROWTH_FIRST_LINE, GROWTH_PITCH = 2.1, 0.62   # their baselines
 
@@ -160,7 +168,7 @@ class CausalMask(AttentionChapterScene):
         place_legend(self.weight_legend, top=self.scaled_legend.mask_entry.get_bottom()[1] - LEGEND_GAP)
         weights = line_numbers(grid, [style.percent(v) for v in h.weights[h.focus]])
         total = float(np.sum(h.weights[h.focus]))          # display only: the model's weights, added up
-        self.sum_mark = self.line_sum(weights, total)
+        self.sum_mark = self.line_sum(weights, total, avoid=self.weight_legend)
         self.play(*grid.recolour(h.weights, self.weight_scale, queries=[h.focus]),
                   *[TransformFromCopy(a, b) for a, b in zip(self.numbers, weights)], FadeOut(self.numbers),
                   FadeIn(self.weight_legend), run_time=2 * STEP)
@@ -197,7 +205,7 @@ class CausalMask(AttentionChapterScene):
         numbers = line_numbers(grid, [style.percent(v) for v in h.weights[q]])
         header = self.line_header(grid, numbers, q)
         total = float(np.sum(h.weights[q]))
-        sum_mark = self.line_sum(numbers, total)
+        sum_mark = self.line_sum(numbers, total, avoid=self.weight_legend)
         self.play(self.frame.animate.move_to(grid.line(q)), FadeOut(self.numbers), FadeIn(numbers),
                   FadeOut(self.header), FadeIn(header), FadeOut(self.sum_mark), FadeIn(sum_mark), run_time=STEP)
         zero_frame = VGroup(*[grid.cell_square(q, k) for k in range(q + 1, h.T)])
@@ -253,8 +261,10 @@ class CausalMask(AttentionChapterScene):
                                           "n_head": g.n_head, "n_layer": g.n_layer}}
 
     # --- building the pieces ----------------------------------------------------------------------
-    def line_sum(self, numbers, total: float) -> VGroup:
-        """A bracket down the right of a line's numbers and its sum, level with the last row."""
+    def line_sum(self, numbers, total: float, avoid=None) -> VGroup:
+        """A bracket down the right of a line's numbers and its sum, level with the last row; where the sum would
+        come within SUM_CLEARANCE of `avoid` (the weight legend, top right, beside a short line's last row), it
+        sits under the bracket's foot instead, its right end at the bracket."""
         x = numbers.get_right()[0] + 0.15
         top, bottom = numbers.get_top()[1] + 0.05, numbers.get_bottom()[1] - 0.05
         bracket = VGroup(Line([x, top, 0], [x, bottom, 0]), Line([x - 0.08, top, 0], [x, top, 0]),
@@ -262,6 +272,9 @@ class CausalMask(AttentionChapterScene):
         text = Label("\u03a3 = " + style.percent(total), font_size=style.SMALL, color=QUERY)
         text.next_to(bracket, RIGHT, buff=0.15)
         text.on_baseline(numbers[-1].baseline())
+        if avoid is not None and boxes_meet(text, avoid, SUM_CLEARANCE):
+            text.shift(RIGHT * (x - text.get_right()[0]))
+            text.shift(UP * (bottom - 0.12 - text.get_top()[1]))
         return VGroup(bracket, text)
 
     def cell_row(self, n: int, cell: float, origin) -> VGroup:
