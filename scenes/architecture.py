@@ -24,7 +24,7 @@ from scenes.style import MUTED, PROB, SHARED, TEXT, Strings
 S = SHARED | Strings({
     "title": {"en": "The architecture", "zh": "模型的结构"},
     "subtitle": {"en": "From words to a prediction, block by block", "zh": "从词到预测，一层接一层"},
-    "model_note": {"en": "Every shape here comes from the config of {model};\n"
+    "model_note": {"en": "Every shape here is from the config of {model};\n"
                          "GPT-3's shapes come from its published config.",
                    "zh": "这里的形状都来自{model}的配置；\nGPT-3 的形状来自它公开的配置。"},
     "pipeline": {"en": "Words become vectors, {n} layers of attention and MLP work on\n"

@@ -157,7 +157,7 @@ class AttentionChapterScene(LectureScene):
         """Which head is shown, and why (chosen by computation, or as requested)."""
         h = self.h
         given = h.choice["given"]["layer"] or h.choice["given"]["head"]
-        return self.s("given" if given else "chosen", model=self.model_words(), layer=style.shown(h.layer), head=style.shown(h.head), focus=h.word(h.focus),
+        return self.s("given" if given else "chosen", model=self.model_words("compact"), layer=style.shown(h.layer), head=style.shown(h.head), focus=h.word(h.focus),
                       score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang))
 
     def line_header(self, grid: AttentionGrid, numbers, query: int | None = None) -> Label:

@@ -76,8 +76,8 @@ S = SHARED | ATTENTION | Strings({
     "corner": {"en": "ours, to scale", "zh": "同比例下的我们"},
     # the same three labels of a checkpoint of one's own (scenes.prompts.own_language): never "ours"
     "ours_checkpoint": {"en": "checkpoint", "zh": "检查点"},
-    "our_heads_checkpoint": {"en": "checkpoint: {layers} \u00d7 {heads} = {total} heads",
-                             "zh": "检查点：{layers} \u00d7 {heads} = {total} 个头"},
+    "our_heads_checkpoint": {"en": "{layers} \u00d7 {heads} = {total} heads",   # under the frame the corner names
+                             "zh": "{layers} \u00d7 {heads} = {total} 个头"},
     "corner_checkpoint": {"en": "checkpoint, to scale", "zh": "同比例下的检查点"},
 })
 

@@ -59,13 +59,16 @@ def own_language(gpt) -> bool:
 # it is, from its config (the loader accepts only GPT-2 configs). Every title note and every caption that names the
 # model takes its words from model_words(), never "our model" of someone else's weights.
 MODEL_WORDS = {
-    # the model, in full: ours, or a checkpoint with its shape
+    # the model, in full: ours, or a checkpoint with its depth (a title note is one line wide: its width, when it
+    # matters, is said by the note's second line or by the scene)
     "full": {"ours": {"en": "our own small trained GPT", "zh": "本项目训练的小型 GPT"},
-             "checkpoint": {"en": "a {layers}-layer GPT-2 checkpoint, {d} numbers per token",
-                            "zh": "{layers} 层、每个词元 {d} 个数的 GPT-2 检查点"}},
+             "checkpoint": {"en": "a {layers}-layer GPT-2 checkpoint", "zh": "{layers} 层的 GPT-2 检查点"}},
     # the same where the sentence goes on to give the shape itself (its layers, its vector size)
     "plain": {"ours": {"en": "our own small trained GPT", "zh": "本项目训练的小型 GPT"},
               "checkpoint": {"en": "a GPT-2 checkpoint", "zh": "一个 GPT-2 检查点"}},
+    # where a line has little room left ("Layer 2, head 3 of {model}, chosen by computation:")
+    "compact": {"ours": {"en": "our small trained GPT", "zh": "我们训练的小型 GPT"},
+                "checkpoint": {"en": "a GPT-2 checkpoint", "zh": "GPT-2 检查点"}},
     # short, as a sentence's subject or owner ("Layer 2 of {model} has 4 heads", "{model}的第 2 层")
     "short": {"ours": {"en": "our model", "zh": "我们模型"},
               "checkpoint": {"en": "this checkpoint", "zh": "这个检查点"}},
@@ -76,8 +79,8 @@ MODEL_WORDS = {
 
 
 def model_words(gpt, lang: str, form: str = "full", **values) -> str:
-    """How a caption names the model whose numbers it shows, in `lang`: `form` "full", "plain", "short" or
-    "vocabulary" (MODEL_WORDS); ours (own_language) in the lecture's words, a checkpoint from its config. Filled with
+    """How a caption names the model whose numbers it shows, in `lang`: `form` "full", "plain", "compact", "short"
+    or "vocabulary" (MODEL_WORDS); ours (own_language) in the lecture's words, a checkpoint from its config. Filled with
     the config's n_layer (layers) and n_embd (d), and any `values` (the vocabulary's n)."""
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")

@@ -152,6 +152,7 @@ class MatrixVectorProduct(VGroup):
         for sym in [s for s in (self.plus, self.equals) if s is not None]:
             sym.shift(UP * (matrix_mid - sym.get_center()[1]))
         self.add(*parts)
+        self._labels_below_matrix()
         self._stagger_labels()
         for entry in self.output.entries:
             entry.set_opacity(0)
@@ -187,6 +188,16 @@ class MatrixVectorProduct(VGroup):
         if self.bias is not None:
             parts += [self.plus, VGroup(self.bias.entries, self.bias.brackets)]
         return VGroup(*parts)
+
+    def _labels_below_matrix(self, clearance: float = 0.0) -> None:
+        """A column's size label that hangs left into the matrix's rows (wide cells of long labels leave the input
+        vector's label under the matrix's last row) moves down to the matrix's shape label's line."""
+        cells = self.matrix.cells
+        for column in [c for c in (self.vector, self.bias, self.output) if c is not None]:
+            label = column.size_label
+            if label.get_left()[0] < cells.get_right()[0] + clearance and \
+                    label.get_top()[1] > cells.get_bottom()[1] - clearance:
+                label.shift(UP * (self.matrix.shape_label.get_top()[1] - label.get_top()[1]))
 
     def _stagger_labels(self, gap: float = 0.25, drop: float = 0.42) -> None:
         """Size labels hang wider than their columns: a label that would touch its left neighbour drops a line."""
