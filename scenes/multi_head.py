@@ -280,13 +280,15 @@ class MultiHead(LectureScene):
                                            "weight": m.top_weights[h]} for h in range(m.n_head)]
 
     def name_heads_by_stride(self):
-        """Each head's title is centred over its grid but never starts left of it (a 2-token grid is narrower than
-        "head 1", which would reach the axis titles stacked left of the first grid). Where neighbouring titles or
+        """Each head's title is centred over its grid but never starts left of it, nor within TEXT_GAP + 0.1 of the
+        axis titles stacked left of the first grid (a 2-token grid is narrower than "head 1"). Where neighbouring titles or
         "→ word / weight" labels would come closer than TEXT_GAP (many heads in narrow grids: a checkpoint's 12),
         every stride-th head from the first keeps them (the smallest stride that clears); the others' are empty."""
+        titles_end = self.grids[0].key_title.get_right()[0] + TEXT_GAP + 0.1     # two spaces past "keys ↓", and more
         for t, g in zip(self.head_titles, self.grids):
-            if t.get_left()[0] < g.squares.get_left()[0]:
-                t.shift(RIGHT * (g.squares.get_left()[0] - t.get_left()[0]))
+            start = max(g.squares.get_left()[0], titles_end)
+            if t.get_left()[0] < start:
+                t.shift(RIGHT * (start - t.get_left()[0]))
         pitch = self.grid_w + GRID_GAP
         widest = max([m.width for m in self.head_titles] + [m.width for m in self.top_labels])
         stride = max(1, int(np.ceil((widest + TEXT_GAP) / pitch - 1e-9)))
