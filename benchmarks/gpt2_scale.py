@@ -1,6 +1,7 @@
 """Benchmark: the lecture at GPT-2 small's scale (a seeded random-init GPT2LMHeadModel, 124M parameters, with GPT-2's
 tokenizer built from js-tiktoken's ranks): load time, checkpoint digest (first and remembered), a 32-token NumPy
-trace, the top-k over 50,257 tokens, and each scene's preview render time against our model's.
+trace (in the precision the rule gives a checkpoint, float32, and by turns against the same trace in float64), the top-k
+over 50,257 tokens, and each scene's preview render time against our model's.
 
     .venv/bin/python benchmarks/gpt2_scale.py                         # everything; writes docs/gpt2_scale.json
     .venv/bin/python benchmarks/gpt2_scale.py --scenes next_token,parameters --checkpoint /tmp/gpt2-small
@@ -48,6 +49,7 @@ def model_figures(checkpoint: Path, runs: int) -> dict:
     from model import NumpyGPT, probabilities
     from model.weights import DIGEST_MEMO, checkpoint_digests
 
+    start_load = os.getloadavg()[0]
     (checkpoint / DIGEST_MEMO).unlink(missing_ok=True)
     first = seconds(lambda: checkpoint_digests(checkpoint), 1)[0]
     remembered = seconds(lambda: checkpoint_digests(checkpoint), 5)[0]
@@ -56,19 +58,31 @@ def model_figures(checkpoint: Path, runs: int) -> dict:
     ids = gpt.encode(" ".join(["The quick brown fox jumps over the lazy dog."] * 4))[:PROMPT_TOKENS]
     assert len(ids) == PROMPT_TOKENS
     gpt.trace(ids)
+    cpu = time.process_time()
     trace = seconds(lambda: gpt.trace(ids), runs)
+    cpu_ms = (time.process_time() - cpu) / runs * 1e3    # CPU time a trace took (1 BLAS thread: a core's time)
     logits = gpt.trace(ids)["logits"][-1]
     topk = seconds(lambda: np.argsort(-probabilities(logits))[:5], 20)
+    # the same trace in float64 (our model's precision), run by turns with the rule's, so both meet the same load
+    wide = NumpyGPT(gpt.config, {k: v for k, v in gpt.params.items()}, gpt.tokenizer, dtype=np.float64)
+    wide.trace(ids)
+    both = [seconds(lambda: g.trace(ids), 1)[0] for _ in range(max(runs // 4, 2)) for g in (gpt, wide)]
+    by_turns = {"rule": sorted(both[0::2]), "float64": sorted(both[1::2])}
+    del wide
     return {
         "checkpoint": {"parameters": gpt.n_params, "bytes": (checkpoint / "model.safetensors").stat().st_size,
                        **{k: getattr(gpt.config, k) for k in ("n_layer", "n_embd", "n_head", "n_positions",
                                                              "vocab_size")}},
         "digest_first_s": round(first, 3), "digest_remembered_s": round(remembered, 4),
         "load_s": {"best": round(load[0], 2), "median": round(statistics.median(load), 2)},
+        "trace_dtype": np.dtype(gpt.dtype).name,
         "trace_32_tokens_ms": {"best": round(trace[0] * 1e3, 1), "median": round(statistics.median(trace) * 1e3, 1),
-                               "runs": runs},
+                               "runs": runs, "cpu_ms_mean": round(cpu_ms, 1)},
+        "trace_32_tokens_by_turns_ms": {k: {"best": round(v[0] * 1e3, 1), "median": round(statistics.median(v) * 1e3, 1),
+                                            "runs": len(v)} for k, v in by_turns.items()},
         "top_k_over_vocabulary_ms": round(statistics.median(topk) * 1e3, 2),
         "load_average": os.getloadavg()[0],
+        "load_average_at_start": start_load,
     }
 
 

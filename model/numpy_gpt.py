@@ -2,7 +2,8 @@
 
 Row-vector convention, as in GPT-2's code: a token's vector is a row, so Q = X @ W_q.
 The scenes read numbers only from the trace this module returns. Weights are stored in
-float32 and the maths runs in float64: numbers are rounded only for display.
+float32; our model's maths runs in float64 (numbers are rounded only for display), a checkpoint
+of one's own runs in float32, as transformers runs GPT-2 (compute_dtype).
 """
 
 from __future__ import annotations
@@ -31,8 +32,11 @@ def sinusoidal_positions(n_positions: int, d_model: int) -> np.ndarray:
 
 
 def gelu(x):
-    """GPT-2's GELU (tanh approximation, 'gelu_new')."""
-    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    """GPT-2's GELU (tanh approximation, 'gelu_new'). A float32 array (a checkpoint's) is cubed as x·x·x: NumPy's
+    x ** 3 goes through pow() entry by entry, 9 ms of every 32 × 3,072 call at GPT-2 small's size against 0.1 ms;
+    our model's float64 keeps x ** 3, so its numbers stay bit for bit what they were."""
+    cube = x * x * x if getattr(x, "dtype", None) == np.float32 else x ** 3
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * cube)))
 
 
 def layer_norm(x, gain, bias, eps):
@@ -80,6 +84,16 @@ def softmax_steps(logits) -> dict:
     return {"exp": e, "sum": float(e.sum()), "probabilities": e / e.sum()}
 
 
+def compute_dtype(tokenizer) -> type:
+    """The precision a model's maths runs in, by one rule: float64 for our model (a word-level tokenizer: the
+    lecture's numbers, checked against its Torch model in float64); float32 for a checkpoint of one's own (a
+    byte-level BPE tokenizer, GPT-2's kind), the precision its weights are stored in and transformers runs GPT-2 in.
+    At GPT-2 small's size float64 would read its 124 M weights as 1 GB on every trace; float32 reads half that and
+    uses twice the SIMD lanes (docs/model.md, "At GPT-2 small's scale"). tests/test_gpt2.py checks the float32 traces
+    against transformers', every layer."""
+    return np.float32 if getattr(tokenizer, "kind", "word") == "bpe" else np.float64
+
+
 @dataclass(frozen=True)
 class HeadWeights:
     """One attention head's own weights, sliced once from GPT-2's fused tensors (row vectors: q = x @ W_Q + b_Q).
@@ -118,9 +132,11 @@ class MLPWeights:
 
 
 class NumpyGPT:
-    def __init__(self, config: GPTConfig, params: dict[str, np.ndarray], tokenizer: WordTokenizer):
+    def __init__(self, config: GPTConfig, params: dict[str, np.ndarray], tokenizer: WordTokenizer, dtype=None):
+        """dtype: the maths' precision; None is the rule (compute_dtype). Another is for measuring only."""
         self.config, self.tokenizer = config, tokenizer
-        self.params = {k: v.astype(np.float64) for k, v in params.items()}  # stored float32, computed float64
+        self.dtype = dtype or compute_dtype(tokenizer)   # ours: stored float32, computed float64; a checkpoint: float32
+        self.params = {k: v.astype(self.dtype) for k, v in params.items()}
         self.n_params = sum(v.size for v in params.values())
 
     @classmethod
@@ -232,7 +248,7 @@ class NumpyGPT:
                 raise ModelError(f"no component {component!r} to patch: use one of {', '.join(self.PATCH_COMPONENTS)}")
             if not isinstance(position, (int, np.integer)) or not 0 <= position < T:
                 raise ModelError(f"no position {position!r} to patch: the prompt has {T} tokens")
-            v = np.asarray(vector, dtype=np.float64)
+            v = np.asarray(vector, dtype=self.dtype)
             if v.shape != (self.config.n_embd,):
                 raise ModelError(f"a patch vector has shape {v.shape}, but d_model is {self.config.n_embd}")
             out.setdefault(int(layer), {}).setdefault(component, []).append((int(position), v))

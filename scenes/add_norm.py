@@ -24,9 +24,9 @@ from scenes.style import MUTED, SHARED, TEXT, Strings
 S = SHARED | Strings({
     "title": {"en": "Add & Norm", "zh": "残差相加与层归一化"},
     "subtitle": {"en": "The residual add, then LayerNorm", "zh": "先残差相加，再做 LayerNorm"},
-    "model_note": {"en": "Every number here comes from our own small trained GPT:\n"
+    "model_note": {"en": "Every number here comes from {model}:\n"
                          "layer {layer} of {n}, the token \"{word}\" at position {pos}.",
-                   "zh": "这里的每个数字都来自本项目训练的小型 GPT：\n第 {layer} 层（共 {n} 层），位置 {pos} 的词元 \u201c{word}\u201d。"},
+                   "zh": "这里的每个数字都来自{model}：\n第 {layer} 层（共 {n} 层），位置 {pos} 的词元 \u201c{word}\u201d。"},
     "residual": {"en": "Add: attention's output is added to its input, not put in its place.\n"
                        "The sum, the residual stream, carries everything so far.",
                  "zh": "相加：注意力的输出加到它的输入上，而不是替换输入。\n这个和就是残差流，携带着到目前为止的一切。"},
@@ -93,7 +93,7 @@ class AddNorm(FocusScene):
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:
-        return self.s("model_note", layer=style.shown(self.layer), n=self.gpt.config.n_layer,
+        return self.s("model_note", model=self.model_words(), layer=style.shown(self.layer), n=self.gpt.config.n_layer,
                       word=self.tokens[self.focus], pos=self.focus)
 
     def beat_residual(self):

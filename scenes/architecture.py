@@ -30,9 +30,9 @@ from scenes.style import LOGIT, MUTED, PROB, SHARED, TEXT, Strings
 S = SHARED | Strings({
     "title": {"en": "The architecture", "zh": "模型的结构"},
     "subtitle": {"en": "From words to a prediction, block by block", "zh": "从词到预测，一层接一层"},
-    "model_note": {"en": "Every shape here is our own small GPT's, from its config;\n"
+    "model_note": {"en": "Every shape here is from the config of {model};\n"
                          "GPT-3's shapes come from its published config.",
-                   "zh": "这里的形状都来自本项目小型 GPT 的配置；\nGPT-3 的形状来自它公开的配置。"},
+                   "zh": "这里的形状都来自{model}的配置；\nGPT-3 的形状来自它公开的配置。"},
     "pipeline": {"en": "Words become vectors, {n} layers of attention and MLP work on\n"
                        "them, and softmax turns the final scores into {vocab} probabilities.",
                  "zh": "词变成向量，经过 {n} 层注意力和 MLP，\n最后由 softmax 把分数变成 {vocab} 个词各自的概率。"},
@@ -151,7 +151,7 @@ class Architecture(FocusScene):
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:
-        return self.s("model_note")
+        return self.s("model_note", model=self.model_words())
 
     def beat_pipeline(self):
         c = self.gpt.config

@@ -16,13 +16,13 @@ from scenes.prompts import chapter_focus, lookback_head
 from scenes.style import ATTENTION, QUERY, SHARED, Strings
 
 STRINGS = SHARED | ATTENTION | Strings({
-    "chosen": {"en": "Layer {layer}, head {head} of our small trained GPT, chosen by computation:\n"
+    "chosen": {"en": "Layer {layer}, head {head} of {model}, chosen by computation:\n"
                      "its \"{focus}\" puts {score} of its attention on {keys}.",
-               "zh": "我们训练的小型 GPT 的第 {layer} 层第 {head} 个头，由计算选出：\n"
+               "zh": "{model}的第 {layer} 层第 {head} 个头，由计算选出：\n"
                      "它的“{focus}”把 {score} 的注意力放在{keys}上。"},
-    "given": {"en": "Layer {layer}, head {head} of our small trained GPT, as requested:\n"
+    "given": {"en": "Layer {layer}, head {head} of {model}, as requested:\n"
                     "its \"{focus}\" puts {score} of its attention on {keys}.",
-              "zh": "我们训练的小型 GPT 的第 {layer} 层第 {head} 个头（按指定）：\n"
+              "zh": "{model}的第 {layer} 层第 {head} 个头（按指定）：\n"
                     "它的“{focus}”把 {score} 的注意力放在{keys}上。"},
 })
 
@@ -157,7 +157,7 @@ class AttentionChapterScene(LectureScene):
         """Which head is shown, and why (chosen by computation, or as requested)."""
         h = self.h
         given = h.choice["given"]["layer"] or h.choice["given"]["head"]
-        return self.s("given" if given else "chosen", layer=style.shown(h.layer), head=style.shown(h.head), focus=h.word(h.focus),
+        return self.s("given" if given else "chosen", model=self.model_words("compact"), layer=style.shown(h.layer), head=style.shown(h.head), focus=h.word(h.focus),
                       score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang))
 
     def line_header(self, grid: AttentionGrid, numbers, query: int | None = None) -> Label:

@@ -12,7 +12,7 @@ shown are recorded at full precision in self.values (the manifest).
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,
+from manim import (DL, DOWN, LEFT, RIGHT, UP, UR, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,
                    Line, Rectangle, ReplacementTransform, TransformFromCopy, UpdateFromAlphaFunc, VGroup)
 
 from model import GPT3_175B
@@ -93,6 +93,7 @@ BEATS = style.BEAT_TITLES | Strings({
 
 STEP, PAUSE = style.STEP, style.PAUSE
 LEGEND_GAP = 0.35      # between the two legends
+SUM_CLEARANCE = 0.2    # the Σ of a line keeps this far from the weight legend
 TEXT_X = -1.0          # left edge of the growth figures
 GROWTH_FIRST_LINE, GROWTH_PITCH = 2.1, 0.62   # their baselines
 AREA = 4.6             # the side of the n × n area, top left: our context fills it, then GPT-3's
@@ -100,6 +101,13 @@ FINEST_CELL = 0.04     # an n × n area is drawn with its cells' lines, and its 
                        # least this wide (2.4 px at 480p); finer, only its outline and one bar for the tokens
 TABLE_TOP, TABLE_PITCH = 0.55, 0.55            # ours beside GPT-3: the header's baseline, then the rows'
 TABLE_LABEL_RIGHT, OURS_RIGHT, GPT3_RIGHT = 1.35, 3.1, 6.3
+
+
+def boxes_meet(a, b, clearance: float) -> bool:
+    """Whether two mobjects' bounding boxes come within `clearance` of each other."""
+    (al, ab, _), (ar, at, _) = a.get_corner(DL), a.get_corner(UR)
+    (bl, bb, _), (br, bt, _) = b.get_corner(DL), b.get_corner(UR)
+    return al < br + clearance and bl < ar + clearance and ab < bt + clearance and bb < at + clearance
 
 
 def at_line(label: Label, line: float) -> Label:
@@ -176,7 +184,7 @@ class CausalMask(AttentionChapterScene):
         place_legend(self.weight_legend, top=self.scaled_legend.mask_entry.get_bottom()[1] - LEGEND_GAP)
         weights = line_numbers(grid, [style.percent(v) for v in h.weights[h.focus]])
         total = float(np.sum(h.weights[h.focus]))          # display only: the model's weights, added up
-        self.sum_mark = self.line_sum(weights, total)
+        self.sum_mark = self.line_sum(weights, total, avoid=self.weight_legend)
         self.play(*grid.recolour(h.weights, self.weight_scale, queries=[h.focus]),
                   *[TransformFromCopy(a, b) for a, b in zip(self.numbers, weights)], FadeOut(self.numbers),
                   FadeIn(self.weight_legend), run_time=2 * STEP)
@@ -213,7 +221,7 @@ class CausalMask(AttentionChapterScene):
         numbers = line_numbers(grid, [style.percent(v) for v in h.weights[q]])
         header = self.line_header(grid, numbers, q)
         total = float(np.sum(h.weights[q]))
-        sum_mark = self.line_sum(numbers, total)
+        sum_mark = self.line_sum(numbers, total, avoid=self.weight_legend)
         self.play(self.frame.animate.move_to(grid.line(q)), FadeOut(self.numbers), FadeIn(numbers),
                   FadeOut(self.header), FadeIn(header), FadeOut(self.sum_mark), FadeIn(sum_mark), run_time=STEP)
         zero_frame = VGroup(*[grid.cell_square(q, k) for k in range(q + 1, h.T)])
@@ -333,8 +341,10 @@ class CausalMask(AttentionChapterScene):
         return table
 
     # --- building the pieces ----------------------------------------------------------------------
-    def line_sum(self, numbers, total: float) -> VGroup:
-        """A bracket down the right of a line's numbers and its sum, level with the last row."""
+    def line_sum(self, numbers, total: float, avoid=None) -> VGroup:
+        """A bracket down the right of a line's numbers and its sum, level with the last row; where the sum would
+        come within SUM_CLEARANCE of `avoid` (the weight legend, top right, beside a short line's last row), it
+        sits under the bracket's foot instead, its right end at the bracket."""
         x = numbers.get_right()[0] + 0.15
         top, bottom = numbers.get_top()[1] + 0.05, numbers.get_bottom()[1] - 0.05
         bracket = VGroup(Line([x, top, 0], [x, bottom, 0]), Line([x - 0.08, top, 0], [x, top, 0]),
@@ -342,6 +352,9 @@ class CausalMask(AttentionChapterScene):
         text = Label("\u03a3 = " + style.percent(total), font_size=style.SMALL, color=QUERY)
         text.next_to(bracket, RIGHT, buff=0.15)
         text.on_baseline(numbers[-1].baseline())
+        if avoid is not None and boxes_meet(text, avoid, SUM_CLEARANCE):
+            text.shift(RIGHT * (x - text.get_right()[0]))
+            text.shift(UP * (bottom - 0.12 - text.get_top()[1]))
         return VGroup(bracket, text)
 
     def cell_row(self, n: int, cell: float, origin) -> VGroup:

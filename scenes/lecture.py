@@ -46,6 +46,7 @@ from . import style
 from .catalog import SCENES
 from .components import Label, caption, math_tex
 from .params import ParamError, SceneSpec, pick_section
+from .prompts import model_words
 from speech.narrator import SPEECH_GAP, Narrator
 
 ENV_MODEL, ENV_PARAMS, ENV_SECTION = "GPT_LECTURE_MODEL", "GPT_LECTURE_PARAMS", "GPT_LECTURE_SECTION"
@@ -197,6 +198,11 @@ class LectureScene(Scene):
     def s(self, key: str, **values) -> str:
         """The scene's string `key` in the scene's language."""
         return self.strings(key, self.lang, **values)
+
+    def model_words(self, form: str = "full", **values) -> str:
+        """The model whose numbers are shown, named in the scene's language by one rule (scenes.prompts.model_words):
+        ours in the lecture's words, a checkpoint of one's own from its config."""
+        return model_words(self.gpt, self.lang, form, **values)
 
     def say(self, key: str, **values) -> None:
         """Replace the caption with the string `key`, once the one on screen has been read."""

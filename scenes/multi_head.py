@@ -21,18 +21,18 @@ from scenes.components import (AttentionGrid, ColourLegend, ColourScale, Heatmap
                                MagnitudeStrip, MatrixVectorProduct, NumberColumn, magnitude_scale)
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
-from scenes.prompts import lookback_head
+from scenes.prompts import lookback_head, own_language
 from scenes.style import ATTENTION, EMBEDDING_UPDATED, MUTED, QUERY, SHARED, VALUE, Strings
 
 S = SHARED | ATTENTION | Strings({
     "title": {"en": "Multi-head attention", "zh": "多头注意力"},
     "subtitle": {"en": "Several heads look in parallel, each its own way", "zh": "多个头并行观察，各有各的方式"},
-    "layer_note": {"en": "Layer {layer} of our model has {n} heads. We watch \"{focus}\";\n"
+    "layer_note": {"en": "Layer {layer} of {model} has {n} heads. We watch \"{focus}\";\n"
                          "this layer holds the head that looks back hardest from it.",
-                   "zh": "我们模型的第 {layer} 层有 {n} 个头。我们观察词元 \u201c{focus}\u201d；\n"
+                   "zh": "{model}的第 {layer} 层有 {n} 个头。我们观察词元 \u201c{focus}\u201d；\n"
                          "这一层是从它回看得最用力的那个头所在的层。"},
-    "layer_given": {"en": "Layer {layer} of our model has {n} heads.\nWe watch the token \"{focus}\".",
-                    "zh": "我们模型的第 {layer} 层有 {n} 个头。\n我们观察词元 \u201c{focus}\u201d。"},
+    "layer_given": {"en": "Layer {layer} of {model} has {n} heads.\nWe watch the token \"{focus}\".",
+                    "zh": "{model}的第 {layer} 层有 {n} 个头。\n我们观察词元 \u201c{focus}\u201d。"},
     "heads": {"en": "Each head has its own W_q, W_k and W_v,\nso each learns its own attention pattern.",
               "zh": "每个头都有自己的 W_q、W_k 和 W_v，\n所以每个头学到自己的注意力模式。"},
     "focus": {"en": "At \"{focus}\" (its column in each grid), each head puts\n"
@@ -54,6 +54,10 @@ S = SHARED | ATTENTION | Strings({
                     "of {heads} heads. Ours has {our_layers} layers of {our_heads}.",
               "zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头；\n"
                     "我们的模型只有 {our_layers} 层，每层 {our_heads} 个。"},
+    "scale_checkpoint": {"en": "For scale: GPT-3, from its published shape, has {layers} layers\n"
+                               "of {heads} heads. This checkpoint has {our_layers} layers of {our_heads}.",
+                         "zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头；\n"
+                               "这个检查点有 {our_layers} 层，每层 {our_heads} 个。"},
     "summary": {"en": "Every head looks in its own way and writes its own \u0394E;\n"
                       "W_O combines them into one update for each token.",
                 "zh": "每个头用自己的方式观察，写出自己的 \u0394E；\nW_O 把它们合成每个词元的一次更新。"},
@@ -70,6 +74,11 @@ S = SHARED | ATTENTION | Strings({
     "row_attention": {"en": "attention parameters", "zh": "注意力参数"},
     "row_total": {"en": "all parameters", "zh": "全部参数"},
     "corner": {"en": "ours, to scale", "zh": "同比例下的我们"},
+    # the same three labels of a checkpoint of one's own (scenes.prompts.own_language): never "ours"
+    "ours_checkpoint": {"en": "checkpoint", "zh": "检查点"},
+    "our_heads_checkpoint": {"en": "{layers} \u00d7 {heads} = {total} heads",   # under the frame the corner names
+                             "zh": "{layers} \u00d7 {heads} = {total} 个头"},
+    "corner_checkpoint": {"en": "checkpoint, to scale", "zh": "同比例下的检查点"},
 })
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
@@ -140,6 +149,8 @@ TITLE_ROOM = 2.2          # room left of the first grid for its axis titles
 HEAD_TITLE_Y = 3.3
 GPT3_GRID = 2.2
 TABLE_TOP, TABLE_NAMES, TABLE_OURS, TABLE_GPT3 = 0.1, -0.9, 1.1, 6.2
+TEXT_GAP = 0.2            # between two heads' titles (or their "→ word" labels), at least
+THUMBS_W, THUMBS_H = 3.6, 1.7   # the room of the scale beat's head thumbnails (top left; ours, 3 × 4, fills its height)
 
 
 class MultiHead(LectureScene):
@@ -152,7 +163,7 @@ class MultiHead(LectureScene):
     def title_note(self) -> str:
         m = self.m
         key = "layer_given" if m.choice["given"]["layer"] else "layer_note"
-        return self.s(key, layer=style.shown(m.layer), n=m.n_head, focus=m.tokens[m.focus])
+        return self.s(key, model=self.model_words("short"), layer=style.shown(m.layer), n=m.n_head, focus=m.tokens[m.focus])
 
     def beat_heads(self):
         self.say("heads")
@@ -201,7 +212,7 @@ class MultiHead(LectureScene):
 
     def beat_scale(self):
         f = self.figures
-        self.say("scale", layers=f["gpt3"]["n_layer"], heads=f["gpt3"]["n_head"], our_layers=f["ours"]["n_layer"],
+        self.say(self.whose("scale"), layers=f["gpt3"]["n_layer"], heads=f["gpt3"]["n_head"], our_layers=f["ours"]["n_layer"],
                  our_heads=f["ours"]["n_head"])
         self.clear_stage()
         self.play(FadeIn(self.ours_block), run_time=STEP)
@@ -263,9 +274,30 @@ class MultiHead(LectureScene):
             word.shift(RIGHT * (x - word.get_center()[0])).on_baseline(base)
             weight.shift(RIGHT * (x - weight.get_center()[0])).on_baseline(base - 0.45)
             self.top_labels.add(VGroup(word, weight))
+        self.name_heads_by_stride()
         # the first grid's axis titles sit above its word labels, clear of the head titles
         self.values["grid_top_labels"] = [{"head": h, "key": m.top_keys[h], "word": m.tokens[m.top_keys[h]],
                                            "weight": m.top_weights[h]} for h in range(m.n_head)]
+
+    def name_heads_by_stride(self):
+        """Each head's title is centred over its grid but never starts left of it, nor within TEXT_GAP + 0.1 of the
+        axis titles stacked left of the first grid (a 2-token grid is narrower than "head 1"). Where neighbouring titles or
+        "→ word / weight" labels would come closer than TEXT_GAP (many heads in narrow grids: a checkpoint's 12),
+        every stride-th head from the first keeps them (the smallest stride that clears); the others' are empty."""
+        titles_end = self.grids[0].key_title.get_right()[0] + TEXT_GAP + 0.1     # two spaces past "keys ↓", and more
+        for t, g in zip(self.head_titles, self.grids):
+            start = max(g.squares.get_left()[0], titles_end)
+            if t.get_left()[0] < start:
+                t.shift(RIGHT * (start - t.get_left()[0]))
+        pitch = self.grid_w + GRID_GAP
+        widest = max([m.width for m in self.head_titles] + [m.width for m in self.top_labels])
+        stride = max(1, int(np.ceil((widest + TEXT_GAP) / pitch - 1e-9)))
+        self.heads_named = list(range(0, self.m.n_head, stride))
+        for h in range(self.m.n_head):
+            if h not in self.heads_named:
+                self.head_titles.submobjects[h] = VGroup()
+                self.top_labels.submobjects[h] = VGroup()
+        self.values["heads_named"] = self.heads_named
 
     def build_concat(self):
         """Each head's output at the focus as a strip under its grid; then side by side, the trace's concat."""
@@ -277,12 +309,21 @@ class MultiHead(LectureScene):
                            .move_to([g.squares.get_center()[0], y, 0]) for h, g in enumerate(self.grids)]
         self.out_labels = VGroup(*[Label(S("output_of", lang, h=style.shown(h), dh=m.dh), font_size=style.SMALL,
                                          color=MUTED).next_to(s, DOWN, buff=0.2) for h, s in enumerate(self.out_strips)])
+        # the trace's concat, drawn as its n_head consecutive parts of d_head entries (head h's part is entries
+        # h·d_head … (h+1)·d_head − 1), each a strip like the head's own: a part too narrow for every entry is cut
+        # the same way (first entries, ⋯, last), so the beat moves n_head strips of a few cells, not every entry
         width = m.n_head * self.grid_w * 0.95
-        whole = MagnitudeStrip(m.concat, scale, width=width, height=0.4).move_to([0, 0.2, 0])
-        per = len(whole.cells) // m.n_head
-        self.concat_parts = [VGroup(*whole.cells[h * per:(h + 1) * per]) for h in range(m.n_head)]
-        self.concat_ticks = VGroup(*[Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
-                                     .next_to(part, UP, buff=0.2) for h, part in enumerate(self.concat_parts)])
+        part_w = width / m.n_head
+        self.concat_parts = [MagnitudeStrip(m.concat[h * m.dh:(h + 1) * m.dh], scale, width=part_w, height=0.4)
+                             for h in range(m.n_head)]
+        for h, part in enumerate(self.concat_parts):
+            part.shift([h * part_w - width / 2, 0.2, 0])
+        whole = VGroup(*self.concat_parts)
+        ticks = [Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
+                 .next_to(part, UP, buff=0.2) for h, part in enumerate(self.concat_parts)]
+        if any(b.get_left()[0] - a.get_right()[0] < 0.15 for a, b in zip(ticks, ticks[1:])):
+            ticks = [ticks[0], ticks[-1]]     # too many heads to name each part: the first and the last
+        self.concat_ticks = VGroup(*ticks)
         self.concat_label = Label(S("concat_label", lang, n=m.n_head, dh=m.dh, d=m.d), font_size=style.SMALL,
                                   color=MUTED).next_to(whole, DOWN, buff=0.25)
         self.legend = ColourLegend(scale, S("size_legend", lang), width=2.0)
@@ -306,7 +347,10 @@ class MultiHead(LectureScene):
         """Our 2 × 4 heads (their real patterns) and GPT-3's 96 × 96, one cell per head, ours as its corner."""
         lang, f = self.lang, self.figures
         ours, gpt3 = f["ours"], f["gpt3"]
-        size, gap = 0.5, 0.1
+        # a head's thumbnail is 0.5 wide with 0.1 between, shrunk (gap alike) where a model's layers × heads would
+        # not fit the block's room (THUMBS_W × THUMBS_H: ours, 3 × 4, fits at full size)
+        size = min(0.5, THUMBS_W / (1.2 * ours["n_head"] - 0.2), THUMBS_H / (1.2 * ours["n_layer"] - 0.2))
+        gap = size / 5
         thumbs = Group()
         for layer in range(ours["n_layer"]):
             patterns = self.trace_patterns(layer)
@@ -315,7 +359,7 @@ class MultiHead(LectureScene):
                 hm.move_to([h * (size + gap), -layer * (size + gap), 0])
                 thumbs.add(hm)
         frame = SurroundingRectangle(thumbs, color=EMBEDDING_UPDATED, buff=0.08)
-        ours_label = Label(S("our_heads", lang, layers=ours["n_layer"], heads=ours["n_head"],
+        ours_label = Label(S(self.whose("our_heads"), lang, layers=ours["n_layer"], heads=ours["n_head"],
                              total=f"{ours['heads']:,}"), font_size=style.SMALL, color=EMBEDDING_UPDATED)
         self.ours_block = Group(thumbs, frame, ours_label.next_to(frame, DOWN, buff=0.2))
         self.ours_block.shift([-4.3, 2.55, 0] - frame.get_center())   # by its frame: the label differs by language
@@ -331,7 +375,7 @@ class MultiHead(LectureScene):
                            stroke_width=2).move_to(grid.get_corner(UP + LEFT), aligned_edge=UP + LEFT)
         self.corner_frame = corner
         self.corner_line = Line(frame.get_right(), corner.get_left(), stroke_color=EMBEDDING_UPDATED, stroke_width=2)
-        self.corner_label = Label(S("corner", lang), font_size=style.SMALL, color=EMBEDDING_UPDATED)
+        self.corner_label = Label(S(self.whose("corner"), lang), font_size=style.SMALL, color=EMBEDDING_UPDATED)
         self.corner_label.move_to(self.corner_line.get_center())      # then just below the line, which rises to
         (x0, y0, _), (x1, y1, _) = self.corner_line.get_start(), self.corner_line.get_end()     # the right
         y_at_left = y0 + (y1 - y0) * (self.corner_label.get_left()[0] - x0) / (x1 - x0)
@@ -343,12 +387,16 @@ class MultiHead(LectureScene):
         names = LabelColumn([S(k, lang) for k, _ in rows], ys[1:], TABLE_NAMES, colours=[MUTED] * len(rows))
         our_col = NumberColumn([f"{ours[key]:,}" for _, key in rows], ys[1:], TABLE_OURS, color=EMBEDDING_UPDATED)
         gpt3_col = NumberColumn([f"{gpt3[key]:,}" for _, key in rows], ys[1:], TABLE_GPT3)
-        head = VGroup(Label(S("ours", lang), font_size=style.SMALL, color=EMBEDDING_UPDATED),
+        head = VGroup(Label(S(self.whose("ours"), lang), font_size=style.SMALL, color=EMBEDDING_UPDATED),
                       Label(S("gpt3", lang), font_size=style.SMALL))
         head[0].shift(RIGHT * (TABLE_OURS - head[0].get_right()[0])).on_baseline(ys[0])
         head[1].shift(RIGHT * (TABLE_GPT3 - head[1].get_right()[0])).on_baseline(ys[0])
         self.table = [head, *[VGroup(names[i], our_col[i], gpt3_col[i]) for i in range(len(rows))]]
         self.values["scale_shown"] = {key: {"ours": ours[key], "gpt3": gpt3[key]} for _, key in rows}
+
+    def whose(self, key: str) -> str:
+        """The string that names our model (`key`), or its checkpoint version when the numbers are a checkpoint's."""
+        return key if own_language(self.gpt) else key + "_checkpoint"
 
     def trace_patterns(self, layer: int):
         return self.m.trace["layers"][layer]["attn"]["weights"]

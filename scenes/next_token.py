@@ -26,9 +26,9 @@ from scenes.style import MUTED, PROB, SHARED, TEMPERATURE, TEXT, Strings
 S = SHARED | Strings({
     "title": {"en": "Predicting the next word", "zh": "预测下一个词"},
     "subtitle": {"en": "What a GPT is trained to do, and how it writes", "zh": "GPT 被训练来做什么，又如何写出文字"},
-    "model_note": {"en": "Every number here comes from our own small trained GPT:\n"
-                         "{layers} layers, {d}-number vectors, a {vocab}-word vocabulary.",
-                   "zh": "这里的每个数字都来自本项目训练的小型 GPT：\n{layers} 层，{d} 维向量，词表共 {vocab} 个词。"},
+    "model_note": {"en": "Every number here comes from {model}:\n"
+                         "{layers} layers, {d}-number vectors, {vocabulary}.",
+                   "zh": "这里的每个数字都来自{model}：\n{layers} 层，{d} 维向量，{vocabulary}。"},
     "task": {"en": "A GPT has one job: read the words so far\nand predict the word that comes next.",
              "zh": "GPT 只做一件事：读入已有的词，\n预测接下来的那个词。"},
     "distribution": {"en": "Its answer is not one word: it gives each of its\n"
@@ -93,7 +93,8 @@ class NextToken(LectureScene):
     def title_note(self) -> str:
         c = self.gpt.config
         self.values["model"] = {"n_layer": c.n_layer, "n_embd": c.n_embd, "vocab_size": c.vocab_size}
-        return self.s("model_note", layers=c.n_layer, d=c.n_embd, vocab=c.vocab_size)
+        return self.s("model_note", model=self.model_words("plain"), layers=c.n_layer, d=c.n_embd,
+                      vocabulary=self.model_words("vocabulary", n=c.vocab_size))
 
     def beat_task(self):
         self.say("task")

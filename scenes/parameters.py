@@ -22,8 +22,8 @@ from scenes.style import MUTED, SHARED, TEXT, Strings
 S = SHARED | Strings({
     "title": {"en": "Where the parameters are", "zh": "参数在哪里"},
     "subtitle": {"en": "GPT-3's parameters, counted from its shape", "zh": "GPT-3 的参数，按结构数出来"},
-    "note": {"en": "GPT-3's figures come from its published shape;\nours from our model's own config.",
-             "zh": "GPT-3 的数字来自它公开的结构；\n我们的数字来自我们模型自己的配置。"},
+    "note": {"en": "GPT-3's figures come from its published shape;\nthose of {model} from its own config.",
+             "zh": "GPT-3 的数字来自它公开的结构；\n{model}的数字来自它自己的配置。"},
     "count": {"en": "Counted from GPT-3's shape: d = {d}, {layers} layers,\n"
                     "a {vocab}-word vocabulary; the unembedding is tied to W_E.",
               "zh": "按 GPT-3 的结构计数：d = {d}，{layers} 层，\n词表 {vocab} 个词；反嵌入与 W_E 共用。"},
@@ -93,7 +93,7 @@ class Parameters(LectureScene):
     beat_titles = BEATS
 
     def title_note(self) -> str:
-        return self.s("note")
+        return self.s("note", model=self.model_words("short"))
 
     def prepare(self):
         self.ours_config = self.gpt.config

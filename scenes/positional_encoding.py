@@ -27,9 +27,9 @@ from scenes.style import MUTED, SHARED, TEXT, Strings
 S = SHARED | Strings({
     "title": {"en": "Positional encoding", "zh": "位置编码"},
     "subtitle": {"en": "How the model knows where each word stands", "zh": "模型如何知道每个词的位置"},
-    "model_note": {"en": "Every number here comes from our own small trained GPT:\n"
+    "model_note": {"en": "Every number here comes from {model}:\n"
                          "{d}-number vectors, a context of {n_pos} positions.",
-                   "zh": "这里的每个数字都来自本项目训练的小型 GPT：\n{d} 维向量，上下文共 {n_pos} 个位置。"},
+                   "zh": "这里的每个数字都来自{model}：\n{d} 维向量，上下文共 {n_pos} 个位置。"},
     "table": {"en": "Each position 0 to {last} gets a fixed vector of {d} numbers:\n"
                     "sines and cosines, fast in the first dimensions, slow in the last.",
               "zh": "每个位置（0 到 {last}）都有一个固定的 {d} 维向量：\n由正弦和余弦构成，前面的维度变化快，后面的变化慢。"},
@@ -108,7 +108,7 @@ class PositionalEncoding(FocusScene):
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:
-        return self.s("model_note", d=self.d, n_pos=self.n_pos)
+        return self.s("model_note", model=self.model_words("plain"), d=self.d, n_pos=self.n_pos)
 
     def beat_table(self):
         self.say("table" if self.sin_cos else "table_learned", last=self.n_pos - 1, d=self.d)

@@ -55,6 +55,40 @@ def own_language(gpt) -> bool:
     return getattr(gpt.tokenizer, "kind", "word") != "bpe"
 
 
+# --- what the numbers come from, said by one rule: our own model in today's words; a checkpoint of one's own as what
+# it is, from its config (the loader accepts only GPT-2 configs). Every title note and every caption that names the
+# model takes its words from model_words(), never "our model" of someone else's weights.
+MODEL_WORDS = {
+    # the model, in full: ours, or a checkpoint with its depth (a title note is one line wide: its width, when it
+    # matters, is said by the note's second line or by the scene)
+    "full": {"ours": {"en": "our own small trained GPT", "zh": "本项目训练的小型 GPT"},
+             "checkpoint": {"en": "a {layers}-layer GPT-2 checkpoint", "zh": "{layers} 层的 GPT-2 检查点"}},
+    # the same where the sentence goes on to give the shape itself (its layers, its vector size)
+    "plain": {"ours": {"en": "our own small trained GPT", "zh": "本项目训练的小型 GPT"},
+              "checkpoint": {"en": "a GPT-2 checkpoint", "zh": "一个 GPT-2 检查点"}},
+    # where a line has little room left ("Layer 2, head 3 of {model}, chosen by computation:")
+    "compact": {"ours": {"en": "our small trained GPT", "zh": "我们训练的小型 GPT"},
+                "checkpoint": {"en": "a GPT-2 checkpoint", "zh": "GPT-2 检查点"}},
+    # short, as a sentence's subject or owner ("Layer 2 of {model} has 4 heads", "{model}的第 2 层")
+    "short": {"ours": {"en": "our model", "zh": "我们模型"},
+              "checkpoint": {"en": "this checkpoint", "zh": "这个检查点"}},
+    # a vocabulary of n entries: our words, a checkpoint's (BPE) tokens
+    "vocabulary": {"ours": {"en": "a {n}-word vocabulary", "zh": "词表共 {n} 个词"},
+                   "checkpoint": {"en": "a {n}-token vocabulary", "zh": "词表共 {n} 个词元"}},
+}
+
+
+def model_words(gpt, lang: str, form: str = "full", **values) -> str:
+    """How a caption names the model whose numbers it shows, in `lang`: `form` "full", "plain", "compact", "short"
+    or "vocabulary" (MODEL_WORDS); ours (own_language) in the lecture's words, a checkpoint from its config. Filled with
+    the config's n_layer (layers) and n_embd (d), and any `values` (the vocabulary's n)."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")
+    whose = "ours" if own_language(gpt) else "checkpoint"
+    c = gpt.config
+    return MODEL_WORDS[form][whose][lang].format(layers=c.n_layer, d=c.n_embd, **values)
+
+
 def checkpoint_prompt(gpt, kind: str, lang: str = "en") -> dict:
     """The "auto" prompt of a lecturer's own checkpoint: the first of CHECKPOINT_PROMPTS[kind][lang] that encodes to
     at most DRAWN_TOKENS tokens within the context; shaped like the training-language rules' records (the focus is

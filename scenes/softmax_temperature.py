@@ -31,9 +31,9 @@ from scenes.style import LOGIT, MUTED, PROB, SHARED, TEMPERATURE, TEXT, Strings
 S = SHARED | Strings({
     "title": {"en": "Softmax and temperature", "zh": "Softmax 与温度"},
     "subtitle": {"en": "How a GPT turns its scores into probabilities", "zh": "GPT 如何把分数变成概率"},
-    "model_note": {"en": "Every number here comes from our own small trained GPT:\n"
-                         "{layers} layers, {d}-number vectors, a {vocab}-word vocabulary.",
-                   "zh": "这里的每个数字都来自本项目训练的小型 GPT：\n{layers} 层，{d} 维向量，词表共 {vocab} 个词。"},
+    "model_note": {"en": "Every number here comes from {model}:\n"
+                         "{layers} layers, {d}-number vectors, {vocabulary}.",
+                   "zh": "这里的每个数字都来自{model}：\n{layers} 层，{d} 维向量，{vocabulary}。"},
     "prompt": {"en": "The model reads the prompt\nand must predict the next word.",
                "zh": "模型读入提示词，\n要预测下一个词。"},
     "logits": {"en": "It gives each of its {vocab} words a score, a logit.\n"
@@ -160,7 +160,8 @@ class SoftmaxTemperature(LectureScene):
     def title_note(self) -> str:
         shape = self.gpt.config
         self.values["model"] = {"n_layer": shape.n_layer, "n_embd": shape.n_embd, "vocab_size": shape.vocab_size}
-        return self.s("model_note", layers=shape.n_layer, d=shape.n_embd, vocab=shape.vocab_size)
+        return self.s("model_note", model=self.model_words("plain"), layers=shape.n_layer, d=shape.n_embd,
+                      vocabulary=self.model_words("vocabulary", n=shape.vocab_size))
 
     def beat_prompt(self):
         self.say("prompt")

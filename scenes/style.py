@@ -116,6 +116,24 @@ def signed(x: float, decimals: int = 2) -> str:
     return s.replace("-", MINUS)
 
 
+WEIGHT_DECIMALS = 1        # a weight's label: one decimal with its sign (the visual language) ...
+SIGNIFICANT_BELOW = 0.1    # ... unless the largest magnitude shown is under 0.1 (it would read ±0.1 or 0.0)
+
+
+def decimals_for(shown) -> int:
+    """The decimals of every label of one matrix or vector, by one rule over the entries it shows (its corner rows
+    and columns, its first and last entries): one (WEIGHT_DECIMALS) while the largest magnitude shown is at least
+    SIGNIFICANT_BELOW; below that, enough for that largest entry to show two significant digits (0.047 as +0.047,
+    0.0031 as +0.0031). A random-init GPT-2 (weights of about ±0.02) then reads in thousandths instead of 0.0, and a
+    matrix whose shown entries reach 0.1 keeps one decimal (our model's). All zeros: one decimal."""
+    import numpy as np
+    values = np.asarray(shown, dtype=np.float64)
+    largest = float(np.abs(values[np.isfinite(values)]).max()) if values.size else 0.0
+    if largest >= SIGNIFICANT_BELOW or largest == 0.0:
+        return WEIGHT_DECIMALS
+    return 1 - math.floor(math.log10(largest))
+
+
 def percent(p: float) -> str:
     """A probability as a percentage with one decimal; tiny but non-zero values say so."""
     if p == 0:

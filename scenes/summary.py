@@ -36,9 +36,9 @@ SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 S = SHARED | Strings({
     "title": {"en": "Why this design works", "zh": "这个设计为何有效"},
     "subtitle": {"en": "Four advantages, each with a number", "zh": "四个优势，各有一个数字"},
-    "model_note": {"en": "Every number here comes from our own small trained GPT,\n"
+    "model_note": {"en": "Every number here comes from {model},\n"
                          "or from GPT-3's published config.",
-                   "zh": "这里的每个数字都来自本项目训练的小型 GPT，\n或来自 GPT-3 公开的配置。"},
+                   "zh": "这里的每个数字都来自{model}，\n或来自 GPT-3 公开的配置。"},
     "context": {"en": "Global context: any word can look at any earlier word.\n"
                       "Here a head reaches {n} tokens back with weight {w}.",
                 "zh": "全局上下文：每个词都能看到之前的任何词。\n这里一个头往回看 {n} 个词元，权重 {w}。"},
@@ -109,7 +109,7 @@ class Summary(LectureScene):
     beat_titles = BEATS
 
     def title_note(self) -> str:
-        return self.s("model_note")
+        return self.s("model_note", model=self.model_words())
 
     # --- the beats -------------------------------------------------------------------
     def beat_context(self):

@@ -23,9 +23,9 @@ from scenes.style import MUTED, SHARED, Strings
 S = SHARED | Strings({
     "title": {"en": "Tokens and embeddings", "zh": "词元与嵌入"},
     "subtitle": {"en": "How words become vectors", "zh": "词如何变成向量"},
-    "model_note": {"en": "Every number here comes from our own small trained GPT:\n"
-                         "{d}-number vectors, a {vocab}-word vocabulary.",
-                   "zh": "这里的每个数字都来自本项目训练的小型 GPT：\n{d} 维向量，词表共 {vocab} 个词。"},
+    "model_note": {"en": "Every number here comes from {model}:\n"
+                         "{d}-number vectors, {vocabulary}.",
+                   "zh": "这里的每个数字都来自{model}：\n{d} 维向量，{vocabulary}。"},
     "tokens": {"en": "The model does not read letters. It splits the prompt\ninto tokens: here, one token per word.",
                "zh": "模型不读字母。它先把提示词切分成词元（token）：\n这里每个词就是一个词元。"},
     "ids": {"en": "Each token is replaced by its id:\nits number in the {vocab}-word vocabulary.",
@@ -76,7 +76,8 @@ class TokenEmbedding(FocusScene):
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:
-        return self.s("model_note", d=self.d, vocab=self.vocab)
+        return self.s("model_note", model=self.model_words("plain"), d=self.d,
+                      vocabulary=self.model_words("vocabulary", n=self.vocab))
 
     def beat_tokens(self):
         self.say("tokens")

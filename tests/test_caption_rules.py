@@ -421,9 +421,6 @@ KNOWN_FAILURES: dict[str, str] = {}
 # the sweep fails if the fault is no longer found (strict: the entry must go once the scene is fixed). Each is an
 # open item of issue 22 (layout checks on the random-prompt sweep).
 KNOWN_LAYOUT_FAULTS: dict[str, tuple[str, ...]] = {
-    "causal_mask": ("and ('Label', 'Σ = ",),                     # the sum runs into the legend's 0% at some focus
-    "multi_head": ("and ('Label', 'keys ↓') run together",),      # a 2-token prompt: "head 1" meets "keys ↓"
-    "mlp_steps": ("gelu:end: ('NumberText', '−",),               # a wide x range: GELU's negative numbers crowd
 }
 
 

@@ -108,6 +108,32 @@ def trace_against_transformers(directory, prompts, atol):
 def test_small_checkpoint_matches_transformers_on_random_prompts(gpt2_small):
     gpt = trace_against_transformers(gpt2_small, [t for t in random_texts(6, seed=11) if t.strip()], atol=1e-4)
     assert gpt.tokenizer.kind == "bpe" and gpt.config.position_encoding == "learned"
+    assert gpt.dtype == np.float32 and gpt.trace("Hello")["logits"].dtype == np.float32   # a checkpoint: float32
+
+
+def test_our_model_computes_in_float64(gpt):
+    tr = gpt.trace("the")
+    assert gpt.dtype == np.float64 and tr["logits"].dtype == np.float64
+    assert tr["layers"][-1]["attn"]["weights"].dtype == np.float64
+
+
+def test_captions_name_a_checkpoint_by_its_config(gpt, gpt2_small):
+    """One rule names the model in every title note: ours in the lecture's words, a checkpoint from its config; each
+    form sayable by the voices (speech/spoken.py)."""
+    from model import NumpyGPT
+    from scenes.prompts import MODEL_WORDS, model_words
+    from speech.spoken import spoken, unsayable
+    small = NumpyGPT.load(gpt2_small)
+    assert model_words(gpt, "en") == "our own small trained GPT" and model_words(gpt, "zh") == "本项目训练的小型 GPT"
+    assert model_words(small, "en") == "a 2-layer GPT-2 checkpoint" and model_words(small, "zh") == "2 层的 GPT-2 检查点"
+    assert model_words(small, "en", "vocabulary", n="50,257") == "a 50,257-token vocabulary"
+    assert spoken(model_words(small, "en"), "en") == "a two-layer GPT-two checkpoint"
+    for form in MODEL_WORDS:
+        for model in (gpt, small):
+            for lang in ("en", "zh"):
+                words = model_words(model, lang, form, n=318)
+                assert not unsayable(spoken(words, lang), lang), words
+                assert ("our" in words or "我们" in words or "本项目" in words) == (model is gpt) or form == "vocabulary"
 
 
 def test_gpt2_small_shape_matches_transformers(gpt2_full):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 
 import numpy as np
 import pytest
@@ -25,6 +26,22 @@ def tex_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("gpt2-scenes")
 
 
+# a caption that names the model as ours (scenes.prompts.model_words names a checkpoint from its config instead)
+CLAIMS_OURS = re.compile(r"\b[Oo]ur (own|small|model|trained)|\b[Oo]urs\b|我们的?模型|我们训练|我们的小模型|本项目")
+# captions that still call a checkpoint ours, in beats this file's owner does not edit (strict: an entry fails once
+# the caption is fixed, so it is removed with the fix): (scene, caption key)
+KNOWN_OURS_CLAIMS = {("causal_mask", "context"), ("parameters", "ours_less"), ("parameters", "ours_more"),
+                     ("summary", "summary")}
+
+
+def assert_no_caption_claims_ours(name: str, captions: list[dict]) -> None:
+    """No caption of a checkpoint's render says the numbers are our model's (the title note first of all)."""
+    claims = {(name, c["key"]) for c in captions if CLAIMS_OURS.search(c["text"])}
+    assert claims - KNOWN_OURS_CLAIMS == set(), [c["text"] for c in captions if (name, c["key"]) in claims]
+    known = {k for k in KNOWN_OURS_CLAIMS if k[0] == name and k[1] in {c["key"] for c in captions}}
+    assert known <= claims, f"fixed, remove from KNOWN_OURS_CLAIMS: {sorted(known - claims)}"
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", CHECKPOINT_SCENES)
 def test_scene_plays_with_a_gpt2_checkpoint(name, lang, gpt2_small, tex_cache, monkeypatch):
@@ -35,6 +52,8 @@ def test_scene_plays_with_a_gpt2_checkpoint(name, lang, gpt2_small, tex_cache, m
     scene = run_dry(lean(cls), {"lang": lang}, tex_cache, frames=False)   # lean: as the caption sweep plays
     assert list(scene.snapshots) == spec.section_names(spec.resolve({"lang": lang}, {}, model=scene.gpt))
     assert scene.gpt.tokenizer.kind == "bpe"
+    assert scene.captions[0]["key"] == "title_note"
+    assert_no_caption_claims_ours(name, scene.captions)
     assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
 
 

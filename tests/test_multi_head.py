@@ -132,9 +132,28 @@ def test_labels_are_the_rounded_numbers(played):
         np.testing.assert_array_equal(thumb.values, np.asarray(layers[i // v["n_head"]][i % v["n_head"]]).T)
     for g, pattern in zip(s.grids, v["patterns"]):
         np.testing.assert_array_equal(g.values, pattern)
-    for part, h in zip(s.concat_parts, range(len(s.concat_parts))):   # each head's 16 cells, in order
-        expected = [s.legend.colour_scale.colour(abs(x)).to_hex() for x in v["head_out"][h]]
-        assert [c.get_fill_color().to_hex() for c in part] == expected
+    for h, part in enumerate(s.concat_parts):     # each head's part of the trace's concat: its 16 cells, in order
+        assert part.indices_shown == list(range(v["d_head"])) and part.gap is None     # ours: every entry drawn
+        expected = [s.legend.colour_scale.colour(abs(x)).to_hex() for x in v["concat"][h * v["d_head"]:][:v["d_head"]]]
+        assert [c.get_fill_color().to_hex() for c in part.cells] == expected
+        np.testing.assert_array_equal(v["concat"][h * v["d_head"]:][:v["d_head"]], v["head_out"][h])
+    assert s.heads_named == list(range(v["n_head"])) and len(s.concat_ticks) == v["n_head"]
+
+
+def test_a_strip_too_narrow_for_every_entry_is_cut_honestly():
+    """A checkpoint's 64 numbers per head under a narrow grid: the first entries, ⋯, the real last entry."""
+    from scenes.components import ColourScale
+    from scenes.components.vectors import MagnitudeStrip
+    values = np.linspace(-1, 1, 64)
+    scale = ColourScale.magnitude_for(values)
+    whole = MagnitudeStrip(values[:16], scale, width=2.3)
+    assert whole.indices_shown == list(range(16)) and whole.gap is None
+    cut = MagnitudeStrip(values, scale, width=0.6)
+    shown = [i for i in cut.indices_shown if i is not None]
+    assert cut.indices_shown[-2:] == [None, 63] and shown == list(range(len(shown) - 1)) + [63]
+    assert len(cut.cells) == len(shown) >= 3 and cut.gap is not None
+    assert [c.get_fill_color().to_hex() for c in cut.cells] == [scale.colour(abs(values[i])).to_hex() for i in shown]
+    assert cut.width <= 0.6 + 1e-9 and min(c.width for c in cut.cells) >= 0.9 * MagnitudeStrip.MIN_CELL - 1e-9
 
 
 # --- rendering through render.py, and the manifest as proof --------------------------------------------------

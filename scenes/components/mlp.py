@@ -37,10 +37,11 @@ class GeluPlot(VGroup):
         # the x axis's numbers under it; under the negative half, below the lowest the curve and its points reach
         # (GELU dips to about -0.17 there), so that no point lies under a number
         low = self.axes.c2p(0, 0)[1] - self.axes.c2p(0, min(float(cy.min()), float(act.min()), 0.0))[1]
+        step = self.tick_step(x0, x1, width)
         for v in range(int(x0), int(x1) + 1):
-            if v != 0:
+            if v != 0 and v % step == 0:
                 below = 0.32 if v > 0 else max(0.32, low + 0.2)
-                self.ticks.add(NumberText(style.signed(v, 0) if v < 0 else str(v), SMALL, MUTED)
+                self.ticks.add(NumberText(self.tick_text(v), SMALL, MUTED)
                                .place(0, 0).move_to(self.axes.c2p(v, 0) + np.array([0, -below, 0])))
         for v in range(1, int(y1) + 1):
             self.ticks.add(NumberText(str(v), SMALL, MUTED).place(0, 0)
@@ -50,6 +51,23 @@ class GeluPlot(VGroup):
         self.x_label.move_to(self.axes.c2p(x1, 0) + np.array([-self.x_label.width / 2, -0.78, 0]))
         self.ticks.add(self.x_label)
         self.add(self.axes, self.ticks, self.curve, self.dots)
+
+
+    TICK_STEPS = (1, 2, 5, 10, 20, 50, 100)
+    TICK_GAP = 0.25     # scene units between two numbers of the x axis, at least
+
+    @staticmethod
+    def tick_text(v: int) -> str:
+        return style.signed(v, 0) if v < 0 else str(v)
+
+    @classmethod
+    def tick_step(cls, x0: float, x1: float, width: float) -> int:
+        """The x axis is numbered every 1, or every 2, 5, 10, ... where a wide range of x would bring the numbers
+        closer than TICK_GAP: the smallest step whose pitch holds the widest number (an end's) and the gap."""
+        unit = width / max(x1 - x0, 1e-9)
+        widest = max(NumberText(cls.tick_text(int(v)), SMALL, MUTED).width for v in (x0, x1) if v != 0) \
+            if (x0, x1) != (0, 0) else 0.0
+        return next((s for s in cls.TICK_STEPS if s * unit >= widest + cls.TICK_GAP), cls.TICK_STEPS[-1])
 
 
 class NeuronStrip(VGroup):

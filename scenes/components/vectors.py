@@ -35,6 +35,7 @@ class VectorColumn(VGroup):
         super().__init__()
         values = np.asarray(values, dtype=np.float64).ravel()
         self.values, self.indices_shown = values, shown_indices(len(values), shown)
+        self.decimals = decimals
         scale = float(np.abs(values).max()) if values.size else 0.0
         self.entries = VGroup()
         for row, i in enumerate(self.indices_shown):
@@ -58,25 +59,31 @@ class MatrixGrid(VGroup):
     """A matrix as a grid of weight-coloured cells: real corner rows and columns, ⋯ and ⋮, and its true shape."""
 
     def __init__(self, matrix, *, name: str, rows: int = 5, cols: int = 5, cell: float = 0.95,
-                 decimals: int = 1, numbers: bool = True, font_size: float = LABEL):
+                 decimals: int | None = None, numbers: bool = True, font_size: float = LABEL,
+                 cell_width: float | None = None):
+        """cell: the cells' pitch (their height is 0.62 of it); cell_width: a wider pitch across, for longer labels."""
         super().__init__()
         M = np.asarray(matrix, dtype=np.float64)
         if M.ndim != 2:
             raise ValueError("MatrixGrid needs a 2-D array")
         self.matrix = M
         self.rows_shown, self.cols_shown = shown_indices(M.shape[0], rows), shown_indices(M.shape[1], cols)
+        if decimals is None:   # one rule per matrix over the entries it shows (style.decimals_for)
+            decimals = style.decimals_for([M[i, j] for i in self.rows_shown if i is not None
+                                           for j in self.cols_shown if j is not None])
+        self.decimals = decimals
         scale = float(np.abs(M).max()) if M.size else 0.0
         self.colour_scale = ColourScale("signed", scale) if scale > 0 else None  # the one fixed scale of this matrix
         self.cells = VGroup()
-        h = cell * 0.62
+        h, w = cell * 0.62, cell_width or cell
         for r, i in enumerate(self.rows_shown):
             for c, j in enumerate(self.cols_shown):
-                centre = np.array([c * cell, -r * h, 0])
+                centre = np.array([c * w, -r * h, 0])
                 if i is None or j is None:
                     mark = "\u22f1" if i is None and j is None else ("\u22ee" if i is None else "\u22ef")
                     self.cells.add(Label(mark, font_size=font_size, color=MUTED).move_to(centre))
                     continue
-                square = Rectangle(width=cell * 0.94, height=h * 0.9, stroke_width=0,
+                square = Rectangle(width=w * 0.94, height=h * 0.9, stroke_width=0,
                                    fill_color=style.weight_colour(M[i, j], scale), fill_opacity=1).move_to(centre)
                 group = VGroup(square)
                 if numbers:
@@ -104,18 +111,22 @@ class MatrixVectorProduct(VGroup):
 
     def __init__(self, matrix, vector, output, *, lang: str, name: str, bias=None, rows: int = 6, cols: int = 6,
                  colour=TEXT, vector_label: str | None = None, output_label: str | None = None,
-                 bias_label: str | None = None, cell: float = 0.9, decimals: int = 1, legend_title: str | None = None,
+                 bias_label: str | None = None, cell: float = 0.9, decimals: int = 1,
+                 legend_title: str | None = None,
                  legend_width: float = 2.4):
         super().__init__()
         M = np.asarray(matrix, dtype=np.float64)
         x, out = np.asarray(vector, np.float64).ravel(), np.asarray(output, np.float64).ravel()
         if M.shape != (out.size, x.size):
             raise ValueError(f"a {M.shape} matrix cannot map {x.size} numbers to {out.size}")
-        self.colour, self.decimals = colour, decimals
-        self.matrix = MatrixGrid(M, name=name, rows=rows, cols=cols, cell=cell, font_size=SMALL)
+        self.colour = colour
+        decimals_w, cell_w, cols = self.matrix_labels(M, rows, cols, cell)
+        self.matrix = MatrixGrid(M, name=name, rows=rows, cols=cols, cell=cell, font_size=SMALL, decimals=decimals_w,
+                                 cell_width=cell_w)
         pitch = cell * 0.62
         self.vector = VectorColumn(x, lang=lang, shown=cols, pitch=0.5, label=vector_label)
-        self.output = VectorColumn(out, lang=lang, shown=rows, pitch=pitch, label=output_label)
+        self.output = VectorColumn(out, lang=lang, shown=rows, pitch=pitch, label=output_label, decimals=decimals)
+        self.decimals = decimals     # the output's labels, as they count up (the matrix's own: style.decimals_for)
         self.output.brackets.set_color(colour)
         self.output.size_label.set_color(colour)
         self.bias = None
@@ -141,11 +152,28 @@ class MatrixVectorProduct(VGroup):
         for sym in [s for s in (self.plus, self.equals) if s is not None]:
             sym.shift(UP * (matrix_mid - sym.get_center()[1]))
         self.add(*parts)
+        self._labels_below_matrix()
         self._stagger_labels()
         for entry in self.output.entries:
             entry.set_opacity(0)
         self.legend = ColourLegend(self.matrix.colour_scale, legend_title, width=legend_width, inline=True) \
             if legend_title else None
+
+    @staticmethod
+    def matrix_labels(M, rows: int, cols: int, cell: float) -> tuple[int, float, int]:
+        """The matrix's decimals (style.decimals_for over the entries shown), its cells' width and its columns shown:
+        labels of more than one decimal get cells as wide as the widest, and as many fewer columns as keep the
+        matrix about as wide (at least 2 before the ⋯)."""
+        def corner(c):
+            return [M[i, j] for i in shown_indices(M.shape[0], rows) if i is not None
+                    for j in shown_indices(M.shape[1], c) if j is not None]
+        decimals = style.decimals_for(corner(cols))
+        if decimals == style.WEIGHT_DECIMALS:
+            return decimals, cell, cols
+        widest = max(NumberText(style.signed(v, decimals), SMALL).width for v in corner(cols))
+        cell_w = max(cell, widest / 0.94 + 0.08)
+        fewer = max(3, int((cols + 1) * cell / cell_w + 1e-9) - 1)
+        return style.decimals_for(corner(fewer)), cell_w, fewer
 
     def place_legend(self, bar_left: float, top: float) -> ColourLegend:
         """Its matrix's legend (given legend_title), placed by its bar: the bar's left end at bar_left, its top at
@@ -160,6 +188,16 @@ class MatrixVectorProduct(VGroup):
         if self.bias is not None:
             parts += [self.plus, VGroup(self.bias.entries, self.bias.brackets)]
         return VGroup(*parts)
+
+    def _labels_below_matrix(self, clearance: float = 0.0) -> None:
+        """A column's size label that hangs left into the matrix's rows (wide cells of long labels leave the input
+        vector's label under the matrix's last row) moves down to the matrix's shape label's line."""
+        cells = self.matrix.cells
+        for column in [c for c in (self.vector, self.bias, self.output) if c is not None]:
+            label = column.size_label
+            if label.get_left()[0] < cells.get_right()[0] + clearance and \
+                    label.get_top()[1] > cells.get_bottom()[1] - clearance:
+                label.shift(UP * (self.matrix.shape_label.get_top()[1] - label.get_top()[1]))
 
     def _stagger_labels(self, gap: float = 0.25, drop: float = 0.42) -> None:
         """Size labels hang wider than their columns: a label that would touch its left neighbour drops a line."""
@@ -302,22 +340,46 @@ class Heatmap(VGroup):
 
 
 class MagnitudeStrip(VGroup):
-    """A vector as one row of cells, every entry shown (nothing elided): dark -> white by |entry| on one fixed
-    ColourScale("magnitude", limit) shared by every strip it is compared with (and its ColourLegend)."""
+    """A vector as one row of cells: dark -> white by |entry| on one fixed ColourScale("magnitude", limit) shared by
+    every strip it is compared with (and its ColourLegend).
+
+    Every entry is a cell while a cell is at least MIN_CELL wide. A longer vector (a checkpoint's 64 numbers per
+    head under a 0.5-wide grid) is cut by the visual language's rule for vectors: its real first entries, "⋯", and
+    its real last entry (`indices_shown`, None for the gap), in as many cells of MIN_CELL as the width holds; its
+    true length is said by the caller's label. `cells` are the entries drawn (the "⋯" is `gap`, not a cell)."""
+
+    MIN_CELL = 0.08        # scene units: about 5 px at 480p, the narrowest cell told apart from its neighbours
+    GAP_WIDTH = 0.3        # the room of the "⋯" in a cut strip
 
     def __init__(self, values, scale: ColourScale, *, width: float, height: float = 0.3):
         super().__init__()
         self.values, self.colour_scale = np.asarray(values, dtype=np.float64).ravel(), scale
-        step = width / self.values.size
-        self.cells = VGroup(*[Rectangle(width=step * 0.9, height=height, stroke_color=style.CELL_OUTLINE,
-                                        stroke_width=1, fill_color=scale.colour(abs(v)), fill_opacity=1)
-                              .move_to([(i + 0.5) * step, 0, 0]) for i, v in enumerate(self.values)])
+        n = self.values.size
+        if width / n >= self.MIN_CELL:
+            self.indices_shown, gap_w = list(range(n)), 0.0
+        else:   # the first entries, the gap, the last: at least one before the gap
+            fits = max(int((width - self.GAP_WIDTH) / self.MIN_CELL), 2)
+            self.indices_shown, gap_w = shown_indices(n, fits), self.GAP_WIDTH
+        step = (width - gap_w) / sum(i is not None for i in self.indices_shown)
+        self.cells, self.gap, x = VGroup(), None, 0.0
+        for i in self.indices_shown:
+            if i is None:
+                self.gap = Label("\u22ef", font_size=SMALL, color=MUTED).move_to([x + gap_w / 2, 0, 0])
+                x += gap_w
+                continue
+            self.cells.add(Rectangle(width=step * 0.9, height=height, stroke_color=style.CELL_OUTLINE,
+                                     stroke_width=1, fill_color=scale.colour(abs(self.values[i])), fill_opacity=1)
+                           .move_to([x + step / 2, 0, 0]))
+            x += step
         self.add(self.cells)
+        if self.gap is not None:
+            self.add(self.gap)
 
     def recolour(self, values) -> list:
         """Animations to new values on the same scale."""
         self.values = np.asarray(values, dtype=np.float64).ravel()
-        return [c.animate.set_fill(self.colour_scale.colour(abs(v)), opacity=1) for c, v in zip(self.cells, self.values)]
+        drawn = [self.values[i] for i in self.indices_shown if i is not None]
+        return [c.animate.set_fill(self.colour_scale.colour(abs(v)), opacity=1) for c, v in zip(self.cells, drawn)]
 
 
 def magnitude_scale(*arrays) -> ColourScale:
