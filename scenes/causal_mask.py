@@ -62,6 +62,9 @@ S = CHAPTER_STRINGS | Strings({
     "summary": {"en": "Masked and normalised, one line per query: these weights say\n"
                       "how much of each earlier token flows into the query.",
                 "zh": "遮罩并归一化后，每个查询一列：这些权重表示\n每个之前的词有多少信息流入这个查询。"},
+    "where_head": {"en": "layer {layer}, head {head}", "zh": "第 {layer} 层，第 {head} 个头"},   # the closing map
+    "where_pair": {"en": "\"{focus}\" → \"{key}\"", "zh": "\u201c{focus}\u201d → \u201c{key}\u201d"},
+    "where_weight": {"en": "weight {w}", "zh": "权重 {w}"},
     "scaled_scale": {"en": "q·k ÷ {root}", "zh": "q·k ÷ {root}"},
     "weight_scale_attn": {"en": "attention", "zh": "注意力权重"},
     "prompt_n": {"en": "our prompt: n = {n}", "zh": "本提示词：n = {n}"},
@@ -251,6 +254,19 @@ class CausalMask(AttentionChapterScene):
                                  "context_cells": n_ctx * n_ctx, "n_layer": L,
                                  "gpt3": {"n_positions": g.n_positions, "cells": g.n_positions ** 2,
                                           "n_head": g.n_head, "n_layer": g.n_layer}}
+
+    def beat_summary(self):
+        """Where the weights are made: the pipeline lit at this head's layer's attention, with the focus's weight on
+        the key the head looks back to."""
+        self.say("summary")
+        h = self.h
+        weight = float(h.weights[h.focus][h.source])
+        self.show_where([f"attention:{h.layer}"], [
+            (self.s("where_head", layer=style.shown(h.layer), head=style.shown(h.head)), style.MUTED),
+            (self.s("where_pair", focus=style.token_label(h.tokens[h.focus]), key=style.token_label(h.tokens[h.source])),
+             QUERY),
+            (self.s("where_weight", w=style.percent(weight)), style.TEXT)],
+            layer=h.layer, head=h.head, query=h.focus, key=h.source, weight=weight)
 
     # --- building the pieces ----------------------------------------------------------------------
     def line_sum(self, numbers, total: float) -> VGroup:
