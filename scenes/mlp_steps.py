@@ -85,7 +85,7 @@ S = SHARED | Strings({
     "summary": {"en": "The MLP asks many questions of each token on its own,\n"
                       "and adds the answers' directions back into its vector.",
                 "zh": "MLP 对每个词元单独提出许多问题，\n再把答案对应的方向加回它的向量。"},
-    "where_asks": {"en": "{n} neurons, at \"{focus}\"", "zh": "{n} 个神经元，在\u201c{focus}\u201d处"},   # the closing map
+    "where_at": {"en": "at \"{focus}\":", "zh": "在\u201c{focus}\u201d处："},   # the closing map
 })
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
@@ -493,6 +493,6 @@ class MlpSteps(LectureScene):
         self.say("summary")
         m = self.m
         self.show_where([f"mlp:{m.layer}"], [
-            (self.s("where_asks", n=m.n, focus=style.token_label(m.tokens[m.focus])), MUTED),
+            (self.s("where_at", focus=style.token_label(m.tokens[m.focus])), MUTED),
             (self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n), NEURON_ACTIVE)],
             layer=m.layer, d_mlp=m.n, active_count=m.n_active, threshold=m.threshold)

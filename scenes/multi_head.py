@@ -57,7 +57,7 @@ S = SHARED | ATTENTION | Strings({
     "summary": {"en": "Every head looks in its own way and writes its own \u0394E;\n"
                       "W_O combines them into one update for each token.",
                 "zh": "每个头用自己的方式观察，写出自己的 \u0394E；\nW_O 把它们合成每个词元的一次更新。"},
-    "where_looks": {"en": "where \"{focus}\" looks most:", "zh": "\u201c{focus}\u201d最关注："},   # the closing map
+    "where_looks": {"en": "top key of \"{focus}\":", "zh": "\u201c{focus}\u201d最关注："},   # the closing map
     "where_one": {"en": "head {head}: \"{word}\" {w}", "zh": "头 {head}：\u201c{word}\u201d {w}"},
     "where_more": {"en": "\u22ef {n} more heads", "zh": "\u22ef 另外 {n} 个头"},
     "head": {"en": "head {h}", "zh": "头 {h}"},

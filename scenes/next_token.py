@@ -58,9 +58,9 @@ S = SHARED | Strings({
     "summary": {"en": "A GPT turns all the words so far into a distribution\n"
                       "over the next one. Drawing from it, again and again, writes.",
                 "zh": "GPT 把已有的全部词变成下一个词的概率分布。\n一次次从中抽词，就写出了文字。"},
-    "where_after": {"en": "after \"{last}\", most likely:", "zh": "\u201c{last}\u201d之后最可能："},   # the closing map
+    "where_after": {"en": "after \"{last}\":", "zh": "\u201c{last}\u201d之后："},   # the closing map
     "where_top": {"en": "\"{word}\"  {p}", "zh": "\u201c{word}\u201d {p}"},
-    "where_vocab": {"en": "one of {n} probabilities", "zh": "{n} 个概率之一"},
+    "where_vocab": {"en": "the most likely of {n}", "zh": "{n} 个词中最可能"},
     "temperature": {"en": "temperature T = {t}", "zh": "温度 T = {t}"},
     "temperature_note": {"en": "(see the softmax chapter)", "zh": "（见 softmax 一章）"},
     "seed": {"en": "random seed {seed}", "zh": "随机种子 {seed}"},

@@ -66,7 +66,8 @@ S = CHAPTER_STRINGS | Strings({
                       "Next: the causal mask, and a softmax down each query's line.",
                 "zh": "查询提问，键来回答：q·k 越大，越是“看这里”。\n接下来：因果遮罩，以及对每个查询那一列做 softmax。"},
     "where_head": {"en": "layer {layer}, head {head}", "zh": "第 {layer} 层，第 {head} 个头"},   # the closing map
-    "where_pair": {"en": "\"{focus}\" · \"{key}\"", "zh": "\u201c{focus}\u201d · \u201c{key}\u201d"},
+    "where_query": {"en": "query \"{focus}\"", "zh": "查询\u201c{focus}\u201d"},
+    "where_key": {"en": "key \"{src}\"", "zh": "键\u201c{src}\u201d"},
     "where_score": {"en": "q·k ÷ {root} = {s}", "zh": "q·k ÷ {root} = {s}"},
     "n_scores": {"en": "{n} scores", "zh": "{n} 个分数"},
     "entry_scale": {"en": "size of entry", "zh": "分量大小"},
@@ -272,8 +273,8 @@ class QueriesKeys(AttentionChapterScene):
         score = float(h.scaled[h.focus][h.source])
         self.show_where([f"attention:{h.layer}"], [
             (self.s("where_head", layer=style.shown(h.layer), head=style.shown(h.head)), style.MUTED),
-            (self.s("where_pair", focus=style.token_label(h.tokens[h.focus]), key=style.token_label(h.tokens[h.source])),
-             QUERY),
+            (self.s("where_query", focus=style.token_label(h.tokens[h.focus])), QUERY),
+            (self.s("where_key", src=style.token_label(h.tokens[h.source])), style.KEY),
             (self.s("where_score", root=f"{math.sqrt(h.d_head):g}", s=style.signed(score, 1)), style.TEXT)],
             layer=h.layer, head=h.head, query=h.focus, key=h.source, scaled_score=score)
 

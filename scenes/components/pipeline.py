@@ -17,10 +17,10 @@ parts only, never on the language: English and Chinese share one layout.
 
 from __future__ import annotations
 
-from manim import Create, FadeIn, Line, RoundedRectangle, VGroup
+from manim import Circle, Create, FadeIn, Line, RoundedRectangle, VGroup
 
 from .. import style
-from ..style import ACCENT, LABEL, MUTED, SMALL, TEXT, Strings
+from ..style import ACCENT, MUTED, SMALL, TEXT, Strings
 from .text import Label, LayoutError
 
 STRINGS = Strings({
@@ -40,8 +40,8 @@ LAYER_LABEL_RIGHT = -4.95
 PITCH = 0.55                       # row to row, at most (a deep model's rows come closer)
 TOP, BOTTOM = 3.3, -2.0            # the first and last rows' centres may reach these
 CENTRE_Y = 0.6                     # a short map is centred here, between the top and the caption
-CALLOUT_LEFT, CALLOUT_PITCH = 0.95, 0.5
-LINE_H = 0.4                       # a line of the numbers, about (LABEL's height with its descender)
+CALLOUT_LEFT, CALLOUT_PITCH = 0.85, 0.5
+LINE_H = 0.4                       # a line of the numbers, about (SMALL's height with its descender)
 MAX_LAYER_ROWS = 3                 # the architecture scene draws every layer up to this depth
 
 
@@ -55,8 +55,8 @@ def _parts(part: str, n_layer: int) -> set[str]:
 class PipelineMap(VGroup):
     """The pipeline with the parts in `lit` framed, and `lines` ((text, colour), top to bottom) beside them.
 
-    Groups: `base` (boxes, names, layer labels, stream), `frames` (the lit boxes' white frames), `callout` (the
-    lines) and `links` (from each lit box to the lines). `lit_parts` lists the lit parts, expanded."""
+    Groups: `base` (boxes, names, layer labels, the stream and its joins), `frames` (the lit boxes' white frames),
+    `callout` (the lines) and `links` (a bar beside the lines, and a line from each lit box to it). `lit_parts` lists the lit parts, expanded."""
 
     def __init__(self, n_layer: int, *, lit: list[str], lines: list[tuple[str, object]], lang: str):
         super().__init__()
@@ -89,9 +89,8 @@ class PipelineMap(VGroup):
             box.move_to([(BOX_LEFT + BOX_RIGHT) / 2, y, 0])
             name = Label(text, font_size=SMALL, color=TEXT if lit_here else MUTED).move_to([0, y, 0])
             name.shift([(BOX_LEFT + 0.15) - name.get_left()[0], 0, 0])
-            link = Line([STREAM_X, y, 0], [BOX_LEFT, y, 0], stroke_color=style.EMBEDDING, stroke_width=2)
             self.boxes[part] = VGroup(box, name)
-            self.base.add(link, box, name)
+            self.base.add(self.join(part, y), box, name)
             if layer_label is not None:
                 label = Label(layer_label, font_size=SMALL, color=MUTED).move_to([0, y - pitch / 2, 0])
                 self.base.add(label.shift([LAYER_LABEL_RIGHT - label.get_right()[0], 0, 0]))
@@ -107,14 +106,33 @@ class PipelineMap(VGroup):
         low, high = ys[-1] - (BOX_H - LINE_H) / 2 + half, ys[0] + (BOX_H - LINE_H) / 2 - half
         middle = min(max(sum(lit_ys) / len(lit_ys), low), high)
         for i, (text, colour) in enumerate(lines):
-            line = Label(text, font_size=LABEL, color=colour).move_to([0, middle + half - i * pitch_lines, 0])
+            line = Label(text, font_size=SMALL, color=colour).move_to([0, middle + half - i * pitch_lines, 0])
             self.callout.add(line.shift([CALLOUT_LEFT - line.get_left()[0], 0, 0]))
             if line.get_right()[0] > style.safe_half_width():
                 raise LayoutError(f"PipelineMap: the line {text!r} runs past the title-safe area ({lang})")
+        # a bar beside the lines, and from each lit box a line to it (level with the box where the bar reaches)
+        bar_x, bar_top, bar_bottom = CALLOUT_LEFT - 0.15, self.callout.get_top()[1], self.callout.get_bottom()[1]
+        self.links.add(Line([bar_x, bar_top, 0], [bar_x, bar_bottom, 0], stroke_color=ACCENT, stroke_width=2))
         for y in lit_ys:
-            self.links.add(Line([BOX_RIGHT + 0.06, y, 0], [CALLOUT_LEFT - 0.2, middle, 0], stroke_color=ACCENT,
-                                stroke_width=2))
+            self.links.add(Line([BOX_RIGHT + 0.06, y, 0], [bar_x, min(max(y, bar_bottom), bar_top), 0],
+                                stroke_color=ACCENT, stroke_width=2))
         self.add(self.base, self.frames, self.links, self.callout)
+
+    @staticmethod
+    def join(part: str, y: float) -> VGroup:
+        """Where a row meets the residual stream: a block adds to it at a ⊕; the embedding writes it and the final
+        LayerNorm reads it; the unembedding reads the final LayerNorm (no line to the stream)."""
+        if part == "unembedding":
+            return VGroup()
+        if part in ("embedding", "ln_f"):
+            return VGroup(Line([STREAM_X, y, 0], [BOX_LEFT, y, 0], stroke_color=style.EMBEDDING, stroke_width=2))
+        r = 0.09
+        return VGroup(Circle(radius=r, stroke_color=style.EMBEDDING, stroke_width=2).move_to([STREAM_X, y, 0]),
+                      Line([STREAM_X - 0.06, y, 0], [STREAM_X + 0.06, y, 0], stroke_color=style.EMBEDDING,
+                           stroke_width=2),
+                      Line([STREAM_X, y - 0.06, 0], [STREAM_X, y + 0.06, 0], stroke_color=style.EMBEDDING,
+                           stroke_width=2),
+                      Line([STREAM_X + r, y, 0], [BOX_LEFT, y, 0], stroke_color=style.EMBEDDING, stroke_width=2))
 
     def rows(self) -> list[tuple[str, object, str, str | None]]:
         """(kind, part, text, the layer's label if the row starts a layer) top to bottom; a gap's part is the set of
