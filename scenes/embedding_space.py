@@ -58,7 +58,7 @@ S = SHARED | Strings({
                    "zh": "按全部 {d} 个数的余弦，离\u201c{word}\u201d最近的词：\n这 {n} 个里有 {k} 个是动物。"},
     "summary": {"en": "Meaning shows up as directions in the embedding:\nmeasured, held out, and checked against chance.",
                 "zh": "含义表现为嵌入空间中的方向：\n测出来、留出检验、并与随机对照。"},
-    "where_measured": {"en": "held out, measured: {acc}", "zh": "留出检验，实测：{acc}"},   # the closing map
+    "where_measured": {"en": "measured: {acc}", "zh": "实测：{acc}"},   # the closing map
     "where_shuffled": {"en": "shuffled labels: {null}", "zh": "打乱标签：{null}"},
     "water": {"en": "water", "zh": "水中"}, "land": {"en": "land", "zh": "陆地"},
     "big": {"en": "big", "zh": "大"}, "small": {"en": "small", "zh": "小"},
