@@ -216,12 +216,6 @@ class SuperpositionInGpt(LectureScene):
                           within=e["within_85_95"], random=e["random_within_85_95"])
         self.say(key, n=e["words"], d=e["dim"], s=style.percent(e["within_85_95"]),
                  r=style.percent(e["random_within_85_95"]))
-        f = self.fact
-        self.show_where(["embedding", "mlp:*"], [
-            (self.s("where_words", n=e["words"], d=e["dim"]), TEXT),
-            (self.s("where_push", answer=f["answer"]), TEXT),
-            (self.s("where_from", half=f["for_half"], all=f["neurons"]), MUTED)],
-            words=e["words"], dim=e["dim"], for_half=f["for_half"], neurons=f["neurons"])
         self.play(FadeIn(self.emb_header), FadeIn(self.hist.axis), FadeIn(self.hist.ticks), run_time=STEP)
         self.play(GrowFromEdge(self.hist.bars, DOWN), FadeIn(self.emb_legend[0]), run_time=STEP)
         self.play(FadeIn(self.random_curve), FadeIn(self.emb_legend[1]), run_time=STEP)
@@ -261,3 +255,9 @@ class SuperpositionInGpt(LectureScene):
                                 words=e["words"], dim=e["dim"])
         self.say(key, n=e["words"], d=e["dim"], s=style.percent(e["within_85_95"]),
                  r=style.percent(e["random_within_85_95"]))
+        f = self.fact
+        self.show_where(["embedding", "mlp:*"], [
+            (self.s("where_words", n=e["words"], d=e["dim"]), TEXT),
+            (self.s("where_push", answer=f["answer"]), TEXT),
+            (self.s("where_from", half=f["for_half"], all=f["neurons"]), MUTED)],
+            words=e["words"], dim=e["dim"], for_half=f["for_half"], neurons=f["neurons"])
