@@ -41,6 +41,7 @@ PITCH = 0.55                       # row to row, at most (a deep model's rows co
 TOP, BOTTOM = 3.3, -2.0            # the first and last rows' centres may reach these
 CENTRE_Y = 0.6                     # a short map is centred here, between the top and the caption
 CALLOUT_LEFT, CALLOUT_PITCH = 0.85, 0.5
+BASELINE_DROP = 0.1                # a line's baseline below its middle (so every line is spaced alike)
 LINE_H = 0.4                       # a line of the numbers, about (SMALL's height with its descender)
 MAX_LAYER_ROWS = 3                 # the architecture scene draws every layer up to this depth
 
@@ -106,7 +107,7 @@ class PipelineMap(VGroup):
         low, high = ys[-1] - (BOX_H - LINE_H) / 2 + half, ys[0] + (BOX_H - LINE_H) / 2 - half
         middle = min(max(sum(lit_ys) / len(lit_ys), low), high)
         for i, (text, colour) in enumerate(lines):
-            line = Label(text, font_size=SMALL, color=colour).move_to([0, middle + half - i * pitch_lines, 0])
+            line = Label(text, font_size=SMALL, color=colour).on_baseline(middle + half - i * pitch_lines - BASELINE_DROP)
             self.callout.add(line.shift([CALLOUT_LEFT - line.get_left()[0], 0, 0]))
             if line.get_right()[0] > style.safe_half_width():
                 raise LayoutError(f"PipelineMap: the line {text!r} runs past the title-safe area ({lang})")
