@@ -60,9 +60,6 @@ S = SHARED | Strings({
                              "\"{answer}\" has the top logit (score) from the embedding on.",
                        "zh": "logit 透镜把每个模块之后的残差流都当作最后一层来反嵌入：\n"
                              "从嵌入起，\u201c{answer}\u201d的 logit（分数）一直排第一。"},
-    "summary": {"en": "Embed, let every block add to the stream, unembed:\n"
-                      "the prediction is built up layer by layer.",
-                "zh": "先嵌入，再由各模块逐个往残差流里添加，最后反嵌入：\n预测是一层一层搭起来的。"},
     "embedding": {"en": "embedding", "zh": "嵌入"},
     "attention": {"en": "attention", "zh": "注意力"},
     "mlp": {"en": "MLP", "zh": "MLP"},

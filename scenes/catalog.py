@@ -171,7 +171,7 @@ ARCHITECTURE = SceneSpec(
             "prediction read after every block.",
     params=(LOOKBACK_PROMPT, FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "pipeline", "stream", "gpt3", "unembed", "lens", "summary"],
+    sections=lambda p: ["title", "pipeline", "stream", "gpt3", "unembed", "lens"],
 )
 
 EMBEDDING_SPACE = SceneSpec(
@@ -192,7 +192,7 @@ SUMMARY = SceneSpec(
     summary="The close: global context, parallel processing, rich representations and scaling, each with a number "
             "from our model (or GPT-3's config).",
     params=(LOOKBACK_PROMPT, LANG),
-    sections=lambda p: ["title", "context", "parallel", "representations", "scaling", "summary"],
+    sections=lambda p: ["title", "context", "parallel", "representations", "scaling"],
 )
 
 ADD_NORM = SceneSpec(
@@ -330,7 +330,7 @@ NEAR_ORTHOGONAL = SceneSpec(
             "in 100-d over a real optimisation; the Welch/Levenstein bound; how the room within 89-91 degrees grows; "
             "the Johnson-Lindenstrauss lemma beside a random projection of 10,000 perpendicular directions.",
     params=(LANG,),
-    sections=lambda p: ["title", "exact", "histogram", "bound", "where", "lemma", "summary"],
+    sections=lambda p: ["title", "exact", "histogram", "bound", "where", "lemma"],
 )
 
 TOY_SUPERPOSITION = SceneSpec(
@@ -339,7 +339,7 @@ TOY_SUPERPOSITION = SceneSpec(
     summary="The toy model of Elhage et al. (2022): W's five columns in the plane over training at four sparsities, "
             "each feature's D_i and the loss, and the geometry (two orthogonal features to a pentagon) by rule.",
     params=(LANG,),
-    sections=lambda p: ["title", "model", "train", "dims", "geometry", "summary"],
+    sections=lambda p: ["title", "model", "train", "dims", "geometry"],
 )
 
 def _ends_with_a_person(values, model):

@@ -58,6 +58,8 @@ S = SHARED | Strings({
                    "zh": "按全部 {d} 个数的余弦，离\u201c{word}\u201d最近的词：\n这 {n} 个里有 {k} 个是动物。"},
     "summary": {"en": "Meaning shows up as directions in the embedding:\nmeasured, held out, and checked against chance.",
                 "zh": "含义表现为嵌入空间中的方向：\n测出来、留出检验、并与随机对照。"},
+    "where_measured": {"en": "measured: {acc}", "zh": "实测：{acc}"},   # the closing map
+    "where_shuffled": {"en": "shuffled labels: {null}", "zh": "打乱标签：{null}"},
     "water": {"en": "water", "zh": "水中"}, "land": {"en": "land", "zh": "陆地"},
     "big": {"en": "big", "zh": "大"}, "small": {"en": "small", "zh": "小"},
     "legend_size": {"en": "large dot: big creature", "zh": "大圆点：大型动物"},
@@ -132,6 +134,15 @@ class EmbeddingSpace(LectureScene):
         self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in self.neighbour_bars.bars], lag_ratio=0.15),
                   FadeIn(self.neighbour_numbers), *[Create(r) for r in self.neighbour_rings], run_time=2 * STEP)
         self.wait(PAUSE)
+
+    def beat_summary(self):
+        """Where the directions live: the pipeline lit at the embedding, with the held-out accuracy and chance's."""
+        self.say("summary")
+        self.show_where(["embedding"], [
+            (self.s("held_out"), style.MUTED),
+            (self.s("where_measured", acc=style.percent(self.held["measured"])), style.TEXT),
+            (self.s("where_shuffled", null=style.percent(self.held["null_mean"])), style.MUTED)],
+            held_out={"measured": self.held["measured"], "null_mean": self.held["null_mean"]})
 
     def show_bars(self, group):
         header, labels, bars, numbers = group

@@ -44,7 +44,7 @@ from manim.utils.exceptions import EndSceneEarlyException
 
 from . import style
 from .catalog import SCENES
-from .components import Label, caption, math_tex
+from .components import Label, PipelineMap, caption, math_tex
 from .params import ParamError, SceneSpec, pick_section
 from .prompts import model_words
 from speech.narrator import SPEECH_GAP, Narrator
@@ -179,8 +179,18 @@ class LectureScene(Scene):
             self.narrator.check_recordings({"title_note", *self.strings.table}, complete)
 
     def beat_summary(self) -> None:
-        """The closing beat: the scene's "summary" caption, held until it is read."""
+        """The closing beat: the scene's "summary" caption, held until it is read. A scene's own closing beat draws
+        its one idea anew: say its caption, then show_where()."""
         self.say("summary")
+
+    def show_where(self, lit: list[str], lines: list[tuple[str, object]], **numbers) -> None:
+        """The closing beat's picture: the model's pipeline, lit at the parts this scene is about (`lit`, see
+        components.PipelineMap), with `lines` (text, colour) beside them: the scene's numbers, each read from the
+        model. `numbers` (full precision) and the parts lit go into values["where"]."""
+        self.where = PipelineMap(self.gpt.config.n_layer, lit=lit, lines=lines, lang=self.lang)
+        self.values["where"] = {**self.where.record(), **numbers}
+        self.clear_stage()
+        self.where.play_in(self)
 
     def timeline(self) -> list[dict]:
         """Where each beat starts and ends in the clip, in seconds, with its title in the scene's language: chapter

@@ -166,6 +166,10 @@ S = SHARED | Strings({
     "summary": {"en": "Restore, project, attribute, ablate: each claim about\n"
                       "where the fact lives comes with its measurement.",
                 "zh": "恢复、投影、归因、消融：关于事实存在哪里的\n每一个说法都附有它的测量。"},
+    "where_restored": {"en": "restored at \"{tok}\":", "zh": "在\u201c{tok}\u201d处恢复："},   # the closing map
+    "where_share": {"en": "{share}", "zh": "{share}"},
+    "where_ablated": {"en": "ablated: P({sport})", "zh": "换成平均值：P({sport})"},
+    "where_drop": {"en": "{p0} → {p1}", "zh": "{p0} → {p1}"},
 })
 
 MAX_TOKENS = 10      # columns of the tracing grid
@@ -694,3 +698,16 @@ class MlpFact(LectureScene):
         self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in self.and_rows], lag_ratio=0.4),
                   run_time=2 * STEP)
         self.wait(PAUSE)
+
+    def beat_summary(self):
+        """Where the fact lives: the pipeline lit at the lookup MLP (causal tracing's largest restored share), with
+        that share and the mean-ablation's drop."""
+        self.say("summary")
+        f = self.f
+        a = f.ablation
+        self.show_where([f"mlp:{f.layer}"], [
+            (self.s("where_restored", tok=style.token_label(f.tokens[f.position])), MUTED),
+            (self.s("where_share", share=style.percent(f.lookup_share)), style.share_colour(1.0)),
+            (self.s("where_ablated", sport=f.answer), MUTED),
+            (self.s("where_drop", p0=style.percent(a["p_before"]), p1=style.percent(a["p_after"])), TEXT)],
+            layer=f.layer, position=f.position, share=f.lookup_share, p_before=a["p_before"], p_after=a["p_after"])

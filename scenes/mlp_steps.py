@@ -85,6 +85,7 @@ S = SHARED | Strings({
     "summary": {"en": "The MLP asks many questions of each token on its own,\n"
                       "and adds the answers' directions back into its vector.",
                 "zh": "MLP 对每个词元单独提出许多问题，\n再把答案对应的方向加回它的向量。"},
+    "where_at": {"en": "at \"{focus}\":", "zh": "在\u201c{focus}\u201d处："},   # the closing map
 })
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
@@ -485,3 +486,13 @@ class MlpSteps(LectureScene):
                   run_time=STEP)
         self.play(Create(self.focus_frame), run_time=0.8)
         self.wait(PAUSE)
+
+    def beat_summary(self):
+        """Where the questions are asked: the pipeline lit at this layer's MLP, with how many of its neurons the
+        focus token makes active."""
+        self.say("summary")
+        m = self.m
+        self.show_where([f"mlp:{m.layer}"], [
+            (self.s("where_at", focus=style.token_label(m.tokens[m.focus])), MUTED),
+            (self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n), NEURON_ACTIVE)],
+            layer=m.layer, d_mlp=m.n, active_count=m.n_active, threshold=m.threshold)

@@ -61,6 +61,9 @@ S = SHARED | ATTENTION | Strings({
     "summary": {"en": "Every head looks in its own way and writes its own \u0394E;\n"
                       "W_O combines them into one update for each token.",
                 "zh": "每个头用自己的方式观察，写出自己的 \u0394E；\nW_O 把它们合成每个词元的一次更新。"},
+    "where_looks": {"en": "top key of \"{focus}\":", "zh": "\u201c{focus}\u201d最关注："},   # the closing map
+    "where_one": {"en": "head {head}: \"{word}\" {w}", "zh": "头 {head}：\u201c{word}\u201d {w}"},
+    "where_more": {"en": "\u22ef {n} more heads", "zh": "\u22ef 另外 {n} 个头"},
     "head": {"en": "head {h}", "zh": "头 {h}"},
     "output_of": {"en": "head {h}: {dh}", "zh": "头 {h}：{dh}"},
     "concat_label": {"en": "concat: {n} \u00d7 {dh} = {d} numbers", "zh": "拼接：{n} \u00d7 {dh} = {d} 个数"},
@@ -145,6 +148,7 @@ class LayerHeads:
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------------------
 GRID_W, GRID_GAP = 2.3, 0.42
 GRID_TOP = 2.45
+MAX_WHERE_HEADS = 8       # the closing map lists at most this many heads (GPT-2's 12 would not fit beside it)
 TITLE_ROOM = 2.2          # room left of the first grid for its axis titles
 HEAD_TITLE_Y = 3.3
 GPT3_GRID = 2.2
@@ -220,6 +224,20 @@ class MultiHead(LectureScene):
         self.play(Create(self.corner_frame), Create(self.corner_line), FadeIn(self.corner_label), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(r) for r in self.table], lag_ratio=0.3), run_time=2 * STEP)
         self.wait(PAUSE + 3)
+
+    def beat_summary(self):
+        """Every head in the one place they all live: the pipeline lit at this layer's attention, with where each
+        head looks most from the focus token, side by side (the grids' top labels; at most MAX_WHERE_HEADS)."""
+        self.say("summary")
+        m = self.m
+        shown = range(min(m.n_head, MAX_WHERE_HEADS))
+        lines = [(self.s("where_looks", focus=style.token_label(m.tokens[m.focus])), MUTED)]
+        lines += [(self.s("where_one", head=style.shown(h), word=style.token_label(m.tokens[m.top_keys[h]]),
+                          w=style.percent(m.top_weights[h])), style.TEXT) for h in shown]
+        if m.n_head > len(shown):
+            lines.append((self.s("where_more", n=m.n_head - len(shown)), MUTED))
+        self.show_where([f"attention:{m.layer}"], lines, layer=m.layer,
+                        heads=[{"head": h, "key": m.top_keys[h], "weight": m.top_weights[h]} for h in shown])
 
     # --- building the pieces ---------------------------------------------------------------------
     def prepare(self):

@@ -109,16 +109,6 @@ S = SHARED | Strings({
     "legend_random": {"en": "random vectors", "zh": "随机向量（估计）"},
     "legend_measured": {"en": "measured: lab", "zh": "实测：实验室"},
     "gpt3": {"en": "GPT-3", "zh": "GPT-3"},
-    # the closing caption keeps the chart's two claims apart: the lab's optimised packing within 89-91 degrees, and
-    # the random-vector estimate (a rule over the estimate at GPT-3's width, as "where")
-    "summary_slow": {"en": "Within 89\u201391°, the lab packed {m} directions in {dm} dimensions;\n"
-                           "random ones grow exponentially with d: about {r} in GPT-3's {g}.",
-                     "zh": "在 89\u201391° 之内，实验室在 {dm} 维里放下了 {m} 个方向；\n"
-                           "随机方向在 GPT-3 的 {g} 维里约 {r} 个，随 d 指数增长。"},
-    "summary_fast": {"en": "Within 89\u201391°, the lab packed {m} directions in {dm} dimensions;\n"
-                           "random ones: about {r} in GPT-3's {g}, more than its axes.",
-                     "zh": "在 89\u201391° 之内，实验室在 {dm} 维里放下了 {m} 个方向；\n"
-                           "随机方向在 GPT-3 的 {g} 维里约 {r} 个，多于它的坐标轴。"},
 })
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
@@ -441,14 +431,3 @@ class NearOrthogonal(LectureScene):
         last = rows[-1]       # by construction (the lemma's formula): its k grows by tenfold_dims per 10x the points
         self.say("lemma_tenfold", e=f"{last['eps']:g}", dk=fmt_int(round(last["tenfold_dims"])))
         self.wait(PAUSE)
-
-    def beat_summary(self):
-        band = self.data["band"]
-        g, widest = band["gpt3"], max(band["measured"], key=lambda m: m["dim"])   # the lab's widest packing run
-        key = self.caption_rule("summary", "summary_slow" if g["random_estimate"] < g["dim"] else "summary_fast",
-                                "random-vector estimate at GPT-3's width below its number of dimensions: "
-                                "summary_slow, else summary_fast; the packing named is the lab's widest run",
-                                random_estimate=g["random_estimate"], dim=g["dim"], packed=widest["count"],
-                                packed_dim=widest["dim"])
-        self.say(key, m=fmt_int(widest["count"]), dm=fmt_int(widest["dim"]), r=rough(g["random_estimate"]),
-                 g=fmt_int(g["dim"]))

@@ -58,6 +58,9 @@ S = SHARED | Strings({
     "summary": {"en": "A GPT turns all the words so far into a distribution\n"
                       "over the next one. Drawing from it, again and again, writes.",
                 "zh": "GPT 把已有的全部词变成下一个词的概率分布。\n一次次从中抽词，就写出了文字。"},
+    "where_after": {"en": "after \"{last}\":", "zh": "\u201c{last}\u201d之后："},   # the closing map
+    "where_top": {"en": "\"{word}\"  {p}", "zh": "\u201c{word}\u201d {p}"},
+    "where_vocab": {"en": "the most likely of {n}", "zh": "{n} 个词中最可能"},
     "temperature": {"en": "temperature T = {t}", "zh": "温度 T = {t}"},
     "temperature_note": {"en": "(see the softmax chapter)", "zh": "（见 softmax 一章）"},
     "seed": {"en": "random seed {seed}", "zh": "随机种子 {seed}"},
@@ -146,6 +149,18 @@ class NextToken(LectureScene):
         self.play(FadeIn(self.tv_readout), run_time=STEP)
         self.wait(PAUSE + 1)
         self.say("context_note")
+
+    def beat_summary(self):
+        """Where the distribution is made: the pipeline lit at its end, with the first step's most likely word."""
+        self.say("summary")
+        first = self.steps[0]
+        top = max(first["candidates"], key=lambda c: c["probability"])
+        last = first["token_ids"][-1]
+        self.show_where(["unembedding"], [
+            (self.s("where_after", last=style.token_label(self.gpt.tokenizer.words[last])), MUTED),
+            (self.s("where_top", word=style.token_label(top["word"]), p=style.percent(top["probability"])), PROB),
+            (self.s("where_vocab", n=self.vocab), MUTED)],
+            last_token_id=last, top={"token_id": top["token_id"], "probability": top["probability"]})
 
     # --- one draw: u on the strip, the word into the slot ---------------------------------
     def show_draw(self, i: int, full: bool):

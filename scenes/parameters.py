@@ -53,6 +53,9 @@ S = SHARED | Strings({
     "summary": {"en": "In both models most parameters sit in the MLPs:\n"
                       "the layers where the MLP chapter traced a fact.",
                 "zh": "两个模型的大部分参数都在 MLP 里：\n也就是 MLP 一章追查事实的那些层。"},
+    "where_share": {"en": "the MLPs' share:", "zh": "MLP 所占比例："},   # the closing map
+    "where_ours": {"en": "our model: {pct}", "zh": "我们的模型：{pct}"},
+    "where_gpt3": {"en": "GPT-3: {pct}", "zh": "GPT-3：{pct}"},
     "summary_not": {"en": "The MLPs' share differs between the models:\nthe counts above come from each one's shape.",
                     "zh": "两个模型中 MLP 的占比不同：\n上面的数字来自各自的结构。"},
 })
@@ -223,3 +226,8 @@ class Parameters(LectureScene):
                                 "both models' parameters: summary, else summary_not",
                                 ours=self.ours["fractions"]["mlp"], gpt3=self.g3["fractions"]["mlp"])
         self.say(key)
+        ours, gpt3 = self.ours["fractions"]["mlp"], self.g3["fractions"]["mlp"]
+        self.show_where(["mlp:*"], [(self.s("where_share"), MUTED),
+                                    (self.s("where_ours", pct=style.percent(ours)), TEXT),
+                                    (self.s("where_gpt3", pct=style.percent(gpt3)), TEXT)],
+                        mlp_fraction={"ours": ours, "gpt3": gpt3})

@@ -61,6 +61,9 @@ S = SHARED | Strings({
     "summary": {"en": "With position vectors, the same word at two places becomes\n"
                       "two different inputs, so attention can use word order.",
                 "zh": "位置向量让同一个词在不同位置成为不同的输入，\n注意力因此能利用词序。"},
+    "where_reversed": {"en": "output change, reversed:", "zh": "倒序后输出的变化："},   # closing map
+    "where_without": {"en": "without positions: {x}", "zh": "没有位置：{x}"},
+    "where_with": {"en": "with positions: {x}", "zh": "有位置：{x}"},
     "table_learned": {"en": "Each position 0 to {last} has a vector of {d} numbers,\n"
                             "learned in training like any weight: no formula.",
                       "zh": "每个位置（0 到 {last}）都有一个 {d} 维向量，\n和其他权重一样是训练学到的，没有公式。"},
@@ -173,6 +176,18 @@ class PositionalEncoding(FocusScene):
         self.play(*[Transform(a, b) for a, b in zip(self.bars["without"], self.bars["with"])], run_time=2 * STEP)
         self.play(FadeIn(self.peak_labels["with"]), run_time=STEP)
         self.wait(PAUSE + 3)
+
+    def beat_summary(self):
+        """Where position enters and where it is used: the pipeline lit at the embedding (+ position) and at the
+        attention of the order experiment's layer, with the output change without and with positions."""
+        self.say("summary")
+        o = self.order
+        blind, seen = o["without_positions"]["output_change"], o["with_positions"]["output_change"]
+        self.show_where(["embedding", f"attention:{o['layer']}"], [
+            (self.s("where_reversed"), style.MUTED),
+            (self.s("where_without", x=self.change_text(blind)), style.MUTED),
+            (self.s("where_with", x=self.change_text(seen)), style.TEXT)],
+            layer=o["layer"], output_change={"without_positions": blind, "with_positions": seen})
 
     def weight_moves(self, state: str) -> float:
         """The largest change of one word's weight between the prompt and its reversed run (display only)."""

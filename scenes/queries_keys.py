@@ -68,6 +68,10 @@ S = CHAPTER_STRINGS | Strings({
     "summary": {"en": "Queries ask, keys answer: a large q·k means \"look here\".\n"
                       "Next: the causal mask, and a softmax down each query's line.",
                 "zh": "查询提问，键来回答：q·k 越大，越是“看这里”。\n接下来：因果遮罩，以及对每个查询那一列做 softmax。"},
+    "where_head": {"en": "layer {layer}, head {head}", "zh": "第 {layer} 层，第 {head} 个头"},   # the closing map
+    "where_query": {"en": "query \"{focus}\"", "zh": "查询\u201c{focus}\u201d"},
+    "where_key": {"en": "key \"{src}\"", "zh": "键\u201c{src}\u201d"},
+    "where_score": {"en": "q·k ÷ {root} = {s}", "zh": "q·k ÷ {root} = {s}"},
     "n_scores": {"en": "{n} scores", "zh": "{n} 个分数"},
     "entry_scale": {"en": "size of entry", "zh": "分量大小"},
     "score_scale": {"en": "score q·k", "zh": "分数 q·k"},
@@ -287,6 +291,19 @@ class QueriesKeys(AttentionChapterScene):
         self.line_numbers = scaled
         self.values["scaled"] = {"grid": h.scaled.tolist(), "d_k": h.d_head, "sqrt_d_k": root,
                                  "focus_line": h.scaled[h.focus].tolist(), "scale": self.grid.colour_scale.limit}
+
+    def beat_summary(self):
+        """Where queries meet keys: the pipeline lit at this head's layer's attention, with the focus's scaled score
+        against the key the head looks back to."""
+        self.say("summary")
+        h = self.h
+        score = float(h.scaled[h.focus][h.source])
+        self.show_where([f"attention:{h.layer}"], [
+            (self.s("where_head", layer=style.shown(h.layer), head=style.shown(h.head)), style.MUTED),
+            (self.s("where_query", focus=style.token_label(h.tokens[h.focus])), QUERY),
+            (self.s("where_key", src=style.token_label(h.tokens[h.source])), style.KEY),
+            (self.s("where_score", root=f"{math.sqrt(h.d_head):g}", s=style.signed(score, 1)), style.TEXT)],
+            layer=h.layer, head=h.head, query=h.focus, key=h.source, scaled_score=score)
 
     # --- building the pieces ----------------------------------------------------------------------
     def product(self, W, x, b, out, symbol: str, colour) -> MatrixVectorProduct:

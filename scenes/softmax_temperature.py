@@ -65,6 +65,8 @@ S = SHARED | Strings({
     "summary": {"en": "Large T spreads the probability; small T concentrates it.\n"
                       "As T → 0 the model only considers the maximum.",
                 "zh": "T 越大，概率越分散；T 越小，概率越集中。\nT → 0 时，模型只考虑最大值。"},
+    "where_header": {"en": "P(\"{word}\") at each T", "zh": "各温度下的 P(\u201c{word}\u201d)"},   # the closing map
+    "where_stop": {"en": "T = {t}:  {p}", "zh": "T = {t}：{p}"},
     "logit": {"en": "logit", "zh": "logit"},
 })
 
@@ -249,6 +251,17 @@ class SoftmaxTemperature(LectureScene):
             "probability is lower than at T = 1; T < 1: colder if it is higher (colder_tie if words tie for the "
             "largest logit); else unchanged", T=t, top_probability=top_at_t, top_probability_at_1=top_at_1,
             words_with_the_largest_logit=tied)
+
+    def beat_summary(self):
+        """Where temperature acts: the pipeline lit at its softmax, with the top word's probability at every T shown
+        (as recorded at the stops), hottest first."""
+        self.say("summary")
+        nt = self.next
+        stops = sorted({e["T"]: e["probabilities"][0] for e in self.values["temperatures"]}.items(), reverse=True)
+        self.show_where(["unembedding"], [
+            (self.s("where_header", word=style.token_label(nt.words[nt.top[0]])), PROB),
+            *[(self.s("where_stop", t=f"{t:g}", p=style.percent(p)), TEXT) for t, p in stops]],
+            token_id=int(nt.top[0]), stops=[{"T": t, "probability": p} for t, p in stops])
 
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):

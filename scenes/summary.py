@@ -64,9 +64,6 @@ S = SHARED | Strings({
     "scaling": {"en": "Scaling: GPT-3 has {params} parameters. Its {d}\n"
                       "dimensions fit about {far} random directions within {e2}°.",
                 "zh": "规模：GPT-3 有 {params} 个参数，它的 {d} 维\n能容纳约 {far} 个彼此偏离 90° 不到 {e2}° 的随机方向。"},
-    "summary": {"en": "Context, parallel speed, rich representations and scale:\n"
-                      "each measured here, in our own small model or GPT-3's config.",
-                "zh": "上下文、并行速度、丰富的表示和规模：\n每一项都在这里实测，来自我们的小模型或 GPT-3 的配置。"},
     "h_context": {"en": "global context", "zh": "全局上下文"},
     "h_parallel": {"en": "parallel processing", "zh": "并行处理"},
     "h_rich": {"en": "rich representations", "zh": "丰富的表示"},

@@ -76,6 +76,9 @@ S = SHARED | Strings({
     "summary_fewer": {"en": "{n} words in {d} dimensions: no more features than dimensions here.\n"
                             "{s} of their pairs lie within 85\u201395° (random directions: {r}).",
                       "zh": "{d} 维里的 {n} 个词：这里特征并不比维度多。\n其中 {s} 的词对夹角在 85\u201395° 之内（随机方向：{r}）。"},
+    "where_words": {"en": "{n} words, {d} dimensions", "zh": "{n} 个词，{d} 维"},   # the closing map
+    "where_push": {"en": "\"{answer}\": half its push", "zh": "\u201c{answer}\u201d的一半推力"},
+    "where_from": {"en": "from {half} of {all} neurons", "zh": "来自 {all} 个神经元中的 {half} 个"},
 })
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
@@ -252,3 +255,9 @@ class SuperpositionInGpt(LectureScene):
                                 words=e["words"], dim=e["dim"])
         self.say(key, n=e["words"], d=e["dim"], s=style.percent(e["within_85_95"]),
                  r=style.percent(e["random_within_85_95"]))
+        f = self.fact
+        self.show_where(["embedding", "mlp:*"], [
+            (self.s("where_words", n=e["words"], d=e["dim"]), TEXT),
+            (self.s("where_push", answer=f["answer"]), TEXT),
+            (self.s("where_from", half=f["for_half"], all=f["neurons"]), MUTED)],
+            words=e["words"], dim=e["dim"], for_half=f["for_half"], neurons=f["neurons"])

@@ -64,18 +64,6 @@ S = SHARED | Strings({
     "no_pentagon": {"en": "At S = {s}, {k} of the five features get a direction:\n"
                           "no pentagon in this run.",
                     "zh": "S = {s} 时，五个特征中有 {k} 个得到方向：\n这次运行没有形成五边形。"},
-    # the closing caption says what the sparsest panel shows, by a rule over its measured angles
-    "summary_pentagon": {"en": "Rare features share dimensions: at S = {s}, five directions in two,\n"
-                               "{lo}\u2013{hi}° apart, about as far apart as five can be (72°): superposition.",
-                         "zh": "特征很少同时出现时就共享维度：S = {s} 时，二维里有五个方向，\n"
-                               "相隔 {lo}\u2013{hi}°，几乎分得最开（五个最多相隔 72°）：这就是叠加。"},
-    "summary_more": {"en": "Rare features share dimensions: at S = {s}, {k} directions in {m},\n"
-                           "the closest two {a}° apart, far from perpendicular: superposition.",
-                     "zh": "特征很少同时出现时就共享维度：S = {s} 时，{m} 维里有 {k} 个方向，\n"
-                           "最近的两个相隔 {a}°，远非垂直：这就是叠加。"},
-    "summary_none": {"en": "At S = {s}, only {k} of the features get a direction in {m} dimensions:\n"
-                           "no more features than dimensions, so no superposition in this run.",
-                     "zh": "S = {s} 时，{m} 维里只有 {k} 个特征得到方向：\n特征不比维度多，这次运行里没有叠加。"},
 })
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
@@ -291,17 +279,3 @@ class ToySuperposition(LectureScene):
                   FadeOut(self.loss_rows), run_time=0.6)
         self.play(LaggedStart(*[FadeIn(row) for row in self.geom_labels], lag_ratio=0.25), run_time=2 * STEP)
         self.wait(PAUSE)
-
-    def beat_summary(self):
-        sparse, g = self.runs[-1], self.geoms[-1]
-        rep, m = g["represented"], sparse["n_hidden"]
-        angles = np.asarray(sparse["angles_deg"])
-        closest = min((angles[i, j] for i in rep for j in rep if i < j), default=None)
-        key = "summary_pentagon" if g["kind"] == "pentagon" else "summary_more" if len(rep) > m else "summary_none"
-        self.caption_rule("summary", key, "at the highest sparsity: the pentagon (geometry's rule): summary_pentagon; "
-                          "else more represented features (norm > 0.5) than dimensions: summary_more, else "
-                          "summary_none", kind=g["kind"], represented=rep, n_hidden=m, gaps_deg=g["gaps_deg"],
-                          closest_deg=None if closest is None else float(closest))
-        gaps = g["gaps_deg"]
-        self.say(key, s=f"{sparse['sparsity']:g}", k=len(rep), m=m, a=f"{closest:.0f}" if closest is not None else "",
-                 lo=f"{min(gaps):.0f}" if gaps else "", hi=f"{max(gaps):.0f}" if gaps else "")

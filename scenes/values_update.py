@@ -91,6 +91,10 @@ S = SHARED | ATTENTION | Strings({
     "summary": {"en": "Attention moves information between tokens: the weights\n"
                       "choose the source, values carry it, \u0394E writes it in.",
                 "zh": "注意力在词元之间搬运信息：权重选择来源，\n值向量携带信息，\u0394E 把它写进向量。"},
+    "where_head": {"en": "layer {layer}, head {head}", "zh": "第 {layer} 层，第 {head} 个头"},   # the closing map
+    "where_p": {"en": "P(\"{word}\") next", "zh": "下一个是\u201c{word}\u201d的概率"},
+    "where_with": {"en": "with the head: {p}", "zh": "有这个头：{p}"},
+    "where_without": {"en": "head zeroed: {p}", "zh": "把它置零：{p}"},
     "v_header": {"en": "V", "zh": "V"},
     "w_header": {"en": "weight", "zh": "权重"},
     "wv_header": {"en": "weight \u00d7 V", "zh": "权重 \u00d7 V"},
@@ -345,6 +349,19 @@ class ValuesUpdate(LectureScene):
         self.say(key, word=h.word, p_with=style.percent(h.ablation["p_with_head"]),
                  p_without=style.percent(h.ablation["p_without_head"]))
         self.wait(PAUSE + 2)
+
+    def beat_summary(self):
+        """Where the information moves: the pipeline lit at this head's layer's attention, with the next word's
+        probability with the head and with it zeroed (the ablation's numbers)."""
+        self.say("summary")
+        h = self.h
+        with_, without = h.ablation["p_with_head"], h.ablation["p_without_head"]
+        self.show_where([f"attention:{h.layer}"], [
+            (self.s("where_head", layer=style.shown(h.layer), head=style.shown(h.head)), MUTED),
+            (self.s("where_p", word=style.token_label(h.word)), PROB),
+            (self.s("where_with", p=style.percent(with_)), style.TEXT),
+            (self.s("where_without", p=style.percent(without)), MUTED)],
+            layer=h.layer, head=h.head, p_with_head=with_, p_without_head=without)
 
     # --- building the pieces, from the model's numbers ---------------------------------------------
     def prepare(self):

@@ -78,15 +78,6 @@ def check_where(v, rule, gpt):
     return "where_slow" if estimate < g["dim"] else "where_fast"
 
 
-def check_packing_summary(v, rule, gpt):
-    band = v["band"]
-    assert check_where(v, {"inputs": {k: rule["inputs"][k] for k in ("random_estimate", "dim")}}, gpt)
-    widest = max(band["measured"], key=lambda m: m["dim"])
-    assert (rule["inputs"]["packed"], rule["inputs"]["packed_dim"]) == (widest["count"], widest["dim"])
-    assert widest["furthest_from_90_deg"] <= band["eps_deg"], "the packed run keeps every pair within the band"
-    return "summary_slow" if band["gpt3"]["random_estimate"] < band["gpt3"]["dim"] else "summary_fast"
-
-
 # --- toy_superposition: W (2 x 5) at each sparsity ------------------------------------------------------------------
 REPRESENTED = 0.5
 
@@ -159,21 +150,6 @@ def check_toy_geometry(v, rule, gpt):
         assert dense_rep == list(range(len(dense_rep))), "the dense run's directions go to the most important features"
         return "pentagon"
     return "no_pentagon"
-
-
-def check_toy_summary(v, rule, gpt):
-    sparse = v["runs"][-1]
-    kind, rep, gaps = toy_kind(sparse)
-    angles = toy_geometry(sparse["W"])["angles"]
-    closest = min((angles[i, j] for i in rep for j in rep if i < j), default=None)
-    i = rule["inputs"]
-    assert (i["kind"], i["represented"], i["n_hidden"]) == (kind, rep, np.asarray(sparse["W"]).shape[0])
-    assert i["gaps_deg"] == pytest.approx(gaps.tolist(), abs=1e-3)
-    assert (closest is None and i["closest_deg"] is None) or i["closest_deg"] == pytest.approx(closest, abs=1e-3)
-    if kind == "pentagon":       # "five directions in two ... about as far apart as five can be (72°)"
-        assert len(rep) == 5 and np.all(np.abs(gaps - 72) <= 5)
-        return "summary_pentagon"
-    return "summary_more" if len(rep) > i["n_hidden"] else "summary_none"
 
 
 # --- superposition_in_gpt: the model's embeddings, a neuron over the sample, a fact per neuron ---------------------
@@ -291,11 +267,9 @@ SUPERPOSITION_CHECKS: dict = {
     "near_orthogonal": {"histogram": ({"no_gain", "narrows", "tails"}, check_packing_histogram),
                         "bound": ({"bound_holds", "bound_broken"}, check_packing_bound),
                         "where": ({"where_slow", "where_fast"}, check_where),
-                        "lemma": ({"lemma_holds", "lemma_missed"}, check_lemma),
-                        "summary": ({"summary_slow", "summary_fast"}, check_packing_summary)},
+                        "lemma": ({"lemma_holds", "lemma_missed"}, check_lemma)},
     "toy_superposition": {"dims": ({"dims_falls", "dims_mixed"}, check_toy_dims),
-                          "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry),
-                          "summary": ({"summary_pentagon", "summary_more", "summary_none"}, check_toy_summary)},
+                          "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry)},
     "superposition_in_gpt": {"embeddings": ({"like_random", "less_random", "more_random"}, check_embeddings),
                              "neuron": ({"polysemantic", "monosemantic"}, check_neuron),
                              "spread": ({"spread", "concentrated"}, check_spread),

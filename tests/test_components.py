@@ -92,6 +92,37 @@ def test_a_caption_line_too_wide_is_broken_again_by_rule():
         Caption(" ".join(["reportedly"] * 30), "en")
 
 
+def test_the_pipeline_map_lights_the_parts_asked_for_in_one_layout_for_both_languages():
+    """PipelineMap (a scene's closing beat): a box per stage, the lit ones framed and joined to the lines; the shapes
+    do not move with the language; a deep model keeps its first, last and lit layers; a bad part or a line too
+    wide is refused."""
+    from manim import VMobject
+    from scenes.components import LayoutError, PipelineMap
+
+    def shapes(m):
+        return [np.round(x.get_all_points(), 6).tolist() for x in m.get_family()
+                if type(x).__name__ in ("RoundedRectangle", "Line")]
+    lines = [("layer 2, head 3", style.MUTED), ("weight 62%", style.TEXT)]
+    en, zh = (PipelineMap(3, lit=["attention:1"], lines=lines, lang=lang) for lang in ("en", "zh"))
+    assert shapes(en) == shapes(zh) and inside_safe_area(en) and inside_safe_area(zh)
+    assert en.lit_parts == ["attention:1"] and len(en.frames) == 1 and len(en.links) == 1 + 1   # the bar, a line
+    assert en.frames[0].get_center()[1] == pytest.approx(en.boxes["attention:1"][0].get_center()[1])
+    assert [m.text for m in en.callout] == ["layer 2, head 3", "weight 62%"]
+    assert en.record() == {"lit": ["attention:1"]}
+    assert len(en.boxes) == 1 + 2 * 3 + 2
+    every = PipelineMap(3, lit=["mlp:*"], lines=lines, lang="en")
+    assert every.lit_parts == ["mlp:0", "mlp:1", "mlp:2"] and len(every.frames) == 3 and len(every.links) == 1 + 3
+    deep = PipelineMap(12, lit=["attention:5"], lines=lines, lang="zh")    # GPT-2's depth: layers 1, 6, 12 drawn
+    assert sorted(deep.boxes) == sorted(["embedding", "ln_f", "unembedding"] +
+                                        [f"{k}:{l}" for k in ("attention", "mlp") for l in (0, 5, 11)])
+    gaps = [m.text for m in deep.base if isinstance(m, VMobject) and "另外" in getattr(m, "text", "")]
+    assert gaps == ["\u22ee 另外 4 层", "\u22ee 另外 5 层"] and inside_safe_area(deep)
+    with pytest.raises(ValueError, match="unknown or no lit parts"):
+        PipelineMap(3, lit=["attention:3"], lines=lines, lang="en")
+    with pytest.raises(LayoutError, match="runs past the title-safe area"):
+        PipelineMap(3, lit=["ln_f"], lines=[("x" * 60, style.TEXT)], lang="en")
+
+
 # --- the gallery: one of each component, from the model's numbers, against committed frames ----------------------
 @pytest.mark.parametrize("page", [GalleryText, GalleryCharts, GalleryMatrices, GalleryAttention])
 def test_gallery_pages_stay_inside_the_safe_area(page, tmp_path):

@@ -37,6 +37,8 @@ By theme:
   to Transform into per step), `LogChart` (log-log axes in decades, curves, dots, a vertical marker),
   `VectorFan` (a 2 × n matrix's columns as arrows in the plane, on the unit circle).
 - layout (layout.py): `inside_safe_area()`, `rule()`, `row_positions()`, `place_by_body()`.
+- where we are (pipeline.py): `PipelineMap` (the model's pipeline, small, lit at the part a scene is about, with
+  that scene's numbers beside it: the closing beat of a scene).
 """
 
 from .attention import AttentionGrid
@@ -45,6 +47,7 @@ from .charts import (BarColumn, ColourLegend, ColourScale, LabelColumn, MaskCell
 from .mlp import GeluPlot, NeuronStrip
 from .tracing import TraceGrid
 from .superposition import AngleHistogram, LogChart, VectorFan
+from .pipeline import PipelineMap
 from .layout import inside_safe_area, place_by_body, row_positions, rule
 from .text import Caption, Label, LayoutError, NumberText, caption, light, math_tex, plain_shape
 from .tokens import CompactTokenRow, TokenChip, TokenColumn, TokenRow
@@ -54,7 +57,7 @@ from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVec
 __all__ = [
     "AngleHistogram", "AttentionGrid", "BarColumn", "LogChart", "VectorFan", "GeluPlot", "NeuronStrip", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
     "Heatmap", "Label", "LabelColumn", "LayoutError", "MagnitudeStrip", "MaskCell", "MatrixGrid",
-    "MatrixVectorProduct", "NumberColumn", "NumberText", "ProbabilityBars", "TokenChip", "TokenColumn", "TokenRow", "TraceGrid",
+    "MatrixVectorProduct", "NumberColumn", "NumberText", "PipelineMap", "ProbabilityBars", "TokenChip", "TokenColumn", "TokenRow", "TraceGrid",
     "VectorColumn", "caption", "inside_safe_area", "light", "magnitude_scale", "math_tex", "place_by_body",
     "plain_shape", "row_positions", "rule", "shown_indices",
 ]
