@@ -21,6 +21,7 @@ from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
                                       place_grid, place_legend)
 from scenes.components import AttentionGrid, ColourLegend, ColourScale, Label, NumberText
+from scenes.prompts import own_language
 from scenes.style import MUTED, QUERY, Strings
 
 S = CHAPTER_STRINGS | Strings({
@@ -54,15 +55,15 @@ S = CHAPTER_STRINGS | Strings({
     "growth": {"en": "One score per pair of tokens: n tokens make n × n cells.\n"
                      "Twice the context, four times the scores.",
                "zh": "每一对词一个分数：n 个词就有 n × n 个格子。\n上下文加倍，分数变成四倍。"},
-    "context": {"en": "Our model's context is {n} tokens:\n{n2} scores per head, in each of its {L} layers.",
-                "zh": "我们模型的上下文是 {n} 个词：\n每层每个头 {n2} 个分数，共 {L} 层。"},
+    "context": {"en": "{Model}'s context is {n} tokens:\n{n2} scores per head, in each of its {L} layers.",
+                "zh": "{Model}的上下文是 {n} 个词：\n每层每个头 {n2} 个分数，共 {L} 层。"},
     "gpt3": {"en": "GPT-3's published shape: a context of {n} tokens,\n"
                    "{n2} scores per head, {H} heads in each of {L} layers.",
              "zh": "GPT-3 公开的结构：上下文 {n} 个词，\n每个头 {n2} 个分数，{L} 层，每层 {H} 个头。"},
     "in_all": {"en": "All heads and layers: one full context makes {gpt3}\n"
-                     "scores in GPT-3, and {ours} in ours (both from the configs).",
+                     "scores in GPT-3, and {ours} in {model} (both from the configs).",
                "zh": "按配置算出，所有层、所有头加起来，一个完整的上下文：\n"
-                     "GPT-3 有 {gpt3} 个分数，我们的模型有 {ours} 个。"},
+                     "GPT-3 有 {gpt3} 个分数，{model}有 {ours} 个。"},
     "summary": {"en": "Masked and normalised, one line per query: these weights say\n"
                       "how much of each earlier token flows into the query.",
                 "zh": "遮罩并归一化后，每个查询一列：这些权重表示\n每个之前的词有多少信息流入这个查询。"},
@@ -75,13 +76,14 @@ S = CHAPTER_STRINGS | Strings({
     "prompt_n": {"en": "our prompt: n = {n}", "zh": "本提示词：n = {n}"},
     "n_line": {"en": "n = {n} tokens", "zh": "n = {n} 个词"},
     "n2_line": {"en": "n × n = {n2} scores", "zh": "n × n = {n2} 个分数"},
-    "ours_col": {"en": "our model", "zh": "我们的模型"},
+    "ours_col": {"en": "{model}", "zh": "{model}"},
     "gpt3_col": {"en": "GPT-3", "zh": "GPT-3"},
     "row_n": {"en": "context n", "zh": "上下文 n"},
     "row_n2": {"en": "n × n per head", "zh": "每个头 n × n"},
     "row_heads": {"en": "heads × layers", "zh": "头数 × 层数"},
     "row_all": {"en": "all scores", "zh": "分数总数"},
     "ours_speck": {"en": "ours: {n} × {n}", "zh": "我们的：{n} × {n}"},
+    "speck": {"en": "{n} × {n}", "zh": "{n} × {n}"},     # a checkpoint's: the words would reach the figures
     "gpt3_area": {"en": "GPT-3: {n} × {n}", "zh": "GPT-3：{n} × {n}"},
 })
 
@@ -254,7 +256,8 @@ class CausalMask(AttentionChapterScene):
                   FadeIn(area), FadeIn(n_text), FadeIn(n2_text), run_time=2 * STEP)
         self.wait(PAUSE)
         # the whole context of our model: the grid grows a token at a time, its count with it
-        self.say("context", n=f"{n_ctx:,}", n2=f"{n_ctx * n_ctx:,}", L=L)
+        model = self.model_words("short")
+        self.say("context", Model=model[:1].upper() + model[1:], n=f"{n_ctx:,}", n2=f"{n_ctx * n_ctx:,}", L=L)
         sizes = list(range(h.T, n_ctx + 1))
 
         def grow(stage, alpha):
@@ -293,7 +296,8 @@ class CausalMask(AttentionChapterScene):
         self.play(UpdateFromAlphaFunc(self.stage_of(finer, ours, n_text, n2_text), zoom_out), run_time=3 * STEP)
         whole = Label(S("gpt3_area", self.lang, n=f"{g.n_positions:,}"), font_size=style.SMALL, color=MUTED)
         whole.shift(RIGHT * (origin[0] + AREA / 2 - whole.get_center()[0])).on_baseline(origin[1] - AREA - 0.45)
-        speck = Label(S("ours_speck", self.lang, n=n_ctx), font_size=style.SMALL)
+        speck = Label(S("ours_speck" if own_language(self.gpt) else "speck", self.lang, n=n_ctx),
+                      font_size=style.SMALL)
         speck.move_to(origin + np.array([0.45 + speck.width / 2, -0.75, 0]))
         speck_pointer = Line(speck.get_left() + LEFT * 0.08 + UP * 0.05, ours.get_corner(DOWN + RIGHT) + RIGHT * 0.04,
                              stroke_width=2, color=style.TEXT)
@@ -301,7 +305,7 @@ class CausalMask(AttentionChapterScene):
         self.wait(PAUSE)
         # every head of every layer: ours beside GPT-3's, each from its config
         ours_all, gpt3_all = n_ctx * n_ctx * H * L, g.n_positions ** 2 * g.n_head * g.n_layer
-        self.say("in_all", gpt3=f"{gpt3_all:,}", ours=f"{ours_all:,}")
+        self.say("in_all", gpt3=f"{gpt3_all:,}", ours=f"{ours_all:,}", model=self.model_words("short"))
         table = self.scale_table([(S("row_n", self.lang), f"{n_ctx:,}", f"{g.n_positions:,}"),
                                   (S("row_n2", self.lang), f"{n_ctx ** 2:,}", f"{g.n_positions ** 2:,}"),
                                   (S("row_heads", self.lang), f"{H} \u00d7 {L}", f"{g.n_head} \u00d7 {g.n_layer}"),
@@ -332,7 +336,7 @@ class CausalMask(AttentionChapterScene):
     def scale_table(self, rows: list[tuple[str, str, str]]) -> VGroup:
         """Our figures beside GPT-3's, each under its name: a row label, ours, GPT-3's (right-aligned)."""
         table = VGroup()
-        ours = Label(S("ours_col", self.lang), font_size=style.SMALL, color=MUTED)
+        ours = Label(S("ours_col", self.lang, model=self.model_words("short")), font_size=style.SMALL, color=MUTED)
         theirs = Label(S("gpt3_col", self.lang), font_size=style.SMALL, color=MUTED)
         for head, right in ((ours, OURS_RIGHT), (theirs, GPT3_RIGHT)):
             table.add(head.shift(RIGHT * (right - head.get_right()[0])).on_baseline(TABLE_TOP))
