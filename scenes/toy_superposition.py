@@ -32,8 +32,8 @@ S = SHARED | Strings({
                    "(Torch, seed {seed}, {steps} steps, the best of {k} copies at each sparsity).",
              "zh": "数字来自叠加实验室记录的训练\n（Torch，种子 {seed}，{steps} 步，每个稀疏度取 {k} 份中最好的一份）。"},
     "model": {"en": "Five features squeezed into two dimensions and back out.\n"
-                    "Feature i matters 0.9\u2071; each is 0 with probability S.",
-              "zh": "五个特征被压进两个维度，再还原出来。\n特征 i 的重要性是 0.9\u2071；每个特征以概率 S 为 0。"},
+                    "Each matters 0.9 times the one before; each is 0 with probability S.",
+              "zh": "五个特征被压进两个维度，再还原出来。\n每个特征的重要性是前一个的 0.9 倍；每个特征以概率 S 为 0。"},
     "importance": {"en": "importance", "zh": "重要性"},
     "feature": {"en": "feature", "zh": "特征"},
     "shape": {"en": "n = {n} features, m = {m} dimensions, W: {m} \u00d7 {n}",
