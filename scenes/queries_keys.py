@@ -330,7 +330,7 @@ class QueriesKeys(AttentionChapterScene):
         h = self.h
         pitch = min(0.44, 5.3 / h.T)
         stride = max(1, math.ceil(0.42 / pitch - 1e-9))
-        labelled = range(0, h.T, stride)
+        labelled = range(h.focus % stride, h.T, stride)   # every stride-th row, the focus's among them
         # the cells narrow by rule where d_head is large (GPT-2's 64): both blocks fit between the words and the legend
         left = -style.safe_half_width() + 0.2 + max(Label(h.word(i), font_size=style.SMALL).width for i in labelled) + 0.25
         cell_w = min(BLOCK_CELL_W, (BLOCKS_RIGHT - left - BLOCK_GAP) / (2 * h.d_head))
