@@ -44,11 +44,23 @@ def gpt():
     return NumpyGPT.load()
 
 
+# the scenes whose preview clips test_scenes.py checks in this session (its whole-catalog render test, as collected)
+LECTURE_BATCH: set[str] = set()
+
+
+def pytest_collection_finish(session):
+    """The session's items as they will run (after -k and the like)."""
+    LECTURE_BATCH.clear()
+    LECTURE_BATCH.update(item.callspec.params["name"] for item in session.items
+                         if getattr(item, "originalname", None) == "test_renders_every_beat_at_preview_quality")
+
+
 @pytest.fixture(scope="session")
 def lecture(tmp_path_factory):
-    """Every scene's preview clips and dry runs, made once per session (scene_checks.Lecture)."""
+    """Every scene's preview clips and dry runs, made once per session (scene_checks.Lecture). When the session
+    checks several scenes' clips (test_scenes.py), the first clip asked for renders all of them in one recipe."""
     from scene_checks import Lecture
-    return Lecture(tmp_path_factory)
+    return Lecture(tmp_path_factory, batch=LECTURE_BATCH if len(LECTURE_BATCH) > 1 else set())
 
 
 def run_render(*args, media=None, timeout=600, env=None, **kwargs) -> subprocess.CompletedProcess:

@@ -14,13 +14,14 @@ from manim.utils.exceptions import EndSceneEarlyException
 
 from scenes import style
 from layout_checks import assert_layout, layout_facts
-from scenes.components import AttentionGrid, Label, NumberText, TokenChip, inside_safe_area
+from scenes.components import AttentionGrid, Label, NumberText, TokenChip, bounds, inside_safe_area
 
 TEXT_TYPES = (Label, NumberText, MathTex, SingleStringMathTex)
 
 
 def box(m) -> tuple:
-    return tuple(np.round([m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1]], 4))
+    """(left, bottom, right, top), rounded to 1e-4."""
+    return tuple(np.round(bounds(m), 4))
 
 
 def overlap(a, b, tol=0.02) -> bool:
@@ -186,19 +187,21 @@ def play_until_section_ends(scene, construct):
     scene.renderer.update_frame(scene)
 
 
-def render_in_both_languages(tmp_path_factory, name: str) -> dict:
-    """Render one scene at preview quality through render.py, in English and Chinese (one recipe, two jobs);
-    returns {lang: path of the clip}."""
+def render_in_both_languages(tmp_path_factory, names: list[str]) -> dict:
+    """Render scenes at preview quality through render.py, each in English and Chinese (one recipe: render.py's
+    pool keeps both cores busy across the scenes); returns {name: {lang: path of the clip}}."""
     from conftest import run_render
     media = tmp_path_factory.mktemp("media")
     recipe = media / "both.toml"
-    recipe.write_text(f'[lecture]\nquality = "preview"\n[[scene]]\nname = "{name}"\n'
-                      f'[[scene]]\nname = "{name}"\nlang = "zh"\n')
-    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=900)
+    recipe.write_text('[lecture]\nquality = "preview"\n' + "".join(
+        f'[[scene]]\nname = "{name}"\n[[scene]]\nname = "{name}"\nlang = "zh"\n' for name in names))
+    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=300 + 300 * len(names))
     assert r.returncode == 0, r.stdout + r.stderr
-    clips = {"en": media / "preview" / f"{name}.mp4", "zh": media / "preview" / f"{name}-lang-zh.mp4"}
-    for clip in clips.values():
-        assert_timeline_matches(clip)
+    clips = {name: {"en": media / "preview" / f"{name}.mp4", "zh": media / "preview" / f"{name}-lang-zh.mp4"}
+             for name in names}
+    for both in clips.values():
+        for clip in both.values():
+            assert_timeline_matches(clip)
     return clips
 
 
@@ -271,15 +274,30 @@ class Lecture:
 
     LANGS = ("en", "zh")
 
-    def __init__(self, tmp_path_factory):
+    def __init__(self, tmp_path_factory, batch: set[str] = frozenset()):
         self.tmp = tmp_path_factory
+        self.batch = set(batch)    # scenes whose clips this session will check: rendered together, when first asked
         self._clips: dict[str, dict] = {}
         self._dry: dict[tuple[str, str], object] = {}
+        self._caches = None     # one tex/text cache for every dry run (the same labels recur: compiled once)
+
+    def _play_dry(self, name: str, params: dict):
+        """The scene played as the caption sweep plays it: lean() (whose end states tests/test_caption_rules.py
+        holds to manim's own), no frames drawn, the session's tex/text cache."""
+        import importlib
+        from scenes.catalog import SCENES
+        spec = SCENES[name]
+        cls = getattr(importlib.import_module(spec.module), spec.cls)
+        if self._caches is None:
+            self._caches = self.tmp.mktemp("dry-caches")
+        return run_dry(lean(cls), params, self._caches, captions=True, frames=False)
 
     def clips(self, name: str) -> dict:
         """{lang: the preview clip} of the scene with its defaults."""
         if name not in self._clips:
-            self._clips[name] = render_in_both_languages(self.tmp, name)
+            from scenes.catalog import SCENES
+            names = [n for n in SCENES if n in self.batch and n not in self._clips] if name in self.batch else [name]
+            self._clips.update(render_in_both_languages(self.tmp, names))
         return self._clips[name]
 
     def manifest(self, name: str, lang: str) -> dict:
@@ -288,25 +306,16 @@ class Lecture:
     def dry_same_prompt(self, name: str, lang: str):
         """The scene in `lang` with the English default prompt given: the same numbers in either language."""
         if (name, lang, "same") not in self._dry:
-            import importlib
-            from scenes.catalog import SCENES
-            spec = SCENES[name]
-            cls = getattr(importlib.import_module(spec.module), spec.cls)
             given = {"lang": lang}
             if has_prompt(name):     # a scene without a prompt shows the same numbers in both languages as it is
                 given["prompt"] = default_prompt(name, "en")
-            self._dry[name, lang, "same"] = run_dry(cls, given,
-                                                    self.tmp.mktemp(f"dry-{name}-{lang}-same"), captions=True)
+            self._dry[name, lang, "same"] = self._play_dry(name, given)
         return self._dry[name, lang, "same"]
 
     def dry(self, name: str, lang: str):
         """The scene with its defaults in `lang`, played without rendering; .snapshots, .captions, .values."""
         if (name, lang) not in self._dry:
-            import importlib
-            from scenes.catalog import SCENES
-            spec = SCENES[name]
-            cls = getattr(importlib.import_module(spec.module), spec.cls)
-            self._dry[name, lang] = run_dry(cls, {"lang": lang}, self.tmp.mktemp(f"dry-{name}-{lang}"), captions=True)
+            self._dry[name, lang] = self._play_dry(name, {"lang": lang})
         return self._dry[name, lang]
 
 

@@ -10,10 +10,43 @@ from manim.utils.testing.frames_comparison import frames_comparison
 from scene_checks import play_until_section_ends
 from scenes import style
 from scenes.components import (ColourScale, Heatmap, MatrixGrid, NumberText, TokenChip, TokenColumn, TokenRow,
-                               VectorColumn, inside_safe_area, shown_indices)
+                               VectorColumn, bounds, inside_safe_area, shown_indices)
 from scenes.gallery import GalleryAttention, GalleryCharts, GalleryMatrices, GalleryText
 
 __module_test__ = "components"
+LEFT_POINT = [-2.0, -1.5, 0.0]
+
+
+def test_bounds_are_manims_four_edges(gpt):
+    """bounds() gives get_left, get_bottom, get_right and get_top's numbers exactly, for every kind of mobject a scene
+    draws: text in both scripts, formulas, shapes, groups of them, a group with no points, a lone point."""
+    from manim import (Arrow, Dot, Line, MathTex, Mobject, Rectangle, SurroundingRectangle, VectorizedPoint,
+                       VGroup)
+    from scenes.components import Label
+    word, han = Label("jordan plays", font_size=style.LABEL), Label("迈克尔乔丹打", font_size=style.SMALL)
+    formula = MathTex(r"\frac{q \cdot k}{\sqrt{d_k}}").shift([1.3, -0.7, 0])
+    shapes = [Dot([2.5, 1, 0]), Line([-3, 1, 0], [4, -2, 0]), Arrow(LEFT_POINT, [1, 2, 0]), Rectangle(width=2, height=1)]
+    cases = [word, han, formula, *shapes, VGroup(word, *shapes), SurroundingRectangle(han, buff=0.1),
+             TokenRow(["michael", "jordan", "plays"], lang="en"), VectorColumn(np.arange(9.0) - 4, lang="zh"),
+             VGroup(), VectorizedPoint([0.4, -0.2, 0]), Mobject().set_points(np.array([[1.0, 2, 0], [-1, 0, 0]]))]
+    for m in cases:
+        assert bounds(m) == (m.get_left()[0], m.get_bottom()[1], m.get_right()[0], m.get_top()[1]), m
+    assert bounds(VGroup()) == (0.0, 0.0, 0.0, 0.0)
+
+
+def test_a_rounded_box_is_manims_rounded_rectangle_point_for_point():
+    """Made anew or copied from one made before (the second of each size), anywhere it is moved to."""
+    from manim import RoundedRectangle
+    from scenes.components import RoundedBox
+    for _ in range(2):
+        for w, h, r in ((1.37, 0.62, 0.1), (0.7, 0.62, 0.1), (2.0, 0.5, 0.08), (1.37, 0.62, 0.12)):
+            box = RoundedBox(corner_radius=r, width=w, height=h, stroke_width=2, fill_opacity=0.2).shift([1, -2, 0])
+            plain = RoundedRectangle(corner_radius=r, width=w, height=h).shift([1, -2, 0])
+            assert isinstance(box, RoundedRectangle) and box.corner_radius == r
+            assert np.array_equal(box.points, plain.points)
+    a, b = RoundedBox(width=1, height=1), RoundedBox(width=1, height=1)
+    a.shift([3, 0, 0])
+    assert not np.array_equal(a.points, b.points)      # each box its own points
 
 
 def test_vector_column_ellipsis_is_honest(gpt):
@@ -101,7 +134,7 @@ def test_the_pipeline_map_lights_the_parts_asked_for_in_one_layout_for_both_lang
 
     def shapes(m):
         return [np.round(x.get_all_points(), 6).tolist() for x in m.get_family()
-                if type(x).__name__ in ("RoundedRectangle", "Line")]
+                if type(x).__name__ in ("RoundedBox", "Line")]
     lines = [("layer 2, head 3", style.MUTED), ("weight 62%", style.TEXT)]
     en, zh = (PipelineMap(3, lit=["attention:1"], lines=lines, lang=lang) for lang in ("en", "zh"))
     assert shapes(en) == shapes(zh) and inside_safe_area(en) and inside_safe_area(zh)

@@ -120,10 +120,16 @@ def cases():
                                id=f"{name}-{lang}-" + "-".join(f"{k}{v}" for k, v in given.items()))
 
 
+@pytest.fixture(scope="module")
+def caches(tmp_path_factory):
+    """One tex/text cache for this file's dry runs (the same labels recur: compiled once)."""
+    return tmp_path_factory.mktemp("layer-convention")
+
+
 @pytest.mark.parametrize("name, params", list(cases()))
-def test_layers_and_heads_on_screen_count_from_one(gpt, lecture, tmp_path, name, params):
+def test_layers_and_heads_on_screen_count_from_one(gpt, lecture, caches, name, params):
     # the defaults: the session's own dry run of the scene (scene_checks.Lecture, shared with test_scenes.py)
-    scene = lecture.dry(name, params["lang"]) if set(params) == {"lang"} else dry(name, params, tmp_path)
+    scene = lecture.dry(name, params["lang"]) if set(params) == {"lang"} else dry(name, params, caches)
     captions, labels = texts_on_screen(scene)
     c = gpt.config
     check_texts(name, scene.values, captions, labels, c.n_layer, c.n_head)

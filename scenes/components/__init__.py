@@ -36,19 +36,21 @@ By theme:
 - superposition (superposition.py): `AngleHistogram` (counts of angles in 1-degree bins, one fixed height scale, bars
   to Transform into per step), `LogChart` (log-log axes in decades, curves, dots, a vertical marker),
   `VectorFan` (a 2 × n matrix's columns as arrows in the plane, on the unit circle).
-- layout (layout.py): `inside_safe_area()`, `rule()`, `row_positions()`, `place_by_body()`.
+- boxes (boxes.py): `RoundedBox` (a RoundedRectangle whose corners are rounded once per shape).
+- layout (layout.py): `bounds()` (a bounding box in one pass), `inside_safe_area()`, `rule()`, `row_positions()`, `place_by_body()`.
 - where we are (pipeline.py): `PipelineMap` (the model's pipeline, small, lit at the part a scene is about, with
   that scene's numbers beside it: the closing beat of a scene).
 """
 
 from .attention import AttentionGrid
+from .boxes import RoundedBox
 from .charts import (BarColumn, ColourLegend, ColourScale, LabelColumn, MaskCell, NumberColumn,
                      ProbabilityBars)
 from .mlp import GeluPlot, NeuronStrip
 from .tracing import TraceGrid
 from .superposition import AngleHistogram, LogChart, VectorFan
 from .pipeline import PipelineMap
-from .layout import inside_safe_area, place_by_body, row_positions, rule
+from .layout import bounds, inside_safe_area, place_by_body, row_positions, rule
 from .text import Caption, Label, LayoutError, NumberText, caption, light, math_tex, plain_shape
 from .tokens import CompactTokenRow, TokenChip, TokenColumn, TokenRow
 from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVectorProduct, VectorColumn,
@@ -57,7 +59,7 @@ from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVec
 __all__ = [
     "AngleHistogram", "AttentionGrid", "BarColumn", "LogChart", "VectorFan", "GeluPlot", "NeuronStrip", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
     "Heatmap", "Label", "LabelColumn", "LayoutError", "MagnitudeStrip", "MaskCell", "MatrixGrid",
-    "MatrixVectorProduct", "NumberColumn", "NumberText", "PipelineMap", "ProbabilityBars", "TokenChip", "TokenColumn", "TokenRow", "TraceGrid",
-    "VectorColumn", "caption", "inside_safe_area", "light", "magnitude_scale", "math_tex", "place_by_body",
+    "MatrixVectorProduct", "NumberColumn", "NumberText", "PipelineMap", "ProbabilityBars", "RoundedBox", "TokenChip", "TokenColumn", "TokenRow", "TraceGrid",
+    "VectorColumn", "bounds", "caption", "inside_safe_area", "light", "magnitude_scale", "math_tex", "place_by_body",
     "plain_shape", "row_positions", "rule", "shown_indices",
 ]

@@ -17,10 +17,11 @@ parts only, never on the language: English and Chinese share one layout.
 
 from __future__ import annotations
 
-from manim import Circle, Create, FadeIn, Line, RoundedRectangle, VGroup
+from manim import Circle, Create, FadeIn, Line, VGroup
 
 from .. import style
 from ..style import ACCENT, MUTED, SMALL, TEXT, Strings
+from .boxes import RoundedBox
 from .text import Label, LayoutError
 
 STRINGS = Strings({
@@ -85,7 +86,7 @@ class PipelineMap(VGroup):
                 self.base.add(gap.shift([(BOX_LEFT + 0.15) - gap.get_left()[0], 0, 0]))
                 continue
             lit_here = part in self.lit_parts
-            box = RoundedRectangle(corner_radius=0.08, width=BOX_RIGHT - BOX_LEFT, height=BOX_H, stroke_color=MUTED,
+            box = RoundedBox(corner_radius=0.08, width=BOX_RIGHT - BOX_LEFT, height=BOX_H, stroke_color=MUTED,
                                    stroke_width=1.5, fill_color=style.BACKGROUND, fill_opacity=1)
             box.move_to([(BOX_LEFT + BOX_RIGHT) / 2, y, 0])
             name = Label(text, font_size=SMALL, color=TEXT if lit_here else MUTED).move_to([0, y, 0])
@@ -96,7 +97,7 @@ class PipelineMap(VGroup):
                 label = Label(layer_label, font_size=SMALL, color=MUTED).move_to([0, y - pitch / 2, 0])
                 self.base.add(label.shift([LAYER_LABEL_RIGHT - label.get_right()[0], 0, 0]))
             if lit_here:
-                self.frames.add(RoundedRectangle(corner_radius=0.08, width=BOX_RIGHT - BOX_LEFT, height=BOX_H,
+                self.frames.add(RoundedBox(corner_radius=0.08, width=BOX_RIGHT - BOX_LEFT, height=BOX_H,
                                                  stroke_color=ACCENT, stroke_width=4).move_to(box))
 
         # the numbers: left-aligned beside the map, centred on the lit boxes (inside the map's height)

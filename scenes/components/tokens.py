@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, RIGHT, DashedVMobject, RoundedRectangle, VGroup
+from manim import DOWN, RIGHT, DashedVMobject, VGroup
 
 from .. import style
 from ..style import LABEL, SMALL, TEXT
+from .boxes import RoundedBox
 from .text import Label, LayoutError, NumberText, _glyph
 
 
@@ -28,7 +29,7 @@ class TokenChip(VGroup):
         super().__init__()
         self.word = word
         self.label = Label(word, font_size=font_size)
-        self.box = RoundedRectangle(corner_radius=corner_radius,
+        self.box = RoundedBox(corner_radius=corner_radius,
                                     width=width if width is not None else self.label.width + 2 * pad_x,
                                     height=height, stroke_color=colour, stroke_width=2, fill_color=colour,
                                     fill_opacity=0.22)
@@ -43,7 +44,7 @@ class TokenChip(VGroup):
     def slot(cls, *, font_size: float = LABEL, height: float = 0.62) -> "TokenChip":
         """The dashed "?" box where the next token will go."""
         chip = cls("?", TEXT, font_size=font_size, width=0.7, height=height)
-        dashed = DashedVMobject(RoundedRectangle(corner_radius=0.1, width=0.7, height=height, stroke_color=TEXT,
+        dashed = DashedVMobject(RoundedBox(corner_radius=0.1, width=0.7, height=height, stroke_color=TEXT,
                                                  stroke_width=2), num_dashes=24).move_to(chip.box)
         chip.remove(chip.box)
         chip.box = dashed
