@@ -2,7 +2,7 @@
 
 A scene's closing beat draws its one idea in the place of the whole model where it lives: the stages of the
 architecture scene (embedding + position, each layer's attention and MLP on the residual stream, the final
-LayerNorm, the unembedding and softmax), one box per stage on the same rows and at the same width as there, every
+LayerNorm, the unembedding and softmax), one box per stage at the same width as there (a little taller), every
 box muted but the lit ones (white frames), and beside them a short column of the scene's numbers (lines given by
 the scene, each read from its manifest), joined to the lit boxes by thin lines.
 
@@ -36,11 +36,12 @@ STRINGS = Strings({
 
 # --- geometry (scene units; title-safe is ±6.4 × ±3.6, the caption below y = -2.3), the architecture scene's ---
 STREAM_X = -4.72
-BOX_LEFT, BOX_RIGHT, BOX_H = -4.32, 0.55, 0.42
+BOX_LEFT, BOX_RIGHT, BOX_H = -4.32, 0.55, 0.52   # a name at the type floor, Han or Latin, clears the outline
+NAME_DROP = 0.13                   # a box's name: its baseline below the box's middle
 LAYER_LABEL_RIGHT = -4.95
-PITCH = 0.55                       # row to row, at most (a deep model's rows come closer)
+PITCH = 0.62                       # row to row, at most (a deep model's rows come closer)
 TOP, BOTTOM = 3.3, -2.0            # the first and last rows' centres may reach these
-CENTRE_Y = 0.6                     # a short map is centred here, between the top and the caption
+CENTRE_Y = 0.72                    # a short map is centred here, between the top and the caption
 CALLOUT_LEFT, CALLOUT_PITCH = 0.85, 0.5
 BASELINE_DROP = 0.1                # a line's baseline below its middle (so every line is spaced alike)
 LINE_H = 0.4                       # a line of the numbers, about (SMALL's height with its descender)
@@ -73,6 +74,7 @@ class PipelineMap(VGroup):
         pitch = min(PITCH, (TOP - BOTTOM) / max(len(rows) - 1, 1))
         top = min(TOP, CENTRE_Y + pitch * (len(rows) - 1) / 2)
         ys = [top - i * pitch for i in range(len(rows))]
+        box_h = min(BOX_H, pitch - 0.08)      # a deep model's closer rows keep a gap between their boxes
 
         self.base, self.frames, self.links, self.callout = VGroup(), VGroup(), VGroup(), VGroup()
         self.boxes: dict[str, VGroup] = {}
@@ -82,38 +84,40 @@ class PipelineMap(VGroup):
             if kind == "gap":
                 lit_inside = any(p.split(":")[0] in ("attention", "mlp") and int(p.split(":")[1]) in part
                                  for p in self.lit_parts)
-                gap = Label(text, font_size=SMALL, color=TEXT if lit_inside else MUTED).move_to([0, y, 0])
+                gap = Label(text, font_size=SMALL, color=TEXT if lit_inside else MUTED).on_baseline(y - NAME_DROP)
                 self.base.add(gap.shift([(BOX_LEFT + 0.15) - gap.get_left()[0], 0, 0]))
                 continue
             lit_here = part in self.lit_parts
-            box = RoundedBox(corner_radius=0.08, width=BOX_RIGHT - BOX_LEFT, height=BOX_H, stroke_color=MUTED,
-                                   stroke_width=1.5, fill_color=style.BACKGROUND, fill_opacity=1)
+            box = RoundedBox(corner_radius=0.08, width=BOX_RIGHT - BOX_LEFT, height=box_h, stroke_color=MUTED,
+                             stroke_width=1.5, fill_color=style.BACKGROUND, fill_opacity=1)
             box.move_to([(BOX_LEFT + BOX_RIGHT) / 2, y, 0])
-            name = Label(text, font_size=SMALL, color=TEXT if lit_here else MUTED).move_to([0, y, 0])
+            name = Label(text, font_size=SMALL, color=TEXT if lit_here else MUTED).on_baseline(y - NAME_DROP)
             name.shift([(BOX_LEFT + 0.15) - name.get_left()[0], 0, 0])
             self.boxes[part] = VGroup(box, name)
             self.base.add(self.join(part, y), box, name)
             if layer_label is not None:
-                label = Label(layer_label, font_size=SMALL, color=MUTED).move_to([0, y - pitch / 2, 0])
+                label = Label(layer_label, font_size=SMALL, color=MUTED).on_baseline(y - pitch / 2 - NAME_DROP)
                 self.base.add(label.shift([LAYER_LABEL_RIGHT - label.get_right()[0], 0, 0]))
             if lit_here:
-                self.frames.add(RoundedBox(corner_radius=0.08, width=BOX_RIGHT - BOX_LEFT, height=BOX_H,
-                                                 stroke_color=ACCENT, stroke_width=4).move_to(box))
+                self.frames.add(RoundedBox(corner_radius=0.08, width=BOX_RIGHT - BOX_LEFT, height=box_h,
+                                           stroke_color=ACCENT, stroke_width=4).move_to(box))
 
         # the numbers: left-aligned beside the map, centred on the lit boxes (inside the map's height)
         lit_ys = [self.boxes[p][0].get_center()[1] for p in self.lit_parts if p in self.boxes]
-        room = ys[0] - ys[-1] + BOX_H - LINE_H              # from the first box's top to the last box's bottom
+        room = ys[0] - ys[-1] + box_h - LINE_H              # from the first box's top to the last box's bottom
         pitch_lines = min(CALLOUT_PITCH, room / max(len(lines) - 1, 1))
         half = pitch_lines * (len(lines) - 1) / 2
-        low, high = ys[-1] - (BOX_H - LINE_H) / 2 + half, ys[0] + (BOX_H - LINE_H) / 2 - half
+        low, high = ys[-1] - (box_h - LINE_H) / 2 + half, ys[0] + (box_h - LINE_H) / 2 - half
         middle = min(max(sum(lit_ys) / len(lit_ys), low), high)
         for i, (text, colour) in enumerate(lines):
             line = Label(text, font_size=SMALL, color=colour).on_baseline(middle + half - i * pitch_lines - BASELINE_DROP)
             self.callout.add(line.shift([CALLOUT_LEFT - line.get_left()[0], 0, 0]))
             if line.get_right()[0] > style.safe_half_width():
                 raise LayoutError(f"PipelineMap: the line {text!r} runs past the title-safe area ({lang})")
-        # a bar beside the lines, and from each lit box a line to it (level with the box where the bar reaches)
-        bar_x, bar_top, bar_bottom = CALLOUT_LEFT - 0.15, self.callout.get_top()[1], self.callout.get_bottom()[1]
+        # a bar beside the lines, and from each lit box a line to it (level with the box where the bar reaches); the
+        # bar spans the lines' slots, not their ink, so it stands alike in every language
+        bar_x = CALLOUT_LEFT - 0.15
+        bar_top, bar_bottom = middle + half + LINE_H / 2, middle - half - LINE_H / 2
         self.links.add(Line([bar_x, bar_top, 0], [bar_x, bar_bottom, 0], stroke_color=ACCENT, stroke_width=2))
         for y in lit_ys:
             self.links.add(Line([BOX_RIGHT + 0.06, y, 0], [bar_x, min(max(y, bar_bottom), bar_top), 0],
