@@ -67,9 +67,6 @@ S = CHAPTER_STRINGS | Strings({
     "summary": {"en": "Masked and normalised, one line per query: these weights say\n"
                       "how much of each earlier token flows into the query.",
                 "zh": "遮罩并归一化后，每个查询一列：这些权重表示\n每个之前的词有多少信息流入这个查询。"},
-    "where_head": {"en": "layer {layer}, head {head}", "zh": "第 {layer} 层，第 {head} 个头"},   # the closing map
-    "where_query": {"en": "query \"{focus}\"", "zh": "查询\u201c{focus}\u201d"},
-    "where_key": {"en": "key \"{src}\"", "zh": "键\u201c{src}\u201d"},
     "where_weight": {"en": "weight {w}", "zh": "权重 {w}"},
     "scaled_scale": {"en": "q·k ÷ {root}", "zh": "q·k ÷ {root}"},
     "weight_scale_attn": {"en": "attention", "zh": "注意力权重"},
@@ -354,12 +351,7 @@ class CausalMask(AttentionChapterScene):
         self.say("summary")
         h = self.h
         weight = float(h.weights[h.focus][h.source])
-        self.show_where([f"attention:{h.layer}"], [
-            (self.s("where_head", layer=style.shown(h.layer), head=style.shown(h.head)), style.MUTED),
-            (self.s("where_query", focus=style.token_label(h.tokens[h.focus])), QUERY),
-            (self.s("where_key", src=style.token_label(h.tokens[h.source])), style.KEY),
-            (self.s("where_weight", w=style.percent(weight)), style.TEXT)],
-            layer=h.layer, head=h.head, query=h.focus, key=h.source, weight=weight)
+        self.show_head_where((self.s("where_weight", w=style.percent(weight)), style.TEXT), weight=weight)
 
     # --- building the pieces ----------------------------------------------------------------------
     def line_sum(self, numbers, total: float, avoid=None) -> VGroup:

@@ -36,8 +36,8 @@ S = CHAPTER_STRINGS | Strings({
                           "normalised first by LayerNorm: x̂ = LN(x).",
                     "zh": "第 {layer} 层读取经前面各层更新后的向量，\n先经过 LayerNorm 归一化：x̂ = LN(x)。"},
     "weights": {"en": "W_q makes the queries and W_k the keys: {d} × {dh}\n"
-                      "trained numbers each. Drawn turned, a row makes one entry.",
-                "zh": "W_q 算查询，W_k 算键：各 {d} × {dh} 个训练得到的数。\n"
+                      "weights each. Drawn turned, a row makes one entry.",
+                "zh": "W_q 算查询，W_k 算键：各 {d} × {dh} 个权重。\n"
                       "转置后画出（W_qᵀ、W_kᵀ），每一行给出一个分量。"},
     "weights_query": {"en": "First the query, from W_qᵀ;\nW_kᵀ comes back for the keys.",
                       "zh": "先算查询，用 W_qᵀ；\n算键时 W_kᵀ 再回来。"},
@@ -68,9 +68,6 @@ S = CHAPTER_STRINGS | Strings({
     "summary": {"en": "Queries ask, keys answer: a large q·k means \"look here\".\n"
                       "Next: the causal mask, and a softmax down each query's line.",
                 "zh": "查询提问，键来回答：q·k 越大，越是“看这里”。\n接下来：因果遮罩，以及对每个查询那一列做 softmax。"},
-    "where_head": {"en": "layer {layer}, head {head}", "zh": "第 {layer} 层，第 {head} 个头"},   # the closing map
-    "where_query": {"en": "query \"{focus}\"", "zh": "查询\u201c{focus}\u201d"},
-    "where_key": {"en": "key \"{src}\"", "zh": "键\u201c{src}\u201d"},
     "where_score": {"en": "q·k ÷ {root} = {s}", "zh": "q·k ÷ {root} = {s}"},
     "n_scores": {"en": "{n} scores", "zh": "{n} 个分数"},
     "entry_scale": {"en": "size of entry", "zh": "分量大小"},
@@ -298,12 +295,8 @@ class QueriesKeys(AttentionChapterScene):
         self.say("summary")
         h = self.h
         score = float(h.scaled[h.focus][h.source])
-        self.show_where([f"attention:{h.layer}"], [
-            (self.s("where_head", layer=style.shown(h.layer), head=style.shown(h.head)), style.MUTED),
-            (self.s("where_query", focus=style.token_label(h.tokens[h.focus])), QUERY),
-            (self.s("where_key", src=style.token_label(h.tokens[h.source])), style.KEY),
-            (self.s("where_score", root=f"{math.sqrt(h.d_head):g}", s=style.signed(score, 1)), style.TEXT)],
-            layer=h.layer, head=h.head, query=h.focus, key=h.source, scaled_score=score)
+        self.show_head_where((self.s("where_score", root=f"{math.sqrt(h.d_head):g}", s=style.signed(score, 1)),
+                              style.TEXT), scaled_score=score)
 
     # --- building the pieces ----------------------------------------------------------------------
     def product(self, W, x, b, out, symbol: str, colour) -> MatrixVectorProduct:
