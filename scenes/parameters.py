@@ -17,6 +17,7 @@ from model.params import parameter_split
 from scenes import style
 from scenes.components import Label, NumberText
 from scenes.lecture import LectureScene
+from scenes.prompts import own_language
 from scenes.style import MUTED, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
@@ -42,19 +43,22 @@ S = SHARED | Strings({
     "frac_2_3": {"en": "two thirds", "zh": "三分之二"},
     "frac_3_4": {"en": "three quarters", "zh": "四分之三"},
     "gpt3": {"en": "GPT-3: {total}", "zh": "GPT-3：{total}"},
-    "ours_bar": {"en": "ours: {total}", "zh": "我们的：{total}"},
-    "ours_less": {"en": "Our model, by its own config: the MLPs hold {pct} of {total},\n"
+    "ours_bar": {"en": "{model}: {total}", "zh": "{model}：{total}"},
+    "ours_less": {"en": "{model}, by its config: MLPs hold {pct} of {total},\n"
                         "less than GPT-3's {gpt3}; its embedding alone takes {emb}.",
-                  "zh": "我们的模型（按它自己的配置）：MLP 占 {total} 中的 {pct}，\n少于 GPT-3 的 {gpt3}；光嵌入就占了 {emb}。"},
-    "ours_more": {"en": "Our model, by its own config: the MLPs hold {pct} of {total},\n"
+                  "zh": "{model}（按其配置）：MLP 占 {total} 中的 {pct}，\n少于 GPT-3 的 {gpt3}；光嵌入就占了 {emb}。"},
+    "ours_more": {"en": "{model}, by its config: MLPs hold {pct} of {total},\n"
                         "more than GPT-3's {gpt3}.",
-                  "zh": "我们的模型（按它自己的配置）：MLP 占 {total} 中的 {pct}，\n多于 GPT-3 的 {gpt3}。"},
+                  "zh": "{model}（按其配置）：MLP 占 {total} 中的 {pct}，\n多于 GPT-3 的 {gpt3}。"},
     "segment": {"en": "{name} {pct}", "zh": "{name} {pct}"},
     "summary": {"en": "In both models most parameters sit in the MLPs:\n"
                       "the layers where the MLP chapter traced a fact.",
                 "zh": "两个模型的大部分参数都在 MLP 里：\n也就是 MLP 一章追查事实的那些层。"},
+    "summary_checkpoint": {"en": "In both models most parameters sit in the MLPs:\n"
+                                 "the layers GPT-2 and GPT-3 are mostly made of.",
+                           "zh": "两个模型的大部分参数都在 MLP 里：\nGPT-2 和 GPT-3 主要由这些层构成。"},
     "where_share": {"en": "the MLPs' share:", "zh": "MLP 所占比例："},   # the closing map
-    "where_ours": {"en": "our model: {pct}", "zh": "我们的模型：{pct}"},
+    "where_ours": {"en": "{model}: {pct}", "zh": "{model}：{pct}"},
     "where_gpt3": {"en": "GPT-3: {pct}", "zh": "GPT-3：{pct}"},
     "summary_not": {"en": "The MLPs' share differs between the models:\nthe counts above come from each one's shape.",
                     "zh": "两个模型中 MLP 的占比不同：\n上面的数字来自各自的结构。"},
@@ -64,7 +68,7 @@ S = SHARED | Strings({
 BEATS = style.BEAT_TITLES | Strings({
     "count":  {"en": "Counting GPT-3's parameters", "zh": "数一数 GPT-3 的参数"},
     "split":  {"en": "GPT-3's split", "zh": "GPT-3 的参数分布"},
-    "ours":   {"en": "Our model's split", "zh": "我们模型的参数分布"},
+    "ours":   {"en": "The model's own split", "zh": "本模型的参数分布"},
 })
 
 PARTS = ("embedding", "attention", "mlp", "layernorm")
@@ -177,7 +181,8 @@ class Parameters(LectureScene):
                 label.shift(RIGHT * (x + w / 2 - label.get_center()[0])).on_baseline(y - 0.75)
                 names.add(label)
             x += w
-        title = Label(self.s(title_key, total=count(split["total"])), font_size=style.LABEL, color=TEXT)
+        title = Label(self.s(title_key, total=count(split["total"]), model=self.model_words("subject")),
+                      font_size=style.LABEL, color=TEXT)
         title.shift(RIGHT * (BAR_LEFT - title.get_left()[0])).on_baseline(y + 0.45)
         bar.add(title, segments, names)
         bar.title, bar.segments, bar.names = title, segments, names
@@ -215,19 +220,24 @@ class Parameters(LectureScene):
                                 "our MLPs' share below GPT-3's: ours_less (with our embedding's share), else ours_more",
                                 ours=o["fractions"]["mlp"], gpt3=g["fractions"]["mlp"],
                                 ours_embedding=o["fractions"]["embedding"])
-        self.say(key, pct=style.percent(o["fractions"]["mlp"]), total=count(o["total"]),
+        self.say(key, model=self.model_words("subject"), pct=style.percent(o["fractions"]["mlp"]),
+                 total=count(o["total"]),
                  gpt3=style.percent(g["fractions"]["mlp"]), emb=style.percent(o["fractions"]["embedding"]))
         self.play_bar(self.bar_ours)
         self.wait(style.PAUSE)
 
     def beat_summary(self):
         both = self.ours["fractions"]["mlp"] > 0.5 and self.g3["fractions"]["mlp"] > 0.5
-        key = self.caption_rule("summary", "summary" if both else "summary_not", "the MLPs hold more than half of "
-                                "both models' parameters: summary, else summary_not",
+        ours_traced = own_language(self.gpt)   # the MLP chapter traced its fact in our model (a checkpoint: not)
+        key = self.caption_rule("summary", ("summary" if ours_traced else "summary_checkpoint") if both else
+                                "summary_not", "the MLPs hold more than half of both models' parameters: summary "
+                                "(summary_checkpoint for a checkpoint of one's own, where the MLP chapter traced "
+                                "nothing), else summary_not",
                                 ours=self.ours["fractions"]["mlp"], gpt3=self.g3["fractions"]["mlp"])
         self.say(key)
         ours, gpt3 = self.ours["fractions"]["mlp"], self.g3["fractions"]["mlp"]
         self.show_where(["mlp:*"], [(self.s("where_share"), MUTED),
-                                    (self.s("where_ours", pct=style.percent(ours)), TEXT),
+                                    (self.s("where_ours", model=self.model_words("subject"),
+                                            pct=style.percent(ours)), TEXT),
                                     (self.s("where_gpt3", pct=style.percent(gpt3)), TEXT)],
                         mlp_fraction={"ours": ours, "gpt3": gpt3})

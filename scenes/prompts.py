@@ -72,6 +72,9 @@ MODEL_WORDS = {
     # short, as a sentence's subject or owner ("Layer 2 of {model} has 4 heads", "{model}的第 2 层")
     "short": {"ours": {"en": "our model", "zh": "我们模型"},
               "checkpoint": {"en": "this checkpoint", "zh": "这个检查点"}},
+    # as a sentence's subject, at its start
+    "subject": {"ours": {"en": "Our model", "zh": "我们的模型"},
+                "checkpoint": {"en": "This checkpoint", "zh": "这个检查点"}},
     # a vocabulary of n entries: our words, a checkpoint's (BPE) tokens
     "vocabulary": {"ours": {"en": "a {n}-word vocabulary", "zh": "词表共 {n} 个词"},
                    "checkpoint": {"en": "a {n}-token vocabulary", "zh": "词表共 {n} 个词元"}},
@@ -79,8 +82,8 @@ MODEL_WORDS = {
 
 
 def model_words(gpt, lang: str, form: str = "full", **values) -> str:
-    """How a caption names the model whose numbers it shows, in `lang`: `form` "full", "plain", "compact", "short"
-    or "vocabulary" (MODEL_WORDS); ours (own_language) in the lecture's words, a checkpoint from its config. Filled with
+    """How a caption names the model whose numbers it shows, in `lang`: `form` "full", "plain", "compact", "short",
+    "subject" or "vocabulary" (MODEL_WORDS); ours (own_language) in the lecture's words, a checkpoint from its config. Filled with
     the config's n_layer (layers) and n_embd (d), and any `values` (the vocabulary's n)."""
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}: use one of {LANGS}")

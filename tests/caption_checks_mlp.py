@@ -266,7 +266,10 @@ def check_ours(v, rule, gpt):
 def check_parameters_summary(v, rule, gpt):
     ours, gpt3 = mlp_share(v, "ours", gpt.config), mlp_share(v, "gpt3", GPT3_175B)
     assert rule["inputs"] == pytest.approx({"ours": ours, "gpt3": gpt3}, abs=1e-15)
-    return "summary" if min(ours, gpt3) > 0.5 else "summary_not"
+    from scenes.prompts import own_language
+    if min(ours, gpt3) <= 0.5:
+        return "summary_not"
+    return "summary" if own_language(gpt) else "summary_checkpoint"
 
 
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
@@ -280,5 +283,5 @@ MLP_CHAPTER_CHECKS: dict = {
                  "and": ({"and_yes", "and_partly"}, check_and)},
     "parameters": {"split": ({"split"}, check_split),
                    "ours": ({"ours_less", "ours_more"}, check_ours),
-                   "summary": ({"summary", "summary_not"}, check_parameters_summary)},
+                   "summary": ({"summary", "summary_checkpoint", "summary_not"}, check_parameters_summary)},
 }
