@@ -23,8 +23,8 @@ from model import GPT3_175B
 from model.analysis.lens import logit_lens
 from scenes import style
 from scenes.attention_chapter import FocusScene, shown_matrix, shown_vector
-from scenes.components import (BarColumn, Label, LabelColumn, MatrixVectorProduct, NumberColumn, NumberText, RoundedBox,
-                               CompactTokenRow, TokenRow)
+from scenes.components import (BarColumn, Label, LabelColumn, MatrixVectorProduct, NumberColumn, NumberText,
+                               RoundedBox, CompactTokenRow, TokenRow)
 from scenes.style import LOGIT, MUTED, PROB, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
@@ -414,7 +414,7 @@ class Architecture(FocusScene):
     def stage_box(self, kind: str, shape: str, y: float) -> VGroup:
         """A stage of the pipeline: its name on the left, its shape (muted) on the right, in a rounded box."""
         box = RoundedBox(corner_radius=0.08, width=BOX_RIGHT - BOX_LEFT, height=BOX_H, stroke_color=MUTED,
-                               stroke_width=1.5, fill_color=style.BACKGROUND, fill_opacity=1)
+                         stroke_width=1.5, fill_color=style.BACKGROUND, fill_opacity=1)
         box.move_to([(BOX_LEFT + BOX_RIGHT) / 2, y, 0])
         name = Label(self.s(kind), font_size=style.SMALL).move_to([0, y, 0])
         name.shift(RIGHT * (BOX_LEFT + 0.15 - name.get_left()[0]))

@@ -142,7 +142,7 @@ class FocusScene(LectureScene):
                              f"{len(row.chips)} tokens); choose a focus from {row.first_shown} on")
 
 
-# the closing map's lines about the head (AttentionChapterScene.show_head_where)
+# the closing map's lines about the head (AttentionChapterScene.show_head_where; values_update's head line)
 WHERE = Strings({
     "head": {"en": "layer {layer}, head {head}", "zh": "第 {layer} 层，第 {head} 个头"},
     "query": {"en": "query \"{focus}\"", "zh": "查询\u201c{focus}\u201d"},

@@ -17,6 +17,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Create, CurvedArrow,
 from model import probabilities
 from model.analysis import ablation_effect, head_update
 from scenes import style
+from scenes.attention_chapter import WHERE
 from scenes.components import (AttentionGrid, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
                                LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText,
                                TokenColumn, VectorColumn, magnitude_scale, rule)
@@ -91,7 +92,6 @@ S = SHARED | ATTENTION | Strings({
     "summary": {"en": "Attention moves information between tokens: the weights\n"
                       "choose the source, values carry it, \u0394E writes it in.",
                 "zh": "注意力在词元之间搬运信息：权重选择来源，\n值向量携带信息，\u0394E 把它写进向量。"},
-    "where_head": {"en": "layer {layer}, head {head}", "zh": "第 {layer} 层，第 {head} 个头"},   # the closing map
     "where_p": {"en": "P(\"{word}\") next", "zh": "下一个是\u201c{word}\u201d的概率"},
     "where_with": {"en": "with the head: {p}", "zh": "有这个头：{p}"},
     "where_without": {"en": "head zeroed: {p}", "zh": "把它置零：{p}"},
@@ -357,7 +357,7 @@ class ValuesUpdate(LectureScene):
         h = self.h
         with_, without = h.ablation["p_with_head"], h.ablation["p_without_head"]
         self.show_where([f"attention:{h.layer}"], [
-            (self.s("where_head", layer=style.shown(h.layer), head=style.shown(h.head)), MUTED),
+            (WHERE("head", self.lang, layer=style.shown(h.layer), head=style.shown(h.head)), MUTED),
             (self.s("where_p", word=style.token_label(h.word)), PROB),
             (self.s("where_with", p=style.percent(with_)), style.TEXT),
             (self.s("where_without", p=style.percent(without)), MUTED)],

@@ -268,6 +268,17 @@ def signed_ticks(limit: float, decimals: int) -> list[list[str]]:
     return [[lo, "0", hi], [lo, hi]]
 
 
+def play_lean(name: str, params: dict, tmp):
+    """Scene `name` played as the caption sweep plays it: lean() (whose end states tests/test_caption_rules.py holds
+    to manim's own), no frames drawn, a snapshot at every beat's end and after every caption; `tmp` its tex/text
+    cache."""
+    import importlib
+    from scenes.catalog import SCENES
+    spec = SCENES[name]
+    cls = getattr(importlib.import_module(spec.module), spec.cls)
+    return run_dry(lean(cls), params, tmp, captions=True, frames=False)
+
+
 class Lecture:
     """Every scene rendered (both languages, through render.py) and played dry (both languages, a snapshot at the
     end of every beat and after every caption), each at most once per test session, when a test first asks."""
@@ -282,15 +293,10 @@ class Lecture:
         self._caches = None     # one tex/text cache for every dry run (the same labels recur: compiled once)
 
     def _play_dry(self, name: str, params: dict):
-        """The scene played as the caption sweep plays it: lean() (whose end states tests/test_caption_rules.py
-        holds to manim's own), no frames drawn, the session's tex/text cache."""
-        import importlib
-        from scenes.catalog import SCENES
-        spec = SCENES[name]
-        cls = getattr(importlib.import_module(spec.module), spec.cls)
+        """play_lean with the session's tex/text cache."""
         if self._caches is None:
             self._caches = self.tmp.mktemp("dry-caches")
-        return run_dry(lean(cls), params, self._caches, captions=True, frames=False)
+        return play_lean(name, params, self._caches)
 
     def clips(self, name: str) -> dict:
         """{lang: the preview clip} of the scene with its defaults."""

@@ -14,12 +14,11 @@ zero-based indices:
 
 from __future__ import annotations
 
-import importlib
 import re
 
 import pytest
 
-from scene_checks import lean, run_dry
+from scene_checks import play_lean
 from scenes import style
 from scenes.catalog import SCENES
 
@@ -96,12 +95,6 @@ def check_texts(name: str, values: dict, captions: list[str], labels: list[str],
     return read
 
 
-def dry(name: str, params: dict, tmp):
-    spec = SCENES[name]
-    cls = getattr(importlib.import_module(spec.module), spec.cls)
-    return run_dry(lean(cls), params, tmp, captions=True, frames=False)
-
-
 def texts_on_screen(scene) -> tuple[list[str], list[str]]:
     """(every caption said, the title card's note included; every other text on screen at any snapshot)."""
     captions = [c["text"] for c in scene.captions]
@@ -129,7 +122,7 @@ def caches(tmp_path_factory):
 @pytest.mark.parametrize("name, params", list(cases()))
 def test_layers_and_heads_on_screen_count_from_one(gpt, lecture, caches, name, params):
     # the defaults: the session's own dry run of the scene (scene_checks.Lecture, shared with test_scenes.py)
-    scene = lecture.dry(name, params["lang"]) if set(params) == {"lang"} else dry(name, params, caches)
+    scene = lecture.dry(name, params["lang"]) if set(params) == {"lang"} else play_lean(name, params, caches)
     captions, labels = texts_on_screen(scene)
     c = gpt.config
     check_texts(name, scene.values, captions, labels, c.n_layer, c.n_head)
@@ -160,7 +153,7 @@ def test_a_zero_based_layer_on_screen_fails(gpt, tmp_path, monkeypatch):
     with pytest.raises(AssertionError, match="zero-based"):
         check_texts("values_update", {"layer": 1, "head": 2}, ["第 2 层第 2 个头"], [], 3, 4)
     monkeypatch.setattr(style, "shown", lambda index: int(index))   # every scene showing the index as it is
-    scene = dry("values_update", {"lang": "zh", "layer": 1, "head": 2}, tmp_path)
+    scene = play_lean("values_update", {"lang": "zh", "layer": 1, "head": 2}, tmp_path)
     captions, labels = texts_on_screen(scene)
     with pytest.raises(AssertionError):
         check_texts("values_update", scene.values, captions, labels, gpt.config.n_layer, gpt.config.n_head)

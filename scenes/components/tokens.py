@@ -30,9 +30,9 @@ class TokenChip(VGroup):
         self.word = word
         self.label = Label(word, font_size=font_size)
         self.box = RoundedBox(corner_radius=corner_radius,
-                                    width=width if width is not None else self.label.width + 2 * pad_x,
-                                    height=height, stroke_color=colour, stroke_width=2, fill_color=colour,
-                                    fill_opacity=0.22)
+                              width=width if width is not None else self.label.width + 2 * pad_x,
+                              height=height, stroke_color=colour, stroke_width=2, fill_color=colour,
+                              fill_opacity=0.22)
         self.label.move_to(self.box, coor_mask=np.array([1, 0, 0]))
         if lift is None:
             self.label.on_baseline(self.box.get_center()[1] - 0.5 * _glyph("0", font_size).shape.height)
@@ -45,7 +45,7 @@ class TokenChip(VGroup):
         """The dashed "?" box where the next token will go."""
         chip = cls("?", TEXT, font_size=font_size, width=0.7, height=height)
         dashed = DashedVMobject(RoundedBox(corner_radius=0.1, width=0.7, height=height, stroke_color=TEXT,
-                                                 stroke_width=2), num_dashes=24).move_to(chip.box)
+                                           stroke_width=2), num_dashes=24).move_to(chip.box)
         chip.remove(chip.box)
         chip.box = dashed
         chip.submobjects.insert(0, dashed)
