@@ -122,6 +122,7 @@ def main() -> int:
     p.add_argument("--quality", default="medium", choices=list(recipe.QUALITIES))
     p.add_argument("--cache", type=Path, help="LaTeX and text cache to use (default: a fresh one: cold)")
     p.add_argument("--top", type=int, default=0, help="also print the top N functions by cumulative time")
+    p.add_argument("--only", default="", help="with --top: only functions whose file or name matches this regular expression")
     p.add_argument("--plain", action="store_true", help="also time the same render without the profiler")
     p.add_argument("--json", type=Path, help="write the figures here as well")
     p.add_argument("--encoders", type=int, default=worker.ENCODERS_IN_FLIGHT,
@@ -159,7 +160,7 @@ def main() -> int:
     for label, seconds in [*found.items(), ("the rest: construct(), animations, updaters (Python)", rest)]:
         print(f"  {label:<52} {seconds:7.1f} s  {100 * seconds / wall:5.1f} %")
     if args.top:
-        stats.sort_stats("cumulative").print_stats(args.top)
+        stats.sort_stats("cumulative").print_stats(*([args.only] if args.only else []), args.top)
     if args.json:
         args.json.write_text(json.dumps({"scene": args.scene, "quality": args.quality, "wall": wall, "plain": plain,
                                          "encoders": args.encoders, "cpu": used, "main_thread": {**found, "rest": rest},

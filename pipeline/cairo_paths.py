@@ -34,11 +34,6 @@ class _Path(ctypes.Structure):
     _fields_ = [("status", ctypes.c_int), ("data", ctypes.c_void_p), ("num_data", ctypes.c_int)]
 
 
-# Shapes of at most this many points (32 curves) are built by ManimCE's loop. Measured on the shapes of a
-# token_embedding render (median 48 points, mean 470, largest 11,904): ManimCE's loop for all of them 177 ms,
-# this module for all 102 ms, this module above 128 points and ManimCE's below 81 ms.
-SMALL = 128
-
 _lib = None
 _CONTEXT_POINTER_OFFSET = None   # bytes from a pycairo Context object to its cairo_t *
 _manim_set_cairo_context_path = None
@@ -97,16 +92,42 @@ def path_data(vmobject, points: np.ndarray) -> np.ndarray | None:
     return data
 
 
+# The paths already built, by the exact points they were built from. Most shapes of a frame are drawn again,
+# unchanged, in the next one (a still label during another shape's animation, a caption): their path is looked up
+# by their points' bytes instead of being built again. The key is the points themselves (all three coordinates)
+# and the shape's tolerance for equal points (which decides where a subpath closes), so a hit is the path that
+# building would give. The cache is emptied when it holds more than CACHE_BYTES (keys and paths).
+CACHE_BYTES = 160 * 2 ** 20
+_cache: dict[tuple, np.ndarray | None] = {}
+_cache_bytes = 0
+
+
+def cached_path_data(vmobject, points: np.ndarray) -> np.ndarray | None:
+    """path_data(vmobject, points), from the cache when these exact points were drawn before."""
+    global _cache_bytes
+    key = (points.shape, points.tobytes(), vmobject.tolerance_for_point_equality)
+    try:
+        return _cache[key]
+    except KeyError:
+        pass
+    data = path_data(vmobject, points)
+    size = len(key[1]) + (0 if data is None else data.nbytes)
+    if _cache_bytes + size > CACHE_BYTES:
+        _cache.clear()
+        _cache_bytes = 0
+    _cache[key] = data
+    _cache_bytes += size
+    return data
+
+
 def fast_set_cairo_context_path(self, ctx, vmobject):
-    """Camera.set_cairo_context_path, one cairo call per shape (same path, same control flow). Small shapes
-    keep ManimCE's loop: below SMALL points the NumPy set-up costs more than the calls it saves."""
-    if len(vmobject.points) <= SMALL:
-        return _manim_set_cairo_context_path(self, ctx, vmobject)
+    """Camera.set_cairo_context_path, one cairo call per shape (same path, same control flow), the path
+    looked up when the same points were drawn before (cached_path_data)."""
     points = self.transform_points_pre_display(vmobject, vmobject.points)
     if len(points) == 0:
         return self          # as ManimCE: the context keeps its current path
+    data = cached_path_data(vmobject, np.asarray(points, dtype=np.float64))
     ctx.new_path()
-    data = path_data(vmobject, np.asarray(points, dtype=np.float64))
     if data is None:
         return self
     cr = ctypes.c_void_p(_context_pointer(ctx))

@@ -66,15 +66,7 @@ def paths(mobject: VMobject, camera: Camera) -> tuple[list, list]:
         ctx = cairo.Context(cairo.ImageSurface(cairo.FORMAT_ARGB32, 8, 8))
         ctx.move_to(0.25, 0.75)            # a path left from an earlier shape: an empty shape must keep it
         ctx.line_to(0.5, 0.5)
-        if method is MANIM_PATH:
-            method(camera, ctx, mobject)
-        else:
-            # below cairo_paths.SMALL points the method hands over to ManimCE's: build the array regardless
-            small, cairo_paths.SMALL = cairo_paths.SMALL, -1
-            try:
-                method(camera, ctx, mobject)
-            finally:
-                cairo_paths.SMALL = small
+        method(camera, ctx, mobject)
         out.append(list(ctx.copy_path()))
     return out[0], out[1]
 
@@ -127,3 +119,25 @@ def test_install_leaves_manim_drawing_when_the_library_is_not_pycairos(installed
     finally:
         monkeypatch.undo()
         assert cairo_paths.install() is None
+
+
+def test_a_shape_drawn_again_is_looked_up_by_its_points_and_a_moved_one_is_built_anew(installed):
+    """The path cache's key is the points themselves: the same points give the cached path, points changed in
+    place (an animation moves a shape) give the path of the new points, and an over-full cache starts again."""
+    camera, circle = Camera(), Circle()
+    cairo_paths._cache.clear()
+    first = paths(circle, camera)
+    again = paths(circle, camera)
+    assert first == again and first[0] == first[1]
+    assert any(k[1] == circle.points.tobytes() for k in cairo_paths._cache)
+    circle.shift(np.array([0.5, -0.25, 0]))                 # the same object, its points changed in place
+    moved = paths(circle, camera)
+    assert moved[0] == moved[1] != first[1]
+    limit = cairo_paths.CACHE_BYTES
+    try:
+        cairo_paths.CACHE_BYTES = 1                         # every new shape overfills it: emptied, then kept
+        square = Square()
+        assert paths(square, camera)[0] == paths(square, camera)[1]
+        assert len(cairo_paths._cache) == 1
+    finally:
+        cairo_paths.CACHE_BYTES = limit

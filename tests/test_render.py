@@ -725,11 +725,30 @@ def decoded_frames(path: Path) -> list:
         return [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
 
 
-def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_manim(tmp_path):
-    scene, one, two = "token_embedding", tmp_path / "one", tmp_path / "two"
-    single = run_render(scene, "--jobs", "1", media=one)
+def without_render_seconds(path: Path) -> dict:
+    manifest = json.loads(recipe.manifest_path(path).read_text())
+    manifest.pop("render_seconds")
+    return manifest
+
+
+WHOLE = "token_embedding"   # the whole clip the tests below render in one process, in parts, and on Dask
+
+
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory) -> dict:
+    """WHOLE rendered at preview in one process (--jobs 1), once for the module: its media folder (with the plan
+    the render left), the clip, its decoded frames and its manifest without the render time. Tests copy from it;
+    none writes into it."""
+    media = tmp_path_factory.mktemp("one-process") / "media"
+    single = run_render(WHOLE, "--jobs", "1", media=media)
     assert single.returncode == 0, single.stderr
     assert "parts" not in single.stdout
+    clip = media / "preview" / f"{WHOLE}.mp4"
+    return {"media": media, "clip": clip, "frames": decoded_frames(clip), "manifest": without_render_seconds(clip)}
+
+
+def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_manim(tmp_path, one_process):
+    scene, one, two = WHOLE, one_process["media"], tmp_path / "two"
     # the frames are those of plain `manim render` (worker.ENCODERS_IN_FLIGHT partial movies encoded at a time)
     spec = SCENES[scene]
     # Plain manim with its partial-movie cache off, as render.py runs it: that cache names a play by a hash that
@@ -739,7 +758,7 @@ def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_ma
                            cwd=REPO, capture_output=True, text=True, timeout=600)
     assert plain.returncode == 0, plain.stderr
     [plain_clip] = (tmp_path / "plain").glob(f"videos/**/{spec.cls}.mp4")
-    frames_plain, frames_one = decoded_frames(plain_clip), decoded_frames(one / "preview" / f"{scene}.mp4")
+    frames_plain, frames_one = decoded_frames(plain_clip), one_process["frames"]
     assert len(frames_plain) == len(frames_one) > 100
     differing = [i for i, (x, y) in enumerate(zip(frames_plain, frames_one)) if not np.array_equal(x, y)]
     assert differing == [], (f"{len(differing)} frames differ, from {differing[0]}, by up to "
@@ -750,32 +769,25 @@ def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_ma
     split = run_render(scene, "--jobs", "2", media=two)
     assert split.returncode == 0, split.stderr
     assert "in 2 parts, animations 0-" in split.stdout and statuses(split.stdout)[scene] == "done"
-    a, b = one / "preview" / f"{scene}.mp4", two / "preview" / f"{scene}.mp4"
-    frames_a, frames_b = decoded_frames(a), decoded_frames(b)
+    b = two / "preview" / f"{scene}.mp4"
+    frames_a, frames_b = one_process["frames"], decoded_frames(b)
     assert len(frames_a) == len(frames_b) > 100
     differing = [i for i, (x, y) in enumerate(zip(frames_a, frames_b)) if not np.array_equal(x, y)]
     assert differing == []
-    manifest_a = json.loads(recipe.manifest_path(a).read_text())
-    manifest_b = json.loads(recipe.manifest_path(b).read_text())
-    for m in (manifest_a, manifest_b):
-        m.pop("render_seconds")
+    manifest_a, manifest_b = one_process["manifest"], without_render_seconds(b)
     assert manifest_a == manifest_b            # the timeline, sections, values and sources as well
     assert len(manifest_a["captions"]) > 3     # its narration lines, timed by the frames of each part
     assert statuses(run_render(scene, "--jobs", "2", media=two).stdout) == {scene: "skipped"}
 
 
-def test_one_clip_without_a_plan_is_split_while_it_renders_frame_identical(tmp_path):
+def test_one_clip_without_a_plan_is_split_while_it_renders_frame_identical(tmp_path, one_process):
     """With no plan, one process draws the clip from its start while another counts its plays; the first is then
     told where to stop. The split point is set here (run.SPLIT_AT_ENV) so that both ways it can go are run:
     the first process is still before it (play -3, near the end), or it has drawn past it (play 1: by the time
     the counting process is done, the first has drawn its title) and the second part starts after where it
     stopped instead."""
-    scene = "token_embedding"
-    single = run_render(scene, "--jobs", "1", media=tmp_path / "one")
-    assert single.returncode == 0, single.stderr
-    clip = tmp_path / "one" / "preview" / f"{scene}.mp4"
-    frames, manifest = decoded_frames(clip), json.loads(recipe.manifest_path(clip).read_text())
-    manifest.pop("render_seconds")
+    scene = WHOLE
+    frames, manifest = one_process["frames"], one_process["manifest"]
     for at in ("-3", "1"):
         media = tmp_path / f"at{at}"
         r = run_render(scene, "--jobs", "2", media=media, env={run.SPLIT_AT_ENV: at})
@@ -962,26 +974,19 @@ def dask_cluster(tmp_path_factory):
             os.environ["GPT_LECTURE_DASK_CACHE"] = old
 
 
-def without_render_seconds(path: Path) -> dict:
-    manifest = json.loads(recipe.manifest_path(path).read_text())
-    manifest.pop("render_seconds")
-    return manifest
-
-
-def test_a_dask_cluster_renders_the_same_frames_as_the_local_cores(tmp_path, dask_cluster):
-    scene, local, remote = "token_embedding", tmp_path / "local", tmp_path / "remote"
-    single = run_render(scene, "--jobs", "1", media=local)
-    assert single.returncode == 0, single.stderr
-    shutil.copytree(local / ".cache" / "plans", remote / ".cache" / "plans")   # so it splits: 2 parts, 2 workers
+def test_a_dask_cluster_renders_the_same_frames_as_the_local_cores(tmp_path, dask_cluster, one_process):
+    scene, local, remote = WHOLE, tmp_path / "local", tmp_path / "remote"
+    # so it splits (2 parts, 2 workers)
+    shutil.copytree(one_process["media"] / ".cache" / "plans", remote / ".cache" / "plans")
     r = run_render(scene, "--scheduler", dask_cluster.scheduler_address, media=remote)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     assert "in 2 parts, animations 0-" in r.stdout and statuses(r.stdout)[scene] == "done"
-    a, b = local / "preview" / f"{scene}.mp4", remote / "preview" / f"{scene}.mp4"
-    frames_a, frames_b = decoded_frames(a), decoded_frames(b)
+    b = remote / "preview" / f"{scene}.mp4"
+    frames_a, frames_b = one_process["frames"], decoded_frames(b)
     assert len(frames_a) == len(frames_b) > 100
     assert [i for i, (x, y) in enumerate(zip(frames_a, frames_b)) if not np.array_equal(x, y)] == []
-    assert without_render_seconds(a) == without_render_seconds(b)   # timeline, sections, values, sources
+    assert one_process["manifest"] == without_render_seconds(b)   # timeline, sections, values, sources
     assert not any((remote / ".work").iterdir())
     assert statuses(run_render(scene, media=remote).stdout) == {scene: "skipped"}   # cached locally
 
