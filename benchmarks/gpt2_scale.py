@@ -8,7 +8,8 @@ over 50,257 tokens, and each scene's preview render time against our model's.
     .venv/bin/python benchmarks/gpt2_scale.py --scenes none           # the model figures only
 
 The renders are silent (--voice none), one process each (--jobs 1), forced (--force), into a temporary media
-folder; the machine's load average is recorded beside every figure (the machine may be shared).
+folder that is kept (its path is printed last: the checkpoint's clips, to look at); the machine's load average is
+recorded beside every figure (the machine may be shared).
 """
 
 from __future__ import annotations
@@ -126,6 +127,8 @@ def main() -> None:
         f.write("\n")
     os.replace(name, OUT)
     print(OUT)
+    if scenes:
+        print(f"the clips (ours, then the checkpoint's): {tmp / 'ours' / 'preview'}, {tmp / 'gpt2' / 'preview'}")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ S = SHARED | Strings({
     "up": {"en": "Each neuron asks one question: its column of W_in times x,\n"
                  "plus a bias. Here the {k} that fire most at \"{focus}\".",
            "zh": "每个神经元问一个问题：W_in 中它的那一列乘以 x，\n再加偏置。这里是在 \u201c{focus}\u201d 处最活跃的 {k} 个。"},
+    "up_rows": {"en": "rows of W_in\u1d40", "zh": "W_in\u1d40 的行"},
     "shapes": {"en": "W_in: {d} \u00d7 {n} here; GPT-3: {gd} \u00d7 {gn}",
                "zh": "W_in：这里 {d} \u00d7 {n}；GPT-3：{gd} \u00d7 {gn}"},
     "contexts": {"en": "What neuron {neuron} answers yes to, across the language:\n"
@@ -266,7 +267,7 @@ class MlpSteps(LectureScene):
         m, lang, st = self.m, self.lang, self.m.steps
         n = lambda k: S("n_numbers", lang, n=k)  # noqa: E731
         self.up_product = MatrixVectorProduct(
-            m.W_in_cols, st["x"], st["pre"][m.top], lang=lang, name="rows of W_in\u1d40", bias=st["b_in"][m.top],
+            m.W_in_cols, st["x"], st["pre"][m.top], lang=lang, name=self.s("up_rows"), bias=st["b_in"][m.top],
             rows=K_NEURONS, cols=5, colour=NEURON_ACTIVE, vector_label=f"x: {n(m.d)}", bias_label="b_in",
             output_label=f"{K_NEURONS} / {m.n}")
         body = self.up_product.bodies()
