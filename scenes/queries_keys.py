@@ -323,7 +323,7 @@ class QueriesKeys(AttentionChapterScene):
         h = self.h
         pitch = min(0.44, 5.3 / h.T)
         stride = max(1, math.ceil(0.42 / pitch - 1e-9))
-        labelled = range(h.focus % stride, h.T, stride)   # every stride-th row, the focus's among them
+        labelled = labelled_rows(h.T, stride, h.focus, h.source)
         # the cells narrow by rule where d_head is large (GPT-2's 64): both blocks fit between the words and the legend
         left = -style.safe_half_width() + 0.2 + max(Label(h.word(i), font_size=style.SMALL).width for i in labelled) + 0.25
         cell_w = min(BLOCK_CELL_W, (BLOCKS_RIGHT - left - BLOCK_GAP) / (2 * h.d_head))
@@ -337,3 +337,13 @@ class QueriesKeys(AttentionChapterScene):
         group = VGroup(words, q, k)
         group.shift(RIGHT * (-style.safe_half_width() + 0.2 - group.get_left()[0]) + UP * (TOP - group.get_top()[1]))
         return q, k, words
+
+
+def labelled_rows(n: int, stride: int, focus: int, source: int) -> list[int]:
+    """The rows of the Q and K blocks that get their word: every stride-th row, the focus's among them; and the key
+    row the chapter follows (source) too, in place of the rows of that rhythm nearer to it than a stride, unless it
+    is nearer than a stride to the focus itself (then the two labels would touch, and the focus keeps its own)."""
+    rows = set(range(focus % stride, n, stride))
+    if source not in rows and abs(source - focus) >= stride:
+        rows = {i for i in rows if abs(i - source) >= stride or i == focus} | {source}
+    return sorted(rows)

@@ -177,3 +177,16 @@ def query_beat(monkeypatch):
 @pytest.mark.usefixtures("query_beat")
 def test_frame_query_product(scene):
     play_until_section_ends(scene, QueriesKeys.construct)
+
+
+def test_the_followed_key_row_and_the_query_row_both_have_their_word():
+    """Every stride-th row is labelled with the query's among them; the key the chapter follows is labelled too,
+    and no two labels are nearer than a stride (the Chinese default prompt: 14 rows, query 13, key 2)."""
+    from scenes.queries_keys import labelled_rows
+    for n, stride, focus, source in [(14, 2, 13, 2), (13, 2, 12, 2), (14, 2, 13, 12), (5, 1, 4, 0), (30, 3, 29, 4),
+                                     (32, 2, 31, 0), (9, 3, 8, 8)]:
+        rows = labelled_rows(n, stride, focus, source)
+        assert focus in rows and all(0 <= r < n for r in rows)
+        assert source in rows or abs(source - focus) < stride
+        assert all(b - a >= stride for a, b in zip(rows, rows[1:])), rows
+    assert labelled_rows(14, 2, 13, 2) == [2, 5, 7, 9, 11, 13]
