@@ -92,8 +92,8 @@ def render_seconds(scene: str, model: Path | None, media: Path) -> float:
            "--media", str(media)] + (["--model", str(model)] if model else [])
     t = time.perf_counter()
     r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"{scene}: render failed: {r.stderr.strip().splitlines()[-1:]}")
+    if r.returncode != 0:       # recorded, and the other scenes still measured
+        return f"failed: {(r.stderr.strip().splitlines() or [''])[-1]}"
     return round(time.perf_counter() - t, 1)
 
 
@@ -119,8 +119,9 @@ def main() -> None:
         result["scenes"][scene] = {"ours_s": ours, "gpt2_small_s": theirs, "load_average": os.getloadavg()[0]}
         print(scene, result["scenes"][scene], file=sys.stderr)
     old = json.loads(OUT.read_text()) if OUT.is_file() else {}
-    if not scenes and old.get("scenes"):
-        result["scenes"] = old["scenes"]          # a model-only run keeps the scenes measured before
+    # a run of some scenes (or none) keeps the other scenes measured before
+    result["scenes"] = {**{k: v for k, v in old.get("scenes", {}).items() if k not in result["scenes"]},
+                        **result["scenes"]}
     fd, name = tempfile.mkstemp(dir=OUT.parent, prefix=".gpt2_scale.", suffix=".json")
     with os.fdopen(fd, "w") as f:
         json.dump(result, f, indent=1)

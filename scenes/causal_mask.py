@@ -60,8 +60,8 @@ S = CHAPTER_STRINGS | Strings({
     "gpt3": {"en": "GPT-3's published shape: a context of {n} tokens,\n"
                    "{n2} scores per head, {H} heads in each of {L} layers.",
              "zh": "GPT-3 公开的结构：上下文 {n} 个词，\n每个头 {n2} 个分数，{L} 层，每层 {H} 个头。"},
-    "in_all": {"en": "All heads and layers: one full context makes {gpt3}\n"
-                     "scores in GPT-3, and {ours} in {model} (both from the configs).",
+    "in_all": {"en": "All heads and layers, by the configs: a full context makes\n"
+                     "{gpt3} scores in GPT-3 and {ours} in {model}.",
                "zh": "按配置算出，所有层、所有头加起来，一个完整的上下文：\n"
                      "GPT-3 有 {gpt3} 个分数，{model}有 {ours} 个。"},
     "summary": {"en": "Masked and normalised, one line per query: these weights say\n"
