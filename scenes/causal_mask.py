@@ -104,6 +104,8 @@ FINEST_CELL = 0.04     # an n × n area is drawn with its cells' lines, and its 
                        # least this wide (2.4 px at 480p); finer, only its outline and one bar for the tokens
 TABLE_TOP, TABLE_PITCH = 0.55, 0.55            # ours beside GPT-3: the header's baseline, then the rows'
 TABLE_LABEL_RIGHT, OURS_RIGHT, GPT3_RIGHT = 1.35, 3.1, 6.3
+TABLE_GAP = 0.3         # the least room between a column and the one before it
+SPECK_SIDE = 0.5        # a model's context drawn smaller than this in GPT-3's area is named beside it, with a pointer
 
 
 def boxes_meet(a, b, clearance: float) -> bool:
@@ -293,12 +295,17 @@ class CausalMask(AttentionChapterScene):
         self.play(UpdateFromAlphaFunc(self.stage_of(finer, ours, n_text, n2_text), zoom_out), run_time=3 * STEP)
         whole = Label(S("gpt3_area", self.lang, n=f"{g.n_positions:,}"), font_size=style.SMALL, color=MUTED)
         whole.shift(RIGHT * (origin[0] + AREA / 2 - whole.get_center()[0])).on_baseline(origin[1] - AREA - 0.45)
-        speck = Label(S("ours_speck" if own_language(self.gpt) else "speck", self.lang, n=n_ctx),
+        speck = Label(S("ours_speck" if own_language(self.gpt) else "speck", self.lang, n=f"{n_ctx:,}"),
                       font_size=style.SMALL)
-        speck.move_to(origin + np.array([0.45 + speck.width / 2, -0.75, 0]))
-        speck_pointer = Line(speck.get_left() + LEFT * 0.08 + UP * 0.05, ours.get_corner(DOWN + RIGHT) + RIGHT * 0.04,
-                             stroke_width=2, color=style.TEXT)
-        self.play(FadeIn(speck), Create(speck_pointer), FadeIn(whole), run_time=STEP)
+        side = AREA * n_ctx / g.n_positions       # the model's own context, in GPT-3's area
+        if side > SPECK_SIDE:      # a square one can see (GPT-2 small's 1,024 is half GPT-3's): named under it
+            speck.shift(RIGHT * (origin[0] + 0.1 - speck.get_left()[0])).on_baseline(origin[1] - side - 0.4)
+            self.play(FadeIn(speck), FadeIn(whole), run_time=STEP)
+        else:                                     # a speck (ours, 32): named beside it, with a pointer
+            speck.move_to(origin + np.array([0.45 + speck.width / 2, -0.75, 0]))
+            speck_pointer = Line(speck.get_left() + LEFT * 0.08 + UP * 0.05,
+                                 ours.get_corner(DOWN + RIGHT) + RIGHT * 0.04, stroke_width=2, color=style.TEXT)
+            self.play(FadeIn(speck), Create(speck_pointer), FadeIn(whole), run_time=STEP)
         self.wait(PAUSE)
         # every head of every layer: ours beside GPT-3's, each from its config
         ours_all, gpt3_all = n_ctx * n_ctx * H * L, g.n_positions ** 2 * g.n_head * g.n_layer
@@ -335,14 +342,27 @@ class CausalMask(AttentionChapterScene):
         table = VGroup()
         ours = Label(S("ours_col", self.lang, model=self.model_words("short")), font_size=style.SMALL, color=MUTED)
         theirs = Label(S("gpt3_col", self.lang), font_size=style.SMALL, color=MUTED)
-        for head, right in ((ours, OURS_RIGHT), (theirs, GPT3_RIGHT)):
+        # the columns where they stand for our model's figures; moved right by rule where a checkpoint's figures are
+        # wider (GPT-2 small's 150,994,944), each a gap clear of the column before it
+        widest = [max(Label(row[i], font_size=style.SMALL).width for row in rows) for i in (1, 2)]
+        ours_right = max(OURS_RIGHT, TABLE_LABEL_RIGHT + TABLE_GAP + widest[0])
+        gpt3_right = max(GPT3_RIGHT, ours_right + TABLE_GAP + max(widest[1], theirs.width))
+        for head, right in ((ours, ours_right), (theirs, gpt3_right)):
             table.add(head.shift(RIGHT * (right - head.get_right()[0])).on_baseline(TABLE_TOP))
         for r, (name, a, b) in enumerate(rows):
             y = TABLE_TOP - (r + 1) * TABLE_PITCH
             label = Label(name, font_size=style.SMALL, color=MUTED)
             table.add(label.shift(RIGHT * (TABLE_LABEL_RIGHT - label.get_right()[0])).on_baseline(y),
-                      NumberText(a, style.SMALL, style.TEXT).place(OURS_RIGHT, y),
-                      NumberText(b, style.SMALL, style.TEXT).place(GPT3_RIGHT, y))
+                      NumberText(a, style.SMALL, style.TEXT).place(ours_right, y),
+                      NumberText(b, style.SMALL, style.TEXT).place(gpt3_right, y))
+        # wider than the title-safe area: the whole table moves left, as far as the n × n area allows, and past
+        # that it is drawn smaller to fit between the two
+        over = table.get_right()[0] - style.safe_half_width()
+        if over > 0:
+            table.shift(LEFT * over)
+        room = style.safe_half_width() - (-style.safe_half_width() + 0.3 + AREA + TABLE_GAP)
+        if table.width > room:
+            table.scale(room / table.width, about_point=table.get_right())
         return table
 
     def beat_summary(self):
