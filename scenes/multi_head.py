@@ -402,7 +402,11 @@ class MultiHead(LectureScene):
         rows = [("row_heads", "heads"), ("row_dhead", "d_head"), ("row_attention", "attention_parameters"),
                 ("row_total", "total_parameters")]
         ys = [TABLE_TOP - 0.44 * i for i in range(len(rows) + 1)]
-        names = LabelColumn([S(k, lang) for k, _ in rows], ys[1:], TABLE_NAMES, colours=[MUTED] * len(rows))
+        # the names' column moves left by rule where a checkpoint's figures are wider than ours (GPT-2 small's
+        # 124,439,808 ran into "all parameters"), a gap clear of the widest
+        widest = max(Label(f"{ours[key]:,}", font_size=style.SMALL).width for _, key in rows)
+        names_right = min(TABLE_NAMES, TABLE_OURS - widest - 0.3)
+        names = LabelColumn([S(k, lang) for k, _ in rows], ys[1:], names_right, colours=[MUTED] * len(rows))
         our_col = NumberColumn([f"{ours[key]:,}" for _, key in rows], ys[1:], TABLE_OURS, color=EMBEDDING_UPDATED)
         gpt3_col = NumberColumn([f"{gpt3[key]:,}" for _, key in rows], ys[1:], TABLE_GPT3)
         head = VGroup(Label(S(self.whose("ours"), lang), font_size=style.SMALL, color=EMBEDDING_UPDATED),
