@@ -87,7 +87,7 @@ def model_figures(checkpoint: Path, runs: int) -> dict:
     }
 
 
-def render_seconds(scene: str, model: Path | None, media: Path) -> float:
+def render_seconds(scene: str, model: Path | None, media: Path) -> float | str:
     cmd = [sys.executable, str(REPO / "render.py"), scene, "--voice", "none", "--force", "--jobs", "1",
            "--media", str(media)] + (["--model", str(model)] if model else [])
     t = time.perf_counter()

@@ -36,7 +36,6 @@ class _Path(ctypes.Structure):
 
 _lib = None
 _CONTEXT_POINTER_OFFSET = None   # bytes from a pycairo Context object to its cairo_t *
-_manim_set_cairo_context_path = None
 
 
 def _context_pointer(ctx) -> int:
@@ -165,11 +164,10 @@ def _check() -> str | None:
 def install() -> str | None:
     """Put the one-call path into ManimCE's cairo Camera. Returns None when installed, else the reason it
     was not (ManimCE's own method then stays)."""
-    global _lib, _CONTEXT_POINTER_OFFSET, _manim_set_cairo_context_path
+    global _lib, _CONTEXT_POINTER_OFFSET
     from manim.camera.camera import Camera
     if Camera.set_cairo_context_path is fast_set_cairo_context_path:
         return None
-    _manim_set_cairo_context_path = Camera.set_cairo_context_path
     import cairo
     name = ctypes.util.find_library("cairo")
     if name is None:

@@ -108,6 +108,11 @@ TABLE_GAP = 0.3         # the least room between a column and the one before it
 SPECK_SIDE = 0.5        # a model's context drawn smaller than this in GPT-3's area is named beside it, with a pointer
 
 
+def area_left() -> float:
+    """The left edge of the growth beat's n × n area (the table to its right keeps clear of it)."""
+    return -style.safe_half_width() + 0.3
+
+
 def boxes_meet(a, b, clearance: float) -> bool:
     """Whether two mobjects' bounding boxes come within `clearance` of each other."""
     (al, ab, _), (ar, at, _) = a.get_corner(DL), a.get_corner(UR)
@@ -243,7 +248,7 @@ class CausalMask(AttentionChapterScene):
         self.say("growth")
         n_ctx, L, H = h.context, self.gpt.config.n_layer, h.n_head
         cell = AREA / n_ctx                            # the whole context fills the area
-        origin = np.array([-style.safe_half_width() + 0.3, TOP - 0.5, 0])   # top-left of the n × n area
+        origin = np.array([area_left(), TOP - 0.5, 0])   # top-left of the n × n area
         small = grid.squares.copy()
         small.scale(cell / grid.cell).move_to(origin + np.array([h.T * cell / 2, -h.T * cell / 2, 0]))
         area = VGroup(self.outline(h.T, cell, origin), self.cell_row(h.T, cell, origin))   # the lines, the tokens
@@ -360,7 +365,7 @@ class CausalMask(AttentionChapterScene):
         over = table.get_right()[0] - style.safe_half_width()
         if over > 0:
             table.shift(LEFT * over)
-        room = style.safe_half_width() - (-style.safe_half_width() + 0.3 + AREA + TABLE_GAP)
+        room = style.safe_half_width() - (area_left() + AREA + TABLE_GAP)
         if table.width > room:
             table.scale(room / table.width, about_point=table.get_right())
         return table
