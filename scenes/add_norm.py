@@ -16,7 +16,7 @@ from manim import (DOWN, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, GrowFro
 
 from model.analysis import best_lookback_head, layer_norm_steps
 from scenes import style
-from scenes.components import CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body
+from scenes.components import CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body, shown_indices
 from scenes.attention_chapter import FocusScene
 from scenes.params import AUTO, ParamError
 from scenes.style import MUTED, SHARED, TEXT, Strings
@@ -81,6 +81,7 @@ LEFT_COLUMN_X = -5.2                          # the vector being normalised, as 
 CHART_LEFT, CHART_RIGHT = -3.7, 6.3           # the 64 entries as bars
 CHART_ZERO, CHART_HALF = -0.15, 1.45          # the zero line, and the height of the largest |value|
 STATS_BASELINE = 1.75
+WHY_GAP = 0.24            # at least this between two LayerNorms' names (a deeper stack is cut: build_why)
 WHY_ZERO, WHY_UNIT, WHY_TALLEST = -1.15, 1.6, 1.95  # variance bars: baseline, height of variance 1, tallest bar
 STEP, PAUSE = style.STEP, style.PAUSE
 DRIFT = 1.25        # caption rule: the variance "drifts" when its largest value is at least this times its smallest
@@ -241,9 +242,10 @@ class AddNorm(FocusScene):
                                     "out": [float(v) for v in ln["out"]]},
                            "columns": {"input": entries(ln["input"]), "normalised": entries(ln["normalised"]),
                                        "out": entries(ln["out"])}},
-            "why": [{"where": w, "var": s["var"], "var_label": self.why_numbers[n][0],
-                     "normalised_var": s["normalised_var"], "normalised_var_label": self.why_numbers[n][1]}
-                    for n, (w, s) in enumerate(zip(places, steps))],
+            "why": [{"where": places[i], "var": steps[i]["var"], "var_label": self.why_numbers[n][0],
+                     "normalised_var": steps[i]["normalised_var"], "normalised_var_label": self.why_numbers[n][1]}
+                    for n, i in enumerate(self.why_shown)],
+            "why_of": len(places),      # LayerNorms in the stack; "why" lists those drawn (all of ours)
             "why_range_labels": self.why_texts,
         })
 
@@ -285,8 +287,33 @@ class AddNorm(FocusScene):
         var.next_to(mean, RIGHT, buff=0.5).on_baseline(STATS_BASELINE)
         return VGroup(mean, var)
 
+    def why_name(self, where: str) -> str:
+        """A LayerNorm's name under its bars: the sublayer it feeds ("L1 attn"), or the final one."""
+        if where == "ln_f":
+            return S("final", self.lang)
+        layer, kind = int(where.split(".")[1]), where.split(".")[2]
+        return S("sublayer_attn" if kind == "ln_1" else "sublayer_mlp", self.lang, layer=style.shown(layer))
+
     def build_why(self, places, steps):
-        n = len(places)
+        """Every LayerNorm's variance before and after, or, in a stack too deep for their names to stand WHY_GAP
+        apart across the screen (GPT-2 small's 25), the honest ellipsis: the first LayerNorms, "⋯", the final one, as
+        many as fit (why_shown; the caption's range is over those drawn)."""
+        widths = [Label(self.why_name(w), font_size=style.SMALL).width for w in places]
+        gap_width = Label("\u22ef", font_size=style.SMALL).width
+
+        def fits(slots) -> bool:    # slots of 1/(n + 0.5) of the area: neighbours' names WHY_GAP apart at least
+            w = [gap_width if i is None else widths[i] for i in slots]
+            pitch = 2 * style.safe_half_width() / (len(slots) + 0.5)
+            return all((a + b) / 2 + WHY_GAP <= pitch for a, b in zip(w, w[1:]))
+
+        slots = list(range(len(places)))
+        for shown in range(len(places) - 1, 1, -1):
+            if fits(slots):
+                break
+            slots = shown_indices(len(places), shown)
+        self.why_shown = [i for i in slots if i is not None]
+        places, steps = [places[i] for i in self.why_shown], [steps[i] for i in self.why_shown]
+        n = len(slots)
         slot = 2 * style.safe_half_width() / (n + 0.5)
         x0 = -style.safe_half_width() + slot * 0.75
         self.why_base = Line([x0 - slot * 0.45, WHY_ZERO, 0], [x0 + (n - 1) * slot + slot * 0.45, WHY_ZERO, 0],
@@ -296,8 +323,13 @@ class AddNorm(FocusScene):
         self.why_numbers = []
         unit = min(WHY_UNIT, WHY_TALLEST / max(max(s["var"] for s in steps), 1.0))   # one scale for the chart
         self.why_unit = unit
+        columns = [x0 + i * slot for i, k in enumerate(slots) if k is not None]
+        if None in slots:
+            gap = slots.index(None)
+            self.why_labels.add(Label("\u22ef", font_size=style.SMALL, color=MUTED).move_to([x0 + gap * slot, 0, 0])
+                                .on_baseline(WHY_ZERO - 0.38))
         for i, (where, s) in enumerate(zip(places, steps)):
-            cx = x0 + i * slot
+            cx = columns[i]
             texts = (f"{s['var']:.2f}", f"{s['normalised_var']:.2f}")
             self.why_numbers.append(texts)
             for value, text, dx, colour, bars, numbers in (
@@ -313,12 +345,7 @@ class AddNorm(FocusScene):
                 label = NumberText(text, font_size=style.SMALL, color=colour, align="left")
                 label.place(0, top + (0.34 if dx < 0 else 0.0))
                 numbers.add(label.shift(RIGHT * (cx - label.get_center()[0])))
-            if where == "ln_f":
-                name = S("final", self.lang)
-            else:
-                layer, kind = int(where.split(".")[1]), where.split(".")[2]
-                name = S("sublayer_attn" if kind == "ln_1" else "sublayer_mlp", self.lang, layer=style.shown(layer))
-            label = Label(name, font_size=style.SMALL, color=MUTED)
+            label = Label(self.why_name(where), font_size=style.SMALL, color=MUTED)
             self.why_labels.add(label.move_to([cx, 0, 0]).on_baseline(WHY_ZERO - 0.38))
         low, high = min(s["var"] for s in steps), max(s["var"] for s in steps)
         self.why_texts = {"lo": f"{low:.2f}", "hi": f"{high:.2f}"}

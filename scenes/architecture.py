@@ -98,6 +98,7 @@ BEATS = style.BEAT_TITLES | Strings({
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 STREAM_X = -4.72                       # the residual stream, a vertical line
 BOX_LEFT, BOX_RIGHT, BOX_H = -4.32, 0.55, 0.42
+BOX_GAP = 0.35            # at least this between a stage's name and its shape in its box
 EMBED_Y, FIRST_BLOCK_Y, PITCH = 2.45, 1.85, 0.55
 LAYER_LABEL_RIGHT = -4.95
 TABLE_LABEL_RIGHT, OURS_RIGHT, GPT3_RIGHT = 3.05, 4.6, 6.2
@@ -227,13 +228,18 @@ class Architecture(FocusScene):
         final_ys = [last_y - PITCH, last_y - 2 * PITCH]
         shape = {"embedding": f"{c.vocab_size} \u00d7 {c.n_embd}", "attention": self.s("heads", h=c.n_head),
                  "mlp": f"{c.n_embd} \u2192 {c.n_inner} \u2192 {c.n_embd}"}
+        # the boxes widen to the right by rule where a stage's name and shape would come closer than BOX_GAP (GPT-2's
+        # "embedding  50257 × 768"); ours fit in BOX_RIGHT
+        needed = max(Label(self.s(kind), font_size=style.SMALL).width + BOX_GAP
+                     + Label(text, font_size=style.SMALL).width for kind, text in shape.items())
+        self.box_right = max(BOX_RIGHT, BOX_LEFT + 0.3 + needed)
         self.boxes, self.block_boxes, self.layer_labels = VGroup(), VGroup(), VGroup()
         self.boxes.add(self.stage_box("embedding", shape["embedding"], EMBED_Y))
         for r in self.rows[1:]:
             if r["kind"] == "gap":      # the elided layers: no box, the true count where their boxes would be
                 gap = VGroup(Label("\u22ee", font_size=style.LABEL, color=MUTED),
                              Label(self.s("more_layers", n=len(r["layers"])), font_size=style.SMALL, color=MUTED))
-                gap.arrange(RIGHT, buff=0.2).move_to([(BOX_LEFT + BOX_RIGHT) / 2, r["y"], 0])
+                gap.arrange(RIGHT, buff=0.2).move_to([(BOX_LEFT + self.box_right) / 2, r["y"], 0])
                 gap[1].on_baseline(r["y"] - 0.09)
                 gap.phrase = True
                 self.boxes.add(gap)
@@ -248,7 +254,7 @@ class Architecture(FocusScene):
         # the unembedding is W_E transposed (tied): its shape is the embedding row's, read the other way
         ln_f = self.stage_box("ln_f", "", final_ys[0])
         self.ln_f_gloss = Label(self.s("ln_f_gloss"), font_size=style.SMALL, color=MUTED).move_to([0, final_ys[0], 0])
-        ln_f.add(self.ln_f_gloss.shift(RIGHT * (BOX_RIGHT + 0.15 - self.ln_f_gloss.get_left()[0])))  # beside the box
+        ln_f.add(self.ln_f_gloss.shift(RIGHT * (self.box_right + 0.15 - self.ln_f_gloss.get_left()[0])))  # beside the box
         self.boxes.add(ln_f, self.stage_box("unembedding", "", final_ys[1]))   # its shape: the unembed beat
 
         # the residual stream: down the left of the boxes; each block joins it at a ⊕
@@ -413,15 +419,15 @@ class Architecture(FocusScene):
 
     def stage_box(self, kind: str, shape: str, y: float) -> VGroup:
         """A stage of the pipeline: its name on the left, its shape (muted) on the right, in a rounded box."""
-        box = RoundedBox(corner_radius=0.08, width=BOX_RIGHT - BOX_LEFT, height=BOX_H, stroke_color=MUTED,
+        box = RoundedBox(corner_radius=0.08, width=self.box_right - BOX_LEFT, height=BOX_H, stroke_color=MUTED,
                          stroke_width=1.5, fill_color=style.BACKGROUND, fill_opacity=1)
-        box.move_to([(BOX_LEFT + BOX_RIGHT) / 2, y, 0])
+        box.move_to([(BOX_LEFT + self.box_right) / 2, y, 0])
         name = Label(self.s(kind), font_size=style.SMALL).move_to([0, y, 0])
         name.shift(RIGHT * (BOX_LEFT + 0.15 - name.get_left()[0]))
         group = VGroup(box, name)
         if shape:
             size = Label(shape, font_size=style.SMALL, color=MUTED).move_to([0, y, 0])
-            size.shift(RIGHT * (BOX_RIGHT - 0.15 - size.get_right()[0]))
+            size.shift(RIGHT * (self.box_right - 0.15 - size.get_right()[0]))
             group.add(size)
         return group
 

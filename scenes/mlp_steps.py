@@ -21,7 +21,8 @@ from model.analysis.patching import MEAN_SAMPLE
 from model.config import GPT3_175B
 from scenes import style
 from scenes.components import (BarColumn, GeluPlot, Label, LabelColumn, MatrixVectorProduct, NeuronStrip,
-                               NumberColumn, NumberText, TokenColumn, VectorColumn)
+                               NumberColumn, NumberText, TokenColumn, VectorColumn, keep_inside_safe_area,
+                               keep_right_of)
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
 from scenes.prompts import fact_prompt, language_of, own_language
@@ -278,6 +279,7 @@ class MlpSteps(LectureScene):
         self.neuron_ids = VGroup(*[NumberText(f"#{i}", style.SMALL, MUTED, align="left")
                                    .place(out.brackets.get_right()[0] + 0.25, out.entries[r].get_bottom()[1])
                                    for r, i in enumerate(m.top)])
+        keep_inside_safe_area(VGroup(self.up_product, self.neuron_ids))    # a checkpoint's wider cells may push it
         self.shapes = Label(self.s("shapes", d=m.d, n=m.n, gd=f"{GPT3_175B.n_embd:,}", gn=f"{GPT3_175B.n_inner:,}"),
                             font_size=style.SMALL, color=MUTED)
         self.shapes.move_to([0, SHAPES_Y, 0])
@@ -318,7 +320,7 @@ class MlpSteps(LectureScene):
         self.gelu.shift(np.array([-0.5, 0.55, 0]) - VGroup(self.gelu.axes, self.gelu.curve, self.gelu.dots).get_center())
         self.active_label = Label(self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n),
                                   font_size=style.SMALL, color=NEURON_ACTIVE)
-        self.active_label.move_to([-3.95, 2.0, 0])
+        keep_inside_safe_area(self.active_label.move_to([-3.95, 2.0, 0]))    # "1112 / 3072" is wider than ours
         y_axis_x = self.gelu.axes.c2p(0, 0)[0]
         y_ticks = [t for t in self.gelu.ticks if abs(t.get_center()[0] - (y_axis_x - 0.3)) < 0.01
                    and t.get_center()[1] > self.gelu.axes.c2p(0, 0)[1]]        # the y axis's numbers
@@ -335,10 +337,14 @@ class MlpSteps(LectureScene):
                                                    x, DOWN_TOP) for i, x in zip(m.top, xs)])
         for col in self.write_columns:     # side by side, their sizes would collide: MLP(x)'s says it
             col.remove(col.size_label)
+        # "neuron 1483" side by side would run together (a checkpoint's 3,072 neurons): then "#1483", as the up beat
+        names = [self.s("neuron_n", i=i) for i in m.top]
+        if max(Label(t, font_size=style.SMALL).width for t in names) + 0.4 > min(b - a for a, b in zip(xs, xs[1:])):
+            names = [f"#{i}" for i in m.top]
         self.write_headers = VGroup(*[
-            VGroup(self.header(self.s("neuron_n", i=i), x, NEURON_ACTIVE, DOWN_TOP + 0.75),
+            VGroup(self.header(name, x, NEURON_ACTIVE, DOWN_TOP + 0.75),
                    self.header(self.s("times_row", a=f"{st['act'][i]:.2f}"), x, NEURON_ACTIVE, DOWN_TOP + 0.3))
-            for i, x in zip(m.top, xs)])
+            for name, i, x in zip(names, m.top, xs)])
         mid_y = self.write_columns[0].brackets.get_center()[1]
         self.plus_signs = VGroup(*[Label("+", font_size=style.HEADER).move_to([(a + b) / 2, mid_y, 0])
                                    for a, b in zip(xs, xs[1:])])
@@ -346,6 +352,7 @@ class MlpSteps(LectureScene):
                                  Label("+ b_out", font_size=style.SMALL, color=MUTED))
         self.rest_label[0].move_to([REST_X, mid_y + 0.25, 0])
         self.rest_label[1].move_to([REST_X, mid_y - 0.25, 0]).align_to(self.rest_label[0], LEFT)
+        keep_right_of(self.rest_label, self.write_columns[-1], 0.3)   # a checkpoint's 4-decimal writes are wider
         self.out_column = place_column(VectorColumn(m.mlp_out, lang=lang, shown=6, pitch=0.42), OUT_X, DOWN_TOP)
         self.out_column.brackets.set_color(NEURON_ACTIVE)
         self.equals = Label("=", font_size=style.HEADER).move_to([EQUALS_X, mid_y, 0])

@@ -18,7 +18,8 @@ from model import GPT3_175B
 from model.params import parameter_split
 from scenes import style
 from scenes.components import (AttentionGrid, ColourLegend, ColourScale, Heatmap, Label, LabelColumn,
-                               MagnitudeStrip, MatrixVectorProduct, NumberColumn, magnitude_scale)
+                               MagnitudeStrip, MatrixVectorProduct, NumberColumn, keep_inside_safe_area, keep_right_of,
+                               magnitude_scale, shown_indices)
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import lookback_head, own_language
@@ -153,6 +154,8 @@ TITLE_ROOM = 2.2          # room left of the first grid for its axis titles
 HEAD_TITLE_Y = 3.3
 GPT3_GRID = 2.2
 TABLE_TOP, TABLE_NAMES, TABLE_OURS, TABLE_GPT3 = 0.1, -0.9, 1.1, 6.2
+CONCAT_MIN_W = 8.0        # the concat's least width (ours: 4 heads under 2.3-wide grids, 8.7)
+CONCAT_MIN_PART = 1.2     # a head's part narrower than this (about 9 cells and the "⋯") is not drawn: see build_concat
 TEXT_GAP = 0.2            # between two heads' titles (or their "→ word" labels), at least
 THUMBS_W, THUMBS_H = 3.6, 1.7   # the room of the scale beat's head thumbnails (top left; ours, 3 × 4, fills its height)
 
@@ -198,7 +201,10 @@ class MultiHead(LectureScene):
         self.play(LaggedStart(*[FadeIn(s, shift=UP * 0.2) for s in self.out_strips], lag_ratio=0.2),
                   FadeIn(self.out_labels), FadeIn(self.legend), run_time=2 * STEP)
         self.wait(PAUSE)
-        self.play(*[ReplacementTransform(s, t) for s, t in zip(self.out_strips, self.concat_parts)],
+        moved = dict(zip(self.concat_heads, self.concat_parts))    # a head whose part is not drawn fades into "⋯"
+        self.play(*[ReplacementTransform(s, moved[h]) if h in moved else FadeOut(s)
+                    for h, s in enumerate(self.out_strips)],
+                  *([FadeIn(self.concat_gap)] if self.concat_gap is not None else []),
                   FadeOut(self.out_labels), FadeOut(self.head_titles), run_time=2 * STEP)
         self.play(FadeIn(self.concat_label), FadeIn(self.concat_ticks), run_time=STEP)
         self.wait(PAUSE + 1)
@@ -206,7 +212,8 @@ class MultiHead(LectureScene):
     def beat_project(self):
         self.say("project")
         self.play(FadeOut(VGroup(self.concat_label, self.concat_ticks, self.legend)),
-                  FadeOut(VGroup(*self.concat_parts)), run_time=0.8)
+                  FadeOut(VGroup(*self.concat_parts, *([self.concat_gap] if self.concat_gap else []))),
+                  run_time=0.8)
         product = self.product
         self.play(FadeIn(self.project_formula), FadeIn(product.matrix), FadeIn(product.legend),
                   FadeIn(product.vector), FadeIn(product.plus), FadeIn(product.bias), FadeIn(product.equals),
@@ -257,20 +264,28 @@ class MultiHead(LectureScene):
         grid_w = GRID_W
         first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=grid_w,
                               focus=m.focus)
-        label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)
-        overhang = max(0.0, first.query_indices.get_right()[0] - first.squares.get_right()[0])
-        room = 2 * style.safe_half_width() - label_w - (m.n_head - 1) * GRID_GAP - overhang   # a long key word:
-        if m.n_head * grid_w > room:                                                          # the grids shrink
+        for _ in range(3):     # a long key word or many heads: the grids shrink until they fit (the index over
+            label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)  # the last
+            overhang = max(0.0, first.query_indices.get_right()[0] - first.squares.get_right()[0])  # column hangs
+            room = 2 * style.safe_half_width() - label_w - (m.n_head - 1) * GRID_GAP - overhang     # further past a
+            if m.n_head * grid_w <= room + 1e-9:                                                    # smaller grid)
+                break
             grid_w = room / m.n_head
             first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=grid_w,
-                              focus=m.focus)
+                                  focus=m.focus)
         self.grid_w = grid_w
         # the axis titles, stacked over the first grid's key words (small cells leave no room beside them)
         q_title, k_title = first.query_title, first.key_title
-        q_title.shift(RIGHT * (first.squares.get_left()[0] - 0.15 - q_title.get_right()[0]))
+        # left of the grid and of its first query index (which hangs past a column narrower than the digit)
+        grid_left = min(first.squares.get_left()[0], first.query_indices.get_left()[0])
+        q_title.shift(RIGHT * (grid_left - 0.15 - q_title.get_right()[0]))
         q_title.shift(UP * (first.key_indices[0].get_top()[1] + 0.1 - q_title.get_bottom()[1]))
         k_title.shift(RIGHT * (q_title.get_right()[0] - k_title.get_right()[0]))
         k_title.shift(UP * (q_title.get_top()[1] + 0.12 - k_title.get_bottom()[1]))
+        # small cells put the first row (and the titles stacked over it) nearer the top: the grids come down as far
+        # as the top title would pass the title-safe area, and the head titles with them
+        drop = max(0.0, k_title.get_top()[1] - (first.squares.get_top()[1] - GRID_TOP) - style.safe_half_height())
+        grid_top, head_title_y = GRID_TOP - drop, HEAD_TITLE_Y - drop
         # the words' width sets the layout (the titles' widths differ between languages and fit in TITLE_ROOM)
         label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)
         # a two-digit index over the last column may reach past the last grid's right edge: keep it on screen
@@ -280,11 +295,11 @@ class MultiHead(LectureScene):
         for h in range(m.n_head):
             g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("attention"), tokens=m.tokens,
                                                    lang=lang, height=grid_w, focus=m.focus)
-            g.shift([left + h * (grid_w + GRID_GAP) - g.squares.get_left()[0], GRID_TOP - g.squares.get_top()[1], 0])
+            g.shift([left + h * (grid_w + GRID_GAP) - g.squares.get_left()[0], grid_top - g.squares.get_top()[1], 0])
             self.grids.append(g)
             x = g.squares.get_center()[0]
             self.head_titles.add(Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
-                                 .move_to([x, HEAD_TITLE_Y, 0]))
+                                 .move_to([x, head_title_y, 0]))
             self.focus_frames.append(g.line_frame(m.focus))
             word = Label(f"\u2192 {style.token_label(m.tokens[m.top_keys[h]])}", font_size=style.SMALL)
             weight = Label(style.percent(m.top_weights[h]), font_size=style.SMALL, color=QUERY)
@@ -330,15 +345,31 @@ class MultiHead(LectureScene):
         # the trace's concat, drawn as its n_head consecutive parts of d_head entries (head h's part is entries
         # h·d_head … (h+1)·d_head − 1), each a strip like the head's own: a part too narrow for every entry is cut
         # the same way (first entries, ⋯, last), so the beat moves n_head strips of a few cells, not every entry
-        width = m.n_head * self.grid_w * 0.95
-        part_w = width / m.n_head
-        self.concat_parts = [MagnitudeStrip(m.concat[h * m.dh:(h + 1) * m.dh], scale, width=part_w, height=0.4)
-                             for h in range(m.n_head)]
-        for h, part in enumerate(self.concat_parts):
-            part.shift([h * part_w - width / 2, 0.2, 0])
+        # Many heads (a checkpoint's 12 under narrow grids) would leave each part a hairline: the concat then takes
+        # at least CONCAT_MIN_W, and where a part would still be narrower than CONCAT_MIN_PART the parts follow the
+        # honest ellipsis: the first heads' parts, "⋯", the last head's part (concat_heads; the label gives the size)
+        width = max(m.n_head * self.grid_w * 0.95, CONCAT_MIN_W)
+        gap = Label("\u22ef", font_size=style.SMALL, color=MUTED)
+        if width / m.n_head >= CONCAT_MIN_PART:
+            self.concat_heads, gap_w = list(range(m.n_head)), 0.0
+        else:
+            gap_w = gap.width + 0.3
+            self.concat_heads = shown_indices(m.n_head, max(2, int((width - gap_w) / CONCAT_MIN_PART)))
+        part_w = (width - gap_w) / sum(h is not None for h in self.concat_heads)
+        self.concat_parts, self.concat_gap, x = [], None, -width / 2
+        for h in self.concat_heads:
+            if h is None:
+                self.concat_gap = gap.move_to([x + gap_w / 2, 0.2, 0])
+                x += gap_w
+                continue
+            part = MagnitudeStrip(m.concat[h * m.dh:(h + 1) * m.dh], scale, width=part_w, height=0.4)
+            self.concat_parts.append(part.shift([x + part_w / 2 - part.get_center()[0], 0.2, 0]))
+            x += part_w
+        self.concat_heads = [h for h in self.concat_heads if h is not None]
+        self.values["concat_heads_shown"] = self.concat_heads
         whole = VGroup(*self.concat_parts)
         ticks = [Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
-                 .next_to(part, UP, buff=0.2) for h, part in enumerate(self.concat_parts)]
+                 .next_to(part, UP, buff=0.2) for h, part in zip(self.concat_heads, self.concat_parts)]
         if any(b.get_left()[0] - a.get_right()[0] < 0.15 for a, b in zip(ticks, ticks[1:])):
             ticks = [ticks[0], ticks[-1]]     # too many heads to name each part: the first and the last
         self.concat_ticks = VGroup(*ticks)
@@ -357,9 +388,11 @@ class MultiHead(LectureScene):
                                            legend_title=S("weight_scale", lang), legend_width=1.8)
         body = VGroup(self.product.matrix.cells, self.product.output.brackets)
         self.product.shift([-0.45 - body.get_center()[0], 2.45 - self.product.matrix.cells.get_top()[1], 0])
+        keep_inside_safe_area(self.product)      # a checkpoint's wider labels (GPT-2's −0.0075) may run off screen
         self.product.place_legend(-4.85, 3.35)         # top left, beside the formula line; by its bar
         self.project_formula = self.tex(r"\text{out}", "=", r"W_O^{\top}", r"\,\text{concat}", "+", "b_O",
                                         colours={r"\text{out}": VALUE}).move_to([0, 3.2, 0])
+        keep_right_of(self.project_formula, self.product.legend)     # a wider legend (GPT-2's −0.021) pushes it
 
     def build_scale(self):
         """Our 2 × 4 heads (their real patterns) and GPT-3's 96 × 96, one cell per head, ours as its corner."""

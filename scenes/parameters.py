@@ -10,7 +10,7 @@ nothing is typed in. The manifest holds the exact integers.
 
 from __future__ import annotations
 
-from manim import LEFT, RIGHT, FadeIn, GrowFromEdge, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, FadeIn, GrowFromEdge, Rectangle, VGroup
 
 from model import GPT3_175B
 from model.params import parameter_split
@@ -75,6 +75,7 @@ PARTS = ("embedding", "attention", "mlp", "layernorm")
 COLOURS = {"embedding": style.EMBEDDING, "attention": style.QUERY, "mlp": style.NEURON_ACTIVE,
            "layernorm": style.LAYERNORM}
 FRACTIONS = {"frac_1_4": 1 / 4, "frac_1_3": 1 / 3, "frac_1_2": 1 / 2, "frac_2_3": 2 / 3, "frac_3_4": 3 / 4}
+STAGGER_GAP, STAGGER_DROP = 0.3, 0.42   # a segment's name closer than this to its left neighbour's drops a line
 LABEL_FLOOR = 0.15   # a segment is named under its bar when it is at least this share of the total
 BAR_LEFT, BAR_WIDTH = -6.0, 12.0
 KEY_XS = (-5.0, -2.0, 0.6, 2.6)    # the key's swatches: fixed places, so English and Chinese share one layout
@@ -179,6 +180,9 @@ class Parameters(LectureScene):
                 label = Label(self.s("segment", name=self.s(part), pct=style.percent(share)), font_size=style.SMALL,
                               color=COLOURS[part])
                 label.shift(RIGHT * (x + w / 2 - label.get_center()[0])).on_baseline(y - 0.75)
+                if names and abs(names[-1].get_y() - label.get_y()) < 0.1 and \
+                        label.get_left()[0] < names[-1].get_right()[0] + STAGGER_GAP:
+                    label.shift(DOWN * STAGGER_DROP)   # narrow neighbours (a checkpoint's split): a line lower
                 names.add(label)
             x += w
         title = Label(self.s(title_key, total=count(split["total"]), model=self.model_words("subject")),

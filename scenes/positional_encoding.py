@@ -218,8 +218,13 @@ class PositionalEncoding(FocusScene):
         # the table
         self.formula = self.sin_cos_formula().move_to([0, 2.66, 0]) if self.sin_cos else VGroup()
         scale = ColourScale.signed_for(P)
-        self.table = Heatmap(P[:self.n_drawn].T, scale, width=TABLE_WIDTH, height=TABLE_HEIGHT)
-        self.table.move_to([TABLE_LEFT + TABLE_WIDTH / 2, TABLE_TOP - TABLE_HEIGHT / 2, 0])
+        # its left edge leaves room for the last dimension's number in the title-safe area (GPT-2's "767" is wider
+        # than our "63"): the table narrows from the left where it must, its right edge (and the legend) stay
+        last_dim = NumberText(str(self.d - 1), font_size=style.SMALL).width
+        left = max(TABLE_LEFT, -style.safe_half_width() + last_dim + 0.1)
+        width = TABLE_WIDTH - (left - TABLE_LEFT)
+        self.table = Heatmap(P[:self.n_drawn].T, scale, width=width, height=TABLE_HEIGHT)
+        self.table.move_to([left + width / 2, TABLE_TOP - TABLE_HEIGHT / 2, 0])
         self.table_axes = self.axes()
         self.legend = ColourLegend(scale, S("legend", self.lang), width=2.4)
         self.legend.shift([LEGEND_X - self.legend.bar.get_left()[0],                       # placed by its bar

@@ -23,7 +23,7 @@ from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
                                      place_grid, place_legend, shown_matrix, shown_vector)
 from scenes.components import (AttentionGrid, ColourLegend, ColourScale, HeatMatrix, Label, MatrixGrid,
-                               MatrixVectorProduct, TokenRow)
+                               MatrixVectorProduct, TokenRow, keep_right_of)
 from scenes.style import KEY, MUTED, QUERY, Strings
 
 S = CHAPTER_STRINGS | Strings({
@@ -117,7 +117,7 @@ class QueriesKeys(AttentionChapterScene):
         x = self.q_product.vector
         focus_chip = self.chip_in(row, h.focus)
         self.x_home = x.entries.get_center().copy()  # its place in the product, for the next beat
-        half = 1.35                                  # half the widest size label: the same place in every language
+        half = max(1.35, x.width / 2)    # half the widest size label (the same place in every language), or this one
         x.move_to([np.clip(focus_chip.get_center()[0], -style.safe_half_width() + half, style.safe_half_width() - half),
                    0, 0]).shift(UP * (row.get_bottom()[1] - 0.6 - x.get_top()[1]))
         frame = SurroundingRectangle(focus_chip, color=QUERY, buff=0.06, corner_radius=0.1)
@@ -136,8 +136,10 @@ class QueriesKeys(AttentionChapterScene):
         h, mv = self.h, self.q_product
         self.say("weights", d=h.d_model, dh=h.d_head)
         # W_qᵀ at its place in the product, W_kᵀ beside it: each with its own scale, framed in its colour
-        k_grid = MatrixGrid(h.W_k.T, name="W_k\u1d40", rows=6, cols=K_BESIDE_COLS, cell=PRODUCT_CELL,
-                            font_size=style.SMALL)
+        # its labels, cells and columns by the rule the product's own matrix follows (wider cells for GPT-2's 0.012)
+        decimals, cell_w, cols = MatrixVectorProduct.matrix_labels(h.W_k.T, 6, K_BESIDE_COLS, PRODUCT_CELL)
+        k_grid = MatrixGrid(h.W_k.T, name="W_k\u1d40", rows=6, cols=cols, cell=PRODUCT_CELL, font_size=style.SMALL,
+                            decimals=decimals, cell_width=cell_w)
         k_grid.shift(RIGHT * (mv.matrix.cells.get_right()[0] + K_BESIDE_GAP - k_grid.cells.get_left()[0])
                      + UP * (mv.matrix.cells.get_top()[1] - k_grid.cells.get_top()[1]))
         k_legend = ColourLegend(k_grid.colour_scale, S("weight_scale", self.lang), width=2.4, inline=True)
@@ -154,7 +156,8 @@ class QueriesKeys(AttentionChapterScene):
         self.wait(PAUSE + 2)
         # the query first: W_kᵀ gives way to the rest of q's product (it comes back for the keys)
         self.say("weights_query")
-        self.header = self.product_line(h.focus, ["q", "=", r"W_q^{\top}", r"\hat{x}", "+", "b_q"], QUERY)
+        self.header = keep_right_of(self.product_line(h.focus, ["q", "=", r"W_q^{\top}", r"\hat{x}", "+", "b_q"],
+                                                      QUERY), mv.legend)    # a wider legend (GPT-2's) pushes it
         self.play(FadeOut(VGroup(k_grid, k_legend, frames)), names[0].animate.set_color(MUTED), run_time=STEP)
         self.play(FadeIn(self.header), FadeIn(mv.vector), run_time=STEP)
         self.play(FadeIn(VGroup(mv.plus, mv.bias, mv.equals, mv.output)), run_time=STEP)
@@ -204,9 +207,11 @@ class QueriesKeys(AttentionChapterScene):
         blocks = VGroup(self.q_block, self.q_frame, self.block_words, self.entry_legend)
         self.play(FadeOut(blocks), run_time=0.8)
         mv = self.k_product = self.product(h.W_k.T, h.x_hat[h.source], h.b_k, h.K[h.source], "k", KEY)
-        header = self.product_line(h.source, ["k", "=", r"W_k^{\top}", r"\hat{x}", "+", "b_k"], KEY)
+        legend = mv.place_legend(MATRIX_LEGEND_X, TOP - 0.2)
+        header = keep_right_of(self.product_line(h.source, ["k", "=", r"W_k^{\top}", r"\hat{x}", "+", "b_k"], KEY),
+                               legend)
         self.play(FadeIn(header), FadeIn(VGroup(mv.matrix, mv.vector, mv.plus, mv.bias, mv.equals, mv.output)),
-                  FadeIn(mv.place_legend(MATRIX_LEGEND_X, TOP - 0.2)), run_time=STEP)
+                  FadeIn(legend), run_time=STEP)
         mv.play(self)
         self.wait(PAUSE)
         self.say("all_keys", T=h.T, dh=h.d_head)

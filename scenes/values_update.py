@@ -20,7 +20,7 @@ from scenes import style
 from scenes.attention_chapter import WHERE
 from scenes.components import (AttentionGrid, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
                                LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText,
-                               TokenColumn, VectorColumn, magnitude_scale, rule)
+                               TokenColumn, VectorColumn, keep_right_of, magnitude_scale, rule)
 from scenes.lecture import LectureScene
 from scenes.params import ParamError
 from scenes.prompts import lookback_head
@@ -390,6 +390,7 @@ class ValuesUpdate(LectureScene):
         place_product(self.value_product)
         self.value_formula = self.product_line(h.source, ["v", "=", r"W_v^{\top}", r"\hat{x}", "+", "b_v"],
                                                {"v": VALUE, r"W_v^{\top}": VALUE})
+        keep_right_of(self.value_formula, self.value_product.legend)   # a wider legend (GPT-2's −0.089) pushes it
 
     def build_table(self):
         """One row per key: its chip, and its v as a strip of every entry on one magnitude scale."""
@@ -465,6 +466,7 @@ class ValuesUpdate(LectureScene):
         place_product(self.delta_product)
         self.delta_formula = self.tex(r"\Delta E", "=", r"W_{O,h}^{\top}", r"\,\text{out}_h",
                                       colours={r"\Delta E": VALUE}).move_to([0, FORMULA_Y, 0])
+        keep_right_of(self.delta_formula, self.delta_product.legend)
 
     def build_update(self):
         """E (the residual entering the layer), the head's ΔE, and E′ = E + ΔE, all from head_update."""

@@ -188,20 +188,26 @@ def play_until_section_ends(scene, construct):
 
 
 def render_in_both_languages(tmp_path_factory, names: list[str]) -> dict:
-    """Render scenes at preview quality through render.py, each in English and Chinese (one recipe: render.py's
-    pool keeps both cores busy across the scenes); returns {name: {lang: path of the clip}}."""
+    """Render scenes through render.py at preview quality: each English clip whole (mp4), and in Chinese its last
+    frame (--format png: the whole scene played, its last frame drawn, its manifest of every number written), in
+    two recipes whose pool keeps both cores busy across the scenes; returns {name: {lang: path}}.
+
+    The Chinese lecture's pictures are checked without rendering every frame again: every beat and caption of it
+    is played and checked for layout (test_scenes.py), its key frames and its last frames are drawn, and its
+    packaging renders whole Chinese clips (test_course.py); a whole clip per scene and language doubled the
+    suite's longest step."""
     from conftest import run_render
     media = tmp_path_factory.mktemp("media")
-    recipe = media / "both.toml"
-    recipe.write_text('[lecture]\nquality = "preview"\n' + "".join(
-        f'[[scene]]\nname = "{name}"\n[[scene]]\nname = "{name}"\nlang = "zh"\n' for name in names))
-    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=300 + 300 * len(names))
-    assert r.returncode == 0, r.stdout + r.stderr
-    clips = {name: {"en": media / "preview" / f"{name}.mp4", "zh": media / "preview" / f"{name}-lang-zh.mp4"}
+    for lang, fmt in (("en", "mp4"), ("zh", "png")):
+        recipe = media / f"{lang}.toml"
+        recipe.write_text(f'[lecture]\nquality = "preview"\nformat = "{fmt}"\n' + "".join(
+            f'[[scene]]\nname = "{name}"\nlang = "{lang}"\n' for name in names))
+        r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=300 + 300 * len(names))
+        assert r.returncode == 0, r.stdout + r.stderr
+    clips = {name: {"en": media / "preview" / f"{name}.mp4", "zh": media / "preview" / f"{name}-lang-zh.png"}
              for name in names}
     for both in clips.values():
-        for clip in both.values():
-            assert_timeline_matches(clip)
+        assert_timeline_matches(both["en"])
     return clips
 
 
@@ -213,16 +219,24 @@ def manifest_of(clip) -> dict:
 
 def assert_complete_preview_clip(clip, spec, lang: str) -> dict:
     """A whole scene at preview quality (854 × 480, 15 fps) in `lang`, listing every declared beat, each played
-    (assert_timeline_matches), made with the shipped model. Returns its manifest."""
-    import av
+    (assert_timeline_matches), made with the shipped model; or, for a still (.png, the Chinese renders of
+    render_in_both_languages), its last frame at 854 × 480 with every declared beat in its manifest. Returns the
+    manifest."""
     from model import weights_sha256
-    with av.open(str(clip)) as video:
-        stream = video.streams.video[0]
-        assert (stream.width, stream.height, stream.base_rate) == (854, 480, 15), clip.name
-        # the declared rate is exact; the muxer's average over the clip may differ in the 6th digit
-        assert abs(float(stream.average_rate) - 15) < 1e-3, (clip.name, stream.average_rate)
-    assert_timeline_matches(clip)
     m = manifest_of(clip)
+    if clip.suffix == ".png":
+        from PIL import Image
+        with Image.open(clip) as still:
+            assert still.size == (854, 480), clip.name
+        assert m["format"] == "png" and m["section"] in (None, "")
+    else:
+        import av
+        with av.open(str(clip)) as video:
+            stream = video.streams.video[0]
+            assert (stream.width, stream.height, stream.base_rate) == (854, 480, 15), clip.name
+            # the declared rate is exact; the muxer's average over the clip may differ in the 6th digit
+            assert abs(float(stream.average_rate) - 15) < 1e-3, (clip.name, stream.average_rate)
+        assert_timeline_matches(clip)
     assert m["params"]["lang"] == lang and m["sections"] == spec.section_names(m["params"])
     assert m["model"]["weights_sha256"] == weights_sha256()
     return m

@@ -69,7 +69,7 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
         np.testing.assert_allclose(ln["columns"][stage]["values"], values[dims], atol=1e-12)
 
     places = [f"h.{i}.{n}" for i in range(gpt.config.n_layer) for n in ("ln_1", "ln_2")] + ["ln_f"]
-    assert [w["where"] for w in v["why"]] == places
+    assert [w["where"] for w in v["why"]] == places and v["why_of"] == len(places)    # ours: every LayerNorm drawn
     for w in v["why"]:
         stats = trace["ln_f"] if w["where"] == "ln_f" else trace["layers"][int(w["where"][2])][w["where"][4:]]
         assert w["var"] == pytest.approx(stats["var"][f], abs=1e-12) and w["var_label"] == f"{w['var']:.2f}"

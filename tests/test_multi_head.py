@@ -138,6 +138,7 @@ def test_labels_are_the_rounded_numbers(played):
         assert [c.get_fill_color().to_hex() for c in part.cells] == expected
         np.testing.assert_array_equal(v["concat"][h * v["d_head"]:][:v["d_head"]], v["head_out"][h])
     assert s.heads_named == list(range(v["n_head"])) and len(s.concat_ticks) == v["n_head"]
+    assert s.concat_heads == v["concat_heads_shown"] == list(range(v["n_head"])) and s.concat_gap is None
 
 
 def test_a_strip_too_narrow_for_every_entry_is_cut_honestly():
@@ -148,12 +149,12 @@ def test_a_strip_too_narrow_for_every_entry_is_cut_honestly():
     scale = ColourScale.magnitude_for(values)
     whole = MagnitudeStrip(values[:16], scale, width=2.3)
     assert whole.indices_shown == list(range(16)) and whole.gap is None
-    cut = MagnitudeStrip(values, scale, width=0.6)
+    cut = MagnitudeStrip(values, scale, width=0.8)
     shown = [i for i in cut.indices_shown if i is not None]
     assert cut.indices_shown[-2:] == [None, 63] and shown == list(range(len(shown) - 1)) + [63]
     assert len(cut.cells) == len(shown) >= 3 and cut.gap is not None
     assert [c.get_fill_color().to_hex() for c in cut.cells] == [scale.colour(abs(values[i])).to_hex() for i in shown]
-    assert cut.width <= 0.6 + 1e-9 and min(c.width for c in cut.cells) >= 0.9 * MagnitudeStrip.MIN_CELL - 1e-9
+    assert cut.width <= 0.8 + 1e-9 and min(c.width for c in cut.cells) >= 0.9 * MagnitudeStrip.MIN_CELL - 1e-9
 
 
 # --- rendering through render.py, and the manifest as proof --------------------------------------------------

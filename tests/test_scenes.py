@@ -1,5 +1,5 @@
-"""The checks every scene must pass, run once for every scene in the catalog: its render in both languages, its
-timeline against its clip, the same numbers in both languages, legibility and the title-safe area at the end of
+"""The checks every scene must pass, run once for every scene in the catalog: its render in both languages (the
+English clip whole, the Chinese scene to its last frame), the English timeline against its clip, the same numbers in both languages, legibility and the title-safe area at the end of
 every beat and after every caption, one layout in English and Chinese, time to read every caption, and that it
 stands alone (no scene imports another; `manim render` works from any folder).
 
@@ -33,7 +33,9 @@ assert set(LEGIBILITY) <= set(NAMES)
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("name", NAMES)
 def test_renders_every_beat_at_preview_quality(lecture, name, lang):
-    """854 × 480 at 15 fps, every declared beat in the timeline, back to back up to the clip's end."""
+    """English: the whole clip, 854 × 480 at 15 fps, every declared beat in the timeline, back to back up to the
+    clip's end. Chinese: the whole scene played and its last frame drawn at 854 × 480 (scene_checks.py
+    render_in_both_languages says why), every declared beat in its manifest."""
     assert_complete_preview_clip(lecture.clips(name)[lang], SCENES[name], lang)
 
 

@@ -45,7 +45,7 @@ def test_its_manifest_matches_the_sources(lecture, gpt, lang):
     assert [r["count"] for r in s["random_directions"]] == [random_count_estimate(12288, e) for e in EPS_DEG]
     rules = v["caption_rules"]
     assert rules["parallel"]["key"] == ("parallel_faster" if v["parallel"]["ratio"] > 1 else "parallel_not_faster")
-    said = next(c for c in m["captions"] if c["key"] == rules["parallel"]["key"])
+    said = next(c for c in lecture.dry("summary", lang).captions if c["key"] == rules["parallel"]["key"])
     assert f"{v['parallel']['tokens']} " in said["text"] and f"{v['parallel']['ratio']:.1f}" in said["text"]
     p = v["representations"]["p_answer"]
     assert rules["rich"]["key"] == ("rich_grows" if p[-1] > p[0] else "rich_flat")

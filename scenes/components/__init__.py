@@ -50,7 +50,7 @@ from .mlp import GeluPlot, NeuronStrip
 from .tracing import TraceGrid
 from .superposition import AngleHistogram, LogChart, VectorFan
 from .pipeline import PipelineMap
-from .layout import bounds, inside_safe_area, place_by_body, row_positions, rule
+from .layout import bounds, inside_safe_area, keep_inside_safe_area, keep_right_of, place_by_body, row_positions, rule
 from .text import Caption, Label, LayoutError, NumberText, caption, light, math_tex, plain_shape
 from .tokens import CompactTokenRow, TokenChip, TokenColumn, TokenRow
 from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVectorProduct, VectorColumn,
@@ -60,6 +60,6 @@ __all__ = [
     "AngleHistogram", "AttentionGrid", "BarColumn", "LogChart", "VectorFan", "GeluPlot", "NeuronStrip", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
     "Heatmap", "Label", "LabelColumn", "LayoutError", "MagnitudeStrip", "MaskCell", "MatrixGrid",
     "MatrixVectorProduct", "NumberColumn", "NumberText", "PipelineMap", "ProbabilityBars", "RoundedBox", "TokenChip", "TokenColumn", "TokenRow", "TraceGrid",
-    "VectorColumn", "bounds", "caption", "inside_safe_area", "light", "magnitude_scale", "math_tex", "place_by_body",
+    "VectorColumn", "bounds", "caption", "inside_safe_area", "keep_inside_safe_area", "keep_right_of", "light", "magnitude_scale", "math_tex", "place_by_body",
     "plain_shape", "row_positions", "rule", "shown_indices",
 ]

@@ -50,6 +50,25 @@ def inside_safe_area(mobject) -> bool:
     return left >= -x and right <= x and bottom >= -y and top <= y
 
 
+def keep_right_of(mobject, neighbour, gap: float = 0.4):
+    """Move `mobject` right, if it must, until it starts `gap` past `neighbour`'s right edge (a legend's bar grows
+    with wider tick labels, e.g. a random-init GPT-2's −0.021: the formula line beside it keeps clear). Returns it."""
+    clear = bounds(neighbour)[2] + gap - bounds(mobject)[0]
+    if clear > 0:
+        mobject.shift([clear, 0, 0])
+    return mobject
+
+
+def keep_inside_safe_area(mobject):
+    """Move `mobject` sideways, if it must and can, until it lies inside the title-safe area (a product at a
+    checkpoint's scale is wider than ours: it keeps its place unless that runs off the screen). Returns it."""
+    left, _, right, _ = bounds(mobject)
+    edge = style.safe_half_width()
+    if right - left <= 2 * edge:
+        mobject.shift([max(0.0, -edge - left) - max(0.0, right - edge), 0, 0])
+    return mobject
+
+
 def rule(x_from: float, x_to: float, y: float, color=MUTED) -> Line:
     """A thin horizontal line, e.g. above a column's sum."""
     return Line([x_from, y, 0], [x_to, y, 0], stroke_color=color, stroke_width=2)

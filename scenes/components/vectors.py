@@ -76,9 +76,12 @@ class MatrixGrid(VGroup):
         self.colour_scale = ColourScale("signed", scale) if scale > 0 else None  # the one fixed scale of this matrix
         self.cells = VGroup()
         h, w = cell * 0.62, cell_width or cell
+        # each column's centre: wide cells (long labels) leave the ⋯ column at the plain pitch
+        widths = [min(w, cell) if j is None else w for j in self.cols_shown]
+        xs = np.cumsum([0.0] + [(a + b) / 2 for a, b in zip(widths, widths[1:])])
         for r, i in enumerate(self.rows_shown):
             for c, j in enumerate(self.cols_shown):
-                centre = np.array([c * w, -r * h, 0])
+                centre = np.array([xs[c], -r * h, 0])
                 if i is None or j is None:
                     mark = "\u22f1" if i is None and j is None else ("\u22ee" if i is None else "\u22ef")
                     self.cells.add(Label(mark, font_size=font_size, color=MUTED).move_to(centre))
@@ -156,7 +159,10 @@ class MatrixVectorProduct(VGroup):
         self._stagger_labels()
         for entry in self.output.entries:
             entry.set_opacity(0)
-        self.legend = ColourLegend(self.matrix.colour_scale, legend_title, width=legend_width, inline=True) \
+        # its ends by the matrix's own rule (style.decimals_for): a random-init GPT-2's ±0.021, not "0.0 0 0.0"
+        self.legend = ColourLegend(self.matrix.colour_scale, legend_title, width=legend_width, inline=True,
+                                   decimals=style.decimals_for([self.matrix.colour_scale.limit])
+                                   if self.matrix.colour_scale else None) \
             if legend_title else None
 
     @staticmethod
@@ -170,10 +176,12 @@ class MatrixVectorProduct(VGroup):
         decimals = style.decimals_for(corner(cols))
         if decimals == style.WEIGHT_DECIMALS:
             return decimals, cell, cols
-        widest = max(NumberText(style.signed(v, decimals), SMALL).width for v in corner(cols))
-        cell_w = max(cell, widest / 0.94 + 0.08)
-        fewer = max(3, int((cols + 1) * cell / cell_w + 1e-9) - 1)
-        return style.decimals_for(corner(fewer)), cell_w, fewer
+        def width_for(c, d):    # the cell width that holds the widest label of `c` columns at `d` decimals
+            return max(cell, (max(NumberText(style.signed(v, d), SMALL).width for v in corner(c)) + 0.16) / 0.94)
+        fewer = max(3, int((cols + 1) * cell / width_for(cols, decimals) + 1e-9) - 1)
+        # the fewer columns' own decimals may be more (their largest entry smaller): the cells hold those labels
+        decimals = style.decimals_for(corner(fewer))
+        return decimals, width_for(fewer, decimals), fewer
 
     def place_legend(self, bar_left: float, top: float) -> ColourLegend:
         """Its matrix's legend (given legend_title), placed by its bar: the bar's left end at bar_left, its top at
@@ -357,9 +365,10 @@ class MagnitudeStrip(VGroup):
         n = self.values.size
         if width / n >= self.MIN_CELL:
             self.indices_shown, gap_w = list(range(n)), 0.0
-        else:   # the first entries, the gap, the last: at least one before the gap
-            fits = max(int((width - self.GAP_WIDTH) / self.MIN_CELL), 2)
-            self.indices_shown, gap_w = shown_indices(n, fits), self.GAP_WIDTH
+        else:   # the first entries, the gap, the last: at least one before the gap; the gap clears its "⋯"
+            gap_w = max(self.GAP_WIDTH, Label("\u22ef", font_size=SMALL).width + 0.1)
+            fits = max(int((width - gap_w) / self.MIN_CELL), 2)
+            self.indices_shown = shown_indices(n, fits)
         step = (width - gap_w) / sum(i is not None for i in self.indices_shown)
         self.cells, self.gap, x = VGroup(), None, 0.0
         for i in self.indices_shown:
