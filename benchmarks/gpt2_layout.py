@@ -25,20 +25,17 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from gpt2_checkpoints import FULL, js_tiktoken_ranks, make_checkpoint  # noqa: E402
+from gpt2_checkpoints import FULL, make_checkpoint  # noqa: E402
 from scenes.catalog import CHECKPOINT_SCENES, SCENES  # noqa: E402
 
 
 def checkpoint_at(path: Path | None) -> Path:
+    """The checkpoint at `path`, or the 124M one made there (or in a temporary folder) with GPT-2's tokenizer."""
     if path is not None and (path / "config.json").is_file():
         return path
-    from scripts.gpt2_tokenizer import build
-    root = path or Path(tempfile.mkdtemp(prefix="gpt2-layout-"))
-    tok = root / "tokenizer"
-    tok.mkdir(parents=True, exist_ok=True)
-    build(js_tiktoken_ranks(), tok)
-    print(f"making the 124M checkpoint in {root / 'model'} ...", flush=True)
-    return make_checkpoint(root / "model", FULL, seed=2, tokenizer_dir=tok)
+    path = path or Path(tempfile.mkdtemp(prefix="gpt2-layout-")) / "model"
+    print(f"making the 124M checkpoint in {path} ...", flush=True)
+    return make_checkpoint(path, FULL, seed=2)
 
 
 def check(name: str, lang: str, cache: Path) -> str:

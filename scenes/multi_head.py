@@ -351,13 +351,14 @@ class MultiHead(LectureScene):
         width = max(m.n_head * self.grid_w * 0.95, CONCAT_MIN_W)
         gap = Label("\u22ef", font_size=style.SMALL, color=MUTED)
         if width / m.n_head >= CONCAT_MIN_PART:
-            self.concat_heads, gap_w = list(range(m.n_head)), 0.0
+            slots, gap_w = list(range(m.n_head)), 0.0
         else:
             gap_w = gap.width + 0.3
-            self.concat_heads = shown_indices(m.n_head, max(2, int((width - gap_w) / CONCAT_MIN_PART)))
-        part_w = (width - gap_w) / sum(h is not None for h in self.concat_heads)
+            slots = shown_indices(m.n_head, max(2, int((width - gap_w) / CONCAT_MIN_PART)))
+        self.concat_heads = [h for h in slots if h is not None]
+        part_w = (width - gap_w) / len(self.concat_heads)
         self.concat_parts, self.concat_gap, x = [], None, -width / 2
-        for h in self.concat_heads:
+        for h in slots:
             if h is None:
                 self.concat_gap = gap.move_to([x + gap_w / 2, 0.2, 0])
                 x += gap_w
@@ -365,7 +366,6 @@ class MultiHead(LectureScene):
             part = MagnitudeStrip(m.concat[h * m.dh:(h + 1) * m.dh], scale, width=part_w, height=0.4)
             self.concat_parts.append(part.shift([x + part_w / 2 - part.get_center()[0], 0.2, 0]))
             x += part_w
-        self.concat_heads = [h for h in self.concat_heads if h is not None]
         self.values["concat_heads_shown"] = self.concat_heads
         whole = VGroup(*self.concat_parts)
         ticks = [Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)

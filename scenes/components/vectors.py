@@ -363,17 +363,18 @@ class MagnitudeStrip(VGroup):
         super().__init__()
         self.values, self.colour_scale = np.asarray(values, dtype=np.float64).ravel(), scale
         n = self.values.size
+        mark = Label("\u22ef", font_size=SMALL, color=MUTED)
         if width / n >= self.MIN_CELL:
             self.indices_shown, gap_w = list(range(n)), 0.0
         else:   # the first entries, the gap, the last: at least one before the gap; the gap clears its "⋯"
-            gap_w = max(self.GAP_WIDTH, Label("\u22ef", font_size=SMALL).width + 0.1)
+            gap_w = max(self.GAP_WIDTH, mark.width + 0.1)
             fits = max(int((width - gap_w) / self.MIN_CELL), 2)
             self.indices_shown = shown_indices(n, fits)
         step = (width - gap_w) / sum(i is not None for i in self.indices_shown)
         self.cells, self.gap, x = VGroup(), None, 0.0
         for i in self.indices_shown:
             if i is None:
-                self.gap = Label("\u22ef", font_size=SMALL, color=MUTED).move_to([x + gap_w / 2, 0, 0])
+                self.gap = mark.move_to([x + gap_w / 2, 0, 0])
                 x += gap_w
                 continue
             self.cells.add(Rectangle(width=step * 0.9, height=height, stroke_color=style.CELL_OUTLINE,
