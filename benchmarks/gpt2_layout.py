@@ -65,14 +65,14 @@ def main() -> int:
         print(f"gpt2_layout: not a checkpoint scene: {', '.join(unknown)}", file=sys.stderr)
         return 2
     os.environ["GPT_LECTURE_MODEL"] = str(checkpoint_at(args.checkpoint))
-    cache = Path(tempfile.mkdtemp(prefix="gpt2-layout-tex-"))
     failed = 0
-    for name in names:
-        for lang in args.langs.split(","):
-            t = time.perf_counter()
-            result = check(name, lang, cache)
-            failed += result != "ok"
-            print(f"{name:22s} {lang}  {time.perf_counter() - t:6.1f} s  {result}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="gpt2-layout-tex-") as cache:     # LaTeX and text, removed after
+        for name in names:
+            for lang in args.langs.split(","):
+                t = time.perf_counter()
+                result = check(name, lang, Path(cache))
+                failed += result != "ok"
+                print(f"{name:22s} {lang}  {time.perf_counter() - t:6.1f} s  {result}", flush=True)
     return 1 if failed else 0
 
 

@@ -157,6 +157,10 @@ TABLE_TOP, TABLE_NAMES, TABLE_OURS, TABLE_GPT3 = 0.1, -0.9, 1.1, 6.2
 CONCAT_MIN_W = 8.0        # the concat's least width (ours: 4 heads under 2.3-wide grids, 8.7)
 CONCAT_MIN_PART = 1.2     # a head's part narrower than this (about 9 cells and the "⋯") is not drawn: see build_concat
 TEXT_GAP = 0.2            # between two heads' titles (or their "→ word" labels), at least
+LABELS_BELOW = 1.0        # a grid's "→ word" and weight labels reach this far under it (baselines 0.5 and 0.95)
+LABELS_FLOOR = -2.35      # the lowest labels keep above a two-line caption
+ROW_TITLE_GAP = 0.1       # a lower row's head title over its query indices
+STRIP_Y, STRIP_PITCH = 1.6, 1.25  # the heads' outputs (concat beat): the last row's centre, and between rows
 THUMBS_W, THUMBS_H = 3.6, 1.7   # the room of the scale beat's head thumbnails (top left; ours, 3 × 4, fills its height)
 
 
@@ -196,8 +200,10 @@ class MultiHead(LectureScene):
     def beat_concat(self):
         m = self.m
         self.say("concat", dh=m.dh, focus=m.tokens[m.focus], n=m.n_head, d=m.d)
+        # heads in rows: the titles go with the grids (the outputs are stacked in rows of their own, each named)
+        titles_now = [self.head_titles] if self.grid_rows > 1 else []
         self.play(FadeOut(VGroup(*[VGroup(g.squares, g.query_indices) for g in self.grids], self.grids[0].axes,
-                                 *self.focus_frames, *self.top_labels)), run_time=0.8)
+                                 *self.focus_frames, *self.top_labels, *titles_now)), run_time=0.8)
         self.play(LaggedStart(*[FadeIn(s, shift=UP * 0.2) for s in self.out_strips], lag_ratio=0.2),
                   FadeIn(self.out_labels), FadeIn(self.legend), run_time=2 * STEP)
         self.wait(PAUSE)
@@ -205,7 +211,7 @@ class MultiHead(LectureScene):
         self.play(*[ReplacementTransform(s, moved[h]) if h in moved else FadeOut(s)
                     for h, s in enumerate(self.out_strips)],
                   *([FadeIn(self.concat_gap)] if self.concat_gap is not None else []),
-                  FadeOut(self.out_labels), FadeOut(self.head_titles), run_time=2 * STEP)
+                  FadeOut(self.out_labels), *([] if titles_now else [FadeOut(self.head_titles)]), run_time=2 * STEP)
         self.play(FadeIn(self.concat_label), FadeIn(self.concat_ticks), run_time=STEP)
         self.wait(PAUSE + 1)
 
@@ -258,48 +264,37 @@ class MultiHead(LectureScene):
         self.build_scale()
 
     def build_grids(self):
-        """One AttentionGrid per head (keys down, queries across, as everywhere); words on the first only."""
+        """One AttentionGrid per head (keys down, queries across, as everywhere); words on the first only. The heads
+        are laid in the number of rows that draws them largest (fit_grids): ours in one, a checkpoint's 12 in two."""
         m, lang = self.m, self.lang
         self.grids, self.head_titles, self.focus_frames, self.top_labels = [], VGroup(), [], VGroup()
-        grid_w = GRID_W
-        first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=grid_w,
-                              focus=m.focus)
-        for _ in range(3):     # a long key word or many heads: the grids shrink until they fit (the index over
-            label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)  # the last
-            overhang = max(0.0, first.query_indices.get_right()[0] - first.squares.get_right()[0])  # column hangs
-            room = 2 * style.safe_half_width() - label_w - (m.n_head - 1) * GRID_GAP - overhang     # further past a
-            if m.n_head * grid_w <= room + 1e-9:                                                    # smaller grid)
-                break
-            grid_w = room / m.n_head
-            first = AttentionGrid(m.patterns[0], ColourScale("attention"), tokens=m.tokens, lang=lang, height=grid_w,
-                                  focus=m.focus)
-        self.grid_w = grid_w
-        # the axis titles, stacked over the first grid's key words (small cells leave no room beside them)
-        q_title, k_title = first.query_title, first.key_title
-        # left of the grid and of its first query index (which hangs past a column narrower than the digit)
-        grid_left = min(first.squares.get_left()[0], first.query_indices.get_left()[0])
-        q_title.shift(RIGHT * (grid_left - 0.15 - q_title.get_right()[0]))
-        q_title.shift(UP * (first.key_indices[0].get_top()[1] + 0.1 - q_title.get_bottom()[1]))
-        k_title.shift(RIGHT * (q_title.get_right()[0] - k_title.get_right()[0]))
-        k_title.shift(UP * (q_title.get_top()[1] + 0.12 - k_title.get_bottom()[1]))
-        # small cells put the first row (and the titles stacked over it) nearer the top: the grids come down as far
-        # as the top title would pass the title-safe area, and the head titles with them
-        drop = max(0.0, k_title.get_top()[1] - (first.squares.get_top()[1] - GRID_TOP) - style.safe_half_height())
+        first, grid_w, rows, drop = self.fit_grids()
+        self.grid_w, self.grid_rows = grid_w, rows
+        per_row = -(-m.n_head // rows)
+        self.values["grid_rows"] = rows
+        q_title, k_title = self.place_axis_titles(first)
         grid_top, head_title_y = GRID_TOP - drop, HEAD_TITLE_Y - drop
         # the words' width sets the layout (the titles' widths differ between languages and fit in TITLE_ROOM)
         label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)
         # a two-digit index over the last column may reach past the last grid's right edge: keep it on screen
         overhang = max(0.0, first.query_indices.get_right()[0] - first.squares.get_right()[0])
-        total = label_w + m.n_head * grid_w + (m.n_head - 1) * GRID_GAP + overhang
+        total = label_w + per_row * grid_w + (per_row - 1) * GRID_GAP + overhang
         left = -total / 2 + label_w
+        row_pitch = grid_w + self.row_extra(first)
         for h in range(m.n_head):
+            row, col = divmod(h, per_row)
             g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("attention"), tokens=m.tokens,
                                                    lang=lang, height=grid_w, focus=m.focus)
-            g.shift([left + h * (grid_w + GRID_GAP) - g.squares.get_left()[0], grid_top - g.squares.get_top()[1], 0])
+            top = grid_top - row * row_pitch
+            g.shift([left + col * (grid_w + GRID_GAP) - g.squares.get_left()[0], top - g.squares.get_top()[1], 0])
             self.grids.append(g)
             x = g.squares.get_center()[0]
-            self.head_titles.add(Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
-                                 .move_to([x, head_title_y, 0]))
+            title = Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
+            if row == 0:
+                title.move_to([x, head_title_y, 0])
+            else:     # a lower row has no axis titles over it: its head titles sit just over its query indices
+                title.move_to([x, 0, 0]).shift(UP * (g.query_indices.get_top()[1] + ROW_TITLE_GAP - title.get_bottom()[1]))
+            self.head_titles.add(title)
             self.focus_frames.append(g.line_frame(m.focus))
             word = Label(f"\u2192 {style.token_label(m.tokens[m.top_keys[h]])}", font_size=style.SMALL)
             weight = Label(style.percent(m.top_weights[h]), font_size=style.SMALL, color=QUERY)
@@ -312,20 +307,82 @@ class MultiHead(LectureScene):
         self.values["grid_top_labels"] = [{"head": h, "key": m.top_keys[h], "word": m.tokens[m.top_keys[h]],
                                            "weight": m.top_weights[h]} for h in range(m.n_head)]
 
+    def grid(self, h: int, side: float) -> AttentionGrid:
+        m = self.m
+        return AttentionGrid(m.patterns[h], ColourScale("attention"), tokens=m.tokens, lang=self.lang, height=side,
+                             focus=m.focus)
+
+    def fit_grids(self) -> tuple[AttentionGrid, float, int, float]:
+        """(the first grid, the grids' side, rows, how far the grids come down for the axis titles): for 1, 2 and 3
+        rows, the side is the largest that fits the row's heads across the title-safe width (a long key word or many
+        heads shrink it; the index over the last column may hang further past a smaller grid, so it is fitted
+        again) and the rows, each with its "→ word / weight" labels under it and the next row's titles over it,
+        above the caption (LABELS_FLOOR), at most GRID_W; the rows that give the largest side, the fewest on a tie."""
+        best = None
+        for rows in (1, 2, 3):
+            per_row = -(-self.m.n_head // rows)
+            if rows > 1 and per_row * (rows - 1) >= self.m.n_head:
+                break                                     # a row would be empty
+            side = GRID_W
+            first = self.grid(0, side)
+            for _ in range(3):
+                label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)
+                overhang = max(0.0, first.query_indices.get_right()[0] - first.squares.get_right()[0])
+                room = 2 * style.safe_half_width() - label_w - (per_row - 1) * GRID_GAP - overhang
+                if per_row * side <= room + 1e-9:
+                    break
+                side = room / per_row
+                first = self.grid(0, side)
+            drop = self.title_drop(first)
+            tall = (GRID_TOP - drop - LABELS_FLOOR - LABELS_BELOW - (rows - 1) * self.row_extra(first)) / rows
+            if tall < side - 1e-9:
+                side = tall
+                first = self.grid(0, side)
+                drop = self.title_drop(first)
+            if best is None or side > best[1] + 1e-9:
+                best = (first, side, rows, drop)
+        return best
+
+    @staticmethod
+    def place_axis_titles(first: AttentionGrid):
+        """The axis titles, stacked over the first grid's key words (small cells leave no room beside them), left
+        of the grid and of its first query index (which hangs past a column narrower than the digit)."""
+        q_title, k_title = first.query_title, first.key_title
+        grid_left = min(first.squares.get_left()[0], first.query_indices.get_left()[0])
+        q_title.shift(RIGHT * (grid_left - 0.15 - q_title.get_right()[0]))
+        q_title.shift(UP * (first.key_indices[0].get_top()[1] + 0.1 - q_title.get_bottom()[1]))
+        k_title.shift(RIGHT * (q_title.get_right()[0] - k_title.get_right()[0]))
+        k_title.shift(UP * (q_title.get_top()[1] + 0.12 - k_title.get_bottom()[1]))
+        return q_title, k_title
+
+    def title_drop(self, first: AttentionGrid) -> float:
+        """Small cells put the first row (and the titles stacked over it) nearer the top: the grids come down as far
+        as the top title would pass the title-safe area, and the head titles with them."""
+        _, k_title = self.place_axis_titles(first)
+        return max(0.0, k_title.get_top()[1] - (first.squares.get_top()[1] - GRID_TOP) - style.safe_half_height())
+
+    def row_extra(self, first: AttentionGrid) -> float:
+        """From one row's grid bottom to the next row's grid top: its labels, a gap, the next row's query indices
+        and head titles."""
+        title_h = Label(S("head", self.lang, h="1"), font_size=style.SMALL).height
+        over = first.query_indices.get_top()[1] - first.squares.get_top()[1] + ROW_TITLE_GAP + title_h
+        return LABELS_BELOW + TEXT_GAP + over
+
     def name_heads_by_stride(self):
         """Each head's title is centred over its grid but never starts left of it, nor within TEXT_GAP + 0.1 of the
         axis titles stacked left of the first grid (a 2-token grid is narrower than "head 1"). Where neighbouring titles or
         "→ word / weight" labels would come closer than TEXT_GAP (many heads in narrow grids: a checkpoint's 12),
-        every stride-th head from the first keeps them (the smallest stride that clears); the others' are empty."""
+        every stride-th head from each row's first keeps them (the smallest stride that clears); the others' are empty."""
         titles_end = self.grids[0].key_title.get_right()[0] + TEXT_GAP + 0.1     # two spaces past "keys ↓", and more
-        for t, g in zip(self.head_titles, self.grids):
-            start = max(g.squares.get_left()[0], titles_end)
+        per_row = -(-self.m.n_head // self.grid_rows)
+        for h, (t, g) in enumerate(zip(self.head_titles, self.grids)):
+            start = max(g.squares.get_left()[0], titles_end if h < per_row else -np.inf)   # the axis titles: row 1
             if t.get_left()[0] < start:
                 t.shift(RIGHT * (start - t.get_left()[0]))
         pitch = self.grid_w + GRID_GAP
         widest = max([m.width for m in self.head_titles] + [m.width for m in self.top_labels])
         stride = max(1, int(np.ceil((widest + TEXT_GAP) / pitch - 1e-9)))
-        self.heads_named = list(range(0, self.m.n_head, stride))
+        self.heads_named = [h for h in range(self.m.n_head) if (h % per_row) % stride == 0]   # each row's first
         for h in range(self.m.n_head):
             if h not in self.heads_named:
                 self.head_titles.submobjects[h] = VGroup()
@@ -337,11 +394,16 @@ class MultiHead(LectureScene):
         m, lang = self.m, self.lang
         scale = magnitude_scale(m.head_out, m.concat)
         self.values["magnitude_scale_limit"] = scale.limit
-        y = 1.6
+        per_row = -(-m.n_head // self.grid_rows)      # in the grids' rows, the last row at STRIP_Y
         self.out_strips = [MagnitudeStrip(m.head_out[h], scale, width=self.grid_w, height=0.4)
-                           .move_to([g.squares.get_center()[0], y, 0]) for h, g in enumerate(self.grids)]
-        self.out_labels = VGroup(*[Label(S("output_of", lang, h=style.shown(h), dh=m.dh), font_size=style.SMALL,
-                                         color=MUTED).next_to(s, DOWN, buff=0.2) for h, s in enumerate(self.out_strips)])
+                           .move_to([g.squares.get_center()[0],
+                                     STRIP_Y + (self.grid_rows - 1 - h // per_row) * STRIP_PITCH, 0])
+                           for h, g in enumerate(self.grids)]
+        labels = [Label(S("output_of", lang, h=style.shown(h), dh=m.dh), font_size=style.SMALL, color=MUTED)
+                  .next_to(s, DOWN, buff=0.2) for h, s in enumerate(self.out_strips)]
+        # every stride-th head's output is named where neighbouring names would come closer than TEXT_GAP
+        stride = max(1, int(np.ceil((max(t.width for t in labels) + TEXT_GAP) / (self.grid_w + GRID_GAP) - 1e-9)))
+        self.out_labels = VGroup(*[t if (h % per_row) % stride == 0 else VGroup() for h, t in enumerate(labels)])
         # the trace's concat, drawn as its n_head consecutive parts of d_head entries (head h's part is entries
         # h·d_head … (h+1)·d_head − 1), each a strip like the head's own: a part too narrow for every entry is cut
         # the same way (first entries, ⋯, last), so the beat moves n_head strips of a few cells, not every entry

@@ -115,3 +115,24 @@ def test_architecture_draws_a_deep_checkpoint_with_its_middle_layers_elided(tmp_
         gap = [t.text for b in scene.boxes for t in b.get_family() if isinstance(t, Label)]
         assert scene.s("more_layers", n=3) in gap
         assert_legible(scene.snapshots, lang, **LEGIBILITY["architecture"])
+
+
+def test_multi_head_lays_many_heads_in_rows(tmp_path, gpt2_tokenizer_dir, tex_cache, monkeypatch):
+    """Twelve heads (GPT-2's count): in one row each grid would be under 0.7 wide; the rule lays them in two rows of
+    six, larger than one row could draw them (and the closing map of a one-layer model gives its 10 lines room), each row's grids level and its titles, labels and the next row's apart
+    (the legibility checks); in both languages."""
+    from gpt2_checkpoints import make_checkpoint
+    from scenes import multi_head, style
+    heads = make_checkpoint(tmp_path / "heads", dict(n_layer=1, n_embd=48, n_head=12, n_positions=64),
+                            tokenizer_dir=gpt2_tokenizer_dir)
+    monkeypatch.setenv("GPT_LECTURE_MODEL", str(heads))
+    one_row = (2 * style.safe_half_width() - multi_head.TITLE_ROOM - 11 * multi_head.GRID_GAP) / 12
+    for lang in ("en", "zh"):
+        scene = run_dry(lean(multi_head.MultiHead), {"lang": lang}, tex_cache, frames=False)
+        assert scene.values["grid_rows"] == 2
+        assert scene.grid_w > one_row * 1.2
+        tops = [round(g.squares.get_top()[1], 6) for g in scene.grids]
+        assert tops[:6] == [tops[0]] * 6 and tops[6:] == [tops[6]] * 6 and tops[6] < tops[0] - scene.grid_w
+        assert [round(g.squares.get_left()[0], 6) for g in scene.grids[6:]] == \
+            [round(g.squares.get_left()[0], 6) for g in scene.grids[:6]]
+        assert_legible(scene.snapshots, lang, **LEGIBILITY.get("multi_head", {}))

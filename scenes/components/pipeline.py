@@ -104,10 +104,19 @@ class PipelineMap(VGroup):
 
         # the numbers: left-aligned beside the map, centred on the lit boxes (inside the map's height)
         lit_ys = [self.boxes[p][0].get_center()[1] for p in self.lit_parts if p in self.boxes]
-        room = ys[0] - ys[-1] + box_h - LINE_H              # from the first box's top to the last box's bottom
-        pitch_lines = min(CALLOUT_PITCH, room / max(len(lines) - 1, 1))
+        # the lines' middles may reach from the first box's top to the last box's bottom; a short map (one layer)
+        # with many lines (12 heads) would crowd them closer than LINE_H: their span then grows to LINE_H a line,
+        # about the map's middle and kept inside the rows' area (TOP, BOTTOM)
+        span_top, span_bottom = ys[0] + (box_h - LINE_H) / 2, ys[-1] - (box_h - LINE_H) / 2
+        short = LINE_H * (len(lines) - 1) - (span_top - span_bottom)
+        if short > 0:
+            span_top, span_bottom = span_top + short / 2, span_bottom - short / 2
+            area_top, area_bottom = TOP + (BOX_H - LINE_H) / 2, BOTTOM - (BOX_H - LINE_H) / 2
+            shift = max(area_bottom - span_bottom, 0.0) + min(area_top - span_top, 0.0)
+            span_top, span_bottom = span_top + shift, span_bottom + shift
+        pitch_lines = min(CALLOUT_PITCH, (span_top - span_bottom) / max(len(lines) - 1, 1))
         half = pitch_lines * (len(lines) - 1) / 2
-        low, high = ys[-1] - (box_h - LINE_H) / 2 + half, ys[0] + (box_h - LINE_H) / 2 - half
+        low, high = span_bottom + half, span_top - half
         middle = min(max(sum(lit_ys) / len(lit_ys), low), high)
         for i, (text, colour) in enumerate(lines):
             line = Label(text, font_size=SMALL, color=colour).on_baseline(middle + half - i * pitch_lines - BASELINE_DROP)
