@@ -128,7 +128,12 @@ def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colour
         pass
     clips_dir.mkdir(parents=True, exist_ok=True)
     posters_dir.mkdir(exist_ok=True)
-    scripts = tryit.write_assets(folder, model_dir)
+    absent = tryit.unsupported(model_dir)     # a checkpoint of one's own: the page without the panel, saying why
+    if absent is None:
+        scripts = tryit.write_assets(folder, model_dir)
+    else:
+        scripts = []
+        shutil.rmtree(folder / "tryit", ignore_errors=True)
     data, keep = [], {"index.html"}
     for i, variants in enumerate(lessons):
         lesson = {"id": f"lesson-{i + 1}", "variants": {}}
@@ -144,7 +149,7 @@ def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colour
                 keep.add(f"clips/{name}")
             lesson["variants"][l] = variant_data(clip, manifest, l)
             lesson["variants"][l]["numbers"] = numbers_rows(manifest.get("values", {}))
-            lesson["variants"][l]["try"] = tryit.scene_numbers(manifest)
+            lesson["variants"][l]["try"] = tryit.scene_numbers(manifest) if absent is None else None
             poster = posters_dir / f"{clip.stem}.webp"
             tryit.write_poster(clip, manifest, poster)
             lesson["variants"][l]["poster"] = f"posters/{poster.name}"
@@ -153,12 +158,12 @@ def build_course(lessons: list[dict[str, Path]], folder: Path, lang: str, colour
     for old in [*clips_dir.iterdir(), *posters_dir.iterdir()]:   # clips and posters of an earlier recipe
         if f"{old.parent.name}/{old.name}" not in keep and not old.name.startswith("."):
             old.unlink(missing_ok=True)
-    write_text_atomic(index, page_html(data, lang, colours(), scripts))
+    write_text_atomic(index, page_html(data, lang, colours(), scripts, absent))
     write_text_atomic(stamp_file, json.dumps(identity))
     return index
 
 
-def page_html(lessons: list[dict], lang: str, colours: dict, scripts: list[str] = ()) -> str:
+def page_html(lessons: list[dict], lang: str, colours: dict, scripts: list[str] = (), absent: dict | None = None) -> str:
     """The page; `scripts` are files beside it, loaded in order before the page's own script."""
     e = html.escape
     ui = UI[lang]
@@ -258,7 +263,7 @@ textarea {{ width: 100%; background: #000; color: var(--text); border: 1px solid
 <main>
 <noscript><p data-ui="noscript">{e(ui["noscript"])}</p></noscript>
 {"".join(sections)}
-{tryit.panel_html(lang, lessons)}
+{tryit.panel_html(lang, lessons) if absent is None else tryit.absent_html(lang, absent)}
 </main>
 </div>
 <script id="course-data" type="application/json">{course}</script>

@@ -29,7 +29,11 @@ CODE = (Path(__file__), WEB / "engine.js", WEB / "panel.js")
 POSTER_WIDTH = 960   # the player's widest (page.py: .player video max-width)
 
 UI = {   # the panel's words, in both languages (merged into the page's UI dict)
-    "en": {"try": "Try it: run the model yourself", "try_note": "The lecture's model runs in this page: type a prompt "
+    "en": {"try": "Try it: run the model yourself",
+           "try_absent": "The Try-it panel runs the lecture's own small model inside the page. These clips come from "
+                         "another checkpoint ({tokenizer} tokenizer, {mb} MB of weights), which the page does not run: "
+                         "render the lecture with its own model for the panel.",
+           "try_note": "The lecture's model runs in this page: type a prompt "
            "in English or Chinese (Chinese without spaces).", "prompt": "Prompt", "run": "Run",
            "next_word": "Next word", "temperature": "Temperature", "seed": "Seed", "draw": "Draw one word",
            "generate": "Generate step by step", "step": "Next step", "reset": "Back to the prompt",
@@ -41,7 +45,10 @@ UI = {   # the panel's words, in both languages (merged into the page's UI dict)
            "activation": "activation", "push": "push on the logit", "word": "word", "probability": "probability",
            "layer_n": "layer {n}", "head_n": "head {n}", "predicted": "predicted word at this position: “{word}”",
            "generated": "generated"},
-    "zh": {"try": "动手试：自己运行模型", "try_note": "讲座的模型就在本页中运行：输入中文或英文提示（中文不用空格）。",
+    "zh": {"try": "动手试：自己运行模型",
+           "try_absent": "“动手试”面板在本页中运行讲座自己的小模型。这些片段来自另一个检查点（{tokenizer} 分词器，"
+                         "权重 {mb} MB），本页无法运行它：用讲座自己的模型渲染，才有这个面板。",
+           "try_note": "讲座的模型就在本页中运行：输入中文或英文提示（中文不用空格）。",
            "prompt": "提示", "run": "运行", "next_word": "下一个词", "temperature": "温度", "seed": "种子",
            "draw": "抽一个词", "generate": "逐步生成", "step": "下一步", "reset": "回到提示",
            "attention": "注意力权重", "layer": "层", "head": "头", "lens": "逻辑透镜：每个模块之后的预测",
@@ -52,6 +59,48 @@ UI = {   # the panel's words, in both languages (merged into the page's UI dict)
            "layer_n": "第 {n} 层", "head_n": "第 {n} 个头", "predicted": "此位置预测的词：“{word}”",
            "generated": "已生成"},
 }
+
+
+# The page runs a model whose weights fit beside its clips (ours: 928 kB; the page's budget is 3 MB in all) and whose
+# tokenizer its engine knows (our word-level one). A checkpoint of one's own (GPT-2 small: 498 MB, byte-level BPE)
+# gets the page without the panel, and a note that says why (unsupported).
+PAGE_MODEL_BYTES = 2_000_000
+
+
+def page_pre_tokenizer(tok: dict) -> list | None:
+    """tokenizer.json's pre-tokenizer as the page's engine runs it, or None if the engine does not know it: a
+    Lowercase normaliser, then Split (isolated regex) and Whitespace steps (our word-level tokenizer)."""
+    pre = tok.get("pre_tokenizer") or {}
+    steps = pre.get("pretokenizers", []) if pre.get("type") == "Sequence" else [pre]
+    known = {"Split": lambda s: {"type": "Split", "pattern": s["pattern"]["Regex"]}
+             if s.get("behavior") == "Isolated" and "Regex" in s.get("pattern", {}) else None,
+             "Whitespace": lambda s: {"type": "Whitespace"}}
+    exported = [known.get(s.get("type"), lambda s: None)(s) for s in steps]
+    if not steps or None in exported or (tok.get("normalizer") or {}).get("type") != "Lowercase" \
+            or (tok.get("model") or {}).get("type") != "WordLevel":
+        return None
+    return exported
+
+
+def unsupported(model_dir: Path) -> dict | None:
+    """Why the page cannot run this model ({"tokenizer": type, "bytes": n}), or None when it can."""
+    model_dir = Path(model_dir)
+    tok = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
+    size = (model_dir / "model.safetensors").stat().st_size
+    if page_pre_tokenizer(tok) is not None and size <= PAGE_MODEL_BYTES:
+        return None
+    return {"tokenizer": (tok.get("model") or {}).get("type", "?"), "bytes": size}
+
+
+def absent_html(lang: str, why: dict) -> str:
+    """In the panel's place: what the panel would do and why this page has none."""
+    from html import escape as e
+    u = UI[lang]
+    note = u["try_absent"].format(tokenizer=why["tokenizer"], mb=f"{why['bytes'] / 1e6:,.0f}")
+    return f"""<section class="tryit" id="try" aria-labelledby="try-h">
+<h2 id="try-h" data-ui="try">{e(u["try"])}</h2>
+<p class="note">{e(note)}</p>
+</section>"""
 
 
 def model_data(model_dir: Path) -> dict:
@@ -71,13 +120,8 @@ def model_data(model_dir: Path) -> dict:
         offset += a.size
         blobs.append(a.tobytes())
     tok = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
-    pre = tok["pre_tokenizer"]
-    steps = pre["pretokenizers"] if pre["type"] == "Sequence" else [pre]
-    known = {"Split": lambda s: {"type": "Split", "pattern": s["pattern"]["Regex"]}
-             if s.get("behavior") == "Isolated" and "Regex" in s["pattern"] else None,
-             "Whitespace": lambda s: {"type": "Whitespace"}}
-    exported = [known.get(s["type"], lambda s: None)(s) for s in steps]
-    if None in exported or (tok.get("normalizer") or {}).get("type") != "Lowercase":
+    exported = page_pre_tokenizer(tok)
+    if exported is None:
         raise ValueError("tokenizer.json: the page's tokenizer knows Lowercase, Split (isolated regex) and Whitespace")
     c = gpt.config
     return {"config": {"n_layer": c.n_layer, "n_head": c.n_head, "n_embd": c.n_embd, "n_positions": c.n_positions,

@@ -22,7 +22,7 @@ from scenes.params import ParamError
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
                                      place_grid, place_legend, shown_matrix, shown_vector)
-from scenes.components import (AttentionGrid, ColourLegend, ColourScale, HeatMatrix, Label, MatrixGrid,
+from scenes.components import (AttentionGrid, inside_safe_area, keep_inside_safe_area, ColourLegend, ColourScale, HeatMatrix, Label, MatrixGrid,
                                MatrixVectorProduct, TokenRow, keep_right_of)
 from scenes.style import KEY, MUTED, QUERY, Strings
 
@@ -305,14 +305,20 @@ class QueriesKeys(AttentionChapterScene):
 
     # --- building the pieces ----------------------------------------------------------------------
     def product(self, W, x, b, out, symbol: str, colour) -> MatrixVectorProduct:
-        """W (turned: d_head × d_model) times x̂, plus the bias, equals the trace's q or k."""
+        """W (turned: d_head × d_model) times x̂, plus the bias, equals the trace's q or k. Six of W's columns, or
+        as many as keep the product inside the title-safe area (a bias read in ten-thousandths, ours: b_k, or a
+        checkpoint's wider labels widen it)."""
         lang = self.lang
-        mv = MatrixVectorProduct(
-            W, x, out, lang=lang, name=f"W_{symbol}\u1d40", bias=b, rows=6, cols=6, colour=colour,
-            vector_label=f"x\u0302: {S('n_numbers', lang, n=len(x))}", bias_label=f"b_{symbol}",
-            output_label=f"{symbol}: {S('n_numbers', lang, n=len(out))}",
-            legend_title=S("weight_scale", lang))
-        mv.shift((MATRIX_X - mv.bodies().get_center()[0]) * RIGHT + UP * (MATRIX_TOP - mv.matrix.cells.get_top()[1]))
+        for cols in (6, 5, 4, 3):
+            mv = MatrixVectorProduct(
+                W, x, out, lang=lang, name=f"W_{symbol}\u1d40", bias=b, rows=6, cols=cols, colour=colour,
+                vector_label=f"x\u0302: {S('n_numbers', lang, n=len(x))}", bias_label=f"b_{symbol}",
+                output_label=f"{symbol}: {S('n_numbers', lang, n=len(out))}",
+                legend_title=S("weight_scale", lang))
+            mv.shift((MATRIX_X - mv.bodies().get_center()[0]) * RIGHT + UP * (MATRIX_TOP - mv.matrix.cells.get_top()[1]))
+            keep_inside_safe_area(mv)
+            if inside_safe_area(mv):
+                break
         return mv
 
     def product_line(self, token: int, parts: list[str], colour, colours: dict | None = None) -> VGroup:

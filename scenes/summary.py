@@ -189,9 +189,12 @@ class Summary(LectureScene):
         answer = int(np.argmax(lens[-1]["probabilities"]))
         self.answer = style.token_label(words[answer])
         self.p_answer = [float(r["probabilities"][answer]) for r in lens]
-        self.rich_key = self.caption_rule("rich", "rich_grows" if self.p_answer[-1] > self.p_answer[0] else
+        grows = self.p_answer[-1] > self.p_answer[0] and \
+            style.percent(self.p_answer[-1]) != style.percent(self.p_answer[0])
+        self.rich_key = self.caption_rule("rich", "rich_grows" if grows else
                                           "rich_flat", "rich_grows if P(answer) after the last block exceeds it "
-                                          "after the embedding", p_first=self.p_answer[0], p_last=self.p_answer[-1])
+                                          "after the embedding and the two read differently as shown",
+                                          p_first=self.p_answer[0], p_last=self.p_answer[-1])
         details.append(self.s("d_rich", answer=self.answer))
         base, height, width, left, right = ROW_YS[2] - 0.45, 0.9, 0.3, 3.0, 4.7
         gap = (right - left - width) / (len(lens) - 1)

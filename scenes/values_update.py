@@ -89,6 +89,9 @@ S = SHARED | ATTENTION | Strings({
     "no_help": {"en": "Zeroed, P(\"{word}\") goes from {p_with} to {p_without}:\n"
                       "this head does not raise this prediction.",
                 "zh": "置零后，P(\u201c{word}\u201d) 从 {p_with} 变为 {p_without}：\n这个头并没有提高这个预测。"},
+    "unseen": {"en": "Zeroed, P(\"{word}\") still shows as {p_with}:\n"
+                     "the head's effect on it is too small to show.",
+               "zh": "置零后，P(\u201c{word}\u201d) 仍显示为 {p_with}：\n这个头对它的影响小到显示不出来。"},
     "summary": {"en": "Attention moves information between tokens: the weights\n"
                       "choose the source, values carry it, \u0394E writes it in.",
                 "zh": "注意力在词元之间搬运信息：权重选择来源，\n值向量携带信息，\u0394E 把它写进向量。"},
@@ -164,6 +167,8 @@ class HeadAtFocus:
 
     def effect(self) -> str:
         with_, without = self.ablation["p_with_head"], self.ablation["p_without_head"]
+        if style.percent(with_) == style.percent(without):     # a change the shown percentages cannot show
+            return "unseen"
         return "needed" if without < with_ / 2 else "helps" if without < with_ else "no_help"
 
     def share(self) -> str:
@@ -343,8 +348,8 @@ class ValuesUpdate(LectureScene):
         for i in range(2):
             self.play(GrowFromEdge(bars["bars"][i], LEFT), FadeIn(bars["numbers"][i]), run_time=STEP)
         self.wait(PAUSE)
-        key = self.caption_rule("ablation", h.effect(), "zeroed below half of with: needed; below with: helps; "
-                                "else no_help", p_with=h.ablation["p_with_head"],
+        key = self.caption_rule("ablation", h.effect(), "the two reading alike as shown: unseen; zeroed below half "
+                                "of with: needed; below with: helps; else no_help", p_with=h.ablation["p_with_head"],
                                 p_without=h.ablation["p_without_head"])
         self.say(key, word=h.word, p_with=style.percent(h.ablation["p_with_head"]),
                  p_without=style.percent(h.ablation["p_without_head"]))

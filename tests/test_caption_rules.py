@@ -41,6 +41,7 @@ from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
 from test_spoken import assert_sayable
 from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
+from scenes import style
 from scenes.catalog import SCENES
 from scenes.params import AUTO, ParamError
 
@@ -183,6 +184,8 @@ def check_meaning(v, rule, gpt):
 
 def check_ablation(v, rule, gpt):
     with_, without = v["ablation"]["p_with_head"], v["ablation"]["p_without_head"]
+    if style.percent(with_) == style.percent(without):
+        return "unseen"
     return "needed" if without < with_ / 2 else "helps" if without < with_ else "no_help"
 
 
@@ -331,7 +334,8 @@ def check_rich(v, rule, gpt):
     probs = lens_by_hand(gpt, v["prompt"], v["context"]["focus"])
     answer = int(np.argmax(probs[-1]))
     assert v["representations"]["p_answer"] == pytest.approx([float(p[answer]) for p in probs])
-    return "rich_grows" if probs[-1][answer] > probs[0][answer] else "rich_flat"
+    grows = probs[-1][answer] > probs[0][answer] and style.percent(probs[-1][answer]) != style.percent(probs[0][answer])
+    return "rich_grows" if grows else "rich_flat"
 
 
 # scene -> rule name (or "prefix*") -> (every key the rule may choose, the check that decides it again)
@@ -345,7 +349,7 @@ CHECKS = {
                                          "unchanged"}, check_sweep)},
     "values_update": {"sum": ({"sum", "sum_mostly", "sum_blend"}, check_sum),
                       "meaning": ({"meaning", "meaning_blend", "meaning_self", "meaning_self_blend"}, check_meaning),
-                      "ablation": ({"needed", "helps", "no_help"}, check_ablation)},
+                      "ablation": ({"needed", "helps", "no_help", "unseen"}, check_ablation)},
     "multi_head": {"focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus)},
     "add_norm": {"normalise": ({"normalise", "normalise_eps"}, check_normalise),
                  "why": ({"why", "why_steady"}, check_why)},

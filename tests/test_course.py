@@ -551,3 +551,26 @@ def test_a_clip_in_the_other_language_rendered_by_older_code_is_left_off_the_pag
                              .replace("<\\/", "</"))
     assert list(course_data["lessons"][0]["variants"]) == ["zh"]
     assert list(course_data["lessons"][1]["variants"]) == ["en", "zh"]
+
+
+def test_a_checkpoints_course_page_has_no_try_it_panel_and_says_why(made, browser, gpt2_small, tmp_path):
+    """The page runs only a model it can carry and tokenize (ours); a GPT-2 checkpoint's lecture gets the page
+    without the panel, without "try this scene's numbers" buttons, and a note naming the tokenizer and the weights'
+    size, with no error in the browser."""
+    from pipeline import tryit
+    assert tryit.unsupported(REPO / "model" / "weights") is None
+    why = tryit.unsupported(gpt2_small)
+    assert why == {"tokenizer": "BPE", "bytes": (gpt2_small / "model.safetensors").stat().st_size}
+    args = ["positional_encoding", "--section", "title", "--quality", "preview"]
+    assert run_render(*args, media=made["media"]).returncode == 0
+    clip = made["dir"] / "positional_encoding-section-title.mp4"
+    folder = tmp_path / "course"
+    (folder / "tryit").mkdir(parents=True)      # a panel from an earlier build of the same folder goes
+    index = page.build_course([{"en": clip}], folder, "en", packaging.page_colours, model_dir=gpt2_small)
+    assert not (folder / "tryit").exists()
+    browser.get(index.as_uri())
+    wait_for(browser, "return document.querySelector('video').readyState >= 1")
+    note = browser.find_element("css selector", "#try .note").text
+    assert "BPE" in note and f"{why['bytes'] / 1e6:,.0f} MB" in note
+    assert browser.find_elements("css selector", ".try-scene, .try-form") == []
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []

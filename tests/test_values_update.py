@@ -99,7 +99,8 @@ def test_every_number_is_the_models(gpt, params):
     w = gpt.tokenizer.vocab[word]
     assert h.ablation["p_with_head"] == pytest.approx(p_with[w], abs=1e-12)
     assert h.ablation["p_without_head"] == pytest.approx(p_without[w], abs=1e-12)
-    assert h.effect() == ("needed" if p_without[w] < p_with[w] / 2 else "helps" if p_without[w] < p_with[w]
+    assert h.effect() == ("unseen" if style.percent(p_with[w]) == style.percent(p_without[w]) else
+                          "needed" if p_without[w] < p_with[w] / 2 else "helps" if p_without[w] < p_with[w]
                           else "no_help")
 
 

@@ -27,15 +27,24 @@ def shown_indices(n: int, shown: int) -> list[int | None]:
     return list(range(shown - 1)) + [None, n - 1]
 
 
+def vector_decimals(shown) -> int:
+    """A vector's labels keep one decimal, unless every entry shown would read 0.0 with one (the largest shown under
+    0.05: a random-init checkpoint's embeddings): then style.decimals_for's, enough for the largest to show two
+    significant digits. Our model's vectors, whose labels reach 0.1, keep one decimal."""
+    largest = float(np.abs(np.asarray(shown, dtype=np.float64)).max()) if len(shown) else 0.0
+    return style.WEIGHT_DECIMALS if largest >= 0.05 or largest == 0.0 else style.decimals_for(shown)
+
+
 class VectorColumn(VGroup):
     """A vector as a bracketed column: its real first entries, ⋮, its real last entry, and its true size."""
 
-    def __init__(self, values, *, lang: str, shown: int = 7, pitch: float = 0.5, decimals: int = 1,
+    def __init__(self, values, *, lang: str, shown: int = 7, pitch: float = 0.5, decimals: int | None = None,
                  label: str | None = None, font_size: float = LABEL):
         super().__init__()
         values = np.asarray(values, dtype=np.float64).ravel()
         self.values, self.indices_shown = values, shown_indices(len(values), shown)
-        self.decimals = decimals
+        self.decimals = decimals if decimals is not None else vector_decimals(
+            [values[i] for i in self.indices_shown if i is not None])
         scale = float(np.abs(values).max()) if values.size else 0.0
         self.entries = VGroup()
         for row, i in enumerate(self.indices_shown):
@@ -43,7 +52,7 @@ class VectorColumn(VGroup):
             if i is None:
                 self.entries.add(Label("\u22ee", font_size=font_size, color=MUTED).move_to([-0.4, y + 0.14, 0]))
             else:
-                n = NumberText(style.signed(values[i], decimals), font_size,
+                n = NumberText(style.signed(values[i], self.decimals), font_size,
                                style.activation_colour(values[i], scale)).place(0, y)
                 self.entries.add(n)
         height = self.entries.height + 0.3
