@@ -16,7 +16,7 @@ from manim import (DOWN, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, GrowFro
 
 from model.analysis import best_lookback_head, layer_norm_steps
 from scenes import style
-from scenes.components import CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body, shown_indices
+from scenes.components import sum_decimals, CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body, shown_indices
 from scenes.attention_chapter import FocusScene
 from scenes.params import AUTO, ParamError
 from scenes.style import MUTED, SHARED, TEXT, Strings
@@ -178,7 +178,8 @@ class AddNorm(FocusScene):
 
         # the residual add
         colours = (style.EMBEDDING, style.VALUE, style.EMBEDDING_UPDATED)
-        self.columns = [place_by_body(self.column(v, colour), cx, 0.05)
+        d = sum_decimals((x, delta, mid), shown=7)      # one sum: one number of decimals
+        self.columns = [place_by_body(self.column(v, colour, d), cx, 0.05)
                         for v, colour, cx in zip((x, delta, mid), colours, COLUMN_XS)]
         mid_y = self.columns[0].entries.get_center()[1]
         self.plus = Label("+", font_size=style.HEADER).move_to([(COLUMN_XS[0] + COLUMN_XS[1]) / 2, mid_y, 0])
@@ -264,8 +265,8 @@ class AddNorm(FocusScene):
                                        "to one earlier token (over every layer, head and earlier token)",
                                "head": best["head"], "key": best["key"], "score": best["score"]}
 
-    def column(self, values, colour) -> VectorColumn:
-        column = VectorColumn(values, lang=self.lang, shown=7, pitch=0.4)
+    def column(self, values, colour, decimals: int | None = None) -> VectorColumn:
+        column = VectorColumn(values, lang=self.lang, shown=7, pitch=0.4, decimals=decimals)
         column.brackets.set_color(colour)
         return column
 

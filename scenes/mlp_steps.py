@@ -20,7 +20,7 @@ from model.analysis import gelu_curve, mlp_steps, neuron_readout, neuron_top_con
 from model.analysis.patching import MEAN_SAMPLE
 from model.config import GPT3_175B
 from scenes import style
-from scenes.components import (BarColumn, GeluPlot, Label, LabelColumn, MatrixVectorProduct, NeuronStrip,
+from scenes.components import (sum_decimals, BarColumn, GeluPlot, Label, LabelColumn, MatrixVectorProduct, NeuronStrip,
                                NumberColumn, NumberText, TokenColumn, VectorColumn, keep_inside_safe_area,
                                keep_right_of)
 from scenes.lecture import LectureScene
@@ -375,7 +375,8 @@ class MlpSteps(LectureScene):
     def build_residual(self):
         m, lang = self.m, self.lang
         xs = [-3.6, 0.0, 3.6]
-        cols = [VectorColumn(v, lang=lang, shown=6, pitch=0.42) for v in (m.resid_mid, m.mlp_out, m.resid_post)]
+        d = sum_decimals((m.resid_mid, m.mlp_out, m.resid_post), shown=6)      # one sum: one number of decimals
+        cols = [VectorColumn(v, lang=lang, shown=6, pitch=0.42, decimals=d) for v in (m.resid_mid, m.mlp_out, m.resid_post)]
         self.res_columns = VGroup(*[place_column(c, x, COLUMN_TOP) for c, x in zip(cols, xs)])
         self.res_columns[0].brackets.set_color(EMBEDDING)
         self.res_columns[1].brackets.set_color(NEURON_ACTIVE)

@@ -18,7 +18,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge,
 
 from model.analysis import order_sensitivity
 from scenes import style
-from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
+from scenes.components import (sum_decimals, ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
                                VectorColumn, light, place_by_body)
 from scenes.attention_chapter import FocusScene
 from scenes.params import ParamError
@@ -244,7 +244,8 @@ class PositionalEncoding(FocusScene):
 
         # E = token + position, for the token in focus
         f = self.focus
-        columns = [VectorColumn(v[f], lang=self.lang, shown=7, pitch=0.4) for v in (tok, pos, E)]
+        d = sum_decimals([v[f] for v in (tok, pos, E)], shown=7)       # one sum: one number of decimals
+        columns = [VectorColumn(v[f], lang=self.lang, shown=7, pitch=0.4, decimals=d) for v in (tok, pos, E)]
         columns[1].brackets.set_color(style.POSITION)
         columns[2].brackets.set_color(style.EMBEDDING)
         for column, x in zip(columns, (-3.0, 0.0, 3.0)):

@@ -18,7 +18,7 @@ from model import probabilities
 from model.analysis import ablation_effect, head_update
 from scenes import style
 from scenes.attention_chapter import WHERE
-from scenes.components import (AttentionGrid, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
+from scenes.components import (sum_decimals, AttentionGrid, keep_inside_safe_area, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
                                LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText,
                                TokenColumn, VectorColumn, keep_right_of, magnitude_scale, rule)
 from scenes.lecture import LectureScene
@@ -203,7 +203,8 @@ def place_product(product: MatrixVectorProduct, x: float = -0.2, top: float = 2.
     """Place a product by its matrix and output (not by its labels, whose widths differ between languages);
     a little left of centre, as the output's label hangs out to the right."""
     body = VGroup(product.matrix.cells, product.output.brackets)
-    return product.shift([x - body.get_center()[0], top - product.matrix.cells.get_top()[1], 0])
+    product.shift([x - body.get_center()[0], top - product.matrix.cells.get_top()[1], 0])
+    return keep_inside_safe_area(product)     # a bias read in thousandths (a small b_v) widens it
 
 
 def place_column(column: VectorColumn, x: float, y: float) -> VectorColumn:
@@ -477,10 +478,11 @@ class ValuesUpdate(LectureScene):
         """E (the residual entering the layer), the head's ΔE, and E′ = E + ΔE, all from head_update."""
         h, lang = self.h, self.lang
         y = 0.1
-        self.E_column = place_column(VectorColumn(h.E, lang=lang, pitch=0.42), -3.6, y)
-        self.delta_column = place_column(VectorColumn(h.delta, lang=lang, pitch=0.42), 0, y)
+        d = sum_decimals((h.E, h.delta, h.E_new))      # one sum: one number of decimals
+        self.E_column = place_column(VectorColumn(h.E, lang=lang, pitch=0.42, decimals=d), -3.6, y)
+        self.delta_column = place_column(VectorColumn(h.delta, lang=lang, pitch=0.42, decimals=d), 0, y)
         self.delta_column.brackets.set_color(VALUE)
-        self.E_new_column = place_column(VectorColumn(h.E_new, lang=lang, pitch=0.42), 3.6, y)
+        self.E_new_column = place_column(VectorColumn(h.E_new, lang=lang, pitch=0.42, decimals=d), 3.6, y)
         self.E_new_column.brackets.set_color(EMBEDDING_UPDATED)
         self.update_signs = VGroup(Label("+", font_size=style.HEADER).move_to([-1.8, y + 0.2, 0]),
                                    Label("=", font_size=style.HEADER).move_to([1.8, y + 0.2, 0]))

@@ -35,6 +35,16 @@ def vector_decimals(shown) -> int:
     return style.WEIGHT_DECIMALS if largest >= 0.05 or largest == 0.0 else style.decimals_for(shown)
 
 
+def sum_decimals(vectors, shown: int = 7) -> int:
+    """The decimals of columns drawn as one sum (E + ΔE = E′): the most any of them takes by vector_decimals, so
+    −0.048 + −0.004 reads = −0.052, not = −0.1."""
+    out = style.WEIGHT_DECIMALS
+    for v in vectors:
+        v = np.asarray(v, dtype=np.float64).ravel()
+        out = max(out, vector_decimals([v[i] for i in shown_indices(len(v), shown) if i is not None]))
+    return out
+
+
 class VectorColumn(VGroup):
     """A vector as a bracketed column: its real first entries, ⋮, its real last entry, and its true size."""
 
