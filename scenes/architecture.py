@@ -23,6 +23,7 @@ from model import GPT3_175B
 from model.analysis.lens import logit_lens
 from scenes import style
 from scenes.attention_chapter import FocusScene, shown_matrix, shown_vector
+from scenes.prompts import own_language
 from scenes.components import (BarColumn, Label, LabelColumn, MatrixVectorProduct, NumberColumn, NumberText,
                                RoundedBox, CompactTokenRow, TokenRow)
 from scenes.style import LOGIT, MUTED, PROB, SHARED, TEXT, Strings
@@ -72,6 +73,7 @@ S = SHARED | Strings({
     "where_attn": {"en": "layer {n}'s attention", "zh": "第 {n} 层的注意力"},
     "where_mlp": {"en": "layer {n}'s MLP", "zh": "第 {n} 层的 MLP"},
     "ours": {"en": "our model", "zh": "我们的模型"},
+    "ours_checkpoint": {"en": "checkpoint", "zh": "检查点"},     # a checkpoint of one's own's column: never "ours"
     "gpt3_name": {"en": "GPT-3", "zh": "GPT-3"},
     "row_layers": {"en": "layers", "zh": "层数"},
     "row_d": {"en": "vector size", "zh": "向量维数"},
@@ -285,7 +287,8 @@ class Architecture(FocusScene):
                                         colours=[MUTED] * len(rows))
         self.ours_column = NumberColumn([f"{ours:,}" for _, ours, _ in rows], table_ys, OURS_RIGHT)
         self.gpt3_column = NumberColumn([f"{theirs:,}" for _, _, theirs in rows], table_ys, GPT3_RIGHT)
-        self.table_headers = VGroup(self.column_header(self.s("ours"), OURS_RIGHT, TEXT),
+        self.table_headers = VGroup(self.column_header(self.s("ours" if own_language(self.gpt) else "ours_checkpoint"),
+                                                        OURS_RIGHT, TEXT),
                                     self.column_header(self.s("gpt3_name"), GPT3_RIGHT, TEXT))
         # a model of one or two layers ends its pipeline level with the table's rows: the gloss beside the final
         # LayerNorm gives way to the table
