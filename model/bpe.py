@@ -203,6 +203,11 @@ class BPETokenizer:
     def decode(self, ids) -> list[str]:
         return [self.words[i] for i in ids]
 
+    def pre_tokens(self, text: str) -> list[str]:
+        """The words the ByteLevel pre-tokenizer cuts the text into before BPE merges within each (a word with its
+        leading space, a run of digits, punctuation): every one becomes one token or more."""
+        return [piece for piece, _ in self.tokenizer.pre_tokenizer.pre_tokenize_str(text)]
+
     def text(self, ids) -> str:
         """The text the ids spell (bytes joined, then decoded; invalid UTF-8 shown as <0xNN>)."""
         return b"".join(self.pieces[i] for i in ids).decode("utf-8", errors="gpt_lecture_hex")

@@ -10,14 +10,18 @@ the trace's token_embeddings; all values shown are recorded at full precision in
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from manim import (DOWN, RIGHT, UP, Arrow, Create, GrowArrow, FadeIn, FadeOut, LaggedStart, Line, SurroundingRectangle, Transform,
                    TransformFromCopy, VGroup, config)
 
+from model.bpe import SPACE_MARK
 from scenes import style
 from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
                                VectorColumn, place_by_body)
 from scenes.attention_chapter import FocusScene
+from scenes.prompts import own_language
 from scenes.style import MUTED, SHARED, Strings
 
 S = SHARED | Strings({
@@ -28,6 +32,12 @@ S = SHARED | Strings({
                    "zh": "这里的每个数字都来自{model}：\n{d} 维向量，{vocabulary}。"},
     "tokens": {"en": "The model does not read letters. It splits the prompt\ninto tokens: here, one token per word.",
                "zh": "模型不读字母。它先把提示词切分成词元（token）：\n这里每个词就是一个词元。"},
+    "tokens_pieces": {"en": "The model does not read letters. It splits the prompt\n"
+                            "into tokens: common words whole, the rest in pieces.",
+                      "zh": "模型不读字母。它先把提示词切分成词元（token）：\n常见的词是一个词元，其余的拆成几段。"},
+    "tokens_bytes": {"en": "The model does not read letters. It splits the prompt into tokens:\n"
+                           "words, pieces of words, and single bytes such as {byte}.",
+                     "zh": "模型不读字母。它先把提示词切分成词元（token）：\n词、词的一部分，还有单个字节，如 {byte}。"},
     "ids": {"en": "Each token is replaced by its id:\nits number in the {vocab}-word vocabulary.",
             "zh": "每个词元换成它的编号（id）：\n即它在 {vocab} 个词的词表中的序号。"},
     "table": {"en": "The embedding matrix W_E holds a row of {d} numbers per word,\n"
@@ -63,11 +73,24 @@ TABLE_LEFT, TABLE_WIDTH = -6.0, 9.2           # W_E, one column per word
 TABLE_TOP, TABLE_HEIGHT = 1.6, 2.56           # 64 rows of 0.04
 VECTOR_X = 5.0                                # the looked-up column, as numbers
 STRIP_WIDTH = 0.3
-ID_GAP = 0.12                                 # between two ids under neighbouring chips (a space and a little)
+ID_GAPS = (0.2, 0.12)                         # between two ids under neighbouring chips: two spaces, or a space and a
+                                              # little where two would cost a token its place in the row
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
 MAX_TABLE_COLUMNS = 1024   # a vocabulary up to this size is drawn whole, a column per word (ours: 318)
+BYTE_TOKEN = re.compile(r"<0x[0-9A-F]{2}>")   # a byte-level BPE's single byte as drawn (model/bpe.py display)
+
+
+def tokens_caption(gpt, prompt: str, shown: list[str]) -> tuple[str, dict]:
+    """Which caption tells how the prompt became tokens, by rule: one token per word for our word-level tokenizer,
+    and for a byte-level BPE that kept every pre-tokenized word of this prompt whole; else words in pieces, said
+    with a byte when a single byte is among the shown tokens."""
+    if own_language(gpt) or len(gpt.tokenizer.encode(prompt)) == len(gpt.tokenizer.pre_tokens(prompt)):
+        return "tokens", {}
+    byte = next((m.group() for t in shown for m in [BYTE_TOKEN.search(t)] if m), None)
+    return ("tokens_bytes", {"byte": byte}) if byte else ("tokens_pieces", {})
+
 
 class TokenEmbedding(FocusScene):
     name = "token_embedding"
@@ -80,7 +103,8 @@ class TokenEmbedding(FocusScene):
                       vocabulary=self.model_words("vocabulary", n=self.vocab))
 
     def beat_tokens(self):
-        self.say("tokens")
+        key, fields = self.tokens_rule
+        self.say(key, **fields)
         if self.sentence is None:   # too long to write out on one line: straight to the tokens
             self.play(FadeIn(self.row), run_time=2 * STEP)
         else:
@@ -141,12 +165,12 @@ class TokenEmbedding(FocusScene):
 
         top = config.frame_height / 2 - style.safe_half_height() + 0.08   # room for the focus frame
         # each chip at least as wide as its id, less the gap between chips: the ids under them stay a space apart
-        id_room = [NumberText(str(i), font_size=style.SMALL).width + ID_GAP - CompactTokenRow.GAP for i in self.token_ids]
-        self.row = CompactTokenRow(self.tokens, lang=self.lang, indices=False, min_widths=id_room)
+        self.row = self.token_row()
         self.row.move_to([0, 0, 0]).to_edge(UP, buff=top)
         self.check_focus_shown(self.row)
         self.shown_positions = list(range(self.row.first_shown, self.row.first_shown + len(self.row.chips)))
-        self.sentence = self.sentence_words(self.tokens)
+        self.tokens_rule = tokens_caption(gpt, chosen["prompt"], self.tokens[self.row.first_shown:])
+        self.sentence = self.sentence_words(self.tokens, spaced=own_language(gpt))
         self.ids = self.id_labels()
 
         scale = ColourScale.signed_for(W_E)
@@ -199,6 +223,8 @@ class TokenEmbedding(FocusScene):
         self.values.update({
             "prompt": chosen["prompt"], "tokens": self.tokens, "token_ids": self.token_ids,
             "positions_shown": self.shown_positions, "focus": self.focus, "focus_rule": chosen["focus_rule"],
+            "tokens_caption": {"key": self.tokens_rule[0], **self.tokens_rule[1],
+                               "words": None if own_language(gpt) else len(gpt.tokenizer.pre_tokens(chosen["prompt"]))},
             "vocab_size": self.vocab, "d_model": self.d,
             "W_E": {"source": "wte.weight", "stored_shape": list(W_E.shape), "shown_as": "transposed: one column per word",
                     "shown_shape": [self.d, len(self.table_ids)], "every_entry_as_colour": True,
@@ -210,14 +236,27 @@ class TokenEmbedding(FocusScene):
             "strips": {"token_ids": [self.token_ids[p] for p in self.shown_positions], "colour_limit": scale.limit},
         })
 
-    def sentence_words(self, tokens) -> VGroup | None:
-        """The prompt as plain words with spaces, centred: what the chips are cut from (None if too wide)."""
-        words = VGroup(*[Label(w, font_size=style.LABEL) for w in tokens])
+    def token_row(self) -> CompactTokenRow:
+        """The prompt's chips, each at least as wide as its id less the gap between chips, so the ids under them stand
+        apart: by the widest of ID_GAPS that shows as many tokens as the narrowest."""
+        rows = []
+        for gap in ID_GAPS:
+            room = [NumberText(str(i), font_size=style.SMALL).width + gap - CompactTokenRow.GAP for i in self.token_ids]
+            rows.append(CompactTokenRow(self.tokens, lang=self.lang, indices=False, min_widths=room))
+        return next(r for r in rows if r.first_shown == rows[-1].first_shown)
+
+    def sentence_words(self, tokens, spaced: bool = True) -> VGroup | None:
+        """The prompt as plain text, centred: what the chips are cut from (None if too wide). Our words stand a
+        space apart; a BPE's tokens abut, a space only where a token begins with one (drawn ␣ on its chip)."""
         space = 0.16
+        texts = [w if spaced else w.removeprefix(SPACE_MARK) for w in tokens]
+        gaps = [space if spaced or w.startswith(SPACE_MARK) else 0.0 for w in tokens]
+        words = VGroup(*[Label(t, font_size=style.LABEL) for t in texts])
         x = 0.0
-        for w in words:
+        for w, gap in zip(words, gaps):
+            x += gap if x else 0.0
             w.shift([x - w.get_left()[0], 0, 0]).on_baseline(0.9)
-            x = w.get_right()[0] + space
+            x = w.get_right()[0]
         if words.width > 2 * style.safe_half_width():
             return None
         return words.move_to([0, 0.9, 0], coor_mask=np.array([1, 0, 0]))

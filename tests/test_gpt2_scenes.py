@@ -138,3 +138,26 @@ def test_multi_head_lays_many_heads_in_rows(tmp_path, gpt2_tokenizer_dir, tex_ca
         assert [round(g.squares.get_left()[0], 6) for g in scene.grids[6:]] == \
             [round(g.squares.get_left()[0], 6) for g in scene.grids[:6]]
         assert_legible(scene.snapshots, lang, **LEGIBILITY.get("multi_head", {}))
+
+
+def test_token_embeddings_tokens_caption_follows_how_the_prompt_was_cut(gpt, gpt2_small):
+    """"One token per word" only where it holds: always for our word-level tokenizer; for GPT-2's BPE only when every
+    pre-tokenized word stayed one token; words cut in pieces say so, and name a shown single byte when there is one."""
+    from model import NumpyGPT
+    from scenes.token_embedding import tokens_caption
+    from scenes.prompts import lookback_prompt
+    ours = lookback_prompt("en")
+    assert tokens_caption(gpt, ours["prompt"], ours["tokens"]) == ("tokens", {})
+    bpe = NumpyGPT.load(gpt2_small)
+    for prompt, key in [("Alice saw a red fox. The fox was", "tokens"),
+                        ("The ornithopter hovered", "tokens_pieces"), ("天空是蓝色的", "tokens_bytes")]:
+        tokens = bpe.tokenizer.decode(bpe.tokenizer.encode(prompt))
+        assert (len(tokens) == len(bpe.tokenizer.pre_tokens(prompt))) == (key == "tokens"), prompt
+        got = tokens_caption(bpe, prompt, tokens)
+        assert got[0] == key, (prompt, got)
+        if key == "tokens_bytes":
+            assert got[1]["byte"] in "".join(tokens) and re.fullmatch(r"<0x[0-9A-F]{2}>", got[1]["byte"])
+    # the byte is named only when one is shown: the same prompt's last token alone (a whole character) has none
+    tokens = bpe.tokenizer.decode(bpe.tokenizer.encode("天空是蓝色的"))
+    whole = [t for t in tokens if "<0x" not in t]
+    assert whole and tokens_caption(bpe, "天空是蓝色的", whole)[0] == "tokens_pieces"
