@@ -57,6 +57,7 @@ S = SHARED | Strings({
     "out_head": {"en": "LayerNorm output", "zh": "LayerNorm 输出"},
     "mean": {"en": "mean {v}", "zh": "均值 {v}"},
     "variance": {"en": "variance {v}", "zh": "方差 {v}"},
+    "longest": {"en": "longest bar: {v}", "zh": "最长的条：{v}"},
     "sublayer_attn": {"en": "L{layer} attn", "zh": "L{layer} 注意力"},
     "sublayer_mlp": {"en": "L{layer} MLP", "zh": "L{layer} MLP"},
     "final": {"en": "final", "zh": "最终"},
@@ -84,7 +85,21 @@ STATS_BASELINE = 1.75
 WHY_GAP = 0.24            # at least this between two LayerNorms' names (a deeper stack is cut: build_why)
 WHY_ZERO, WHY_UNIT, WHY_TALLEST = -1.15, 1.6, 1.95  # variance bars: baseline, height of variance 1, tallest bar
 STEP, PAUSE = style.STEP, style.PAUSE
+SHARED_SCALE = 4.0  # the chart's stages share one scale while each one's longest bar is at least 1/this of the longest
 DRIFT = 1.25        # caption rule: the variance "drifts" when its largest value is at least this times its smallest
+
+
+def chart_units(largest: list[float]) -> list[float]:
+    """Scene units per unit of value for each stage of the chart (input, normalised, × γ + β), from each one's largest
+    |value|: one scale for all while every stage would be drawn at least 1/SHARED_SCALE as tall as the tallest (our
+    model's: the bars grow and shrink as the numbers do); else each its own, so none is a flat line (a random-init
+    GPT-2's residual of ±0.04 beside its normalised ±3; a trained one's large residual beside its normalised)."""
+    top = max(largest)
+    if top == 0.0:
+        return [1.0] * len(largest)
+    if min(largest) * SHARED_SCALE >= top:
+        return [CHART_HALF / top] * len(largest)
+    return [CHART_HALF / v if v > 0 else 1.0 for v in largest]
 
 
 class AddNorm(FocusScene):
@@ -115,7 +130,8 @@ class AddNorm(FocusScene):
         self.play(Create(self.zero_line), LaggedStart(*[GrowFromEdge(b, DOWN if v >= 0 else UP)
                                                         for b, v in zip(self.bars, self.stages[0])],
                                                       lag_ratio=0.01), run_time=2 * STEP)
-        self.play(Create(self.mean_lines[0]), FadeIn(self.stats[0]), run_time=2 * STEP)
+        self.play(Create(self.mean_lines[0]), FadeIn(self.stats[0]),
+                  *([FadeIn(self.scale_notes[0])] if self.scale_notes else []), run_time=2 * STEP)
         self.wait(PAUSE + 2)
 
     def beat_normalise(self):
@@ -130,6 +146,7 @@ class AddNorm(FocusScene):
         self.play(*[Transform(b, t) for b, t in zip(self.bars, self.bar_targets[1])],
                   Transform(self.mean_lines[0], self.mean_lines[1]), Transform(self.stats[0], self.stats[1]),
                   Transform(total, self.stage_columns[1]), Transform(self.heads[2], self.stage_heads[1]),
+                  *([Transform(self.scale_notes[0], self.scale_notes[1])] if self.scale_notes else []),
                   run_time=2.5 * STEP)
         self.wait(PAUSE + 2)
 
@@ -140,6 +157,7 @@ class AddNorm(FocusScene):
                   FadeOut(self.mean_lines[0]), run_time=STEP)
         self.play(*[Transform(b, t) for b, t in zip(self.bars, self.bar_targets[2])],
                   Transform(total, self.stage_columns[2]), Transform(self.heads[2], self.stage_heads[2]),
+                  *([Transform(self.scale_notes[0], self.scale_notes[2])] if self.scale_notes else []),
                   run_time=2.5 * STEP)
         self.wait(PAUSE + 2)
 
@@ -149,8 +167,8 @@ class AddNorm(FocusScene):
                                 f"LayerNorms as shown (2 decimals): largest >= {DRIFT} x smallest: why (it drifts), "
                                 "else why_steady", lo_label=self.why_texts["lo"], hi_label=self.why_texts["hi"])
         self.say(key, lo=self.why_texts["lo"], hi=self.why_texts["hi"])
-        self.play(FadeOut(VGroup(self.bars, self.zero_line, self.formulas[1], self.columns[2], self.heads[2])),
-                  run_time=STEP)
+        self.play(FadeOut(VGroup(self.bars, self.zero_line, self.formulas[1], self.columns[2], self.heads[2],
+                                 *([self.scale_notes[0]] if self.scale_notes else []))), run_time=STEP)
         self.play(Create(self.why_base), FadeIn(self.why_labels), FadeIn(self.why_key), run_time=STEP)
         self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.why_before], lag_ratio=0.15),
                   LaggedStart(*[FadeIn(n) for n in self.why_before_numbers], lag_ratio=0.15), run_time=2 * STEP)
@@ -196,19 +214,23 @@ class AddNorm(FocusScene):
                             zip(("sum_head", "normalised_head", "out_head"), stage_colours, self.stage_columns)]
         for h, col in zip(self.stage_heads, self.stage_columns):    # left-aligned: long names run into the chart's gap
             h.shift(RIGHT * (col.brackets.get_left()[0] - h.get_left()[0]))
-        unit = CHART_HALF / max(float(np.abs(v).max()) for v in self.stages)     # one scale for every stage
+        self.units = chart_units([float(np.abs(v).max()) for v in self.stages])
         pitch = (CHART_RIGHT - CHART_LEFT) / self.d
         self.bar_xs = [CHART_LEFT + (i + 0.5) * pitch for i in range(self.d)]
         self.bar_targets = [VGroup(*[self.bar(v, bx, unit, pitch, colour) for v, bx in zip(values, self.bar_xs)])
-                            for values, colour in zip(self.stages, stage_colours)]
+                            for values, colour, unit in zip(self.stages, stage_colours, self.units)]
+        # stages at scales of their own: each says what its tallest bar stands for, under the chart's right end
+        self.scale_notes = [self.scale_note(float(np.abs(v).max())) for v in self.stages] \
+            if len(set(self.units)) > 1 else None
         self.bars = self.bar_targets[0].copy()
         self.zero_line = Line([CHART_LEFT, CHART_ZERO, 0], [CHART_RIGHT, CHART_ZERO, 0], stroke_color=MUTED,
                               stroke_width=1.5)
         stats = [(ln["mean"], ln["var"]), (ln["normalised_mean"], ln["normalised_var"])]
-        self.stat_texts = [(style.signed(m, 2), f"{v:.2f}") for m, v in stats]
+        self.stat_texts = [(style.signed(m, style.statistic_decimals(v)), f"{v:.{style.statistic_decimals(v)}f}")
+                           for m, v in stats]      # a line's mean at its variance's decimals
         self.mean_lines = [DashedLine([CHART_LEFT, CHART_ZERO + m * unit, 0], [CHART_RIGHT, CHART_ZERO + m * unit, 0],
                                       stroke_color=style.ACCENT, stroke_width=2, dash_length=0.08)
-                           for m, _ in stats]
+                           for (m, _), unit in zip(stats, self.units)]
         self.stats = [self.stat_line(m, v) for m, v in self.stat_texts]
         formula_x = (CHART_LEFT + CHART_RIGHT) / 2 + 2.3
         self.formulas = [light(MathTex(r"\hat{x} = \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}}",
@@ -238,6 +260,8 @@ class AddNorm(FocusScene):
                            "normalised_mean": ln["normalised_mean"], "normalised_var": ln["normalised_var"],
                            "normalised_mean_label": self.stat_texts[1][0],
                            "normalised_var_label": self.stat_texts[1][1],
+                           "bar_scales": {"shared": self.scale_notes is None, "units": self.units,
+                                          "longest_labels": [n.text for n in self.scale_notes or []]},
                            "bars": {"input": [float(v) for v in ln["input"]],
                                     "normalised": [float(v) for v in ln["normalised"]],
                                     "out": [float(v) for v in ln["out"]]},
@@ -280,6 +304,12 @@ class AddNorm(FocusScene):
         y = CHART_ZERO + np.sign(value) * h / 2
         return Rectangle(width=pitch * 0.7, height=h, stroke_width=0, fill_color=colour, fill_opacity=0.85) \
             .move_to([x, y, 0])
+
+    def scale_note(self, longest: float) -> Label:
+        """What a stage's longest bar stands for, under the chart's right end (stages drawn at scales of their own)."""
+        note = Label(S("longest", self.lang, v=f"{longest:.{style.statistic_decimals(longest)}f}"),
+                     font_size=style.SMALL, color=MUTED)
+        return note.shift([CHART_RIGHT - note.get_right()[0], CHART_ZERO - CHART_HALF - 0.2 - note.get_top()[1], 0])
 
     def stat_line(self, mean_text, var_text) -> VGroup:
         mean = Label(S("mean", self.lang, v=mean_text), font_size=style.SMALL)
@@ -331,7 +361,7 @@ class AddNorm(FocusScene):
                                 .on_baseline(WHY_ZERO - 0.38))
         for i, (where, s) in enumerate(zip(places, steps)):
             cx = columns[i]
-            texts = (f"{s['var']:.2f}", f"{s['normalised_var']:.2f}")
+            texts = tuple(f"{v:.{style.statistic_decimals(v)}f}" for v in (s["var"], s["normalised_var"]))
             self.why_numbers.append(texts)
             for value, text, dx, colour, bars, numbers in (
                     (s["var"], texts[0], -0.3, style.EMBEDDING, self.why_before, self.why_before_numbers),
@@ -349,7 +379,7 @@ class AddNorm(FocusScene):
             label = Label(self.why_name(where), font_size=style.SMALL, color=MUTED)
             self.why_labels.add(label.move_to([cx, 0, 0]).on_baseline(WHY_ZERO - 0.38))
         low, high = min(s["var"] for s in steps), max(s["var"] for s in steps)
-        self.why_texts = {"lo": f"{low:.2f}", "hi": f"{high:.2f}"}
+        self.why_texts = {k: f"{v:.{style.statistic_decimals(v)}f}" for k, v in (("lo", low), ("hi", high))}
         axis = Label(S("why_axis", self.lang, word=self.tokens[self.focus]), font_size=style.SMALL, color=MUTED)
         self.why_labels.add(axis.move_to([0, 0, 0]).on_baseline(WHY_ZERO - 0.8))
         keys = VGroup()

@@ -120,6 +120,14 @@ WEIGHT_DECIMALS = 1        # a weight's label: one decimal with its sign (the vi
 SIGNIFICANT_BELOW = 0.1    # ... unless the largest magnitude shown is under 0.1 (it would read ±0.1 or 0.0)
 
 
+def statistic_decimals(value: float) -> int:
+    """The decimals of a statistic (a variance, a mean beside it): two while the value is at least SIGNIFICANT_BELOW
+    (our model's, and every normalised one: 0.99, 1.00) or zero; below that, enough for two significant digits
+    (a random-init GPT-2's residual variance of 0.00041 reads 0.00041, not 0.00)."""
+    v = abs(float(value))
+    return 2 if v >= SIGNIFICANT_BELOW or v == 0.0 else 1 - math.floor(math.log10(v))
+
+
 def decimals_for(shown) -> int:
     """The decimals of every label of one matrix or vector, by one rule over the entries it shows (its corner rows
     and columns, its first and last entries): one (WEIGHT_DECIMALS) while the largest magnitude shown is at least
@@ -134,13 +142,16 @@ def decimals_for(shown) -> int:
     return 1 - math.floor(math.log10(largest))
 
 
+FLOAT32_SUM = 1e-5   # how far a float32 softmax column (a checkpoint's trace, up to 1,024 terms) may sum from 1
+
+
 def percent(p: float) -> str:
     """A probability as a percentage with one decimal; tiny but non-zero values say so."""
     if p == 0:
         return "0%"
     if p < 0.0005:
         return "<0.1%"
-    if 0.9995 <= p < 1 - 1e-9:  # below 1 by more than float rounding, so not "100.0%"
+    if 0.9995 <= p < 1 - FLOAT32_SUM:   # below 1 by more than a float32 sum can miss it by, so not "100.0%"
         return ">99.9%"
     return f"{100 * p:.1f}%"
 

@@ -134,3 +134,17 @@ def test_another_prompt_layer_and_focus(tmp_path, gpt):
     np.testing.assert_allclose(v["residual"]["attn_out"]["values"], layer["attn"]["out"][1][v["dims_shown"]],
                                atol=1e-12)
     assert_legible(scene.snapshots, "zh")
+
+
+def test_chart_stages_share_a_scale_unless_one_would_be_flat():
+    """One scale while every stage's longest bar is at least 1/SHARED_SCALE of the longest (our model: the bars grow
+    and shrink with the numbers); a random-init GPT-2's residual of ±0.1 beside its normalised ±3.1 takes scales of
+    its own, each stage's longest bar CHART_HALF tall. Statistics read two significant digits below 0.1."""
+    from scenes import add_norm, style
+    shared = add_norm.chart_units([1.2, 3.0, 2.5])
+    assert len(set(shared)) == 1 and shared[0] * 3.0 == pytest.approx(add_norm.CHART_HALF)
+    own = add_norm.chart_units([0.104, 3.1, 2.9])
+    assert [u * v for u, v in zip(own, [0.104, 3.1, 2.9])] == pytest.approx([add_norm.CHART_HALF] * 3)
+    assert add_norm.chart_units([0.0, 0.0, 0.0]) == [1.0, 1.0, 1.0]
+    assert [f"{v:.{style.statistic_decimals(v)}f}" for v in (0.99, 1.0, 0.00041, 0.0013, 0.086, 0.0)] == \
+        ["0.99", "1.00", "0.00041", "0.0013", "0.086", "0.00"]

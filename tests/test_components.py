@@ -185,3 +185,14 @@ def test_frame_gallery_matrices(scene):
 @frames_comparison(base_scene=GalleryAttention)
 def test_frame_gallery_attention(scene):
     play_until_section_ends(scene, GalleryAttention.construct)
+
+
+def test_percent_says_what_one_decimal_would_hide():
+    """A probability that rounds to 0.0% or 100.0% but is not says so; a float32 softmax column's sum, a few float32
+    steps from 1 (a checkpoint's trace), is 100.0%, not '>99.9%'."""
+    assert style.percent(0.0) == "0%" and style.percent(0.0004) == "<0.1%" and style.percent(0.0005) == "0.1%"
+    assert style.percent(0.9996) == ">99.9%" and style.percent(0.99998) == ">99.9%"
+    scores = np.arange(13, dtype=np.float32) * np.float32(0.37)
+    column = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()      # a float32 softmax
+    assert float(column.sum()) < 1.0 and style.percent(float(column.sum())) == "100.0%"
+    assert style.percent(1.0) == "100.0%" and style.percent(0.123) == "12.3%"

@@ -133,7 +133,7 @@ class MatrixVectorProduct(VGroup):
 
     def __init__(self, matrix, vector, output, *, lang: str, name: str, bias=None, rows: int = 6, cols: int = 6,
                  colour=TEXT, vector_label: str | None = None, output_label: str | None = None,
-                 bias_label: str | None = None, cell: float = 0.9, decimals: int = 1,
+                 bias_label: str | None = None, cell: float = 0.9, decimals: int | None = None,
                  legend_title: str | None = None,
                  legend_width: float = 2.4):
         super().__init__()
@@ -148,7 +148,9 @@ class MatrixVectorProduct(VGroup):
         pitch = cell * 0.62
         self.vector = VectorColumn(x, lang=lang, shown=cols, pitch=0.5, label=vector_label)
         self.output = VectorColumn(out, lang=lang, shown=rows, pitch=pitch, label=output_label, decimals=decimals)
-        self.decimals = decimals     # the output's labels, as they count up (the matrix's own: style.decimals_for)
+        # the output's labels as they count up: by vector_decimals unless given (the matrix's own: style.decimals_for),
+        # so a random-init GPT-2's ΔE of ±0.009 reads −0.0087, not a column of 0.0
+        self.decimals = self.output.decimals
         self.output.brackets.set_color(colour)
         self.output.size_label.set_color(colour)
         self.bias = None
