@@ -195,7 +195,9 @@ def page_html(lessons: list[dict], lang: str, colours: dict, scripts: list[str] 
             f'<nav class="beats" aria-label="{e(ui["beats"])}"><ol></ol></nav>{"".join(panels)}</section>')
     scripted = [{**lesson, "variants": {l: {k: x for k, x in v.items() if k != "numbers"}   # the tables hold those
                                         for l, v in lesson["variants"].items()}} for lesson in lessons]
-    course = json.dumps({"lang": lang, "ui": UI, "langNames": LANG_NAMES, "lessons": scripted}, ensure_ascii=False)
+    ui_all = UI if absent is None else {l: {**UI[l], "try_absent_note": tryit.absent_note(l, absent)} for l in UI}
+    course = json.dumps({"lang": lang, "ui": ui_all, "langNames": LANG_NAMES, "lessons": scripted},
+                        ensure_ascii=False)
     course = course.replace("</", "<\\/")   # inside <script>
     c = colours
     return f"""<!doctype html>

@@ -92,14 +92,18 @@ def unsupported(model_dir: Path) -> dict | None:
     return {"tokenizer": (tok.get("model") or {}).get("type", "?"), "bytes": size}
 
 
+def absent_note(lang: str, why: dict) -> str:
+    """Why this page has no panel, in one language (the page's UI dict holds it for each, as "try_absent_note", so the
+    language switch turns it too)."""
+    return UI[lang]["try_absent"].format(tokenizer=why["tokenizer"], mb=f"{why['bytes'] / 1e6:,.0f}")
+
+
 def absent_html(lang: str, why: dict) -> str:
     """In the panel's place: what the panel would do and why this page has none."""
     from html import escape as e
-    u = UI[lang]
-    note = u["try_absent"].format(tokenizer=why["tokenizer"], mb=f"{why['bytes'] / 1e6:,.0f}")
     return f"""<section class="tryit" id="try" aria-labelledby="try-h">
-<h2 id="try-h" data-ui="try">{e(u["try"])}</h2>
-<p class="note">{e(note)}</p>
+<h2 id="try-h" data-ui="try">{e(UI[lang]["try"])}</h2>
+<p class="note" data-ui="try_absent_note">{e(absent_note(lang, why))}</p>
 </section>"""
 
 

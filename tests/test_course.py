@@ -557,6 +557,8 @@ def test_a_checkpoints_course_page_has_no_try_it_panel_and_says_why(made, browse
     """The page runs only a model it can carry and tokenize (ours); a GPT-2 checkpoint's lecture gets the page
     without the panel, without "try this scene's numbers" buttons, and a note naming the tokenizer and the weights'
     size, with no error in the browser."""
+    from selenium.webdriver.common.by import By
+
     from pipeline import tryit
     assert tryit.unsupported(REPO / "model" / "weights") is None
     why = tryit.unsupported(gpt2_small)
@@ -573,4 +575,7 @@ def test_a_checkpoints_course_page_has_no_try_it_panel_and_says_why(made, browse
     note = browser.find_element("css selector", "#try .note").text
     assert "BPE" in note and f"{why['bytes'] / 1e6:,.0f} MB" in note
     assert browser.find_elements("css selector", ".try-scene, .try-form") == []
+    browser.find_element(By.CSS_SELECTOR, ".langs button[data-lang='zh']").click()     # the note turns with the page
+    assert browser.find_element("css selector", "#try .note").text == tryit.absent_note("zh", why)
+    assert browser.find_element("css selector", "#try h2").text == tryit.UI["zh"]["try"]
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
