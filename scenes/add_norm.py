@@ -42,14 +42,14 @@ S = SHARED | Strings({
     "scale": {"en": "Then a learned gain \u03b3 and bias \u03b2 ({d} numbers each) rescale it.\n"
                     "This is what the MLP of layer {layer} reads.",
               "zh": "再用学到的增益 \u03b3 和偏置 \u03b2（各 {d} 个数）重新缩放。\n第 {layer} 层的 MLP 读入的就是它。"},
-    "why": {"en": "Sublayers keep adding to it, so its variance drifts ({lo} to {hi}).\n"
+    "why": {"en": "Each sublayer adds to it: its variance drifts ({lo} to {hi}).\n"
                   "LayerNorm resets it before each one, so deep stacks stay stable.",
-            "zh": "子层不断往残差流里加东西，方差随之漂移（{lo} 到 {hi}）。\n"
-                  "LayerNorm 在每个子层之前把它拉回，深层堆叠因此保持稳定。"},
-    "why_steady": {"en": "Sublayers keep adding to it; here its variance stays within {lo} to {hi}.\n"
-                         "LayerNorm still resets it before each one, so deep stacks stay stable.",
-                   "zh": "子层不断往残差流里加东西；这里方差保持在 {lo} 到 {hi} 之间。\n"
-                         "LayerNorm 仍在每个子层之前把它拉回，深层堆叠因此保持稳定。"},
+            "zh": "子层不断往残差流里加东西，方差随之漂移：{lo} 到 {hi}。\n"
+                  "LayerNorm 在每个子层前把它拉回，深层因此保持稳定。"},
+    "why_steady": {"en": "Sublayers add to it; here its variance stays in {lo} to {hi}.\n"
+                         "LayerNorm still resets it before each one: deep stacks stay stable.",
+                   "zh": "子层不断往残差流里加东西；这里方差在 {lo} 到 {hi} 之间。\n"
+                         "LayerNorm 仍在每个子层前把它拉回，深层因此保持稳定。"},
     "x_head": {"en": "x into layer {layer}", "zh": "进入第 {layer} 层的 x"},
     "attn_head": {"en": "attention output", "zh": "注意力输出"},
     "sum_head": {"en": "x + attention", "zh": "x + 注意力"},
