@@ -164,7 +164,7 @@ class AddNorm(FocusScene):
     def beat_why(self):
         lo, hi = float(self.why_texts["lo"]), float(self.why_texts["hi"])
         key = self.caption_rule("why", "why" if hi >= DRIFT * lo else "why_steady", f"the variance before the "
-                                f"LayerNorms as shown (2 decimals): largest >= {DRIFT} x smallest: why (it drifts), "
+                                f"LayerNorms as shown (style.statistic_decimals): largest >= {DRIFT} x smallest: why (it drifts), "
                                 "else why_steady", lo_label=self.why_texts["lo"], hi_label=self.why_texts["hi"])
         self.say(key, lo=self.why_texts["lo"], hi=self.why_texts["hi"])
         self.play(FadeOut(VGroup(self.bars, self.zero_line, self.formulas[1], self.columns[2], self.heads[2],
@@ -208,8 +208,9 @@ class AddNorm(FocusScene):
         # LayerNorm, stage by stage: the input, normalised, then × γ + β
         self.stages = [ln["input"], ln["normalised"], ln["out"]]
         stage_colours = (style.EMBEDDING_UPDATED, TEXT, style.EMBEDDING_UPDATED)
-        self.stage_columns = [place_by_body(self.column(v, colour), LEFT_COLUMN_X, 0.05)
-                              for v, colour in zip(self.stages, stage_colours)]
+        # the input is the sum above (resid_mid): it keeps the sum's decimals
+        self.stage_columns = [place_by_body(self.column(v, colour, decimals), LEFT_COLUMN_X, 0.05)
+                              for v, colour, decimals in zip(self.stages, stage_colours, (d, None, None))]
         self.stage_heads = [self.head(S(k, self.lang), colour, col) for k, colour, col in
                             zip(("sum_head", "normalised_head", "out_head"), stage_colours, self.stage_columns)]
         for h, col in zip(self.stage_heads, self.stage_columns):    # left-aligned: long names run into the chart's gap

@@ -61,6 +61,9 @@ S = SHARED | Strings({
     "rich_flat": {"en": "Rich representations: each block adds to the stream;\n"
                         "here P(\"{answer}\") goes from {p0} to {p1}.",
                   "zh": "丰富的表示：每个模块都往残差流里添加信息；\n这里 P(\u201c{answer}\u201d) 从 {p0} 变为 {p1}。"},
+    "rich_same": {"en": "Rich representations: each block adds to the stream;\n"
+                        "here P(\"{answer}\") reads {p0} before the blocks and after them.",
+                  "zh": "丰富的表示：每个模块都往残差流里添加信息；\n这里 P(\u201c{answer}\u201d) 在各模块前后都显示为 {p0}。"},
     "scaling": {"en": "Scaling: GPT-3 has {params} parameters. Its {d}\n"
                       "dimensions fit about {far} random directions within {e2}°.",
                 "zh": "规模：GPT-3 有 {params} 个参数，它的 {d} 维\n能容纳约 {far} 个彼此偏离 90° 不到 {e2}° 的随机方向。"},
@@ -189,11 +192,12 @@ class Summary(LectureScene):
         answer = int(np.argmax(lens[-1]["probabilities"]))
         self.answer = style.token_label(words[answer])
         self.p_answer = [float(r["probabilities"][answer]) for r in lens]
-        grows = self.p_answer[-1] > self.p_answer[0] and \
-            style.percent(self.p_answer[-1]) != style.percent(self.p_answer[0])
-        self.rich_key = self.caption_rule("rich", "rich_grows" if grows else
+        same = style.percent(self.p_answer[-1]) == style.percent(self.p_answer[0])
+        grows = self.p_answer[-1] > self.p_answer[0] and not same
+        self.rich_key = self.caption_rule("rich", "rich_grows" if grows else "rich_same" if same else
                                           "rich_flat", "rich_grows if P(answer) after the last block exceeds it "
-                                          "after the embedding and the two read differently as shown",
+                                          "after the embedding and the two read differently as shown; rich_same "
+                                          "if they read alike; else rich_flat",
                                           p_first=self.p_answer[0], p_last=self.p_answer[-1])
         details.append(self.s("d_rich", answer=self.answer))
         base, height, width, left, right = ROW_YS[2] - 0.45, 0.9, 0.3, 3.0, 4.7

@@ -334,8 +334,8 @@ def check_rich(v, rule, gpt):
     probs = lens_by_hand(gpt, v["prompt"], v["context"]["focus"])
     answer = int(np.argmax(probs[-1]))
     assert v["representations"]["p_answer"] == pytest.approx([float(p[answer]) for p in probs])
-    grows = probs[-1][answer] > probs[0][answer] and style.percent(probs[-1][answer]) != style.percent(probs[0][answer])
-    return "rich_grows" if grows else "rich_flat"
+    same = style.percent(probs[-1][answer]) == style.percent(probs[0][answer])
+    return "rich_same" if same else "rich_grows" if probs[-1][answer] > probs[0][answer] else "rich_flat"
 
 
 # scene -> rule name (or "prefix*") -> (every key the rule may choose, the check that decides it again)
@@ -364,7 +364,7 @@ CHECKS = {
                         "parallelogram": ({"parallelogram_often", "parallelogram_chance"}, check_parallelogram)},
     "summary": {"parallel": ({"parallel_faster", "parallel_not_faster", "parallel_faster_recorded",
                           "parallel_not_faster_recorded"}, check_parallel),
-                "rich": ({"rich_grows", "rich_flat"}, check_rich)},
+                "rich": ({"rich_grows", "rich_flat", "rich_same"}, check_rich)},
     **MLP_CHAPTER_CHECKS,            # tests/caption_checks_mlp.py
     **SUPERPOSITION_CHECKS,          # tests/caption_checks_superposition.py
 }
