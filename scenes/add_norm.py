@@ -247,14 +247,15 @@ class AddNorm(FocusScene):
 
         shown = [i for i in self.columns[0].indices_shown if i is not None]
 
-        def entries(v):
-            return {"values": [float(v[i]) for i in shown], "labels": [style.signed(v[i], 1) for i in shown]}
+        def entries(v, column):     # the labels as the column draws them (its decimals)
+            return {"values": [float(v[i]) for i in shown], "labels": [style.signed(v[i], column.decimals) for i in shown]}
 
         self.values.update({
             "prompt": chosen["prompt"], "tokens": self.tokens, "token_ids": self.token_ids,
             "focus": f, "focus_rule": chosen["focus_rule"], "layer": self.layer, "layer_choice": layer_choice,
             "d_model": self.d, "dims_shown": shown,
-            "residual": {"resid_pre": entries(x), "attn_out": entries(delta), "resid_mid": entries(mid)},
+            "residual": {"resid_pre": entries(x, self.columns[0]), "attn_out": entries(delta, self.columns[1]),
+                         "resid_mid": entries(mid, self.columns[2])},
             "layer_norm": {"where": f"h.{self.layer}.ln_2", "eps": ln["eps"],
                            "mean": ln["mean"], "var": ln["var"], "mean_label": self.stat_texts[0][0],
                            "var_label": self.stat_texts[0][1],
@@ -266,8 +267,9 @@ class AddNorm(FocusScene):
                            "bars": {"input": [float(v) for v in ln["input"]],
                                     "normalised": [float(v) for v in ln["normalised"]],
                                     "out": [float(v) for v in ln["out"]]},
-                           "columns": {"input": entries(ln["input"]), "normalised": entries(ln["normalised"]),
-                                       "out": entries(ln["out"])}},
+                           "columns": {"input": entries(ln["input"], self.stage_columns[0]),
+                                       "normalised": entries(ln["normalised"], self.stage_columns[1]),
+                                       "out": entries(ln["out"], self.stage_columns[2])}},
             "why": [{"where": places[i], "var": steps[i]["var"], "var_label": self.why_numbers[n][0],
                      "normalised_var": steps[i]["normalised_var"], "normalised_var_label": self.why_numbers[n][1]}
                     for n, i in enumerate(self.why_shown)],

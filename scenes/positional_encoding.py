@@ -284,7 +284,7 @@ class PositionalEncoding(FocusScene):
             "positions_used": list(range(T)),
             "sum": {"dims": shown_dims,
                     **{name: {"values": [float(v[f][i]) for i in shown_dims],
-                              "labels": [style.signed(v[f][i], 1) for i in shown_dims]}
+                              "labels": [style.signed(v[f][i], d) for i in shown_dims]}
                        for name, v in (("token_embedding", tok), ("position_vector", pos), ("embedding", E))}},
             "E_strips": {"positions": self.shown, "colour_limit": e_scale.limit},
             "order": {"layer": self.order["layer"], "head": self.order["head"], "score": self.order["score"],

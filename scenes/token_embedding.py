@@ -232,7 +232,7 @@ class TokenEmbedding(FocusScene):
                     "colour_limit": scale.limit},
             "focus_vector": {"token": self.tokens[self.focus], "token_id": self.token_ids[self.focus],
                              "dims": shown_dims, "values": [float(focus_values[i]) for i in shown_dims],
-                             "labels": [style.signed(focus_values[i], 1) for i in shown_dims]},
+                             "labels": [style.signed(focus_values[i], self.focus_vector.decimals) for i in shown_dims]},
             "strips": {"token_ids": [self.token_ids[p] for p in self.shown_positions], "colour_limit": scale.limit},
         })
 
