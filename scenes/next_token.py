@@ -80,8 +80,9 @@ BEATS = style.BEAT_TITLES | Strings({
 LABEL_RIGHT, BAR_LEFT, BAR_WIDTH, PERCENT_RIGHT = -4.1, -3.9, 2.3, 0.15   # the distribution, left half
 FIRST_ROW, PITCH = 1.0, 0.5
 STRIP_LEFT, STRIP_WIDTH, STRIP_Y, STRIP_H = 1.0, 5.0, 0.45, 0.5              # [0, 1) as a strip, right half
-CONTEXT_ROWS = (3.2, 0.35)            # the two context prompts' rows (centres)
-CONTEXT_PITCH, CONTEXT_K = 0.45, 3    # their bars: top 3 and "other"
+CONTEXT_ROWS = (3.2, 0.2)             # the two context prompts' rows (centres): a block's bars sit nearer its own
+CONTEXT_PITCH, CONTEXT_K = 0.45, 3    # row than the next block's (0.75 below the row, the next row 3.0 down)
+CONTEXT_BARS = 0.75                   # their bars (top 3 and "other"): the first baseline this far under the row
 CTX_LABEL_RIGHT, CTX_BAR_LEFT, CTX_BAR_WIDTH, CTX_PERCENT_RIGHT = -3.1, -2.9, 2.9, 1.75
 STEP, PAUSE = style.STEP, style.PAUSE
 THRESHOLD_APART = 0.9   # total variation at or above which two predictions "share almost nothing"
@@ -248,7 +249,7 @@ class NextToken(LectureScene):
             row = TokenRow([style.token_label(words[i]) for i in ids], lang=self.lang, next_slot=True, indices=False)
             row.move_to([0, y, 0])
             shown, other = candidates(gpt, gpt.next_token_probabilities(ids), CONTEXT_K)   # at T = 1
-            ys_ctx = row_positions(CONTEXT_K + 1, y - 0.85, CONTEXT_PITCH)
+            ys_ctx = row_positions(CONTEXT_K + 1, y - CONTEXT_BARS, CONTEXT_PITCH)
             bars = ProbabilityBars([style.token_label(c["word"]) for c in shown],
                                    [c["probability"] for c in shown], other, ys_ctx,
                                    lang=self.lang, bar_left=CTX_BAR_LEFT, bar_width=CTX_BAR_WIDTH,
