@@ -56,6 +56,26 @@ def test_scene_plays_with_a_gpt2_checkpoint(name, lang, gpt2_small, tex_cache, m
     labels = {t[1] for shot in scene.snapshots.values() for t in shot["texts"] if CLAIMS_OURS.search(t[1])}
     assert labels == set(), f"{name} ({lang}): labels call the checkpoint ours: {sorted(labels)}"
     assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
+    assert_manifest_labels_as_drawn(name, scene)
+
+
+def assert_manifest_labels_as_drawn(name: str, scene) -> None:
+    """The manifest's labels of a vector are what its column draws, in the column's decimals (a random-init GPT-2's
+    −0.029, not the '−0.0' of one decimal): token_embedding's looked-up vector, positional_encoding's sum,
+    add_norm's residual sum and LayerNorm's three stages."""
+    from scene_checks import texts_of
+    v = scene.values
+    if name == "token_embedding":
+        assert texts_of(scene.focus_vector.entries) == v["focus_vector"]["labels"]
+        assert scene.focus_vector.decimals > 1          # the small checkpoint's embeddings read in thousandths
+    elif name == "positional_encoding":
+        for column, part in zip(scene.sum_columns, ("token_embedding", "position_vector", "embedding")):
+            assert texts_of(column.entries) == v["sum"][part]["labels"]
+    elif name == "add_norm":
+        for column, part in zip(scene.columns, ("resid_pre", "attn_out", "resid_mid")):
+            assert texts_of(column.entries) == v["residual"][part]["labels"]
+        for column, part in zip(scene.stage_columns, ("input", "normalised", "out")):
+            assert texts_of(column.entries) == v["layer_norm"]["columns"][part]["labels"]
 
 
 @pytest.mark.parametrize("name", ["mlp_fact", "embedding_space", "superposition_in_gpt"])
@@ -162,22 +182,3 @@ def test_token_embeddings_tokens_caption_follows_how_the_prompt_was_cut(gpt, gpt
     whole = [t for t in tokens if "<0x" not in t]
     assert whole and tokens_caption(bpe, "天空是蓝色的", whole)[0] == "tokens_pieces"
 
-
-def test_a_checkpoints_manifest_labels_are_the_columns_as_drawn(gpt2_small, tex_cache, monkeypatch):
-    """The manifest's labels of a vector are what its column draws, in the column's decimals (a random-init GPT-2's
-    −0.029, not the '−0.0' of one decimal): token_embedding's looked-up vector, positional_encoding's sum,
-    add_norm's residual sum and LayerNorm's three stages."""
-    from scene_checks import texts_of
-    from scenes import add_norm, positional_encoding, token_embedding
-    monkeypatch.setenv("GPT_LECTURE_MODEL", str(gpt2_small))
-    te = run_dry(lean(token_embedding.TokenEmbedding), {"lang": "en"}, tex_cache, frames=False)
-    assert texts_of(te.focus_vector.entries) == te.values["focus_vector"]["labels"]
-    assert te.focus_vector.decimals > 1                 # the small checkpoint's embeddings read in thousandths
-    pe = run_dry(lean(positional_encoding.PositionalEncoding), {"lang": "en"}, tex_cache, frames=False)
-    for column, name in zip(pe.sum_columns, ("token_embedding", "position_vector", "embedding")):
-        assert texts_of(column.entries) == pe.values["sum"][name]["labels"]
-    an = run_dry(lean(add_norm.AddNorm), {"lang": "en"}, tex_cache, frames=False)
-    for column, name in zip(an.columns, ("resid_pre", "attn_out", "resid_mid")):
-        assert texts_of(column.entries) == an.values["residual"][name]["labels"]
-    for column, name in zip(an.stage_columns, ("input", "normalised", "out")):
-        assert texts_of(column.entries) == an.values["layer_norm"]["columns"][name]["labels"]
