@@ -155,8 +155,9 @@ def style_data() -> dict:
     hexa = lambda c: ManimColor(c).to_hex()   # noqa: E731
     p = style.percent
     half = p(0.5)
-    tiny_label, near_label = p(1e-12), p(1 - 1e-7)
-    near = _first_change(lambda x: p(x) == near_label, 0.5, 1 - 1e-7)
+    near_probe = 1 - 10 * style.FLOAT32_SUM   # inside the band that reads ">99.9%" (below 1 by more than a float32 sum)
+    tiny_label, near_label = p(1e-12), p(near_probe)
+    near = _first_change(lambda x: p(x) == near_label, 0.5, near_probe)
     return {
         "colours": {k: hexa(getattr(style, k.upper())) for k in
                     ("background", "text", "muted", "prob", "logit", "temperature", "masked", "mask_accent",
@@ -171,7 +172,7 @@ def style_data() -> dict:
         "percent": {"zero": p(0.0), "tiny": tiny_label, "near": near_label,
                     "decimals": len(half.rstrip("%").split(".")[1]) if "." in half else 0,
                     "tinyBelow": _first_change(lambda x: p(x) == tiny_label, 1e-12, 0.5),
-                    "nearFrom": near, "nearBelow": _first_change(lambda x: p(x) == near_label, 1 - 1e-7, 1.0)},
+                    "nearFrom": near, "nearBelow": _first_change(lambda x: p(x) == near_label, near_probe, 1.0)},
         "signed": {"decimals": len(style.signed(1.0).split(".")[1]), "plus": style.signed(1.0)[0],
                    "minus": style.MINUS},
         "shownOffset": style.shown(0),   # a layer's or head's index as counted on screen

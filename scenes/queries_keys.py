@@ -24,6 +24,7 @@ from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TO
                                      place_grid, place_legend, shown_matrix, shown_vector)
 from scenes.components import (AttentionGrid, inside_safe_area, keep_inside_safe_area, ColourLegend, ColourScale, HeatMatrix, Label, MatrixGrid,
                                MatrixVectorProduct, TokenRow, keep_right_of)
+from scenes.prompts import LANGS
 from scenes.style import KEY, MUTED, QUERY, Strings
 
 S = CHAPTER_STRINGS | Strings({
@@ -306,10 +307,9 @@ class QueriesKeys(AttentionChapterScene):
     # --- building the pieces ----------------------------------------------------------------------
     def product(self, W, x, b, out, symbol: str, colour) -> MatrixVectorProduct:
         """W (turned: d_head × d_model) times x̂, plus the bias, equals the trace's q or k. Six of W's columns, or
-        as many as keep the product inside the title-safe area (a bias read in ten-thousandths, ours: b_k, or a
-        checkpoint's wider labels widen it)."""
-        lang = self.lang
-        for cols in (6, 5, 4, 3):
+        as many as keep the product inside the title-safe area in every language (the same columns in English and
+        Chinese; a bias read in ten-thousandths, ours: b_k, or a checkpoint's wider labels widen it)."""
+        def build(cols: int, lang: str) -> MatrixVectorProduct:
             mv = MatrixVectorProduct(
                 W, x, out, lang=lang, name=f"W_{symbol}\u1d40", bias=b, rows=6, cols=cols, colour=colour,
                 vector_label=f"x\u0302: {S('n_numbers', lang, n=len(x))}", bias_label=f"b_{symbol}",
@@ -317,7 +317,12 @@ class QueriesKeys(AttentionChapterScene):
                 legend_title=S("weight_scale", lang))
             mv.shift((MATRIX_X - mv.bodies().get_center()[0]) * RIGHT + UP * (MATRIX_TOP - mv.matrix.cells.get_top()[1]))
             keep_inside_safe_area(mv)
-            if inside_safe_area(mv):
+            return mv
+
+        for cols in (6, 5, 4, 3):
+            mv = build(cols, self.lang)
+            if inside_safe_area(mv) and all(inside_safe_area(build(cols, other)) for other in LANGS
+                                            if other != self.lang):
                 break
         return mv
 
