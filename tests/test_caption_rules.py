@@ -206,7 +206,7 @@ def check_normalise(v, rule, gpt):
 
 def check_why(v, rule, gpt):
     variances = [w["var"] for w in v["why"]]
-    lo, hi = float(f"{min(variances):.2f}"), float(f"{max(variances):.2f}")
+    lo, hi = (float(f"{x:.{style.statistic_decimals(x)}f}") for x in (min(variances), max(variances)))   # as shown
     return "why" if hi >= 1.25 * lo else "why_steady"
 
 
