@@ -227,7 +227,7 @@ class AddNorm(FocusScene):
         self.zero_line = Line([CHART_LEFT, CHART_ZERO, 0], [CHART_RIGHT, CHART_ZERO, 0], stroke_color=MUTED,
                               stroke_width=1.5)
         stats = [(ln["mean"], ln["var"]), (ln["normalised_mean"], ln["normalised_var"])]
-        self.stat_texts = [(style.signed(m, style.statistic_decimals(v)), f"{v:.{style.statistic_decimals(v)}f}")
+        self.stat_texts = [(style.signed(m, style.statistic_decimals(v)), style.statistic(v))
                            for m, v in stats]      # a line's mean at its variance's decimals
         self.mean_lines = [DashedLine([CHART_LEFT, CHART_ZERO + m * unit, 0], [CHART_RIGHT, CHART_ZERO + m * unit, 0],
                                       stroke_color=style.ACCENT, stroke_width=2, dash_length=0.08)
@@ -310,7 +310,7 @@ class AddNorm(FocusScene):
 
     def scale_note(self, longest: float) -> Label:
         """What a stage's longest bar stands for, under the chart's right end (stages drawn at scales of their own)."""
-        note = Label(S("longest", self.lang, v=f"{longest:.{style.statistic_decimals(longest)}f}"),
+        note = Label(S("longest", self.lang, v=style.statistic(longest)),
                      font_size=style.SMALL, color=MUTED)
         return note.shift([CHART_RIGHT - note.get_right()[0], CHART_ZERO - CHART_HALF - 0.2 - note.get_top()[1], 0])
 
@@ -364,7 +364,7 @@ class AddNorm(FocusScene):
                                 .on_baseline(WHY_ZERO - 0.38))
         for i, (where, s) in enumerate(zip(places, steps)):
             cx = columns[i]
-            texts = tuple(f"{v:.{style.statistic_decimals(v)}f}" for v in (s["var"], s["normalised_var"]))
+            texts = (style.statistic(s["var"]), style.statistic(s["normalised_var"]))
             self.why_numbers.append(texts)
             for value, text, dx, colour, bars, numbers in (
                     (s["var"], texts[0], -0.3, style.EMBEDDING, self.why_before, self.why_before_numbers),
@@ -382,7 +382,7 @@ class AddNorm(FocusScene):
             label = Label(self.why_name(where), font_size=style.SMALL, color=MUTED)
             self.why_labels.add(label.move_to([cx, 0, 0]).on_baseline(WHY_ZERO - 0.38))
         low, high = min(s["var"] for s in steps), max(s["var"] for s in steps)
-        self.why_texts = {k: f"{v:.{style.statistic_decimals(v)}f}" for k, v in (("lo", low), ("hi", high))}
+        self.why_texts = {"lo": style.statistic(low), "hi": style.statistic(high)}
         axis = Label(S("why_axis", self.lang, word=self.tokens[self.focus]), font_size=style.SMALL, color=MUTED)
         self.why_labels.add(axis.move_to([0, 0, 0]).on_baseline(WHY_ZERO - 0.8))
         keys = VGroup()

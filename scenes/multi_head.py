@@ -270,7 +270,7 @@ class MultiHead(LectureScene):
         self.grids, self.head_titles, self.focus_frames, self.top_labels = [], VGroup(), [], VGroup()
         first, grid_w, rows, drop = self.fit_grids()
         self.grid_w, self.grid_rows = grid_w, rows
-        per_row = -(-m.n_head // rows)
+        self.per_row = per_row = -(-m.n_head // rows)      # heads a row (the last row may have fewer)
         self.values["grid_rows"] = rows
         q_title, k_title = self.place_axis_titles(first)
         grid_top, head_title_y = GRID_TOP - drop, HEAD_TITLE_Y - drop
@@ -283,8 +283,7 @@ class MultiHead(LectureScene):
         row_pitch = grid_w + self.row_extra(first)
         for h in range(m.n_head):
             row, col = divmod(h, per_row)
-            g = first if h == 0 else AttentionGrid(m.patterns[h], ColourScale("attention"), tokens=m.tokens,
-                                                   lang=lang, height=grid_w, focus=m.focus)
+            g = first if h == 0 else self.grid(h, grid_w)
             top = grid_top - row * row_pitch
             g.shift([left + col * (grid_w + GRID_GAP) - g.squares.get_left()[0], top - g.squares.get_top()[1], 0])
             self.grids.append(g)
@@ -374,14 +373,12 @@ class MultiHead(LectureScene):
         "→ word / weight" labels would come closer than TEXT_GAP (many heads in narrow grids: a checkpoint's 12),
         every stride-th head from each row's first keeps them (the smallest stride that clears); the others' are empty."""
         titles_end = self.grids[0].key_title.get_right()[0] + TEXT_GAP + 0.1     # two spaces past "keys ↓", and more
-        per_row = -(-self.m.n_head // self.grid_rows)
+        per_row = self.per_row
         for h, (t, g) in enumerate(zip(self.head_titles, self.grids)):
             start = max(g.squares.get_left()[0], titles_end if h < per_row else -np.inf)   # the axis titles: row 1
             if t.get_left()[0] < start:
                 t.shift(RIGHT * (start - t.get_left()[0]))
-        pitch = self.grid_w + GRID_GAP
-        widest = max([m.width for m in self.head_titles] + [m.width for m in self.top_labels])
-        stride = max(1, int(np.ceil((widest + TEXT_GAP) / pitch - 1e-9)))
+        stride = self.name_stride(max([m.width for m in self.head_titles] + [m.width for m in self.top_labels]))
         self.heads_named = [h for h in range(self.m.n_head) if (h % per_row) % stride == 0]   # each row's first
         for h in range(self.m.n_head):
             if h not in self.heads_named:
@@ -389,12 +386,16 @@ class MultiHead(LectureScene):
                 self.top_labels.submobjects[h] = VGroup()
         self.values["heads_named"] = self.heads_named
 
+    def name_stride(self, widest: float) -> int:
+        """Every how-many-th head in a row keeps its name so that names `widest` wide stay TEXT_GAP apart."""
+        return max(1, int(np.ceil((widest + TEXT_GAP) / (self.grid_w + GRID_GAP) - 1e-9)))
+
     def build_concat(self):
         """Each head's output at the focus as a strip under its grid; then side by side, the trace's concat."""
         m, lang = self.m, self.lang
         scale = magnitude_scale(m.head_out, m.concat)
         self.values["magnitude_scale_limit"] = scale.limit
-        per_row = -(-m.n_head // self.grid_rows)      # in the grids' rows, the last row at STRIP_Y
+        per_row = self.per_row      # in the grids' rows, the last row at STRIP_Y
         self.out_strips = [MagnitudeStrip(m.head_out[h], scale, width=self.grid_w, height=0.4)
                            .move_to([g.squares.get_center()[0],
                                      STRIP_Y + (self.grid_rows - 1 - h // per_row) * STRIP_PITCH, 0])
@@ -402,7 +403,7 @@ class MultiHead(LectureScene):
         labels = [Label(S("output_of", lang, h=style.shown(h), dh=m.dh), font_size=style.SMALL, color=MUTED)
                   .next_to(s, DOWN, buff=0.2) for h, s in enumerate(self.out_strips)]
         # every stride-th head's output is named where neighbouring names would come closer than TEXT_GAP
-        stride = max(1, int(np.ceil((max(t.width for t in labels) + TEXT_GAP) / (self.grid_w + GRID_GAP) - 1e-9)))
+        stride = self.name_stride(max(t.width for t in labels))
         self.out_labels = VGroup(*[t if (h % per_row) % stride == 0 else VGroup() for h, t in enumerate(labels)])
         # the trace's concat, drawn as its n_head consecutive parts of d_head entries (head h's part is entries
         # h·d_head … (h+1)·d_head − 1), each a strip like the head's own: a part too narrow for every entry is cut

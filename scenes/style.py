@@ -128,6 +128,11 @@ def statistic_decimals(value: float) -> int:
     return 2 if v >= SIGNIFICANT_BELOW or v == 0.0 else 1 - math.floor(math.log10(v))
 
 
+def statistic(value: float) -> str:
+    """A statistic as shown, in statistic_decimals: 0.99, 1.00, 0.00041."""
+    return f"{value:.{statistic_decimals(value)}f}"
+
+
 def decimals_for(shown) -> int:
     """The decimals of every label of one matrix or vector, by one rule over the entries it shows (its corner rows
     and columns, its first and last entries): one (WEIGHT_DECIMALS) while the largest magnitude shown is at least

@@ -146,5 +146,5 @@ def test_chart_stages_share_a_scale_unless_one_would_be_flat():
     own = add_norm.chart_units([0.104, 3.1, 2.9])
     assert [u * v for u, v in zip(own, [0.104, 3.1, 2.9])] == pytest.approx([add_norm.CHART_HALF] * 3)
     assert add_norm.chart_units([0.0, 0.0, 0.0]) == [1.0, 1.0, 1.0]
-    assert [f"{v:.{style.statistic_decimals(v)}f}" for v in (0.99, 1.0, 0.00041, 0.0013, 0.086, 0.0)] == \
+    assert [style.statistic(v) for v in (0.99, 1.0, 0.00041, 0.0013, 0.086, 0.0)] == \
         ["0.99", "1.00", "0.00041", "0.0013", "0.086", "0.00"]

@@ -206,7 +206,7 @@ def check_normalise(v, rule, gpt):
 
 def check_why(v, rule, gpt):
     variances = [w["var"] for w in v["why"]]
-    lo, hi = (float(f"{x:.{style.statistic_decimals(x)}f}") for x in (min(variances), max(variances)))   # as shown
+    lo, hi = float(style.statistic(min(variances))), float(style.statistic(max(variances)))   # as shown
     return "why" if hi >= 1.25 * lo else "why_steady"
 
 
