@@ -16,7 +16,7 @@ from manim import (DOWN, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, GrowFro
 
 from model.analysis import best_lookback_head, layer_norm_steps
 from scenes import style
-from scenes.components import sum_decimals, CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body, shown_indices
+from scenes.components import sum_decimals, column_texts, footed_columns, CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body, shown_indices
 from scenes.attention_chapter import FocusScene
 from scenes.params import AUTO, ParamError
 from scenes.style import MUTED, SHARED, TEXT, Strings
@@ -197,8 +197,9 @@ class AddNorm(FocusScene):
         # the residual add
         colours = (style.EMBEDDING, style.VALUE, style.EMBEDDING_UPDATED)
         d = sum_decimals((x, delta, mid), shown=7)      # one sum: one number of decimals
-        self.columns = [place_by_body(self.column(v, colour, d), cx, 0.05)
-                        for v, colour, cx in zip((x, delta, mid), colours, COLUMN_XS)]
+        self.footed = footed_columns((x, delta, mid), shown=7, decimals=d)     # it adds up as shown
+        self.columns = [place_by_body(self.column(v, colour, d, texts), cx, 0.05)
+                        for v, colour, cx, texts in zip((x, delta, mid), colours, COLUMN_XS, column_texts(self.footed))]
         mid_y = self.columns[0].entries.get_center()[1]
         self.plus = Label("+", font_size=style.HEADER).move_to([(COLUMN_XS[0] + COLUMN_XS[1]) / 2, mid_y, 0])
         self.equals = Label("=", font_size=style.HEADER).move_to([(COLUMN_XS[1] + COLUMN_XS[2]) / 2, mid_y, 0])
@@ -247,8 +248,9 @@ class AddNorm(FocusScene):
 
         shown = [i for i in self.columns[0].indices_shown if i is not None]
 
-        def entries(v, column):     # the labels as the column draws them (its decimals)
-            return {"values": [float(v[i]) for i in shown], "labels": [style.signed(v[i], column.decimals) for i in shown]}
+        def entries(v, column):     # the labels as the column draws them
+            return {"values": [float(v[i]) for i in shown],
+                    "labels": [m.text for m in column.entries if isinstance(m, NumberText)]}
 
         self.values.update({
             "prompt": chosen["prompt"], "tokens": self.tokens, "token_ids": self.token_ids,
@@ -276,6 +278,7 @@ class AddNorm(FocusScene):
             "why_of": len(places),      # LayerNorms in the stack; "why" lists those drawn (all of ours)
             "why_range_labels": self.why_texts,
         })
+        self.record_sum("residual", "x + attention output", self.footed)
 
     def choose_layer(self, trace, chosen) -> tuple[int, dict]:
         """The given layer, or the layer of the head with the largest weight from the focus to an earlier token."""
@@ -292,8 +295,8 @@ class AddNorm(FocusScene):
                                        "to one earlier token (over every layer, head and earlier token)",
                                "head": best["head"], "key": best["key"], "score": best["score"]}
 
-    def column(self, values, colour, decimals: int | None = None) -> VectorColumn:
-        column = VectorColumn(values, lang=self.lang, shown=7, pitch=0.4, decimals=decimals)
+    def column(self, values, colour, decimals: int | None = None, texts: list[str] | None = None) -> VectorColumn:
+        column = VectorColumn(values, lang=self.lang, shown=7, pitch=0.4, decimals=decimals, texts=texts)
         column.brackets.set_color(colour)
         return column
 

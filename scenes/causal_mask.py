@@ -20,7 +20,7 @@ from scenes import style
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
                                       place_grid, place_legend)
-from scenes.components import AttentionGrid, ColourLegend, ColourScale, Label, NumberText
+from scenes.components import AttentionGrid, ColourLegend, ColourScale, FootedPercents, Label, NumberText
 from scenes.prompts import own_language
 from scenes.style import MUTED, QUERY, Strings
 
@@ -192,9 +192,11 @@ class CausalMask(AttentionChapterScene):
         self.weight_scale = ColourScale("attention", 1.0)
         self.weight_legend = ColourLegend(self.weight_scale, S("weight_scale_attn", self.lang), width=LEGEND_W)
         place_legend(self.weight_legend, top=self.scaled_legend.mask_entry.get_bottom()[1] - LEGEND_GAP)
-        weights = line_numbers(grid, [style.percent(v) for v in h.weights[h.focus]])
         total = float(np.sum(h.weights[h.focus]))          # display only: the model's weights, added up
-        self.sum_mark = self.line_sum(weights, total, avoid=self.weight_legend)
+        footed = FootedPercents(h.weights[h.focus], total, keep=(h.source,))   # adds up as shown; the quoted weight
+        weights = line_numbers(grid, footed.labels)
+        self.sum_mark = self.line_sum(weights, footed.total_label, avoid=self.weight_legend)
+        self.record_sum("softmax", "\u03a3 = 100%", footed)
         self.play(*grid.recolour(h.weights, self.weight_scale, queries=[h.focus]),
                   *[TransformFromCopy(a, b) for a, b in zip(self.numbers, weights)], FadeOut(self.numbers),
                   FadeIn(self.weight_legend), run_time=2 * STEP)
@@ -228,10 +230,12 @@ class CausalMask(AttentionChapterScene):
                                 query=q, future_keys=list(range(q + 1, h.T)),
                                 future_weights=h.weights[q, q + 1:].tolist())
         self.say(key, word=h.word(q), i=q, n=future)
-        numbers = line_numbers(grid, [style.percent(v) for v in h.weights[q]])
-        header = self.line_header(grid, numbers, q)
         total = float(np.sum(h.weights[q]))
-        sum_mark = self.line_sum(numbers, total, avoid=self.weight_legend)
+        footed = FootedPercents(h.weights[q], total)
+        numbers = line_numbers(grid, footed.labels)
+        header = self.line_header(grid, numbers, q)
+        sum_mark = self.line_sum(numbers, footed.total_label, avoid=self.weight_legend)
+        self.record_sum("zeros", "\u03a3 = 100%", footed)
         self.play(self.frame.animate.move_to(grid.line(q)), FadeOut(self.numbers), FadeIn(numbers),
                   FadeOut(self.header), FadeIn(header), FadeOut(self.sum_mark), FadeIn(sum_mark), run_time=STEP)
         zero_frame = VGroup(*[grid.cell_square(q, k) for k in range(q + 1, h.T)])
@@ -379,7 +383,7 @@ class CausalMask(AttentionChapterScene):
         self.show_head_where((self.s("where_weight", w=style.percent(weight)), style.TEXT), weight=weight)
 
     # --- building the pieces ----------------------------------------------------------------------
-    def line_sum(self, numbers, total: float, avoid=None) -> VGroup:
+    def line_sum(self, numbers, total: str, avoid=None) -> VGroup:
         """A bracket down the right of a line's numbers and its sum, level with the last row; where the sum would
         come within SUM_CLEARANCE of `avoid` (the weight legend, top right, beside a short line's last row), it
         sits under the bracket's foot instead, its right end at the bracket."""
@@ -387,7 +391,7 @@ class CausalMask(AttentionChapterScene):
         top, bottom = numbers.get_top()[1] + 0.05, numbers.get_bottom()[1] - 0.05
         bracket = VGroup(Line([x, top, 0], [x, bottom, 0]), Line([x - 0.08, top, 0], [x, top, 0]),
                          Line([x - 0.08, bottom, 0], [x, bottom, 0])).set_stroke(MUTED, 2)
-        text = Label("\u03a3 = " + style.percent(total), font_size=style.SMALL, color=QUERY)
+        text = Label("\u03a3 = " + total, font_size=style.SMALL, color=QUERY)
         text.next_to(bracket, RIGHT, buff=0.15)
         text.on_baseline(numbers[-1].baseline())
         if avoid is not None and boxes_meet(text, avoid, SUM_CLEARANCE):

@@ -222,14 +222,27 @@ class LectureScene(Scene):
         self.caption_left()
         self.play(*([FadeOut(old)] if old is not None else []), FadeIn(new), run_time=self.CAPTION_FADE)
         self.current_caption = new
-        self.caption_shown(key, new.text)
+        self.caption_shown(key, new.text, say=self.words_for_the_ear(key, values))
         self.captions[-1]["values"] = values   # to say the same key in the other language (render.py's tracks)
+
+    def words_for_the_ear(self, key: str, values: dict) -> str:
+        """What the voice reads for caption `key` (speech.spoken.announced): the caption's template, or its spoken
+        version where the table has one ("say_en", "say_zh": a formula said by what it means), filled in with every
+        quoted token announced as a word."""
+        from speech.spoken import announced
+        versions = self.strings.table[key]
+        return announced(versions.get(f"say_{self.lang}", versions[self.lang]), values, self.lang)
 
     def caption_rule(self, name: str, key: str, rule: str, **inputs) -> str:
         """Record which caption a rule over the numbers chose (`key`), the rule in words, and its inputs, in
         values["caption_rules"][name]; returns the key, to say it."""
         self.values.setdefault("caption_rules", {})[name] = {"rule": rule, "inputs": inputs, "key": key}
         return key
+
+    def record_sum(self, beat: str, what: str, footed) -> None:
+        """A sum drawn in `beat` (components.sums: FootedSum, FootedPercents), recorded in values["sums"] with its
+        true values and its labels as drawn; `what` names it as shown ("E + ΔE = E′")."""
+        self.values.setdefault("sums", []).append(footed.record(beat, what))
 
     def reading_time(self, text: str) -> float:
         """Seconds a caption needs on screen: its characters (line breaks aside) at the language's rate."""
@@ -242,14 +255,15 @@ class LectureScene(Scene):
             return caption_entry["speech"]["seconds"] + SPEECH_GAP
         return self.reading_time(caption_entry["text"])
 
-    def caption_shown(self, key: str, text: str) -> None:
+    def caption_shown(self, key: str, text: str, say: str | None = None) -> None:
         """A caption is fully on screen: in a voiced clip its line is said from now (synthesised first, or the
-        lecturer's recording)."""
+        lecturer's recording). `say`: the words for the ear (words_for_the_ear), where they are not the text."""
         entry = {"beat": self.section_names[max(self.beats_done - 1, 0)], "key": key, "text": text,
+                 "say": say if say is not None else text,
                  "shown": float(self.renderer.time), "shown_clock": self.clock, "left": None,
                  "shown_play": self.renderer.num_plays, "left_play": None}
         if self.narrator is not None:
-            entry["speech"] = vars(self.narrator.line(key, text))
+            entry["speech"] = vars(self.narrator.line(key, text, entry["say"]))
         self.captions.append(entry)
 
     def caption_left(self) -> None:

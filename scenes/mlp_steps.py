@@ -20,7 +20,7 @@ from model.analysis import gelu_curve, mlp_steps, neuron_readout, neuron_top_con
 from model.analysis.patching import MEAN_SAMPLE
 from model.config import GPT3_175B
 from scenes import style
-from scenes.components import (sum_decimals, BarColumn, GeluPlot, Label, LabelColumn, MatrixVectorProduct, NeuronStrip,
+from scenes.components import (sum_decimals, column_texts, footed_columns, BarColumn, GeluPlot, Label, LabelColumn, MatrixVectorProduct, NeuronStrip,
                                NumberColumn, NumberText, TokenColumn, VectorColumn, keep_inside_safe_area,
                                keep_right_of)
 from scenes.lecture import LectureScene
@@ -70,10 +70,14 @@ S = SHARED | Strings({
                             "raises \"{word}\" most: not among the model's top {k} guesses here.",
                       "zh": "经过反嵌入读出，神经元 {neuron} 的那一行最提升 \u201c{word}\u201d：\n它不在模型此处的前 {k} 个候选里。"},
     "readout_header": {"en": "logit added per unit of neuron {neuron}", "zh": "神经元 {neuron} 每单位激活增加的 logit"},
-    "residual_big": {"en": "The MLP's output is added to the stream: E\u2032 + MLP(LN(E\u2032)).\n"
+    "residual_big": {"say_en": "The MLP's output is added to the stream: the stream plus what the MLP computes from its normalised copy. Here it is longer than the stream it joins.",
+                     "say_zh": 'MLP 的输出加回残差流：残差流，加上 MLP 从它归一化后的副本算出的结果。这里它比它加入的残差流还长。',
+                     "en": "The MLP's output is added to the stream: E\u2032 + MLP(LN(E\u2032)).\n"
                            "Here it is longer than the stream it joins.",
                      "zh": "MLP 的输出加回残差流：E\u2032 + MLP(LN(E\u2032))。\n这里它比它加入的残差流还长。"},
-    "residual_small": {"en": "The MLP's output is added to the stream: E\u2032 + MLP(LN(E\u2032)).\n"
+    "residual_small": {"say_en": "The MLP's output is added to the stream: the stream plus what the MLP computes from its normalised copy. Here it is shorter than the stream it joins.",
+                       "say_zh": 'MLP 的输出加回残差流：残差流，加上 MLP 从它归一化后的副本算出的结果。这里它比它加入的残差流短。',
+                       "en": "The MLP's output is added to the stream: E\u2032 + MLP(LN(E\u2032)).\n"
                              "Here it is shorter than the stream it joins.",
                        "zh": "MLP 的输出加回残差流：E\u2032 + MLP(LN(E\u2032))。\n这里它比它加入的残差流短。"},
     "e_prime": {"en": "E\u2032", "zh": "E\u2032"},
@@ -376,7 +380,11 @@ class MlpSteps(LectureScene):
         m, lang = self.m, self.lang
         xs = [-3.6, 0.0, 3.6]
         d = sum_decimals((m.resid_mid, m.mlp_out, m.resid_post), shown=6)      # one sum: one number of decimals
-        cols = [VectorColumn(v, lang=lang, shown=6, pitch=0.42, decimals=d) for v in (m.resid_mid, m.mlp_out, m.resid_post)]
+        # it adds up as shown; the MLP's output keeps the labels the beat before drew
+        footed = footed_columns((m.resid_mid, m.mlp_out, m.resid_post), shown=6, decimals=d, keep=(1,))
+        cols = [VectorColumn(v, lang=lang, shown=6, pitch=0.42, decimals=d, texts=texts)
+                for v, texts in zip((m.resid_mid, m.mlp_out, m.resid_post), column_texts(footed))]
+        self.record_sum("residual", "E\u2032 + MLP output = E\u2032 + MLP", footed)
         self.res_columns = VGroup(*[place_column(c, x, COLUMN_TOP) for c, x in zip(cols, xs)])
         self.res_columns[0].brackets.set_color(EMBEDDING)
         self.res_columns[1].brackets.set_color(NEURON_ACTIVE)

@@ -48,7 +48,9 @@ S = SHARED | ATTENTION | Strings({
     "concat": {"en": "Each head outputs {dh} numbers for \"{focus}\". Side by side,\n"
                      "the {n} outputs make one vector of {d}: the concatenation.",
                "zh": "每个头为 \u201c{focus}\u201d 输出 {dh} 个数。把 {n} 个输出\n并排拼接，得到一个 {d} 维向量。"},
-    "project": {"en": "W_O mixes the heads: out = W_O\u1d40 concat + b_O. This is\n"
+    "project": {"say_en": "The output matrix mixes the heads: the heads' outputs, joined and projected back to the width of the stream, plus a bias. This is the same as adding every head's change to the word's vector, plus the bias.",
+                "say_zh": '输出矩阵把各个头混合起来：各头的输出拼接后投影回残差流的宽度，再加上偏置。这等于把每个头对词向量的改变量相加，再加上偏置。',
+                "en": "W_O mixes the heads: out = W_O\u1d40 concat + b_O. This is\n"
                       "the same as adding every head's \u0394E, plus the bias.",
                 "zh": "W_O 把各个头混合起来：out = W_O\u1d40 concat + b_O，\n等于把每个头的 \u0394E 相加，再加上偏置。"},
     "scale": {"en": "For scale: GPT-3, from its published shape, has {layers} layers\n"

@@ -15,7 +15,7 @@ from manim import DOWN, LEFT, RIGHT, FadeIn, GrowFromEdge, Rectangle, VGroup
 from model import GPT3_175B
 from model.params import parameter_split
 from scenes import style
-from scenes.components import Label, NumberText
+from scenes.components import CountSum, Label, NumberText
 from scenes.lecture import LectureScene
 from scenes.prompts import own_language
 from scenes.style import MUTED, SHARED, TEXT, Strings
@@ -162,6 +162,8 @@ class Parameters(LectureScene):
         rule = Rectangle(width=5.0, height=0.02, stroke_width=0, fill_color=MUTED, fill_opacity=1)
         rule.move_to([3.6, ys[-1] + 0.42, 0])
         self.table.add(VGroup(total_name, total, rule))
+        self.record_sum("count", "parts = total", CountSum([n for _, _, n in rows], g["total"],
+                                                           [m.text for m in self.table_numbers[:-1]], total.text))
 
     def stacked_bar(self, split: dict, y: float, title_key: str) -> VGroup:
         """The total as one bar, its parts as segments proportional to their counts; parts at or above the floor

@@ -18,7 +18,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge,
 
 from model.analysis import order_sensitivity
 from scenes import style
-from scenes.components import (sum_decimals, ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
+from scenes.components import (sum_decimals, column_texts, footed_columns, ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
                                VectorColumn, light, place_by_body)
 from scenes.attention_chapter import FocusScene
 from scenes.params import ParamError
@@ -245,7 +245,9 @@ class PositionalEncoding(FocusScene):
         # E = token + position, for the token in focus
         f = self.focus
         d = sum_decimals([v[f] for v in (tok, pos, E)], shown=7)       # one sum: one number of decimals
-        columns = [VectorColumn(v[f], lang=self.lang, shown=7, pitch=0.4, decimals=d) for v in (tok, pos, E)]
+        self.footed = footed_columns([v[f] for v in (tok, pos, E)], shown=7, decimals=d)   # adds up as shown
+        columns = [VectorColumn(v[f], lang=self.lang, shown=7, pitch=0.4, decimals=d, texts=texts)
+                   for v, texts in zip((tok, pos, E), column_texts(self.footed))]
         columns[1].brackets.set_color(style.POSITION)
         columns[2].brackets.set_color(style.EMBEDDING)
         for column, x in zip(columns, (-3.0, 0.0, 3.0)):
@@ -283,9 +285,9 @@ class PositionalEncoding(FocusScene):
                   **({"formula_exponent_denominator": self.d} if self.sin_cos else {})},
             "positions_used": list(range(T)),
             "sum": {"dims": shown_dims,
-                    **{name: {"values": [float(v[f][i]) for i in shown_dims],
-                              "labels": [style.signed(v[f][i], d) for i in shown_dims]}
-                       for name, v in (("token_embedding", tok), ("position_vector", pos), ("embedding", E))}},
+                    **{name: {"values": [float(v[f][i]) for i in shown_dims], "labels": texts}
+                       for (name, v), texts in zip((("token_embedding", tok), ("position_vector", pos),
+                                                    ("embedding", E)), column_texts(self.footed))}},
             "E_strips": {"positions": self.shown, "colour_limit": e_scale.limit},
             "order": {"layer": self.order["layer"], "head": self.order["head"], "score": self.order["score"],
                       "rule": self.order["rule"], "query": T - 1,
@@ -297,6 +299,7 @@ class PositionalEncoding(FocusScene):
                                  "peak_labels": self.peak_texts[state]}
                          for state in ("without_positions", "with_positions")}},
         })
+        self.record_sum("add", "E = token + position", self.footed)
 
     def sin_cos_formula(self) -> VGroup:
         d = self.d

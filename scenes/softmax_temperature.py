@@ -20,7 +20,7 @@ from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, config, Create, FadeIn, FadeOu
 from model import probabilities, softmax_steps
 from scenes import style
 from scenes.catalog import stop_section_names, sweep_stops
-from scenes.components import (BarColumn, Label, LabelColumn, NumberColumn, NumberText, ProbabilityBars, TokenRow,
+from scenes.components import (BarColumn, FootedSum, Label, LabelColumn, NumberColumn, NumberText, ProbabilityBars, TokenRow,
                                row_positions, rule)
 from scenes.components import math_tex as tex
 from scenes.lecture import LectureScene
@@ -108,6 +108,15 @@ class NextToken:
 
     def argmax(self) -> list[int]:
         return [int(i) for i in np.flatnonzero(self.logits == self.logits.max())]
+
+
+EXP_DECIMALS = 2   # e^z in the column's unit: two decimals (the largest reads 1.00 to 9.99)
+
+
+def exp_power(largest: float) -> int:
+    """The power of ten the e^z column is shown in: that of its largest entry, from 100 up (e^z of 4.88×10⁵ reads
+    4.88 in units of 10⁵); smaller columns as they are."""
+    return int(np.floor(np.log10(largest))) if largest >= 100 else 0
 
 
 def formula(temperature: bool) -> MathTex:
@@ -302,13 +311,19 @@ class SoftmaxTemperature(LectureScene):
         self.logit_header.shift(RIGHT * ((LOGIT_NUMBER_RIGHT - 1.3 + left + width) / 2 - self.logit_header.get_center()[0]))
 
         exps, exp_other, exp_total = nt.exponentials()
-        self.exp_header = self.header_tex(["e^{", "z_i", "}"])
-        self.exp_numbers = NumberColumn([style.scientific(v) for v in exps] + [style.scientific(exp_other)], ys,
-                                        MIDDLE_RIGHT)
+        # one unit for the whole column (e^z / 10^power), so that the terms, footed, add up to the sum as shown
+        self.exp_power = exp_power(max([*exps, exp_other]))
+        unit = 10.0 ** self.exp_power
+        per = [r"\,/\,10^{" + str(self.exp_power) + "}"] if self.exp_power else []
+        self.exp_footed = FootedSum([[v / unit] for v in exps] + [[exp_other / unit]], [exp_total / unit],
+                                    EXP_DECIMALS, sign=False)
+        self.exp_header = self.header_tex(["e^{", "z_i", "}", *per])
+        self.exp_numbers = NumberColumn([labels[0] for labels in self.exp_footed.labels], ys, MIDDLE_RIGHT)
         self.exp_numbers[-1].set_color(MUTED)
         self.sum_rule = rule(MIDDLE_RIGHT - 2.0, MIDDLE_RIGHT, ys[k] - 0.2)
-        self.exp_sum = NumberText(style.scientific(exp_total)).place(MIDDLE_RIGHT, sum_y)
-        sigma = tex(r"\textstyle\sum_{j=1}^{" + str(self.vocab) + "}", "e^{", "z_j", "}", "=", colours={"z_j": LOGIT})
+        self.exp_sum = NumberText(self.exp_footed.total_labels[0]).place(MIDDLE_RIGHT, sum_y)
+        sigma = tex(r"\textstyle\sum_{j=1}^{" + str(self.vocab) + "}", "e^{", "z_j", "}", *per, "=",
+                    colours={"z_j": LOGIT})
         sigma.next_to(self.exp_sum, LEFT, buff=0.2)
         sigma.shift(UP * (self.exp_sum.baseline() - sigma[-1].get_bottom()[1] - 0.07))  # "=" sits on the baseline
         self.sum_label = sigma
@@ -317,7 +332,7 @@ class SoftmaxTemperature(LectureScene):
         self.prob_bars = ProbabilityBars(words, p, other, ys, lang=self.lang, bar_left=PROB_BAR[0],
                                          bar_width=PROB_BAR[1], number_right=PERCENT_RIGHT)
         self.prob_rule = rule(PERCENT_RIGHT - 1.3, PERCENT_RIGHT, ys[k] - 0.2)
-        self.prob_total = NumberText(style.percent(float(p.sum()) + other), color=PROB).place(PERCENT_RIGHT, sum_y)
+        self.prob_total = NumberText(self.prob_bars.footed.total_label, color=PROB).place(PERCENT_RIGHT, sum_y)
         self.formula = formula(False).move_to([(PROB_BAR[0] + PERCENT_RIGHT) / 2, HEADER_BASELINE + 0.12, 0])
         self.t_formula = formula(True).move_to(self.formula)
 
@@ -343,6 +358,10 @@ class SoftmaxTemperature(LectureScene):
         })
         if self.prompt_rule:
             self.values["prompt_rule"] = self.prompt_rule
+        self.record_sum("sum", f"e^z / 10^{self.exp_power}: terms = sum", self.exp_footed)
+        self.values["sums"][-1]["unit"] = 10.0 ** self.exp_power     # the labels are the values in this unit
+        self.values["softmax_steps"]["exp_power"] = self.exp_power
+        self.record_sum("divide", "probabilities = 100%", self.prob_bars.footed)
 
     def header_tex(self, parts) -> MathTex:
         m = tex(*parts, colours={"z_i": LOGIT, "T": TEMPERATURE})
@@ -369,6 +388,9 @@ class SoftmaxTemperature(LectureScene):
         nt = self.next
         p, other = nt.at(t)
         entry = {"T": float(t), "probabilities": [float(v) for v in p], "other": float(other)}
+        # the column on screen is a whole distribution: its percentages, footed, add up to 100%
+        self.record_sum(self.section_names[self.beats_done - 1], f"probabilities at T = {t:g}",
+                        self.prob_bars.foot(list(p) + [other]))
         if t > 0:
             entry["logits_over_T"] = [float(v) for v in nt.logits[nt.top] / t]
         else:

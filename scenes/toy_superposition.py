@@ -44,10 +44,14 @@ S = SHARED | Strings({
     "sparsity": {"en": "S = {s}", "zh": "S = {s}"},
     "step": {"en": "step", "zh": "第"},
     "of_steps": {"en": "of {steps}", "zh": "步（共 {steps}）"},
-    "dims_falls": {"en": "D\u1d62: the share of a dimension feature i gets (bars; 1 = a whole one).\n"
+    "dims_falls": {"say_en": 'Each bar is the share of one dimension that a feature gets; a full bar is a whole dimension to itself. The loss falls as the features get sparser.',
+                   "say_zh": '每根柱是一个特征分到的维度份额；满格就是独占一整个维度。特征越稀疏，损失越低。',
+                   "en": "D\u1d62: the share of a dimension feature i gets (bars; 1 = a whole one).\n"
                          "The loss falls as the features get sparser.",
                    "zh": "D\u1d62：特征 i 分到的维度份额（柱；1 = 一整个维度）。\n特征越稀疏，损失越低。"},
-    "dims_mixed": {"en": "D\u1d62: the share of a dimension feature i gets (bars; 1 = a whole one).\n"
+    "dims_mixed": {"say_en": 'Each bar is the share of one dimension that a feature gets; a full bar is a whole dimension to itself. The loss does not fall steadily with sparsity here.',
+                   "say_zh": '每根柱是一个特征分到的维度份额；满格就是独占一整个维度。这里损失并不随稀疏度稳定下降。',
+                   "en": "D\u1d62: the share of a dimension feature i gets (bars; 1 = a whole one).\n"
                          "The loss does not fall steadily with sparsity here.",
                    "zh": "D\u1d62：特征 i 分到的维度份额（柱；1 = 一整个维度）。\n这里损失并不随稀疏度稳定下降。"},
     "loss": {"en": "loss", "zh": "损失"},

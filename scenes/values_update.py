@@ -18,7 +18,7 @@ from model import probabilities
 from model.analysis import ablation_effect, head_update
 from scenes import style
 from scenes.attention_chapter import WHERE
-from scenes.components import (sum_decimals, AttentionGrid, keep_inside_safe_area, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
+from scenes.components import (sum_decimals, column_texts, footed_columns, FootedPercents, AttentionGrid, keep_inside_safe_area, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
                                LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText,
                                TokenColumn, VectorColumn, keep_right_of, magnitude_scale, rule)
 from scenes.lecture import LectureScene
@@ -431,17 +431,20 @@ class ValuesUpdate(LectureScene):
         self.grid.shift([WV_LEFT + 0.35 - self.grid.squares.get_left()[0], ys[0] - self.grid.row_y(0), 0])
         self.grid_frame = self.grid.line_frame(h.focus)
         baselines = [self.grid.row_baseline(k) for k in self.keys]
-        self.weight_numbers = NumberColumn([style.percent(w) for w in h.weights], baselines, WEIGHT_RIGHT, color=QUERY)
+        # the weights add up to 100.0% as shown (footed; the weight the captions quote keeps its plain rounding)
+        self.weights_footed = FootedPercents(h.weights, total=float(h.weights.sum()), keep=(self.keys.index(h.source),))
+        self.weight_numbers = NumberColumn(self.weights_footed.labels, baselines, WEIGHT_RIGHT, color=QUERY)
         self.w_header = self.column_header(S("w_header", self.lang), WEIGHT_RIGHT - 0.37, QUERY)
         # right-aligned like its numbers: clear of the next column's header in either language
         self.w_header.shift(RIGHT * (WEIGHT_RIGHT - self.w_header.get_right()[0]))
         self.weight_rule = rule(WEIGHT_RIGHT - 0.8, WEIGHT_RIGHT, ys[-1] - 0.25)
-        self.weight_total = NumberText(style.percent(float(h.weights.sum())), color=QUERY)
+        self.weight_total = NumberText(self.weights_footed.total_label, color=QUERY)
         if ys[-1] >= TOTAL_FLOOR:
             self.weight_total.place(WEIGHT_RIGHT, ys[-1] - 0.6)
         else:                                      # beside the rule, under the last weight's right end
             self.weight_total.place(WEIGHT_RIGHT + 0.3 + self.weight_total.width, baselines[-1])
         self.values["weights_total"] = float(h.weights.sum())
+        self.record_sum("weights", "weights = 100%", self.weights_footed)
 
     def build_sum(self):
         """weight × v per key (the trace's weighted values), and their sum: the head's output (the trace's)."""
@@ -479,10 +482,15 @@ class ValuesUpdate(LectureScene):
         h, lang = self.h, self.lang
         y = 0.1
         d = sum_decimals((h.E, h.delta, h.E_new))      # one sum: one number of decimals
-        self.E_column = place_column(VectorColumn(h.E, lang=lang, pitch=0.42, decimals=d), -3.6, y)
-        self.delta_column = place_column(VectorColumn(h.delta, lang=lang, pitch=0.42, decimals=d), 0, y)
+        footed = footed_columns((h.E, h.delta, h.E_new), shown=7, decimals=d, keep=(1,))   # ΔE as the beat before
+        e_texts, delta_texts, new_texts = column_texts(footed)
+        self.E_column = place_column(VectorColumn(h.E, lang=lang, pitch=0.42, decimals=d, texts=e_texts), -3.6, y)
+        self.delta_column = place_column(VectorColumn(h.delta, lang=lang, pitch=0.42, decimals=d, texts=delta_texts),
+                                         0, y)
         self.delta_column.brackets.set_color(VALUE)
-        self.E_new_column = place_column(VectorColumn(h.E_new, lang=lang, pitch=0.42, decimals=d), 3.6, y)
+        self.E_new_column = place_column(VectorColumn(h.E_new, lang=lang, pitch=0.42, decimals=d, texts=new_texts),
+                                         3.6, y)
+        self.record_sum("update", "E + \u0394E = E\u2032", footed)
         self.E_new_column.brackets.set_color(EMBEDDING_UPDATED)
         self.update_signs = VGroup(Label("+", font_size=style.HEADER).move_to([-1.8, y + 0.2, 0]),
                                    Label("=", font_size=style.HEADER).move_to([1.8, y + 0.2, 0]))

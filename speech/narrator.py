@@ -143,11 +143,12 @@ class Narrator:
             self._voice = voice(self.lang, self.voice_digest)
         return self._voice
 
-    def line(self, key: str, text: str) -> Line:
-        """The next line said: `text` is the caption as shown, filled in."""
+    def line(self, key: str, text: str, say: str | None = None) -> Line:
+        """The next line said: `text` is the caption as shown, filled in; `say` the words for the ear where they differ
+        (its quoted tokens announced, a formula said by what it means: speech.spoken.announced), else the text."""
         from .spoken import spoken
         from .synth_cache import line_audio
-        said = spoken(text, self.lang)
+        said = spoken(say if say is not None else text, self.lang)
         self.counts[key] = self.counts.get(key, 0) + 1
         ident = line_id(key, self.counts[key], said)
         audio, seconds = line_audio(self.voice, said, self.cache_dir)

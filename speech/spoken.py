@@ -35,7 +35,7 @@ from decimal import Decimal
 from cn2an import an2cn
 from num2words import num2words
 
-SPOKEN_VERSION = "1"
+SPOKEN_VERSION = "2"
 
 LANGUAGES = ("en", "zh")
 CJK = "\u4e00-\u9fff"                         # CJK unified ideographs
@@ -67,6 +67,47 @@ TERMS: dict[str, dict[str, str]] = {
     "i.e.": {"en": "that is", "zh": "即"},
     "vs.": {"en": "versus", "zh": "对比"},
 }
+
+# A weight matrix is said by what it is, not spelled ("W q transpose"): the screen keeps the symbol (teaching.md §3).
+# Turned (ᵀ) or not, it is the same matrix to the ear; where the caption already names it ("the embedding matrix
+# W_E"), the symbol is not said a second time.
+MATRICES: dict[str, dict[str, str]] = {
+    "W_E": {"en": "the embedding matrix", "zh": "嵌入矩阵"},
+    "W_U": {"en": "the unembedding matrix", "zh": "解嵌入矩阵"},
+    "W_q": {"en": "the query matrix", "zh": "查询矩阵"},
+    "W_k": {"en": "the key matrix", "zh": "键矩阵"},
+    "W_v": {"en": "the value matrix", "zh": "值矩阵"},
+    "W_O": {"en": "the output matrix", "zh": "输出矩阵"},
+    "W_in": {"en": "the up-projection matrix", "zh": "升维矩阵"},
+    "W_out": {"en": "the down-projection matrix", "zh": "降维矩阵"},
+}
+NAMED_AS = {"W_E": {"en": ("embedding table",), "zh": ("嵌入表",)},       # other names a caption gives them
+            "W_U": {"en": ("unembedding",), "zh": ("解嵌入", "反嵌入")}}
+MATRIX = re.compile(r"(?<![\w<])(?P<m>W_(?:E|U|q|k|v|O|in|out))\u1d40?(?![A-Za-z0-9_>])")
+
+
+NORMALISED = {"en": ("the normalised vector x", "normalised"), "zh": ("归一化向量 x", "归一化向量")}
+X_HAT = re.compile("(?<![A-Za-z])x\u0302")
+
+
+def normalised(text: str, lang: str) -> str:
+    """x̂, LayerNorm's output, by what it is ("the normalised vector x"), or "x" where the caption says so already."""
+    words, named = NORMALISED[lang]
+    return X_HAT.sub(lambda m: "x" if m.string[:m.start()].rstrip().endswith(named) else words, text)
+
+
+def matrices(text: str, lang: str) -> str:
+    def said(m):
+        words = MATRICES[m["m"]][lang]
+        bare = words.removeprefix("the ")
+        before = m.string[:m.start()].rstrip()
+        if before.endswith((bare, *NAMED_AS.get(m["m"], {}).get(lang, ()))):   # "the embedding matrix W_E": named
+            return ""
+        if lang == "en" and re.search(r"\b(?:the|its|this|each|every|a|own)(?: head's)?\s*$", before, re.I):
+            return bare                                 # "its W_k", "the head's own W_k"
+        return words
+    return MATRIX.sub(said, text)
+
 
 # --- 3. numbers -----------------------------------------------------------------------------------------------
 SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
@@ -140,6 +181,50 @@ def zh_number(number: str) -> str:
     if fraction:
         words += "点" + "".join(ZH_DIGITS[int(d)] for d in fraction)
     return {"": "", "+": "正"}.get(sign, "负") + words
+
+
+# A number of more than LONG_DIGITS significant digits is said rounded, as a lecturer says it (the screen keeps every
+# digit): "174,604,259,328" -> "about one hundred seventy-five billion", "约一千七百五十亿"; in English in the largest of
+# billion/million/thousand, whole from ten up and with one decimal below ("about four point two million"); in
+# Chinese three significant digits in 亿 or 万 ("约三百八十七亿"). EXACT_FIGURES are said whole: their digits are the
+# point (GPT-3's width 12,288 and its MLP's 49,152 = 4 × 12,288, the vocabulary's 50,257: docs/voices.md).
+LONG_DIGITS = 4
+EXACT_FIGURES = {12288, 49152, 50257}
+EN_SCALES = ((10 ** 9, "billion"), (10 ** 6, "million"), (10 ** 3, "thousand"))
+ZH_SCALES = ((10 ** 8, "亿"), (10 ** 4, "万"))
+
+
+def significant_digits(number: str) -> int:
+    _, whole, fraction = _parts(number)
+    digits = (whole + fraction).lstrip("0")
+    return len(digits.rstrip("0")) if not fraction else len(digits)
+
+
+def lecturer_number(number: str, lang: str) -> str | None:
+    """A long number as a lecturer says it (see above), or None where it is said as written."""
+    sign, whole, fraction = _parts(number)
+    if significant_digits(number) <= LONG_DIGITS or (not fraction and int(whole) in EXACT_FIGURES):
+        return None
+    value = Decimal(f"{whole}.{fraction or 0}")
+    say = en_number if lang == "en" else zh_number
+    signed = {"": "", "+": "+"}.get(sign, "−")
+    if lang == "en":
+        for size, name in EN_SCALES:
+            if value >= size:
+                x = value / size
+                shown = str(int(x.quantize(Decimal(1)))) if x >= 10 else format(x.quantize(Decimal("0.1")), "f")
+                shown = shown[:-2] if shown.endswith(".0") else shown           # about one million
+                return f"about {say(signed + shown)} {name}"
+        shown = format(value.quantize(Decimal(1).scaleb(value.adjusted() - 2)), "f")    # three significant digits
+        return f"about {say(signed + shown)}"
+    for size, name in ZH_SCALES:
+        if value >= size:
+            x = value / size
+            x = x.quantize(Decimal(1).scaleb(x.adjusted() - 2))            # three significant digits
+            shown = str(int(x)) if x == int(x) else format(x.normalize(), "f")
+            return f"约{say(signed + shown)}{name}"
+    shown = format(value.quantize(Decimal(1).scaleb(value.adjusted() - 2)), "f")
+    return f"约{say(signed + shown)}"
 
 
 def en_ordinal(n: int) -> str:
@@ -218,6 +303,9 @@ def numbers(text: str, lang: str) -> str:
 
     def number(m):
         num, unit = m["num"], m["unit"]
+        rounded = lecturer_number(num, lang) if not unit else None
+        if rounded is not None:
+            return rounded
         if en:
             return en_unit(say(num), unit, num)
         if num == "2" and not unit and _two_before_measure(m):
@@ -334,10 +422,19 @@ SYMBOLS: list[tuple[str, str, str]] = [
 APPLIED = re.compile(r"(?<![A-Za-z'-])(?P<f>[A-Za-z](?:[A-Za-z-]{0,14}[A-Za-z])?)\((?P<x>[^()]{1,40})\)")
 
 
+# a function said by what it computes: P(x) is the probability of x, LN(x) LayerNorm of x
+FUNCTIONS = {"P": ("the probability of {x}", "{x} 的概率"), "LN": ("LayerNorm of {x}", "{x} 的 LayerNorm")}
+
+
+def applied(f: str, x: str, lang: str) -> str:
+    en, zh = FUNCTIONS.get(f, ("{f} of {x}", "{f} {x}"))
+    return " " + (en if lang == "en" else zh).format(f=f, x=x) + " "
+
+
 def symbols(text: str, lang: str) -> str:
     i = 1 if lang == "en" else 2
     while APPLIED.search(text):
-        text = APPLIED.sub(lambda m: f" {m['f']} of {m['x']} " if i == 1 else f" {m['f']} {m['x']} ", text)
+        text = APPLIED.sub(lambda m: applied(m["f"], m["x"], lang), text)
     # a power or an index of a letter (x², E₁): numbers too
     text = re.sub(_SUP, lambda m: f" {en_power(m[0])} " if i == 1 else f" {zh_power(m[0])} ", text)
     text = re.sub(f"[{SUBSCRIPT_DIGITS}]+", lambda m: " " + (en_number if i == 1 else zh_number)(
@@ -417,6 +514,7 @@ def terms(text: str, lang: str) -> str:
         return m[0] if None in names else " ".join(names)
 
     text = QUOTED_MARK.sub(mark, text)
+    text = normalised(matrices(text, lang), lang)
     for word, said in TERMS.items():
         edge_l = r"(?<![\w<])" if word[0].isalnum() or word[0] == "<" else ""
         edge_r = r"(?![\w>])" if word[-1].isalnum() or word[-1] == ">" else ""
@@ -433,3 +531,58 @@ def spoken(text: str, lang: str) -> str:
     text = numbers(text, lang)
     text = symbols(text, lang)
     return punctuation(text, lang)
+
+
+# --- a caption's words for the ear: quoted tokens announced, long numbers said as a lecturer says them -------------
+# A token quoted in a caption is announced as a word: read bare, "the query "was" brings its weights" is heard as
+# grammar. The caption's template says which quotes hold a token: a quote whose whole content is one placeholder
+# ("{word}", “{focus}”) is filled with a token; a quote written in the template ("look here", “是什么”) is a phrase,
+# and stays as it is. announced() rewrites the template before it is filled:
+#   en: "{w}"  -> the word "{w}" (the words, for a value of two or three words; a longer value is a quoted text and
+#       gets a pause on each side), with a comma after it where the sentence goes on (the pause that keeps "was"
+#       from being heard as the verb); P("{w}") -> the probability of the word "{w}"; after "query" or "key",
+#       "of the word"; after "word", "token" or "words" nothing is added;
+#   zh: “{w}” -> “{w}”这个词 (after 词, 词元 or before 这个词 nothing is added); P(“{w}”) -> “{w}”这个词的概率.
+EN_QUOTED = re.compile(r'(?P<p>P\()?"\{(?P<name>\w+)\}"(?P<close>\))?')
+ZH_QUOTED = re.compile(r"(?P<p>P\()?“\{(?P<name>\w+)\}”(?P<close>\))?")
+EN_ANNOUNCED_BEFORE = re.compile(r"(?:\bwords?|\btokens?|\bnamed|\bas)\s*$", re.I)
+EN_OF_BEFORE = re.compile(r"\b(?:query|key)\s*$", re.I)
+ZH_ANNOUNCED_BEFORE = re.compile(r"(?:词|词元|token)\s*$")
+TEXT_WORDS = 4   # a filled quote of this many words or more is a quoted text (a prompt), not a token
+
+
+def announced(template: str, values: dict, lang: str) -> str:
+    """The caption `template` filled with `values`, each quoted token announced as a word (see above): the text the
+    voice reads (spoken() turns it into words). The caption on screen is the template filled as it is."""
+    quoted = EN_QUOTED if lang == "en" else ZH_QUOTED
+
+    def announce(m):
+        name, before = m["name"], m.string[:m.start()]
+        value = str(values.get(name, ""))
+        words = len(value.split()) if lang == "en" else 1
+        whole = '"{' + name + '}"' if lang == "en" else "“{" + name + "}”"
+        if not value or words >= TEXT_WORDS:
+            return m[0] if m["p"] is None else m[0]
+        after = m.string[m.end():]
+        if lang == "en":
+            noun = "the words" if words > 1 else "the word"
+            if m["p"] and m["close"]:
+                said = f"the probability of {noun} {whole}"
+            elif EN_ANNOUNCED_BEFORE.search(before):
+                said = whole
+            elif EN_OF_BEFORE.search(before):
+                said = f"of {noun} {whole}"
+            else:
+                said = f"{noun} {whole}"
+            if not (m["p"] and m["close"]):
+                said = (m["p"] or "") + said + (m["close"] or "")
+            if re.match(r"\s*[A-Za-z0-9(]", after) and not (m["p"] and m["close"]):
+                said += ","
+            return said
+        if m["p"] and m["close"]:
+            return f"{whole}这个词的概率"
+        if ZH_ANNOUNCED_BEFORE.search(before) or after.startswith(("这个词", "一词")):
+            return (m["p"] or "") + whole + (m["close"] or "")
+        return (m["p"] or "") + whole + "这个词" + (m["close"] or "")
+
+    return quoted.sub(announce, template).format(**values)

@@ -16,6 +16,8 @@ For every run:
 - every caption key that some rule can choose is said only with its rule recorded (a property caption chosen
   without a rule fails), and a caption whose claim holds by construction is checked against the numbers too
   (CLAIMS: "masked cells become exactly 0", "they add up to 1", ...);
+- every sum the scene draws (values["sums"]) adds up as shown, each label within one unit of its value
+  (sum_checks.py);
 - nothing crashes, and the shared layout checks pass at the end of every beat and after every caption.
 
 To stay cheap the runs draw nothing (run_dry(frames=False)) and play the scene through scene_checks.lean(): an
@@ -39,6 +41,7 @@ import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
+from sum_checks import assert_sums_foot
 from test_spoken import assert_sayable
 from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
 from scenes import style
@@ -477,6 +480,7 @@ def one_draw(name: str, draw: int, tmp, gpt=None) -> tuple[str, object]:
                 "lean() differs"
         assert_captions_true(name, scene, gpt)
         assert_sayable(scene.captions, lang, where)   # each caption's spoken form (test_spoken.py)
+        assert_sums_foot(scene.values, where)         # every drawn sum adds up as shown (sum_checks.py)
         ends = [k for k in scene.snapshots if k.endswith(":end")]
         assert ends == [f"{s}:end" for s in scene.section_names], "every beat played"
         try:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from sum_checks import assert_sums_foot
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from attention_checks import nan_for_none, recompute_head
@@ -91,9 +93,13 @@ def test_labels_are_the_rounded_manifest_values(scenes):
     v = sc.values
     z = v["zeros"]
     # the numbers left on screen: the example query's weights, exact zeros written "0%", and their sum
-    assert texts(sc.numbers) == [style.percent(w) for w in z["weights"]]
+    softmax_sum, zeros_sum = v["sums"]              # both lines drawn as adding up to 100%, footed
+    assert assert_sums_foot(v, "causal_mask") == 2
+    assert [t["values"][0] for t in zeros_sum["terms"]] == z["weights"]
+    assert [t["values"][0] for t in softmax_sum["terms"]] == v["softmax"]["weights"]
+    assert texts(sc.numbers) == [t["labels"][0] for t in zeros_sum["terms"]]
     assert all(sc.numbers[k].text == "0%" for k in z["future_keys"])
-    assert sc.sum_mark[1].text == "\u03a3 = " + style.percent(z["sum"])
+    assert sc.sum_mark[1].text == "\u03a3 = " + zeros_sum["total"]["labels"][0] == "\u03a3 = 100.0%"
     assert texts(sc.weight_legend.ticks) == ["0%", "100%"]
     limit = v["scaled"]["scale"]
     assert texts(sc.scaled_legend.ticks) in signed_ticks(limit, 0 if limit >= 10 else 1)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from sum_checks import assert_sums_foot
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from model import language
@@ -156,8 +158,13 @@ def test_labels_are_the_rounded_numbers(played, lang):
         assert texts(col.entries) == shown(n["write"], col)
     assert texts(s.out_column.entries) == shown(v["mlp_out"], s.out_column)
     assert texts(s.read_numbers) == [style.signed(t["logit_per_unit"], 2) for t in v["readout"]["top"]]
-    for col, key in zip(s.res_columns, ("resid_mid", "mlp_out", "resid_post")):
-        assert texts(col.entries) == shown(v[key], col)
+    (added,) = v["sums"]                     # E′ + MLP = E″, footed: the columns as drawn, adding up row by row
+    rows = [i for i in s.res_columns[0].indices_shown if i is not None]
+    for col, key, term in zip(s.res_columns, ("resid_mid", "mlp_out", "resid_post"), added["terms"] + [added["total"]]):
+        np.testing.assert_array_equal(term["values"], np.asarray(v[key])[rows])
+        assert texts(col.entries) == term["labels"]
+    assert texts(s.res_columns[2].entries) == shown(v["resid_post"], s.res_columns[2])    # the total: plain rounding
+    assert assert_sums_foot(v, "mlp_steps") == 1
     assert texts(s.all_counts) == [str(n) for n in v["active_per_token"]]
     # the GELU points sit at the token's real (pre-activation, activation) pairs
     g = s.gelu

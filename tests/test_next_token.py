@@ -9,6 +9,8 @@ import itertools
 
 import numpy as np
 import pytest
+
+from sum_checks import assert_sums_foot, reads_as_quoted
 import torch
 
 from model import DEFAULT_DIR, ModelError, probabilities
@@ -178,17 +180,23 @@ def test_its_manifest_matches_the_model(lecture, gpt, lang):
 def test_labels_are_the_rounded_numbers(lecture, lang):
     s = lecture.dry("next_token", lang)
     v = s.values
-    for step, bars, marker in zip(v["steps"], s.bars, s.markers):
-        assert [n.text for n in bars.numbers] == [style.percent(c["probability"]) for c in step["candidates"]] + \
-            [style.percent(step["other"])]
+    sums = v["sums"]                    # every bar column is a whole distribution: footed to 100.0%
+    assert assert_sums_foot(v, f"next_token {lang}") == len(v["steps"]) + len(v["context"]["prompts"])
+    for step, bars, marker, drawn in zip(v["steps"], s.bars, s.markers, sums):
+        assert [t["values"][0] for t in drawn["terms"]] == [c["probability"] for c in step["candidates"]] + \
+            [step["other"]]
+        assert [n.text for n in bars.numbers] == [t["labels"][0] for t in drawn["terms"]]
+        rank = min(step["sampled"]["rank"], len(step["candidates"]))     # the drawn word's row, as captions quote it
+        assert reads_as_quoted(bars.numbers[rank].text, style.percent(drawn["terms"][rank]["values"][0]))
         if step["u"] is not None:
             assert f"u = {step['u']:.3f}" == marker[1].text
     said = [c for c in s.captions if c["key"].startswith("sample")]
     first = v["steps"][0]["sampled"]
     assert style.percent(first["probability"]) in said[0]["text"]
-    for prompt, bars in zip(v["context"]["prompts"], s.pair_bars):
-        assert [n.text for n in bars.numbers] == [style.percent(c["probability"]) for c in prompt["candidates"]] + \
-            [style.percent(prompt["other"])]
+    for prompt, bars, drawn in zip(v["context"]["prompts"], s.pair_bars, sums[len(v["steps"]):]):
+        assert [t["values"][0] for t in drawn["terms"]] == [c["probability"] for c in prompt["candidates"]] + \
+            [prompt["other"]]
+        assert [n.text for n in bars.numbers] == [t["labels"][0] for t in drawn["terms"]]
     assert f"{v['context']['total_variation']:.3f}" == s.tv_readout[1].text
 
 

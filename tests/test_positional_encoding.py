@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from sum_checks import assert_sums_foot
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from model.analysis import order_sensitivity
@@ -51,7 +53,8 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     for name, key in (("token_embedding", "token_embeddings"), ("position_vector", "position_vectors"),
                       ("embedding", "embeddings")):
         np.testing.assert_allclose(s[name]["values"], trace[key][f][s["dims"]], atol=1e-12, err_msg=name)
-        assert s[name]["labels"] == [style.signed(x, 1) for x in s[name]["values"]]
+    assert s["embedding"]["labels"] == [style.signed(x, 1) for x in s["embedding"]["values"]]   # E: plain rounding
+    assert assert_sums_foot(v, f"positional_encoding {lang}") == 1          # the terms: footed to E, as drawn
     np.testing.assert_allclose(s["position_vector"]["values"], P[f][s["dims"]], atol=1e-12)
     np.testing.assert_allclose(np.add(s["token_embedding"]["values"], s["position_vector"]["values"]),
                                s["embedding"]["values"], atol=1e-12)                       # E = token + position
@@ -84,7 +87,11 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     scene = dry[lang]
     v = scene.values
     for column, name in zip(scene.sum_columns, ("token_embedding", "position_vector", "embedding")):
-        assert texts_of(column.entries) == [style.signed(x, 1) for x in v["sum"][name]["values"]]
+        assert texts_of(column.entries) == v["sum"][name]["labels"]
+    (added,) = v["sums"]                 # E = token + position: the columns as drawn, adding up row by row
+    assert [t["labels"] for t in added["terms"]] + [added["total"]["labels"]] == \
+        [v["sum"][name]["labels"] for name in ("token_embedding", "position_vector", "embedding")]
+    assert_sums_foot(v, f"positional_encoding {lang}", required=True)
     for state, key in (("without", "without_positions"), ("with", "with_positions")):
         o = v["order"][key]
         assert texts_of(scene.peak_labels[state]) == [style.percent(max(o[k])) for k in ("weights", "weights_reversed")]

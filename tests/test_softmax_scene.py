@@ -8,6 +8,8 @@ from importlib import metadata
 
 import numpy as np
 import pytest
+
+from sum_checks import assert_sums_foot
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
@@ -121,12 +123,22 @@ def test_labels_are_the_rounded_manifest_values(lecture, lang):
     assert sc.more_words.text == S("n_more_words", lang, n=v["other"]["words"])
     assert texts(sc.logit_numbers) == [style.signed(c["logit"]) for c in v["candidates"]]
     steps = v["softmax_steps"]
-    assert texts(sc.exp_numbers) == [style.scientific(x) for x in steps["exp"]] + [style.scientific(v["other"]["exp_sum"])]
-    assert sc.exp_sum.text == style.scientific(steps["exp_sum"])
-    assert sc.prob_total.text == style.percent(steps["probability_total"])
+    exp_sum = v["sums"][0]                      # e^z in one unit, 10^power: the terms add up to the sum as shown
+    unit = 10.0 ** steps["exp_power"]
+    assert exp_sum["unit"] == unit and (steps["exp_power"] == 0 or 1 <= max(steps["exp"]) / unit < 10 or
+                                        1 <= v["other"]["exp_sum"] / unit < 10)
+    np.testing.assert_allclose([t["values"][0] * unit for t in exp_sum["terms"]],
+                               steps["exp"] + [v["other"]["exp_sum"]], rtol=1e-12)
+    np.testing.assert_allclose(exp_sum["total"]["values"][0] * unit, steps["exp_sum"], rtol=1e-12)
+    assert texts(sc.exp_numbers) == [t["labels"][0] for t in exp_sum["terms"]]
+    assert sc.exp_sum.text == exp_sum["total"]["labels"][0]
+    assert sc.prob_total.text == "100.0%" and steps["probability_total"] == pytest.approx(1.0, abs=1e-12)
+    _, divided, *stops = v["sums"]   # the probability column at step 3 and at every stop: footed to 100.0%
+    assert assert_sums_foot(v, f"softmax_temperature {lang}") == 2 + len(v["temperatures"])
+    assert [t["values"][0] for t in divided["terms"]] == steps["probabilities"] + [steps["other"]]
     last = v["temperatures"][-1]        # the bars end on the last stop of the sweep
-    assert texts(sc.prob_bars.numbers) == [style.percent(p) for p in last["probabilities"]] + \
-        [style.percent(last["other"])]
+    assert [t["values"][0] for t in stops[-1]["terms"]] == last["probabilities"] + [last["other"]]
+    assert texts(sc.prob_bars.numbers) == [t["labels"][0] for t in stops[-1]["terms"]]
     assert sc.t_value.text == style.temperature(last["T"])
 
 
@@ -148,10 +160,10 @@ def test_bars_and_every_sweep_stop_show_the_manifest_values(lecture, lang):
     np.testing.assert_allclose(lengths / logits, lengths[0] / logits[0], rtol=1e-6)   # one scale, signs kept
     stops = [name for name in sc.section_names if name.startswith("t") and name not in ("title", "temperature")]
     assert len(stops) == len(v["temperatures"]) - 1 and stops
+    drawn = {s["beat"]: s for s in v["sums"]}
     for name, entry in zip(stops, v["temperatures"][1:]):
         shown = [t[1] for t in sc.snapshots[f"{name}:end"]["texts"] if t[0] == "NumberText"]
-        expected = [style.temperature(entry["T"])] + [style.percent(p) for p in entry["probabilities"]] + \
-            [style.percent(entry["other"])]
+        expected = [style.temperature(entry["T"])] + [t["labels"][0] for t in drawn[name]["terms"]]
         if entry["T"] > 0:
             expected += [style.signed(z) for z in entry["logits_over_T"]]
         missing = Counter(expected) - Counter(shown)

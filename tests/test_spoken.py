@@ -27,7 +27,7 @@ EXAMPLES = {
     "en": {
         "99.8%": "ninety-nine point eight percent",
         "−∞": "minus infinity",
-        "W_out": "W out",
+        "W_out": "the down-projection matrix",
         "√d_k": "the square root of d k",
         "T → 0": "T goes to zero",
         "+3.8": "plus three point eight",
@@ -46,8 +46,8 @@ EXAMPLES = {
         "GPT, MLP and GELU": "GPT, MLP and gee-loo",
         "normalised by LayerNorm": "normalised by LayerNorm",
         "GELU(x)": "gee-loo of x",
-        "E′ + MLP(LN(E′)).": "E prime plus MLP of LN of E prime.",
-        'Zeroed, P("felt") goes': "Zeroed, P of felt goes",
+        "E′ + MLP(LN(E′)).": "E prime plus MLP of LayerNorm of E prime.",
+        'Zeroed, P("felt") goes': "Zeroed, the probability of felt goes",
         "falls from 99.8% to <0.1%; now": "falls from ninety-nine point eight percent to less than zero point one "
                                           "percent; now",
         "11 × 64 by 64 × 256.": "eleven by sixty-four by sixty-four by two hundred fifty-six.",
@@ -74,7 +74,7 @@ EXAMPLES = {
         "q·k": "q dot k",
         "q·k ÷ √16": "q dot k divided by the square root of sixteen",
         "QKᵀ": "QK transpose",
-        "x̂ = LN(E)": "x hat equals LN of E",
+        "x̂ = LN(E)": "the normalised vector x equals LayerNorm of E",
         "ε ≈ 0.00001": "epsilon is about zero point zero zero zero zero one",
         "x ≤ 3": "x is at most three",
         "x²": "x squared",
@@ -111,7 +111,7 @@ EXAMPLES = {
         "第 2 个": "第二个",
         "12 个": "十二个",
         "2 维": "二维",
-        "W_q": "W q",
+        "W_q": "查询矩阵",
         "softmax": "softmax",
         "在 softmax 之前": "在 softmax 之前",
         "GELU 之后": "gee loo 之后",
@@ -129,8 +129,8 @@ EXAMPLES = {
         "查询“迈克尔”（位置 0）": "查询迈克尔，位置零",
         "L1 #42": "L 一，四十二号",
         "64 × 16 个数": "六十四乘十六个数",
-        "4,194,304 个分数": "四百一十九万四千三百零四个分数",
-        "P(棒球) 从 >99.9% 降到 0.4%": "P 棒球从超过百分之九十九点九降到百分之零点四",
+        "4,194,304 个分数": "约四百一十九万个分数",
+        "P(棒球) 从 >99.9% 降到 0.4%": "棒球的概率从超过百分之九十九点九降到百分之零点四",
         "x ≤ 3": "x 小于等于三",
         "MLP 占 174.6 B 中的 116.0 B：66.4%": "MLP 占一千七百四十六亿中的一千一百六十亿：百分之六十六点四",
         "1.25 B": "十二亿五千万",
@@ -168,6 +168,61 @@ def latin_words(text: str) -> list[str]:
     return re.findall(r"[A-Za-z]+", text)
 
 
+# --- for the ear (teaching.md §7): quoted tokens announced as words, no number read out at a length no lecturer uses
+EN_NUMBER_WORD = re.compile(r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+                            r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
+                            r"seventy|eighty|ninety|hundred|thousand|million|billion|trillion|point)"
+                            r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?")
+MOST_NUMBER_WORDS = {"en": 8, "zh": 10}     # words of one number in English, numeral characters in Chinese
+ZH_NUMERAL_RUN = re.compile("[零一二三四五六七八九十百千万亿两点]+")
+QUOTE_MARKS = {"en": ('"', '"'), "zh": ("\u201c", "\u201d")}
+
+
+# a formula read symbol by symbol: a transpose sign, x̂ as "hat", a function as "P of", "LN of"
+SPELLED = re.compile(r"\b(?:transpose|hat|LN of|P of)\b")
+
+
+def longest_number(said: str, lang: str) -> int:
+    """The most number-words in a row (English) or numeral characters in a row (Chinese) in a spoken line."""
+    if lang == "zh":
+        return max((len(m) for m in ZH_NUMERAL_RUN.findall(said)), default=0)
+    longest = run = 0
+    for word in re.findall(r"[A-Za-z-]+", said):
+        run = run + 1 if EN_NUMBER_WORD.fullmatch(word.lower()) else 0
+        longest = max(longest, run)
+    return longest
+
+
+def exact_figure_words(lang: str) -> set[str]:
+    from speech.spoken import EXACT_FIGURES
+    return {spoken(f"{n:,}", lang) for n in EXACT_FIGURES}
+
+
+def assert_for_the_ear(caption: dict, said: str, lang: str, where: str) -> None:
+    """A token quoted on screen (a value the caption was filled with, inside quotes, of fewer than four words) is
+    announced in the spoken line ("the word was", "the token was", "“是”这个词", "词元“的”"), and no number is spoken
+    longer than a lecturer would say it (MOST_NUMBER_WORDS), but for the figures whose digits are the point."""
+    text, values = caption["text"], caption.get("values") or {}
+    opening, closing = QUOTE_MARKS[lang]
+    for value in {str(v) for v in values.values() if isinstance(v, str) and v.strip()}:
+        if f"{opening}{value}{closing}" not in text.replace("\n", " ") or len(value.split()) >= 4:
+            continue
+        word = spoken(value, lang)
+        if lang == "en":
+            announced = re.search(rf"\b(?:word|words|token|tokens|named|as) {re.escape(word)}\b", said)
+        else:
+            announced = f"{word}这个词" in said or re.search(rf"(?:词|词元|token) ?{re.escape(word)}", said)
+        assert announced, f"{where} {caption['key']!r}: the quoted token {value!r} is not announced as a word: {said!r}"
+    spelled = SPELLED.search(said)
+    assert not spelled, f"{where} {caption['key']!r}: a symbol spelled out ({spelled[0]!r}), not said by what it " \
+                        f"means: {said!r}: give the caption a spoken version (say_{lang}) or the symbol a rule"
+    left = said
+    for figure in exact_figure_words(lang):
+        left = left.replace(figure, "")
+    assert longest_number(left, lang) <= MOST_NUMBER_WORDS[lang], \
+        f"{where} {caption['key']!r}: a number no lecturer reads out whole: {said!r}"
+
+
 def assert_sayable(captions: list[dict], lang: str, where: str) -> None:
     """Every caption said in a clip (as shown, in the clip's language) has a spoken form its voice can say whole,
     and in Chinese every Latin word survives into it (as the pronunciation table respells it; the letter of a
@@ -175,10 +230,65 @@ def assert_sayable(captions: list[dict], lang: str, where: str) -> None:
     on each of its random prompts, so the sweep costs no play of its own."""
     for c in captions:
         text = c["text"]
-        said = spoken(text, lang)
+        said = spoken(c.get("say", text), lang)
+        assert_for_the_ear(c, said, lang, where)
         left = unsayable(said, lang)
         assert not left, f"{where} {c['key']!r}: {text!r} -> {said!r}: the voice cannot say {sorted(left)}"
         if lang == "zh":
-            expected = Counter(latin_words(SCALED.sub(lambda m: m["num"], terms(layout(text, "zh"), "zh"))))
+            # a function said by what it computes (P(x): x 的概率; LN(x): x 的 LayerNorm) keeps the Latin it says
+            source = re.sub(r"(?<![A-Za-z])(P|LN)\(", lambda m: {"P": "(", "LN": "LayerNorm("}[m[1]],
+                            c.get("say", text))
+            expected = Counter(latin_words(SCALED.sub(lambda m: m["num"], terms(layout(source, "zh"), "zh"))))
             dropped = expected - Counter(latin_words(said))
             assert not dropped, f"{where} {c['key']!r}: {text!r} -> {said!r} drops {sorted(dropped)}"
+
+
+# --- the words for the ear: the rule's examples --------------------------------------------------------------------
+@pytest.mark.parametrize("lang, template, values, said", [
+    ("en", 'The query "{focus}" brings its attention weights:', {"focus": "was"},
+     "The query of the word was, brings its attention weights"),
+    ("en", 'Zeroed, P("{word}") drops', {"word": "orange"}, "Zeroed, the probability of the word orange drops"),
+    ("en", 'We watch the token "{focus}".', {"focus": "was"}, "We watch the token was."),
+    ("en", 'reads\n"{prompt}"\nand says "{w}".', {"prompt": "a silky orange tiny frog", "w": "orange"},
+     "reads a silky orange tiny frog and says the word orange."),
+    ("en", '"look here" at "{w}"', {"w": "michael jordan"}, "look here at the words michael jordan"),
+    ("zh", "也就是“{focus}”最关注的词", {"focus": "是"}, "也就是是这个词最关注的词"),
+    ("zh", "P(“{w}”) 降到 {p}", {"w": "橙色", "p": "53.0%"}, "橙色这个词的概率降到百分之五十三点零"),
+    ("zh", "词元“{w}”与“是什么”", {"w": "的"}, "词元的与是什么"),
+])
+def test_quoted_tokens_are_announced_as_words(lang, template, values, said):
+    from speech.spoken import announced
+    assert spoken(announced(template, values, lang), lang) == said
+
+
+@pytest.mark.parametrize("lang, text, said", [
+    ("en", "174,604,259,328", "about one hundred seventy-five billion"),
+    ("en", "38,654,705,664", "about thirty-nine billion"),
+    ("en", "4,194,304", "about four point two million"),
+    ("en", "1,048,576", "about one million"),
+    ("en", "12,288", "twelve thousand two hundred eighty-eight"),      # an exact figure: its digits are the point
+    ("en", "2,048", "two thousand forty-eight"),                        # four digits: said whole
+    ("zh", "174,604,259,328", "约一千七百五十亿"),
+    ("zh", "38,654,705,664", "约三百八十七亿"),
+    ("zh", "4,194,304", "约四百一十九万"),
+    ("zh", "50,257", "五万零二百五十七"),
+])
+def test_long_numbers_are_said_as_a_lecturer_says_them(lang, text, said):
+    assert spoken(text, lang) == said
+    assert longest_number(said, lang) <= MOST_NUMBER_WORDS[lang]
+
+
+def test_the_ear_check_finds_a_spelled_formula():
+    caption = {"key": "k", "text": "x", "values": {}}
+    with pytest.raises(AssertionError, match="spelled out"):
+        assert_for_the_ear(caption, "out equals W O transpose concat plus b O", "en", "test")
+    assert_for_the_ear(caption, spoken("The head reads x̂ = LN(E) from W_qᵀ.", "en"), "en", "test")
+
+
+def test_the_ear_check_finds_a_bare_token_and_a_long_number():
+    bare = {"key": "k", "text": 'The query "was" brings', "values": {"focus": "was"}}
+    with pytest.raises(AssertionError, match="not announced"):
+        assert_for_the_ear(bare, spoken(bare["text"], "en"), "en", "test")
+    long = {"key": "k", "text": "x", "values": {}}
+    with pytest.raises(AssertionError, match="no lecturer"):
+        assert_for_the_ear(long, "thirty-eight billion six hundred fifty-four million seven hundred five", "en", "t")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from sum_checks import assert_sums_foot
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from model import probabilities
@@ -147,18 +149,25 @@ def test_labels_are_the_rounded_numbers(played):
                 for j in vp.matrix.cols_shown if j is not None]
     assert [c[1].text for c in cells] == expected
     np.testing.assert_array_equal(product["V"], v["V"][src])
-    assert texts(s.weight_numbers) == [style.percent(w) for w in v["weights"]]        # weights as %, everywhere
+    weights_sum, update_sum = v["sums"]          # drawn sums: the weights' 100%, E + ΔE = E′ (footed)
+    assert assert_sums_foot(v, "values_update") == 2
+    assert [t["values"] for t in weights_sum["terms"]] == [[w] for w in v["weights"]]
+    assert texts(s.weight_numbers) == [t["labels"][0] for t in weights_sum["terms"]]     # weights as %, adding up
+    assert texts(s.weight_numbers)[v["source"]["position"]] == style.percent(v["source"]["weight"])   # as quoted
     np.testing.assert_array_equal(s.grid.values, v["pattern"])   # the grid the weights are lifted from
-    assert s.weight_total.text == style.percent(v["weights_total"]) == "100.0%"
+    assert s.weight_total.text == weights_sum["total"]["labels"][0] == "100.0%"
     for product in (s.value_product, s.delta_product):       # every weight matrix has its legend, on its own scale
         assert product.legend.colour_scale is product.matrix.colour_scale and product.legend.colour_scale.kind == "signed"
     assert s.magnitudes.kind == "magnitude"                   # V and the head's output are activations
     assert texts(s.out_column.entries) == shown(v["head_out"], s.out_column)
     dp = s.delta_product
     assert texts(dp.vector.entries) == shown(v["head_out"], dp.vector)
-    assert texts(s.delta_column.entries) == shown(v["delta_E"], s.delta_column)
-    assert texts(s.E_column.entries) == shown(v["E"], s.E_column)
-    assert texts(s.E_new_column.entries) == shown(v["E_new"], s.E_new_column)
+    rows = [i for i in s.E_column.indices_shown if i is not None]
+    for term, values in zip(update_sum["terms"] + [update_sum["total"]], (v["E"], v["delta_E"], v["E_new"])):
+        np.testing.assert_array_equal(term["values"], [values[i] for i in rows])
+    assert [texts(c.entries) for c in (s.E_column, s.delta_column, s.E_new_column)] == \
+        [t["labels"] for t in update_sum["terms"]] + [update_sum["total"]["labels"]]
+    assert texts(s.E_new_column.entries) == shown(v["E_new"], s.E_new_column)   # the total: its plain rounding
     ab = v["ablation"]
     assert texts(s.effect_bars["numbers"]) == [style.percent(ab["p_with_head"]), style.percent(ab["p_without_head"])]
     assert s.pull_label.text.endswith(style.percent(v["source"]["weight"]))

@@ -76,8 +76,11 @@ class ProbabilityBars(VGroup):
 
     def __init__(self, words: list[str], probs, other: float, baselines: list[float], *, lang: str,
                  bar_left: float, bar_width: float, number_right: float, label_right: float | None = None,
-                 color=style.PROB):
+                 color=style.PROB, keep=(0,)):
+        """`keep`: the rows a caption quotes at their plain rounding (the top word; a sampled word), moved by the
+        footing only if no other row can be."""
         super().__init__()
+        self.keep = tuple(keep)
         self.labels = VGroup()
         if label_right is not None:
             self.labels = LabelColumn(words + [SHARED("other", lang)], baselines, label_right,
@@ -85,13 +88,21 @@ class ProbabilityBars(VGroup):
         values = list(probs) + [other]
         self.bars = BarColumn(values, baselines, bar_left, bar_width, color, track=1.0,
                               opacities=[0.9] * len(words) + [0.45])
-        self.numbers = NumberColumn([style.percent(v) for v in values], baselines, number_right, color=color)
+        self.footed = self.foot(values)
+        self.numbers = NumberColumn(self.footed.labels, baselines, number_right, color=color)
         self.add(self.labels, self.bars, self.numbers)
+
+    def foot(self, values):
+        """The column is a whole distribution (the top words and "other"): its percentages add up to 100.0% as shown
+        (components.sums.FootedPercents); the rows in `keep` keep their plain rounding, as captions quote them."""
+        from .sums import FootedPercents
+        return FootedPercents(values, total=float(sum(values)), keep=self.keep)
 
     def set_probabilities(self, probs, other: float) -> "ProbabilityBars":
         values = list(probs) + [other]
         self.bars.set_values(values)
-        self.numbers.set_texts([style.percent(v) for v in values])
+        self.footed = self.foot(values)
+        self.numbers.set_texts(self.footed.labels)
         return self
 
 

@@ -49,20 +49,26 @@ class VectorColumn(VGroup):
     """A vector as a bracketed column: its real first entries, ⋮, its real last entry, and its true size."""
 
     def __init__(self, values, *, lang: str, shown: int = 7, pitch: float = 0.5, decimals: int | None = None,
-                 label: str | None = None, font_size: float = LABEL):
+                 label: str | None = None, font_size: float = LABEL, texts: list[str] | None = None):
+        """`texts`: the shown entries' labels when a rule other than plain rounding writes them (a sum footed by
+        components.sums: the same decimals, each within one unit of its entry)."""
         super().__init__()
         values = np.asarray(values, dtype=np.float64).ravel()
         self.values, self.indices_shown = values, shown_indices(len(values), shown)
         self.decimals = decimals if decimals is not None else vector_decimals(
             [values[i] for i in self.indices_shown if i is not None])
         scale = float(np.abs(values).max()) if values.size else 0.0
+        shown_rows = [i for i in self.indices_shown if i is not None]
+        if texts is not None and len(texts) != len(shown_rows):
+            raise ValueError(f"{len(texts)} labels for {len(shown_rows)} entries shown")
+        text_of = dict(zip(shown_rows, texts)) if texts is not None else {}
         self.entries = VGroup()
         for row, i in enumerate(self.indices_shown):
             y = -row * pitch
             if i is None:
                 self.entries.add(Label("\u22ee", font_size=font_size, color=MUTED).move_to([-0.4, y + 0.14, 0]))
             else:
-                n = NumberText(style.signed(values[i], self.decimals), font_size,
+                n = NumberText(text_of.get(i) or style.signed(values[i], self.decimals), font_size,
                                style.activation_colour(values[i], scale)).place(0, y)
                 self.entries.add(n)
         height = self.entries.height + 0.3
