@@ -372,7 +372,9 @@ SPLICE_SHIFT = {
     "target": "median F0 of the line's Chinese speech, Praat To Pitch (ac) 75-600 Hz",
     "target_floor_hz": 75.0,
     "target_ceiling_hz": 600.0,
-    "fallback_target_hz": 254.0,     # the Chinese voice's median over the lecture's lines with Latin runs
+    # a line with no voiced Chinese speech: the Chinese voice's median F0, as first measured on 20 lecture lines
+    # (254 Hz; over every line with a Latin run, 252.6 Hz: 0.1 semitone apart)
+    "fallback_target_hz": 254.0,
     # Praat's PSOLA lays the unvoiced stretches' pulses at random intervals (so that they do not buzz), from Praat's
     # own generator: seeded before every shift, so a run's samples depend on the run alone, in any order.
     "praat_random_seed": 20240601,
