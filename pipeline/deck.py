@@ -183,10 +183,12 @@ def slide_text(manifest: dict, beat: dict, lang: str) -> dict:
 
 
 SLIDE_TAG = re.compile(r"<section data-background-color=")
+# The Play/Pause button sits above the corner where reveal.js shows its own "Unmute video" button (bottom: 20px,
+# left: 15px) when the browser refuses to start a slide's sound by itself.
 ACCESSIBLE_CSS = """
 .deck-text { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
              clip: rect(0 0 0 0); white-space: normal; border: 0; }
-.deck-pause { position: fixed; left: 1rem; bottom: 1rem; z-index: 40; font: 1rem/1.2 system-ui, "Noto Sans CJK SC",
+.deck-pause { position: fixed; left: 15px; bottom: 4.5rem; z-index: 40; font: 1rem/1.2 system-ui, "Noto Sans CJK SC",
               sans-serif; color: #fff; background: #000; border: 2px solid #bbb; border-radius: .4rem;
               padding: .5rem 1rem; min-height: 2.75rem; cursor: pointer; }
 .deck-pause:focus-visible { outline: 3px solid #ffd34d; outline-offset: 2px; }
@@ -198,7 +200,8 @@ def accessible(text: str, slides: list[dict], lang: str) -> str:
     """manim-slides' reveal.js deck made readable and usable without sight or a mouse (WCAG 2.1 AA): <html lang>, a
     viewport that lets the reader zoom, each slide a named group holding its text (slide_text: chapter name, what it
     draws, the narration lines), each beat's video with its caption track in the deck's language, shown by
-    default; no autoplay when the reader asks for reduced motion, a visible play/pause button and reveal.js's
+    default; no autoplay when the reader asks for reduced motion, a visible play/pause button (bottom left, above
+    reveal.js's own "Unmute video" button) and reveal.js's
     controls named in the deck's language. A PackagingError if the HTML is not the template this knows."""
     ui = DECK_UI[lang]
     e = html.escape
