@@ -44,7 +44,17 @@ UI = {   # the panel's words, in both languages (merged into the page's UI dict)
            "lens_attn": "after attention {l}", "lens_mlp": "after MLP {l}", "neuron": "neuron",
            "activation": "activation", "push": "push on the logit", "word": "word", "probability": "probability",
            "layer_n": "layer {n}", "head_n": "head {n}", "predicted": "predicted word at this position: “{word}”",
-           "generated": "generated"},
+           "generated": "generated",
+           "tokens_label": "The prompt's tokens: choose a position", "attention_scroll": "Attention weights (scrolls sideways)",
+           "lens_where": "read after", "lens_top": "most likely words", "lens_target": "probability of “{word}”",
+           "status_next": "Next word: {words}.", "status_position": "Position {t}, “{token}”: {predicted}.",
+           "err_empty": "the prompt is empty",
+           "err_unknown": "unknown word {word}: it is not in the model's {n}-word vocabulary{hint}",
+           "err_hint": "; did you mean {words}?", "err_long": "the prompt is {n} tokens long, but the model's context is "
+           "{max} tokens", "err_id": "no token id {id}: the vocabulary has {n} words",
+           "err_temperature": "temperature must be a finite number >= 0, got {t}",
+           "err_seed": "seed must be a whole number >= 0, got {seed}",
+           "err_steps": "{prompt} prompt tokens and {steps} steps do not fit the model's context of {max}"},
     "zh": {"try": "动手试：自己运行模型",
            "try_absent": "“动手试”面板在本页中运行讲座自己的小模型。这些片段来自另一个检查点（{tokenizer} 分词器，"
                          "权重 {mb} MB），本页无法运行它：用讲座自己的模型渲染，才有这个面板。",
@@ -57,7 +67,17 @@ UI = {   # the panel's words, in both languages (merged into the page's UI dict)
            "lens_embeddings": "嵌入", "lens_attn": "第 {l} 层注意力之后", "lens_mlp": "第 {l} 层 MLP 之后",
            "neuron": "神经元", "activation": "激活值", "push": "对逻辑值的推动", "word": "词", "probability": "概率",
            "layer_n": "第 {n} 层", "head_n": "第 {n} 个头", "predicted": "此位置预测的词：“{word}”",
-           "generated": "已生成"},
+           "generated": "已生成",
+           "tokens_label": "提示的词元：选一个位置", "attention_scroll": "注意力权重（可横向滚动）",
+           "lens_where": "读取位置", "lens_top": "最可能的词", "lens_target": "“{word}”的概率",
+           "status_next": "下一个词：{words}。", "status_position": "位置 {t}，“{token}”：{predicted}。",
+           "err_empty": "提示是空的",
+           "err_unknown": "未知的词 {word}：模型的 {n} 词词表里没有它{hint}",
+           "err_hint": "；是不是 {words}？", "err_long": "提示有 {n} 个词元，但模型的上下文只有 {max} 个词元",
+           "err_id": "没有编号为 {id} 的词元：词表只有 {n} 个词",
+           "err_temperature": "温度必须是不小于 0 的有限数，而不是 {t}",
+           "err_seed": "种子必须是不小于 0 的整数，而不是 {seed}",
+           "err_steps": "{prompt} 个提示词元加 {steps} 步，超出了模型 {max} 个词元的上下文"},
 }
 
 
@@ -273,12 +293,13 @@ def panel_html(lang: str, lessons: list[dict]) -> str:
     def words(key, tag="span"):
         return f'<{tag} data-ui="{key}">{e(u[key])}</{tag}>'
     return f"""<section class="tryit" id="try" aria-labelledby="try-h"{prompt}>
-<h2 id="try-h" data-ui="try">{e(u["try"])}</h2>
+<h2 id="try-h" data-ui="try" tabindex="-1">{e(u["try"])}</h2>
 <p class="note" data-ui="try_note">{e(u["try_note"])}</p>
 <form class="try-form"><label>{words("prompt")}<input class="try-prompt" type="text" autocomplete="off"
  spellcheck="false"></label><button type="submit" data-ui="run">{e(u["run"])}</button></form>
 <p class="try-error" role="alert" hidden></p>
-<div class="try-tokens" aria-label="{e(u["position"])}"></div>
+<p class="try-status sr-only" role="status" aria-live="polite"></p>
+<div class="try-tokens" role="group" aria-label="{e(u["tokens_label"])}" data-ui-label="tokens_label"></div>
 <div class="try-cols">
 <div class="try-box"><h3 data-ui="next_word">{e(u["next_word"])}</h3>
 <label class="try-slider">{words("temperature")} <input class="try-temperature" type="range" min="0" max="3" step="0.05"
@@ -292,9 +313,12 @@ def panel_html(lang: str, lessons: list[dict]) -> str:
 <div class="try-box"><h3 data-ui="attention">{e(u["attention"])}</h3>
 <label>{words("layer")} <select class="try-layer"></select></label>
 <label>{words("head")} <select class="try-head"></select></label>
-<div class="try-attention table"></div></div>
-<div class="try-box"><h3 data-ui="neurons">{e(u["neurons"])}</h3><div class="try-neurons table"></div></div>
-<div class="try-box wide"><h3 data-ui="lens">{e(u["lens"])}</h3><div class="try-lens table"></div></div>
+<div class="try-attention table" tabindex="0" role="region" aria-label="{e(u["attention_scroll"])}"
+ data-ui-label="attention_scroll"></div></div>
+<div class="try-box"><h3 data-ui="neurons">{e(u["neurons"])}</h3><div class="try-neurons table" tabindex="0" role="region"
+ aria-label="{e(u["neurons"])}" data-ui-label="neurons"></div></div>
+<div class="try-box wide"><h3 data-ui="lens">{e(u["lens"])}</h3><div class="try-lens table" tabindex="0" role="region"
+ aria-label="{e(u["lens"])}" data-ui-label="lens"></div></div>
 </div></section>"""
 
 
@@ -305,14 +329,15 @@ PANEL_CSS = """
 .try-form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; }
 .try-form label { flex: 1 1 16rem; display: flex; flex-direction: column; }
 .tryit input[type=text], .tryit input[type=number], .tryit select { font: inherit; color: var(--text);
-  background: #000; border: 1px solid var(--line); border-radius: .3rem; padding: .35rem .5rem; min-height: 2.5rem; }
+  background: #000; border: 1px solid var(--edge); border-radius: .3rem; padding: .35rem .5rem; min-height: 2.5rem; }
 .tryit input[type=number] { width: 7rem; }
-.tryit button { font: inherit; color: var(--text); background: var(--panel); border: 1px solid var(--line);
+.tryit button { font: inherit; color: var(--text); background: var(--panel); border: 1px solid var(--edge);
   border-radius: .4rem; padding: .35rem .8rem; cursor: pointer; min-height: 2.5rem; }
 .try-error { color: var(--mask-accent); font-weight: bold; }
 .try-tokens { display: flex; flex-wrap: wrap; gap: .3rem; margin: .7rem 0; }
 .tryit .try-token { border-width: 2px; padding: .2rem .5rem; min-height: 2.2rem; }
-.tryit .try-token.current { background: #222; outline: 2px solid var(--focus); }
+.tryit .try-token[aria-pressed="true"] { background: #222; outline: 2px solid var(--focus); }
+.tryit .table:focus-visible { outline: 3px solid var(--focus); }
 .try-cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 26rem), 1fr)); gap: 1rem; }
 .try-box { background: var(--panel); border: 1px solid var(--line); border-radius: .4rem; padding: .6rem .8rem;
   min-width: 0; }
@@ -326,14 +351,14 @@ PANEL_CSS = """
 .tryit .bar > span { display: block; height: 100%; }
 .try-sampling { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 .try-steps { margin: .4rem 0; padding-left: 1.4rem; }
-.try-grid { border-collapse: separate; border-spacing: 2px; font-size: 12px; }
+.try-grid { border-collapse: separate; border-spacing: 2px; font-size: .75rem; }
 .try-grid td { min-width: 3.1rem; text-align: center; padding: .2rem .25rem; border: 1px solid var(--cell-outline); }
 .try-grid th.current { text-decoration: underline; }
 .try-grid td.current { outline: 2px solid var(--focus); outline-offset: -2px; }
-.try-grid th.axis { color: var(--muted); font-size: 11px; }
+.try-grid th.axis { color: var(--muted); font-size: .6875rem; }
 .try-grid th[scope=row], .try-grid th.axis { position: sticky; left: 0; background: var(--panel); z-index: 1; }
 .try-lens td, .try-lens th, .try-neurons td { white-space: nowrap; }
-.try-lens table, .try-neurons table { font-size: 13px; }
+.try-lens table, .try-neurons table { font-size: .8125rem; }
 .try-lens td.hit .w { color: var(--focus); font-weight: bold; }
 .try-lens td.target > div { display: flex; gap: .4rem; align-items: center; }
 .try-lens td.target .bar { width: 4rem; min-width: 4rem; }

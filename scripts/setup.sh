@@ -86,4 +86,7 @@ npm_unpack js-tiktoken 1.0.21 dist/ranks/gpt2.js "for GPT-2's BPE ranks"
 # course's SCORM package in Chromium.
 if [[ "$extra" == test ]]; then
     npm_unpack scorm-again 3.4.3 dist/scorm12.min.js "for the SCORM test"
+    # axe-core, the accessibility checker the tests inject into the course page and the deck (tests/test_course.py:
+    # WCAG 2.0/2.1 A and AA rules).
+    npm_unpack axe-core 4.14.1 axe.min.js "for the accessibility tests"
 fi

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -369,9 +370,15 @@ def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
     assert len(videos) == 2
     for seconds, m in zip(videos, manifests):
         assert abs(seconds - m["timeline"][-1]["end"]) < 1e-3
-    # An English clip on the English page already shows its lines: no captions drawn over them.
+    # Captions on by default: the page's language, drawn by the browser (WCAG 1.2.2); over a clip that shows its own
+    # line at the bottom, at the top, clear of it.
     showing = "return [...document.querySelector('video').textTracks].filter(t => t.mode === 'showing').map(t => t.language)"
-    assert browser.execute_script(showing) == []
+    assert browser.execute_script(showing) == ["en"]
+    assert browser.execute_script("return [...document.querySelector('video').querySelectorAll('track')]"
+                                  ".map(t => [t.srclang, t.default])") == [["en", True], ["zh", False], ["en", False]]
+    lines = wait_for(browser, "const t = [...document.querySelector('video').textTracks].find(t => t.language === 'en');"
+                              "return t.cues && t.cues.length ? [...t.cues].map(c => c.line) : null")
+    assert lines == [0] * len(manifest(made["dir"] / f"{CLIPS[0]}.mp4")["captions"])
     # every track loads (a disabled one is not fetched: hidden loads it without drawing it)
     browser.execute_script("document.querySelectorAll('video').forEach(v => { for (const t of v.textTracks) "
                            "if (t.mode === 'disabled') t.mode = 'hidden'; })")
@@ -579,3 +586,209 @@ def test_a_checkpoints_course_page_has_no_try_it_panel_and_says_why(made, browse
     assert browser.find_element("css selector", "#try .note").text == tryit.absent_note("zh", why)
     assert browser.find_element("css selector", "#try h2").text == tryit.UI["zh"]["try"]
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+# --- accessibility (WCAG 2.1 AA): axe-core in Chromium, the keyboard, transcripts -----------------------------------
+AXE = Path(sys.prefix) / "share" / "axe-core-4.14.1" / "axe.min.js"
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]   # the WCAG 2.0 and 2.1 A and AA rules
+
+
+def axe(d, context: str = "document") -> dict:
+    """axe-core's WCAG 2.0/2.1 A and AA rules run on the page as it is (`context`: a CSS selector or the document):
+    {"violations": [[rule, [element, ...]], ...], "passes": {rule: elements checked}, "version"}."""
+    if not d.execute_script("return !!window.axe"):
+        d.execute_script(AXE.read_text(encoding="utf-8"))
+    where = "document" if context == "document" else json.dumps(context)
+    got = d.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        f"axe.run({where}, {{runOnly: {{type: 'tag', values: {json.dumps(WCAG_TAGS)}}}}})"
+        ".then(r => done({version: axe.version, violations: r.violations.map(v => [v.id, v.nodes.map("
+        "n => n.target.join(' ') + ': ' + n.failureSummary)]), passes: Object.fromEntries(r.passes.map("
+        "p => [p.id, p.nodes.length]))}), e => done({error: String(e)}))")
+    assert "error" not in got, got
+    return got
+
+
+def test_setup_unpacks_the_pinned_axe_core():
+    text = (REPO / "scripts" / "setup.sh").read_text()
+    assert re.search(r"npm_unpack axe-core 4\.14\.1 axe\.min\.js ", text)
+    assert AXE.is_file(), "scripts/setup.sh test unpacks axe-core"
+
+
+def test_axe_reports_a_violation_it_is_shown(browser, tmp_path):
+    """The checker is live: a page with an image without a text alternative and no language fails."""
+    bad = tmp_path / "bad.html"
+    gif = "data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"
+    bad.write_text(f'<!doctype html><html><head><title>x</title></head><body><img src="{gif}"></body></html>')
+    browser.get(bad.as_uri())
+    got = axe(browser)
+    browser.get_log("browser")   # this page's messages are not the next test's
+    assert got["version"] == "4.14.1"
+    assert {rule for rule, _ in got["violations"]} >= {"image-alt", "html-has-lang"}
+
+
+def test_axe_finds_no_wcag_violation_on_the_course_page(made, browser):
+    """In the page's first state, after the language switch, and with Try-it run on the longest prompt of the page's
+    lessons, every layer and head of its attention shown."""
+    from selenium.webdriver.common.by import By
+    browser.set_window_size(1280, 900)
+    browser.get((made["dir"] / "course" / "index.html").as_uri())
+    wait_for(browser, "return [...document.querySelectorAll('video')].every(v => v.readyState >= 1) && "
+                      "window.gptLecture && gptLecture.firstAnswer")
+    first = axe(browser)
+    assert first["violations"] == [] and first["passes"].get("color-contrast", 0) > 50
+    browser.find_element(By.CSS_SELECTOR, ".langs button[data-lang='zh']").click()
+    assert axe(browser)["violations"] == []
+    prompts = browser.execute_script("return [...document.querySelectorAll('button.try-scene')]"
+                                     ".map(b => JSON.parse(b.dataset.try).prompt)")
+    longest = max(prompts, key=lambda p: browser.execute_script("return gptLecture.split(arguments[0]).length", p))
+    box = browser.find_element(By.CSS_SELECTOR, ".try-prompt")
+    box.clear()
+    box.send_keys(longest)
+    browser.find_element(By.CSS_SELECTOR, ".try-form button[type=submit]").click()
+    tokens = browser.execute_script("return gptLecture.split(arguments[0]).length", longest)
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".try-token")) == tokens > 8
+    layers, heads = browser.execute_script("return [document.querySelector('.try-layer').options.length, "
+                                           "document.querySelector('.try-head').options.length]")
+    for layer in range(layers):
+        for head in range(heads):
+            browser.execute_script(
+                "for (const [sel, v] of [['.try-layer', arguments[0]], ['.try-head', arguments[1]]]) {"
+                "const s = document.querySelector(sel); s.value = v; s.dispatchEvent(new Event('change')); }", layer, head)
+            assert len(browser.find_elements(By.CSS_SELECTOR, ".try-grid td")) == tokens * tokens
+            got = axe(browser, "#try")
+            assert got["violations"] == [], (layer, head)
+            assert got["passes"]["color-contrast"] >= tokens * (tokens + 1) // 2   # every weight's cell checked
+    assert axe(browser)["violations"] == []
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_every_clip_has_a_transcript_in_the_page_language(made, browser):
+    """Under each clip: per beat its title, what it draws and its narration lines with their times, in the page's
+    language, switching with it; part of the page's text; linking to the clip's caption files."""
+    from selenium.webdriver.common.by import By
+    course = made["dir"] / "course"
+    browser.get((course / "index.html").as_uri())
+    for lang in ("en", "zh"):
+        browser.find_element(By.CSS_SELECTOR, f".langs button[data-lang='{lang}']").click()
+        for n, name in enumerate(CLIPS, 1):
+            m = manifest(made["dir"] / f"{name}.mp4")
+            shown = browser.find_elements(By.CSS_SELECTOR, f"#lesson-{n} .transcript:not([hidden])")
+            assert len(shown) == 1 and shown[0].get_attribute("lang") == lang
+            text = shown[0].text
+            for c in m["captions"]:   # every line, in order, with its time
+                assert f"{page.clock(c['start'])} {c['texts'][lang].replace(chr(10), ' ' if lang == 'en' else '')}" \
+                    in text
+            beats = shown[0].find_elements(By.CSS_SELECTOR, "ol.beats-said > li")
+            assert len(beats) == len(m["timeline"])
+            for li, beat in zip(beats, m["timeline"]):
+                assert page.beat_title(m, beat["section"], lang) in li.find_element(By.CSS_SELECTOR, ".beat").text
+                assert li.find_element(By.CSS_SELECTOR, ".drawn").text == \
+                    page.beat_description(m, beat["section"], lang)
+            links = [a.get_attribute("href") for a in shown[0].find_elements(By.CSS_SELECTOR, ".files a")]
+            assert links == [(course / "clips" / f"{name}.{l}.{x}").as_uri() for l in ("en", "zh") for x in ("vtt", "srt")]
+            assert all((course / "clips" / f"{name}.{l}.{x}").is_file() for l in ("en", "zh") for x in ("vtt", "srt"))
+    # a beat's numbers, from its manifest: the token ids of token_embedding's "ids" beat, in words
+    m = manifest(made["dir"] / f"{CLIPS[0]}.mp4")
+    assert "token ids: [" + ", ".join(map(str, m["values"]["token_ids"][:6])) in page.beat_description(m, "ids", "en")
+
+
+def test_the_keyboard_walk_never_drops_focus_to_the_body(made, browser):
+    """Tab through the page from its top, pressing Enter on every button and summary on the way: focus stays on an
+    element of the page (never <body>); "Try this scene's numbers" takes it to the panel's heading, a token button
+    keeps it."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    browser.set_window_size(1280, 900)
+    browser.get((made["dir"] / "course" / "index.html").as_uri())
+    wait_for(browser, "return window.gptLecture && gptLecture.firstAnswer")
+    active = ("const a = document.activeElement; return a === document.body || !a ? null : "
+              "[a.tagName, a.className, a.id, a.textContent.slice(0, 30), [...a.parentElement.children].indexOf(a)]")
+    operated, kinds = 0, set()
+    for _ in range(600):
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+        here = browser.execute_script(active)
+        if here is None:   # past the last stop
+            break
+        tag, cls, _, _, index = here
+        if tag not in ("BUTTON", "SUMMARY"):
+            continue
+        ActionChains(browser).send_keys(Keys.ENTER).perform()
+        operated += 1
+        after = browser.execute_script(active)
+        assert after is not None, f"focus fell to <body> after pressing Enter on {here}"
+        if "try-scene" in cls:
+            assert after[2] == "try-h", after
+            kinds.add("try-scene")
+        elif "try-token" in cls:
+            assert after[1].startswith("try-token") and after[4] == index
+            assert browser.execute_script("return document.activeElement.getAttribute('aria-pressed')") == "true"
+            kinds.add("token")
+    else:
+        pytest.fail("the walk did not reach the end of the page")
+    assert operated > 20 and kinds == {"try-scene", "token"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_deck_is_readable_captioned_zoomable_and_still_under_reduced_motion(made, browser, request, lang):
+    """The deck in each language: <html lang>, zoom allowed, each slide a named group holding its chapter name,
+    what it draws and its narration, its video captioned by default in the deck's language, axe-core clean on its
+    first slides; under prefers-reduced-motion nothing plays until the visible play button is pressed."""
+    from selenium.webdriver.common.by import By
+    folder = made["dir"] if lang == "en" else request.getfixturevalue("made_zh")["dir"]
+    deck_file = folder / ("lecture.slides.html" if lang == "en" else "lecture-lang-zh.slides.html")
+    clips = [folder / f"{n}.mp4" for n in (CLIPS if lang == "en" else ZH_CLIPS)]
+    beats = [(manifest(c), b) for c in clips for b in manifest(c)["timeline"]]
+    browser.set_window_size(1280, 720)
+    browser.get(deck_file.as_uri())
+    wait_for(browser, "return window.Reveal && Reveal.isReady()")
+    assert browser.execute_script("return document.documentElement.lang") == lang
+    viewport = browser.execute_script("return document.querySelector('meta[name=viewport]').content")
+    assert "user-scalable" not in viewport and "maximum-scale" not in viewport
+    for i in range(3):
+        m, beat = beats[i]
+        slide = browser.execute_script("const s = Reveal.getCurrentSlide(); return [s.getAttribute('role'), "
+                                       "s.getAttribute('aria-label'), s.querySelector('.deck-text').textContent]")
+        assert slide[0] == "group" and slide[1] == deck.DECK_UI[lang]["slide"].format(
+            n=i + 1, total=len(beats), title=tracks.lecture_chapter(m, beat["section"], lang))
+        assert page.beat_description(m, beat["section"], lang) in slide[2]
+        for c in m["captions"]:
+            if c["beat"] == beat["section"]:
+                assert c["texts"][lang].replace("\n", " " if lang == "en" else "") in slide[2]
+        cues = wait_for(browser, "const v = Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video');"
+                                 "const t = v && [...v.textTracks].find(t => t.mode === 'showing');"
+                                 "return t && t.cues && t.cues.length ? [t.language, t.cues.length] : null")
+        assert cues[0] == lang and cues[1] >= 1
+        assert axe(browser)["violations"] == [], i
+        browser.execute_script("Reveal.next()")
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                            {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    try:
+        browser.get(deck_file.as_uri())
+        wait_for(browser, "return window.Reveal && Reveal.isReady() && "
+                          "Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video')")
+        time.sleep(0.5)
+        video = "return Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video').paused"
+        button = browser.find_element(By.CSS_SELECTOR, ".deck-pause")
+        assert browser.execute_script(video) is True and button.text == deck.DECK_UI[lang]["play"]
+        assert button.is_displayed()
+        button.click()
+        wait_for(browser, video.replace("return ", "return !"))
+        wait_for(browser, f"return document.querySelector('.deck-pause').textContent === "
+                          f"{json.dumps(deck.DECK_UI[lang]['pause'])}")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_a_deck_html_that_is_not_manim_slides_template_is_one_line():
+    """The deck is made accessible by editing manim-slides' HTML; HTML it does not know (another manim-slides
+    version) is a PackagingError naming what is missing, and a deck whose slide count differs is one too."""
+    with pytest.raises(tracks.PackagingError, match=r"^slides: manim-slides' HTML has no '<html>'"):
+        deck.accessible("<!doctype html><html lang=en><body></body></html>", [], "en")
+    template = ('<html><head><meta content="width=device-width, initial-scale=1.0, maximum-scale=1.0, '
+                'user-scalable=no" name="viewport"/></head><body><div class="reveal"><div class="slides">'
+                '<section data-background-color="black"></section></div></div><script>autoPlayMedia: null, '
+                'controls: false,</script></body></html>')
+    with pytest.raises(tracks.PackagingError, match=r"^slides: manim-slides' HTML has 1 slides, not 2$"):
+        deck.accessible(template, [{}, {}], "en")

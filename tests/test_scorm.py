@@ -93,6 +93,25 @@ def test_the_manifest_lists_every_file_of_the_zip_and_nothing_else(made):
         assert {i.date_time for i in z.infolist()} == {scorm.ZIP_TIME}
 
 
+def test_the_package_carries_every_clips_transcript_in_both_languages(made):
+    """The page in the zip holds each clip's transcript (its narration lines, in both languages) as text, and the
+    caption files its transcript links to are in the zip beside it."""
+    import html
+    from pipeline import page
+    with zipfile.ZipFile(made["zip"]) as z:
+        index = z.read("index.html").decode("utf-8")
+        names = set(z.namelist())
+    for name in CLIPS:
+        m = json.loads((made["dir"] / f"{name}.mp4.json").read_text(encoding="utf-8"))
+        for lang in ("en", "zh"):
+            assert f'data-transcript="{lang}"' in index
+            for c in m["captions"]:
+                assert html.escape(c["texts"][lang].replace("\n", " " if lang == "en" else "")) in index
+            assert html.escape(page.beat_description(m, m["timeline"][0]["section"], lang)) in index
+            for x in ("vtt", "srt"):
+                assert f'href="clips/{name}.{lang}.{x}"' in index and f"clips/{name}.{lang}.{x}" in names
+
+
 def test_a_rerun_writes_the_same_bytes_and_an_unchanged_package_is_left_alone(made, tmp_path):
     media = copy_media(made, tmp_path)
     dest = media / "preview" / "lecture.scorm.zip"

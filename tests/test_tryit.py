@@ -241,3 +241,120 @@ def test_the_panel_fits_a_phone_and_fetches_nothing(course, browser):
         if f.suffix in (".html", ".js"):
             text = f.read_text(encoding="utf-8")
             assert "http://" not in text and "https://" not in text, f
+
+
+# --- accessibility: focus, announcements, the page's language, contrast --------------------------------------------
+def wait_js(d, script: str, timeout: float = 10.0):
+    from selenium.webdriver.support.ui import WebDriverWait
+    return WebDriverWait(d, timeout, poll_frequency=0.05).until(lambda drv: drv.execute_script(script))
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2.1's contrast ratio of two CSS colours "rgb(r, g, b)" (written here apart from the page's own)."""
+    def lum(css):
+        r, g, b = (float(x) / 255 for x in css[css.index("(") + 1:css.index(")")].split(",")[:3])
+        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    x, y = sorted((lum(a), lum(b)), reverse=True)
+    return (x + 0.05) / (y + 0.05)
+
+
+def test_the_panel_keeps_and_moves_focus_and_announces_its_results(gpt, course, browser):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    d = browser
+    d.find_element(By.CSS_SELECTOR, ".langs button[data-lang='en']").click()
+    prompt = "michael jordan plays"
+    type_prompt(d, prompt)
+    t = gpt.trace(prompt)
+    p = probabilities(t["logits"][-1], 1.0)
+    top = np.argsort(-p, kind="stable")[:3]
+    words = ", ".join(f"“{style.token_label(gpt.tokenizer.words[i])}” {style.percent(p[i])}" for i in top)
+    ui = page.UI["en"]
+    assert wait_js(d, "return document.querySelector('.try-status').textContent") == ui["status_next"].format(words=words)
+    assert js(d, "const s = document.querySelector('.try-status'); return [s.getAttribute('role'), "
+                 "s.getAttribute('aria-live')]") == ["status", "polite"]
+    # a token pressed from the keyboard keeps the focus, is pressed, and the prediction there is announced
+    js(d, "document.querySelectorAll('.try-token')[1].focus()")
+    ActionChains(d).send_keys(Keys.ENTER).perform()
+    assert js(d, "return [...document.querySelectorAll('.try-token')].indexOf(document.activeElement)") == 1
+    assert js(d, "return [...document.querySelectorAll('.try-token')].map(b => b.getAttribute('aria-pressed'))") == \
+        ["false", "true", "false"]
+    predicted = style.token_label(gpt.tokenizer.words[int(np.argmax(t["logits"][1]))])
+    want = ui["status_position"].format(t=1, token=t["tokens"][1], predicted=ui["predicted"].format(word=predicted))
+    assert wait_js(d, f"return document.querySelector('.try-status').textContent === {json.dumps(want)}")
+    # a draw is announced as the list of steps writes it
+    d.find_element(By.CSS_SELECTOR, ".try-draw").click()
+    step = drawn(d, ".try-steps li")[-1]
+    assert wait_js(d, f"return document.querySelector('.try-status').textContent === {json.dumps(step)}")
+    # "Try this scene's numbers" takes the focus into the panel: its heading, so that Tab goes on inside it
+    d.find_element(By.CSS_SELECTOR, ".variant[data-variant='en'] button.try-scene").click()
+    assert js(d, "return document.activeElement.id") == "try-h"
+    ActionChains(d).send_keys(Keys.TAB).perform()
+    assert js(d, "return document.activeElement.classList.contains('try-prompt')")
+
+
+def test_every_label_and_message_follows_the_page_language(gpt, browser):
+    from selenium.webdriver.common.by import By
+    d = browser
+    for lang in ("zh", "en"):
+        d.find_element(By.CSS_SELECTOR, f".langs button[data-lang='{lang}']").click()
+        ui = page.UI[lang]
+        for prompt in ("michael jordn plays", "the " * 33, "   "):
+            with pytest.raises(ModelError) as e:
+                gpt.trace(prompt)
+            english = str(e.value)
+            if english.startswith("unknown word"):
+                word = english.split(" ")[2].rstrip(":")
+                close = english.split("; did you mean ")[1].rstrip("?") if "did you mean" in english else ""
+                want = ui["err_unknown"].format(word=word, n=len(gpt.tokenizer.words),
+                                                hint=ui["err_hint"].format(words=close) if close else "")
+            elif "tokens long" in english:
+                want = ui["err_long"].format(n=33, max=gpt.config.n_positions)
+            else:
+                want = ui["err_empty"]
+            if lang == "en":
+                assert want == english   # the English page words it as the command line does
+            type_prompt(d, prompt)
+            assert js(d, "return document.querySelector('.try-error').textContent") == want
+        type_prompt(d, "michael jordan plays")
+        labels = js(d, "return ['.try-tokens', '.try-attention', '.try-lens', '.try-neurons'].map("
+                       "s => document.querySelector(s).getAttribute('aria-label'))")
+        assert labels == [ui["tokens_label"], ui["attention_scroll"], ui["lens"], ui["neurons"]]
+        heads = drawn(d, ".try-lens thead th") + drawn(d, ".try-neurons thead th")
+        assert heads[:2] == [ui["lens_where"], ui["lens_top"]] and heads[3:] == [ui["layer"], ui["neuron"],
+                                                                                ui["activation"], ui["push"]]
+        assert js(d, "return [...document.querySelectorAll('.try-lens thead th, .try-neurons thead th')]"
+                     ".every(th => th.getAttribute('scope'))")
+        assert js(d, "return [...document.querySelectorAll('.try-grid th:not(.axis)')].every(th => th.scope)")
+
+
+def test_every_cell_text_and_control_border_has_enough_contrast(gpt, course, browser):
+    """Each attention cell's text against its background >= 4.5:1 (the page picks the text colour by the measured
+    ratio), on a 32-word prompt at every layer and head; the masked cells too; each control's border >= 3:1 against
+    what is around it (1.4.11); text sized in rem, never px, so the reader's text size applies."""
+    import re
+    d = browser
+    (_, prompt), = [x for x in random_prompts(gpt, 8) if len(gpt.tokenizer.encode(x[1])) >= 20][:1]
+    type_prompt(d, prompt)
+    worst = 21.0
+    for layer in range(gpt.config.n_layer):
+        for head in range(gpt.config.n_head):
+            js(d, "for (const [sel, v] of [['.try-layer', arguments[0]], ['.try-head', arguments[1]]]) {"
+                  "const s = document.querySelector(sel); s.value = v; s.dispatchEvent(new Event('change')); }", layer, head)
+            pairs = js(d, "return [...document.querySelectorAll('.try-grid td, .try-grid th, .try-neurons td')].map(c => "
+                          "[getComputedStyle(c).color, getComputedStyle(c).backgroundColor])")
+            for fg, bg in pairs:
+                bg = bg if not bg.startswith("rgba(0, 0, 0, 0)") else "rgb(17, 17, 17)"   # the panel's #111
+                worst = min(worst, contrast(fg, bg))
+    assert worst >= 4.5
+    borders = js(d, "return [...document.querySelectorAll('.tryit input, .tryit select, .tryit button, .langs button, "
+                    ".beats button, button.copy, textarea')].map(c => [getComputedStyle(c).borderTopColor, "
+                    "getComputedStyle(c).backgroundColor, c.className])")
+    assert len(borders) > 10
+    for border, bg, name in borders:
+        for around in ("rgb(0, 0, 0)", "rgb(17, 17, 17)"):   # the page and the panels
+            assert contrast(border, around) >= 3.0, name
+    css = "".join(re.findall(r"<style>(.*?)</style>", course["index"].read_text(encoding="utf-8"), re.S))
+    assert not re.search(r"font(-size)?:[^;}]*\d+px", css)

@@ -87,7 +87,8 @@
   function checkTemperature(temperature) {
     const T = Number(temperature);
     if (typeof temperature === "boolean" || temperature === null || temperature === "" || !Number.isFinite(T) || T < 0) {
-      throw new ModelError(`temperature must be a finite number >= 0, got ${temperature}`);
+      throw new ModelError(`temperature must be a finite number >= 0, got ${temperature}`, "err_temperature",
+                           {t: String(temperature)});
     }
     return T;
   }
@@ -109,7 +110,10 @@
   }
 
   // --- the tokenizer (tokenizer.json: Lowercase, then the Chinese words cut out longest first, then Whitespace) ---
-  class ModelError extends Error {}
+  // The command line's message (English), and its kind and values, so that a page can word it in its language.
+  class ModelError extends Error {
+    constructor(message, kind = null, values = {}) { super(message); this.kind = kind; this.values = values; }
+  }
   const WORD = "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}";   // the Rust regex's \w
   const WHITESPACE = new RegExp(`[${WORD}]+|[^${WORD}\\p{White_Space}]+`, "gu");   // tokenizers' Whitespace
   const vocab = new Map(DATA.words.map((w, i) => [w, i]));
@@ -212,18 +216,20 @@
   // WordTokenizer.encode: an unknown word or an over-long prompt is a ModelError worded as the command line's
   function encode(text, maxLen = cfg.n_positions) {
     const words = split(text);
-    if (!words.length) throw new ModelError("the prompt is empty");
+    if (!words.length) throw new ModelError("the prompt is empty", "err_empty");
     for (const w of words) {
       if (!vocab.has(w) || w === EOS) {
         const others = DATA.words.filter(v => v !== EOS);
         let close = closeMatches(w, others, 3, 0.6);
         if (!close.length && isCJK(w)) close = others.filter(v => Array.from(v).some(ch => w.includes(ch))).slice(0, 3);
         const hint = close.length ? `; did you mean ${close.map(pyRepr).join(", ")}?` : "";
-        throw new ModelError(`unknown word ${pyRepr(w)}: it is not in the model's ${DATA.words.length}-word vocabulary${hint}`);
+        throw new ModelError(`unknown word ${pyRepr(w)}: it is not in the model's ${DATA.words.length}-word vocabulary${hint}`,
+                             "err_unknown", {word: pyRepr(w), n: DATA.words.length, close: close.map(pyRepr)});
       }
     }
     if (maxLen != null && words.length > maxLen) {
-      throw new ModelError(`the prompt is ${words.length} tokens long, but the model's context is ${maxLen} tokens`);
+      throw new ModelError(`the prompt is ${words.length} tokens long, but the model's context is ${maxLen} tokens`,
+                           "err_long", {n: words.length, max: maxLen});
     }
     return words.map(w => vocab.get(w));
   }
@@ -307,9 +313,13 @@
   function fullTrace(prompt) {
     const ids = typeof prompt === "string" ? encode(prompt) : Array.from(prompt, Number);
     const bad = ids.find(i => !Number.isInteger(i) || i < 0 || i >= DATA.words.length);
-    if (bad !== undefined) throw new ModelError(`no token id ${bad}: the vocabulary has ${DATA.words.length} words`);
+    if (bad !== undefined) {
+      throw new ModelError(`no token id ${bad}: the vocabulary has ${DATA.words.length} words`, "err_id",
+                           {id: String(bad), n: DATA.words.length});
+    }
     if (!ids.length || ids.length > cfg.n_positions) {
-      throw new ModelError(`the prompt is ${ids.length} tokens long, but the model's context is ${cfg.n_positions} tokens`);
+      throw new ModelError(`the prompt is ${ids.length} tokens long, but the model's context is ${cfg.n_positions} tokens`,
+                           "err_long", {n: ids.length, max: cfg.n_positions});
     }
     const T = ids.length, d = cfg.n_embd;
     let x = matrix(T, d);
@@ -397,7 +407,9 @@
 
   class Rng {   // numpy.random.default_rng(seed): PCG64 (XSL-RR 128/64) seeded by SeedSequence(seed)
     constructor(seed) {
-      if (!Number.isInteger(seed) || seed < 0) throw new ModelError(`seed must be a whole number >= 0, got ${seed}`);
+      if (!Number.isInteger(seed) || seed < 0) {
+        throw new ModelError(`seed must be a whole number >= 0, got ${seed}`, "err_seed", {seed: String(seed)});
+      }
       const v = seedSequenceState(seed, 4);
       this.mult = (2549297995355413924n << 64n) + 4865540595714422341n;
       this.inc = ((((v[2] << 64n) | v[3]) << 1n) | 1n) & M128;

@@ -39,6 +39,25 @@
     return "#" + x.map((v, i) => Math.round(v + (y[i] - v) * t).toString(16).padStart(2, "0")).join("").toUpperCase();
   }
   const attentionColour = w => mix(S.scales.attention, w);
+  // WCAG 2.1's contrast ratio of two colours (relative luminance of sRGB), and a text colour for a background chosen
+  // by it: the first of `preferred` that reaches 4.5:1 (1.4.3), else the one of them with the most contrast, else
+  // black or white, whichever has more.
+  const MIN_CONTRAST = 4.5, PANEL = "#111111";
+  function luminance(hex) {
+    const [r, g, b] = rgb(hex).map(v => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
+  function contrast(a, b) {
+    const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  }
+  function textOn(background, preferred) {
+    const ok = preferred.find(c => contrast(c, background) >= MIN_CONTRAST);
+    if (ok) return ok;
+    return ["#FFFFFF", "#000000", ...preferred].sort((a, b) => contrast(b, background) - contrast(a, background))[0];
+  }
+  const cellText = background => textOn(background, [S.colours.text, S.colours.background].sort(
+    (a, b) => contrast(b, background) - contrast(a, background)));
   const tokenColour = t => S.tokenPalette[t % S.tokenPalette.length];
 
   // --- the page API ---
@@ -50,7 +69,7 @@
     });
   }
   window.gptLecture = {trace, probabilities: (row, temperature = 1.0) => E.probabilities(row, temperature),
-                       split: E.split, encode: E.encode, percent, signed, attentionColour, open: null};
+                       split: E.split, encode: E.encode, percent, signed, attentionColour, contrast, open: null};
 
   // --- the panel ---
   const root = document.getElementById("try");
@@ -71,6 +90,20 @@
     return e;
   }
 
+  // The command line's message in the page's language: the engine's kind and values, worded by the page's strings.
+  function message(e) {
+    const u = ui();
+    if (!e.kind || !u[e.kind]) return e.message;
+    const v = e.values || {};
+    const hint = v.close && v.close.length ? fill(u.err_hint, {words: v.close.join(", ")}) : "";
+    return fill(u[e.kind], {...v, hint});
+  }
+  function announce(text) {   // the panel's polite live region: results, read once the learner pauses
+    const status = $(".try-status");
+    status.textContent = "";
+    setTimeout(() => { status.textContent = text; }, 50);
+  }
+
   const state = {trace: null, ids: null, prompt: "", position: 0, layer: 0, head: 0, rng: null, steps: []};
 
   function run(prompt, opts = {}) {
@@ -80,7 +113,7 @@
       t = E.fullTrace(typeof prompt === "string" ? prompt : prompt);
     } catch (e) {
       if (!(e instanceof E.ModelError)) throw e;
-      error.textContent = e.message;
+      error.textContent = message(e);
       error.hidden = false;
       return false;
     }
@@ -94,17 +127,30 @@
     if (Number.isInteger(opts.layer) && opts.layer >= 0 && opts.layer < cfg.n_layer) state.layer = opts.layer;
     if (Number.isInteger(opts.head) && opts.head >= 0 && opts.head < cfg.n_head) state.head = opts.head;
     draw();
+    if (opts.announce !== false) announceNext();
     return true;
+  }
+
+  function announceNext() {
+    const p = distribution(), top = E.order(p).slice(0, 3);
+    announce(fill(ui().status_next, {words: top.map(i => `“${label(E.words[i])}” ${percent(p[i])}`).join(", ")}));
   }
 
   function temperature() { return Number($(".try-temperature").value); }
 
   function drawTokens() {
     const box = $(".try-tokens");
+    const focused = box.contains(document.activeElement) ? [...box.children].indexOf(document.activeElement) : -1;
     box.replaceChildren(...state.trace.tokens.map((w, t) => el("button", {
       type: "button", className: "try-token" + (t === state.position ? " current" : ""), textContent: label(w),
-      title: `${ui().position} ${t}`, style: {borderColor: tokenColour(t)},
-      onclick: () => { state.position = t; draw(); }})));
+      title: `${ui().position} ${t}`, "aria-pressed": String(t === state.position), style: {borderColor: tokenColour(t)},
+      onclick: () => {
+        state.position = t; draw();
+        announce(fill(ui().status_position, {t, token: label(w),
+                                              predicted: fill(ui().predicted, {word: label(E.words[predicted(t)])})}));
+      }})));
+    // The learner's focus stays on the token they pressed (the buttons are drawn anew).
+    if (focused >= 0 && box.children[focused]) box.children[focused].focus();
   }
 
   function bars(rows, colour) {   // [{word, p}] as labelled bars, the percentage format of the video
@@ -133,17 +179,19 @@
     const top = el("tr", {}, el("th", {className: "axis", textContent: S.attention.keys_axis[lang()] + "  " +
                                         S.attention.queries_axis[lang()]}));
     toks.forEach((t, q) => top.append(el("th", {scope: "col", className: q === state.position ? "current" : "",
-                                                textContent: label(t), style: {color: tokenColour(q)}})));
+                                                textContent: label(t), style: {color: textOn(PANEL, [tokenColour(q)])}})));
     table.append(top);
     for (let k = 0; k < T; k++) {
-      const tr = el("tr", {}, el("th", {scope: "row", textContent: label(toks[k]), style: {color: tokenColour(k)}}));
+      const tr = el("tr", {}, el("th", {scope: "row", textContent: label(toks[k]),
+                                        style: {color: textOn(PANEL, [tokenColour(k)])}}));
       for (let q = 0; q < T; q++) {
         tr.append(el("td", k > q
           ? {className: "masked", textContent: S.maskText, title: S.attention.masked[lang()],
-             style: {background: S.colours.masked, color: S.colours.mask_accent}}
+             style: {background: S.colours.masked, color: textOn(S.colours.masked, [S.colours.mask_accent,
+                                                                                      cellText(S.colours.masked)])}}
           : {className: q === state.position ? "current" : "", textContent: percent(w[q][k]),
              dataset: {query: q, key: k}, style: {background: attentionColour(w[q][k]),
-             color: w[q][k] > 0.5 ? S.colours.background : S.colours.text}}));
+             color: cellText(attentionColour(w[q][k]))}}));
       }
       table.append(tr);
     }
@@ -173,8 +221,11 @@
           width: 100 * pt.probabilities[target] + "%", background: S.colours.prob}})),
           el("span", {className: "p", textContent: percent(pt.probabilities[target])}))));
     });
+    const head = el("tr", {}, el("th", {scope: "col", textContent: u.lens_where}),
+                    el("th", {scope: "colgroup", colSpan: LENS_WORDS, textContent: u.lens_top}),
+                    el("th", {scope: "col", textContent: fill(u.lens_target, {word: label(E.words[target])})}));
     $(".try-lens").replaceChildren(el("p", {className: "note", textContent: fill(u.predicted, {word: label(E.words[target])})}),
-                                   el("table", {}, ...rows));
+                                   el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)));
   }
 
   function drawNeurons() {
@@ -183,14 +234,16 @@
     const limit = Math.max(...rows.map(r => Math.abs(r.push)), 1e-12);
     $(".try-neurons").replaceChildren(
       el("p", {className: "note", textContent: fill(u.predicted, {word: label(E.words[target])})}),
-      el("table", {}, el("tr", {}, el("th", {textContent: u.layer}), el("th", {textContent: u.neuron}),
-                                   el("th", {textContent: u.activation}), el("th", {textContent: u.push})),
-        ...rows.map(r => el("tr", {}, el("td", {textContent: fill(u.layer_n, {n: shown(r.layer)})}),
+      el("table", {}, el("thead", {}, el("tr", {}, el("th", {scope: "col", textContent: u.layer}),
+                                   el("th", {scope: "col", textContent: u.neuron}),
+                                   el("th", {scope: "col", textContent: u.activation}),
+                                   el("th", {scope: "col", textContent: u.push}))),
+        el("tbody", {}, ...rows.map(r => el("tr", {}, el("td", {textContent: fill(u.layer_n, {n: shown(r.layer)})}),
           el("td", {textContent: String(r.neuron)}),
           el("td", {className: "num", textContent: signed(r.activation)}),
           el("td", {className: "num push", textContent: signed(r.push), style: {background: mix(
             r.push >= 0 ? S.scales.positive : S.scales.negative, Math.abs(r.push) / limit),
-            color: Math.abs(r.push) / limit > 0.6 ? S.colours.background : S.colours.text}})))));
+            color: cellText(mix(r.push >= 0 ? S.scales.positive : S.scales.negative, Math.abs(r.push) / limit))}}))))));
   }
 
   function drawSteps() {
@@ -212,8 +265,8 @@
     if (state.ids.length >= cfg.n_positions) {
       $(".try-error").hidden = false;
       // model.generate's words; here every step's word is traced, so the context must hold it
-      $(".try-error").textContent = `${state.ids.length - state.steps.length} prompt tokens and ` +
-        `${state.steps.length + 1} steps do not fit the model's context of ${cfg.n_positions}`;
+      $(".try-error").textContent = fill(ui().err_steps, {prompt: state.ids.length - state.steps.length,
+                                                          steps: state.steps.length + 1, max: cfg.n_positions});
       return;
     }
     const T = E.checkTemperature(temperature());
@@ -222,9 +275,11 @@
     const id = u === null ? E.order(p)[0] : E.sample(p, u);
     state.steps.push({u, word: E.words[id], p: p[id]});
     const steps = state.steps, rng = state.rng;
-    run(state.ids.concat([id]), {layer: state.layer, head: state.head});
+    run(state.ids.concat([id]), {layer: state.layer, head: state.head, announce: false});
     state.steps = steps; state.rng = rng;
     drawSteps();
+    const items = $(".try-steps").children;
+    announce(items[items.length - 1].textContent);
   }
 
   function lang() { return document.documentElement.lang in S.attention.masked ? document.documentElement.lang : "en"; }
@@ -243,7 +298,7 @@
     $(".try-seed").addEventListener("change", restart);
     $(".try-layer").addEventListener("change", e => { state.layer = Number(e.target.value); drawAttention(); });
     $(".try-head").addEventListener("change", e => { state.head = Number(e.target.value); drawAttention(); });
-    $(".try-draw").addEventListener("click", () => { run(state.prompt); state.rng = null; step(); });
+    $(".try-draw").addEventListener("click", () => { run(state.prompt, {announce: false}); state.rng = null; step(); });
     $(".try-step").addEventListener("click", step);
     $(".try-reset").addEventListener("click", () => run(state.prompt));
     document.addEventListener("course:language", () => { if (state.trace) draw(); });
@@ -255,8 +310,11 @@
     if (typeof n.temperature === "number") $(".try-temperature").value = n.temperature;
     if (Number.isInteger(n.seed)) $(".try-seed").value = n.seed;
     $(".try-prompt").value = n.prompt || "";
-    run(n.prompt || "", {layer: n.layer, head: n.head, position: n.position});
-    if (scroll) root.scrollIntoView({behavior: "instant", block: "start"});
+    run(n.prompt || "", {layer: n.layer, head: n.head, position: n.position, announce: scroll});
+    if (scroll) {   // the learner's focus goes with the view: to the panel's heading, so Tab goes on in the panel
+      root.scrollIntoView({behavior: "instant", block: "start"});
+      $("#try-h").focus({preventScroll: true});
+    }
   }
   window.gptLecture.open = open;
 
