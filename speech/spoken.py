@@ -324,8 +324,9 @@ def numbers(text: str, lang: str) -> str:
 
     def scaled(m):
         """116.0 B: "one hundred sixteen point zero billion"; in Chinese the number itself (一千一百六十亿)."""
-        if en:
-            return f"{say(m['num'])} {SCALES[m['scale']][0]}"
+        if en:   # 116.0 B: "one hundred sixteen billion" (a zero after the point says nothing to the ear)
+            num = re.sub(r"\.0+$", "", m["num"])
+            return f"{say(num)} {SCALES[m['scale']][0]}"
         sign, whole, fraction = _parts(m["num"])
         value = Decimal(f"{whole}.{fraction or 0}") * SCALES[m["scale"]][1]
         return say(sign + (str(int(value)) if value == int(value) else format(value.normalize(), "f")))

@@ -55,7 +55,7 @@ EXAMPLES = {
         "(2/5 = 0.4)": "two over five equals zero point four",
         "ranks 3 / 318": "ranks three out of three hundred eighteen",
         "3.2× faster": "three point two times faster",
-        "The MLPs hold 116.0 B of 174.6 B": "The MLPs hold one hundred sixteen point zero billion of one hundred "
+        "The MLPs hold 116.0 B of 174.6 B": "The MLPs hold one hundred sixteen billion of one hundred "
                                             "seventy-four point six billion",
         "3 MLPs": "three MLPs",
         "Feature i matters 0.9ⁱ; each": "Feature i matters zero point nine to the i; each",
@@ -187,7 +187,7 @@ def longest_number(said: str, lang: str) -> int:
     if lang == "zh":
         return max((len(m) for m in ZH_NUMERAL_RUN.findall(said)), default=0)
     longest = run = 0
-    for word in re.findall(r"[A-Za-z-]+", said):
+    for word in re.findall(r"[A-Za-z-]+|[,.;:!?]", said):     # a punctuation mark ends a number
         run = run + 1 if EN_NUMBER_WORD.fullmatch(word.lower()) else 0
         longest = max(longest, run)
     return longest
