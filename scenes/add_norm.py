@@ -109,8 +109,12 @@ class AddNorm(FocusScene):
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:
-        return self.s("model_note", model=self.model_words(), layer=style.shown(self.layer), n=self.gpt.config.n_layer,
+        note = self.s("model_note", model=self.model_words(), layer=style.shown(self.layer), n=self.gpt.config.n_layer,
                       word=self.tokens[self.focus], pos=self.focus)
+        if getattr(self, "head_choice", None):    # the default lecture: the layer's place in the one story
+            from scenes.attention_chapter import layer_line
+            note += "\n" + layer_line(self, self.head_choice)
+        return note
 
     def beat_residual(self):
         self.say("residual")
@@ -281,13 +285,22 @@ class AddNorm(FocusScene):
         self.record_sum("residual", "x + attention output", self.footed)
 
     def choose_layer(self, trace, chosen) -> tuple[int, dict]:
-        """The given layer, or the layer of the head with the largest weight from the focus to an earlier token."""
+        """The given layer; for the default prompt and focus, the layer of the attention chapter's head (the causal
+        rule, scenes.prompts.lookback_head, in both languages); else the layer of the head with the largest weight
+        from the focus to an earlier token."""
         if self.params["layer"] != AUTO:
             layer = self.params["layer"]
             if not 0 <= layer < self.gpt.config.n_layer:
                 raise ParamError(f"layer: the model has {self.gpt.config.n_layer} layers, got {layer}")
             return layer, {"rule": "given"}
         f = chosen["focus"]
+        if chosen["prompt_rule"] and chosen["adjective_index"] is not None:   # the default lecture: one story
+            from scenes.prompts import lookback_head
+            head = lookback_head(self.gpt, lang=self.lang)
+            if head["causal"]:
+                self.params["layer"], self.head_choice = head["layer"], head
+                return head["layer"], {"rule": "the layer of the attention chapter's head: " + head["rule"],
+                                       "head": head["head"], "score": head["score"], "story": head["story"]}
         best = max((best_lookback_head(trace, f, [k]) | {"key": k} for k in (range(f) if f else [0])),
                    key=lambda b: b["score"])
         self.params["layer"] = best["layer"]

@@ -12,7 +12,7 @@ from scenes import style
 from scenes.components import AttentionGrid, ColourLegend, Label, MatrixVectorProduct, NumberColumn, TokenChip, TokenRow
 from scenes.lecture import LectureScene
 from scenes.params import ParamError
-from scenes.prompts import chapter_focus, lookback_head
+from scenes.prompts import adjective_kind, chapter_focus, lookback_head
 from scenes.style import ATTENTION, QUERY, SHARED, Strings
 
 STRINGS = SHARED | ATTENTION | Strings({
@@ -28,10 +28,84 @@ STRINGS = SHARED | ATTENTION | Strings({
 
 TOP = 3.55                       # top of the title-safe area, less a hair
 
+# The default lecture's head, chosen by what it does (scenes.prompts.HEAD_RULE), in its title note
+CAUSAL = Strings({
+    "chosen_causal": {"en": "Layer {layer}, head {head} of {model}, chosen by what it does:\n"
+                            "if only this head sees another {kind}: P(\"{adj}\") {p} \u2192 {p_patched}.",
+                      "zh": "{model}的第 {layer} 层第 {head} 个头，按作用选出：\n"
+                            "只让这个头看到别的{kind}：P(“{adj}”) {p} \u2192 {p_patched}。"},
+})
+# One story in two languages: the default lecture's head (scenes.prompts.story_heads) is chosen by one rule on both
+# languages' prompts; this line says which head each language's rule picked, in both lectures alike.
+STORY = Strings({
+    "story_same": {"en": "The rule picks this same head in English and in Chinese.",
+                   "zh": "在英文和中文里，这条规则选出的是同一个头。"},
+    "story_differs": {"en": "By this rule: layer {en_layer}, head {en_head} in English; layer {zh_layer}, head "
+                            "{zh_head} in Chinese.\nThe model learned this step once per language.",
+                      "zh": "按这条规则：英文里是第 {en_layer} 层第 {en_head} 个头，中文里是第 {zh_layer} 层"
+                            "第 {zh_head} 个头。\n模型为每种语言各学了一遍这一步。"},
+})
+STORY_RULE = ("story_same if the causal head rule (scenes.prompts.HEAD_RULE) picks the same (layer, head) on the "
+              "English and the Chinese default prompts, else story_differs naming both")
+KINDS = Strings({"colour": {"en": "colour", "zh": "颜色"}, "texture": {"en": "texture", "zh": "质地"}})
+
+
+# The layer of that head, where a scene follows a layer (multi_head, add_norm): the same story, said of the layer.
+LAYER_STORY = Strings({
+    "layer_same": {"en": "Its head carries \"{adj}\", in English and in Chinese alike.",
+                   "zh": "承载“{adj}”的头就在这一层，英文和中文都一样。"},
+    "layer_differs": {"en": "Its head carries \"{adj}\": layer {en_layer} in English, layer {zh_layer} in Chinese.",
+                      "zh": "承载“{adj}”的头：英文在第 {en_layer} 层，中文在第 {zh_layer} 层。"},
+})
+LAYER_STORY_RULE = ("layer_same if the causal head rule (scenes.prompts.HEAD_RULE) picks a head in the same layer on "
+                    "the English and the Chinese default prompts, else layer_differs naming both layers")
+
+
+def title_part(scene, name: str, key: str, rule: str, **inputs) -> str:
+    """A caption rule whose caption is a part of the title note: recorded as every caption rule is, and listed in
+    scene.title_parts (show_title records them with the title note's caption)."""
+    parts = getattr(scene, "title_parts", [])
+    scene.title_parts = parts if key in parts else [*parts, key]   # once, however often the note is said
+    return scene.caption_rule(name, key, rule, **inputs)
+
+
+def layer_line(scene, choice: dict) -> str:
+    """The story line of the layer the default lecture follows (the causal head's), in both languages."""
+    st = choice["story"]
+    en, zh = st["chosen"]["en"][0], st["chosen"]["zh"][0]
+    key = title_part(scene, "layer_story", "layer_same" if en == zh else "layer_differs", LAYER_STORY_RULE,
+                     en=int(en), zh=int(zh))
+    return LAYER_STORY(key, scene.lang, adj=style.token_label(choice["prompt_rule"]["adjective"]),
+                       en_layer=style.shown(en), zh_layer=style.shown(zh))
+
+
+def story_line(scene, story: dict) -> str:
+    """The story line of the default lecture's head (both languages' choices), chosen by STORY_RULE and recorded as
+    the scene's caption rule "story"."""
+    en, zh = story["chosen"]["en"], story["chosen"]["zh"]
+    key = title_part(scene, "story", "story_same" if story["same"] else "story_differs", STORY_RULE,
+                     en=list(en), zh=list(zh))
+    return STORY(key, scene.lang, en_layer=style.shown(en[0]), en_head=style.shown(en[1]),
+                 zh_layer=style.shown(zh[0]), zh_head=style.shown(zh[1]))
+
+
+def causal_note(scene, choice: dict, model: str) -> str:
+    """The title note of a head chosen by the causal rule: which head, what patching it did (P of the adjective,
+    clean and patched, in this language), then the story line."""
+    st = choice["story"]
+    lang, (layer, head) = scene.lang, (choice["layer"], choice["head"])
+    adjective = choice["prompt_rule"]["adjective"]
+    kind = adjective_kind(choice["prompt_rule"]["lang"], adjective)   # the prompt's language (a note may be re-said)
+    note = CAUSAL("chosen_causal", lang, model=model, layer=style.shown(layer), head=style.shown(head),
+                  adj=style.token_label(adjective), kind=KINDS(kind, lang), p=style.percent(st["p_clean"][lang]),
+                  p_patched=style.percent(st["p_patched"][lang][layer][head]))
+    return note + "\n" + story_line(scene, st)
+
 
 # --- the numbers: read from the trace and the weights, never computed here --------------------
 class ChosenHead:
-    """The prompt, focus token and head (chosen by scenes.prompts.lookback_head), and that head's numbers."""
+    """The prompt, focus token and head (chosen by scenes.prompts.lookback_head: for the default prompt by the causal
+    rule in both languages, scenes.prompts.story_heads), and that head's numbers."""
 
     def __init__(self, gpt, params: dict):
         ch = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"],
@@ -68,7 +142,8 @@ class ChosenHead:
             "layer": self.layer, "head": self.head, "focus": self.focus, "source": self.source,
             "choice": {"rule": ch["rule"], "score": ch["score"], "keys": ch["keys"], "given": ch["given"],
                        "source_weight": ch["source_weight"], "prompt_rule": ch["prompt_rule"],
-                       "all_scores": np.asarray(ch["all_scores"]).tolist()},
+                       "all_scores": np.asarray(ch["all_scores"]).tolist(), "weight": ch["weight"],
+                       "causal": ch["causal"], "story": ch["story"]},
             "model": {"d_model": self.d_model, "d_head": self.d_head, "n_head": self.n_head,
                       "n_positions": self.context},
         }
@@ -153,7 +228,7 @@ WHERE = Strings({
 class AttentionChapterScene(LectureScene):
     """A scene about one head chosen by computation (self.h): its title card says which and why."""
 
-    TITLE_TOP, NOTE_Y = 1.3, -1.3
+    TITLE_TOP, NOTE_Y = 1.9, -1.4      # room for a four-line note (the causal head and its story)
 
     def choose_head(self) -> ChosenHead:
         head = ChosenHead(self.gpt, self.params)
@@ -165,6 +240,8 @@ class AttentionChapterScene(LectureScene):
         """Which head is shown, and why (chosen by computation, or as requested)."""
         h = self.h
         given = h.choice["given"]["layer"] or h.choice["given"]["head"]
+        if h.choice["causal"] and not given:
+            return causal_note(self, h.choice, self.model_words("compact"))
         return self.s("given" if given else "chosen", model=self.model_words("compact"), layer=style.shown(h.layer), head=style.shown(h.head), focus=h.word(h.focus),
                       score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang))
 

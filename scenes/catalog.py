@@ -201,7 +201,7 @@ ADD_NORM = SceneSpec(
     summary="The residual add after attention, then LayerNorm with the real mean and variance before and after.",
     params=(LOOKBACK_PROMPT,
             Param("layer", IndexOrAuto(0, 63), AUTO, "the layer whose attention add and LayerNorm are shown "
-                  "(default: the layer of the head with the largest weight from the focus token to an earlier one)",
+                  "(default: the layer of the attention chapter's head, by scenes/prompts.py lookback_head)",
                   _check_layer),
             FOCUS, LANG),
     check=_focus_in_prompt,
@@ -213,8 +213,9 @@ from .params import model_index  # noqa: E402
 
 LOOKBACK_LAYER = Param("layer", IndexOrAuto(0, 63), AUTO, "the layer of the head shown (default: chosen with the "
                        "head, see head)", _check_layer)
-LOOKBACK_HEAD = Param("head", IndexOrAuto(0, 63), AUTO, "the head shown (default: the head whose focus token looks "
-                      "back hardest, by scenes/prompts.py lookback_head; the manifest records its score)",
+LOOKBACK_HEAD = Param("head", IndexOrAuto(0, 63), AUTO, "the head shown (default: for the default prompt, the head "
+                      "whose output most carries the adjective, else the one whose focus looks back hardest, by "
+                      "scenes/prompts.py lookback_head; the manifest records its score)",
                       model_index("n_head", "heads"))
 
 QUERIES_KEYS = SceneSpec(
@@ -253,8 +254,8 @@ MULTI_HEAD = SceneSpec(
     summary="Every head of one layer side by side, their outputs concatenated and projected by W_O; then GPT-3's "
             "96 heads x 96 layers, computed from its published shape.",
     params=(LOOKBACK_PROMPT,
-            Param("layer", IndexOrAuto(0, 63), AUTO, "the layer whose heads are shown (default: the layer of the head "
-                  "that looks back hardest from the focus token, by scenes/prompts.py lookback_head)", _check_layer),
+            Param("layer", IndexOrAuto(0, 63), AUTO, "the layer whose heads are shown (default: the layer of the "
+                  "attention chapter's head, by scenes/prompts.py lookback_head)", _check_layer),
             FOCUS, LANG),
     check=_focus_in_prompt,
     sections=lambda p: ["title", "heads", "focus", "concat", "project", "scale", "summary"],

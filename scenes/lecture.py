@@ -320,6 +320,8 @@ class LectureScene(Scene):
         self.play(FadeIn(title_m, shift=UP * 0.2), run_time=style.STEP)
         self.play(FadeIn(subtitle_m), FadeIn(note_m), run_time=style.STEP)
         self.caption_shown("title_note", note)
+        if getattr(self, "title_parts", None):   # caption rules whose captions are parts of the note (title_part)
+            self.captions[-1]["parts"] = list(self.title_parts)
         self.wait(style.PAUSE)
         self.title_group, self.title_up = VGroup(title_m, subtitle_m, note_m), True
 

@@ -32,7 +32,7 @@ from scenes.components import (BarColumn, ColourLegend, Label, LabelColumn, Numb
 from scenes.components.tracing import share_text
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
-from scenes.prompts import join_words, person_in, sport_fact_prompt
+from scenes.prompts import join_words, own_language, person_in, sport_fact_prompt
 from scenes.style import EMBEDDING, EMBEDDING_UPDATED, LOGIT, MUTED, NEURON_ACTIVE, PROB, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
@@ -152,6 +152,24 @@ S = SHARED | Strings({
                      "zh": "把这个 MLP 输出换成它在整个语言上的平均：\n"
                             "P({sport}) 几乎不变（{p0} 到 {p1}）。"},
     "clean": {"en": "the real run", "zh": "原来的运行"},
+    # the default lecture, where the two languages' prompts reach different conclusions: both, in both lectures
+    "lookup_langs": {"en": "Through {comp} at \"{tok}\", \"{sport}\" rises by {d}.\n"
+                           "In English {en};\nin Chinese {zh}.",
+                     "zh": "经过 {comp}（\u201c{tok}\u201d处），\u201c{sport}\u201d上升 {d}。\n"
+                           "英文里{en}；\n中文里{zh}。"},
+    "lookup_clean_is": {"en": "no other sport rises even half as much", "zh": "其他运动的上升都不到它的一半"},
+    "lookup_most_is": {"en": "\"{other}\" rises too ({od}, against {d})",
+                       "zh": "\u201c{other}\u201d也上升了（{od}，对比 {d}）"},
+    "lookup_not_is": {"en": "\"{other}\" rises more ({od}, against {d})",
+                      "zh": "\u201c{other}\u201d上升更多（{od}，对比 {d}）"},
+    "ablation_langs": {"en": "Replace that MLP output by its language-wide mean:\n"
+                             "in English {en};\nin Chinese {zh}.",
+                       "zh": "把这个 MLP 输出换成它在整个语言上的平均：\n英文里{en}；\n中文里{zh}。"},
+    "ablation_none_is": {"en": "P({sport}) barely moves ({p0} to {p1})", "zh": "P({sport}) 几乎不变（{p0} 到 {p1}）"},
+    "ablation_drop_is": {"en": "P({sport}) falls from {p0} to {p1}, still on top",
+                         "zh": "P({sport}) 从 {p0} 降到 {p1}，仍是首选"},
+    "ablation_flip_is": {"en": "P({sport}) falls from {p0} to {p1}, off the top",
+                         "zh": "P({sport}) 从 {p0} 降到 {p1}，不再是首选"},
     "ablated": {"en": "{comp}\u00b7\"{tok}\" \u2192 mean", "zh": "{comp}\u00b7\u201c{tok}\u201d\u2192 平均值"},
     "new_top": {"en": "top answer: \"{word}\" ({p})", "zh": "首选：\u201c{word}\u201d（{p}）"},
     "and_yes": {"en": "Change one name: the answer is each person's own sport.\n"
@@ -325,6 +343,16 @@ class FactLookup:
         exceed more than SHARE_VIEW_MAX times, would mislead."""
         return self.spread_key() in ("spread_many", "spread_one", "spread_many_over", "spread_one_over")
 
+    def story_entry(self) -> dict:
+        """What the story compares between the languages: the lookup point and every conclusion's key and numbers."""
+        lookup, other = self.lookup_key()
+        d = self.deltas()
+        return {"prompt": self.prompt, "layer": self.layer, "position": self.position,
+                "position_is": "last_name" if self.position == self.last_index else "other",
+                "sport": self.person.sport, "lookup_key": lookup, "best_other": other, "deltas": d,
+                "readout_key": self.readout_key(), "spread_key": self.spread_key(), "largest_key": self.largest_key(),
+                "ablation_key": self.ablation_key(), "ablation": dict(self.ablation), "new_top": self.new_top}
+
     def ablation_key(self) -> str:
         a = self.ablation
         if a["p_before"] - a["p_after"] < 0.05:
@@ -426,9 +454,17 @@ class MlpFact(LectureScene):
         return self.s(key, l=style.shown(layer))
 
     def prepare(self):
+        default = self.params["prompt"] == AUTO
         self.f = f = FactLookup(self.gpt, self.params)
         self.params.update(prompt=f.prompt)
         self.values.update(f.record())
+        # one story in two languages: the default lecture runs the same rules on the other language's default prompt
+        self.story = None
+        if default and own_language(self.gpt):
+            other = "zh" if self.lang == "en" else "en"
+            o = FactLookup(self.gpt, {**self.params, "prompt": AUTO, "lang": other}, means=f.means)
+            self.story = {self.lang: f.story_entry(), other: o.story_entry()}
+            self.values["story"] = {**self.story, "rule": "the scene's rules run on both languages' default prompts"}
         self.build_where()
         self.build_lookup()
         self.build_readout()
@@ -609,11 +645,20 @@ class MlpFact(LectureScene):
         f = self.f
         key, other = f.lookup_key()
         d = f.deltas()
+        langs = {lang: e["lookup_key"] for lang, e in (self.story or {}).items()}
+        key = "lookup_langs" if len(set(langs.values())) > 1 else key
         self.caption_rule("lookup", key, "the person's sport's projection rises most of the 8 and no other rises by "
                           "half as much: lookup_clean; rises most but another rises by at least half: lookup_most; "
-                          "another rises more: lookup_not", deltas=d, sport=f.person.sport, best_other=other)
+                          "another rises more: lookup_not; in the default lecture, lookup_langs when the English and "
+                          "the Chinese default prompts differ", deltas=d, sport=f.person.sport, best_other=other,
+                          languages=langs)
+        phrases = {}
+        for lang, e in (self.story or {}).items():   # each language's conclusion, in this lecture's words
+            de = e["deltas"]
+            phrases[lang] = self.s(e["lookup_key"] + "_is", other=style.token_label(f.g.t(e["best_other"])),
+                                   od=style.signed(de[e["best_other"]], 1), d=style.signed(de[e["sport"]], 1))
         self.say(key, comp=self.comp_name(f.layer, "mlp"), tok=f.tokens[f.position], sport=f.answer,
-                 d=style.signed(d[f.person.sport], 1), other=f.g.t(other), od=style.signed(d[other], 1))
+                 d=style.signed(d[f.person.sport], 1), other=f.g.t(other), od=style.signed(d[other], 1), **phrases)
         self.clear_stage()
         self.play(FadeIn(self.look_header), FadeIn(self.look_words), Create(self.zero_line), FadeIn(self.look_key),
                   run_time=STEP)
@@ -673,12 +718,21 @@ class MlpFact(LectureScene):
     def beat_ablation(self):
         f = self.f
         a = f.ablation
-        key = self.caption_rule("ablation", f.ablation_key(), "P(answer) falls by less than 0.05: ablation_none; "
-                                "else the answer is still the top word: ablation_drop; else ablation_flip",
+        langs = {lang: e["ablation_key"] for lang, e in (self.story or {}).items()}
+        key = self.caption_rule("ablation", "ablation_langs" if len(set(langs.values())) > 1 else f.ablation_key(),
+                                "P(answer) falls by less than 0.05: ablation_none; else the answer is still the top "
+                                "word: ablation_drop; else ablation_flip; in the default lecture, ablation_langs when "
+                                "the English and the Chinese default prompts differ",
                                 p_before=a["p_before"], p_after=a["p_after"], new_top=f.new_top["word"],
-                                answer=f.answer)
+                                answer=f.answer, languages=langs)
+        phrases = {}
+        for lang, e in (self.story or {}).items():   # each language's conclusion, in this lecture's words
+            ea = e["ablation"]
+            phrases[lang] = self.s(e["ablation_key"] + "_is", sport=style.token_label(f.g.t(e["sport"])),
+                                   p0=style.percent(ea["p_before"]), p1=style.percent(ea["p_after"]),
+                                   new=style.token_label(e["new_top"]["word"]))
         self.say(key, sport=f.answer, p0=style.percent(a["p_before"]), p1=style.percent(a["p_after"]),
-                 new=f.new_top["word"])
+                 new=f.new_top["word"], **phrases)
         self.clear_stage()
         self.play(FadeIn(self.abl_labels), FadeIn(self.abl_head), FadeIn(self.abl_bars.tracks), run_time=STEP)
         self.play(*[GrowFromEdge(b, LEFT) for b in self.abl_bars.bars], FadeIn(self.abl_numbers), run_time=STEP)

@@ -34,6 +34,12 @@ S = SHARED | Strings({
     "chosen": {"en": "Layer {layer}'s MLP at \"{focus}\": of the {n} layers,\n"
                      "its output there is the largest (length {norm}).",
                "zh": "第 {layer} 层的 MLP，看 \u201c{focus}\u201d：在 {n} 层中，\n它在这里的输出最大（长度 {norm}）。"},
+    "mlp_story_same": {"en": "The same rule picks this layer and neuron {en_neuron} in English and in Chinese.",
+                       "zh": "在英文和中文里，同一规则都选出这一层和神经元 {en_neuron}。"},
+    "mlp_story_differs": {"en": "By this rule: layer {en_layer}, neuron {en_neuron} in English;\n"
+                                "layer {zh_layer}, neuron {zh_neuron} in Chinese.",
+                          "zh": "按这条规则：英文里是第 {en_layer} 层的神经元 {en_neuron}；\n"
+                                "中文里是第 {zh_layer} 层的神经元 {zh_neuron}。"},
     "given": {"en": "Layer {layer}'s MLP at \"{focus}\":\nits output there has length {norm}.",
               "zh": "第 {layer} 层的 MLP，看 \u201c{focus}\u201d：\n它在这里的输出长度为 {norm}。"},
     "up": {"en": "Each neuron asks one question: its column of W_in times x,\n"
@@ -69,6 +75,14 @@ S = SHARED | Strings({
     "readout_other": {"en": "Read through the unembedding, neuron {neuron}'s row\n"
                             "raises \"{word}\" most: not among the model's top {k} guesses here.",
                       "zh": "经过反嵌入读出，神经元 {neuron} 的那一行最提升 \u201c{word}\u201d：\n它不在模型此处的前 {k} 个候选里。"},
+    "readout_langs": {"en": "Read through the unembedding, neuron {neuron}'s row\n"
+                            "raises \"{word}\" most. In English the top neuron's word\n"
+                            "{en_is} the model's top {k} guesses; in Chinese it {zh_is} them.",
+                      "zh": "经过反嵌入读出，神经元 {neuron} 的那一行最提升 \u201c{word}\u201d。\n"
+                            "两种语言不同：最活跃神经元最提升的词，\n"
+                            "英文里{en_is}模型的前 {k} 个候选里，中文里{zh_is}其中。"},
+    "is_agrees": {"en": "is among", "zh": "在"},
+    "is_other": {"en": "is not among", "zh": "不在"},
     "readout_header": {"en": "logit added per unit of neuron {neuron}", "zh": "神经元 {neuron} 每单位激活增加的 logit"},
     "residual_big": {"say_en": "The MLP's output is added to the stream: the stream plus what the MLP computes from its normalised copy. Here it is longer than the stream it joins.",
                      "say_zh": 'MLP 的输出加回残差流：残差流，加上 MLP 从它归一化后的副本算出的结果。这里它比它加入的残差流还长。',
@@ -149,7 +163,7 @@ def _sample(gpt, lang: str) -> dict:
 class MlpAtFocus:
     """One layer's MLP at the token in focus: the layer and focus by rule, the top neurons, every step's numbers."""
 
-    def __init__(self, gpt, params: dict, sample: dict | None = None):
+    def __init__(self, gpt, params: dict, sample: dict | None = None, light: bool = False):
         self.lang = lang = params.get("lang", "en")
         chosen = fact_prompt(lang, gpt) if params["prompt"] == AUTO else None
         self.prompt = chosen["prompt"] if chosen else params["prompt"]
@@ -182,6 +196,8 @@ class MlpAtFocus:
                                       word_ids=self.words_of_lang)
         p = np.asarray(tr["logits"][self.focus], np.float64)
         self.next_top = [gpt.tokenizer.words[int(i)] for i in np.argsort(-p, kind="stable")[:N_WORDS]]
+        if light:        # the choice and the readout only (the other language's, for the story)
+            return
         sample = sample if sample is not None else _sample(gpt, self.prompt_lang)
         ranked = neuron_top_contexts(gpt, sample, self.layer, self.top[0], k=CONTEXT_POOL)
         self.contexts = distinct_contexts(ranked, N_CONTEXTS)
@@ -200,6 +216,12 @@ class MlpAtFocus:
 
     def readout_key(self) -> str:
         return "readout_agrees" if self.readout["top"][0]["word"] in self.next_top else "readout_other"
+
+    def story_entry(self) -> dict:
+        """What the story compares between the languages: the layer, the top neuron, its readout and the guesses."""
+        return {"prompt": self.prompt, "focus": self.focus, "mlp_out_norms": self.out_norms, "layer": self.layer,
+                "neuron": self.top[0], "readout_word": self.readout["top"][0]["word"], "next_top": self.next_top,
+                "readout_key": self.readout_key()}
 
     def residual_key(self) -> str:
         return "residual_big" if np.linalg.norm(self.mlp_out) > np.linalg.norm(self.resid_mid) else "residual_small"
@@ -248,18 +270,39 @@ class MlpSteps(LectureScene):
     name = "mlp_steps"
     strings = S
     beat_titles = BEATS
-    TITLE_TOP, NOTE_Y = 1.4, -1.3
+    TITLE_TOP, NOTE_Y = 1.8, -1.35     # room for the story line under the note
 
     def title_note(self) -> str:
         m = self.m
         key = "given" if m.layer_given else "chosen"
-        return self.s(key, layer=style.shown(m.layer), focus=m.tokens[m.focus], n=m.n_layer, norm=f"{m.out_norms[m.layer]:.1f}")
+        note = self.s(key, layer=style.shown(m.layer), focus=m.tokens[m.focus], n=m.n_layer, norm=f"{m.out_norms[m.layer]:.1f}")
+        if self.story:    # the default lecture: the same rule's picks in both languages
+            from scenes.attention_chapter import title_part
+            en, zh = self.story["en"], self.story["zh"]
+            same = (en["layer"], en["neuron"]) == (zh["layer"], zh["neuron"])
+            story_key = title_part(self, "mlp_story", "mlp_story_same" if same else "mlp_story_differs",
+                                   "mlp_story_same if the rule picks the same layer and the same top neuron on the "
+                                   "English and the Chinese default prompts, else mlp_story_differs naming both",
+                                   en=[en["layer"], en["neuron"]], zh=[zh["layer"], zh["neuron"]])
+            note += "\n" + self.s(story_key, en_layer=style.shown(en["layer"]), en_neuron=en["neuron"],
+                                   zh_layer=style.shown(zh["layer"]), zh_neuron=zh["neuron"])
+        return note
 
     # --- the numbers and the pieces ------------------------------------------------------------------------
     def prepare(self):
+        default = self.params["prompt"] == AUTO and self.params["layer"] == AUTO and self.params["focus"] == AUTO
         self.m = m = MlpAtFocus(self.gpt, self.params)
         self.params.update(prompt=m.prompt, focus=m.focus, layer=m.layer)   # `auto` resolved
         self.values.update(m.record())
+        # one story in two languages: the default lecture runs the same rules on the other language's default prompt
+        self.story = None
+        if default and m.prompt_rule is not None:
+            other = "zh" if self.lang == "en" else "en"
+            o = MlpAtFocus(self.gpt, {**self.params, "prompt": AUTO, "layer": AUTO, "focus": AUTO, "lang": other},
+                           light=True)
+            self.story = {self.lang: m.story_entry(), other: o.story_entry()}
+            self.values["story"] = {**self.story, "rule": "the scene's rules (layer, top neuron, readout) run on both "
+                                                          "languages' default prompts"}
         self.build_up()
         self.build_contexts()
         self.build_gelu()
@@ -470,11 +513,15 @@ class MlpSteps(LectureScene):
 
     def beat_readout(self):
         m = self.m
-        key = self.caption_rule("readout", m.readout_key(), f"the word the top neuron's row raises most is among "
-                                f"the model's top {N_WORDS} next words at the focus: readout_agrees, else "
-                                "readout_other", word=m.readout["top"][0]["word"], next_top=m.next_top)
+        keys = {lang: e["readout_key"] for lang, e in (self.story or {}).items()}
+        key = self.caption_rule("readout", "readout_langs" if len(set(keys.values())) > 1 else m.readout_key(),
+                                f"the word the top neuron's row raises most is among the model's top {N_WORDS} next "
+                                "words at the focus: readout_agrees, else readout_other; in the default lecture, "
+                                "readout_langs when that differs between the English and the Chinese default prompts",
+                                word=m.readout["top"][0]["word"], next_top=m.next_top, languages=keys)
         self.say(key, neuron=m.top[0], word=style.token_label(m.readout["top"][0]["word"]),
-                 next=style.token_label(m.next_top[0]), k=N_WORDS)
+                 next=style.token_label(m.next_top[0]), k=N_WORDS,
+                 **({f"{lang}_is": self.s("is_" + k.split("_")[1]) for lang, k in keys.items()} if keys else {}))
         self.clear_stage()
         self.play(FadeIn(self.read_header), FadeIn(self.read_words), run_time=STEP)
         self.play(*[GrowFromEdge(b, LEFT) for b in self.read_bars.bars], FadeIn(self.read_numbers), run_time=STEP)

@@ -32,6 +32,8 @@ S = SHARED | ATTENTION | Strings({
                          "this layer holds the head that looks back hardest from it.",
                    "zh": "{model}的第 {layer} 层有 {n} 个头。我们观察词元 \u201c{focus}\u201d；\n"
                          "这一层是从它回看得最用力的那个头所在的层。"},
+    "layer_watch": {"en": "Layer {layer} of {model} has {n} heads. We watch \"{focus}\".",
+                    "zh": "{model}的第 {layer} 层有 {n} 个头。我们观察词元 \u201c{focus}\u201d。"},
     "layer_given": {"en": "Layer {layer} of {model} has {n} heads.\nWe watch the token \"{focus}\".",
                     "zh": "{model}的第 {layer} 层有 {n} 个头。\n我们观察词元 \u201c{focus}\u201d。"},
     "heads": {"en": "Each head has its own W_q, W_k and W_v,\nso each learns its own attention pattern.",
@@ -140,7 +142,8 @@ class LayerHeads:
             "prompt": self.prompt, "tokens": self.tokens, "token_ids": self.token_ids, "focus": self.focus,
             "layer": self.layer, "n_head": self.n_head, "d_head": self.dh, "d_model": self.d,
             "choice": {"rule": ch["rule"], "score": ch["score"], "head": ch["head"], "keys": ch["keys"],
-                       "given": ch["given"], "prompt_rule": ch["prompt_rule"], "all_scores": ch["all_scores"]},
+                       "given": ch["given"], "prompt_rule": ch["prompt_rule"], "all_scores": ch["all_scores"],
+                       "weight": ch["weight"], "causal": ch["causal"], "story": ch["story"]},
             "patterns": self.patterns, "every_layer_patterns": [l["attn"]["weights"] for l in self.trace["layers"]],
             "top_keys": self.top_keys, "top_weights": self.top_weights,
             "head_out": self.head_out, "concat": self.concat, "W_O": self.W_O, "b_O": self.b_O, "out": self.out,
@@ -175,6 +178,10 @@ class MultiHead(LectureScene):
     # --- the beats ---------------------------------------------------------------------------
     def title_note(self) -> str:
         m = self.m
+        if m.choice["causal"] and not m.choice["given"]["layer"]:   # the default lecture: the causal head's layer
+            from scenes.attention_chapter import layer_line
+            return self.s("layer_watch", model=self.model_words("short"), layer=style.shown(m.layer), n=m.n_head,
+                          focus=m.tokens[m.focus]) + "\n" + layer_line(self, m.choice)
         key = "layer_given" if m.choice["given"]["layer"] else "layer_note"
         return self.s(key, model=self.model_words("short"), layer=style.shown(m.layer), n=m.n_head, focus=m.tokens[m.focus])
 

@@ -193,16 +193,106 @@ def lookback_prompt(lang: str = "en", gpt=None) -> dict:
 
 
 
+# --- the attention chapter's head, chosen by what it does (a causal rule), in both languages at once ------------------
+TOP_SET = 3          # the top heads patched together as well (2 and 3 of them): whether the job is shared
+_STORY: dict = {}    # (id of the model, language) -> (the model, its head scores): computed once per model
+
+
+def adjective_kind(lang: str, adjective: str) -> str:
+    """"colour" or "texture": the attribute of the training language (in `lang`) an adjective belongs to."""
+    return next(kind for kind, words in _attributes(lang).items() if adjective in words)
+
+
+def _attributes(lang: str) -> dict:
+    from model import language
+
+    g = language.Language().grammar(lang)
+    return {"colour": [g.t(w) for w in language.COLOURS], "texture": [g.t(w) for w in language.TEXTURES]}
+
+
+def adjective_alternatives(lang: str, adjective: str) -> list[str]:
+    """The other words of the adjective's attribute in `lang` (its colours, or its textures), in the language's
+    order: what the adjective is swapped for in head_scores' corrupted prompts."""
+    for words in _attributes(lang).values():
+        if adjective in words:
+            return [w for w in words if w != adjective]
+    raise ValueError(f"{adjective!r} is neither a colour nor a texture of the {lang} training language")
+
+
+def head_scores(gpt, lang: str) -> dict:
+    """Every head's causal score on the default look-back prompt of `lang` (lookback_prompt): the drop in
+    log P(the adjective next) at the focus token when the head's output is patched in from the same prompt with the
+    adjective swapped for each other word of its attribute (model.analysis.heads.head_patching, averaged over the
+    swaps); and the top 1, 2, ..., TOP_SET heads by score patched together (`sets`: each set's score, mean P and
+    `share`, the part of P's fall under the whole swap that the set alone brings about): whether one head carries the
+    answer or several share it."""
+    from model.analysis.heads import head_patching
+
+    key = (id(gpt), lang)
+    if key in _STORY and _STORY[key][0] is gpt:     # the model is held with its entry: its id is not reused
+        return _STORY[key][1]
+    chosen = lookback_prompt(lang, gpt)
+    vocab = gpt.tokenizer.vocab
+    ids = [int(i) for i in gpt.encode(chosen["prompt"])]
+    a = chosen["adjective_index"]
+    others = adjective_alternatives(lang, chosen["adjective"])
+    corrupt = [ids[:a] + [vocab[w]] + ids[a + 1:] for w in others]
+    answer = vocab[chosen["adjective"]]
+    single = head_patching(gpt, ids, corrupt, answer)
+    scores = single["scores"]
+    order = [tuple(int(x) for x in np.unravel_index(i, scores.shape))
+             for i in np.argsort(-scores, axis=None, kind="stable")]
+    sets = head_patching(gpt, ids, corrupt, answer, sets=[order[:k] for k in range(2, TOP_SET + 1)],
+                         per_head=False)["sets"]
+    gap = single["p_clean"] - single["p_corrupt"]
+    sets = [{"heads": [list(order[0])], "score": float(scores[order[0]]),
+             "p_patched": float(single["p_patched"][order[0]])}] + sets
+    for entry in sets:   # the share of P(adjective)'s fall under the whole swap that these heads alone bring about
+        entry["share"] = (single["p_clean"] - entry["p_patched"]) / gap if gap else float("nan")
+    out = {
+        "lang": lang, "prompt": chosen["prompt"], "focus": chosen["focus_index"], "adjective": chosen["adjective"],
+        "adjective_index": a, "swapped_for": others, "scores": scores, "p_patched": single["p_patched"],
+        "p_clean": single["p_clean"], "p_corrupt": single["p_corrupt"],
+        "best": list(order[0]), "sets": sets,
+    }
+    _STORY[key] = (gpt, out)
+    return out
+
+
+HEAD_RULE = ("the head whose output, patched in from the same prompt with the adjective swapped for each other word of "
+             "its attribute (averaged over the swaps), most lowers log P(the adjective) at the focus token")
+
+
+def story_heads(gpt) -> dict:
+    """The causal head rule (head_scores) on both languages' default prompts: every head's score in each language,
+    the head each picks, and whether the two languages pick the same head (then both lectures follow it; else each
+    follows its own and names the other's)."""
+    per = {lang: head_scores(gpt, lang) for lang in LANGS}
+    return {"rule": HEAD_RULE, "same": per["en"]["best"] == per["zh"]["best"],
+            "chosen": {lang: per[lang]["best"] for lang in LANGS},
+            "scores": {lang: np.asarray(per[lang]["scores"]).tolist() for lang in LANGS},
+            "p_patched": {lang: np.asarray(per[lang]["p_patched"]).tolist() for lang in LANGS},
+            "p_clean": {lang: per[lang]["p_clean"] for lang in LANGS},
+            "p_corrupt": {lang: per[lang]["p_corrupt"] for lang in LANGS},
+            "sets": {lang: per[lang]["sets"] for lang in LANGS},
+            "prompts": {lang: per[lang]["prompt"] for lang in LANGS},
+            "swapped_for": {lang: per[lang]["swapped_for"] for lang in LANGS}}
+
+
 def lookback_head(gpt, prompt: str = "auto", focus="auto", layer="auto", head="auto", lang: str = "en") -> dict:
     """The chapter's prompt, focus token and head, each given or chosen by rule, with the score it was chosen by.
 
     The default prompt is lookback_prompt(lang). Rules, over every layer and head (a given layer or head narrows
     the search; the earliest wins a tie):
-    - default prompt, focus on its recall token: the most attention from the focus to the adjective it recalls
+    - default prompt, focus on its recall token, our own model: the causal rule (HEAD_RULE, story_heads), run on
+      both languages' default prompts; `score` is the head's drop in log P(adjective) in nats, `story` both
+      languages' scores and choices (the lecture in `lang` follows the head its own prompt picks);
+    - the same with a checkpoint of one's own: the most attention from the focus to the adjective it recalls
       (as model.analysis.best_lookback_head);
     - default prompt, focus on its noun: the most attention from the noun to the adjectives before it (summed);
     - otherwise: the largest single weight from the focus to one earlier token after the first.
-    `source` is where the chosen head's focus row puts its largest weight (the focus itself included).
+    `source` is where the chosen head's focus row puts its largest weight (the focus itself included); `weight` the
+    chosen head's attention from the focus on the keys (the adjective, by the default rules).
     """
     from model.analysis import lookback_scores
     from .params import AUTO, ParamError
@@ -216,7 +306,12 @@ def lookback_head(gpt, prompt: str = "auto", focus="auto", layer="auto", head="a
         focus = chosen["focus_index"] if chosen else T - 1
     if not 0 <= focus < T:
         raise ParamError(f"focus: the prompt has {T} tokens (positions 0..{T - 1}), got {focus}")
-    if chosen and chosen["adjective_index"] is not None and focus == chosen["focus_index"]:
+    causal = (chosen is not None and chosen["adjective_index"] is not None and focus == chosen["focus_index"]
+              and own_language(gpt))
+    if causal:
+        groups = [[chosen["adjective_index"]]]
+        rule = HEAD_RULE
+    elif chosen and chosen["adjective_index"] is not None and focus == chosen["focus_index"]:
         groups = [[chosen["adjective_index"]]]
         rule = "the most attention from the focus token to the adjective it recalls"
     elif chosen and chosen["noun_index"] is not None and focus == chosen["noun_index"] and focus > 1:
@@ -225,19 +320,23 @@ def lookback_head(gpt, prompt: str = "auto", focus="auto", layer="auto", head="a
     else:
         groups = [[k] for k in range(1, focus)] or [[0]]
         rule = "the largest single attention weight from the focus token to an earlier token after the first"
-    scores = np.array([lookback_scores(trace, focus, g) for g in groups])   # (key groups, layers, heads)
+    attention = np.array([lookback_scores(trace, focus, g) for g in groups])   # (key groups, layers, heads)
+    story = story_heads(gpt) if causal else None
+    scores = np.asarray(story["scores"][lang])[None] if causal else attention
     allowed = np.zeros(scores.shape[1:], dtype=bool)
     allowed[slice(None) if layer == AUTO else layer, slice(None) if head == AUTO else head] = True
-    g, best_layer, best_head = np.unravel_index(int(np.where(allowed, scores, -1.0).argmax()), scores.shape)
+    g, best_layer, best_head = np.unravel_index(int(np.where(allowed, scores, -np.inf).argmax()), scores.shape)
     weights = trace["layers"][best_layer]["attn"]["weights"][best_head, focus, :focus + 1]
     return {
         "prompt": text, "trace": trace, "focus": int(focus), "layer": int(best_layer), "head": int(best_head),
         "keys": groups[g], "score": float(scores[g, best_layer, best_head]),
+        "weight": float(attention[g, best_layer, best_head]),   # the focus's attention on the keys, in that head
         "source": int(np.argmax(weights)), "source_weight": float(weights.max()),
         "rule": rule + ", over every layer and head" + ("" if layer == AUTO and head == AUTO else
                                                          " allowed by the given layer/head"),
+        "causal": causal, "story": story,
         "given": {"prompt": prompt != AUTO, "focus": focus_given, "layer": layer != AUTO, "head": head != AUTO},
-        "prompt_rule": chosen, "all_scores": scores,
+        "prompt_rule": chosen, "all_scores": scores, "all_weights": attention,
     }
 
 

@@ -113,7 +113,7 @@ class Summary(LectureScene):
 
     # --- the beats -------------------------------------------------------------------
     def beat_context(self):
-        self.say("context", n=self.reach, w=style.percent(self.head["score"]))
+        self.say("context", n=self.reach, w=style.percent(self.head["weight"]))
         self.reveal(0)
         self.play(FadeIn(self.chips), run_time=STEP)
         self.play(FadeIn(self.arc), FadeIn(self.arc_label), run_time=STEP)
@@ -165,7 +165,7 @@ class Summary(LectureScene):
         self.chips[1].move_to([VISUAL_RIGHT - 0.9, y - 0.35, 0])
         self.arc = CurvedArrow(self.chips[1].get_top() + UP * 0.05, self.chips[0].get_top() + UP * 0.05,
                                angle=0.4, color=style.QUERY, stroke_width=3)
-        self.arc_label = centred_number(style.percent(head["score"]), self.arc.get_top() + UP * 0.2)
+        self.arc_label = centred_number(style.percent(head["weight"]), self.arc.get_top() + UP * 0.2)
 
         # 2. parallel: the recorded benchmark: the entry measured on the prompt on screen if there is one, else the
         # one for this clip's language (measured on its default prompt, and said to be a recorded prompt's)
@@ -229,7 +229,7 @@ class Summary(LectureScene):
         self.values.update({
             "prompt": head["prompt"], "tokens": tokens, "token_ids": [int(i) for i in head["trace"]["token_ids"]],
             "context": {"layer": head["layer"], "head": head["head"], "focus": focus, "key": key,
-                        "tokens_back": self.reach, "weight": head["score"], "rule": head["rule"]},
+                        "tokens_back": self.reach, "weight": head["weight"], "rule": head["rule"]},
             "parallel": p,
             "representations": {"answer_id": answer, "p_answer": self.p_answer,
                                 "points": [[r["part"], r["layer"]] for r in lens]},

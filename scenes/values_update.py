@@ -186,7 +186,8 @@ class HeadAtFocus:
             "prompt": self.prompt, "tokens": self.tokens, "token_ids": self.token_ids, "focus": self.focus,
             "layer": self.layer, "head": self.head,
             "choice": {"rule": ch["rule"], "score": ch["score"], "keys": ch["keys"], "given": ch["given"],
-                       "prompt_rule": ch["prompt_rule"], "all_scores": ch["all_scores"]},
+                       "prompt_rule": ch["prompt_rule"], "all_scores": ch["all_scores"], "weight": ch["weight"],
+                       "causal": ch["causal"], "story": ch["story"]},
             "source": {"position": self.source, "word": self.tokens[self.source],
                        "weight": float(self.weights[self.source])},
             "d_model": self.d, "d_head": self.dh, "n_head": self.n_head,
@@ -235,7 +236,7 @@ class ValuesUpdate(LectureScene):
     name = "values_update"
     strings = S
     beat_titles = BEATS
-    TITLE_TOP, NOTE_Y = 1.4, -1.3
+    TITLE_TOP, NOTE_Y = 1.9, -1.4      # room for a four-line note (the causal head and its story)
 
     # --- the beats ---------------------------------------------------------------------------
     def title_note(self) -> str:
@@ -244,6 +245,9 @@ class ValuesUpdate(LectureScene):
         if given:   # the user's head: say where it looks
             return self.s("given", layer=style.shown(h.layer), head=style.shown(h.head), focus=h.tokens[h.focus], src=h.tokens[h.source],
                           score=style.percent(h.weights[h.source]))
+        if h.choice["causal"]:     # the default lecture's head, chosen by what it does, in both languages
+            from scenes.attention_chapter import causal_note
+            return causal_note(self, h.choice, self.model_words("compact"))
         keys = " ".join(h.tokens[k] for k in h.choice["keys"])   # the chosen head: the score it was chosen by
         return self.s("chosen", layer=style.shown(h.layer), head=style.shown(h.head), focus=h.tokens[h.focus], src=keys,
                       score=style.percent(h.choice["score"]))

@@ -32,3 +32,46 @@ def recompute_head(gpt, prompt: str, layer: int, head: int) -> dict:
 def nan_for_none(rows) -> np.ndarray:
     """A manifest grid with null for −∞, back as numbers."""
     return np.array([[-np.inf if v is None else v for v in row] for row in rows], dtype=np.float64)
+
+
+def causal_head_scores(gpt, lang: str) -> dict:
+    """The attention chapter's causal head rule, written out again: on the default look-back prompt of `lang`, for
+    every head, the clean run with that head's output (its rows of W_O times its head output, at every position)
+    taken from the prompt with the adjective swapped for each other word of its attribute (colour or texture);
+    the score is the mean drop in log P(adjective next). Returns the scores (layers × heads), the mean P(adjective)
+    so patched, the clean P, and the best (layer, head)."""
+    from model import language
+    from scenes.prompts import lookback_prompt
+
+    chosen = lookback_prompt(lang)
+    g = language.Language().grammar(lang)
+    vocab = gpt.tokenizer.vocab
+    ids = [int(i) for i in gpt.encode(chosen["prompt"])]
+    a, adj = chosen["adjective_index"], chosen["adjective"]
+    kind = next(ws for ws in ([g.t(w) for w in language.COLOURS], [g.t(w) for w in language.TEXTURES]) if adj in ws)
+    answer = vocab[adj]
+
+    def logp(trace):
+        z = np.asarray(trace["logits"][-1], np.float64)
+        return float(z[answer] - z.max() - np.log(np.exp(z - z.max()).sum()))
+
+    def head_delta(trace, layer, head):
+        dh = gpt.config.d_head
+        W_O = gpt.p(f"h.{layer}.attn.c_proj.weight")[head * dh:(head + 1) * dh]
+        return np.asarray(trace["layers"][layer]["attn"]["head_out"][head], np.float64) @ W_O
+
+    clean = gpt.trace(ids)
+    corrupt = [gpt.trace(ids[:a] + [vocab[w]] + ids[a + 1:]) for w in kind if w != adj]
+    c = gpt.config
+    scores, p = np.zeros((c.n_layer, c.n_head)), np.zeros((c.n_layer, c.n_head))
+    for layer in range(c.n_layer):
+        for head in range(c.n_head):
+            lps = []
+            for run in corrupt:
+                out = np.asarray(clean["layers"][layer]["attn"]["out"], np.float64) \
+                    - head_delta(clean, layer, head) + head_delta(run, layer, head)
+                lps.append(logp(gpt.trace(ids, patch={(layer, "attn", t): out[t] for t in range(len(ids))})))
+            scores[layer, head] = logp(clean) - np.mean(lps)
+            p[layer, head] = np.mean(np.exp(lps))
+    best = np.unravel_index(int(scores.argmax()), scores.shape)
+    return {"scores": scores, "p_patched": p, "p_clean": math.exp(logp(clean)), "best": [int(best[0]), int(best[1])]}

@@ -143,9 +143,32 @@ def check_lookup(v, rule, gpt):
     others = [s for s in model_language.SPORTS if s != person.sport]
     top_other = max(delta[s] for s in others)
     assert delta[rule["inputs"]["best_other"]] == top_other, "the other sport named is the one that rises most"
+    key = lookup_from(delta, person.sport)
+    if "story" not in v:       # a lecturer's own prompt: the rule on that prompt alone
+        return key
+    return across_languages(v, key, "lookup", lambda e: lookup_from(e["deltas"], e["sport"]), delta=delta)
+
+
+def lookup_from(delta: dict, sport: str) -> str:
+    own = delta[sport]
+    top_other = max(delta[s] for s in model_language.SPORTS if s != sport)
     if top_other > own:
         return "lookup_not"
     return "lookup_clean" if top_other < own / 2 else "lookup_most"
+
+
+def across_languages(v, own_key: str, rule: str, decide, **own) -> str:
+    """The default lecture: the rule decided again on each language's recorded numbers (the scene's own language's
+    checked against `own`, recomputed here); the same key in both, else the finding <rule>_langs."""
+    keys = {}
+    for lang, e in v["story"].items():
+        if lang in ("en", "zh"):
+            if e["prompt"] == v["prompt"] and "delta" in own:
+                assert e["deltas"] == pytest.approx(own["delta"], abs=1e-6)
+            keys[lang] = decide(e)
+            assert e[f"{rule}_key"] == keys[lang]
+    assert own_key in keys.values()
+    return f"{rule}_langs" if len(set(keys.values())) > 1 else own_key
 
 
 def check_readout(v, rule, gpt):
@@ -212,9 +235,22 @@ def check_fact_ablation(v, rule, gpt):
     assert a["p_after"] == pytest.approx(after[answer], abs=1e-6)
     new_top = gpt.tokenizer.words[int(np.argmax(after))]
     assert a["new_top"]["word"] == new_top and rule["inputs"]["new_top"] == new_top
-    if before[answer] - after[answer] < 0.05:
+    key = ablation_from(before[answer], after[answer], new_top == v["answer"])
+    if "story" not in v:       # a lecturer's own prompt: the rule on that prompt alone
+        return key
+    g_other = {lang: language().grammar(lang) for lang in ("en", "zh")}
+
+    def decide(e):
+        a = e["ablation"]
+        lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in e["prompt"]) else "en"
+        return ablation_from(a["p_before"], a["p_after"], e["new_top"]["word"] == g_other[lang].t(e["sport"]))
+    return across_languages(v, key, "ablation", decide)
+
+
+def ablation_from(before: float, after: float, still_top: bool) -> str:
+    if before - after < 0.05:
         return "ablation_none"
-    return "ablation_drop" if new_top == v["answer"] else "ablation_flip"
+    return "ablation_drop" if still_top else "ablation_flip"
 
 
 def check_and(v, rule, gpt):
@@ -275,11 +311,11 @@ def check_parameters_summary(v, rule, gpt):
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
 MLP_CHAPTER_CHECKS: dict = {
     "mlp_fact": {"largest": ({"largest_one", "largest_spread", "largest_over"}, check_largest),
-                 "lookup": ({"lookup_clean", "lookup_most", "lookup_not"}, check_lookup),
+                 "lookup": ({"lookup_clean", "lookup_most", "lookup_not", "lookup_langs"}, check_lookup),
                  "readout": ({"readout_sport", "readout_verb", "readout_other"}, check_readout),
                  "spread": ({"spread_many", "spread_one", "spread_many_over", "spread_one_over", "spread_against",
                              "spread_back"}, check_spread),
-                 "ablation": ({"ablation_none", "ablation_drop", "ablation_flip"}, check_fact_ablation),
+                 "ablation": ({"ablation_none", "ablation_drop", "ablation_flip", "ablation_langs"}, check_fact_ablation),
                  "and": ({"and_yes", "and_partly"}, check_and)},
     "parameters": {"split": ({"split"}, check_split),
                    "ours": ({"ours_less", "ours_more"}, check_ours),

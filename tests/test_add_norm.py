@@ -34,15 +34,15 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     f, L = v["focus"], v["layer"]
     assert m["params"]["layer"] == L and m["params"]["focus"] == f
 
-    # the layer: the one holding the largest weight from the focus to a single earlier token (brute force)
-    weights = [(trace["layers"][l]["attn"]["weights"][h, f, k], l, h, k)
-               for l in range(gpt.config.n_layer) for h in range(gpt.config.n_head) for k in range(f)]
-    best = max(weights)
+    # the layer: the one holding the attention chapter's head, chosen by the causal rule (brute force)
+    from attention_checks import causal_head_scores
+    brute = causal_head_scores(gpt, lang)
     choice = v["layer_choice"]
-    assert (L, choice["head"], choice["key"]) == best[1:] and choice["score"] == pytest.approx(best[0], abs=1e-12)
-    # (the 2-layer model's largest weight from "was" was on the adjective; the 3-layer model's is elsewhere, e.g.
-    # on "." in English, so the key is only what the brute force above finds, an earlier token)
-    assert 0 <= choice["key"] < f and choice["head"] in range(gpt.config.n_head)
+    assert [L, choice["head"]] == brute["best"] and choice["score"] == pytest.approx(brute["scores"].max(), abs=1e-9)
+    other = causal_head_scores(gpt, "zh" if lang == "en" else "en")["best"]
+    assert choice["story"]["chosen"] == {lang: brute["best"], ("zh" if lang == "en" else "en"): other}
+    rule = v["caption_rules"]["layer_story"]
+    assert rule["key"] == ("layer_same" if brute["best"][0] == other[0] else "layer_differs")
 
     layer, dims = trace["layers"][L], v["dims_shown"]
     assert dims == [0, 1, 2, 3, 4, 5, 63]

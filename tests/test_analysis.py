@@ -413,3 +413,23 @@ def test_the_fact_scenes_tools_read_torchs_states(gpt, hf, language):
     inside = np.array([p.sport == profile["best"] for p in language.people])
     assert profile["mean_best"] == pytest.approx(acts[inside].mean(), abs=1e-5)
     assert profile["mean_others"] == pytest.approx(acts[~inside].mean(), abs=1e-5)
+
+
+def test_head_patching_scores_each_head_and_sets_by_the_drop_in_log_probability(gpt):
+    from model.analysis.heads import head_patching
+    from model import probabilities
+    ids = gpt.encode("a silky orange tiny frog dived the verdant lake . the frog was")
+    vocab = gpt.tokenizer.vocab
+    corrupt = [ids[:2] + [vocab["blue"]] + ids[3:]]
+    out = head_patching(gpt, ids, corrupt, vocab["orange"], sets=[((2, 2), (2, 0))])
+    assert out["scores"].shape == (gpt.config.n_layer, gpt.config.n_head)
+    assert out["p_clean"] == pytest.approx(probabilities(gpt.trace(ids)["logits"][-1])[vocab["orange"]])
+    # every head at once from the corrupted run is the corrupted run itself, far below the clean one
+    assert out["p_corrupt"] < 0.01 < out["p_clean"]
+    # the best-scoring head really carries some of the answer: patching it alone lowers P(orange)
+    l, h = np.unravel_index(int(out["scores"].argmax()), out["scores"].shape)
+    assert out["scores"][l, h] > 0 and out["p_patched"][l, h] < out["p_clean"]
+    s = out["sets"][0]
+    assert s["heads"] == [[2, 2], [2, 0]] and np.isfinite(s["score"])
+    with pytest.raises(ModelError):
+        head_patching(gpt, ids, [ids[:-1]], vocab["orange"])

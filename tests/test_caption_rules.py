@@ -200,6 +200,28 @@ def check_heads_focus(v, rule, gpt):
     return "focus_same" if k == 1 else "focus" if k == len(tops) else "focus_shared"
 
 
+def story_choices(story) -> dict:
+    """Each language's head by the causal rule, from every head's score recorded for both languages."""
+    out = {}
+    for lang, scores in story["scores"].items():
+        s = np.asarray(scores)
+        out[lang] = [int(i) for i in np.unravel_index(int(s.argmax()), s.shape)]
+    return out
+
+
+def check_story(v, rule, gpt):
+    chosen = story_choices(v["choice"]["story"])
+    assert [rule["inputs"]["en"], rule["inputs"]["zh"]] == [chosen["en"], chosen["zh"]]
+    assert [v["layer"], v["head"]] in chosen.values(), "the scene follows one language's head"
+    return "story_same" if chosen["en"] == chosen["zh"] else "story_differs"
+
+
+def check_layer_story(v, rule, gpt):
+    chosen = story_choices((v.get("choice") or v["layer_choice"])["story"])
+    assert [rule["inputs"]["en"], rule["inputs"]["zh"]] == [chosen["en"][0], chosen["zh"][0]]
+    return "layer_same" if chosen["en"][0] == chosen["zh"][0] else "layer_differs"
+
+
 def check_normalise(v, rule, gpt):
     ln = v["layer_norm"]
     mean, var = float(f"{ln['normalised_mean']:.2f}"), f"{ln['normalised_var']:.2f}"
@@ -231,10 +253,29 @@ def check_gelu(v, rule, gpt):
 
 
 def check_readout(v, rule, gpt):
-    logits = np.asarray(gpt.trace(v["prompt"])["logits"][v["focus"]], np.float64)
-    next_top = [gpt.tokenizer.words[int(i)] for i in np.argsort(-logits, kind="stable")[:5]]
-    assert list(v["next_top"]) == next_top
-    return "readout_agrees" if v["readout"]["top"][0]["word"] in next_top else "readout_other"
+    def decide(entry_prompt, focus, word, recorded_top):
+        logits = np.asarray(gpt.trace(entry_prompt)["logits"][focus], np.float64)
+        next_top = [gpt.tokenizer.words[int(i)] for i in np.argsort(-logits, kind="stable")[:5]]
+        assert list(recorded_top) == next_top
+        return "readout_agrees" if word in next_top else "readout_other"
+    own = decide(v["prompt"], v["focus"], v["readout"]["top"][0]["word"], v["next_top"])
+    if "story" not in v:      # a lecturer's own prompt: the rule on that prompt alone
+        return own
+    keys = {lang: decide(e["prompt"], e["focus"], e["readout_word"], e["next_top"])
+            for lang, e in v["story"].items() if lang in LANGS}
+    assert own in keys.values()
+    return "readout_langs" if len(set(keys.values())) > 1 else own
+
+
+def check_mlp_story(v, rule, gpt):
+    en, zh = v["story"]["en"], v["story"]["zh"]
+    for e in (en, zh):      # each language's layer: the largest MLP output norm at the focus; its top neuron
+        trace = gpt.trace(e["prompt"])
+        norms = [np.linalg.norm(layer["mlp"]["out"][e["focus"]]) for layer in trace["layers"]]
+        assert e["layer"] == int(np.argmax(norms))
+        assert e["neuron"] == int(np.argmax(trace["layers"][e["layer"]]["mlp"]["act"][e["focus"]]))
+    same = (en["layer"], en["neuron"]) == (zh["layer"], zh["neuron"])
+    return "mlp_story_same" if same else "mlp_story_differs"
 
 
 def check_residual(v, rule, gpt):
@@ -345,19 +386,25 @@ def check_rich(v, rule, gpt):
 CHECKS = {
     "positional_encoding": {"no_order": ({"no_order", "no_order_moves"}, check_no_order),
                             "order": ({"order", "order_little", "order_none"}, check_order)},
-    "queries_keys": {"key": ({"key", "key_self"}, check_key)},
-    "causal_mask": {"softmax": ({"softmax", "softmax_masked", "softmax_nonneg"}, check_causal_softmax),
+    "queries_keys": {"story": ({"story_same", "story_differs"}, check_story),
+                     "key": ({"key", "key_self"}, check_key)},
+    "causal_mask": {"story": ({"story_same", "story_differs"}, check_story),
+                    "softmax": ({"softmax", "softmax_masked", "softmax_nonneg"}, check_causal_softmax),
                     "zeros": ({"zeros", "zeros_none"}, check_zeros)},
     "softmax_temperature": {"sweep *": ({"zero", "zero_tie", "neutral", "hotter", "colder", "colder_tie",
                                          "unchanged"}, check_sweep)},
-    "values_update": {"sum": ({"sum", "sum_mostly", "sum_blend"}, check_sum),
+    "values_update": {"story": ({"story_same", "story_differs"}, check_story),
+                      "sum": ({"sum", "sum_mostly", "sum_blend"}, check_sum),
                       "meaning": ({"meaning", "meaning_blend", "meaning_self", "meaning_self_blend"}, check_meaning),
                       "ablation": ({"needed", "helps", "no_help", "unseen"}, check_ablation)},
-    "multi_head": {"focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus)},
-    "add_norm": {"normalise": ({"normalise", "normalise_eps"}, check_normalise),
+    "multi_head": {"layer_story": ({"layer_same", "layer_differs"}, check_layer_story),
+                   "focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus)},
+    "add_norm": {"layer_story": ({"layer_same", "layer_differs"}, check_layer_story),
+                 "normalise": ({"normalise", "normalise_eps"}, check_normalise),
                  "why": ({"why", "why_steady"}, check_why)},
-    "mlp_steps": {"gelu": ({"gelu_few", "gelu_many"}, check_gelu),
-                  "readout": ({"readout_agrees", "readout_other"}, check_readout),
+    "mlp_steps": {"mlp_story": ({"mlp_story_same", "mlp_story_differs"}, check_mlp_story),
+                  "gelu": ({"gelu_few", "gelu_many"}, check_gelu),
+                  "readout": ({"readout_agrees", "readout_other", "readout_langs"}, check_readout),
                   "residual": ({"residual_big", "residual_small"}, check_residual)},
     "next_token": {"sample": ({"sample_argmax", "sample_top", "sample_other"}, check_sample),
                    "context": ({"context_apart", "context_differ"}, check_context)},
@@ -396,7 +443,7 @@ def check_for(name: str, rule_name: str):
 def assert_captions_true(name: str, scene, gpt) -> None:
     v = scene.values
     rules = v.get("caption_rules", {})
-    said = [c["key"] for c in scene.captions]
+    said = [c["key"] for c in scene.captions] + [p for c in scene.captions for p in c.get("parts", ())]
     for rule_name, rule in rules.items():
         keys, check = check_for(name, rule_name)
         assert rule["key"] in keys, (rule_name, rule["key"])

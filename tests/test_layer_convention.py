@@ -9,7 +9,9 @@ every caption) and every chapter name is read for a layer or a head ("layer N", 
 zero-based indices:
 - every layer shown is between 1 and n_layer, every head between 1 and n_head (a zero-based "layer 0" fails);
 - a caption names only layers and heads the manifest records (under a key "layer" or "head", anywhere in its
-  values), each shown as index + 1; where the scene is about one layer or one head (SUBJECT), exactly that one.
+  values), each shown as index + 1; where the scene is about one layer or one head (SUBJECT), exactly that one,
+  or, in the default lecture, the other language's pick of the same rule that the scene names as a finding (the
+  manifest's story: story_picks).
 """
 
 from __future__ import annotations
@@ -53,6 +55,29 @@ def subject(name: str, values: dict) -> dict:
     return {k: values[k] for k in ("layer", "head") if isinstance(values.get(k), int)}
 
 
+def story_picks(values) -> dict[str, set[int]]:
+    """The layers and heads of both languages' picks that a default lecture's scene records as its story (values'
+    "story" records: the attention chapter's {"chosen": {lang: [layer, head]}}, mlp_steps' {lang: {"layer": ...}})."""
+    found = {"layer": set(), "head": set()}
+    if isinstance(values, dict):
+        for k, v in values.items():
+            if k == "story" and isinstance(v, dict):
+                for pick in (v.get("chosen") or {}).values():
+                    found["layer"].add(pick[0])
+                    found["head"].add(pick[1])
+                for entry in v.values():
+                    if isinstance(entry, dict) and isinstance(entry.get("layer"), int):
+                        found["layer"].add(entry["layer"])
+            else:
+                for kind, picks in story_picks(v).items():
+                    found[kind] |= picks
+    elif isinstance(values, (list, tuple)):
+        for v in values:
+            for kind, picks in story_picks(v).items():
+                found[kind] |= picks
+    return found
+
+
 def recorded(values, key: str) -> set[int]:
     """Every integer the manifest records under `key`, anywhere in its values (zero-based)."""
     found = set()
@@ -88,7 +113,8 @@ def check_texts(name: str, values: dict, captions: list[str], labels: list[str],
     for text in captions:
         for kind, numbers in named(text).items():
             # the convention, written out here (not style.shown): the zero-based index plus one
-            allowed = {i + 1 for i in ([one[kind]] if kind in one else recorded(values, kind))}
+            allowed = {i + 1 for i in ({one[kind]} | story_picks(values)[kind] if kind in one else
+                                       recorded(values, kind))}
             for n in numbers:
                 assert n in allowed, (f"{name}: caption {text!r} names {kind} {n}, but the manifest's {kind} is "
                                       f"{sorted(i - 1 for i in allowed)} (zero-based), shown as {sorted(allowed)}")

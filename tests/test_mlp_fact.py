@@ -342,6 +342,22 @@ RULE_BOUNDS = {"spread_many": {"p1": style.percent(0.4888)}, "spread_many_over":
                "ablation_drop": {"p1": style.percent(0.888)}}
 
 
+# the default lecture's findings where the languages differ: every pair of the two languages' conclusions
+LANGS_PHRASES = {"lookup_langs": ("lookup_clean_is", "lookup_most_is", "lookup_not_is"),
+                 "ablation_langs": ("ablation_none_is", "ablation_drop_is", "ablation_flip_is")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_finding_fits_its_lines_at_its_widest(widest_fills, lang):
+    fills = widest_fills[lang]
+    for key, phrases in LANGS_PHRASES.items():
+        for en in phrases:
+            for zh in phrases:
+                text = S(key, lang, **fills, en=S(en, lang, **fills), zh=S(zh, lang, **fills))
+                shown = Caption(text, lang)
+                assert len(shown) == text.count("\n") + 1 and inside_safe_area(shown), (key, shown.text)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_caption_fits_two_lines_at_its_widest(widest_fills, lang):
     """With the widest values any valid prompt brings, every caption still fits the title-safe area in as many

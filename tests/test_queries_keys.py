@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from attention_checks import recompute_head
+from attention_checks import causal_head_scores, recompute_head
 from scene_checks import manifest_of, play_until_section_ends, signed_ticks, stop_at_beat
 from model.analysis import lookback_scores
 from scenes import style
@@ -29,14 +29,17 @@ def texts(group) -> list[str]:
 
 # --- the choice and the numbers, without rendering --------------------------------------------------------
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_default_head_is_the_one_that_looks_back_hardest(gpt, lang):
+def test_default_head_is_the_one_that_carries_the_adjective(gpt, lang):
     h = ChosenHead(gpt, {**QUERIES_KEYS.defaults(), "lang": lang})
     chosen = lookback_prompt(lang)
     assert h.prompt == chosen["prompt"] and h.focus == chosen["focus_index"]
+    brute = causal_head_scores(gpt, lang)
+    assert [h.layer, h.head] == brute["best"]
+    assert h.choice["score"] == pytest.approx(brute["scores"].max(), abs=1e-9) and h.choice["score"] > 0.5
+    np.testing.assert_allclose(h.choice["story"]["scores"][lang], brute["scores"], atol=1e-9)
+    assert h.choice["rule"].startswith("the head whose output, patched in from the same prompt")
     scores = lookback_scores(gpt.trace(h.prompt), h.focus, [chosen["adjective_index"]])
-    assert (h.layer, h.head) == np.unravel_index(int(scores.argmax()), scores.shape)
-    assert h.choice["score"] == pytest.approx(scores.max(), abs=1e-12) and h.choice["score"] > 0.5
-    assert h.choice["rule"].startswith("the most attention from the focus token to the adjective")
+    assert h.choice["weight"] == pytest.approx(scores[h.layer, h.head], abs=1e-12)
     assert h.source == chosen["adjective_index"], "the chosen head's focus looks at the adjective most"
 
 
@@ -97,7 +100,7 @@ def test_manifest_numbers_are_the_models(rendered, gpt, lang):
     assert s == int(np.argmax(ref["weights"][f]))
     assert v["choice"]["source_weight"] == pytest.approx(ref["weights"][f].max())
     keys = v["choice"]["keys"]
-    assert v["choice"]["score"] == pytest.approx(float(ref["weights"][f, keys].sum()), abs=1e-9)
+    assert v["choice"]["weight"] == pytest.approx(float(ref["weights"][f, keys].sum()), abs=1e-9)
     assert v["model"] == {"d_model": gpt.config.n_embd, "d_head": gpt.config.d_head, "n_head": gpt.config.n_head,
                           "n_positions": gpt.config.n_positions}
     # q = W_qᵀ x̂ + b_q for the focus; k likewise for the source
@@ -156,7 +159,10 @@ def test_labels_are_the_rounded_manifest_values(scenes):
     numbers = [c[1].text for c in k.cells if len(c) > 1 and isinstance(c[1], NumberText)]
     assert numbers == [style.signed(x, 1) for row in v["weights"]["W_k"]["values"] for x in row]
     assert k.shape_label.text == f"W_k\u1d40: {sc.h.d_head} \u00d7 {sc.h.d_model}"
-    assert f"puts {style.percent(v['choice']['score'])} of its attention" in sc.title_group[2].text
+    st, (L, H) = v["choice"]["story"], (v["layer"], v["head"])     # the causal rule's figures, as the note says them
+    adj = style.token_label(v["tokens"][v["choice"]["keys"][0]])
+    assert f"P(\"{adj}\") {style.percent(st['p_clean']['en'])} \u2192 {style.percent(st['p_patched']['en'][L][H])}" \
+        in sc.title_group[2].text
     assert texts(sc.line_numbers) == [style.signed(x, 1) for x in v["scaled"]["focus_line"]]
     limit = v["scores"]["scale"]
     assert texts(sc.score_legend.ticks) in signed_ticks(limit, 0)

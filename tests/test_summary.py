@@ -31,7 +31,7 @@ def test_its_manifest_matches_the_sources(lecture, gpt, lang):
     head = lookback_head(gpt, lang=lang)
     c = v["context"]
     assert (c["layer"], c["head"], c["focus"]) == (head["layer"], head["head"], head["focus"])
-    assert c["weight"] == head["score"] and c["tokens_back"] == c["focus"] - c["key"] > 0
+    assert c["weight"] == head["weight"] and c["tokens_back"] == c["focus"] - c["key"] > 0
     weights = head["trace"]["layers"][c["layer"]]["attn"]["weights"][c["head"], c["focus"]]
     assert weights[c["key"]] == pytest.approx(c["weight"])
     assert v["parallel"] == json.loads(PARALLEL_PASS.read_text())[lang]   # the clip's language's own entry
