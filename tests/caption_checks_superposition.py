@@ -152,6 +152,19 @@ def check_toy_geometry(v, rule, gpt):
     return "no_pentagon"
 
 
+def check_toy_define(v, rule, gpt):
+    """The definition is drawn on the sparsest run: its neighbour gaps in the caption when it is a pentagon."""
+    runs = v["runs"]
+    kind, rep, gaps = toy_kind(runs[-1])
+    assert v["define"]["run"] == len(runs) - 1 and v["define"]["sparsity"] == max(r["sparsity"] for r in runs)
+    assert rule["inputs"]["kind"] == kind and rule["inputs"]["represented"] == rep
+    assert rule["inputs"]["gaps_deg"] == pytest.approx(gaps.tolist(), abs=1e-3)
+    a = toy_geometry(runs[-1]["W"])["angles"]
+    assert v["define"]["dropped"] == [j for j in range(1, 5) if a[0, j] < 90 and j in rep], \
+        "a dashed drop from every represented feature less than 90 degrees from feature 1"
+    return "define_pentagon" if kind == "pentagon" else "define_plain"
+
+
 # --- superposition_in_gpt: the model's embeddings, a neuron over the sample, a fact per neuron ---------------------
 def check_embeddings(v, rule, gpt):
     E = np.asarray(gpt.W_E, np.float64)
@@ -268,7 +281,8 @@ SUPERPOSITION_CHECKS: dict = {
                         "bound": ({"bound_holds", "bound_broken"}, check_packing_bound),
                         "where": ({"where_slow", "where_fast"}, check_where),
                         "lemma": ({"lemma_holds", "lemma_missed"}, check_lemma)},
-    "toy_superposition": {"dims": ({"dims_falls", "dims_mixed"}, check_toy_dims),
+    "toy_superposition": {"define": ({"define_pentagon", "define_plain"}, check_toy_define),
+                          "dims": ({"dims_falls", "dims_mixed"}, check_toy_dims),
                           "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry)},
     "superposition_in_gpt": {"embeddings": ({"like_random", "less_random", "more_random"}, check_embeddings),
                              "neuron": ({"polysemantic", "monosemantic"}, check_neuron),
