@@ -275,12 +275,24 @@ def check_lemma(v, rule, gpt):
     return "lemma_holds" if all(w <= e for w, e in zip(worst, eps)) else "lemma_missed"
 
 
+def check_tenfold(v, rule, gpt):
+    """The closing caption's band: 89-91 degrees is eps = sin(1 degree) for a perpendicular pair whose lengths are
+    kept; the lemma's k for the chapter's N at that eps, against GPT-3's width from its config."""
+    from model.config import GPT3_175B
+    n = v["jl"]["n_points"]
+    eps = math.sin(math.radians(1))
+    assert rule["inputs"]["eps"] == pytest.approx(eps, rel=1e-12)
+    assert rule["inputs"]["dim"] == jl_k(n, eps) and rule["inputs"]["gpt3_dim"] == GPT3_175B.n_embd
+    return "tenfold_beyond" if jl_k(n, eps) > GPT3_175B.n_embd else "tenfold_within"
+
+
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
 SUPERPOSITION_CHECKS: dict = {
     "near_orthogonal": {"histogram": ({"no_gain", "narrows", "tails"}, check_packing_histogram),
                         "bound": ({"bound_holds", "bound_broken"}, check_packing_bound),
                         "where": ({"where_slow", "where_fast"}, check_where),
-                        "lemma": ({"lemma_holds", "lemma_missed"}, check_lemma)},
+                        "lemma": ({"lemma_holds", "lemma_missed"}, check_lemma),
+                        "tenfold": ({"tenfold_beyond", "tenfold_within"}, check_tenfold)},
     "toy_superposition": {"define": ({"define_pentagon", "define_plain"}, check_toy_define),
                           "dims": ({"dims_falls", "dims_mixed"}, check_toy_dims),
                           "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry)},
