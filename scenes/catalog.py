@@ -358,7 +358,8 @@ SUPERPOSITION_IN_GPT = SceneSpec(
     name="superposition_in_gpt",
     cls="SuperpositionInGpt",
     summary="Our model's word embeddings against random directions; a polysemantic MLP neuron found by rule; a fact "
-            "spread over many neurons (direct logit attribution); more dimensions, exponentially more room.",
+            "spread over many neurons (direct logit attribution); what it means for reading a model: one neuron, many "
+            "features; one fact, many neurons.",
     params=(Param("prompt", Text(), AUTO, "ends with the person whose sport is read per neuron (default: the "
                   "language's first person sentence, cut after the last name; see scenes/prompts.py fact_prompt)",
                   check_prompt),

@@ -90,6 +90,18 @@ S = SHARED | Strings({
     "summary": {"en": "{n} words share {d} dimensions: more features than dimensions.\n"
                       "{s} of their pairs lie within 85\u201395° (random directions: {r}).",
                 "zh": "{n} 个词共享 {d} 个维度：特征比维度多。\n其中 {s} 的词对夹角在 85\u201395° 之内（随机方向：{r}）。"},
+    "summary_reading": {"en": "Reading a model: {n} words in {d} dimensions share directions;\n"
+                              "one neuron mixes {k} topics; half a fact's push takes {half} neurons.",
+                        "zh": "读模型时：{d} 维里的 {n} 个词共用方向；\n"
+                              "一个神经元混着 {k} 个主题；一个事实的一半推力要靠 {half} 个神经元。",
+                        "say_en": "What superposition means for reading a model: with {n} words in {d} dimensions, "
+                                  "features must share directions. So one neuron, like neuron {i} of layer {l}, "
+                                  "mixes {k} topics; and one fact, the push towards the word {answer}, needs {half} "
+                                  "neurons for half of it. The map lights the embedding and every MLP layer: no "
+                                  "single neuron is the unit to read.",
+                        "say_zh": "叠加对读模型意味着什么：{d} 维里有 {n} 个词，特征只能共用方向。所以一个神经元，比如"
+                                  "第 {l} 层神经元 {i}，混着 {k} 个主题；一个事实，推向“{answer}”这个词的推力，一半就要"
+                                  "靠 {half} 个神经元。图上亮的是嵌入和每一层多层感知机：单个神经元不是读模型的单位。"},
     "summary_fewer": {"en": "{n} words in {d} dimensions: no more features than dimensions here.\n"
                             "{s} of their pairs lie within 85\u201395° (random directions: {r}).",
                       "zh": "{d} 维里的 {n} 个词：这里特征并不比维度多。\n其中 {s} 的词对夹角在 85\u201395° 之内（随机方向：{r}）。"},
@@ -268,12 +280,18 @@ class SuperpositionInGpt(LectureScene):
 
     def beat_summary(self):
         e = self.emb
-        key = self.caption_rule("summary", "summary" if e["words"] > e["dim"] else "summary_fewer",
-                                "more word embeddings than dimensions: summary, else summary_fewer",
-                                words=e["words"], dim=e["dim"])
+        f, p = self.fact, self.poly
+        more = e["words"] > e["dim"]
+        reading = more and p["polysemantic"] and f["top"][0]["share"] < 0.5
+        key = self.caption_rule("summary", "summary_reading" if reading else ("summary" if more else "summary_fewer"),
+                                "more word embeddings than dimensions, the neuron beat's neuron polysemantic and the "
+                                "fact's largest neuron share below one half: summary_reading; else more word "
+                                "embeddings than dimensions: summary; else summary_fewer",
+                                words=e["words"], dim=e["dim"], polysemantic=p["polysemantic"],
+                                top_share=f["top"][0]["share"])
         self.say(key, n=e["words"], d=e["dim"], s=style.percent(e["within_85_95"]),
-                 r=style.percent(e["random_within_85_95"]))
-        f = self.fact
+                 r=style.percent(e["random_within_85_95"]), i=p["neuron"], l=style.shown(p["layer"]),
+                 k=len(p["topics"]), half=f["for_half"], answer=f["answer"])
         self.show_where(["embedding", "mlp:*"], [
             (self.s("where_words", n=e["words"], d=e["dim"]), TEXT),
             (self.s("where_push", answer=f["answer"]), TEXT),

@@ -186,7 +186,11 @@ def check_embeddings(v, rule, gpt):
 def check_gpt_summary(v, rule, gpt):
     n, d = np.asarray(gpt.W_E).shape
     e = v["embeddings"]
-    assert (e["words"], e["dim"]) == (n, d) and rule["inputs"] == {"words": n, "dim": d}
+    top = v["fact"]["top"][0]["share"]
+    assert (e["words"], e["dim"]) == (n, d)
+    assert rule["inputs"] == {"words": n, "dim": d, "polysemantic": len(v["neuron"]["topics"]) >= 3, "top_share": top}
+    if n > d and len(v["neuron"]["topics"]) >= 3 and top < 0.5:
+        return "summary_reading"
     return "summary" if n > d else "summary_fewer"
 
 
@@ -299,5 +303,5 @@ SUPERPOSITION_CHECKS: dict = {
     "superposition_in_gpt": {"embeddings": ({"like_random", "less_random", "more_random"}, check_embeddings),
                              "neuron": ({"polysemantic", "monosemantic"}, check_neuron),
                              "spread": ({"spread", "concentrated"}, check_spread),
-                             "summary": ({"summary", "summary_fewer"}, check_gpt_summary)},
+                             "summary": ({"summary_reading", "summary", "summary_fewer"}, check_gpt_summary)},
 }
