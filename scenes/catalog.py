@@ -328,7 +328,7 @@ NEAR_ORTHOGONAL = SceneSpec(
     name="near_orthogonal",
     cls="NearOrthogonal",
     summary="d dimensions hold d perpendicular directions; the histogram of every pairwise angle of 10,000 vectors "
-            "in 100-d over a real optimisation; the Welch/Levenstein bound; how the room within 89-91 degrees grows; "
+            "in 100-d over a real optimisation; the Welch/Levenshtein bound; how the room within 89-91 degrees grows; "
             "the Johnson-Lindenstrauss lemma beside a random projection of 10,000 perpendicular directions.",
     params=(LANG,),
     sections=lambda p: ["title", "exact", "histogram", "bound", "where", "lemma"],
@@ -337,10 +337,11 @@ NEAR_ORTHOGONAL = SceneSpec(
 TOY_SUPERPOSITION = SceneSpec(
     name="toy_superposition",
     cls="ToySuperposition",
-    summary="The toy model of Elhage et al. (2022): W's five columns in the plane over training at four sparsities, "
-            "each feature's D_i and the loss, and the geometry (two orthogonal features to a pentagon) by rule.",
+    summary="Superposition defined on the toy model of Elhage et al. (2022), five features in two dimensions: W's "
+            "five columns in the plane over training at four sparsities, each feature's D_i and the loss, and the "
+            "geometry (two orthogonal features to a pentagon) by rule.",
     params=(LANG,),
-    sections=lambda p: ["title", "model", "train", "dims", "geometry"],
+    sections=lambda p: ["title", "define", "model", "train", "dims", "geometry"],
 )
 
 def _ends_with_a_person(values, model):
@@ -358,7 +359,8 @@ SUPERPOSITION_IN_GPT = SceneSpec(
     name="superposition_in_gpt",
     cls="SuperpositionInGpt",
     summary="Our model's word embeddings against random directions; a polysemantic MLP neuron found by rule; a fact "
-            "spread over many neurons (direct logit attribution); more dimensions, exponentially more room.",
+            "spread over many neurons (direct logit attribution); what it means for reading a model: one neuron, many "
+            "features; one fact, many neurons.",
     params=(Param("prompt", Text(), AUTO, "ends with the person whose sport is read per neuron (default: the "
                   "language's first person sentence, cut after the last name; see scenes/prompts.py fact_prompt)",
                   check_prompt),
@@ -369,8 +371,8 @@ SUPERPOSITION_IN_GPT = SceneSpec(
 
 SCENES: dict[str, SceneSpec] = {s.name: s for s in (    # in lecture order
     NEXT_TOKEN, ARCHITECTURE, SOFTMAX_TEMPERATURE, EMBEDDING_SPACE, TOKEN_EMBEDDING, POSITIONAL_ENCODING,
-    QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE, MULTI_HEAD, ADD_NORM, MLP_STEPS, MLP_FACT, NEAR_ORTHOGONAL,
-    TOY_SUPERPOSITION, SUPERPOSITION_IN_GPT, PARAMETERS, SUMMARY)}
+    QUERIES_KEYS, CAUSAL_MASK, VALUES_UPDATE, MULTI_HEAD, ADD_NORM, MLP_STEPS, MLP_FACT, TOY_SUPERPOSITION,
+    NEAR_ORTHOGONAL, SUPERPOSITION_IN_GPT, PARAMETERS, SUMMARY)}
 
 
 # The scenes a checkpoint of one's own (GPT-2's kind, any size up to MAX_POSITIONS) can draw: they need no training

@@ -3,10 +3,10 @@
     manim render -ql scenes/near_orthogonal.py NearOrthogonal
     python render.py near_orthogonal --lang zh
 
-The exact limit (d directions at exactly 90°, and the Welch/Levenstein bound for one more, in 2-D and 3-D); the
+The exact limit (d directions at exactly 90°, and the Welch/Levenshtein bound for one more, in 2-D and 3-D); the
 histogram of every pairwise angle of 10,000 unit vectors in 100 dimensions over the lab's optimisation; the bound
 next to what was reached; and how many directions fit within 89°-91° as the dimension grows (measured by the lab's
-packing at small d, the Welch/Levenstein ceiling, the random-vector estimate, GPT-3's width from its config); and
+packing at small d, the Welch/Levenshtein ceiling, the random-vector estimate, GPT-3's width from its config); and
 why that room grows exponentially: the Johnson-Lindenstrauss lemma in Dasgupta and Gupta's form (N points fit into
 k >= 4 ln N / (eps^2/2 - eps^3/3) dimensions with every squared distance within 1 +- eps), for the chapter's
 N = 10,000 and eps = 1/2, 1/4, ... while that k fits GPT-3's width, beside the worst distortion the lab's seeded
@@ -24,7 +24,8 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, DashedLine, FadeIn, Fad
                    Line, Rectangle, Transform, VGroup)
 
 from model.config import GPT3_175B
-from model.superposition import packing_bounds
+from model.analysis.superposition import jl_angle_deg, jl_eps_for_angle
+from model.superposition import jl_dimension, packing_bounds
 from model.superposition_record import load as load_snapshots
 from scenes import style
 from scenes.components import BarColumn, Label, NumberColumn, NumberText
@@ -37,9 +38,8 @@ DATA_FILES = ("model/snapshots/superposition.json",)   # read through load_snaps
 S = SHARED | Strings({
     "title": {"en": "Almost perpendicular", "zh": "几乎垂直"},
     "subtitle": {"en": "How many directions fit in d dimensions?", "zh": "d 维空间里能放下多少个方向？"},
-    "note": {"en": "The numbers: the superposition lab's recorded runs (seed {seed}):\n"
-                   "{n} unit vectors in {d} dimensions, every pair measured.",
-             "zh": "数字来自叠加实验室的记录运行（种子 {seed}）：\n{d} 维中的 {n} 个单位向量，每一对都测量。"},
+    "note": {"en": "The numbers: our own recorded runs,\n{n} directions in {d} dimensions.",
+             "zh": "数字来自我们自己记录的运行：\n{d} 维中的 {n} 个方向。"},
     "exact": {"en": "At exactly 90°, d dimensions hold at most d directions.\n"
                     "One more is at best {b2}° off in 2-D, {b3}° off in 3-D.",
               "zh": "恰好 90° 时，d 维最多放下 d 个方向。\n多放一个：二维里至少偏 {b2}°，三维里至少偏 {b3}°。"},
@@ -64,8 +64,8 @@ S = SHARED | Strings({
                       "{p0} of pairs within 89\u201391° at the start, {p1} at the end.",
                 "zh": "最近的一对没有升高（{a}° 到 {b}°）：\n89\u201391° 之间的对，开始占 {p0}，最后占 {p1}。"},
     "bound_holds": {"en": "No {n} directions in {d} dimensions keep every pair within\n"
-                          "90 \u00b1 {band}° (Welch/Levenstein). The run reached 90 \u00b1 {reached}°.",
-                    "zh": "{d} 维中的任何 {n} 个方向，都不能让每一对都在\n90 \u00b1 {band}° 之内（Welch/Levenstein）。本次达到 90 \u00b1 {reached}°。"},
+                          "90 \u00b1 {band}° (Welch/Levenshtein). The run reached 90 \u00b1 {reached}°.",
+                    "zh": "{d} 维中的任何 {n} 个方向，都不能让每一对都在\n90 \u00b1 {band}° 之内（Welch/Levenshtein）。本次达到 90 \u00b1 {reached}°。"},
     "bound_broken": {"en": "The run claims 90 \u00b1 {reached}°, inside the proven bound\n"
                            "90 \u00b1 {band}°: the recorded run is wrong.",
                      "zh": "本次声称达到 90 \u00b1 {reached}°，比已证明的界\n90 \u00b1 {band}° 还小：记录有误。"},
@@ -80,22 +80,62 @@ S = SHARED | Strings({
                    "zh": "在 89\u201391° 内，随机方向的空间随 d 指数增长：\n"
                          "GPT-3 的 {g} 维约 {r} 个，多于它的 {g} 条坐标轴。"},
     # the Johnson-Lindenstrauss lemma, in Dasgupta and Gupta's form, with the lab's random projection
-    "lemma": {"en": "Johnson-Lindenstrauss lemma: any N points fit into k dimensions,\n"
-                    "k as shown, every squared distance within 1 \u00b1 \u03b5 (\u03b5: the distortion).",
+    "lemma": {"en": "Johnson\u2013Lindenstrauss lemma: any N points fit into k dimensions\n"
+                    "with every squared distance within 1 \u00b1 \u03b5 (\u03b5: the distortion)\n"
+                    "once k \u2265 4 ln N / (\u03b5\u00b2/2 \u2212 \u03b5\u00b3/3): the k column, per \u03b5.",
               "zh": "约翰逊-林登斯特劳斯引理：任意 N 个点都能放进 k 维，\n"
-                    "每个距离的平方只伸缩到 1 \u00b1 \u03b5 倍（\u03b5：失真），只要 k 有这么大。"},
+                    "每个距离的平方只伸缩到 1 \u00b1 \u03b5 倍（\u03b5：失真），\n"
+                    "只要 k \u2265 4 ln N /（\u03b5\u00b2/2 \u2212 \u03b5\u00b3/3）：每个 \u03b5 所需的 k 见 k 列。",
+              "say_en": "The Johnson-Lindenstrauss lemma: any N points fit into k dimensions with every squared "
+                        "distance stretched or shrunk by at most a factor of one plus or minus epsilon, the "
+                        "distortion, once k is at least four times the natural log of N, divided by epsilon squared "
+                        "over two minus epsilon cubed over three. Each row pairs an epsilon, with its bar, and the "
+                        "k it needs.",
+              "say_zh": "约翰逊-林登斯特劳斯引理：任意 N 个点都能放进 k 维，每个距离的平方只伸缩到一加减 ε 倍，ε 就是"
+                        "失真；只要 k 不小于 N 的自然对数的四倍，除以 ε 平方的一半减去 ε 立方的三分之一。每一行是一个 ε、"
+                        "它的条，和它需要的 k。"},
     "lemma_holds": {"en": "Our lab's random projection (a random k \u00d7 N matrix) into each k:\n"
                           "the worst of all {pairs} pairs of our {n} points stays within \u03b5.",
                     "zh": "实验室的随机投影（随机的 k \u00d7 N 矩阵）放进每个 k 维：\n"
                           "我们 {n} 个点的全部 {pairs} 对中，最差的一对都在 \u03b5 之内。"},
-    "lemma_missed": {"en": "Projected into k = {k}, the worst pair is off by {w}, beyond \u03b5.\n"
-                           "The lemma promises some map; one random draw can miss.",
-                     "zh": "实验室的随机投影放进 k = {k} 维：最差的一对偏了 {w}，超出 \u03b5。\n"
-                           "引理只保证存在这样的映射，一次随机抽取可能达不到。"},
-    "lemma_tenfold": {"en": "At \u03b5 = {e}, about {dk} more dimensions hold 10\u00d7 the points:\n"
-                            "room for near-perpendicular directions grows exponentially in d.",
-                      "zh": "\u03b5 = {e} 时，大约每多 {dk} 维，就能多放 10 倍的点：\n"
-                            "近乎垂直的方向的容量随维数 d 指数增长。"},
+    "lemma_missed": {"en": "Projected into k = {k}, the worst pair is off by {w},\n{by} beyond \u03b5 = {e}. The lemma promises some map;\n"
+                           "one random draw can miss.",
+                     "zh": "随机投影放进 k = {k} 维：最差的一对偏了 {w}，\n比 \u03b5 = {e} 多 {by}。\n"
+                           "引理只保证存在这样的映射，一次随机抽取可能达不到。",
+                     "say_en": "Projected into {k} dimensions, the worst pair is off by {w3}: beyond epsilon, {e}, "
+                               "by {pct} of it. The lemma promises that some map works; one random draw can miss.",
+                     "say_zh": "随机投影放进 {k} 维：最差的一对偏了 {w3}，超出 ε，也就是 {e}，超出的部分是它的 {pct}。"
+                               "引理只保证存在这样的映射，一次随机抽取可能达不到。"},
+    # the closing: eps as an angle (model.analysis.superposition.jl_angle_deg), and what 89-91 degrees would take
+    "tenfold_beyond": {
+        "en": "At \u03b5 = {e} perpendicular pairs stay within 90 \u00b1 {a}\u00b0 (\u00b1 column);\n"
+              "every {dk} more dimensions hold 10\u00d7 the points. 89\u201391\u00b0 needs\n"
+              "\u03b5 = {e1}: {n} points need k \u2265 {k1}, over GPT-3's {g}.",
+        "zh": "\u03b5 = {e} 时，互相垂直的一对保持在 90 \u00b1 {a}\u00b0 之内（\u00b1 列）；\n"
+              "每多 {dk} 维就能多放 10 倍的点。要在 89\u201391\u00b0 之内，\n"
+              "\u03b5 = {e1}：我们的 {n} 个点需要 k \u2265 {k1}，超过 GPT-3 的 {g} 维。",
+        "say_en": "As an angle, epsilon {e} keeps perpendicular pairs within 90 degrees plus or minus {a}: the "
+                  "column beside each epsilon. At that epsilon, every {dk} more dimensions hold ten times the "
+                  "points: the room grows exponentially. But to promise every pair within 89 to 91 degrees, "
+                  "epsilon must be {e1}, and our {n} points would need {k1} dimensions, more than GPT-3's "
+                  "{g}.",
+        "say_zh": "把 ε 换成角度：ε 等于 {e} 时，互相垂直的一对保持在 90 度加减 {a} 度之内，就是每个 ε 旁边那一列。"
+                  "在这个 ε 下，每多 {dk} 维就能多放十倍的点：空间随维数指数增长。但要保证每一对都在 89 到 91 度"
+                  "之间，ε 必须是 {e1}，我们的 {n} 个点就需要 {k1} 维，超过 GPT-3 的 {g} 维。"},
+    "tenfold_within": {
+        "en": "At \u03b5 = {e} perpendicular pairs stay within 90 \u00b1 {a}\u00b0 (\u00b1 column);\n"
+              "every {dk} more dimensions hold 10\u00d7 the points. 89\u201391\u00b0 needs\n"
+              "\u03b5 = {e1}: {n} points need k \u2265 {k1}, under GPT-3's {g}.",
+        "zh": "\u03b5 = {e} 时，互相垂直的一对保持在 90 \u00b1 {a}\u00b0 之内（\u00b1 列）；\n"
+              "每多 {dk} 维就能多放 10 倍的点。要在 89\u201391\u00b0 之内，\n"
+              "\u03b5 = {e1}：我们的 {n} 个点需要 k \u2265 {k1}，在 GPT-3 的 {g} 维之内。",
+        "say_en": "As an angle, epsilon {e} keeps perpendicular pairs within 90 degrees plus or minus {a}: the "
+                  "column beside each epsilon. At that epsilon, every {dk} more dimensions hold ten times the "
+                  "points. To promise every pair within 89 to 91 degrees, epsilon must be {e1}, and our {n} points "
+                  "would need {k1} dimensions, within GPT-3's {g}.",
+        "say_zh": "把 ε 换成角度：ε 等于 {e} 时，互相垂直的一对保持在 90 度加减 {a} 度之内，就是每个 ε 旁边那一列。"
+                  "在这个 ε 下，每多 {dk} 维就能多放十倍的点。要保证每一对都在 89 到 91 度之间，ε 必须是 {e1}，"
+                  "我们的 {n} 个点需要 {k1} 维，在 GPT-3 的 {g} 维之内。"},
     "col_eps": {"en": "distortion \u03b5", "zh": "失真 \u03b5"},
     "col_k": {"en": "lemma: k \u2265", "zh": "引理：k \u2265"},
     "col_worst": {"en": "random projection into k: worst pair", "zh": "随机投影到 k 维：最差的一对"},
@@ -115,7 +155,7 @@ S = SHARED | Strings({
 BEATS = style.BEAT_TITLES | Strings({
     "exact":      {"en": "Exactly perpendicular", "zh": "严格垂直"},
     "histogram":  {"en": "Every pairwise angle", "zh": "所有两两夹角"},
-    "bound":      {"en": "The Welch/Levenstein bound", "zh": "Welch/Levenstein 界"},
+    "bound":      {"en": "The Welch/Levenshtein bound", "zh": "Welch/Levenshtein 界"},
     "where":      {"en": "Room within 89–91°", "zh": "89–91° 之内的空间"},
     "lemma":      {"en": "The Johnson–Lindenstrauss lemma", "zh": "约翰逊-林登斯特劳斯引理"},
 })
@@ -125,8 +165,9 @@ INFO_Y, HEADER_Y = 2.15, 3.05
 CHART = dict(x=-4.6, y=-1.45, width=6.4, height=4.1)
 FAN_R = 1.45
 # the lemma's beat: the formula, a header row, a row per distortion (eps, the lemma's k, the bars, the worst found)
-JL_FORMULA_Y, JL_HEAD_Y, JL_ROWS_TOP, JL_ROWS_BOTTOM, JL_PITCH = 2.55, 1.3, 0.5, -1.2, 0.85
-JL_X = {"eps": -4.6, "k": -2.1, "bars": -1.3, "worst": 6.2}
+JL_FORMULA_Y, JL_HEAD_Y, JL_ROWS_TOP, JL_ROWS_BOTTOM, JL_PITCH = 2.8, 1.6, 0.8, -0.9, 0.85
+JL_X = {"eps": -4.6, "angle": -2.95, "k": -1.6, "bars": -0.9, "worst": 6.2}
+BAND_DEG = 1.0         # the chapter's band: 89-91 degrees, 90 +- 1
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -148,8 +189,8 @@ class NearOrthogonal(LectureScene):
     beat_titles = BEATS
 
     def title_note(self) -> str:
-        p = self.data["pack"]
-        return self.s("note", seed=p["seed"], n=fmt_int(p["n_vectors"]), d=p["dim"])
+        p = self.data["pack"]       # the seed and the optimisation's recipe are in the manifest
+        return self.s("note", n=fmt_int(p["n_vectors"]), d=p["dim"])
 
     # --- the numbers -----------------------------------------------------------------------------------------
     def prepare(self):
@@ -158,7 +199,7 @@ class NearOrthogonal(LectureScene):
         snaps = p["snapshots"]
         self.exact_bounds = {"2d": packing_bounds(3, 2), "3d": packing_bounds(4, 3)}
         first, last = snaps[0], snaps[-1]
-        self.reached = max(90 - last["min_deg"], last["max_deg"] - 90)
+        self.reached_deg = max(90 - last["min_deg"], last["max_deg"] - 90)
         self.values.update({
             "source": {"file": "model/snapshots/superposition.json", "key": self.data["key"],
                        "recipe": self.data["recipe"]},
@@ -167,7 +208,7 @@ class NearOrthogonal(LectureScene):
             "pack": {k: p[k] for k in ("n_vectors", "dim", "steps", "seed", "lr", "margin_cos")},
             "pairs": last["pairs"],
             "snapshots": [{k: s[k] for k in ("step", "counts", "min_deg", "max_deg", "within_89_91")} for s in snaps],
-            "bounds": p["bounds"], "reached_deg": self.reached,
+            "bounds": p["bounds"], "reached_deg": self.reached_deg,
             "band": band,
             "jl": self.data["jl"],
         })
@@ -255,7 +296,7 @@ class NearOrthogonal(LectureScene):
             .on_baseline(y)
         self.band_label = Label(self.s("within"), font_size=style.SMALL, color=BAND)
         self.band_label.shift(RIGHT * (self.hist.point(90)[0] - self.band_label.get_center()[0])).on_baseline(y)
-        self.reached_label = Label(self.s("reached_label", reached=f"{self.reached:.1f}"), font_size=style.SMALL,
+        self.reached_label = Label(self.s("reached_label", reached=f"{self.reached_deg:.1f}"), font_size=style.SMALL,
                                    color=MEASURED)
         self.reached_label.shift(RIGHT * (self.hist.point(last["min_deg"])[0] - 0.15
                                           - self.reached_label.get_right()[0])).on_baseline(y)
@@ -317,7 +358,7 @@ class NearOrthogonal(LectureScene):
         ys = [JL_ROWS_TOP - r * pitch for r in range(len(rows))]
         x = JL_X
         self.jl_heads = VGroup(self.header(self.s("col_eps"), x["eps"] - 0.5, BOUND, JL_HEAD_Y),
-                               self.header(self.s("col_k"), x["k"] - 0.4, TEXT, JL_HEAD_Y),
+                               self.header(self.s("col_k"), x["k"] - 0.6, TEXT, JL_HEAD_Y),
                                self.header(self.s("col_worst"), (x["bars"] + x["worst"]) / 2, MEASURED, JL_HEAD_Y))
         eps = [r["eps"] for r in rows]
         worst = [r["projection"]["worst_distortion"] for r in rows]
@@ -330,11 +371,19 @@ class NearOrthogonal(LectureScene):
                                  for e, c in zip(eps, self.jl_allow.centres)])
         self.jl_found = BarColumn(worst, ys, x["bars"], unit, MEASURED, height=0.16)
         self.jl_worst = NumberColumn([f"{w:.3f}" for w in worst], ys, x["worst"], color=MEASURED)
+        # each eps as an angle: how far from 90 degrees a perpendicular pair can end up (lengths kept)
+        angles = [jl_angle_deg(e) for e in eps]
+        self.jl_angles = NumberColumn([f"\u00b1{a:.1f}\u00b0" for a in angles], ys, x["angle"], color=BOUND,
+                                      font_size=style.SMALL)
+        band_eps = jl_eps_for_angle(BAND_DEG)
+        self.jl_band = {"deg": BAND_DEG, "eps": band_eps, "dim": jl_dimension(j["n_points"], band_eps),
+                        "gpt3_dim": GPT3_175B.n_embd}
         self.jl_points = Label(self.s("jl_points", n=fmt_int(j["n_points"])), font_size=style.SMALL, color=MUTED)
-        self.jl_points.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.75)
+        self.jl_points.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.62)
         self.values["jl_shown"] = {"eps": eps, "dims": [r["dim"] for r in rows], "worst_distortion": worst,
                                    "pairs": rows[0]["projection"]["pairs"], "n_points": j["n_points"],
-                                   "tenfold": {"eps": rows[-1]["eps"], "dims": rows[-1]["tenfold_dims"]}}
+                                   "tenfold": {"eps": rows[-1]["eps"], "dims": rows[-1]["tenfold_dims"]},
+                                   "angle_deg": angles, "band": self.jl_band}
 
     # --- the beats -------------------------------------------------------------------------------------------
     def beat_exact(self):
@@ -376,10 +425,10 @@ class NearOrthogonal(LectureScene):
     def beat_bound(self):
         p = self.data["pack"]
         b = p["bounds"]["band_deg"]
-        key = "bound_holds" if self.reached >= b else "bound_broken"
-        self.caption_rule("bound", key, "furthest pair from 90 degrees at the end >= the Welch/Levenstein band: "
-                          "bound_holds, else bound_broken", reached_deg=self.reached, band_deg=b)
-        self.say(key, n=fmt_int(p["n_vectors"]), d=p["dim"], band=f"{b:.2f}", reached=f"{self.reached:.1f}")
+        key = "bound_holds" if self.reached_deg >= b else "bound_broken"
+        self.caption_rule("bound", key, "furthest pair from 90 degrees at the end >= the Welch/Levenshtein band: "
+                          "bound_holds, else bound_broken", reached_deg=self.reached_deg, band_deg=b)
+        self.say(key, n=fmt_int(p["n_vectors"]), d=p["dim"], band=f"{b:.2f}", reached=f"{self.reached_deg:.1f}")
         self.play(FadeOut(self.info), FadeOut(self.closest_marker), run_time=0.6)
         self.play(FadeIn(self.band_box), FadeIn(self.band_label), run_time=STEP)
         self.play(*[Create(line) for line in self.bound_lines], FadeIn(self.bound_label), run_time=STEP)
@@ -410,8 +459,8 @@ class NearOrthogonal(LectureScene):
     def beat_lemma(self):
         j = self.data["jl"]
         rows = j["rows"]
+        self.clear_stage()     # the chart goes first: the lemma's caption is taller than the one before
         self.say("lemma")
-        self.clear_stage()
         self.play(FadeIn(self.jl_formula), FadeIn(self.jl_source), run_time=STEP)
         self.play(FadeIn(self.jl_heads[:2]), FadeIn(self.jl_eps), FadeIn(self.jl_k), run_time=STEP)
         self.play(*[GrowFromEdge(b, LEFT) for b in self.jl_allow.bars], Create(self.jl_ticks), run_time=STEP)
@@ -423,11 +472,24 @@ class NearOrthogonal(LectureScene):
                                 eps=[r["eps"] for r in rows],
                                 worst=[r["projection"]["worst_distortion"] for r in rows])
         first = missed[0] if missed else rows[0]
+        over = first["projection"]["worst_distortion"] - first["eps"]    # by how much the named row missed
+        self.values["lemma_miss"] = {"eps": first["eps"], "worst": first["projection"]["worst_distortion"],
+                                     "over": over} if missed else None
         self.say(key, n=fmt_int(j["n_points"]), pairs=fmt_int(rows[0]["projection"]["pairs"]),
-                 k=fmt_int(first["dim"]), w=f"{first['projection']['worst_distortion']:.3f}")
+                 k=fmt_int(first["dim"]), w=f"{first['projection']['worst_distortion']:.4f}", e=f"{first['eps']:g}",
+                 by=f"{over:.4f}", w3=f"{first['projection']['worst_distortion']:.3f}",
+                 pct=style.percent(over / first["eps"]))
         self.play(FadeIn(self.jl_heads[2]), FadeIn(self.jl_points), run_time=STEP)
         self.play(*[GrowFromEdge(b, LEFT) for b in self.jl_found.bars], FadeIn(self.jl_worst), run_time=STEP)
         self.wait(PAUSE)
         last = rows[-1]       # by construction (the lemma's formula): its k grows by tenfold_dims per 10x the points
-        self.say("lemma_tenfold", e=f"{last['eps']:g}", dk=fmt_int(round(last["tenfold_dims"])))
+        band = self.jl_band
+        key = self.caption_rule("tenfold", "tenfold_beyond" if band["dim"] > band["gpt3_dim"] else "tenfold_within",
+                                "the lemma's k for the chapter's N at the eps of 90 +- 1 degree (sin 1 degree) above "
+                                "GPT-3's width: tenfold_beyond, else tenfold_within", eps=band["eps"],
+                                dim=band["dim"], gpt3_dim=band["gpt3_dim"])
+        self.say(key, e=f"{last['eps']:g}", a=f"{jl_angle_deg(last['eps']):.1f}",
+                 dk=fmt_int(round(last["tenfold_dims"])), e1=f"{band['eps']:.4f}", n=fmt_int(j["n_points"]),
+                 k1=fmt_int(band["dim"]), g=fmt_int(band["gpt3_dim"]))
+        self.play(FadeIn(self.jl_angles), run_time=STEP)
         self.wait(PAUSE)

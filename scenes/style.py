@@ -295,7 +295,7 @@ def share_colour(share: float) -> ManimColor:
 ANGLE_BARS = GREY_B          # a histogram of measured angles between directions
 BAND = YELLOW_C              # the 89-91 degree band (the seed's "almost perpendicular")
 MEASURED = "#58C4DD"         # what a run measured (the closest pair, the counts the lab's packing reached)
-BOUND = "#F0AC5F"            # a proven bound (Welch/Levenstein): what no arrangement can beat
+BOUND = "#F0AC5F"            # a proven bound (Welch/Levenshtein): what no arrangement can beat
 RANDOM_ESTIMATE = "#C983D8"  # the random-vector (Johnson-Lindenstrauss style) estimate
 FEATURE_COLOURS = ["#58C4DD", "#83C167", "#F0AC5F", "#C983D8", "#E07A7A"]   # the toy model's features 1..5
 TOPIC_COLOURS = {"people": "#F0AC5F", "sports": "#58C4DD", "places of people": "#E07A7A", "creatures": "#83C167",

@@ -34,9 +34,17 @@ S = SHARED | Strings({
     "note": {"en": "The numbers: our trained model ({d} dimensions): its {n} word\n"
                    "embeddings, its {k} MLP neurons over {s} sample texts, one fact.",
              "zh": "数字来自我们训练的模型（{d} 维）：{n} 个词嵌入，\n{k} 个 MLP 神经元在 {s} 段样本上的激活，一个事实。"},
-    "like_random": {"en": "{n} words in {d} dimensions, as near perpendicular as random\n"
-                          "directions would be: {s} of pairs within 85\u201395°, random {r}.",
-                    "zh": "{d} 维里的 {n} 个词：和随机方向一样接近垂直\n（{s} 的词对在 85\u201395° 内，随机为 {r}）。"},
+    "like_random": {"en": "{n} words in {d} dimensions: not all at 90°, spread around it\n"
+                          "like random ones: {s} of pairs within 85\u201395°, random {r}.",
+                    "zh": "{d} 维里的 {n} 个词：夹角像随机方向一样分布在 90° 附近，\n"
+                          "并不都是 90°：{s} 的词对在 85\u201395° 内，随机为 {r}。",
+                    "say_en": "{n} words in {d} dimensions. The bars are the angles between every pair of our word "
+                              "embeddings; the curve is what random directions of the same size would give. Both "
+                              "spread around ninety degrees, not all at ninety, and alike: {s} of pairs within 85 "
+                              "to 95 degrees, against {r} for random directions.",
+                    "say_zh": "{d} 维里的 {n} 个词。柱子是我们每一对词嵌入之间的夹角，曲线是同样维数的随机方向会给出的"
+                              "分布。两者都分布在 90 度附近，并不都是 90 度，而且差不多：{s} 的词对在 85 到 95 度之间，"
+                              "随机方向是 {r}。"},
     "less_random": {"en": "{n} words in {d} dimensions: less perpendicular than random\n"
                           "directions ({s} of pairs within 85\u201395°, random {r}).",
                     "zh": "{d} 维里的 {n} 个词：不如随机方向垂直\n（{s} 的词对在 85\u201395° 内，随机为 {r}）。"},
@@ -46,9 +54,18 @@ S = SHARED | Strings({
     "hist_header": {"en": "angles between all {pairs} pairs of word embeddings", "zh": "全部 {pairs} 对词嵌入之间的夹角"},
     "ours": {"en": "our model's words", "zh": "我们模型的词"},
     "random": {"en": "random directions", "zh": "随机方向"},
-    "polysemantic": {"en": "Neuron {i} of layer {l} fires for unrelated things: its top {n}\n"
-                           "contexts end in words of {k} different topics.",
-                     "zh": "第 {l} 层神经元 {i} 对互不相关的东西都激活：\n它的前 {n} 个语境结尾的词分属 {k} 个主题。"},
+    "polysemantic": {"en": "Neuron {i} of layer {l}, the most mixed of all {all}: its top {n}\n"
+                           "contexts end in words of {k} topics. One neuron, many features.",
+                     "zh": "第 {l} 层神经元 {i}：全部 {all} 个神经元中最杂的，前 {n} 个语境\n"
+                           "结尾的词分属 {k} 个主题：一个神经元，多个特征。",
+                     "say_en": "We searched all {all} neurons for the one whose top {n} contexts end in words of the "
+                               "most topics, because a neuron that fires for unrelated things is what superposition "
+                               "looks like from inside. Neuron {i} of layer {l} wins: its top {n} contexts, listed "
+                               "with their activations, end in words of {k} different topics. One neuron, many "
+                               "features.",
+                     "say_zh": "我们在全部 {all} 个神经元里，找前 {n} 个语境结尾的词主题最多的那一个，因为对互不相关的"
+                               "东西都激活，正是从内部看到的叠加。胜出的是第 {l} 层神经元 {i}：列出的前 {n} 个语境和"
+                               "它们的激活，结尾的词分属 {k} 个主题。一个神经元，多个特征。"},
     "monosemantic": {"en": "No neuron's top {n} contexts span {need} topics here;\n"
                            "the most varied, neuron {i} of layer {l}, spans {k}.",
                      "zh": "这里没有神经元的前 {n} 个语境跨越 {need} 个主题；\n最杂的第 {l} 层神经元 {i} 跨越 {k} 个。"},
@@ -73,6 +90,18 @@ S = SHARED | Strings({
     "summary": {"en": "{n} words share {d} dimensions: more features than dimensions.\n"
                       "{s} of their pairs lie within 85\u201395° (random directions: {r}).",
                 "zh": "{n} 个词共享 {d} 个维度：特征比维度多。\n其中 {s} 的词对夹角在 85\u201395° 之内（随机方向：{r}）。"},
+    "summary_reading": {"en": "Reading a model: {n} words in {d} dimensions share directions;\n"
+                              "one neuron mixes {k} topics; half a fact's push takes {half} neurons.",
+                        "zh": "读模型时：{d} 维里的 {n} 个词共用方向；\n"
+                              "一个神经元混着 {k} 个主题；一个事实的一半推力要靠 {half} 个神经元。",
+                        "say_en": "What superposition means for reading a model: with {n} words in {d} dimensions, "
+                                  "features must share directions. So one neuron, like neuron {i} of layer {l}, "
+                                  "mixes {k} topics; and one fact, the push towards the word {answer}, needs {half} "
+                                  "neurons for half of it. The map lights the embedding and every MLP layer: no "
+                                  "single neuron is the unit to read.",
+                        "say_zh": "叠加对读模型意味着什么：{d} 维里有 {n} 个词，特征只能共用方向。所以一个神经元，比如"
+                                  "第 {l} 层神经元 {i}，混着 {k} 个主题；一个事实，推向“{answer}”这个词的推力，一半就要"
+                                  "靠 {half} 个神经元。图上亮的是嵌入和每一层多层感知机：单个神经元不是读模型的单位。"},
     "summary_fewer": {"en": "{n} words in {d} dimensions: no more features than dimensions here.\n"
                             "{s} of their pairs lie within 85\u201395° (random directions: {r}).",
                       "zh": "{d} 维里的 {n} 个词：这里特征并不比维度多。\n其中 {s} 的词对夹角在 85\u201395° 之内（随机方向：{r}）。"},
@@ -225,7 +254,8 @@ class SuperpositionInGpt(LectureScene):
         p = self.poly
         key = "polysemantic" if p["polysemantic"] else "monosemantic"
         self.caption_rule("neuron", key, p["rule"], topics=p["topics"], layer=p["layer"], neuron=p["neuron"])
-        self.say(key, i=p["neuron"], l=style.shown(p["layer"]), n=TOP_CONTEXTS, k=len(p["topics"]), need=POLYSEMANTIC_TOPICS)
+        self.say(key, i=p["neuron"], l=style.shown(p["layer"]), n=TOP_CONTEXTS, k=len(p["topics"]), need=POLYSEMANTIC_TOPICS,
+                 all=p["neurons_searched"])
         self.clear_stage()
         self.play(FadeIn(self.ctx_header), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(VGroup(r, t, n), shift=RIGHT * 0.2)
@@ -250,12 +280,18 @@ class SuperpositionInGpt(LectureScene):
 
     def beat_summary(self):
         e = self.emb
-        key = self.caption_rule("summary", "summary" if e["words"] > e["dim"] else "summary_fewer",
-                                "more word embeddings than dimensions: summary, else summary_fewer",
-                                words=e["words"], dim=e["dim"])
+        f, p = self.fact, self.poly
+        more = e["words"] > e["dim"]
+        reading = more and p["polysemantic"] and f["top"][0]["share"] < 0.5
+        key = self.caption_rule("summary", "summary_reading" if reading else ("summary" if more else "summary_fewer"),
+                                "more word embeddings than dimensions, the neuron beat's neuron polysemantic and the "
+                                "fact's largest neuron share below one half: summary_reading; else more word "
+                                "embeddings than dimensions: summary; else summary_fewer",
+                                words=e["words"], dim=e["dim"], polysemantic=p["polysemantic"],
+                                top_share=f["top"][0]["share"])
         self.say(key, n=e["words"], d=e["dim"], s=style.percent(e["within_85_95"]),
-                 r=style.percent(e["random_within_85_95"]))
-        f = self.fact
+                 r=style.percent(e["random_within_85_95"]), i=p["neuron"], l=style.shown(p["layer"]),
+                 k=len(p["topics"]), half=f["for_half"], answer=f["answer"])
         self.show_where(["embedding", "mlp:*"], [
             (self.s("where_words", n=e["words"], d=e["dim"]), TEXT),
             (self.s("where_push", answer=f["answer"]), TEXT),

@@ -14,7 +14,8 @@ full precision in self.values (the manifest).
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, RIGHT, DashedLine, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Rectangle, Transform, VGroup
+from manim import (DOWN, RIGHT, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, GrowFromPoint, LaggedStart,
+                   Rectangle, Transform, VGroup)
 
 from model.superposition_record import load as load_snapshots
 from scenes import style
@@ -28,12 +29,43 @@ DATA_FILES = ("model/snapshots/superposition.json",)   # read through load_snaps
 S = SHARED | Strings({
     "title": {"en": "Superposition in a toy model", "zh": "玩具模型里的叠加"},
     "subtitle": {"en": "Five features, two dimensions (Elhage et al., 2022)", "zh": "五个特征，两个维度（Elhage 等，2022）"},
-    "note": {"en": "The numbers: the superposition lab's recorded training runs\n"
-                   "(Torch, seed {seed}, {steps} steps, the best of {k} copies at each sparsity).",
-             "zh": "数字来自叠加实验室记录的训练\n（Torch，种子 {seed}，{steps} 步，每个稀疏度取 {k} 份中最好的一份）。"},
-    "model": {"en": "Five features squeezed into two dimensions and back out.\n"
-                    "Each matters 0.9 times the one before; each is 0 with probability S.",
-              "zh": "五个特征被压进两个维度，再还原出来。\n每个特征的重要性是前一个的 0.9 倍；每个特征以概率 S 为 0。"},
+    "note": {"en": "The numbers: our own recorded training runs of this toy model.",
+             "zh": "数字来自我们自己记录的这个玩具模型的训练。"},
+    # the definition, at the chapter's first use of the word, on the sparsest run's own arrows (a rule: pentagon)
+    "define_pentagon": {
+        "en": "Superposition: more features than dimensions, one direction each.\n"
+              "Here 5 features share 2 dimensions, {lo}\u2013{hi}\u00b0 apart, not 90\u00b0:\n"
+              "reading feature 1 also picks up part of its neighbours (dashed).",
+        "zh": "叠加：特征比维度多，每个特征存放在自己的方向上。\n"
+              "这里 5 个特征共用 2 个维度，相隔 {lo}\u2013{hi}\u00b0，不是 90\u00b0：\n"
+              "沿特征 1 的箭头读数，也会读到相邻特征的一部分（虚线投影）。",
+        "say_en": "Superposition means more features than dimensions, each stored along its own "
+                  "direction. Here five features share two dimensions as a pentagon: neighbouring arrows are "
+                  "{lo} to {hi} degrees apart, not ninety. So reading feature 1 along its arrow also picks up "
+                  "part of its two neighbours: the dashed lines drop their tips onto feature 1's direction.",
+        "say_zh": "叠加，就是特征比维度多，每个特征存放在自己的方向上。这里五个特征共用两个维度，排成五边形："
+                  "相邻的箭头相隔 {lo} 到 {hi} 度，不是 90 度。所以沿特征 1 的箭头读数，也会读到两个相邻特征的"
+                  "一部分：虚线把它们的箭头尖投到特征 1 的方向上。"},
+    "define_plain": {
+        "en": "Superposition: more features than dimensions, one direction each,\n"
+              "not quite perpendicular, so reading one picks up some of the others.\n"
+              "Here: the sparsest run, {k} of the 5 features with a direction.",
+        "zh": "叠加：特征比维度多，每个特征存放在自己的方向上，\n"
+              "这些方向并不完全垂直，所以读一个特征时也会读到一点别的特征。\n"
+              "这里是最稀疏那次运行的箭头：5 个特征中有 {k} 个得到方向。"},
+    "five_in_two": {"en": "{n} features, {m} dimensions", "zh": "{n} 个特征，{m} 个维度"},
+    "model": {"en": "It squeezes 5 features x into 2 numbers (W x), then back (W\u1d40),\n"
+                    "adds a bias b, then ReLU: every negative number becomes 0.\n"
+                    "Each matters 0.9\u00d7 the one before; each is 0 with probability S.",
+              "zh": "模型把 5 个特征 x 压成 2 个数（W x），再映射回去（W\u1d40），\n"
+                    "加上偏置 b，再用 ReLU：把每个负数变成 0。\n"
+                    "每个特征的重要性是前一个的 0.9 倍；每个特征以概率 S（稀疏度）为 0。",
+              "say_en": "The model squeezes five features into two numbers, maps those two back out to five, adds "
+                        "a bias, and applies ReLU, which turns every negative number into zero. On the bars: each "
+                        "feature matters 0.9 times as much as the one before, and each is zero with probability S, "
+                        "the sparsity.",
+              "say_zh": "模型把五个特征压成两个数，再把这两个数映射回五个，加上偏置，再用 ReLU：把每个负数变成零。"
+                        "柱子是重要性：每个特征是前一个的 0.9 倍；每个特征以概率 S 为零，S 就是稀疏度。"},
     "importance": {"en": "importance", "zh": "重要性"},
     "feature": {"en": "feature", "zh": "特征"},
     "shape": {"en": "n = {n} features, m = {m} dimensions, W: {m} \u00d7 {n}",
@@ -44,16 +76,27 @@ S = SHARED | Strings({
     "sparsity": {"en": "S = {s}", "zh": "S = {s}"},
     "step": {"en": "step", "zh": "第"},
     "of_steps": {"en": "of {steps}", "zh": "步（共 {steps}）"},
-    "dims_falls": {"say_en": 'Each bar is the share of one dimension that a feature gets; a full bar is a whole dimension to itself. The loss falls as the features get sparser.',
-                   "say_zh": '每根柱是一个特征分到的维度份额；满格就是独占一整个维度。特征越稀疏，损失越低。',
+    "dims_falls": {"say_en": "Under each panel, one bar per feature: how much of a dimension that feature gets. A bar "
+                             "up to the top line is a whole dimension to itself; the line at 0.4 is two fifths. Each "
+                             "loss is measured on its own run's inputs, and sparser inputs hold fewer features to "
+                             "rebuild, so the loss falls from left to right: four different tests, not one contest.",
+                   "say_zh": "每个面板下面，每个特征一根柱：它分到多少个维度。柱子顶到上面那条线，就是独占一整个维度；"
+                             "0.4 那条线是五分之二。每个损失都在它自己那次运行的输入上测量，越稀疏，要还原的特征越少，"
+                             "所以损失从左到右下降：这是四场不同的测试，不是一场比赛。",
                    "en": "D\u1d62: the share of a dimension feature i gets (bars; 1 = a whole one).\n"
-                         "The loss falls as the features get sparser.",
-                   "zh": "D\u1d62：特征 i 分到的维度份额（柱；1 = 一整个维度）。\n特征越稀疏，损失越低。"},
-    "dims_mixed": {"say_en": 'Each bar is the share of one dimension that a feature gets; a full bar is a whole dimension to itself. The loss does not fall steadily with sparsity here.',
-                   "say_zh": '每根柱是一个特征分到的维度份额；满格就是独占一整个维度。这里损失并不随稀疏度稳定下降。',
+                         "Each loss is on its own run's inputs; it falls as they get sparser.",
+                   "zh": "D\u1d62：特征 i 分到的维度份额（柱；1 = 一整个维度）。\n"
+                         "每个损失都在各自运行的输入上测量：越稀疏越低（不是同一场比赛）。"},
+    "dims_mixed": {"say_en": "Under each panel, one bar per feature: how much of a dimension that feature gets. A bar "
+                             "up to the top line is a whole dimension to itself; the line at 0.4 is two fifths. Each "
+                             "loss is measured on its own run's inputs, and here it does not fall steadily with "
+                             "sparsity.",
+                   "say_zh": "每个面板下面，每个特征一根柱：它分到多少个维度。柱子顶到上面那条线，就是独占一整个维度；"
+                             "0.4 那条线是五分之二。每个损失都在它自己那次运行的输入上测量，这里并不随稀疏度稳定下降。",
                    "en": "D\u1d62: the share of a dimension feature i gets (bars; 1 = a whole one).\n"
-                         "The loss does not fall steadily with sparsity here.",
-                   "zh": "D\u1d62：特征 i 分到的维度份额（柱；1 = 一整个维度）。\n这里损失并不随稀疏度稳定下降。"},
+                         "Each loss is on its own run's inputs; here it does not fall steadily.",
+                   "zh": "D\u1d62：特征 i 分到的维度份额（柱；1 = 一整个维度）。\n"
+                         "每个损失都在各自运行的输入上测量：这里并不随稀疏度稳定下降。"},
     "loss": {"en": "loss", "zh": "损失"},
     "geom_orthogonal": {"en": "{k} at {a}°", "zh": "{k} 个，{a}°"},
     "geom_antipodal": {"en": "{k} in opposite pairs", "zh": "{k} 个，两两相反"},
@@ -72,6 +115,7 @@ S = SHARED | Strings({
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
 BEATS = style.BEAT_TITLES | Strings({
+    "define":    {"en": "What superposition is", "zh": "什么是叠加"},
     "model":     {"en": "The toy model", "zh": "玩具模型"},
     "train":     {"en": "Training at each sparsity", "zh": "各稀疏度下的训练"},
     "dims":      {"en": "Dimensions per feature", "zh": "每个特征占的维度"},
@@ -85,6 +129,7 @@ BARS_BASE, BAR_UNIT = -1.55, 0.8       # the D_i bars: baseline, height of D = 1
 LOSS_Y = -2.05
 REPRESENTED = 0.5                     # a feature is represented when its column's norm exceeds this
 ORTHO_TOL, PENTAGON_TOL, D_TOL = 5.0, 5.0, 0.05
+DEFINE_R = 1.4                        # the definition's fan: the length of a vector of length 1
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -118,8 +163,7 @@ class ToySuperposition(LectureScene):
     beat_titles = BEATS
 
     def title_note(self) -> str:
-        r = self.runs[0]
-        return self.s("note", seed=r["seed"], steps=f"{r['steps']:,}", k=len(r["instance_losses"]))
+        return self.s("note")     # the seeds, steps and copies are in the manifest (values["runs"], the recipe)
 
     # --- the numbers -----------------------------------------------------------------------------------------
     def prepare(self):
@@ -138,17 +182,48 @@ class ToySuperposition(LectureScene):
                       "geometry": g} for r, g in zip(self.runs, self.geoms)],
             "represented_norm": REPRESENTED,
         })
+        self.build_define()
         self.build_model()
         self.build_panels()
         self.build_dims()
         self.build_geometry()
 
+    def build_define(self):
+        """The definition's picture: the sparsest run's five columns of W, large, numbered; a dashed line along
+        feature 1's direction, and a dashed drop from the tip of each feature less than 90 degrees from it onto
+        that line (what reading feature 1 picks up of it)."""
+        r, g = self.runs[-1], self.geoms[-1]
+        W = np.asarray(r["W"], np.float64)
+        n, m = r["n_features"], r["n_hidden"]
+        centre = np.array([0.0, 0.75, 0.0])
+        self.define_fan = VectorFan(W, FEATURE_COLOURS, radius=DEFINE_R)
+        self.define_fan.shift(centre - self.define_fan.centre())
+        self.define_numbers = VGroup()
+        for i in range(n):
+            tip = self.define_fan.tip(*W[:, i])
+            out = (tip - centre) / max(np.linalg.norm(tip - centre), 1e-9)
+            self.define_numbers.add(NumberText(str(i + 1), style.LABEL, FEATURE_COLOURS[i]).place(0, 0))
+            self.define_numbers[-1].move_to(tip + out * 0.32)
+        u = W[:, 0] / np.linalg.norm(W[:, 0])
+        reach = DEFINE_R * 1.25
+        self.define_axis = DashedLine(centre - reach * np.array([*u, 0]), centre + reach * np.array([*u, 0]),
+                                      stroke_color=FEATURE_COLOURS[0], stroke_width=2, dash_length=0.1,
+                                      stroke_opacity=0.7)
+        angles = np.asarray(r["angles_deg"])
+        near = [j for j in range(1, n) if angles[0, j] < 90 and r["norms"][j] > REPRESENTED]
+        self.define_drops = VGroup(*[
+            DashedLine(self.define_fan.tip(*W[:, j]), self.define_fan.tip(*(float(W[:, j] @ u) * u)),
+                       stroke_color=FEATURE_COLOURS[j], stroke_width=2.5, dash_length=0.08) for j in near])
+        self.define_header = self.header(self.s("five_in_two", n=n, m=m), 0, TEXT, 3.25)
+        self.values["define"] = {"run": len(self.runs) - 1, "sparsity": r["sparsity"], "reading": 0,
+                                 "dropped": near, "angles_to_reading_deg": [float(angles[0, j]) for j in near]}
+
     def build_model(self):
         r = self.runs[0]
         n, m = r["n_features"], r["n_hidden"]
-        self.formula = self.tex(r"x'", "=", r"\mathrm{ReLU}(", r"W^\top W", "x", "+", "b", ")").move_to([0, 2.6, 0])
-        self.shape = Label(self.s("shape", n=n, m=m), font_size=style.LABEL, color=MUTED).move_to([0, 1.7, 0])
-        base, unit, xs = -1.35, 2.0, [-3.2 + 1.6 * i for i in range(n)]
+        self.formula = self.tex(r"x'", "=", r"\mathrm{ReLU}(", r"W^\top W", "x", "+", "b", ")").move_to([0, 2.95, 0])
+        self.shape = Label(self.s("shape", n=n, m=m), font_size=style.LABEL, color=MUTED).move_to([0, 2.05, 0])
+        base, unit, xs = -1.05, 2.0, [-3.2 + 1.6 * i for i in range(n)]
         self.imp_bars = VGroup(*[Rectangle(width=0.7, height=v * unit, stroke_width=0, fill_color=FEATURE_COLOURS[i],
                                            fill_opacity=0.9).move_to([x, base + v * unit / 2, 0])
                                  for i, (v, x) in enumerate(zip(r["importance"], xs))])
@@ -231,8 +306,27 @@ class ToySuperposition(LectureScene):
             self.geom_labels.add(row)
 
     # --- the beats -------------------------------------------------------------------------------------------
+    def beat_define(self):
+        g = self.geoms[-1]
+        if g["kind"] == "pentagon":
+            key, words = "define_pentagon", dict(lo=f"{min(g['gaps_deg']):.0f}", hi=f"{max(g['gaps_deg']):.0f}")
+        else:
+            key, words = "define_plain", dict(k=len(g["represented"]))
+        self.caption_rule("define", key, "the sparsest run's geometry (the rule of the geometry beat) is a pentagon: "
+                          "define_pentagon, with its neighbour gaps, else define_plain",
+                          kind=g["kind"], gaps_deg=g["gaps_deg"], represented=g["represented"])
+        self.say(key, **words)
+        self.play(FadeIn(self.define_header), FadeIn(VGroup(self.define_fan.circle, self.define_fan.origin_dot)),
+                  run_time=STEP)
+        self.play(LaggedStart(*[GrowFromPoint(a, self.define_fan.centre()) for a in self.define_fan.arrows],
+                              lag_ratio=0.2), FadeIn(self.define_numbers), run_time=2 * STEP)
+        self.play(Create(self.define_axis), run_time=STEP)
+        self.play(*[Create(d) for d in self.define_drops], run_time=STEP)
+        self.wait(PAUSE)
+
     def beat_model(self):
         self.say("model")
+        self.clear_stage()
         self.play(FadeIn(self.formula), FadeIn(self.shape), run_time=STEP)
         self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.imp_bars], lag_ratio=0.15),
                   FadeIn(self.imp_numbers), FadeIn(self.imp_names), FadeIn(self.imp_title), FadeIn(self.feature_title),

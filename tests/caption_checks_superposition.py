@@ -152,6 +152,19 @@ def check_toy_geometry(v, rule, gpt):
     return "no_pentagon"
 
 
+def check_toy_define(v, rule, gpt):
+    """The definition is drawn on the sparsest run: its neighbour gaps in the caption when it is a pentagon."""
+    runs = v["runs"]
+    kind, rep, gaps = toy_kind(runs[-1])
+    assert v["define"]["run"] == len(runs) - 1 and v["define"]["sparsity"] == max(r["sparsity"] for r in runs)
+    assert rule["inputs"]["kind"] == kind and rule["inputs"]["represented"] == rep
+    assert rule["inputs"]["gaps_deg"] == pytest.approx(gaps.tolist(), abs=1e-3)
+    a = toy_geometry(runs[-1]["W"])["angles"]
+    assert v["define"]["dropped"] == [j for j in range(1, 5) if a[0, j] < 90 and j in rep], \
+        "a dashed drop from every represented feature less than 90 degrees from feature 1"
+    return "define_pentagon" if kind == "pentagon" else "define_plain"
+
+
 # --- superposition_in_gpt: the model's embeddings, a neuron over the sample, a fact per neuron ---------------------
 def check_embeddings(v, rule, gpt):
     E = np.asarray(gpt.W_E, np.float64)
@@ -173,7 +186,11 @@ def check_embeddings(v, rule, gpt):
 def check_gpt_summary(v, rule, gpt):
     n, d = np.asarray(gpt.W_E).shape
     e = v["embeddings"]
-    assert (e["words"], e["dim"]) == (n, d) and rule["inputs"] == {"words": n, "dim": d}
+    top = v["fact"]["top"][0]["share"]
+    assert (e["words"], e["dim"]) == (n, d)
+    assert rule["inputs"] == {"words": n, "dim": d, "polysemantic": len(v["neuron"]["topics"]) >= 3, "top_share": top}
+    if n > d and len(v["neuron"]["topics"]) >= 3 and top < 0.5:
+        return "summary_reading"
     return "summary" if n > d else "summary_fewer"
 
 
@@ -262,16 +279,29 @@ def check_lemma(v, rule, gpt):
     return "lemma_holds" if all(w <= e for w, e in zip(worst, eps)) else "lemma_missed"
 
 
+def check_tenfold(v, rule, gpt):
+    """The closing caption's band: 89-91 degrees is eps = sin(1 degree) for a perpendicular pair whose lengths are
+    kept; the lemma's k for the chapter's N at that eps, against GPT-3's width from its config."""
+    from model.config import GPT3_175B
+    n = v["jl"]["n_points"]
+    eps = math.sin(math.radians(1))
+    assert rule["inputs"]["eps"] == pytest.approx(eps, rel=1e-12)
+    assert rule["inputs"]["dim"] == jl_k(n, eps) and rule["inputs"]["gpt3_dim"] == GPT3_175B.n_embd
+    return "tenfold_beyond" if jl_k(n, eps) > GPT3_175B.n_embd else "tenfold_within"
+
+
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
 SUPERPOSITION_CHECKS: dict = {
     "near_orthogonal": {"histogram": ({"no_gain", "narrows", "tails"}, check_packing_histogram),
                         "bound": ({"bound_holds", "bound_broken"}, check_packing_bound),
                         "where": ({"where_slow", "where_fast"}, check_where),
-                        "lemma": ({"lemma_holds", "lemma_missed"}, check_lemma)},
-    "toy_superposition": {"dims": ({"dims_falls", "dims_mixed"}, check_toy_dims),
+                        "lemma": ({"lemma_holds", "lemma_missed"}, check_lemma),
+                        "tenfold": ({"tenfold_beyond", "tenfold_within"}, check_tenfold)},
+    "toy_superposition": {"define": ({"define_pentagon", "define_plain"}, check_toy_define),
+                          "dims": ({"dims_falls", "dims_mixed"}, check_toy_dims),
                           "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry)},
     "superposition_in_gpt": {"embeddings": ({"like_random", "less_random", "more_random"}, check_embeddings),
                              "neuron": ({"polysemantic", "monosemantic"}, check_neuron),
                              "spread": ({"spread", "concentrated"}, check_spread),
-                             "summary": ({"summary", "summary_fewer"}, check_gpt_summary)},
+                             "summary": ({"summary_reading", "summary", "summary_fewer"}, check_gpt_summary)},
 }

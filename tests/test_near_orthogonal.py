@@ -234,6 +234,7 @@ def test_labels_are_the_rounded_numbers(played, lang):
     assert [t.text for t in s.jl_eps] == [f"{r['eps']:g}" for r in rows]
     assert [t.text for t in s.jl_k] == [fmt_int(r["dim"]) for r in rows]
     assert [t.text for t in s.jl_worst] == [f"{r['projection']['worst_distortion']:.3f}" for r in rows]
+    assert [t.text for t in s.jl_angles] == [f"\u00b1{math.degrees(math.asin(r['eps'])):.1f}\u00b0" for r in rows]
     for allow, found, r in zip(s.jl_allow.bars, s.jl_found.bars, rows):
         assert found.width / allow.width == pytest.approx(r["projection"]["worst_distortion"] / r["eps"], rel=1e-6)
     assert fmt_int(v["jl"]["n_points"]) in s.jl_points.text
@@ -252,10 +253,31 @@ def test_the_rules_chose_their_captions(played):
     rows = v["jl"]["rows"]
     assert rules["lemma"]["key"] == ("lemma_holds" if all(r["projection"]["worst_distortion"] <= r["eps"]
                                                           for r in rows) else "lemma_missed")
-    # the last caption reads the formula backwards, at the smallest eps: its k grows by this much per tenfold N
-    said = [c for c in played["en"].captions if c["key"] == "lemma_tenfold"]
+    # the last caption reads the formula backwards, at the smallest eps: its k grows by this much per tenfold N;
+    # and it turns eps into an angle: a perpendicular pair (lengths kept) ends within 90 +- asin(eps) degrees
+    said = [c for c in played["en"].captions if c["key"] in ("tenfold_beyond", "tenfold_within")]
     assert len(said) == 1 and said[0]["values"]["dk"] == fmt_int(round(rows[-1]["tenfold_dims"]))
     assert said[0]["values"]["e"] == f"{rows[-1]['eps']:g}"
+    assert said[0]["values"]["a"] == f"{math.degrees(math.asin(rows[-1]['eps'])):.1f}"
+    band = v["jl_shown"]["band"]
+    assert band["eps"] == pytest.approx(math.sin(math.radians(1)), rel=1e-12)
+    assert said[0]["key"] == rules["tenfold"]["key"] == (
+        "tenfold_beyond" if band["dim"] > band["gpt3_dim"] else "tenfold_within")
+
+
+def test_eps_as_an_angle():
+    """A map that keeps two perpendicular unit vectors' lengths and their squared distance 2 within 1 +- eps leaves
+    them within 90 +- asin(eps) degrees: checked on the exact pair at both ends of the allowance."""
+    from model.analysis.superposition import jl_angle_deg, jl_eps_for_angle
+    for eps in (0.5, 0.25, 0.125, 0.0175):
+        for sign in (-1, 1):
+            d2 = 2 * (1 + sign * eps)                         # |u' - v'|^2 with |u'| = |v'| = 1
+            theta = math.degrees(math.acos((2 - d2) / 2))
+            assert abs(theta - 90) == pytest.approx(jl_angle_deg(eps), abs=1e-9)
+    assert jl_eps_for_angle(jl_angle_deg(0.125)) == pytest.approx(0.125)
+    assert jl_angle_deg(0.125) == pytest.approx(7.18, abs=0.005) and jl_eps_for_angle(1) == pytest.approx(0.01745, abs=1e-5)
+    with pytest.raises(ValueError):
+        jl_angle_deg(1.0)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -83,7 +83,7 @@ EXAMPLES = {
         "the next word is <eos>": "the next word is end of text",
         "Step 1: add\nthem up.": "Step one: add them up.",
         'falls on "the" (6.1%).': "falls on the, six point one percent.",
-        "Welch/Levenstein": "Welch Levenstein",
+        "Welch/Levenshtein": "Welch Levenshtein",
         "Add & Norm": "Add and Norm",
         '"," is the top word': "comma is the top word",
         'the vector for ".".': "the vector for period.",

@@ -42,7 +42,7 @@ def test_packing_cannot_beat_the_bounds(packed):
     # 1/d, so packing can only reshape the distribution, not squeeze all of it towards 90 degrees.
     assert after["mean_cos2"] >= bounds["welch_mean_cos2"] * 0.99
     assert packed["before"]["mean_cos2"] == pytest.approx(1 / 50, rel=0.02)
-    # Some pair must lie at least band_deg from 90 degrees (Levenstein, since N > d(d+1)/2).
+    # Some pair must lie at least band_deg from 90 degrees (Levenshtein, since N > d(d+1)/2).
     assert 90 - after["min_deg"] >= bounds["band_deg"]
     assert after["max_deg"] - 90 >= bounds["band_deg"]
     # Hence the 89-91 degree fraction does not grow; the tails move to the shoulders instead.
@@ -60,7 +60,7 @@ def test_histogram_uses_the_same_sample(packed):
 
 
 def test_packing_bounds_known_cases():
-    # 4 lines in the plane: best is 45 degrees apart (Levenstein bound is tight)
+    # 4 lines in the plane: best is 45 degrees apart (Levenshtein bound is tight)
     assert packing_bounds(4, 2)["band_deg"] == pytest.approx(45)
     # 6 lines in 3-D: the icosahedron's diagonals meet Welch's bound, cos = 1/sqrt(5)
     assert packing_bounds(6, 3)["max_cos_at_least"] == pytest.approx(1 / math.sqrt(5))

@@ -83,6 +83,13 @@ def test_the_neuron_is_its_top_contexts_with_their_topics(gpt, played, lang):
         assert c["topic"] == topic_here(c["token"])
     assert n["topics"] == sorted({topic_here(c["token"]) for c in n["contexts"]})
     assert n["polysemantic"] == (len(n["topics"]) >= 3)
+    # the caption says which neurons the rule searched: every MLP neuron of every layer
+    searched = sum(a.shape[-1] for a in sample["mlp_act"])
+    assert n["neurons_searched"] == searched
+    said = [c for c in played[lang].captions if c["beat"] == "neuron"]
+    assert len(said) == 1 and said[0]["values"]["all"] == searched
+    if said[0]["key"] == "polysemantic":
+        assert f"{searched}" in said[0]["text"] and f"{searched}" in said[0]["say"]
 
 
 def test_the_fact_shares_are_the_weights_read_through_the_unembedding(gpt):

@@ -138,3 +138,38 @@ def geometry_beat(monkeypatch):
 @pytest.mark.usefixtures("geometry_beat")
 def test_frame_geometry(scene):
     play_until_section_ends(scene, ToySuperposition.construct)
+
+
+# --- superposition is defined where the lecture first says it ------------------------------------------------------
+WORD = {"en": "superposition", "zh": "叠加"}
+DEFINES = {"en": "more features than dimensions", "zh": "特征比维度多"}
+
+
+def says_the_word(table: dict, lang: str) -> bool:
+    """Any caption of a strings table (shown or spoken) uses the word, in `lang`."""
+    return any(WORD[lang] in v.get(k, "").lower() for v in table.values() for k in (lang, f"say_{lang}"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_superposition_is_defined_at_its_first_use_in_the_lecture(played, lang):
+    """The default lecture's captions in order: no scene before toy_superposition can say the word (every string
+    of its table, whichever its rules choose), and toy_superposition's first caption that says it defines it."""
+    import importlib
+    import tomllib
+    from pathlib import Path
+
+    from scenes.catalog import SCENES
+    order = [s["name"] for s in tomllib.loads((Path(__file__).resolve().parent.parent / "lecture.toml")
+                                              .read_text())["scene"]]
+    first = None
+    for name in order:
+        spec = SCENES[name]
+        cls = getattr(importlib.import_module(spec.module), spec.cls)
+        if says_the_word(cls.strings.table, lang):
+            first = name
+            break
+    assert first == "toy_superposition"
+    said = [c for c in played[lang].captions if WORD[lang] in (c["text"] + c["say"]).lower()]
+    assert said, "toy_superposition says the word"
+    assert said[0]["key"] in {"define_pentagon", "define_plain"} and said[0]["beat"] == "define"
+    assert DEFINES[lang] in said[0]["text"].replace("\n", " " if lang == "en" else "") and DEFINES[lang] in said[0]["say"]

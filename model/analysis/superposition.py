@@ -130,3 +130,20 @@ def fact_neuron_shares(gpt: NumpyGPT, first: str, last: str, lang: str) -> dict:
             "top": [{"layer": l, "neuron": i, "contribution": v, "share": v / total} for v, l, i in positive[:12]],
             "for_half": int(np.searchsorted(cum, 0.5) + 1) if total > 0 else None,
             "for_90": int(np.searchsorted(cum, 0.9) + 1) if total > 0 else None}
+
+
+# --- the Johnson-Lindenstrauss distortion as an angle (near_orthogonal) ------------------------------------------
+def jl_angle_deg(eps: float) -> float:
+    """How far from 90 degrees two perpendicular unit vectors can end up when a map keeps their lengths and keeps
+    their squared distance (2) within 1 +- eps: |u' - v'|^2 = 2 - 2 cos(theta') = 2 (1 +- eps) gives
+    cos(theta') = -+eps, so theta' = 90 +- asin(eps) degrees (eps = 0.125: +-7.18 degrees)."""
+    if not 0 < eps < 1:
+        raise ValueError(f"eps must lie in (0, 1), got {eps}")
+    return math.degrees(math.asin(eps))
+
+
+def jl_eps_for_angle(deg: float) -> float:
+    """The distortion eps whose angle (jl_angle_deg) is `deg` off 90 degrees: sin(deg) (1 degree: 0.01745)."""
+    if not 0 < deg < 90:
+        raise ValueError(f"deg must lie in (0, 90), got {deg}")
+    return math.sin(math.radians(deg))
