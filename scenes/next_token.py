@@ -68,6 +68,9 @@ S = SHARED | Strings({
     "summary": {"en": "A GPT turns all the words so far into a distribution\n"
                       "over the next one. Drawing from it, again and again, writes.",
                 "zh": "GPT 把已有的全部词变成下一个词的概率分布。\n一次次从中抽词，就写出了文字。"},
+    "summary_stack": {"en": "The stack inside: {layers} layers each look back at earlier words,\n"
+                            "then work on each word; the last box gives the probabilities.",
+                      "zh": "模型内部是一叠 {layers} 层：每层先回看前面的词，\n再逐个处理每个词；最后一格给出各词的概率。"},
     "where_after": {"en": "after \"{last}\":", "zh": "\u201c{last}\u201d之后："},   # the closing map
     "where_top": {"en": "\"{word}\"  {p}", "zh": "\u201c{word}\u201d {p}"},
     "where_vocab": {"en": "the most likely of {n}", "zh": "{n} 个词中最可能"},
@@ -173,6 +176,9 @@ class NextToken(LectureScene):
             (self.s("where_top", word=style.token_label(top["word"]), p=style.percent(top["probability"])), PROB),
             (self.s("where_vocab", n=self.vocab), MUTED)],
             last_token_id=last, top={"token_id": top["token_id"], "probability": top["probability"]})
+        # the stack just drawn, said in plain words (its boxes are named in their own chapters)
+        self.say("summary_stack", layers=self.gpt.config.n_layer)
+        self.wait(PAUSE)
 
     # --- one draw: u on the strip, the word into the slot ---------------------------------
     def show_draw(self, i: int, full: bool):
