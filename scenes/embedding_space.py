@@ -27,9 +27,12 @@ from scenes.style import MUTED, SHARED, TEXT, Strings
 S = SHARED | Strings({
     "title": {"en": "The embedding space", "zh": "嵌入空间"},
     "subtitle": {"en": "Directions that carry meaning, measured", "zh": "承载含义的方向：实测"},
-    "model_note": {"en": "Every point here is a row of our small GPT's embedding matrix,\n"
-                         "and every direction was measured, then tested on held-out words.",
-                   "zh": "这里的每个点都是小型 GPT 嵌入矩阵中的一行，\n每个方向都是测出来的，并在留出的词上检验。"},
+    "model_note": {"en": "Every point here is a row of our small GPT's embedding matrix.\n"
+                         "Each direction was measured, then tested on held-out words:\n"
+                         "words that were not used to measure it.",
+                   "zh": "这里的每个点都是小型 GPT 嵌入矩阵中的一行。\n"
+                         "每个方向都是测出来的，并在留出的词上检验：\n"
+                         "留出的词，就是测量这个方向时没有用来测的词。"},
     "words": {"en": "The {n} creatures' embeddings ({d} numbers each) on two\n"
                     "measured directions; it keeps {kept} of their spread (variance).",
               "zh": "{n} 种动物的嵌入（每个 {d} 个数），投影到两个实测方向上。\n这个平面视图保留了它们 {kept} 的离散程度（方差）。"},
@@ -41,9 +44,19 @@ S = SHARED | Strings({
                             "zh": "每次留出一种动物，落在自己栖息地一侧的比例是 {acc}：\n并不比打乱标签（{null}）更好。"},
     "example_hit": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}):\n"
                           "\"{d}\" differs from \"{c}\" as \"{b}\" from \"{a}\" (1 = same way).",
+                    "say_en": "\"{b}\" minus \"{a}\" plus \"{c}\": of the creatures, the nearest is \"{d}\", with a "
+                              "cosine of {cos}, where 1 would mean pointing the same way. \"{d}\" differs from "
+                              "\"{c}\" as \"{b}\" differs from \"{a}\".",
+                    "say_zh": "\u201c{b}\u201d减\u201c{a}\u201d加\u201c{c}\u201d：在所有动物中，最近的是\u201c{d}\u201d，"
+                              "余弦 {cos}，余弦为 1 表示方向完全相同。它与\u201c{c}\u201d之差正如\u201c{b}\u201d与\u201c{a}\u201d之差。",
                     "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n它与\u201c{c}\u201d之差正如\u201c{b}\u201d与\u201c{a}\u201d（余弦 {cos}，1 为同向）。"},
     "example_miss": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}),\n"
                            "not the creature the parallelogram asks for (1 = same way).",
+                     "say_en": "\"{b}\" minus \"{a}\" plus \"{c}\": of the creatures, the nearest is \"{d}\", with a "
+                               "cosine of {cos}, where 1 would mean pointing the same way. It is not the creature "
+                               "the parallelogram asks for.",
+                     "say_zh": "\u201c{b}\u201d减\u201c{a}\u201d加\u201c{c}\u201d：在所有动物中，最近的是\u201c{d}\u201d，"
+                               "余弦 {cos}，余弦为 1 表示方向完全相同。它并不是平行四边形要求的那一个。",
                      "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}，1 为同向）。"},
     "parallelogram_often": {"en": "Over all {n} quadruples, the nearest is the 4th word in {acc}:\n"
                                   "the parallelogram holds. Shuffled labels: {null}. Real, not always.",

@@ -20,7 +20,7 @@ from scenes import style
 from scenes.components import Label, NumberText, ProbabilityBars, TokenChip, TokenRow, row_positions
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
-from scenes.prompts import context_pair, language_of, uncertain_prompt
+from scenes.prompts import context_pair, language_of, own_language, uncertain_prompt
 from scenes.style import MUTED, PROB, SHARED, TEMPERATURE, TEXT, Strings
 
 S = SHARED | Strings({
@@ -34,6 +34,10 @@ S = SHARED | Strings({
     "distribution": {"en": "Its answer is not one word: it gives each of its\n"
                            "{vocab} words a probability. Here the top {k}, and the rest.",
                      "zh": "它的回答不是一个词，而是给词表中\n{vocab} 个词各一个概率。这里是前 {k} 个和其余的。"},
+    "distribution_both": {"en": "Its answer is not one word: each of its {vocab} words (English\n"
+                                "and Chinese) gets a probability. Here the top {k}, and the rest.",
+                          "zh": "它的回答不是一个词，而是给词表中 {vocab} 个词\n"
+                                "（英文词和中文词都有）各一个概率。这里是前 {k} 个和其余的。"},
     "sample_top": {"en": "To write, it draws: the words lie end to end on 0 to 1,\n"
                          "and a seeded random u = {u} falls on \"{word}\" ({p}).",
                    "zh": "要写出文字就抽一个词：各词按概率排在 0 到 1 上，\n带种子的随机数 u = {u} 落在\u201c{word}\u201d上（{p}）。"},
@@ -45,19 +49,28 @@ S = SHARED | Strings({
     "loop": {"en": "Append the word, predict again, draw again:\n"
                    "{n} words, one at a time. This loop is how a GPT writes.",
              "zh": "把这个词接上，再预测、再抽：一次一个词，共 {n} 个。\nGPT 就是这样一个词一个词写出来的。"},
-    "context_apart": {"en": "The same last word \"{word}\" after different words:\n"
-                            "{tv} of the probability is not shared (total variation): almost all.",
-                      "zh": "最后一个词同为\u201c{word}\u201d，前面的词不同：两个预测几乎毫无重合，\n"
-                            "{tv} 的概率不共有（总变差）。"},
-    "context_differ": {"en": "The same last word \"{word}\" after different words:\n"
-                             "{tv} of the probability is not shared (total variation, at most 1).",
-                       "zh": "最后一个词同为\u201c{word}\u201d，前面的词不同：预测随之不同，\n"
-                             "{tv} 的概率不共有（总变差，最大为 1）。"},
+    "context_apart": {"en": "Both end in \"{word}\", after different words. Total variation,\n"
+                            "the probability they do not share, is {tv}: they share almost none.",
+                      "say_en": "Both end in the word \"{word}\", after different words. The share of probability "
+                                "the two predictions do not have in common, called the total variation, is {tv}: "
+                                "they share almost none of it.",
+                      "zh": "两句都以\u201c{word}\u201d结尾，前面的词不同。总变差，即两个预测\n"
+                            "不共有的概率份额，为 {tv}：几乎毫无重合。"},
+    "context_differ": {"en": "Both end in \"{word}\", after different words. Total variation,\n"
+                             "the probability they do not share, is {tv} (at most 1).",
+                       "say_en": "Both end in the word \"{word}\", after different words. The share of probability "
+                                 "the two predictions do not have in common, called the total variation, is {tv}, "
+                                 "out of at most 1: the predictions differ.",
+                       "zh": "两句都以\u201c{word}\u201d结尾，前面的词不同。总变差，即两个预测\n"
+                             "不共有的概率份额，为 {tv}（最大为 1）：预测随之不同。"},
     "context_note": {"en": "The model reads every earlier word, not only the last one.",
                      "zh": "模型读的是前面所有的词，而不只是最后一个。"},
     "summary": {"en": "A GPT turns all the words so far into a distribution\n"
                       "over the next one. Drawing from it, again and again, writes.",
                 "zh": "GPT 把已有的全部词变成下一个词的概率分布。\n一次次从中抽词，就写出了文字。"},
+    "summary_stack": {"en": "The stack inside: {layers} layers each look back at earlier words,\n"
+                            "then work on each word; the last box gives the probabilities.",
+                      "zh": "模型内部是一叠 {layers} 层：每层先回看前面的词，\n再逐个处理每个词；最后一格给出各词的概率。"},
     "where_after": {"en": "after \"{last}\":", "zh": "\u201c{last}\u201d之后："},   # the closing map
     "where_top": {"en": "\"{word}\"  {p}", "zh": "\u201c{word}\u201d {p}"},
     "where_vocab": {"en": "the most likely of {n}", "zh": "{n} 个词中最可能"},
@@ -109,7 +122,8 @@ class NextToken(LectureScene):
         self.wait(PAUSE)
 
     def beat_distribution(self):
-        self.say("distribution", vocab=self.vocab, k=self.k)
+        # our vocabulary holds both languages' words (said once, here); a checkpoint of one's own has its own
+        self.say("distribution_both" if own_language(self.gpt) else "distribution", vocab=self.vocab, k=self.k)
         bars = self.bars[0]
         self.play(FadeIn(bars.labels), FadeIn(bars.bars.tracks), run_time=STEP)
         self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in bars.bars.bars], lag_ratio=0.15),
@@ -162,6 +176,9 @@ class NextToken(LectureScene):
             (self.s("where_top", word=style.token_label(top["word"]), p=style.percent(top["probability"])), PROB),
             (self.s("where_vocab", n=self.vocab), MUTED)],
             last_token_id=last, top={"token_id": top["token_id"], "probability": top["probability"]})
+        # the stack just drawn, said in plain words (its boxes are named in their own chapters)
+        self.say("summary_stack", layers=self.gpt.config.n_layer)
+        self.wait(PAUSE)
 
     # --- one draw: u on the strip, the word into the slot ---------------------------------
     def show_draw(self, i: int, full: bool):
@@ -304,11 +321,14 @@ class NextToken(LectureScene):
         ends = VGroup(*[NumberText(t, font_size=style.SMALL, color=MUTED) for t in ("0", "1")])
         ends[0].next_to(segments, LEFT, buff=0.15)
         ends[1].next_to(segments, RIGHT, buff=0.15)
-        names = VGroup()   # a segment's word above it, where it fits
-        for seg, c in zip(segments, step["candidates"]):
-            name = Label(style.token_label(c["word"]), font_size=style.SMALL)
-            if name.width + 0.1 <= seg.width:
-                names.add(name.next_to(seg, UP, buff=0.12))
+        names = VGroup()   # the drawn word above its own segment (none for "other": the caption names it), kept over
+        rank = step["sampled"]["rank"]   # the strip; no other segment is named, so no name sits where u does not land
+        if rank < len(step["candidates"]):
+            name = Label(style.token_label(step["sampled"]["word"]), font_size=style.SMALL)
+            name.next_to(segments[rank], UP, buff=0.12)
+            name.shift(RIGHT * max(0.0, segments.get_left()[0] - name.get_left()[0]))
+            name.shift(LEFT * max(0.0, name.get_right()[0] - segments.get_right()[0]))
+            names.add(name)
         ends.add(names)
         group = VGroup(segments, ends)
         group.segments = segments

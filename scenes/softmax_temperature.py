@@ -39,20 +39,42 @@ S = SHARED | Strings({
     "logits": {"en": "It gives each of its {vocab} words a score, a logit.\n"
                      "Logits are raw scores, not probabilities yet.",
                "zh": "它给词表中的 {vocab} 个词各打一个分数：logit。\nlogit 只是原始分数，还不是概率。"},
-    "exp": {"en": "Step 1: exponentiate. Every score becomes positive,\n"
-                  "and a gap of 1 becomes a factor of e ≈ 2.7.",
-            "zh": "第一步：取指数。每个分数都变成正数，\nlogit 相差 1，指数就相差 e ≈ 2.7 倍。"},
+    "exp": {"en": "Step 1: exponentiate, e to the power of each logit:\n"
+                  "a logit 1 higher gives e ≈ 2.7 times as much.",
+            "say_en": "Step 1: exponentiate: raise e to the power of each logit. A logit one higher gives about "
+                      "2.7 times as much.",
+            "zh": "第一步：取指数，即 e 的 logit 次方：\nlogit 每高 1，结果就是 e ≈ 2.7 倍。",
+            "say_zh": "第一步：取指数，即 e 的 logit 次方。logit 每高 1，结果就约是原来的 2.7 倍。"},
+    "exp_unit": {"en": "Step 1: exponentiate, e to the power of each logit: a logit\n"
+                       "1 higher gives e ≈ 2.7 times as much. Shown in units of 10{sup}.",
+                 "say_en": "Step 1: exponentiate: raise e to the power of each logit. A logit one higher gives "
+                           "about 2.7 times as much. The column shows the results in units of 10 to the power "
+                           "{power}.",
+                 "zh": "第一步：取指数，即 e 的 logit 次方：logit 每高 1，\n结果就是 e ≈ 2.7 倍。这一列以 10{sup} 为单位。",
+                 "say_zh": "第一步：取指数，即 e 的 logit 次方。logit 每高 1，结果就约是原来的 2.7 倍。"
+                           "这一列以 10 的 {power} 次方为单位。"},
     "sum": {"en": "Step 2: add them up, over all {vocab} words,\nnot only the {k} shown.",
             "zh": "第二步：求和，对全部 {vocab} 个词，\n而不只是这里的 {k} 个。"},
     "divide": {"en": "Step 3: divide each by the sum. The results are\npositive and add up to 100%: probabilities.",
                "zh": "第三步：每一项除以总和。结果都为正，\n且总和为 100%：这就是概率。"},
     "temperature": {"en": "Temperature T divides the logits before the softmax.\nAt T = 1 nothing changes.",
                     "zh": "温度 T：在 softmax 之前先把 logit 除以 T。\nT = 1 时什么都不变。"},
-    "hotter": {"en": "T = {t}: a large T shrinks the gaps between logits,\nso the probability spreads out.",
-               "zh": "T = {t}：T 较大，logit 之间的差距缩小，\n概率变得分散。"},
-    "colder": {"en": "T = {t}: a small T stretches the gaps,\nso the probability shifts toward the top word.",
-               "zh": "T = {t}：T 较小，差距被拉大，\n概率向最高的词靠拢。"},
-    "neutral": {"en": "T = 1: the model's own distribution again.", "zh": "T = 1：又回到模型本来的分布。"},
+    "hotter": {"en": "T = {t}: a large T shrinks the gaps between logits,\n"
+                     "so the probability spreads out: \"{word}\" {p1} → {p}.",
+               "say_en": "T = {t}: a large T shrinks the gaps between logits, so the probability spreads out: "
+                         "\"{word}\" goes from {p1} at T = 1 to {p}.",
+               "zh": "T = {t}：T 较大，logit 之间的差距缩小，\n概率变得分散：\u201c{word}\u201d {p1} → {p}。",
+               "say_zh": "T = {t}：T 较大，logit 之间的差距缩小，概率变得分散：\u201c{word}\u201d从 T = 1 时的 {p1} "
+                         "降到 {p}。"},
+    "colder": {"en": "T = {t}: a small T stretches the gaps, so the probability\n"
+                     "shifts toward the top word: \"{word}\" {p1} → {p}.",
+               "say_en": "T = {t}: a small T stretches the gaps, so the probability shifts toward the top word: "
+                         "\"{word}\" goes from {p1} at T = 1 to {p}.",
+               "zh": "T = {t}：T 较小，差距被拉大，\n概率向最高的词靠拢：\u201c{word}\u201d {p1} → {p}。",
+               "say_zh": "T = {t}：T 较小，差距被拉大，概率向最高的词靠拢：\u201c{word}\u201d从 T = 1 时的 {p1} "
+                         "升到 {p}。"},
+    "neutral": {"en": "T = 1: the model's own distribution again: \"{word}\" has {p}.",
+                "zh": "T = 1：又回到模型本来的分布：\u201c{word}\u201d是 {p}。"},
     "zero": {"en": "T = 0: only the largest logit counts.\nAll the probability goes to it: argmax.",
              "zh": "T = 0：只看最大的 logit，\n全部概率都给它：argmax。"},
     "colder_tie": {"en": "T = {t}: a small T stretches the gaps,\nso the probability shifts toward the {n} top words.",
@@ -110,6 +132,7 @@ class NextToken:
         return [int(i) for i in np.flatnonzero(self.logits == self.logits.max())]
 
 
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")   # the unit's power on a caption line (10⁵)
 EXP_DECIMALS = 2   # e^z in the column's unit: two decimals (the largest reads 1.00 to 9.99)
 
 
@@ -192,7 +215,12 @@ class SoftmaxTemperature(LectureScene):
         self.wait(PAUSE + 1)
 
     def beat_exp(self):
-        self.say("exp")
+        # the column's unit (exp_power) is said with it; every logit shown here may be positive already, so the
+        # caption does not claim to show e^z making a score positive
+        if self.exp_power:
+            self.say("exp_unit", power=self.exp_power, sup=str(self.exp_power).translate(SUPERSCRIPT))
+        else:
+            self.say("exp")
         self.play(FadeIn(self.exp_header, shift=DOWN * 0.1), run_time=STEP)
         self.play(LaggedStart(*[TransformFromCopy(z, e) for z, e in zip(self.logit_numbers, self.exp_numbers)],
                               lag_ratio=0.2), run_time=2 * STEP)
@@ -229,7 +257,13 @@ class SoftmaxTemperature(LectureScene):
         self.wait(PAUSE + 1)
 
     def sweep_to(self, t: float):
-        self.say(self.sweep_caption(t), t=f"{t:g}", n=len(self.next.argmax()))
+        # the top word's probability is said as its bar will show it (the footed column's label)
+        p, other = self.next.at(t)
+        shown = self.prob_bars.foot(list(p) + [other]).labels[0]
+        p1, other1 = self.next.at(1.0)
+        self.say(self.sweep_caption(t), t=f"{t:g}", n=len(self.next.argmax()),
+                 word=style.token_label(self.next.words[int(self.next.top[0])]), p=shown,
+                 p1=self.prob_bars.foot(list(p1) + [other1]).labels[0])
         if t == 0:  # z/0 has no value: the column steps back, and only the order of the logits matters
             self.play(FadeOut(self.scaled_numbers), self.scaled_header.animate.set_opacity(0.5), run_time=STEP)
         elif self.at_zero:

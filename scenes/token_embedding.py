@@ -31,13 +31,13 @@ S = SHARED | Strings({
                          "{d}-number vectors, {vocabulary}.",
                    "zh": "这里的每个数字都来自{model}：\n{d} 维向量，{vocabulary}。"},
     "tokens": {"en": "The model does not read letters. It splits the prompt\ninto tokens: here, one token per word.",
-               "zh": "模型不读字母。它先把提示词切分成词元（token）：\n这里每个词就是一个词元。"},
+               "zh": "模型不是一个字一个字地读：它先把提示词\n切分成词元（token），这里每个词就是一个词元。"},
     "tokens_pieces": {"en": "The model does not read letters. It splits the prompt\n"
                             "into tokens: common words whole, the rest in pieces.",
-                      "zh": "模型不读字母。它先把提示词切分成词元（token）：\n常见的词是一个词元，其余的拆成几段。"},
+                      "zh": "模型不直接读文字：它先把提示词切分成词元（token）：\n常见的词是一个词元，其余的拆成几段。"},
     "tokens_bytes": {"en": "The model does not read letters. It splits the prompt into tokens:\n"
                            "words, pieces of words, and single bytes such as {byte}.",
-                     "zh": "模型不读字母。它先把提示词切分成词元（token）：\n词、词的一部分，还有单个字节，如 {byte}。"},
+                     "zh": "模型不直接读文字：它先把提示词切分成词元（token）：\n词、词的一部分，还有单个字节，如 {byte}。"},
     "ids": {"en": "Each token is replaced by its id:\nits number in the {vocab}-word vocabulary.",
             "zh": "每个词元换成它的编号（id）：\n即它在 {vocab} 个词的词表中的序号。"},
     "table": {"en": "The embedding matrix W_E holds a row of {d} numbers per word,\n"

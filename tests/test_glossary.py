@@ -1,0 +1,142 @@
+"""Define before use (docs: ../shared/design/teaching.md §3): every term of the glossary below is glossed the first
+time the default lecture says it, in English and in Chinese.
+
+The lecture's captions are taken in lecture order (the catalog's, which is lecture.toml's: test_render.py) from the
+suite's dry runs of every scene with its defaults (scene_checks.Lecture.dry, shared with test_scenes.py). A caption
+"says" a term when the term's pattern matches its text or its words for the ear (what the voice reads).
+
+A caption *glosses* a term when it is the caption recorded for the term in GLOSSARY (scene and caption key) and it
+also says the term's meaning: the meaning pattern recorded beside it matches the caption's text or its words for the
+ear ("logit" with "score", 总变差 with 不共有). So the test fails when a term is first said somewhere else (an earlier
+scene started using it bare, or the order changed), and when the defining caption loses its meaning.
+
+A term whose first use is in a scene this table cannot change yet is recorded as a known gap (GAP: why): its test is
+expected to fail (xfail, strict), so a fix shows up as an unexpected pass and the gap is struck from the table.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pytest
+
+from scenes.catalog import SCENES
+
+LANGS = ("en", "zh")
+
+
+@dataclass(frozen=True)
+class Term:
+    name: str
+    said: dict        # lang -> pattern: the caption says the term
+    meaning: dict     # lang -> pattern: the caption says what it means
+    defined: dict     # lang -> (scene, caption key): the caption that glosses it, the term's first use
+    gap: dict | None = None   # lang -> why the first use does not gloss it yet (a known gap: xfail, strict)
+
+
+ARCHITECTURE_GAP = "first said bare in architecture (another chapter's work this session, issue 34 item 1)"
+SUPERPOSITION_GAP = "first said bare in the superposition chapter (near_orthogonal, toy_superposition)"
+
+GLOSSARY = (
+    Term("token", {"en": r"\btokens?\b", "zh": r"词元|\btokens?\b"},
+         {"en": r"cuts? .*into|pieces?", "zh": r"切分"},
+         {"en": ("token_embedding", "tokens"), "zh": ("token_embedding", "tokens")},
+         gap={"en": ARCHITECTURE_GAP, "zh": ARCHITECTURE_GAP}),
+    Term("softmax", {"en": r"softmax", "zh": r"softmax"},
+         {"en": r"into .*probabilit", "zh": r"变成.*概率"},
+         {"en": ("architecture", "pipeline"), "zh": ("architecture", "pipeline")}),
+    Term("logit", {"en": r"\blogits?\b", "zh": r"logit"},
+         {"en": r"score", "zh": r"分数"},
+         {"en": ("architecture", "unembed_rows"), "zh": ("architecture", "unembed_rows")}),
+    Term("MLP / 多层感知机", {"en": r"\bMLPs?\b|multilayer perceptron", "zh": r"\bMLP\b|多层感知机"},
+         {"en": r"multilayer perceptron", "zh": r"多层感知机"},
+         {"en": ("architecture", "pipeline"), "zh": ("architecture", "pipeline")},
+         gap={"en": ARCHITECTURE_GAP, "zh": ARCHITECTURE_GAP}),
+    Term("residual stream", {"en": r"residual", "zh": r"残差"},
+         {"en": r"adds? its output", "zh": r"加回"},
+         {"en": ("architecture", "stream"), "zh": ("architecture", "stream")}),
+    Term("LayerNorm", {"en": r"layer ?norm", "zh": r"layer ?norm|层归一化"},
+         {"en": r"mean 0", "zh": r"均值 ?0"},
+         {"en": ("architecture", "stream"), "zh": ("architecture", "stream")},
+         gap={"en": ARCHITECTURE_GAP}),
+    Term("embedding", {"en": r"embedding", "zh": r"嵌入"},
+         {"en": r"vector|numbers", "zh": r"向量"},
+         {"en": ("token_embedding", "table"), "zh": ("token_embedding", "table")},
+         gap={"en": ARCHITECTURE_GAP, "zh": ARCHITECTURE_GAP}),
+    Term("temperature", {"en": r"temperature", "zh": r"温度"},
+         {"en": r"divides", "zh": r"除以"},
+         {"en": ("softmax_temperature", "temperature"), "zh": ("softmax_temperature", "temperature")}),
+    Term("total variation", {"en": r"total variation", "zh": r"总变差"},
+         {"en": r"not (in common|share)", "zh": r"不共有"},
+         {"en": ("next_token", "context_apart"), "zh": ("next_token", "context_apart")}),
+    Term("held-out", {"en": r"held[- ]out", "zh": r"留出"},
+         {"en": r"not used to measure", "zh": r"没有用来测"},
+         {"en": ("embedding_space", "title_note"), "zh": ("embedding_space", "title_note")}),
+    Term("cosine", {"en": r"cosine", "zh": r"余弦"},
+         {"en": r"same (way|direction)", "zh": r"同向|方向"},
+         {"en": ("embedding_space", "example_hit"), "zh": ("embedding_space", "example_hit")}),
+    Term("head", {"en": r"\bheads?\b", "zh": r"注意力头|\d+ ?号头|个头"},
+         {"en": r"one of .*attention|several .*at once|each head", "zh": r"并行|各自"},
+         {"en": ("multi_head", "heads"), "zh": ("multi_head", "heads")},
+         gap={"en": "first said bare in positional_encoding's no_order caption (\"layer 1, head 4\"), before "
+                    "multi_head explains heads", "zh": "first said bare before multi_head explains heads"}),
+    Term("superposition", {"en": r"superposition", "zh": r"叠加"},
+         {"en": r"more .* than .*(dimensions|numbers)|share", "zh": r"多于|共用"},
+         {"en": ("near_orthogonal", "title_note"), "zh": ("near_orthogonal", "title_note")},
+         gap={"en": SUPERPOSITION_GAP, "zh": SUPERPOSITION_GAP}),
+    Term("feature", {"en": r"\bfeatures?\b", "zh": r"特征"},
+         {"en": r"direction|property", "zh": r"方向|属性"},
+         {"en": ("toy_superposition", "model"), "zh": ("toy_superposition", "model")},
+         gap={"en": SUPERPOSITION_GAP, "zh": SUPERPOSITION_GAP}),
+    Term("ablation", {"en": r"\bablat", "zh": r"消融"},
+         {"en": r"set to zero|zeroed|replace", "zh": r"置零|设为 ?0|替换"},
+         {"en": ("values_update", "ablation"), "zh": ("values_update", "ablation")},
+         gap={lang: "values_update's ablation caption does it without naming it; the name is first said bare in "
+                    "mlp_fact's summary (the attention and MLP chapters: another engineer's this session)"
+              for lang in LANGS}),
+)
+
+
+def lecture_captions(lecture, lang: str) -> list[dict]:
+    """Every caption of the default lecture in `lang`, in lecture order: scene, key, text and the words said."""
+    return [{"scene": name, "key": c["key"], "text": c["text"], "say": c["say"]}
+            for name in SCENES for c in lecture.dry(name, lang).captions]
+
+
+def first_use(captions: list[dict], pattern: str) -> dict | None:
+    rx = re.compile(pattern, re.IGNORECASE)
+    return next((c for c in captions if rx.search(c["text"]) or rx.search(c["say"])), None)
+
+
+def cases():
+    for term in GLOSSARY:
+        for lang in LANGS:
+            gap = (term.gap or {}).get(lang)
+            marks = [pytest.mark.xfail(strict=True, reason=f"known gap: {gap}")] if gap else []
+            yield pytest.param(term, lang, marks=marks, id=f"{term.name}-{lang}")
+
+
+@pytest.mark.parametrize("term,lang", list(cases()))
+def test_every_term_is_glossed_where_the_lecture_first_says_it(lecture, term, lang):
+    c = first_use(lecture_captions(lecture, lang), term.said[lang])
+    assert c is not None, f"{term.name!r} is never said in the {lang} lecture: strike it from GLOSSARY"
+    where = (c["scene"], c["key"])
+    assert where == term.defined[lang], (f"{term.name!r} is first said in {where[0]}'s caption {where[1]!r} "
+                                         f"({c['text']!r}), not where GLOSSARY has it defined: {term.defined[lang]}")
+    said = c["text"] + "\n" + c["say"]
+    assert re.search(term.meaning[lang], said, re.IGNORECASE), (
+        f"{term.name!r} is first said in {where} without its meaning ({term.meaning[lang]!r}): {c['text']!r}")
+
+
+def test_the_glossary_names_real_captions():
+    """Every caption GLOSSARY records is a string of its scene's table, in both languages."""
+    import importlib
+    for term in GLOSSARY:
+        for lang, (scene, key) in term.defined.items():
+            module = importlib.import_module(SCENES[scene].module)
+            tables = [v for v in vars(module).values() if hasattr(v, "table") and isinstance(v.table, dict)]
+            if key == "title_note":     # the title card's note: built by the scene's title_note(), not one string
+                assert hasattr(module, SCENES[scene].cls), (term.name, scene)
+                continue
+            assert any(key in t.table for t in tables), f"{term.name}: {scene} has no caption {key!r}"
