@@ -27,7 +27,7 @@ from model.analysis import (contrast_direction, mean_ablation, mean_states, neur
                             stream_attribute_directions, top_k_shares, vector_readout)
 from model.analysis.patching import MEAN_SAMPLE
 from scenes import style
-from scenes.components import (BarColumn, ColourLegend, Label, LabelColumn, NumberColumn, NumberText, TokenChip,
+from scenes.components import (BarColumn, ColourLegend, FootedSum, Label, LabelColumn, NumberColumn, NumberText, TokenChip,
                                TraceGrid)
 from scenes.components.tracing import share_text
 from scenes.lecture import LectureScene
@@ -508,8 +508,14 @@ class MlpFact(LectureScene):
         self.bars_before = BarColumn(before, ys, 0.0, unit, EMBEDDING, height=0.14, lift=0.22)
         self.bars_after = BarColumn(after, ys, 0.0, unit, EMBEDDING_UPDATED, height=0.14, lift=0.05)
         self.zero_line = Line([0, ys[-1] - 0.15, 0], [0, ys[0] + 0.4, 0], color=MUTED, stroke_width=2)
-        self.look_numbers = NumberColumn([f"{style.signed(b, 1)} \u2192 {style.signed(a, 1)}"
-                                          for b, a in zip(before, after)], ys, 6.2, color=TEXT)
+        # before + rise = after, per sport: the rise the caption says and the two numbers drawn add up as shown
+        deltas = f.deltas()
+        self.look_footed = FootedSum([before, [deltas[s] for s in f.sports]], after, 1, keep=(1,))
+        self.look_numbers = NumberColumn([f"{b} \u2192 {a}" for b, a in zip(self.look_footed.labels[0],
+                                                                             self.look_footed.total_labels)],
+                                         ys, 6.2, color=TEXT)
+        self.rise_label = dict(zip(f.sports, self.look_footed.labels[1]))
+        self.record_sum("lookup", "before + rise = after", self.look_footed)
         key_y = ys[-1] - 0.55
         self.look_key = VGroup(Label(self.s("before"), font_size=style.SMALL, color=EMBEDDING),
                                Label(self.s("after"), font_size=style.SMALL, color=EMBEDDING_UPDATED))
@@ -654,11 +660,12 @@ class MlpFact(LectureScene):
                           languages=langs)
         phrases = {}
         for lang, e in (self.story or {}).items():   # each language's conclusion, in this lecture's words
-            de = e["deltas"]
+            de = e["deltas"]         # this lecture's own numbers as its chart draws them (footed), the other's rounded
+            said = self.rise_label if lang == self.lang else {k: style.signed(v, 1) for k, v in de.items()}
             phrases[lang] = self.s(e["lookup_key"] + "_is", other=style.token_label(f.g.t(e["best_other"])),
-                                   od=style.signed(de[e["best_other"]], 1), d=style.signed(de[e["sport"]], 1))
+                                   od=said[e["best_other"]], d=said[e["sport"]])
         self.say(key, comp=self.comp_name(f.layer, "mlp"), tok=f.tokens[f.position], sport=f.answer,
-                 d=style.signed(d[f.person.sport], 1), other=f.g.t(other), od=style.signed(d[other], 1), **phrases)
+                 d=self.rise_label[f.person.sport], other=f.g.t(other), od=self.rise_label[other], **phrases)
         self.clear_stage()
         self.play(FadeIn(self.look_header), FadeIn(self.look_words), Create(self.zero_line), FadeIn(self.look_key),
                   run_time=STEP)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from sum_checks import assert_sums_foot
 from manim import RIGHT
 from manim.utils.testing.frames_comparison import frames_comparison
 
@@ -441,8 +443,17 @@ def test_labels_are_the_rounded_numbers(played, lang):
     assert [n.text for n in s.grid.numbers] == [share_text(grid[r, c]) for r, c in s.grid.written]
     assert sorted(s.grid.written) == sorted(zip(*np.nonzero(grid >= v["causal_trace"]["written_floor"])))
     pr = v["projections"]
-    assert [n.text for n in s.look_numbers] == [f"{style.signed(b, 1)} \u2192 {style.signed(a, 1)}"
-                                                for b, a in zip(pr["before"], pr["after"])]
+    (lookup,) = v["sums"]               # before + rise = after, per sport: footed, the rise as the caption says it
+    np.testing.assert_allclose(lookup["terms"][0]["values"], pr["before"], atol=1e-12)
+    np.testing.assert_allclose(lookup["total"]["values"], pr["after"], atol=1e-12)
+    np.testing.assert_allclose(lookup["terms"][1]["values"], np.subtract(pr["after"], pr["before"]), atol=1e-9)
+    assert [n.text for n in s.look_numbers] == [f"{b} \u2192 {a}" for b, a in zip(lookup["terms"][0]["labels"],
+                                                                                  lookup["total"]["labels"])]
+    assert lookup["total"]["labels"] == [style.signed(a, 1) for a in pr["after"]]
+    assert assert_sums_foot(v, f"mlp_fact {lang}") == 1
+    said = next(c for c in s.captions if c["key"].startswith("lookup"))   # the rise it says is the one drawn
+    sport = v["caption_rules"]["lookup"]["inputs"]["sport"]
+    assert lookup["terms"][1]["labels"][pr["sports"].index(sport)] in said["text"]
     assert [n.text for n in s.read_numbers] == [style.signed(t["logit"], 2) for t in v["readout"]["top"]]
     for row, n in zip(s.neuron_numbers, v["neurons"]):
         assert [m.text for m in row] == [f"#{n['neuron']}", style.signed(n["push"], 2), f"{n['mean_them']:.2f}",
