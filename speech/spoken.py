@@ -558,32 +558,30 @@ def announced(template: str, values: dict, lang: str) -> str:
     quoted = EN_QUOTED if lang == "en" else ZH_QUOTED
 
     def announce(m):
-        name, before = m["name"], m.string[:m.start()]
+        name, before, after = m["name"], m.string[:m.start()], m.string[m.end():]
         value = str(values.get(name, ""))
         words = len(value.split()) if lang == "en" else 1
+        if not value or words >= TEXT_WORDS:             # a quoted text (a prompt): read as it stands
+            return m[0]
         whole = '"{' + name + '}"' if lang == "en" else "“{" + name + "}”"
-        if not value or words >= TEXT_WORDS:
-            return m[0] if m["p"] is None else m[0]
-        after = m.string[m.end():]
-        if lang == "en":
-            noun = "the words" if words > 1 else "the word"
-            if m["p"] and m["close"]:
-                said = f"the probability of {noun} {whole}"
-            elif EN_ANNOUNCED_BEFORE.search(before):
-                said = whole
-            elif EN_OF_BEFORE.search(before):
-                said = f"of {noun} {whole}"
-            else:
-                said = f"{noun} {whole}"
-            if not (m["p"] and m["close"]):
-                said = (m["p"] or "") + said + (m["close"] or "")
-            if re.match(r"\s*[A-Za-z0-9(]", after) and not (m["p"] and m["close"]):
-                said += ","
-            return said
-        if m["p"] and m["close"]:
-            return f"{whole}这个词的概率"
-        if ZH_ANNOUNCED_BEFORE.search(before) or after.startswith(("这个词", "一词")):
-            return (m["p"] or "") + whole + (m["close"] or "")
-        return (m["p"] or "") + whole + "这个词" + (m["close"] or "")
+        probability = bool(m["p"] and m["close"])        # P("{w}"): the probability of the word
+        wrap = lambda said: (m["p"] or "") + said + (m["close"] or "")   # noqa: E731 - P( ... ) kept around it
+        if lang == "zh":
+            if probability:
+                return f"{whole}这个词的概率"
+            if ZH_ANNOUNCED_BEFORE.search(before) or after.startswith(("这个词", "一词")):
+                return wrap(whole)
+            return wrap(whole + "这个词")
+        noun = "the words" if words > 1 else "the word"
+        if probability:
+            return f"the probability of {noun} {whole}"
+        if EN_ANNOUNCED_BEFORE.search(before):
+            said = whole
+        elif EN_OF_BEFORE.search(before):
+            said = f"of {noun} {whole}"
+        else:
+            said = f"{noun} {whole}"
+        # a comma where the sentence goes on: the pause that keeps "was" from being heard as the verb
+        return wrap(said) + ("," if re.match(r"\s*[A-Za-z0-9(]", after) else "")
 
     return quoted.sub(announce, template).format(**values)
