@@ -350,7 +350,7 @@ class SoftmaxTemperature(LectureScene):
         unit = 10.0 ** self.exp_power
         per = [r"\,/\,10^{" + str(self.exp_power) + "}"] if self.exp_power else []
         self.exp_footed = FootedSum([[v / unit] for v in exps] + [[exp_other / unit]], [exp_total / unit],
-                                    EXP_DECIMALS, sign=False)
+                                    EXP_DECIMALS, sign=False, unit=unit)
         self.exp_header = self.header_tex(["e^{", "z_i", "}", *per])
         self.exp_numbers = NumberColumn([labels[0] for labels in self.exp_footed.labels], ys, MIDDLE_RIGHT)
         self.exp_numbers[-1].set_color(MUTED)
@@ -392,8 +392,7 @@ class SoftmaxTemperature(LectureScene):
         })
         if self.prompt_rule:
             self.values["prompt_rule"] = self.prompt_rule
-        self.record_sum("sum", f"e^z / 10^{self.exp_power}: terms = sum", self.exp_footed)
-        self.values["sums"][-1]["unit"] = 10.0 ** self.exp_power     # the labels are the values in this unit
+        self.record_sum("sum", f"e^z / 10^{self.exp_power}: terms = sum", self.exp_footed)   # in its unit
         self.values["softmax_steps"]["exp_power"] = self.exp_power
         self.record_sum("divide", "probabilities = 100%", self.prob_bars.footed)
 

@@ -91,12 +91,14 @@ class FootedSum:
     `terms` are arrays of the same length (the rows shown), `total` the model's total for each row. labels[j] are the
     j-th term's labels as drawn, total_labels the total's; units the same in units of the last digit."""
 
-    def __init__(self, terms, total, decimals: int, *, sign: bool = True, keep=()):
+    def __init__(self, terms, total, decimals: int, *, sign: bool = True, keep=(), unit: float | None = None):
+        """`unit`: where the numbers are shown in a unit of their own (e^z / 10^5), that unit; terms and total are
+        given in it, and the manifest's entry says it."""
         self.terms = [np.asarray(t, dtype=np.float64).ravel() for t in terms]
         self.total = np.asarray(total, dtype=np.float64).ravel()
         if any(t.shape != self.total.shape for t in self.terms):
             raise ValueError("every term of a sum has the total's rows")
-        self.decimals, self.sign = decimals, sign
+        self.decimals, self.sign, self.unit = decimals, sign, unit
         rows = [foot([t[r] for t in self.terms], self.total[r], decimals, keep) for r in range(self.total.size)]
         self.units = [[row[j] for row in rows] for j in range(len(self.terms))]
         self.total_units = [int(_units(x, decimals).to_integral_value(ROUND_HALF_EVEN)) for x in self.total]
@@ -108,7 +110,8 @@ class FootedSum:
         return {"beat": beat, "what": what,
                 "terms": [{"values": [float(v) for v in t], "labels": labels}
                           for t, labels in zip(self.terms, self.labels)],
-                "total": {"values": [float(v) for v in self.total], "labels": self.total_labels}}
+                "total": {"values": [float(v) for v in self.total], "labels": self.total_labels},
+                **({"unit": self.unit} if self.unit is not None else {})}
 
 
 PERCENT_DECIMALS = 1   # a probability shown as a percentage: one decimal (style.percent)
