@@ -36,7 +36,6 @@ class Term:
 
 
 ARCHITECTURE_GAP = "first said bare in architecture (another chapter's work this session, issue 34 item 1)"
-SUPERPOSITION_GAP = "first said bare in the superposition chapter (near_orthogonal, toy_superposition)"
 
 GLOSSARY = (
     Term("token", {"en": r"\btokens?\b", "zh": r"词元|\btokens?\b"},
@@ -82,13 +81,11 @@ GLOSSARY = (
          gap={"en": "first said bare in positional_encoding's no_order caption (\"layer 1, head 4\"), before "
                     "multi_head explains heads", "zh": "first said bare before multi_head explains heads"}),
     Term("superposition", {"en": r"superposition", "zh": r"叠加"},
-         {"en": r"more .* than .*(dimensions|numbers)|share", "zh": r"多于|共用"},
-         {"en": ("near_orthogonal", "title_note"), "zh": ("near_orthogonal", "title_note")},
-         gap={"en": SUPERPOSITION_GAP, "zh": SUPERPOSITION_GAP}),
+         {"en": r"more .* than .*(dimensions|numbers)|share", "zh": r"多于|比.*多|共用|共享"},
+         {"en": ("toy_superposition", "define_pentagon"), "zh": ("toy_superposition", "define_pentagon")}),
     Term("feature", {"en": r"\bfeatures?\b", "zh": r"特征"},
          {"en": r"direction|property", "zh": r"方向|属性"},
-         {"en": ("toy_superposition", "model"), "zh": ("toy_superposition", "model")},
-         gap={"en": SUPERPOSITION_GAP, "zh": SUPERPOSITION_GAP}),
+         {"en": ("toy_superposition", "define_pentagon"), "zh": ("toy_superposition", "define_pentagon")}),
     Term("ablation", {"en": r"\bablat", "zh": r"消融"},
          {"en": r"set to zero|zeroed|replace", "zh": r"置零|设为 ?0|替换"},
          {"en": ("values_update", "ablation"), "zh": ("values_update", "ablation")},
