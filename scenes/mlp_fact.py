@@ -664,9 +664,9 @@ class MlpFact(LectureScene):
             said = self.rise_label if lang == self.lang else {k: style.signed(v, 1) for k, v in de.items()}
             phrases[lang] = self.s(e["lookup_key"] + "_is", other=style.token_label(f.g.t(e["best_other"])),
                                    od=said[e["best_other"]], d=said[e["sport"]])
+        self.clear_stage()     # first: a caption of three lines (each language's finding) rises over the last beat
         self.say(key, comp=self.comp_name(f.layer, "mlp"), tok=f.tokens[f.position], sport=f.answer,
                  d=self.rise_label[f.person.sport], other=f.g.t(other), od=self.rise_label[other], **phrases)
-        self.clear_stage()
         self.play(FadeIn(self.look_header), FadeIn(self.look_words), Create(self.zero_line), FadeIn(self.look_key),
                   run_time=STEP)
         self.play(*[GrowFromEdge(b, LEFT if v >= 0 else RIGHT) for b, v in

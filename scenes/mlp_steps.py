@@ -519,10 +519,10 @@ class MlpSteps(LectureScene):
                                 "words at the focus: readout_agrees, else readout_other; in the default lecture, "
                                 "readout_langs when that differs between the English and the Chinese default prompts",
                                 word=m.readout["top"][0]["word"], next_top=m.next_top, languages=keys)
+        self.clear_stage()     # first: a caption of three lines (each language's finding) rises over the last beat
         self.say(key, neuron=m.top[0], word=style.token_label(m.readout["top"][0]["word"]),
                  next=style.token_label(m.next_top[0]), k=N_WORDS,
                  **({f"{lang}_is": self.s("is_" + k.split("_")[1]) for lang, k in keys.items()} if keys else {}))
-        self.clear_stage()
         self.play(FadeIn(self.read_header), FadeIn(self.read_words), run_time=STEP)
         self.play(*[GrowFromEdge(b, LEFT) for b in self.read_bars.bars], FadeIn(self.read_numbers), run_time=STEP)
         self.wait(PAUSE)
