@@ -38,13 +38,18 @@ def _units(x: float, decimals: int) -> Decimal:
     return Decimal(float(x)).scaleb(decimals)
 
 
+def _rounded(x: float, decimals: int) -> int:
+    """x rounded to the shown decimals, in units of the last digit (the plain rounding of a label)."""
+    return int(_units(x, decimals).to_integral_value(ROUND_HALF_EVEN))
+
+
 def foot(terms, total: float, decimals: int, keep=(), most=None) -> list[int]:
     """The shown terms, in units of 10**-decimals, that add up exactly to the rounded total (see the module). Terms
     whose index is in `keep` are quoted elsewhere at their plain rounding (a weight a caption names): they move
     only when the others cannot close the gap. `most`: a largest shown value per term (units), where one is wanted
     (a probability under 1 never reads 100.0%); it is let go where the sum cannot foot within it."""
     exact = [_units(t, decimals) for t in terms]
-    target = int(_units(total, decimals).to_integral_value(ROUND_HALF_EVEN))
+    target = _rounded(total, decimals)
     # each term reads its floor or its ceiling: within one unit of its value
     options = [sorted({int(u.to_integral_value(ROUND_FLOOR)), int(u.to_integral_value(ROUND_CEILING))})
                for u in exact]
@@ -76,13 +81,10 @@ def _foot(exact, target, options, keep, terms, total, decimals) -> list[int]:
 
 def units_text(units: int, decimals: int, sign: bool = True) -> str:
     """A number given in units of its last digit, as style.signed writes it (+0.4, −1.1, 0.0) or unsigned."""
-    value = Decimal(units).scaleb(-decimals)
-    text = f"{value:.{decimals}f}"
+    text = f"{Decimal(units).scaleb(-decimals):.{decimals}f}"
     if units == 0:
-        return f"{0:.{decimals}f}"
-    if sign and units > 0:
-        text = "+" + text
-    return text.replace("-", style.MINUS)
+        return text                                     # 0.0: no sign
+    return ("+" + text if sign and units > 0 else text).replace("-", style.MINUS)
 
 
 class FootedSum:
@@ -101,7 +103,7 @@ class FootedSum:
         self.decimals, self.sign, self.unit = decimals, sign, unit
         rows = [foot([t[r] for t in self.terms], self.total[r], decimals, keep) for r in range(self.total.size)]
         self.units = [[row[j] for row in rows] for j in range(len(self.terms))]
-        self.total_units = [int(_units(x, decimals).to_integral_value(ROUND_HALF_EVEN)) for x in self.total]
+        self.total_units = [_rounded(x, decimals) for x in self.total]
         self.labels = [[units_text(u, decimals, sign) for u in col] for col in self.units]
         self.total_labels = [units_text(u, decimals, sign) for u in self.total_units]
 
