@@ -45,7 +45,7 @@ S = SHARED | Strings({
              "zh": "GPT-3 的流程完全相同，只是更大：\n{layers} 层，{d} 维向量，{vocab} 个词元。"},
     "unembed": {"en": "The unembedding W_U is the embedding table W_E turned:\n"
                       "{d} × {vocab}, the same numbers (tied), drawn here as W_E.",
-                "zh": "反嵌入 W_U 就是嵌入表 W_E 的转置：\n{d} × {vocab}，同一批数（共用），这里画成 W_E。"},
+                "zh": "解嵌入 W_U 就是嵌入表 W_E 的转置：\n{d} × {vocab}，同一批数（共用），这里画成 W_E。"},
     "unembed_rows": {"en": "A row per word: its row times x̂ (the stream after the final\n"
                            "LayerNorm), added up, is that word's score, its logit.",
                      "zh": "每个词一行：这一行与 x̂（经最终 LayerNorm 后的残差流）\n"
@@ -55,18 +55,18 @@ S = SHARED | Strings({
                     "zh": "词表中 {vocab} 个词都这样得到一个 logit：\n这一列就是模型的输出，还没有经过 softmax。"},
     "lens_forms": {"en": "A logit lens unembeds the stream after each block, as if last:\n"
                          "\"{answer}\" has the top logit (score) from {where} on.",
-                   "zh": "logit 透镜把每个模块之后的残差流都当作最后一层来反嵌入：\n"
+                   "zh": "logit 透镜把每个模块之后的残差流都当作最后一层来解嵌入：\n"
                          "从{where}起，\u201c{answer}\u201d的 logit（分数）一直排第一。"},
     "lens_embedding": {"en": "A logit lens unembeds the stream after each block, as if last:\n"
                              "\"{answer}\" has the top logit (score) from the embedding on.",
-                       "zh": "logit 透镜把每个模块之后的残差流都当作最后一层来反嵌入：\n"
+                       "zh": "logit 透镜把每个模块之后的残差流都当作最后一层来解嵌入：\n"
                              "从嵌入起，\u201c{answer}\u201d的 logit（分数）一直排第一。"},
     "embedding": {"en": "embedding", "zh": "嵌入"},
     "attention": {"en": "attention", "zh": "注意力"},
     "mlp": {"en": "MLP", "zh": "MLP"},
     "ln_f": {"en": "final LayerNorm", "zh": "最终 LayerNorm"},
     "ln_f_gloss": {"en": "rescales each vector", "zh": "把每个向量重新缩放"},   # what a LayerNorm does, beside its box
-    "unembedding": {"en": "unembedding, softmax", "zh": "反嵌入，softmax"},
+    "unembedding": {"en": "unembedding, softmax", "zh": "解嵌入，softmax"},
     "layer": {"en": "layer {n}", "zh": "第 {n} 层"},
     "heads": {"en": "{h} heads", "zh": "{h} 个头"},
     "stream_label": {"en": "stream\nd = {d}", "zh": "残差流\nd = {d}"},   # one Label a line, beside the last rows
@@ -93,7 +93,7 @@ BEATS = style.BEAT_TITLES | Strings({
     "pipeline":  {"en": "The pipeline", "zh": "整条流水线"},
     "stream":    {"en": "The residual stream", "zh": "残差流"},
     "gpt3":      {"en": "The same pipeline in GPT-3", "zh": "GPT-3 的同一条流水线"},
-    "unembed":   {"en": "Unembedding: a logit per word", "zh": "反嵌入：每个词一个 logit"},
+    "unembed":   {"en": "Unembedding: a logit per word", "zh": "解嵌入：每个词一个 logit"},
     "lens":      {"en": "A logit lens", "zh": "logit 透镜：逐层读出"},
 })
 

@@ -88,13 +88,13 @@ S = SHARED | Strings({
     "after": {"en": "after", "zh": "之后"},
     "readout_verb": {"en": "Via the unembedding, that MLP output raises the sport's verb\n"
                            "\"{verb}\" most; \"{sport}\" ranks {rank} of {n} {language} words.",
-                    "zh": "经过反嵌入读出，它最提升\u201c{verb}\u201d（这项运动的动词）；\n"
+                    "zh": "经过解嵌入读出，它最提升\u201c{verb}\u201d（这项运动的动词）；\n"
                            "\u201c{sport}\u201d本身在 {n} 个{language}词中排第 {rank}。"},
     "readout_sport": {"en": "Read through the unembedding, that MLP output\nraises \"{sport}\" itself most.",
-                      "zh": "经过反嵌入读出，这个 MLP 输出\n最提升 \u201c{sport}\u201d 本身。"},
+                      "zh": "经过解嵌入读出，这个 MLP 输出\n最提升 \u201c{sport}\u201d 本身。"},
     "readout_other": {"en": "Through the unembedding, it raises \"{word}\" most. Of the\n"
                             "{n} {language} words, \"{sport}\" ranks {rank}, its verb \"{verb}\" {vrank}.",
-                      "zh": "经过反嵌入读出，它最提升 \u201c{word}\u201d；在 {n} 个{language}词中\n"
+                      "zh": "经过解嵌入读出，它最提升 \u201c{word}\u201d；在 {n} 个{language}词中\n"
                             "\u201c{sport}\u201d 排第 {rank}，动词 \u201c{verb}\u201d 排第 {vrank}。"},
     "readout_header": {"en": "logit added by that MLP output", "zh": "这个 MLP 输出增加的 logit"},
     "rank_line": {"en": "\"{sport}\": rank {rank} of the {n} {language} words",

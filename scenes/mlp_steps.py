@@ -71,14 +71,14 @@ S = SHARED | Strings({
     "mlp_out": {"en": "MLP output", "zh": "MLP 输出"},
     "readout_agrees": {"en": "Read through the unembedding, neuron {neuron}'s row\n"
                              "raises \"{word}\" most; the model's top guess here is \"{next}\".",
-                       "zh": "经过反嵌入读出，神经元 {neuron} 的那一行\n最提升 \u201c{word}\u201d；模型在这里的首选是 \u201c{next}\u201d。"},
+                       "zh": "经过解嵌入读出，神经元 {neuron} 的那一行\n最提升 \u201c{word}\u201d；模型在这里的首选是 \u201c{next}\u201d。"},
     "readout_other": {"en": "Read through the unembedding, neuron {neuron}'s row\n"
                             "raises \"{word}\" most: not among the model's top {k} guesses here.",
-                      "zh": "经过反嵌入读出，神经元 {neuron} 的那一行最提升 \u201c{word}\u201d：\n它不在模型此处的前 {k} 个候选里。"},
+                      "zh": "经过解嵌入读出，神经元 {neuron} 的那一行最提升 \u201c{word}\u201d：\n它不在模型此处的前 {k} 个候选里。"},
     "readout_langs": {"en": "Read through the unembedding, neuron {neuron}'s row\n"
                             "raises \"{word}\" most. In English the top neuron's word\n"
                             "{en_is} the model's top {k} guesses; in Chinese it {zh_is} them.",
-                      "zh": "经过反嵌入读出，神经元 {neuron} 的那一行最提升 \u201c{word}\u201d。\n"
+                      "zh": "经过解嵌入读出，神经元 {neuron} 的那一行最提升 \u201c{word}\u201d。\n"
                             "两种语言不同：最活跃神经元最提升的词，\n"
                             "英文里{en_is}模型的前 {k} 个候选里，中文里{zh_is}其中。"},
     "is_agrees": {"en": "is among", "zh": "在"},

@@ -82,7 +82,7 @@ MATRICES: dict[str, dict[str, str]] = {
     "W_out": {"en": "the down-projection matrix", "zh": "降维矩阵"},
 }
 NAMED_AS = {"W_E": {"en": ("embedding table",), "zh": ("嵌入表",)},       # other names a caption gives them
-            "W_U": {"en": ("unembedding",), "zh": ("解嵌入", "反嵌入")}}
+            "W_U": {"en": ("unembedding",), "zh": ("解嵌入",)}}
 MATRIX = re.compile(r"(?<![\w<])(?P<m>W_(?:E|U|q|k|v|O|in|out))\u1d40?(?![A-Za-z0-9_>])")
 
 

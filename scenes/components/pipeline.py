@@ -29,7 +29,7 @@ STRINGS = Strings({
     "attention": {"en": "attention", "zh": "注意力"},
     "mlp": {"en": "MLP", "zh": "MLP"},
     "ln_f": {"en": "final LayerNorm", "zh": "最终 LayerNorm"},
-    "unembedding": {"en": "unembedding, softmax", "zh": "反嵌入，softmax"},
+    "unembedding": {"en": "unembedding, softmax", "zh": "解嵌入，softmax"},
     "layer": {"en": "layer {n}", "zh": "第 {n} 层"},
     "more_layers": {"en": "\u22ee {n} more layers", "zh": "\u22ee 另外 {n} 层"},
 })
