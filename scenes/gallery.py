@@ -56,7 +56,7 @@ class GalleryText(GalleryPage):
         formula = math_tex("q", "=", r"W_Q^{\top}", r"\hat{x}", "+", "b_Q",
                            colours={"q": style.QUERY, r"W_Q^{\top}": style.QUERY}).move_to([4.7, 2.55, 0])
         row = TokenRow(tokens[:5], next_slot=True).move_to([-2.3, 1.2, 0])
-        chip = TokenChip(tokens[5], style.token_colour(5)).move_to([3.4, 1.3, 0])
+        chip = TokenChip(tokens[5], style.token_colour(tokens, 5)).move_to([3.4, 1.3, 0])
         compact = CompactTokenRow(tokens).move_to([0, -0.1, 0])
         column = TokenColumn(tokens[:3], [0, 1, 2], [-1.0, -1.4, -1.8], right=-4.0)
         note = caption("Caption: the narration, centred line by line,\nalways at the bottom of the safe area.", "en")

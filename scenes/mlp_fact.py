@@ -618,7 +618,7 @@ class MlpFact(LectureScene):
         self.and_numbers = VGroup()
         for r, v in enumerate(f.variants):
             y = 1.7 - r * 0.9
-            chips = VGroup(*[TokenChip(w, style.token_colour(f.first_index + i)) for i, w in enumerate(v["names"])])
+            chips = VGroup(*[TokenChip(w, colour) for w, colour in zip(v["names"], style.token_colours(v["names"], f.tokens))])
             chips.arrange(RIGHT, buff=0.15)
             chips.shift([-1.0 - chips.get_right()[0], y - chips.get_center()[1], 0])
             arrow = Label("\u2192", font_size=style.HEADER, color=MUTED)

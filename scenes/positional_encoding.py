@@ -238,7 +238,7 @@ class PositionalEncoding(FocusScene):
         self.used_frame = self.table.columns_frame(0, T - 1, style.POSITION, 2)
         self.position_lines = VGroup(*[
             Line(self.row.indices[n].get_bottom() + DOWN * 0.06, [self.table.column_x(p), TABLE_TOP, 0],
-                 stroke_color=style.token_colour(p), stroke_width=2) for n, p in enumerate(self.shown)])
+                 stroke_color=style.token_colour(self.tokens, p), stroke_width=2) for n, p in enumerate(self.shown)])
         self.focus_frame = SurroundingRectangle(self.row.chips[self.focus - self.row.first_shown],
                                                 color=style.ACCENT, buff=0.03, corner_radius=0.08)
 
@@ -333,10 +333,8 @@ class PositionalEncoding(FocusScene):
     def build_order_experiment(self):
         o, T = self.order, len(self.tokens)
         reversed_words = [self.gpt.tokenizer.words[i] for i in o["reversed_ids"]]
-        self.row_b = CompactTokenRow(reversed_words, lang=self.lang).move_to([0, ROW_B_Y, 0])
-        for chip, original in zip(self.row_b.chips, o["order"][self.row_b.first_shown:]):
-            colour = style.token_colour(original)                # a word keeps its colour when it moves
-            chip.box.set_stroke(colour).set_fill(colour, opacity=0.22)
+        # a word keeps its colour when it moves: the colours are the prompt's
+        self.row_b = CompactTokenRow(reversed_words, lang=self.lang, prompt=self.tokens).move_to([0, ROW_B_Y, 0])
         where_b = {o["order"][j]: j for j in range(T)}           # original token -> position in the reversed run
         self.bars, self.peak_labels, self.peak_texts = {}, {}, {}
         for state, key in (("without", "without_positions"), ("with", "with_positions")):
@@ -349,7 +347,7 @@ class PositionalEncoding(FocusScene):
                     if j < row.first_shown:
                         continue
                     h = max(float(weights[i]) * BAR_UNIT, 0.01)
-                    bar = Rectangle(width=BAR_WIDTH, height=h, stroke_width=0, fill_color=style.token_colour(i),
+                    bar = Rectangle(width=BAR_WIDTH, height=h, stroke_width=0, fill_color=style.token_colour(self.tokens, i),
                                     fill_opacity=0.9).move_to([row.centre_x(j), top - h / 2, 0])
                     bars.add(bar)
                     row_bars.append((float(weights[i]), bar))

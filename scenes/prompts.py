@@ -25,6 +25,7 @@ the recall repeats; the noun is the creature in the first sentence.
 from __future__ import annotations
 
 import random
+import unicodedata
 
 import numpy as np
 
@@ -121,9 +122,25 @@ def _stream(lang: str):
     return lang_.stream(STREAM_WORDS, random.Random(language.SEED), lang=lang), lang_.grammar(lang)
 
 
+def is_punctuation(word: str) -> bool:
+    """A token that is a punctuation mark ("," "." "，" "。"): every character of it is one."""
+    return bool(word) and all(unicodedata.category(ch).startswith("P") for ch in word)
+
+
+def spaces_before(words, lang: str) -> list[bool]:
+    """Whether a prompt written as text has a space before each word: English words stand a space apart, a
+    punctuation mark sits against the word before it ("jordan, indeed, plays"; after another mark it keeps its
+    space, so the tokenizer still cuts the two apart); Chinese words run together. The tokens stay the model's:
+    its tokenizer cuts a mark off the word it touches."""
+    if lang == "zh":
+        return [False] * len(words)
+    return [i > 0 and not (is_punctuation(w) and not is_punctuation(words[i - 1])) for i, w in enumerate(words)]
+
+
 def join_words(words, lang: str) -> str:
-    """A prompt as its language writes it: English words with spaces, Chinese words run together."""
-    return ("" if lang == "zh" else " ").join(words)
+    """A prompt as its language writes it (spaces_before): "mr michael jordan, indeed, plays", 迈克尔乔丹打."""
+    words = list(words)
+    return "".join((" " if space else "") + w for w, space in zip(words, spaces_before(words, lang)))
 
 
 def uncertain_prompt(lang: str = "en", gpt=None) -> dict:

@@ -26,8 +26,9 @@ MUTED = "#9A9A9A"       # secondary text: column notes, "other"
 ACCENT = WHITE          # the one highlight on screen (e.g. the argmax row)
 LAYERNORM = "#C983D8"   # LayerNorm's gains and biases where parts of a model are told apart by colour
 
-# Soft fills for token chips; a token keeps its colour (by position) everywhere in one prompt.
-TOKEN_PALETTE = ["#58C4DD", "#83C167", "#F0AC5F", "#C983D8", "#E07A7A", "#9CDCEB", "#D1D87A", "#7AA2E0"]
+# Soft fills for token chips; a token keeps its colour (by its id, token_colours) everywhere in one prompt.
+TOKEN_PALETTE = ["#58C4DD", "#83C167", "#F0AC5F", "#C983D8", "#E07A7A", "#9CDCEB", "#D1D87A", "#7AA2E0",
+                 "#F29BC4", "#4FCFA6", "#C9A27E", "#B7A3F2"]
 
 
 def relative_luminance(colour) -> float:
@@ -46,8 +47,22 @@ def contrast_ratio(a, b=BACKGROUND) -> float:
 MIN_CONTRAST = 3.0      # WCAG's floor for graphics and large text
 
 
-def token_colour(position: int) -> ManimColor:
-    return ManimColor(TOKEN_PALETTE[position % len(TOKEN_PALETTE)])
+def token_colours(tokens, prompt=None) -> list[ManimColor]:
+    """Each token's colour, by its id: the same token, the same colour (the two "the"s of a prompt alike). The palette
+    is dealt in the order the prompt's distinct tokens first appear (`prompt`: the whole prompt, when `tokens` is part
+    of it or its words reordered; a token not in it takes the next colour after the prompt's), so different tokens
+    of one prompt differ while TOKEN_PALETTE lasts, then it starts again. A token is its id or its text (our
+    vocabulary and a checkpoint's decoded tokens have one entry per text), and every scene drawing one prompt deals
+    the same colours."""
+    order: dict = {}
+    for t in [*(prompt if prompt is not None else []), *tokens]:
+        order.setdefault(t, len(order))
+    return [ManimColor(TOKEN_PALETTE[order[t] % len(TOKEN_PALETTE)]) for t in tokens]
+
+
+def token_colour(prompt, position: int) -> ManimColor:
+    """The colour of the prompt's token at `position` (token_colours)."""
+    return token_colours([prompt[position]], prompt)[0]
 
 
 ACTIVATION_ZERO = "#4D4D4D"   # the size of an activation, 0: a clear grey, never the black of a weight of 0

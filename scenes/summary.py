@@ -159,8 +159,8 @@ class Summary(LectureScene):
 
         # 1. global context: the chosen head's weight from the focus to the key it reaches back to
         y = ROW_YS[0]
-        self.chips = VGroup(TokenChip(style.token_label(tokens[key]), style.token_colour(key)),
-                            TokenChip(style.token_label(tokens[focus]), style.token_colour(focus)))
+        self.chips = VGroup(TokenChip(style.token_label(tokens[key]), style.token_colour(tokens, key)),
+                            TokenChip(style.token_label(tokens[focus]), style.token_colour(tokens, focus)))
         self.chips[0].move_to([VISUAL_LEFT + 0.9, y - 0.35, 0])
         self.chips[1].move_to([VISUAL_RIGHT - 0.9, y - 0.35, 0])
         self.arc = CurvedArrow(self.chips[1].get_top() + UP * 0.05, self.chips[0].get_top() + UP * 0.05,

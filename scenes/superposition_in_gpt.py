@@ -25,7 +25,7 @@ from scenes.components import BarColumn, Label, LabelColumn, NumberColumn, Numbe
 from scenes.components.superposition import AngleHistogram
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
-from scenes.prompts import fact_prompt
+from scenes.prompts import fact_prompt, join_words
 from scenes.style import ANGLE_BARS, MUTED, NEURON_ACTIVE, RANDOM_ESTIMATE, SHARED, TEXT, TOPIC_COLOURS, Strings
 
 S = SHARED | Strings({
@@ -125,10 +125,6 @@ STEP, PAUSE = style.STEP, style.PAUSE
 
 def prompt_language(tokens: list[str]) -> str:
     return "en" if tokens and tokens[0] in model_language.vocabulary_of("en") else "zh"
-
-
-def join(words, lang) -> str:
-    return ("" if lang == "zh" else " ").join(words)
 
 
 class SuperpositionInGpt(LectureScene):
@@ -269,7 +265,7 @@ class SuperpositionInGpt(LectureScene):
         key = "spread" if top < 0.5 else "concentrated"
         self.caption_rule("spread", key, "the largest neuron's share of the push below one half: spread, else "
                           "concentrated", top_share=top, for_half=f["for_half"], for_90=f["for_90"])
-        self.say(key, fact=join(f["words"], self.prompt_lang), answer=f["answer"], top=style.percent(top),
+        self.say(key, fact=join_words(f["words"], self.prompt_lang), answer=f["answer"], top=style.percent(top),
                  half=f["for_half"], n90=f["for_90"])
         self.clear_stage()
         self.play(FadeIn(self.spread_header), FadeIn(self.spread_names), run_time=STEP)

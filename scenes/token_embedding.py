@@ -18,10 +18,10 @@ from manim import (DOWN, RIGHT, UP, Arrow, Create, GrowArrow, FadeIn, FadeOut, L
 
 from model.bpe import SPACE_MARK
 from scenes import style
-from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
+from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText, PromptText,
                                VectorColumn, place_by_body)
 from scenes.attention_chapter import FocusScene
-from scenes.prompts import own_language
+from scenes.prompts import language_of, own_language
 from scenes.style import MUTED, SHARED, Strings
 
 S = SHARED | Strings({
@@ -190,9 +190,9 @@ class TokenEmbedding(FocusScene):
 
         self.lookup_lines = VGroup(*[
             Line(self.ids[n].get_bottom() + DOWN * 0.06, [self.table.column_x(self.table_column[self.token_ids[p]]), TABLE_TOP, 0],
-                 stroke_color=style.token_colour(p), stroke_width=2)
+                 stroke_color=style.token_colour(self.tokens, p), stroke_width=2)
             for n, p in enumerate(self.shown_positions)])
-        self.column_frames = VGroup(*[self.table.column_frame(self.table_column[self.token_ids[p]], style.token_colour(p), 1.5)
+        self.column_frames = VGroup(*[self.table.column_frame(self.table_column[self.token_ids[p]], style.token_colour(self.tokens, p), 1.5)
                                       for p in self.shown_positions])
         self.focus_frame = self.table.column_frame(self.table_column[self.token_ids[self.focus]], style.ACCENT, 3)
         # on the chip's own border (the row may reach the title-safe edge: a frame outside it would not fit)
@@ -246,20 +246,17 @@ class TokenEmbedding(FocusScene):
         return next(r for r in rows if r.first_shown == rows[-1].first_shown)
 
     def sentence_words(self, tokens, spaced: bool = True) -> VGroup | None:
-        """The prompt as plain text, centred: what the chips are cut from (None if too wide). Our words stand a
-        space apart; a BPE's tokens abut, a space only where a token begins with one (drawn ␣ on its chip)."""
-        space = 0.16
-        texts = [w if spaced else w.removeprefix(SPACE_MARK) for w in tokens]
-        gaps = [space if spaced or w.startswith(SPACE_MARK) else 0.0 for w in tokens]
-        words = VGroup(*[Label(t, font_size=style.LABEL) for t in texts])
-        x = 0.0
-        for w, gap in zip(words, gaps):
-            x += gap if x else 0.0
-            w.shift([x - w.get_left()[0], 0, 0]).on_baseline(0.9)
-            x = w.get_right()[0]
+        """The prompt as it reads as text, centred: what the chips are cut from (None if too wide). Our words as their
+        language writes them (PromptText: a space apart in English, a punctuation mark against its word, Chinese run
+        together); a BPE's tokens abut, a space only where a token begins with one (drawn ␣ on its chip)."""
+        if spaced:
+            words = PromptText(tokens, language_of(tokens), font_size=style.LABEL)
+        else:
+            words = PromptText([w.removeprefix(SPACE_MARK) for w in tokens], font_size=style.LABEL,
+                               spaces=[i > 0 and w.startswith(SPACE_MARK) for i, w in enumerate(tokens)])
         if words.width > 2 * style.safe_half_width():
             return None
-        return words.move_to([0, 0.9, 0], coor_mask=np.array([1, 0, 0]))
+        return words.shift([-words.get_center()[0], 0.9, 0])
 
     def id_labels(self) -> VGroup:
         """Each shown token's id centred under its chip, all on one baseline (the chips are wide enough for them)."""

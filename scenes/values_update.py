@@ -408,7 +408,7 @@ class ValuesUpdate(LectureScene):
         self.row_top = top = min(max(ROW_TOP, ROW_FLOOR + (len(self.keys) - 1) * PITCH), TOP_MAX)
         self.pitch = pitch = PITCH
         self.rows_y = ys = [top - i * pitch for i in range(len(self.keys))]
-        self.token_column = TokenColumn([h.tokens[k] for k in self.keys], self.keys, ys, right=CHIP_RIGHT)
+        self.token_column = TokenColumn([h.tokens[k] for k in self.keys], self.keys, ys, right=CHIP_RIGHT, prompt=h.tokens)
         overflow = -style.safe_half_width() - self.token_column.get_left()[0]   # a long word and two-digit positions
         if overflow > CHIP_SLACK:
             raise ParamError("prompt: its longest word and two-digit positions do not fit the key column; "
@@ -558,5 +558,5 @@ class ValuesUpdate(LectureScene):
 
     def product_line(self, token: int, parts: list[str], colours: dict) -> VGroup:
         """The token's chip, then the formula, centred on the top line."""
-        chip = TokenColumn([self.h.tokens[token]], [token], [0.0], right=0.0)
+        chip = TokenColumn([self.h.tokens[token]], [token], [0.0], right=0.0, prompt=self.h.tokens)
         return self.formula_line(chip, self.tex(*parts, colours=colours), [0, FORMULA_Y, 0])

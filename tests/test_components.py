@@ -91,16 +91,16 @@ def test_token_row_keeps_true_positions_when_it_must_drop_tokens():
     assert inside_safe_area(row.move_to([0, 0, 0]))
 
 
-def test_a_token_is_a_chip_in_its_positions_colour():
+def test_a_token_is_a_chip_in_its_tokens_colour():
     row = TokenRow(["the", "fox", "was"], next_slot=True)
     assert all(isinstance(c, TokenChip) for c in row.chips) and isinstance(row.slot, TokenChip)
     assert [c.word for c in row.chips] == ["the", "fox", "was"] and row.slot.word == "?"
     for position, chip in enumerate(row.chips):
-        assert chip.box.get_fill_color() == style.token_colour(position)
+        assert chip.box.get_fill_color() == style.token_colour(row.words, position)
         assert chip.label.text == chip.word and chip.box.width > chip.label.width
     column = TokenColumn(["fox", "<|endoftext|>"], [1, 7], [0.0, -0.4], right=0.0)
     assert [c.label.text for c in column.chips] == ["fox", "<eos>"]
-    assert column.chip(7).box.get_fill_color() == style.token_colour(7)
+    assert column.chips[0].box.get_fill_color() != column.chip(7).box.get_fill_color()
     assert column.chips[0].box.width == column.chips[1].box.width       # one width for the column
 
 
@@ -196,3 +196,52 @@ def test_percent_says_what_one_decimal_would_hide():
     column = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()      # a float32 softmax
     assert float(column.sum()) < 1.0 and style.percent(float(column.sum())) == "100.0%"
     assert style.percent(1.0) == "100.0%" and style.percent(0.123) == "12.3%"
+
+
+def _colours(chips) -> list[str]:
+    return [c.box.get_fill_color().to_hex() for c in chips]
+
+
+def test_the_same_token_keeps_its_colour_and_different_tokens_differ():
+    """A token's colour is its id's (style.token_colours), in every component that draws a prompt's tokens: the two
+    "the"s of a prompt alike, different tokens different while the palette lasts; a row cut to "⋯", a column of some
+    of the prompt's tokens, the words reordered, a trace grid's chips and the word that fills the "?" slot all agree
+    with the whole row. Random prompts from the vocabulary's words, some repeated."""
+    import random
+    from scenes.components import CompactTokenRow, TraceGrid
+    rng = random.Random(34)
+    vocab = ["the", "fox", "was", "a", "frog", ".", ",", "blue", "misty", "forest", "lake", "jordan", "plays", "mr",
+             "michael", "indeed", "orange", "tiny", "silky"]
+    for _ in range(20):
+        words = [rng.choice(vocab) for _ in range(rng.randint(2, 14))]
+        colour = dict(zip(words, style.token_colours(words)))
+        distinct = list(dict.fromkeys(words))
+        assert len({colour[w].to_hex() for w in distinct}) == min(len(distinct), len(style.TOKEN_PALETTE))
+        expected = [colour[w].to_hex() for w in words]
+        row = TokenRow(words, next_slot=True, max_width=1e9)
+        assert _colours(row.chips) == expected
+        narrow = CompactTokenRow(words, max_width=4.0)
+        assert _colours(narrow.chips) == expected[narrow.first_shown:]
+        some = sorted(rng.sample(range(len(words)), rng.randint(1, len(words))))
+        column = TokenColumn([words[i] for i in some], some, [-0.5 * n for n in range(len(some))], right=0.0,
+                             prompt=words)
+        assert _colours(column.chips) == [expected[i] for i in some]
+        shuffled = rng.sample(words, len(words))
+        assert _colours(TokenRow(shuffled, prompt=words, max_width=1e9).chips) == [colour[w].to_hex() for w in shuffled]
+        grid = TraceGrid(np.zeros((1, len(words))), ["x"], words, left=0.0, top=0.0)
+        assert _colours(grid.chips) == expected
+        for word in (rng.choice(words), "basketball"):    # a word of the prompt keeps its colour; a new one the next
+            filled = row.slot_filled(word).box.get_fill_color().to_hex()
+            assert filled == (colour[word].to_hex() if word in colour else
+                              style.TOKEN_PALETTE[len(distinct) % len(style.TOKEN_PALETTE)].upper())
+    # the two "the"s alike, "orange" and the second "the" not (the position rule drew them so)
+    words = "a silky orange tiny frog dived the verdant lake . the frog was".split()
+    chips = TokenRow(words, max_width=1e9).chips
+    assert _colours(chips)[6] == _colours(chips)[10] and _colours(chips)[4] == _colours(chips)[11]
+    assert _colours(chips)[2] != _colours(chips)[10]
+
+
+def test_every_token_colour_in_the_palette_is_legible():
+    """Each of the palette's colours keeps MIN_CONTRAST against the background, and no two are the same."""
+    assert len(set(c.lower() for c in style.TOKEN_PALETTE)) == len(style.TOKEN_PALETTE)
+    assert all(style.contrast_ratio(c) >= style.MIN_CONTRAST for c in style.TOKEN_PALETTE)

@@ -135,3 +135,40 @@ def test_another_prompt_and_focus(tmp_path, gpt):
     np.testing.assert_allclose(fv["values"], trace["token_embeddings"][12][fv["dims"]], atol=1e-12)
     assert texts_of(scene.ids) == [str(i) for i in trace["token_ids"][scene.row.first_shown:]]
     assert_legible(scene.snapshots, "zh")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_prompt_reads_as_text_and_keeps_its_tokens(gpt, lang):
+    """A prompt written out (join_words, PromptText) reads as its language writes it: English words a space apart, a
+    punctuation mark against the word before it ("jordan, indeed, plays", never "jordan , indeed"), Chinese run
+    together; and the model still cuts it into the same tokens. Every default prompt, and random runs of the
+    language's words with punctuation in them (two marks in a row included)."""
+    import random
+    import re
+
+    from model import language
+    from scenes.components import PromptText
+    from scenes.prompts import example_fact_prompt, is_punctuation, join_words, spaces_before, uncertain_prompt
+    words = sorted(language.vocabulary_of(lang))
+    marks = [w for w in words if is_punctuation(w)]
+    assert marks, "the language has punctuation tokens"
+    rng = random.Random(32)
+    runs = [f(lang)["tokens"] for f in (lookback_prompt, example_fact_prompt)]
+    runs.append(gpt.tokenizer.decode(gpt.encode(uncertain_prompt(lang)["prompt"])))
+    runs += [[rng.choice(marks) if rng.random() < 0.3 else rng.choice(words) for _ in range(rng.randint(1, 12))]
+             for _ in range(40)]
+    for run in runs:
+        text = join_words(run, lang)
+        assert gpt.tokenizer.decode(gpt.encode(text)) == run, text
+        for i, w in enumerate(run[1:], 1):
+            glued = is_punctuation(w) and not is_punctuation(run[i - 1])
+            assert spaces_before(run, lang)[i] == (lang == "en" and not glued)
+        assert not re.search(r"\w [.,]", text) if lang == "en" else " " not in text
+    # drawn: a mark sits closer to its word than a word to the next, and the Chinese words abut as one line of text
+    run = example_fact_prompt(lang)["tokens"]
+    drawn = PromptText(run, lang)
+    assert len(drawn) == len(run)
+    for a, b, left, right, space in zip(run, run[1:], drawn, drawn[1:], spaces_before(run, lang)[1:]):
+        gap = right.get_left()[0] - left.get_right()[0]
+        other = PromptText.gap(a[-1], b[0], not space, style.LABEL)   # the pair set the other way
+        assert gap == pytest.approx(PromptText.gap(a[-1], b[0], space, style.LABEL)) and (gap > other) == space

@@ -58,7 +58,12 @@
   }
   const cellText = background => textOn(background, [S.colours.text, S.colours.background].sort(
     (a, b) => contrast(b, background) - contrast(a, background)));
-  const tokenColour = t => S.tokenPalette[t % S.tokenPalette.length];
+  // a token's colour is its id's, as in the video (style.token_colours): the palette dealt in the order the prompt's
+  // distinct tokens first appear, so the same word keeps one colour
+  const tokenColour = t => {
+    const ids = Array.from(state.ids), first = [...new Set(ids)];
+    return S.tokenPalette[first.indexOf(ids[t]) % S.tokenPalette.length];
+  };
 
   // --- the page API ---
   function trace(prompt) {

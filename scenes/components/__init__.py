@@ -9,9 +9,10 @@ By theme:
 - text (text.py): `Label` (one line of text on a known baseline), `NumberText` (a number that can change
   every frame, tabular digits, anchored at one end), `Caption` / `caption()` (the narration at the bottom),
   `math_tex()` (a formula in the maths size, parts coloured), `light()`, `LayoutError`.
-- tokens (tokens.py): `TokenChip` (one word in its box, in its position's colour), `TokenRow` (the prompt, with
+- tokens (tokens.py): `TokenChip` (one word in its box, in its token's colour: style.token_colours, the same word the same colour), `TokenRow` (the prompt, with
   position indices and an optional "?" slot), `CompactTokenRow` (the same at the legibility floor, so a whole
-  story fits), `TokenColumn` (chips stacked down the left, like the key rows of an attention grid).
+  story fits), `PromptText` (the prompt as it reads as text, a Label per token: punctuation against its word,
+  Chinese run together), `TokenColumn` (chips stacked down the left, like the key rows of an attention grid).
 - vectors and matrices (vectors.py): which one to use for a matrix or a vector:
     - `VectorColumn`: a vector as numbers in brackets, its real first entries, ⋮, its real last entry, its size.
     - `MatrixGrid`: a matrix small enough to READ: real corner entries as numbers in cells coloured on the
@@ -56,7 +57,7 @@ from .superposition import AngleHistogram, LogChart, VectorFan
 from .pipeline import PipelineMap
 from .layout import bounds, inside_safe_area, keep_inside_safe_area, keep_right_of, place_by_body, row_positions, rule
 from .text import Caption, Label, LayoutError, NumberText, caption, light, math_tex, plain_shape
-from .tokens import CompactTokenRow, TokenChip, TokenColumn, TokenRow
+from .tokens import CompactTokenRow, PromptText, TokenChip, TokenColumn, TokenRow
 from .sums import CountSum, FootedPercents, FootedSum, FootingError, column_texts, footed_columns
 from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVectorProduct, VectorColumn, sum_decimals,
                       magnitude_scale, shown_indices)
@@ -64,7 +65,7 @@ from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVec
 __all__ = [
     "AngleHistogram", "AttentionGrid", "BarColumn", "LogChart", "VectorFan", "GeluPlot", "NeuronStrip", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
     "Heatmap", "Label", "LabelColumn", "LayoutError", "MagnitudeStrip", "MaskCell", "MatrixGrid",
-    "MatrixVectorProduct", "NumberColumn", "NumberText", "PipelineMap", "ProbabilityBars", "RoundedBox", "TokenChip", "TokenColumn", "TokenRow", "TraceGrid",
+    "MatrixVectorProduct", "NumberColumn", "NumberText", "PipelineMap", "ProbabilityBars", "PromptText", "RoundedBox", "TokenChip", "TokenColumn", "TokenRow", "TraceGrid",
     "VectorColumn", "sum_decimals", "CountSum", "FootedPercents", "FootedSum", "FootingError", "column_texts", "footed_columns", "bounds", "caption", "inside_safe_area", "keep_inside_safe_area", "keep_right_of", "light", "magnitude_scale", "math_tex", "place_by_body",
     "plain_shape", "row_positions", "rule", "shown_indices",
 ]

@@ -1,4 +1,5 @@
-"""Tokens: the chip, the prompt as a row of chips, a compact row, and a column of chips (keys down)."""
+"""Tokens: the chip, the prompt as a row of chips, a compact row, and a column of chips (keys down). A token's
+colour is its id's (style.token_colours): the same word, the same colour, in every scene drawing the prompt."""
 
 from __future__ import annotations
 
@@ -56,21 +57,23 @@ class TokenRow(VGroup):
     """The prompt as a row of words in softly filled rounded boxes, position indices underneath.
 
     If the row would be wider than max_width, the earliest tokens give way to a "⋯" box;
-    the remaining tokens keep their true position indices.
+    the remaining tokens keep their true position indices. Each chip takes its token's colour (style.token_colours:
+    the same token, the same colour); `prompt`, when the row is part of a prompt or its words reordered, deals them.
     """
 
     PAD_X, GAP, CHIP_H = 0.16, 0.14, 0.62
 
     def __init__(self, tokens: list[str], *, lang: str = "en", next_slot: bool = False, indices: bool = True,
                  max_width: float | None = None, font_size: float = LABEL, slot_word: str | None = None,
-                 min_widths: list[float] | None = None):
+                 min_widths: list[float] | None = None, prompt: list[str] | None = None):
         """slot_word: a word that may fill the slot later (slot_filled): the row keeps room for it, centred.
         min_widths: each token's chip at least this wide (room for what is written under it, e.g. its id)."""
         super().__init__()
         max_width = max_width or 2 * style.safe_half_width()
         self.words = list(tokens)
-        chips = [self._chip(w, style.token_colour(i), font_size, min_widths[i] if min_widths else 0.0)
-                 for i, w in enumerate(tokens)]
+        self.prompt = list(prompt) if prompt is not None else None
+        chips = [self._chip(w, colour, font_size, min_widths[i] if min_widths else 0.0)
+                 for i, (w, colour) in enumerate(zip(tokens, style.token_colours(tokens, prompt)))]
         slot = self._slot(font_size) if next_slot else None
         extra = max(self._chip(slot_word, style.MUTED, font_size).width - slot.width, 0) if slot and slot_word else 0
         first = 0
@@ -103,8 +106,10 @@ class TokenRow(VGroup):
             self.add(self.indices)
 
     def slot_filled(self, word: str, colour=None) -> TokenChip:
-        """A chip for the word that fills the "?" slot, in the slot's place."""
-        chip = self._chip(word, colour or style.token_colour(len(self.words)), self.slot.label.font_size)
+        """A chip for the word that fills the "?" slot, in the slot's place, in its token's colour: a word of the
+        prompt keeps its colour, a new one takes the next."""
+        colour = colour or style.token_colours([word], [*(self.prompt or []), *self.words])[0]
+        chip = self._chip(word, colour, self.slot.label.font_size)
         return chip.shift(self.slot.box.get_left() - chip.box.get_left())
 
     def _chip(self, word: str, colour, font_size, min_width: float = 0.0) -> TokenChip:
@@ -132,19 +137,50 @@ class CompactTokenRow(TokenRow):
         return self.chips[position - self.first_shown].get_center()[0]
 
 
+# --- the prompt as text ------------------------------------------------------------------------------
+class PromptText(VGroup):
+    """The prompt as it reads as text, one Label per token (each can become its chip): English words a space apart,
+    a punctuation mark against its word, Chinese run together (scenes/prompts.py spaces_before); `spaces`, if
+    given, says instead which tokens have a space before them (a BPE's, by the ␣ it begins with; `tokens` are then
+    the words as written, without it). Two neighbours stand as far apart as the font sets them in one line of text. The words sit
+    on the baseline y = 0, the first starting at x = 0."""
+
+    def __init__(self, tokens: list[str], lang: str = "en", *, font_size: float = LABEL,
+                 spaces: list[bool] | None = None):
+        from ..prompts import spaces_before
+        super().__init__()
+        self.words = list(tokens)
+        self.spaces = list(spaces) if spaces is not None else spaces_before(self.words, lang)
+        x = 0.0
+        for i, (word, space) in enumerate(zip(self.words, self.spaces)):
+            label = Label(word, font_size=font_size)
+            if i:
+                x += self.gap(self.words[i - 1][-1:], word[:1], space, font_size)
+            label.shift([x - label.get_left()[0], 0, 0]).on_baseline(0.0)
+            x = label.get_right()[0]
+            self.add(label)
+
+    @staticmethod
+    def gap(before: str, after: str, space: bool, font_size: float) -> float:
+        """Ink to ink between two neighbouring characters, with a space between them or none, as one Label sets it."""
+        width = lambda t: Label(t, font_size=font_size).width   # noqa: E731
+        return width(before + (" " if space else "") + after) - width(before) - width(after)
+
+
 # --- token column and magnitude strip (attention chapter) ---------------------------------------
 class TokenColumn(VGroup):
     """Tokens stacked down the left like an attention grid's key rows: chips of one width, positions (teal)
     beside them, one row per baseline-free centre y. Keys run down, as in AttentionGrid. Rows too close for a
     chip to hold its word (with MARGIN to spare) give each word a tab of its colour before it instead (`tabs`; a
-    chip's `box` is then its tab, and `tab` is True): no word crosses a border."""
+    chip's `box` is then its tab, and `tab` is True): no word crosses a border. Each word takes its token's colour
+    (style.token_colours); `prompt`, the whole prompt when the column holds only some of its tokens, deals them."""
 
     CHIP_H, PAD_X = 0.36, 0.1
     MARGIN, GAP = 0.04, 0.04          # a word's ink to its chip's border; between two chips
     TAB_W, TAB_H = 0.1, 0.3           # rows too close for chips: a tab of the token's colour before the word
 
     def __init__(self, tokens: list[str], positions: list[int], centres: list[float], *, right: float,
-                 font_size: float = SMALL):
+                 font_size: float = SMALL, prompt: list[str] | None = None):
         super().__init__()
         if not (len(tokens) == len(positions) == len(centres)):
             raise ValueError("a token column needs one position and one centre per token")
@@ -164,8 +200,8 @@ class TokenColumn(VGroup):
         width += (self.TAB_W + 0.08) if self.tabs else 0.0
         self.positions = list(positions)
         self.chips, self.indices = VGroup(), VGroup()
-        for word, pos, y in zip(tokens, positions, centres):
-            chip = TokenChip(style.token_label(word), style.token_colour(pos), font_size=font_size, width=width,
+        for word, pos, y, colour in zip(tokens, positions, centres, style.token_colours(tokens, prompt)):
+            chip = TokenChip(style.token_label(word), colour, font_size=font_size, width=width,
                              height=height, corner_radius=0.08, lift=None)
             if _is_cjk(word):           # no Latin baseline to keep: centre the ink in the box
                 chip.label.set_y(chip.box.get_center()[1])

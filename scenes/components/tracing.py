@@ -39,7 +39,7 @@ class TraceGrid(VGroup):
     2. if that is too wide: the chips on two rows, by turns (even columns low, odd columns high), each column at
        least as wide as its written number needs and as wide as keeps chips two columns apart from touching;
     3. if that is still too wide: the widest word is cut a letter at a time, with "…", until the grid fits
-       (`cut` lists the columns cut). Each still sits over its own column in its position's colour.
+       (`cut` lists the columns cut). Each still sits over its own column in its token's colour (style.token_colours).
     """
 
     def __init__(self, share, row_labels: list[str], tokens: list[str], *, left: float, top: float,
@@ -52,7 +52,8 @@ class TraceGrid(VGroup):
         labels = [Label(text, font_size=SMALL, color=MUTED) for text in row_labels]
         label_w = max(m.width for m in labels) + ROW_LABEL_GAP
         words = [style.token_label(w) for w in tokens]
-        chips = [self.chip(w, c) for c, w in enumerate(words)]
+        colours = style.token_colours(tokens)
+        chips = [self.chip(w, colour) for w, colour in zip(words, colours)]
         self.stagger, self.cut = False, []
         self.widths = [max(cell_w, chip.width + 0.12) for chip in chips]
         if max_width is not None and self.extent(label_w, chips) > max_width:
@@ -68,7 +69,7 @@ class TraceGrid(VGroup):
                     break          # nothing left to cut: the caller's max_width is too small for these columns
                 keep[c] -= 1
                 words[c] = style.token_label(tokens[c])[:keep[c]] + ELLIPSIS
-                chips[c] = self.chip(words[c], c)
+                chips[c] = self.chip(words[c], colours[c])
             self.cut = [c for c in range(cols) if keep[c] < len(style.token_label(tokens[c]))]
         self.words = words
         self.edges = np.concatenate([[0.0], np.cumsum(self.widths)])
@@ -100,8 +101,8 @@ class TraceGrid(VGroup):
         self.add(self.cells, self.numbers, self.row_labels, self.chips)
 
     @staticmethod
-    def chip(word: str, c: int) -> TokenChip:
-        return TokenChip(word, style.token_colour(c), font_size=SMALL, height=CHIP_H, lift=0.14)
+    def chip(word: str, colour) -> TokenChip:
+        return TokenChip(word, colour, font_size=SMALL, height=CHIP_H, lift=0.14)
 
     def chip_y(self, c: int) -> float:
         """A chip's centre: just above the grid, or on the second row for odd columns when staggered."""
