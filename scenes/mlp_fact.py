@@ -616,9 +616,10 @@ class MlpFact(LectureScene):
         self.and_header = Label(self.s("and_header"), font_size=style.LABEL, color=TEXT).move_to([0, 2.7, 0])
         self.and_rows = VGroup()
         self.and_numbers = VGroup()
+        names = [*f.tokens, *(w for v in f.variants for w in v["names"])]   # a new name, a colour of its own
         for r, v in enumerate(f.variants):
             y = 1.7 - r * 0.9
-            chips = VGroup(*[TokenChip(w, colour) for w, colour in zip(v["names"], style.token_colours(v["names"], f.tokens))])
+            chips = VGroup(*[TokenChip(w, colour) for w, colour in zip(v["names"], style.token_colours(v["names"], names))])
             chips.arrange(RIGHT, buff=0.15)
             chips.shift([-1.0 - chips.get_right()[0], y - chips.get_center()[1], 0])
             arrow = Label("\u2192", font_size=style.HEADER, color=MUTED)

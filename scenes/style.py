@@ -26,9 +26,10 @@ MUTED = "#9A9A9A"       # secondary text: column notes, "other"
 ACCENT = WHITE          # the one highlight on screen (e.g. the argmax row)
 LAYERNORM = "#C983D8"   # LayerNorm's gains and biases where parts of a model are told apart by colour
 
-# Soft fills for token chips; a token keeps its colour (by its id, token_colours) everywhere in one prompt.
+# Soft fills for token chips; a token keeps its colour (by its id, token_colours) everywhere in one prompt. 14 of them:
+# a default prompt's row (at most prompts.DRAWN_TOKENS = 13 tokens) and the word it adds never run out.
 TOKEN_PALETTE = ["#58C4DD", "#83C167", "#F0AC5F", "#C983D8", "#E07A7A", "#9CDCEB", "#D1D87A", "#7AA2E0",
-                 "#F29BC4", "#4FCFA6", "#C9A27E", "#B7A3F2"]
+                 "#F29BC4", "#4FCFA6", "#C9A27E", "#B7A3F2", "#E6C35C", "#FF8FA3"]
 
 
 def relative_luminance(colour) -> float:

@@ -242,6 +242,9 @@ def test_the_same_token_keeps_its_colour_and_different_tokens_differ():
 
 
 def test_every_token_colour_in_the_palette_is_legible():
-    """Each of the palette's colours keeps MIN_CONTRAST against the background, and no two are the same."""
+    """Each of the palette's colours keeps MIN_CONTRAST against the background, and no two are the same; there are
+    enough for a default prompt's longest row and the word it adds, all different tokens."""
+    from scenes.prompts import DRAWN_TOKENS
+    assert len(style.TOKEN_PALETTE) >= DRAWN_TOKENS + 1
     assert len(set(c.lower() for c in style.TOKEN_PALETTE)) == len(style.TOKEN_PALETTE)
     assert all(style.contrast_ratio(c) >= style.MIN_CONTRAST for c in style.TOKEN_PALETTE)
