@@ -42,8 +42,8 @@ S = SHARED | Strings({
                   "is larger, sign aside. Each holds what it is and where it is.",
             "zh": "每一条是一个词元的 E：{d} 个数按大小着色，越亮越大，不看正负。\n"
                   "每个词元既带着“是什么”，也带着“在哪里”。"},
-    "no_order": {"en": "No positions, earlier words reversed: \"{word}\" (layer {layer}, head {head})\n"
-                       "keeps each word's weight. The {d} numbers that attention adds\nto E move by {blind} at most.",
+    "no_order": {"en": "No positions, reversed: \"{word}\" (layer {layer}, head {head}) keeps each\n"
+                       "weight; the {d} numbers attention adds to E move {blind} at most.",
                  "say_en": "No positions now, and the earlier words reversed in the lower row. The bar under each "
                            "word is the attention weight from \"{word}\", layer {layer}, head {head}: it keeps each "
                            "word's weight in both orders, and the {d} numbers attention adds to E move by {blind} at "
@@ -53,9 +53,8 @@ S = SHARED | Strings({
                  "say_zh": "现在去掉位置向量，下面一行把前面的词倒过来。每个词下面的柱子是\u201c{word}\u201d"
                            "（第 {layer} 层第 {head} 个头）给它的注意力权重：两种顺序下每个词的权重都不变，"
                            "注意力加到 E 上的 {d} 个数最多变了 {blind}。"},
-    "no_order_moves": {"en": "No positions, earlier words reversed: \"{word}\" (layer {layer}, head {head})\n"
-                             "moves a weight by up to {moved}. The {d} numbers that attention\n"
-                             "adds to E move by {blind} at most.",
+    "no_order_moves": {"en": "No positions, reversed: \"{word}\" (layer {layer}, head {head}) moves a\n"
+                             "weight up to {moved}; what attention adds to E moves {blind} at most.",
                        "say_en": "No positions now, and the earlier words reversed in the lower row. The bar under "
                                  "each word is the attention weight from \"{word}\", layer {layer}, head {head}: a "
                                  "weight moves by up to {moved}, and the {d} numbers attention adds to E move by "
@@ -69,12 +68,12 @@ S = SHARED | Strings({
                     "to E moves by up to {seen}. Alone, attention has no sense of order.",
               "zh": "加上位置向量后，权重随顺序而变：注意力加到 E 上的数最多变了 {seen}。\n"
                     "注意力本身没有顺序感：位置向量给了它顺序。"},
-    "order_little": {"en": "With positions, the weights barely move here: at most {moved}.\n"
-                           "What attention adds to E moves by up to {seen}.\nThis head hardly uses the order.",
+    "order_little": {"en": "With positions, the weights barely move (at most {moved}): this head\n"
+                           "hardly uses order. What attention adds to E moves {seen} at most.",
                      "zh": "加上位置向量后，这里的权重几乎不变：最多变了 {moved}。\n"
                            "注意力加到 E 上的数最多变了 {seen}。这个头几乎不利用顺序。"},
-    "order_none": {"en": "Reversed, the earlier words read the same, so nothing can move:\n"
-                         "this prompt cannot show word order.\nWhat attention adds to E moves by {seen}.",
+    "order_none": {"en": "Reversed, the earlier words read the same: this prompt cannot\n"
+                         "show order. What attention adds to E moves by {seen}.",
                    "zh": "倒过来以后，前面的词还是原样，所以什么都不会变：\n这个提示词无法展示词序：注意力加到 E 上的数变了 {seen}。"},
     "summary": {"en": "With position vectors, the same word at two places becomes\n"
                       "two different inputs, so attention can use word order.",
