@@ -46,9 +46,9 @@ S = CHAPTER_STRINGS | Strings({
     "zeros_none": {"en": "Query \"{word}\" (position {i}) is the only token: it sees only itself,\n"
                          "so no key is masked and all 100% stays on it.",
                    "zh": "查询“{word}”（位置 {i}）是唯一的词：它只能看到自己，\n没有键被遮罩，100% 的权重都在它自己身上。"},
-    "all_queries": {"en": "Every query's line is normalised the same way.\n"
-                          "Masked cells become exactly 0, because e to the −∞ is 0.",
-                    "zh": "每个查询的那一列都这样归一化。\n被遮罩的格子恰好变成 0，因为 e 的 −∞ 次幂是 0。"},
+    "all_queries": {"en": "Every query's line is normalised the same way. The masked cells,\n"
+                          "still dark red, become exactly 0, because e to the −∞ is 0.",
+                    "zh": "每个查询的那一列都这样归一化。被遮罩的格子仍是深红色，\n恰好变成 0，因为 e 的 −∞ 次幂是 0。"},
     "zeros": {"en": "Query \"{word}\" (position {i}) sees keys 0 to {i} only:\n"
                     "its {n} future keys get exactly 0, the rest add up to 100%.",
               "zh": "查询“{word}”（位置 {i}）只能看到位置 0 到 {i} 的键：\n后面 {n} 个键的权重恰好为 0，其余加起来是 100%。"},
@@ -65,8 +65,13 @@ S = CHAPTER_STRINGS | Strings({
                "zh": "按配置算出，所有层、所有头加起来，一个完整的上下文：\n"
                      "GPT-3 有 {gpt3} 个分数，{model}有 {ours} 个。"},
     "summary": {"en": "Masked and normalised, one line per query: these weights say\n"
-                      "how much of each earlier token flows into the query.",
-                "zh": "遮罩并归一化后，每个查询一列：这些权重表示\n每个之前的词有多少信息流入这个查询。"},
+                      "how much of each earlier token flows into that token's vector.",
+                "zh": "遮罩并归一化后，每个查询一列：这些权重表示\n每个之前的词有多少信息流入这个词的向量。"},
+    "cost": {"en": "At twice GPT-3's context, {n} tokens: {all2} scores,\n"
+                   "four times as many. The square is why long contexts are costly.",
+             "zh": "把 GPT-3 的上下文加倍到 {n} 个词，分数变成四倍，\n"
+                   "共 {all2} 个：这个平方让长上下文代价高昂。"},
+    "masked_zero": {"en": "exactly 0", "zh": "恰好为 0"},   # beside the masked swatch, under the weights' legend
     "where_weight": {"en": "weight {w}", "zh": "权重 {w}"},
     "scaled_scale": {"en": "q·k ÷ {root}", "zh": "q·k ÷ {root}"},
     "weight_scale_attn": {"en": "attention", "zh": "注意力权重"},
@@ -190,14 +195,17 @@ class CausalMask(AttentionChapterScene):
                                 weights=line.tolist(), masked=masked.tolist())
         self.say(key)
         self.weight_scale = ColourScale("attention", 1.0)
-        self.weight_legend = ColourLegend(self.weight_scale, S("weight_scale_attn", self.lang), width=LEGEND_W)
+        # masked cells keep the masked colour after the softmax, beside "masked: exactly 0" (a small weight is dark
+        # grey: the two no longer look alike)
+        self.weight_legend = ColourLegend(self.weight_scale, S("weight_scale_attn", self.lang), width=LEGEND_W,
+                                          masked=True, mask_text=S("masked_zero", self.lang))
         place_legend(self.weight_legend, top=self.scaled_legend.mask_entry.get_bottom()[1] - LEGEND_GAP)
         total = float(np.sum(h.weights[h.focus]))          # display only: the model's weights, added up
         footed = FootedPercents(h.weights[h.focus], total, keep=(h.source,))   # adds up as shown; the quoted weight
         weights = line_numbers(grid, footed.labels)
         self.sum_mark = self.line_sum(weights, footed.total_label, avoid=self.weight_legend)
         self.record_sum("softmax", "\u03a3 = 100%", footed)
-        self.play(*grid.recolour(h.weights, self.weight_scale, queries=[h.focus]),
+        self.play(*grid.recolour(self.drawn_weights(), self.weight_scale, queries=[h.focus]),
                   *[TransformFromCopy(a, b) for a, b in zip(self.numbers, weights)], FadeOut(self.numbers),
                   FadeIn(self.weight_legend), run_time=2 * STEP)
         self.play(FadeIn(self.sum_mark), run_time=STEP)
@@ -209,7 +217,7 @@ class CausalMask(AttentionChapterScene):
         h, grid = self.h, self.grid
         self.say("all_queries")
         others = [q for q in range(h.T) if q != h.focus]
-        recolour = grid.recolour(h.weights, self.weight_scale, queries=others)
+        recolour = grid.recolour(self.drawn_weights(), self.weight_scale, queries=others)
         per_line = len(recolour) // max(len(others), 1)
         lines = [AnimationGroup(*recolour[i * per_line:(i + 1) * per_line]) for i in range(len(others))]
         self.play(*([LaggedStart(*lines, lag_ratio=0.15)] if lines else []), FadeOut(self.marks), run_time=2.5 * STEP)   # a one-token prompt has no other line
@@ -326,12 +334,23 @@ class CausalMask(AttentionChapterScene):
         self.play(FadeIn(table), run_time=STEP)
         self.wait(PAUSE + 1.5)
         self.table = table
+        # the source's point: n² scores per head per layer, so a context twice as long costs four times the scores
+        n2, all2 = 2 * g.n_positions, (2 * g.n_positions) ** 2 * g.n_head * g.n_layer
+        self.say("cost", n=f"{n2:,}", all2=f"{all2:,}")
+        self.wait(PAUSE + 1)
         self.values["growth"] = {"prompt_tokens": h.T, "prompt_cells": h.T * h.T, "context": n_ctx,
                                  "context_cells": n_ctx * n_ctx, "n_layer": L, "n_head": H,
                                  "all_cells": ours_all,
                                  "gpt3": {"source": "model.config.GPT3_175B (published shape)",
                                           "n_positions": g.n_positions, "cells": g.n_positions ** 2,
-                                          "n_head": g.n_head, "n_layer": g.n_layer, "all_cells": gpt3_all}}
+                                          "n_head": g.n_head, "n_layer": g.n_layer, "all_cells": gpt3_all,
+                                          "double_context": n2, "double_context_all_cells": all2}}
+
+    def drawn_weights(self) -> np.ndarray:
+        """The weights as the grid colours them: a masked cell (its weight exactly 0) keeps the masked colour, −∞ to
+        the colour scale, so it never looks like a small weight."""
+        h = self.h
+        return np.where(np.isneginf(h.masked), -np.inf, h.weights)
 
     def stage_of(self, *parts) -> VGroup:
         """The parts as one mobject on stage (each taken off as a mobject of its own), so that an updater that

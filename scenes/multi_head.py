@@ -15,11 +15,13 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Group, Lagged
                    ReplacementTransform, SurroundingRectangle, VGroup, VMobject)
 
 from model import GPT3_175B
+from model.analysis import head_contribution, head_write_sizes
 from model.params import parameter_split
 from scenes import style
 from scenes.components import (AttentionGrid, ColourLegend, ColourScale, Heatmap, Label, LabelColumn,
-                               MagnitudeStrip, MatrixVectorProduct, NumberColumn, keep_inside_safe_area, keep_right_of,
-                               magnitude_scale, shown_indices)
+                               MagnitudeStrip, MatrixVectorProduct, NumberColumn, VectorColumn, column_texts,
+                               footed_columns, keep_inside_safe_area, keep_right_of, magnitude_scale, place_by_body,
+                               shown_indices, sum_decimals)
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import lookback_head, own_language
@@ -36,17 +38,35 @@ S = SHARED | ATTENTION | Strings({
                     "zh": "{model}的第 {layer} 层有 {n} 个头。我们观察词元 \u201c{focus}\u201d。"},
     "layer_given": {"en": "Layer {layer} of {model} has {n} heads.\nWe watch the token \"{focus}\".",
                     "zh": "{model}的第 {layer} 层有 {n} 个头。\n我们观察词元 \u201c{focus}\u201d。"},
-    "heads": {"en": "Each head has its own W_q, W_k and W_v,\nso each learns its own attention pattern.",
-              "zh": "每个头都有自己的 W_q、W_k 和 W_v，\n所以每个头学到自己的注意力模式。"},
+    "heads": {"en": "One grid per head, keys down, queries across. Each head has its\n"
+                    "own W_q, W_k and W_v, so each learns its own attention pattern.",
+              "zh": "每个网格是一个头，键向下、查询向右。各个头各自有\n"
+                    "W_q、W_k 和 W_v，所以各自学到自己的注意力模式。"},
     "focus": {"en": "At \"{focus}\" (its column in each grid), each head puts\n"
                        "its largest weight on a different token.",
-              "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n各个头的最大权重分别落在不同的词元上。"},
+              "say_en": "At \"{focus}\", its column in each grid, each head puts its largest weight on a different "
+                        "token: {targets}.",
+              "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n各个头的最大权重分别落在不同的词元上。",
+              "say_zh": "在\u201c{focus}\u201d处，也就是每个网格中它的那一列，各个头的最大权重分别落在不同的词元上：{targets}。"},
     "focus_shared": {"en": "At \"{focus}\" (its column in each grid), the {n} heads put\n"
                            "their largest weights on {k} different tokens.",
-                     "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重落在 {k} 个不同的词元上。"},
+                     "say_en": "At \"{focus}\", its column in each grid, the {n} heads put their largest weights on {k} "
+                               "different tokens: {targets}.",
+                     "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重落在 {k} 个不同的词元上。",
+                     "say_zh": "在\u201c{focus}\u201d处，也就是每个网格中它的那一列，{n} 个头的最大权重落在 {k} 个不同的词元上：{targets}。"},
     "focus_same": {"en": "At \"{focus}\" (its column in each grid), all {n} heads put\n"
                          "their largest weight on the same token, \"{src}\".",
-                   "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重都落在同一个词元 \u201c{src}\u201d 上。"},
+                   "say_en": "At \"{focus}\", its column in each grid, all {n} heads put their largest weight on the "
+                             "same token, \"{src}\": {targets}.",
+                   "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重都落在同一个词元 \u201c{src}\u201d 上。",
+                   "say_zh": "在\u201c{focus}\u201d处，也就是每个网格中它的那一列，{n} 个头的最大权重都落在同一个词元\u201c{src}\u201d上：{targets}。"},
+    # each head's target, spoken in the focus beat (the labels under the grids), by the park rule (PARK_RULE)
+    "target": {"en": "head {h} looks most at \"{word}\", {w}", "zh": "第 {h} 个头最关注\u201c{word}\u201d，{w}"},
+    "target_parked": {"en": "head {h} rests on \"{word}\", {w}, but what it reads there is smaller than at most "
+                            "words: with nothing to fetch, it parks where it changes little",
+                      "zh": "第 {h} 个头停在\u201c{word}\u201d上，{w}，但它在那里读到的比大多数词都小："
+                            "没有要取的信息，它就停在改变很少的地方"},
+    "target_more": {"en": "and {n} more heads", "zh": "还有另外 {n} 个头"},
     "concat": {"en": "Each head outputs {dh} numbers for \"{focus}\". Side by side,\n"
                      "the {n} outputs make one vector of {d}: the concatenation.",
                "zh": "每个头为 \u201c{focus}\u201d 输出 {dh} 个数。把 {n} 个输出\n并排拼接，得到一个 {d} 维向量。"},
@@ -55,12 +75,36 @@ S = SHARED | ATTENTION | Strings({
                 "en": "W_O mixes the heads: out = W_O\u1d40 concat + b_O. This is\n"
                       "the same as adding every head's \u0394E, plus the bias.",
                 "zh": "W_O 把各个头混合起来：out = W_O\u1d40 concat + b_O，\n等于把每个头的 \u0394E 相加，再加上偏置。"},
+    "split": {"en": "W_O has {dh} rows for each head: each block turns its head's output\n"
+                    "into that head's \u0394E. Added up with b_O, they make the same out.",
+              "say_en": "The output matrix has {dh} rows for each head, and each block turns its head's output into "
+                        "that head's own change to the word's vector. The {n} changes and the bias, added entry by "
+                        "entry, give the same output: in the first row, {row}.",
+              "zh": "W_O 为每个头留了 {dh} 行：每一块把对应头的输出变成该头的 \u0394E。\n"
+                    "把各头的 \u0394E 与 b_O 相加，得到同一个 out。",
+              "say_zh": "输出矩阵为每个头留了 {dh} 行，每一块把对应头的输出变成这个头对词向量的改变量。"
+                        "把 {n} 个改变量和偏置逐项相加，得到同一个输出：第一行里，{row}。"},
+    "delta_head": {"en": "head {h} \u0394E", "zh": "头 {h} \u0394E"},
     "scale": {"en": "For scale: GPT-3, from its published shape, has {layers} layers\n"
                     "of {heads} heads. Ours has {our_layers} layers of {our_heads}.",
+              "say_en": "For scale: GPT-3, from its published shape, has {layers} layers of {heads} heads, "
+                        "{total} heads, one square each on the right. Ours, {our_layers} layers of {our_heads}, drawn large "
+                        "on the left, is the tiny block in its top left corner; the table below compares their "
+                        "parameters.",
+              "say_zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头，共 {total} 个头，"
+                        "右边每个小方块是一个头。我们的模型只有 {our_layers} 层，每层 {our_heads} 个，左边放大画出，"
+                        "按比例只是它左上角的那一小块；下面的表比较两者的参数。",
               "zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头；\n"
                     "我们的模型只有 {our_layers} 层，每层 {our_heads} 个。"},
     "scale_checkpoint": {"en": "For scale: GPT-3, from its published shape, has {layers} layers\n"
                                "of {heads} heads. This checkpoint has {our_layers} layers of {our_heads}.",
+                         "say_en": "For scale: GPT-3, from its published shape, has {layers} layers of {heads} heads, "
+                                   "{total} heads, one square each on the right. This checkpoint, {our_layers} "
+                                   "layers of {our_heads}, drawn large on the left, is the block in its top left "
+                                   "corner; the table below compares their parameters.",
+                         "say_zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头，共 {total} 个头，"
+                                   "右边每个小方块是一个头。这个检查点有 {our_layers} 层，每层 {our_heads} 个，左边放大画出，"
+                                   "按比例是它左上角的那一块；下面的表比较两者的参数。",
                          "zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头；\n"
                                "这个检查点有 {our_layers} 层，每层 {our_heads} 个。"},
     "summary": {"en": "Every head looks in its own way and writes its own \u0394E;\n"
@@ -124,6 +168,12 @@ class LayerHeads:
         self.W_O = gpt.attn_out_weight(L)
         self.b_O = gpt.attn_out_bias(L)
         self.out = attn["out"][f]
+        # what each head could write at the focus, key by key (|v_j W_O|), and whether the key it looks at most
+        # writes less than the median key: it parks there (PARK_RULE)
+        self.write_sizes = [head_write_sizes(gpt, tr, L, h, f) for h in range(self.n_head)]
+        self.parked = [bool(sizes[k] < np.median(sizes)) for sizes, k in zip(self.write_sizes, self.top_keys)]
+        # each head's ΔE at the focus: its output through its own rows of W_O (gpt.head(layer, h).W_O)
+        self.head_deltas = np.array([head_contribution(gpt, tr, L, h)[f] for h in range(self.n_head)])
         self.ours, self.gpt3 = parameter_split(c), parameter_split(GPT3_175B)
 
     def scale_figures(self) -> dict:
@@ -147,8 +197,17 @@ class LayerHeads:
             "patterns": self.patterns, "every_layer_patterns": [l["attn"]["weights"] for l in self.trace["layers"]],
             "top_keys": self.top_keys, "top_weights": self.top_weights,
             "head_out": self.head_out, "concat": self.concat, "W_O": self.W_O, "b_O": self.b_O, "out": self.out,
+            "write_sizes": [w.tolist() for w in self.write_sizes], "parked": self.parked, "park_rule": PARK_RULE,
+            "head_deltas": self.head_deltas,
             "scale": self.scale_figures(),
         }
+
+
+PARK_RULE = ("a head parks when the key it weights most writes less than the median key would: |v_k W_O| (the "
+             "head's value at that key through its own rows of W_O, model.analysis.head_write_sizes) below the "
+             "median over the keys 0 .. focus")
+MAX_SPLIT_HEADS = 4       # W_O split into per-head blocks is drawn as columns for at most this many heads
+MAX_SPOKEN_HEADS = 8      # the focus beat names at most this many heads' targets (then "and n more")
 
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------------------
@@ -200,7 +259,8 @@ class MultiHead(LectureScene):
                                 "focus_shared", "focus_same when every head's largest weight is on one token, "
                                 "focus when each head's is on a different token, else focus_shared",
                                 top_keys=m.top_keys)
-        self.say(key, focus=m.tokens[m.focus], n=len(m.top_keys), k=k, src=style.token_label(m.tokens[m.top_keys[0]]))
+        self.say(key, focus=m.tokens[m.focus], n=len(m.top_keys), k=k, src=style.token_label(m.tokens[m.top_keys[0]]),
+                 targets=self.spoken_targets())
         self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
         self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
                   run_time=2 * STEP)
@@ -235,11 +295,26 @@ class MultiHead(LectureScene):
                   FadeIn(product.output.brackets), FadeIn(product.output.size_label), run_time=STEP)
         product.play(self, slow_rows=1)
         self.wait(PAUSE + 1)
+        if self.split is None:      # too many heads to draw each one's ΔE as a column (a checkpoint's 12)
+            return
+        # W_O split into per-head blocks: each head's ΔE, added with b_O, is the same out (footed as shown)
+        m, split = self.m, self.split
+        terms = [labels[0] for labels in self.split_footed.labels]      # the first row, for the ear
+        first = (", ".join(terms[:-1]) + " and " + terms[-1] + " add up to " if self.lang == "en" else
+                 "、".join(terms[:-1]) + " 和 " + terms[-1] + " 相加得 ") + self.split_footed.total_labels[0]
+        self.say("split", dh=m.dh, n=m.n_head, row=first)
+        self.clear_stage()
+        columns, heads, ops = split
+        self.play(FadeIn(self.split_formula), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(VGroup(c, t)) for c, t in zip(columns[:-1], heads[:-1])], lag_ratio=0.25),
+                  FadeIn(ops[:-1]), run_time=2 * STEP)
+        self.play(FadeIn(ops[-1]), FadeIn(columns[-1]), FadeIn(heads[-1]), run_time=STEP)
+        self.wait(PAUSE + 1)
 
     def beat_scale(self):
         f = self.figures
         self.say(self.whose("scale"), layers=f["gpt3"]["n_layer"], heads=f["gpt3"]["n_head"], our_layers=f["ours"]["n_layer"],
-                 our_heads=f["ours"]["n_head"])
+                 our_heads=f["ours"]["n_head"], total=f"{f['gpt3']['heads']:,}")
         self.clear_stage()
         self.play(FadeIn(self.ours_block), run_time=STEP)
         self.play(FadeIn(self.gpt3_block), run_time=STEP)
@@ -261,6 +336,22 @@ class MultiHead(LectureScene):
         self.show_where([f"attention:{m.layer}"], lines, layer=m.layer,
                         heads=[{"head": h, "key": m.top_keys[h], "weight": m.top_weights[h]} for h in shown])
 
+    def spoken_targets(self) -> str:
+        """Each head's target from the focus, for the ear (the focus beat's spoken line): where it looks most and
+        its weight, and, for a head that parks (PARK_RULE), that what it reads there is small. At most
+        MAX_SPOKEN_HEADS heads, then how many more."""
+        from speech.spoken import announced
+        m, lang = self.m, self.lang
+        shown = range(min(m.n_head, MAX_SPOKEN_HEADS))
+        keys = ["target_parked" if m.parked[h] else "target" for h in shown]
+        parts = [announced(self.strings.table[key][lang], {"h": style.shown(h), "w": style.percent(m.top_weights[h]),
+                                                            "word": style.token_label(m.tokens[m.top_keys[h]])}, lang)
+                 for h, key in zip(shown, keys)]
+        if m.n_head > len(shown):
+            parts.append(self.s("target_more", n=m.n_head - len(shown)))
+        self.values["targets"] = {"rule": PARK_RULE, "keys": keys, "heads": list(shown)}
+        return ("; " if lang == "en" else "；").join(parts)
+
     # --- building the pieces ---------------------------------------------------------------------
     def prepare(self):
         self.m = m = LayerHeads(self.gpt, self.params)
@@ -270,6 +361,7 @@ class MultiHead(LectureScene):
         self.build_grids()
         self.build_concat()
         self.build_product()
+        self.build_split()
         self.build_scale()
 
     def build_grids(self):
@@ -465,6 +557,46 @@ class MultiHead(LectureScene):
         self.project_formula = self.tex(r"\text{out}", "=", r"W_O^{\top}", r"\,\text{concat}", "+", "b_O",
                                         colours={r"\text{out}": VALUE}).move_to([0, 3.2, 0])
         keep_right_of(self.project_formula, self.product.legend)     # a wider legend (GPT-2's −0.021) pushes it
+
+    def build_split(self):
+        """W_O in per-head blocks: each head's ΔE at the focus (its output through its own rows of W_O) as a column,
+        + ... + b_O = out, footed row by row (components.sums). Drawn for at most MAX_SPLIT_HEADS heads."""
+        m, lang = self.m, self.lang
+        self.split, self.split_footed = None, None
+        if m.n_head > MAX_SPLIT_HEADS:
+            self.values["split"] = None
+            return
+        vectors = [*m.head_deltas, m.b_O, m.out]
+        d = sum_decimals(vectors)
+        footed = footed_columns(vectors, shown=7, decimals=d)
+        texts = column_texts(footed)
+        n = len(vectors)
+        pitch = min(2.05, 2 * style.safe_half_width() / n)      # column centres, one operator between each two
+        xs = [(i - (n - 1) / 2) * pitch for i in range(n)]
+        columns = [place_by_body(VectorColumn(v, lang=lang, shown=7, pitch=0.42, decimals=d, texts=t), x, 0.1)
+                   for v, t, x in zip(vectors, texts, xs)]
+        for c in columns[:-1]:          # one size label, under out: the columns' own would run together
+            c.remove(c.size_label)
+        # each column named over it: "head h" over "ΔE" (b_O and out on the lower line)
+        top = columns[0].brackets.get_top()[1] + 0.2
+        names = [(S("head", lang, h=style.shown(h)), "\u0394E") for h in range(m.n_head)] + [("", "b_O"), ("", "out")]
+        colours = [VALUE] * m.n_head + [MUTED, VALUE]
+        heads = [VGroup(*([Label(a, font_size=style.SMALL, color=c).move_to([x, 0, 0]).on_baseline(top + 0.42)]
+                          if a else []),
+                        Label(b, font_size=style.SMALL, color=c).move_to([x, 0, 0]).on_baseline(top))
+                 for (a, b), c, x in zip(names, colours, xs)]
+        y = columns[0].entries.get_center()[1]
+        # the formula: the one product, split into one block of W_O per head
+        parts = [r"\text{out}", "="]
+        for h in range(m.n_head):
+            parts += [f"W_{{O,{h + 1}}}^{{\\top}}\\,h_{{{h + 1}}}", "+"]
+        self.split_formula = self.tex(*parts, "b_O", colours={r"\text{out}": VALUE}).move_to([0, 3.2, 0])
+        ops = VGroup(*[Label("=" if i == n - 2 else "+", font_size=style.HEADER).move_to([(xs[i] + xs[i + 1]) / 2, y, 0])
+                       for i in range(n - 1)])
+        self.split, self.split_footed = (columns, heads, ops), footed
+        self.record_sum("project", "ΔE₁ + … + b_O = out", footed)
+        self.values["split"] = {"heads": m.n_head, "decimals": d, "source": "model.analysis.head_contribution "
+                                "(each head's output through gpt.head(layer, h).W_O)"}
 
     def build_scale(self):
         """Our 2 × 4 heads (their real patterns) and GPT-3's 96 × 96, one cell per head, ours as its corner."""

@@ -38,30 +38,48 @@ S = SHARED | Strings({
                "zh": "提示词有 {n} 个词元，用到位置 0 到 {last}。\n每个词元取其位置对应的那一列。"},
     "add": {"en": "The position vector is added to the token's embedding:\nE = token embedding + position vector.",
             "zh": "把位置向量加到词元的嵌入上：\nE = 词元嵌入 + 位置向量。"},
-    "all": {"en": "Every token now carries both what it is and where it is.\n"
-                  "This row of vectors E is what the first layer reads.",
-            "zh": "现在每个词元既带着“是什么”，也带着“在哪里”。\n第一层读入的就是这一排向量 E。"},
-    "no_order": {"en": "No positions, earlier words reversed: \"{word}\" (layer {layer}, head {head})\n"
-                       "keeps each word's weight in both orders. Output change: {blind}.",
+    "all": {"en": "Each strip is one token's E, its {d} numbers by size: brighter\n"
+                  "is larger, sign aside. Each holds what it is and where it is.",
+            "zh": "每一条是一个词元的 E：{d} 个数按大小着色，越亮越大，不看正负。\n"
+                  "每个词元既带着“是什么”，也带着“在哪里”。"},
+    "no_order": {"en": "No positions, reversed: \"{word}\" (layer {layer}, head {head}) keeps each\n"
+                       "weight; the {d} numbers attention adds to E move {blind} at most.",
+                 "say_en": "No positions now, and the earlier words reversed in the lower row. The bar under each "
+                           "word is the attention weight from \"{word}\", layer {layer}, head {head}: it keeps each "
+                           "word's weight in both orders, and the {d} numbers attention adds to E move by {blind} at "
+                           "most.",
                  "zh": "去掉位置向量、把前面的词倒过来：\u201c{word}\u201d（第 {layer} 层第 {head} 个头）\n"
-                       "给每个词的权重都不变。输出的变化：{blind}。"},
-    "no_order_moves": {"en": "No positions, earlier words reversed: \"{word}\" (layer {layer}, head {head})\n"
-                             "moves a weight by up to {moved}. Output change: {blind}.",
+                       "给每个词的权重都不变。注意力加到 E 上的 {d} 个数最多变了 {blind}。",
+                 "say_zh": "现在去掉位置向量，下面一行把前面的词倒过来。每个词下面的柱子是\u201c{word}\u201d"
+                           "（第 {layer} 层第 {head} 个头）给它的注意力权重：两种顺序下每个词的权重都不变，"
+                           "注意力加到 E 上的 {d} 个数最多变了 {blind}。"},
+    "no_order_moves": {"en": "No positions, reversed: \"{word}\" (layer {layer}, head {head}) moves a\n"
+                             "weight up to {moved}; what attention adds to E moves {blind} at most.",
+                       "say_en": "No positions now, and the earlier words reversed in the lower row. The bar under "
+                                 "each word is the attention weight from \"{word}\", layer {layer}, head {head}: a "
+                                 "weight moves by up to {moved}, and the {d} numbers attention adds to E move by "
+                                 "{blind} at most.",
                        "zh": "去掉位置向量、把前面的词倒过来：\u201c{word}\u201d（第 {layer} 层第 {head} 个头）\n"
-                             "的权重最多变了 {moved}。输出的变化：{blind}。"},
-    "order": {"en": "With positions, the weights follow the order. Output change: {seen}.\n"
-                    "Attention alone has no sense of order: the positions give it one.",
-              "zh": "加上位置向量后，权重随顺序而变。输出的变化：{seen}。\n注意力本身没有顺序感：位置向量给了它顺序。"},
-    "order_little": {"en": "With positions, the weights barely move here: at most {moved}.\n"
-                           "Output change: {seen}. This head hardly uses the order.",
-                     "zh": "加上位置向量后，这里的权重几乎不变：最多变了 {moved}。\n输出的变化：{seen}。这个头几乎不利用顺序。"},
-    "order_none": {"en": "Reversed, the earlier words read the same, so nothing can move:\n"
-                         "this prompt cannot show word order. Output change: {seen}.",
-                   "zh": "倒过来以后，前面的词还是原样，所以什么都不会变：\n这个提示词无法展示词序。输出的变化：{seen}。"},
+                             "的权重最多变了 {moved}。注意力加到 E 上的 {d} 个数最多变了 {blind}。",
+                       "say_zh": "现在去掉位置向量，下面一行把前面的词倒过来。每个词下面的柱子是\u201c{word}\u201d"
+                                 "（第 {layer} 层第 {head} 个头）给它的注意力权重：权重最多变了 {moved}，"
+                                 "注意力加到 E 上的 {d} 个数最多变了 {blind}。"},
+    "order": {"en": "With positions, the weights follow the order; what attention adds\n"
+                    "to E moves by up to {seen}. Alone, attention has no sense of order.",
+              "zh": "加上位置向量后，权重随顺序而变：注意力加到 E 上的数最多变了 {seen}。\n"
+                    "注意力本身没有顺序感：位置向量给了它顺序。"},
+    "order_little": {"en": "With positions, the weights barely move (at most {moved}): this head\n"
+                           "hardly uses order. What attention adds to E moves {seen} at most.",
+                     "zh": "加上位置向量后，这里的权重几乎不变：最多变了 {moved}。\n"
+                           "注意力加到 E 上的数最多变了 {seen}。这个头几乎不利用顺序。"},
+    "order_none": {"en": "Reversed, the earlier words read the same: this prompt cannot\n"
+                         "show order. What attention adds to E moves by {seen}.",
+                   "zh": "倒过来以后，前面的词还是原样，所以什么都不会变：\n这个提示词无法展示词序：注意力加到 E 上的数变了 {seen}。"},
     "summary": {"en": "With position vectors, the same word at two places becomes\n"
                       "two different inputs, so attention can use word order.",
                 "zh": "位置向量让同一个词在不同位置成为不同的输入，\n注意力因此能利用词序。"},
-    "where_reversed": {"en": "output change, reversed:", "zh": "倒序后输出的变化："},   # closing map
+    "where_reversed": {"en": "reversed: largest change", "zh": "倒序后，注意力加到 E 上的"},   # closing map
+    "where_reversed_2": {"en": "of what attention adds:", "zh": "数最多变了："},
     "where_without": {"en": "without positions: {x}", "zh": "没有位置：{x}"},
     "where_with": {"en": "with positions: {x}", "zh": "有位置：{x}"},
     "table_learned": {"en": "Each position 0 to {last} has a vector of {d} numbers,\n"
@@ -142,7 +160,7 @@ class PositionalEncoding(FocusScene):
         self.wait(PAUSE + 2)
 
     def beat_all(self):
-        self.say("all")
+        self.say("all", d=self.d)
         self.play(FadeOut(VGroup(*self.sum_columns, self.sum_heads, self.plus, self.equals)), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(s, shift=DOWN * 0.2) for s in self.strips], lag_ratio=0.08),
                   FadeIn(self.strips_label), FadeIn(self.e_legend), run_time=2 * STEP)
@@ -156,7 +174,7 @@ class PositionalEncoding(FocusScene):
                                 f"are reversed: below {SAME_WEIGHT} (the weights' last shown digit) no_order, "
                                 f"else no_order_moves", largest_change=moved)
         self.say(key, layer=style.shown(o["layer"]), head=style.shown(o["head"]), word=self.tokens[-1], moved=style.percent(moved),
-                 blind=self.change_text(o["without_positions"]["output_change"]))
+                 blind=self.change_text(o["without_positions"]["output_change"]), d=self.d)
         self.play(FadeOut(VGroup(*self.strips, self.strips_label, self.e_legend, self.focus_frame)), run_time=STEP)
         self.play(FadeIn(self.row_b), run_time=STEP)
         self.play(*[GrowFromEdge(b, UP) for b in self.bars["without"]], run_time=2 * STEP)
@@ -184,7 +202,7 @@ class PositionalEncoding(FocusScene):
         o = self.order
         blind, seen = o["without_positions"]["output_change"], o["with_positions"]["output_change"]
         self.show_where(["embedding", f"attention:{o['layer']}"], [
-            (self.s("where_reversed"), style.MUTED),
+            (self.s("where_reversed"), style.MUTED), (self.s("where_reversed_2"), style.MUTED),
             (self.s("where_without", x=self.change_text(blind)), style.MUTED),
             (self.s("where_with", x=self.change_text(seen)), style.TEXT)],
             layer=o["layer"], output_change={"without_positions": blind, "with_positions": seen})

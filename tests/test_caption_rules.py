@@ -419,9 +419,28 @@ CHECKS = {
     **SUPERPOSITION_CHECKS,          # tests/caption_checks_superposition.py
 }
 
+def targets_by_park_rule(v) -> bool:
+    """multi_head's focus beat names each head's target, "parks" where the top key writes less than the median key."""
+    keys = ["target_parked" if w[k] < np.median(w) else "target" for w, k in zip(v["write_sizes"], v["top_keys"])]
+    return v["targets"]["keys"] == keys[:len(v["targets"]["heads"])] and v["parked"] == [k != "target" for k in keys]
+
+
+def split_adds_up(v) -> bool:
+    """multi_head's split: every head's ΔE and b_O add up to out (the sum as drawn is footed by the sum checks)."""
+    return np.allclose(np.sum(v["head_deltas"], axis=0) + np.asarray(v["b_O"]), v["out"], atol=1e-5)
+
+
+def cost_is_four_times(v) -> bool:
+    g = v["growth"]["gpt3"]
+    return g["double_context"] == 2 * g["n_positions"] and g["double_context_all_cells"] == 4 * g["all_cells"]
+
+
 # captions whose claim holds by construction: checked against the numbers whenever they are said
 CLAIMS = {
-    "causal_mask": {"all_queries": lambda v: all(w == 0 for w in v["weights"]["masked_weights"])},
+    "causal_mask": {"all_queries": lambda v: all(w == 0 for w in v["weights"]["masked_weights"]),
+                    "cost": cost_is_four_times},
+    "multi_head": {"focus": targets_by_park_rule, "focus_same": targets_by_park_rule,
+                   "focus_shared": targets_by_park_rule, "split": split_adds_up},
     "softmax_temperature": {
         "exp": lambda v: all(e > 0 for e in v["softmax_steps"]["exp"]) and
         (v["other"]["words"] == 0 or v["softmax_steps"]["exp_other"] > 0),

@@ -69,8 +69,14 @@ def test_manifest_numbers_are_the_models(rendered, gpt, lang):
     assert g["gpt3"] == {"source": "model.config.GPT3_175B (published shape)",
                          "n_positions": g3.n_positions, "cells": g3.n_positions ** 2,
                          "n_head": g3.n_head, "n_layer": g3.n_layer,
-                         "all_cells": g3.n_positions ** 2 * g3.n_head * g3.n_layer}
+                         "all_cells": g3.n_positions ** 2 * g3.n_head * g3.n_layer,
+                         "double_context": 2 * g3.n_positions,
+                         "double_context_all_cells": (2 * g3.n_positions) ** 2 * g3.n_head * g3.n_layer}
     assert g["gpt3"]["cells"] == 4_194_304 and g["gpt3"]["all_cells"] == 38_654_705_664
+    # the growth beat ends on why long contexts cost: twice GPT-3's context, four times the scores (from its config)
+    assert g["gpt3"]["double_context"] == 2 * g3.n_positions == 4096
+    assert g["gpt3"]["double_context_all_cells"] == (2 * g3.n_positions) ** 2 * g3.n_head * g3.n_layer \
+        == 4 * g["gpt3"]["all_cells"] == 154_618_822_656
 
 
 def test_example_query_rule(gpt):
@@ -103,13 +109,17 @@ def test_labels_are_the_rounded_manifest_values(scenes):
     assert texts(sc.weight_legend.ticks) == ["0%", "100%"]
     limit = v["scaled"]["scale"]
     assert texts(sc.scaled_legend.ticks) in signed_ticks(limit, 0 if limit >= 10 else 1)
-    # every cell of the grid (before it shrank) is its weight's colour: masked ones exactly the colour of 0
+    # every cell of the grid (before it shrank) is its weight's colour; a masked one keeps the masked colour (its
+    # weight exactly 0), never the dark grey of a small weight, and the legend says "exactly 0" beside its swatch
     grid, weights = sc.grid, np.array(v["weights"]["grid"])
     scale = grid.colour_scale
     for q in range(len(weights)):
         for k in range(len(weights)):
-            expected = scale.colour(weights[q, k]).to_hex()
-            assert grid.cell_square(q, k).get_fill_color().to_hex() == expected
+            expected = (style.MASKED if k > q else scale.colour(weights[q, k]).to_hex()).lower()
+            assert grid.cell_square(q, k).get_fill_color().to_hex().lower() == expected
+    assert scale.colour(0.0).to_hex().lower() != style.MASKED.lower()
+    swatch, words = sc.weight_legend.mask_entry
+    assert words.text == "exactly 0" and swatch.square.get_fill_color().to_hex().lower() == style.MASKED.lower()
     assert scale.kind == "attention" and scale.limit == 1.0
     # the growth table: ours beside GPT-3's, every figure the manifest's
     g = v["growth"]
@@ -129,3 +139,18 @@ def softmax_beat(monkeypatch):
 @pytest.mark.usefixtures("softmax_beat")
 def test_frame_softmax_of_one_line(scene):
     play_until_section_ends(scene, CausalMask.construct)
+
+
+def test_growth_ends_on_the_cost_said_for_the_ear(scenes):
+    """The last growth caption is the cost: its figures are the manifest's, said as a lecturer says them; the closing
+    line says the weights flow into that token's vector (not "into the query")."""
+    from speech.spoken import spoken
+    for lang, sc in scenes.items():
+        g = sc.values["growth"]["gpt3"]
+        growth = [c for c in sc.captions if c["beat"] == "growth"]
+        assert growth[-1]["key"] == "cost"
+        assert f"{g['double_context_all_cells']:,}" in growth[-1]["text"] and f"{g['double_context']:,}" in growth[-1]["text"]
+        said = spoken(growth[-1]["say"], lang)
+        assert {"en": "about one hundred fifty-five billion", "zh": "约一千五百五十亿"}[lang] in said, said
+        summary = [c for c in sc.captions if c["key"] == "summary"][0]["text"]
+        assert {"en": "into that token's vector", "zh": "流入这个词的向量"}[lang] in summary

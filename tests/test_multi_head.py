@@ -208,3 +208,61 @@ def test_focus_caption_is_chosen_by_the_top_keys(lecture, lang):
     assert rule["key"] == ("focus_same" if distinct == 1 else "focus" if distinct == len(top) else "focus_shared")
     said = [c for c in scene.captions if c["beat"] == "focus"]
     assert said and said[0]["key"] == rule["key"]
+
+
+# --- each head's target, spoken; the park rule; W_O split into per-head blocks ------------------------------------
+def write_sizes_by_hand(gpt, prompt: str, layer: int, focus: int, head: int) -> np.ndarray:
+    """|v_j W_O| for keys 0 .. focus, from the head's own weights (recompute_layer's LayerNorm, not the trace)."""
+    c = gpt.config
+    x = np.asarray(gpt.trace(prompt)["layers"][layer]["resid_pre"], dtype=np.float64)
+    x_hat = layer_norm(x, gpt.p(f"h.{layer}.ln_1.weight"), gpt.p(f"h.{layer}.ln_1.bias"), c.layer_norm_epsilon)
+    hw = gpt.head(layer, head)
+    return np.linalg.norm((x_hat[: focus + 1] @ hw.W_V + hw.b_V) @ hw.W_O, axis=1)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_heads_target_is_spoken_by_the_park_rule(gpt, played, lang):
+    """The focus beat's spoken line names every head's top word and weight (as the labels under the grids), and says
+    that a head parks exactly where its top key writes less than the median key would (recomputed from the weights)."""
+    from speech.spoken import announced
+    from scenes.multi_head import S as MS
+    s = played[lang]
+    v = s.values
+    parked = []
+    for h in range(v["n_head"]):
+        sizes = write_sizes_by_hand(gpt, v["prompt"], v["layer"], v["focus"], h)
+        np.testing.assert_allclose(v["write_sizes"][h], sizes, atol=1e-9)
+        parked.append(bool(sizes[v["top_keys"][h]] < np.median(sizes)))
+    assert v["parked"] == parked
+    assert v["targets"]["keys"] == ["target_parked" if p else "target" for p in parked]
+    said = [c for c in s.captions if c["beat"] == "focus"][0]["say"]
+    for h in range(v["n_head"]):
+        phrase = announced(MS.table[v["targets"]["keys"][h]][lang],
+                           {"h": h + 1, "word": style.token_label(v["tokens"][v["top_keys"][h]]),
+                            "w": style.percent(v["top_weights"][h])}, lang)
+        assert phrase in said, (h, phrase, said)
+    if lang == "en":       # the shipped model, English: two heads park (on "orange" and on "."), two fetch
+        assert parked == [True, True, False, False]
+
+
+def test_the_split_adds_every_heads_delta_e_as_shown(gpt, played):
+    """W_O split into per-head blocks: each column is the head's ΔE at the focus (its output through its own rows of
+    W_O, gpt.head(layer, h).W_O), the columns and b_O add up to out row by row as drawn (footed), and the columns'
+    texts are the manifest's labels."""
+    from sum_checks import assert_sums_foot
+    for lang, s in played.items():
+        v = s.values
+        deltas = np.array([np.asarray(v["head_out"][h]) @ gpt.head(v["layer"], h).W_O for h in range(v["n_head"])])
+        np.testing.assert_allclose(v["head_deltas"], deltas, atol=1e-9)
+        np.testing.assert_allclose(deltas.sum(0) + np.asarray(v["b_O"]), v["out"], atol=1e-5)
+        (split,) = [x for x in v["sums"] if x["beat"] == "project"]
+        columns, heads, _ = s.split
+        drawn = [texts(c.entries) for c in columns]
+        assert drawn == [t["labels"] for t in split["terms"]] + [split["total"]["labels"]]
+        assert [h[0].text for h in heads[:-2]] == [f"head {h + 1}" if lang == "en" else f"头 {h + 1}"
+                                                   for h in range(v["n_head"])]
+        assert [h[-1].text for h in heads] == ["\u0394E"] * v["n_head"] + ["b_O", "out"]
+        assert_sums_foot(v, f"multi_head {lang}", required=True)
+        said = [c for c in s.captions if c["key"] == "split"][0]["say"]
+        terms = [t["labels"][0] for t in split["terms"]]
+        assert all(t in said for t in terms) and said.rstrip("。.").endswith(split["total"]["labels"][0])

@@ -103,7 +103,8 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     np.testing.assert_allclose([b.height for b in scene.bars["without"]], expected, rtol=1e-6)
     blind = v["order"]["without_positions"]["output_change_label"]
     seen = v["order"]["with_positions"]["output_change_label"]
-    assert S("no_order", lang, layer=0, head=v["order"]["head"], word=v["tokens"][-1], blind=blind).count(blind) == 1
+    assert S("no_order", lang, layer=0, head=v["order"]["head"], word=v["tokens"][-1], blind=blind,
+             d=v["d_model"]).count(blind) == 1
     assert seen in S("order", lang, seen=seen)
     assert [t.text for t in scene.legend.ticks] in signed_ticks(v["P"]["colour_limit"], 1)
     assert [t.text for t in scene.e_legend.ticks] == ["0", f"{v['E_strips']['colour_limit']:g}"]
@@ -133,3 +134,28 @@ def test_another_prompt_and_focus(tmp_path, gpt):
     assert v["order"]["head"] == expected["head"]
     np.testing.assert_allclose(v["order"]["with_positions"]["weights"], expected["with_positions"]["weights"])
     assert_legible(scene.snapshots, "en")
+
+
+def test_output_change_is_what_attention_adds_to_e(gpt, dry):
+    """The captions name the output change as what it is: the largest change, over the d numbers, of what layer 0's
+    attention adds to the last token's E (resid_mid − resid_pre), between the prompt and its reversed run; and the E
+    strips' greyscale is said (by size, sign aside)."""
+    for lang, scene in dry.items():
+        v = scene.values
+        ids = v["token_ids"]
+        rev = [ids[i] for i in list(range(len(ids) - 2, -1, -1))] + ids[-1:]
+        for state, positions in (("with_positions", True), ("without_positions", False)):
+            def added(run):
+                x = gpt.p("wte.weight")[run] + (gpt.p("wpe.weight")[:len(run)] if positions else 0.0)
+                layer, _ = gpt.block(0, x)
+                return (layer["resid_mid"] - layer["resid_pre"])[-1]
+            change = float(np.abs(added(ids) - added(rev)).max())
+            assert v["order"][state]["output_change"] == pytest.approx(change, abs=1e-9)
+        said = {c["key"]: c["text"].replace("\n", " " if lang == "en" else "") for c in scene.captions}
+        words = {"en": "attention adds to E", "zh": "注意力加到 E 上的"}[lang]
+        no_order = said.get("no_order") or said["no_order_moves"]
+        assert words in no_order and (str(v["d_model"]) in no_order or "no_order" not in said)
+        assert v["order"]["without_positions"]["output_change_label"] in no_order
+        order = [t for k, t in said.items() if k in ("order", "order_little", "order_none")][0]
+        assert {"en": "adds to E", "zh": "加到 E 上"}[lang] in order
+        assert {"en": "by size", "zh": "按大小"}[lang] in said["all"] and str(v["d_model"]) in said["all"]

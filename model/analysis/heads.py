@@ -35,6 +35,18 @@ def head_contribution(gpt: NumpyGPT, trace: dict, layer: int, head: int) -> np.n
     return trace["layers"][layer]["attn"]["head_out"][head] @ W_O
 
 
+def head_write_sizes(gpt: NumpyGPT, trace: dict, layer: int, head: int, position: int) -> np.ndarray:
+    """What one head could write at `position`, key by key: |v_j W_O|, the length of the change to the stream the
+    head would make if it put all its weight on key j (j = 0 .. position; its value vector through its own rows of
+    W_O). A head whose largest weight falls on a key with a small size here changes little by looking there."""
+    W_O = gpt.head(layer, head).W_O      # checks the head exists before the trace is indexed
+    T = len(trace["tokens"])
+    if not 0 <= position < T:
+        raise ModelError(f"a position in 0..{T - 1}, got {position}")
+    v = np.asarray(trace["layers"][layer]["attn"]["v"][head][: position + 1], dtype=np.float64)
+    return np.linalg.norm(v @ W_O, axis=-1)
+
+
 def promoted_words(gpt: NumpyGPT, residual: np.ndarray, delta: np.ndarray, k: int = 5) -> list[dict]:
     """Which next words a residual update ΔE raises: logits(E + ΔE) − logits(E), read through ln_f and W_Eᵀ."""
     def logits(x):

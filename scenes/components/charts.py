@@ -180,7 +180,8 @@ class MaskCell(VGroup):
 
 
 class ColourLegend(VGroup):
-    """A small horizontal colour bar: its title above, its end values (and 0) below; optionally the −∞ swatch.
+    """A small horizontal colour bar: its title above, its end values (and 0) below; optionally the masked swatch,
+    beside "−∞" (before the softmax) or `mask_text` (after it: "masked: exactly 0").
 
     The ticks are the scale's real limits (rounded only in the label): record scale.limit in the manifest.
     """
@@ -189,7 +190,7 @@ class ColourLegend(VGroup):
 
     def __init__(self, scale: ColourScale, title: str, *, width: float = 2.4, height: float = 0.22,
                  decimals: int | None = None, masked: bool = False, inline: bool = False,
-                 font_size: float = SMALL):
+                 font_size: float = SMALL, mask_text: str = style.MASK_TEXT):
         super().__init__()
         self.colour_scale = scale
         lo = -scale.limit if scale.kind == "signed" else 0.0
@@ -224,6 +225,6 @@ class ColourLegend(VGroup):
         if masked:
             swatch = MaskCell(height * 1.6, label=False)
             swatch.next_to(self.ticks, DOWN, buff=0.22).align_to(self.bar, LEFT)
-            text = Label(style.MASK_TEXT, font_size=font_size).next_to(swatch, RIGHT, buff=0.15)
+            text = Label(mask_text, font_size=font_size).next_to(swatch, RIGHT, buff=0.15)
             self.mask_entry = VGroup(swatch, text)
             self.add(self.mask_entry)
