@@ -155,29 +155,27 @@ S = SHARED | Strings({
                         "{mlp}里没有为这两个名字一起激活的神经元。"},
     # the conclusion: what the chapter found (conclusion_key), the same rule in both languages
     "conclusion_two_steps": {"en": "What we found: {mlp} at \"{name}\" writes a sport feature;\n"
-                                   "{attn} at \"{tok}\" reads it there and turns it into \"{sport}\".\n"
-                                   "Research on real GPTs finds the same two steps (Geva et al. 2023).",
+                                   "{attn} at \"{tok}\" reads it there and turns it into \"{sport}\".",
                              "zh": "我们的发现：{mlp}在\u201c{name}\u201d处写下运动特征；\n"
-                                   "{attn}在\u201c{tok}\u201d处读到它，变成\u201c{sport}\u201d。\n"
-                                   "对真实 GPT 的研究也发现同样的两步（Geva 等，2023）。"},
+                                   "{attn}在\u201c{tok}\u201d处读到它，变成\u201c{sport}\u201d。"},
     "conclusion_carried": {"en": "What we found: {attn} at \"{tok}\" carries the sport from \"{name}\",\n"
-                                 "but it is written there by more than {mlp} alone.\nResearch on real GPTs finds two "
-                                 "steps: MLPs enrich the name, attention extracts the fact.",
+                                 "but more than {mlp} wrote it there.",
                            "zh": "我们的发现：{attn}在\u201c{tok}\u201d处从\u201c{name}\u201d搬来运动，\n"
-                                 "但写下它的不只是{mlp}。\n对真实 GPT 的研究发现两步：MLP 充实名字，注意力取出事实。"},
+                                 "但写下它的不只是{mlp}。"},
     "conclusion_other": {"en": "What we found: {attn} at \"{tok}\" pushes \"{sport}\" most,\n"
-                               "reading \"{read}\". Research on real GPTs finds two steps:\n"
-                               "MLPs enrich the name, attention extracts the fact (Geva et al. 2023).",
-                         "zh": "我们的发现：{attn}在\u201c{tok}\u201d处对\u201c{sport}\u201d推动最大，读的是\u201c{read}\u201d。\n"
-                               "对真实 GPT 的研究发现两步：\nMLP 充实名字，注意力取出事实（Geva 等，2023）。"},
-    "conclusion_langs": {"en": "What we found: at the last word, {attn} carries the sport from the last name.\n"
-                               "In English {en}; in Chinese {zh}.\nResearch on real GPTs finds two steps: "
-                               "MLPs enrich the name, attention extracts the fact.",
-                         "zh": "我们的发现：在最后一个词处，{attn}从姓那里搬来运动。\n英文里{en}；中文里{zh}。\n"
-                               "对真实 GPT 的研究发现两步：MLP 充实名字，注意力取出事实。"},
-    "conclusion_two_steps_is": {"en": "{mlp} there wrote it", "zh": "是那里的{mlp}写下的"},
-    "conclusion_carried_is": {"en": "more than {mlp} wrote it", "zh": "写下它的不只是{mlp}"},
+                               "reading \"{read}\", not the last name.",
+                         "zh": "我们的发现：{attn}在\u201c{tok}\u201d处对\u201c{sport}\u201d推动最大，\n"
+                               "读的是\u201c{read}\u201d，而不是姓。"},
+    "conclusion_langs": {"en": "We found: {attn} carries the sport from the last name;\n"
+                               "in English {en}; in Chinese {zh}.",
+                         "zh": "我们的发现：{attn}从姓那里把运动搬到最后一个词；\n英文里{en}；中文里{zh}。"},
+    "conclusion_two_steps_is": {"en": "{mlp} wrote it", "zh": "是{mlp}写下的"},
+    "conclusion_carried_is": {"en": "not it alone", "zh": "不只是它"},
     "conclusion_other_is": {"en": "attention reads another word", "zh": "注意力读的是另一个词"},
+    # said after the conclusion, whatever it is: what research on real GPTs finds (Geva et al. 2023)
+    "research": {"en": "Research on real GPTs finds two steps (Geva et al. 2023):\n"
+                       "early MLPs enrich the name, then attention extracts the fact.",
+                 "zh": "对真实 GPT 的研究发现两步（Geva 等，2023）：\n先由前面的 MLP 充实名字，再由注意力取出事实。"},
     "where_carrier": {"en": "{attn}'s push:", "zh": "{attn}的推动："},
     "before": {"en": "before the MLP", "zh": "MLP 之前"},
     "after": {"en": "after", "zh": "之后"},
@@ -1038,7 +1036,7 @@ class MlpFact(LectureScene):
         c = f.path["carrier"]
         self.say(key, mlp=mlp, attn=self.comp_name(c["layer"], "attn"), name=f.tokens[f.last_index], tok=f.tokens[-1],
                  sport=f.answer, read=f.tokens[c["reads_most"]], **phrases)
-        self.show_where([f"mlp:{f.layer}", f"attention:{c['layer']}"], [
+        self.show_where([f"mlp:{f.layer}", f"attention:{c['layer']}"], [  # the caption's two lines clear the map
             (self.s("where_restored", tok=style.token_label(f.tokens[f.position])), MUTED),
             (self.s("where_share", share=style.percent(f.lookup_share)), style.share_colour(1.0)),
             (self.s("where_carrier", attn=self.comp_name(c["layer"], "attn", short=True)), MUTED),
@@ -1047,3 +1045,5 @@ class MlpFact(LectureScene):
             (self.s("where_drop", p0=style.percent(a["p_before"]), p1=style.percent(a["p_after"])), TEXT)],
             layer=f.layer, position=f.position, share=f.lookup_share, p_before=a["p_before"], p_after=a["p_after"],
             carrier=c["layer"], carrier_push=c["push"])
+        self.say("research")
+        self.wait(PAUSE)
