@@ -84,8 +84,8 @@ S = SHARED | Strings({
                          "\"{sport}\" rises by {d}.",
                   "zh": "经过 {comp}（\u201c{tok}\u201d处），\u201c{other}\u201d上升最多（{od}）；\n"
                          "\u201c{sport}\u201d只上升 {d}。"},
-    "lookup_header": {"en": "{comp} at \"{tok}\" on sport directions measured on the other {n} people",
-                     "zh": "{comp}（\u201c{tok}\u201d处）在用其余 {n} 个人测得的运动方向上"},
+    "lookup_header": {"en": "{comp} at \"{tok}\"; sport directions from {n} other people",
+                     "zh": "{comp}（\u201c{tok}\u201d处）；运动方向取自其余 {n} 人"},
     "loo_line": {"en": "each person held out in turn: own sport rises most for {hits} of {n} (shuffled: {null})",
                  "zh": "每个人轮流留出：{n} 人中 {hits} 人自己的运动上升最多（打乱标签：{null}）"},
     # the path: the attention layer that carries the answer to the last word (fact_path)
@@ -119,9 +119,9 @@ S = SHARED | Strings({
     "part_embedding": {"en": "embedding", "zh": "嵌入"},
     "part_ln_f": {"en": "final LN bias", "zh": "最终 LN 偏置"},
     "part_total": {"en": "logit difference", "zh": "logit 差"},
-    "head_reads": {"en": "{attn}, head {h}, reads \"{name}\": {w}", "zh": "{attn}第 {h} 个头读\u201c{name}\u201d：{w}"},
-    "without_mlp": {"en": "without {mlp} at \"{name}\": {before} \u2192 {after}",
-                    "zh": "去掉\u201c{name}\u201d处的{mlp}：{before} \u2192 {after}"},
+    "head_reads": {"en": "{attn}, head {h},\nreads \"{name}\": {w}", "zh": "{attn}第 {h} 个头\n读\u201c{name}\u201d：{w}"},
+    "without_mlp": {"en": "without {mlp} at \"{name}\":\n{before} \u2192 {after}",
+                    "zh": "去掉\u201c{name}\u201d处的{mlp}：\n{before} \u2192 {after}"},
     # the AND neuron (and_search): its input = first name + last name + other words + bias, then GELU
     "andn_header": {"en": "neuron #{n} of {mlp} at the last name: its input, then GELU",
                     "zh": "{mlp}第 {n} 号神经元在姓处：输入，再经过 GELU"},
@@ -755,32 +755,36 @@ class MlpFact(LectureScene):
         texts = [lab[0] for lab in self.carry_footed.labels]
         self.carry_texts = dict(zip(["embedding"] + [f"{c}.{l}" for l in range(L) for c in ("attn", "mlp")] +
                                     ["ln_f"], texts))
-        ys = [2.75 - r * 0.33 for r in range(len(values))]
+        ys = [2.6 - r * 0.4 for r in range(len(values))]
         carrier = f.path["carrier"]["layer"]
         colours = [TEXT if n == 1 + 2 * carrier else MUTED for n in range(len(values))]
         self.carry_header = Label(self.s("carry_header", sport=f.answer, tok=f.tokens[-1]), font_size=style.LABEL,
                                   color=LOGIT).move_to([0, HEADER_Y, 0])
-        self.carry_labels = LabelColumn(names, ys, -2.6, colours=colours, font_size=style.SMALL)
+        self.carry_labels = LabelColumn(names, ys, -3.6, colours=colours, font_size=style.SMALL)
         lo, hi = min(min(values), 0.0), max(max(values), 0.0)
-        unit = 4.6 / max(hi - lo, 1e-9)
+        unit = 3.0 / max(hi - lo, 1e-9)
         self.carry_values = values
-        self.carry_bars = BarColumn(values, ys, -2.3 - lo * unit, unit, LOGIT, height=0.2, lift=0.08)
-        self.carry_numbers = NumberColumn(texts, ys, 3.5, color=LOGIT, font_size=style.SMALL)
-        y_total = ys[-1] - 0.42
-        self.carry_rule = Line([2.3, y_total + 0.3, 0], [3.6, y_total + 0.3, 0], color=MUTED, stroke_width=2)
+        self.carry_bars = BarColumn(values, ys, -3.4 - lo * unit, unit, LOGIT, height=0.22, lift=0.08)
+        self.carry_numbers = NumberColumn(texts, ys, 0.9, color=LOGIT, font_size=style.SMALL)
+        y_total = ys[-1] - 0.45
+        self.carry_rule = Line([-0.3, y_total + 0.32, 0], [1.0, y_total + 0.32, 0], color=MUTED, stroke_width=2)
         self.carry_total = VGroup(Label(self.s("part_total"), font_size=style.SMALL, color=TEXT),
-                                  NumberText(self.carry_footed.total_labels[0], style.SMALL, TEXT).place(3.5, y_total))
-        self.carry_total[0].shift(RIGHT * (-2.6 - self.carry_total[0].get_right()[0])).on_baseline(y_total)
+                                  NumberText(self.carry_footed.total_labels[0], style.SMALL, TEXT).place(0.9, y_total))
+        self.carry_total[0].shift(RIGHT * (-3.6 - self.carry_total[0].get_right()[0])).on_baseline(y_total)
         c, t = f.path["carrier"], f.path["through_lookup"]
         attn = self.comp_name(carrier, "attn", short=True)
-        self.carry_lines = VGroup(
-            Label(self.s("head_reads", attn=attn, h=c["head"] + 1, name=f.tokens[c["reads_most"]],
-                         w=style.percent(c["reads"][c["reads_most"]])), font_size=style.SMALL, color=TEXT),
-            Label(self.s("without_mlp", mlp=self.comp_name(f.layer, "mlp", short=True), name=f.tokens[f.last_index],
-                         before=self.carry_texts[f"attn.{carrier}"], after=style.signed(t["push_after"], 2)),
-                  font_size=style.SMALL, color=TEXT))
-        for line, y in zip(self.carry_lines, (y_total - 0.48, y_total - 0.88)):
-            line.move_to([0, 0, 0]).on_baseline(y)
+        texts = [self.s("head_reads", attn=attn, h=c["head"] + 1, name=f.tokens[c["reads_most"]],
+                        w=style.percent(c["reads"][c["reads_most"]])),
+                 self.s("without_mlp", mlp=self.comp_name(f.layer, "mlp", short=True), name=f.tokens[f.last_index],
+                        before=self.carry_texts[f"attn.{carrier}"], after=style.signed(t["push_after"], 2))]
+        self.carry_lines = VGroup()
+        for text, y in zip(texts, (1.9, 0.5)):        # beside the chart, right of its numbers: two lines each
+            block = VGroup()
+            for i, line in enumerate(text.split("\n")):
+                label = Label(line, font_size=style.SMALL, color=TEXT)
+                label.shift(RIGHT * (3.75 - label.get_center()[0])).on_baseline(y - 0.42 * i)
+                block.add(label)
+            self.carry_lines.add(block)
 
     def build_and_neuron(self):
         """The AND search's neuron: its input for the person and for the best pair keeping each name, split into what
