@@ -25,8 +25,8 @@ from model import probabilities
 from model.analysis import (contrast_direction, mean_ablation, mean_states, neuron_attribute_profile,
                             neuron_direction_attribution, person_causal_trace, projections,
                             stream_attribute_directions, top_k_shares, vector_readout)
-from model.analysis.factpath import and_search, fact_path, held_out_directions, held_out_rise, pair_words, \
-    pre_activation_parts
+from model.analysis.factpath import (and_search, fact_path, held_out_directions, held_out_rise, name_enrichment,
+                                     pair_words, pre_activation_parts)
 from model.analysis.patching import MEAN_SAMPLE
 from scenes import style
 from scenes.components import (BarColumn, ColourLegend, FootedSum, Label, LabelColumn, NumberColumn, NumberText, TokenChip,
@@ -91,21 +91,21 @@ S = SHARED | Strings({
     # the path: the attention layer that carries the answer to the last word (fact_path)
     "carry_header": {"en": "push toward \"{sport}\" at \"{tok}\", against the other sports",
                      "zh": "在\u201c{tok}\u201d处推向\u201c{sport}\u201d（相对其他运动）的量"},
-    "carry_lookup": {"en": "At \"{tok}\", {attn} pushes \"{sport}\" most: {push} of {total}.\n"
+    "carry_lookup": {"en": "At \"{tok}\", {attn} pushes \"{sport}\" most:\n{push} of {total}. "
                            "Its head {h} reads \"{name}\" ({w}).\nWithout {mlp} there, that push is {after}:\n"
                            "attention carries what the MLP wrote to the last word.",
-                     "zh": "在\u201c{tok}\u201d处，{attn}对\u201c{sport}\u201d的推动最大：{total} 中的 {push}。\n"
+                     "zh": "在\u201c{tok}\u201d处，{attn}对\u201c{sport}\u201d的推动最大：\n{total} 中的 {push}。"
                            "它的第 {h} 个头读\u201c{name}\u201d（{w}）。\n去掉那里的{mlp}，推动变成 {after}：\n"
                            "注意力把 MLP 写下的东西搬到最后一个词。"},
-    "carry_kept": {"en": "At \"{tok}\", {attn} pushes \"{sport}\" most: {push} of {total}.\n"
+    "carry_kept": {"en": "At \"{tok}\", {attn} pushes \"{sport}\" most:\n{push} of {total}. "
                          "Its head {h} reads \"{name}\" ({w}).\nWithout {mlp} there, that push is still {after}:\n"
                          "attention carries the name's sport, not from that MLP alone.",
-                   "zh": "在\u201c{tok}\u201d处，{attn}对\u201c{sport}\u201d的推动最大：{total} 中的 {push}。\n"
+                   "zh": "在\u201c{tok}\u201d处，{attn}对\u201c{sport}\u201d的推动最大：\n{total} 中的 {push}。"
                          "它的第 {h} 个头读\u201c{name}\u201d（{w}）。\n去掉那里的{mlp}，推动仍是 {after}：\n"
                          "注意力搬运名字的运动，但不只来自那个 MLP。"},
-    "carry_other": {"en": "At \"{tok}\", {attn} pushes \"{sport}\" most: {push} of {total}.\n"
+    "carry_other": {"en": "At \"{tok}\", {attn} pushes \"{sport}\" most:\n{push} of {total}.\n"
                           "Its head {h} reads \"{read}\" most ({w}), not the last name.",
-                    "zh": "在\u201c{tok}\u201d处，{attn}对\u201c{sport}\u201d的推动最大：{total} 中的 {push}。\n"
+                    "zh": "在\u201c{tok}\u201d处，{attn}对\u201c{sport}\u201d的推动最大：\n{total} 中的 {push}。\n"
                           "它的第 {h} 个头最多读\u201c{read}\u201d（{w}），而不是姓。"},
     "carry_langs": {"en": "At the last word, {attn} pushes \"{sport}\" most:\n"
                           "{push} of {total}; its head {h} reads \"{name}\" ({w}).\nIn English {en};\nin Chinese {zh}.",
@@ -140,18 +140,18 @@ S = SHARED | Strings({
                        "but it is no AND: {a1} with another last name, {a2} with another first.\n"
                        "\"{first}\" adds {pf}, \"{last}\" {pl}, the bias {b}: one name's\n"
                        "input already passes zero, so GELU does not cut it.",
-                 "zh": "搜索出的最佳神经元第 {n} 号，对\u201c{first}{last}\u201d激活最强（{act}），\n"
+                 "zh": "最佳神经元第 {n} 号对\u201c{first}{last}\u201d激活最强（{act}），\n"
                        "但它不是\u201c与\u201d：换成别的姓得 {a1}，换成别的名得 {a2}。\n"
                        "这里\u201c{first}\u201d加 {pf}，\u201c{last}\u201d加 {pl}，偏置 {b}：\n"
                        "只有一个名字时输入已经超过零，GELU 切不掉它。"},
     "andn_one": {"en": "The search's best, #{n}, fires most for \"{first} {last}\" ({act}),\n"
                        "but it is no AND: beside another name, \"{one}\" still gives {a}.\n"
                        "One name's part already passes zero, so GELU cannot cut it.",
-                 "zh": "搜索出的最佳神经元第 {n} 号，对\u201c{first}{last}\u201d激活最强（{act}），\n"
+                 "zh": "最佳神经元第 {n} 号对\u201c{first}{last}\u201d激活最强（{act}），\n"
                        "但它不是\u201c与\u201d：换掉另一个名字，单是\u201c{one}\u201d仍得 {a}。\n一个名字的部分已经超过零，GELU 切不掉它。"},
     "andn_none": {"en": "The search's best, #{n}, barely fires for \"{first} {last}\" ({act}):\n"
                         "no neuron of {mlp} fires for the two names together.",
-                  "zh": "搜索出的最佳神经元第 {n} 号，对\u201c{first}{last}\u201d几乎不激活（{act}）：\n"
+                  "zh": "最佳神经元第 {n} 号对\u201c{first}{last}\u201d几乎不激活（{act}）：\n"
                         "{mlp}里没有为这两个名字一起激活的神经元。"},
     # the conclusion: what the chapter found (conclusion_key), the same rule in both languages
     "conclusion_two_steps": {"en": "What we found: {mlp} at \"{name}\" writes a sport feature;\n"
@@ -307,6 +307,26 @@ def sample_means(gpt) -> dict:
     return _MODELS[id(gpt)]
 
 
+def chapter_finding(gpt) -> dict:
+    """What the chapter found about the MLPs, for the scenes that refer to it (parameters): per language, the lookup
+    MLP of the default prompt (the largest MLP cell of its causal trace, as FactLookup picks it) and whether that MLP
+    writes people's sports into their last names, each person held out in turn against shuffled labels
+    (factpath.name_enrichment). Once per model object in a process."""
+    key = ("finding", id(gpt))
+    if key not in _MODELS:
+        lang_ = model_language.Language()
+        out = {}
+        for lang in ("en", "zh"):
+            chosen = sport_fact_prompt(lang, gpt)
+            tokens, first = list(chosen["tokens"]), chosen["first_index"]
+            ct = person_causal_trace(gpt, lang_, lang, tokens, first)
+            share = ct["share"][:, ct["components"].index("mlp"), :]
+            layer = int(np.argmax(share)) // share.shape[1]
+            out[lang] = {"prompt": chosen["prompt"], **name_enrichment(gpt, lang_, lang, layer)}
+        _MODELS[key] = out
+    return _MODELS[key]
+
+
 # --- the numbers: read from model.analysis ---------------------------------------------------------------
 class FactLookup:
     """The person's sport in one prompt: traced, located, projected, attributed, ablated and varied."""
@@ -455,6 +475,7 @@ class FactLookup:
         d = self.deltas()
         return {"prompt": self.prompt, "layer": self.layer, "position": self.position,
                 "position_is": "last_name" if self.position == self.last_index else "other",
+                "last_index": self.last_index,
                 "sport": self.person.sport, "lookup_key": lookup, "best_other": other, "deltas": d,
                 "readout_key": self.readout_key(), "spread_key": self.spread_key(), "largest_key": self.largest_key(),
                 "ablation_key": self.ablation_key(), "ablation": dict(self.ablation), "new_top": self.new_top,
@@ -782,7 +803,9 @@ class MlpFact(LectureScene):
             block = VGroup()
             for i, line in enumerate(text.split("\n")):
                 label = Label(line, font_size=style.SMALL, color=TEXT)
-                label.shift(RIGHT * (3.75 - label.get_center()[0])).on_baseline(y - 0.42 * i)
+                # centred at x = 3.75, moved left as far as a long name needs to stay title-safe (the numbers end at 1)
+                x = min(3.75, style.safe_half_width() - 0.1 - label.width / 2)
+                label.shift(RIGHT * (x - label.get_center()[0])).on_baseline(y - 0.42 * i)
                 block.add(label)
             self.carry_lines.add(block)
 

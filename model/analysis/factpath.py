@@ -141,6 +141,20 @@ def held_out_rise(gpt: NumpyGPT, language: Language, lang: str, trace: dict, lay
     lay = trace["layers"][layer]
     before = projections(dirs, lay["resid_mid"][position])
     after = projections(dirs, lay["resid_post"][position])
+    return {"sports": list(SPORTS), "before": before, "after": after,
+            "rise": {s: after[s] - before[s] for s in SPORTS}, "held_out": [person.first, person.last],
+            "directions": f"class-mean differences of the stream after layer {layer} at the last name of \"first "
+                          f"last\" over the language's other {len(language.people) - 1} people (the prompt's person "
+                          "held out)",
+            "loo": name_enrichment(gpt, language, lang, layer, shuffles, seed, states)}
+
+
+def name_enrichment(gpt: NumpyGPT, language: Language, lang: str, layer: int, shuffles: int = NULL["shuffles"],
+                    seed: int = NULL["seed"], states=None) -> dict:
+    """Does `layer`'s MLP write people's sports into their last names? Every person held out in turn: sport directions
+    from the others (held_out_directions), a hit when the MLP's output at the held-out person's last name rises most
+    on their own sport's; the count against the same count with the sport labels shuffled (seeded)."""
+    states = states if states is not None else last_name_states(gpt, language, lang)
     people = language.people
     X = states["resid_post"][:, layer]
     outs = states["mlp"][:, layer]
@@ -157,15 +171,11 @@ def held_out_rise(gpt: NumpyGPT, language: Language, lang: str, trace: dict, lay
     real = count(labels)
     rng = np.random.default_rng(seed)
     null = np.array([count(rng.permutation(labels)) for _ in range(shuffles)])
-    return {"sports": list(SPORTS), "before": before, "after": after,
-            "rise": {s: after[s] - before[s] for s in SPORTS}, "held_out": [person.first, person.last],
-            "directions": f"class-mean differences of the stream after layer {layer} at the last name of \"first "
-                          f"last\" over the language's other {len(people) - 1} people (the prompt's person held out)",
-            "loo": {"hits": real, "n": len(people), "chance": 1 / len(set(labels.tolist())),
-                    "null_mean": float(null.mean()), "null_p95": float(np.percentile(null, 95)),
-                    "p_value": float((null >= real).mean()), "shuffles": shuffles, "seed": seed,
-                    "rule": "each person held out in turn: directions from the others; a hit when the MLP's output "
-                            "at their last name rises most on their own sport's direction"}}
+    return {"layer": layer, "hits": real, "n": len(people), "chance": 1 / len(set(labels.tolist())),
+            "null_mean": float(null.mean()), "null_p95": float(np.percentile(null, 95)),
+            "p_value": float((null >= real).mean()), "shuffles": shuffles, "seed": seed,
+            "rule": "each person held out in turn: directions from the others; a hit when the MLP's output at their "
+                    "last name rises most on their own sport's direction"}
 
 
 def pair_words(words: list[str], first_index: int, first: str, last: str) -> list[str]:
