@@ -107,6 +107,14 @@ S = SHARED | Strings({
                           "Its head {h} reads \"{read}\" most ({w}), not the last name.",
                     "zh": "在\u201c{tok}\u201d处，{attn}对\u201c{sport}\u201d的推动最大：\n{total} 中的 {push}。\n"
                           "它的第 {h} 个头最多读\u201c{read}\u201d（{w}），而不是姓。"},
+    "carry_none": {"en": "At \"{tok}\", no attention layer pushes \"{sport}\":\n"
+                         "the largest push, {attn}'s, is {push} of {total}.",
+                   "zh": "在\u201c{tok}\u201d处，没有哪一层注意力推向\u201c{sport}\u201d：\n最大的是{attn}，{total} 中的 {push}。"},
+    "carry_none_is": {"en": "no attention layer pushes it", "zh": "没有哪一层注意力推它"},
+    "conclusion_none": {"en": "We found: no attention layer carries \"{sport}\" to \"{tok}\":\n"
+                              "on this prompt the fact does not take the two-step path.",
+                        "zh": "我们的发现：没有哪一层注意力把\u201c{sport}\u201d搬到\u201c{tok}\u201d：\n在这句话上，事实没有走两步的路。"},
+    "conclusion_none_is": {"en": "no attention carries it", "zh": "没有注意力搬运它"},
     "carry_langs": {"en": "At the last word, {attn} pushes \"{sport}\" most:\n"
                           "{push} of {total}; its head {h} reads \"{name}\" ({w}).\nIn English {en};\nin Chinese {zh}.",
                     "zh": "在最后一个词处，{attn}对\u201c{sport}\u201d的推动最大：\n{total} 中的 {push}；"
@@ -120,8 +128,8 @@ S = SHARED | Strings({
     "part_ln_f": {"en": "final LN bias", "zh": "最终 LN 偏置"},
     "part_total": {"en": "logit difference", "zh": "logit 差"},
     "head_reads": {"en": "{attn}, head {h},\nreads \"{name}\": {w}", "zh": "{attn}第 {h} 个头\n读\u201c{name}\u201d：{w}"},
-    "without_mlp": {"en": "without {mlp} at \"{name}\":\n{before} \u2192 {after}",
-                    "zh": "去掉\u201c{name}\u201d处的{mlp}：\n{before} \u2192 {after}"},
+    "without_mlp": {"en": "without {mlp}\nat \"{name}\":\n{before} \u2192 {after}",
+                    "zh": "去掉\u201c{name}\u201d处\n的{mlp}：\n{before} \u2192 {after}"},
     # the AND neuron (and_search): its input = first name + last name + other words + bias, then GELU
     "andn_header": {"en": "neuron #{n} of {mlp} at the last name: its input, then GELU",
                     "zh": "{mlp}第 {n} 号神经元在姓处：输入，再经过 GELU"},
@@ -154,15 +162,15 @@ S = SHARED | Strings({
                   "zh": "最佳神经元第 {n} 号对\u201c{first}{last}\u201d几乎不激活（{act}）：\n"
                         "{mlp}里没有为这两个名字一起激活的神经元。"},
     # the conclusion: what the chapter found (conclusion_key), the same rule in both languages
-    "conclusion_two_steps": {"en": "What we found: {mlp} at \"{name}\" writes a sport feature;\n"
-                                   "{attn} at \"{tok}\" reads it there and turns it into \"{sport}\".",
+    "conclusion_two_steps": {"en": "We found: {mlp} at \"{name}\" writes a sport feature;\n"
+                                   "{attn} at \"{tok}\" reads it and pushes \"{sport}\".",
                              "zh": "我们的发现：{mlp}在\u201c{name}\u201d处写下运动特征；\n"
                                    "{attn}在\u201c{tok}\u201d处读到它，变成\u201c{sport}\u201d。"},
-    "conclusion_carried": {"en": "What we found: {attn} at \"{tok}\" carries the sport from \"{name}\",\n"
+    "conclusion_carried": {"en": "We found: {attn} carries the sport from \"{name}\",\n"
                                  "but more than {mlp} wrote it there.",
                            "zh": "我们的发现：{attn}在\u201c{tok}\u201d处从\u201c{name}\u201d搬来运动，\n"
                                  "但写下它的不只是{mlp}。"},
-    "conclusion_other": {"en": "What we found: {attn} at \"{tok}\" pushes \"{sport}\" most,\n"
+    "conclusion_other": {"en": "We found: {attn} at \"{tok}\" pushes \"{sport}\" most,\n"
                                "reading \"{read}\", not the last name.",
                          "zh": "我们的发现：{attn}在\u201c{tok}\u201d处对\u201c{sport}\u201d推动最大，\n"
                                "读的是\u201c{read}\u201d，而不是姓。"},
@@ -486,6 +494,8 @@ class FactLookup:
 
     def carry_key(self) -> str:
         c, t = self.path["carrier"], self.path["through_lookup"]
+        if not c["push"] > 0:
+            return "carry_none"
         if c["reads_most"] != self.last_index:
             return "carry_other"
         return "carry_lookup" if t["push_after"] < t["push_before"] / 2 else "carry_kept"
@@ -799,7 +809,7 @@ class MlpFact(LectureScene):
                  self.s("without_mlp", mlp=self.comp_name(f.layer, "mlp", short=True), name=f.tokens[f.last_index],
                         before=self.carry_texts[f"attn.{carrier}"], after=style.signed(t["push_after"], 2))]
         self.carry_lines = VGroup()
-        for text, y in zip(texts, (1.9, 0.5)):        # beside the chart, right of its numbers: two lines each
+        for text, y in zip(texts, (2.0, 0.75)):        # beside the chart, right of its numbers: two lines each
             block = VGroup()
             for i, line in enumerate(text.split("\n")):
                 label = Label(line, font_size=style.SMALL, color=TEXT)
@@ -996,7 +1006,8 @@ class MlpFact(LectureScene):
         key = self.caption_rule("carry", "carry_langs" if len(set(langs.values())) > 1 else f.carry_key(),
                                 "the attention layer with the largest push at the last word (direct logit attribution "
                                 "against the other sports): its top head reads the last name most and its push with the "
-                                "lookup MLP at the last name mean-ablated is below half: carry_lookup; reads the last "
+                                "lookup MLP at the last name mean-ablated is below half: carry_lookup (carry_none when that largest "
+                                "push is not positive); reads the last "
                                 "name but keeps half or more: carry_kept; reads another word most: carry_other; in the "
                                 "default lecture, carry_langs when the English and the Chinese default prompts differ",
                                 reads_most=c["reads_most"], last_index=f.last_index, push_before=t["push_before"],
@@ -1052,7 +1063,7 @@ class MlpFact(LectureScene):
         a = f.ablation
         keys = {lang: e["carry_key"] for lang, e in (self.story or {}).items()}
         conclusion = {"carry_lookup": "conclusion_two_steps", "carry_kept": "conclusion_carried",
-                      "carry_other": "conclusion_other"}
+                      "carry_other": "conclusion_other", "carry_none": "conclusion_none"}
         key = self.caption_rule("conclusion", "conclusion_langs" if len(set(keys.values())) > 1 else
                                 conclusion[f.carry_key()], "the carry beat's finding: carry_lookup -> "
                                 "conclusion_two_steps, carry_kept -> conclusion_carried, carry_other -> "

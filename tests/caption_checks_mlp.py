@@ -309,6 +309,8 @@ def attention_pushes(gpt, trace, answer_id: int, lang: str) -> list[float]:
 
 
 def carry_from(reads_most: int, last_index: int, before: float, after: float) -> str:
+    if not before > 0:
+        return "carry_none"
     if reads_most != last_index:
         return "carry_other"
     return "carry_lookup" if after < before / 2 else "carry_kept"
@@ -362,7 +364,7 @@ def check_and_neuron(v, rule, gpt):
 
 
 CONCLUSION = {"carry_lookup": "conclusion_two_steps", "carry_kept": "conclusion_carried",
-              "carry_other": "conclusion_other"}
+              "carry_other": "conclusion_other", "carry_none": "conclusion_none"}
 
 
 def check_conclusion(v, rule, gpt):
@@ -398,13 +400,41 @@ def check_ours(v, rule, gpt):
     return "ours_less" if ours < gpt3 else "ours_more"
 
 
+def held_out_hits(gpt, lang: str, layer: int) -> int:
+    """How many people's own sport rises most through `layer`'s MLP at their last name, on sport directions measured
+    on the other people (each held out in turn), traced here."""
+    g = language().grammar(lang)
+    people = language().people
+    traces = [gpt.trace(f"{g.t(p.first)} {g.t(p.last)}")["layers"][layer] for p in people]
+    X = np.array([t["resid_post"][-1] for t in traces])
+    outs = np.array([t["mlp"]["out"][-1] for t in traces])
+    sports = np.array([p.sport for p in people])
+    hits = 0
+    for i in range(len(people)):
+        keep = np.arange(len(people)) != i
+        rise = {}
+        for s in model_language.SPORTS:
+            d = X[keep & (sports == s)].mean(0) - X[keep & (sports != s)].mean(0)
+            rise[s] = outs[i] @ d / np.linalg.norm(d)
+        hits += max(rise, key=rise.get) == sports[i]
+    return hits
+
+
 def check_parameters_summary(v, rule, gpt):
     ours, gpt3 = mlp_share(v, "ours", gpt.config), mlp_share(v, "gpt3", GPT3_175B)
-    assert rule["inputs"] == pytest.approx({"ours": ours, "gpt3": gpt3}, abs=1e-15)
+    inputs = {k: x for k, x in rule["inputs"].items() if k != "p_values"}
+    assert inputs == pytest.approx({"ours": ours, "gpt3": gpt3}, abs=1e-15)
     from scenes.prompts import own_language
     if min(ours, gpt3) <= 0.5:
         return "summary_not"
-    return "summary" if own_language(gpt) else "summary_checkpoint"
+    if not own_language(gpt):
+        return "summary_checkpoint"
+    finding = v["mlp_finding"]      # the chapter's lookup layer per language; the held-out count recomputed here
+    for lang, e in finding.items():
+        assert e["hits"] == held_out_hits(gpt, lang, e["layer"])
+        assert rule["inputs"]["p_values"][lang] == e["p_value"]
+    same = len({e["layer"] for e in finding.values()}) == 1
+    return "summary" if same and all(e["p_value"] < 0.05 for e in finding.values()) else "summary_untraced"
 
 
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
@@ -416,11 +446,13 @@ MLP_CHAPTER_CHECKS: dict = {
                              "spread_back"}, check_spread),
                  "ablation": ({"ablation_none", "ablation_drop", "ablation_flip", "ablation_langs"}, check_fact_ablation),
                  "and": ({"and_yes", "and_partly"}, check_and),
-                 "carry": ({"carry_lookup", "carry_kept", "carry_other", "carry_langs"}, check_carry),
+                 "carry": ({"carry_lookup", "carry_kept", "carry_other", "carry_none", "carry_langs"}, check_carry),
                  "and_neuron": ({"andn_yes", "andn_sum", "andn_one", "andn_none"}, check_and_neuron),
-                 "conclusion": ({"conclusion_two_steps", "conclusion_carried", "conclusion_other", "conclusion_langs"},
+                 "conclusion": ({"conclusion_two_steps", "conclusion_carried", "conclusion_other", "conclusion_none",
+                                 "conclusion_langs"},
                                 check_conclusion)},
     "parameters": {"split": ({"split"}, check_split),
                    "ours": ({"ours_less", "ours_more"}, check_ours),
-                   "summary": ({"summary", "summary_checkpoint", "summary_not"}, check_parameters_summary)},
+                   "summary": ({"summary", "summary_checkpoint", "summary_not", "summary_untraced"},
+                               check_parameters_summary)},
 }
