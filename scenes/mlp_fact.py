@@ -829,14 +829,18 @@ class MlpFact(LectureScene):
         keys = ("first", "last", "other", "bias")
         self.andn_footed = FootedSum([[r[k] for r in rows] for k in keys], [r["pre"] for r in rows], 2)
         self.record_sum("and_neuron", "first name + last name + other words + bias = input", self.andn_footed)
-        xs = {"first": -2.3, "last": -0.9, "other": 0.5, "bias": 1.8, "input": 3.3, "gelu": 5.2}
+        xs = {"first": -1.95, "last": -0.55, "other": 0.85, "bias": 2.15, "input": 3.6, "gelu": 5.3}
+        chip_right = -2.85                      # the pair's chips end here; they start inside the title-safe area
         head_y, ys = 2.45, [1.6 - r * 0.75 for r in range(len(rows))]
         self.andn_heads = VGroup(*[self.header(self.s(f"col_{k}"), xs[k], MUTED, head_y) for k in xs])
         self.andn_rows, self.andn_numbers = VGroup(), VGroup()
         for r, (row, y) in enumerate(zip(rows, ys)):
             chips = VGroup(*[TokenChip(w, style.token_colour(f.first_index + i)) for i, w in enumerate(row["pair"])])
             chips.arrange(RIGHT, buff=0.1).scale(0.8)
-            chips.shift([-3.2 - chips.get_right()[0], y + 0.1 - chips.get_center()[1], 0])
+            room = chip_right + style.safe_half_width() - 0.05
+            if chips.width > room:
+                chips.scale_to_fit_width(room)
+            chips.shift([chip_right - chips.get_right()[0], y + 0.1 - chips.get_center()[1], 0])
             numbers = VGroup(*[NumberText(self.andn_footed.labels[j][r], style.LABEL, TEXT).place(xs[k] + 0.45, y)
                                for j, k in enumerate(keys)],
                              NumberText(self.andn_footed.total_labels[r], style.LABEL, TEXT).place(xs["input"] + 0.45, y),
