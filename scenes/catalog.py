@@ -311,7 +311,8 @@ MLP_FACT = SceneSpec(
                   check_prompt),
             LANG),
     check=needs_training_language("mlp_fact", "its people and their sports", _fact_prompt_names_a_person),
-    sections=lambda p: ["title", "where", "lookup", "readout", "neurons", "spread", "ablation", "and_gate", "summary"],
+    sections=lambda p: ["title", "where", "lookup", "readout", "carry", "neurons", "spread", "ablation", "and_gate",
+                            "and_neuron", "summary"],
 )
 
 PARAMETERS = SceneSpec(

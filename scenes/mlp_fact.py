@@ -25,6 +25,8 @@ from model import probabilities
 from model.analysis import (contrast_direction, mean_ablation, mean_states, neuron_attribute_profile,
                             neuron_direction_attribution, person_causal_trace, projections,
                             stream_attribute_directions, top_k_shares, vector_readout)
+from model.analysis.factpath import (and_search, fact_path, held_out_directions, held_out_rise, name_enrichment,
+                                     pair_words, pre_activation_parts)
 from model.analysis.patching import MEAN_SAMPLE
 from scenes import style
 from scenes.components import (BarColumn, ColourLegend, FootedSum, Label, LabelColumn, NumberColumn, NumberText, TokenChip,
@@ -82,8 +84,107 @@ S = SHARED | Strings({
                          "\"{sport}\" rises by {d}.",
                   "zh": "经过 {comp}（\u201c{tok}\u201d处），\u201c{other}\u201d上升最多（{od}）；\n"
                          "\u201c{sport}\u201d只上升 {d}。"},
-    "lookup_header": {"en": "{comp} at \"{tok}\" on the measured sport directions",
-                     "zh": "{comp}（\u201c{tok}\u201d处）在测得的运动方向上"},
+    "lookup_header": {"en": "{comp} at \"{tok}\"; sport directions from {n} other people",
+                     "zh": "{comp}（\u201c{tok}\u201d处）；运动方向取自其余 {n} 人"},
+    "loo_line": {"en": "each person held out in turn: own sport rises most for {hits} of {n} (shuffled: {null})",
+                 "zh": "每个人轮流留出：{n} 人中 {hits} 人自己的运动上升最多（打乱标签：{null}）"},
+    # the path: the attention layer that carries the answer to the last word (fact_path)
+    "carry_header": {"en": "push toward \"{sport}\" at \"{tok}\", against the other sports",
+                     "zh": "在\u201c{tok}\u201d处推向\u201c{sport}\u201d（相对其他运动）的量"},
+    "carry_lookup": {"en": "At \"{tok}\", {attn} pushes \"{sport}\" most:\n{push} of {total}. "
+                           "Its head {h} reads \"{name}\" ({w}).\nWithout {mlp} there, that push is {after}:\n"
+                           "attention carries what the MLP wrote to the last word.",
+                     "zh": "在\u201c{tok}\u201d处，{attn}对\u201c{sport}\u201d的推动最大：\n{total} 中的 {push}。"
+                           "它的第 {h} 个头读\u201c{name}\u201d（{w}）。\n去掉那里的{mlp}，推动变成 {after}：\n"
+                           "注意力把 MLP 写下的东西搬到最后一个词。"},
+    "carry_kept": {"en": "At \"{tok}\", {attn} pushes \"{sport}\" most:\n{push} of {total}. "
+                         "Its head {h} reads \"{name}\" ({w}).\nWithout {mlp} there, that push is still {after}:\n"
+                         "attention carries the name's sport, not from that MLP alone.",
+                   "zh": "在\u201c{tok}\u201d处，{attn}对\u201c{sport}\u201d的推动最大：\n{total} 中的 {push}。"
+                         "它的第 {h} 个头读\u201c{name}\u201d（{w}）。\n去掉那里的{mlp}，推动仍是 {after}：\n"
+                         "注意力搬运名字的运动，但不只来自那个 MLP。"},
+    "carry_other": {"en": "At \"{tok}\", {attn} pushes \"{sport}\" most:\n{push} of {total}.\n"
+                          "Its head {h} reads \"{read}\" most ({w}), not the last name.",
+                    "zh": "在\u201c{tok}\u201d处，{attn}对\u201c{sport}\u201d的推动最大：\n{total} 中的 {push}。\n"
+                          "它的第 {h} 个头最多读\u201c{read}\u201d（{w}），而不是姓。"},
+    "carry_none": {"en": "At \"{tok}\", no attention layer pushes \"{sport}\":\n"
+                         "the largest push, {attn}'s, is {push} of {total}.",
+                   "zh": "在\u201c{tok}\u201d处，没有哪一层注意力推向\u201c{sport}\u201d：\n最大的是{attn}，{total} 中的 {push}。"},
+    "carry_none_is": {"en": "no attention layer pushes it", "zh": "没有哪一层注意力推它"},
+    "conclusion_none": {"en": "We found: no attention layer carries \"{sport}\" to \"{tok}\":\n"
+                              "on this prompt the fact does not take the two-step path.",
+                        "zh": "我们的发现：没有哪一层注意力把\u201c{sport}\u201d搬到\u201c{tok}\u201d：\n在这句话上，事实没有走两步的路。"},
+    "conclusion_none_is": {"en": "no attention carries it", "zh": "没有注意力搬运它"},
+    "carry_langs": {"en": "At the last word, {attn} pushes \"{sport}\" most:\n"
+                          "{push} of {total}; its head {h} reads \"{name}\" ({w}).\nIn English {en};\nin Chinese {zh}.",
+                    "zh": "在最后一个词处，{attn}对\u201c{sport}\u201d的推动最大：\n{total} 中的 {push}；"
+                          "它的第 {h} 个头读\u201c{name}\u201d（{w}）。\n英文里{en}；\n中文里{zh}。"},
+    "carry_lookup_is": {"en": "it falls to {after} without the MLP at the name",
+                        "zh": "去掉名字处的 MLP，推动降到 {after}"},
+    "carry_kept_is": {"en": "it stays at {after} without the MLP at the name",
+                      "zh": "去掉名字处的 MLP，推动仍是 {after}"},
+    "carry_other_is": {"en": "its head reads another word most", "zh": "它的头最多读另一个词"},
+    "part_embedding": {"en": "embedding", "zh": "嵌入"},
+    "part_ln_f": {"en": "final LN bias", "zh": "最终 LN 偏置"},
+    "part_total": {"en": "logit difference", "zh": "logit 差"},
+    "head_reads": {"en": "{attn}, head {h},\nreads \"{name}\": {w}", "zh": "{attn}第 {h} 个头\n读\u201c{name}\u201d：{w}"},
+    "without_mlp": {"en": "without {mlp}\nat \"{name}\":\n{before} \u2192 {after}",
+                    "zh": "去掉\u201c{name}\u201d处\n的{mlp}：\n{before} \u2192 {after}"},
+    # the AND neuron (and_search): its input = first name + last name + other words + bias, then GELU
+    "andn_header": {"en": "neuron #{n} of {mlp} at the last name: its input, then GELU",
+                    "zh": "{mlp}第 {n} 号神经元在姓处：输入，再经过 GELU"},
+    "col_first": {"en": "first", "zh": "名"},
+    "col_last": {"en": "last", "zh": "姓"},
+    "col_other": {"en": "others", "zh": "其他词"},
+    "col_bias": {"en": "bias", "zh": "偏置"},
+    "col_input": {"en": "= input", "zh": "= 输入"},
+    "col_gelu": {"en": "GELU", "zh": "GELU"},
+    "andn_note": {"en": "searched: {k} neurons \u00d7 {m} name pairs", "zh": "搜索了 {k} 个神经元 \u00d7 {m} 对名字"},
+    "andn_yes": {"en": "Neuron #{n}: \"{first}\" adds {pf}, \"{last}\" adds {pl}, its bias {b}.\n"
+                       "Only together do they pass zero; GELU cuts every pair\nwith one of the names: an AND.",
+                 "zh": "第 {n} 号神经元：\u201c{first}\u201d加 {pf}，\u201c{last}\u201d加 {pl}，偏置 {b}。\n"
+                       "只有两个名字一起才超过零；只有一个名字时 GELU 把它切掉：这是\u201c与\u201d。"},
+    "andn_sum": {"en": "The search's best, #{n}, fires most for \"{first} {last}\" ({act}),\n"
+                       "but it is no AND: {a1} with another last name, {a2} with another first.\n"
+                       "\"{first}\" adds {pf}, \"{last}\" {pl}, the bias {b}: one name's\n"
+                       "input already passes zero, so GELU does not cut it.",
+                 "zh": "最佳神经元第 {n} 号对\u201c{first}{last}\u201d激活最强（{act}），\n"
+                       "但它不是\u201c与\u201d：换成别的姓得 {a1}，换成别的名得 {a2}。\n"
+                       "这里\u201c{first}\u201d加 {pf}，\u201c{last}\u201d加 {pl}，偏置 {b}：\n"
+                       "只有一个名字时输入已经超过零，GELU 切不掉它。"},
+    "andn_one": {"en": "The search's best, #{n}, fires most for \"{first} {last}\" ({act}),\n"
+                       "but it is no AND: beside another name, \"{one}\" still gives {a}.\n"
+                       "One name's part already passes zero, so GELU cannot cut it.",
+                 "zh": "最佳神经元第 {n} 号对\u201c{first}{last}\u201d激活最强（{act}），\n"
+                       "但它不是\u201c与\u201d：换掉另一个名字，单是\u201c{one}\u201d仍得 {a}。\n一个名字的部分已经超过零，GELU 切不掉它。"},
+    "andn_none": {"en": "The search's best, #{n}, barely fires for \"{first} {last}\" ({act}):\n"
+                        "no neuron of {mlp} fires for the two names together.",
+                  "zh": "最佳神经元第 {n} 号对\u201c{first}{last}\u201d几乎不激活（{act}）：\n"
+                        "{mlp}里没有为这两个名字一起激活的神经元。"},
+    # the conclusion: what the chapter found (conclusion_key), the same rule in both languages
+    "conclusion_two_steps": {"en": "We found: {mlp} at \"{name}\" writes a sport feature;\n"
+                                   "{attn} at \"{tok}\" reads it and pushes \"{sport}\".",
+                             "zh": "我们的发现：{mlp}在\u201c{name}\u201d处写下运动特征；\n"
+                                   "{attn}在\u201c{tok}\u201d处读到它，变成\u201c{sport}\u201d。"},
+    "conclusion_carried": {"en": "We found: {attn} carries the sport from \"{name}\",\n"
+                                 "but more than {mlp} wrote it there.",
+                           "zh": "我们的发现：{attn}在\u201c{tok}\u201d处从\u201c{name}\u201d搬来运动，\n"
+                                 "但写下它的不只是{mlp}。"},
+    "conclusion_other": {"en": "We found: {attn} at \"{tok}\" pushes \"{sport}\" most,\n"
+                               "reading \"{read}\", not the last name.",
+                         "zh": "我们的发现：{attn}在\u201c{tok}\u201d处对\u201c{sport}\u201d推动最大，\n"
+                               "读的是\u201c{read}\u201d，而不是姓。"},
+    "conclusion_langs": {"en": "We found: {attn} carries the sport from the last name;\n"
+                               "in English {en}; in Chinese {zh}.",
+                         "zh": "我们的发现：{attn}从姓那里把运动搬到最后一个词；\n英文里{en}；中文里{zh}。"},
+    "conclusion_two_steps_is": {"en": "{mlp} wrote it", "zh": "是{mlp}写下的"},
+    "conclusion_carried_is": {"en": "not it alone", "zh": "不只是它"},
+    "conclusion_other_is": {"en": "attention reads another word", "zh": "注意力读的是另一个词"},
+    # said after the conclusion, whatever it is: what research on real GPTs finds (Geva et al. 2023)
+    "research": {"en": "Research on real GPTs finds two steps (Geva et al. 2023):\n"
+                       "early MLPs enrich the name, then attention extracts the fact.",
+                 "zh": "对真实 GPT 的研究发现两步（Geva 等，2023）：\n先由前面的 MLP 充实名字，再由注意力取出事实。"},
+    "where_carrier": {"en": "{attn}'s push:", "zh": "{attn}的推动："},
     "before": {"en": "before the MLP", "zh": "MLP 之前"},
     "after": {"en": "after", "zh": "之后"},
     "readout_verb": {"en": "Via the unembedding, that MLP output raises the sport's verb\n"
@@ -214,6 +315,26 @@ def sample_means(gpt) -> dict:
     return _MODELS[id(gpt)]
 
 
+def chapter_finding(gpt) -> dict:
+    """What the chapter found about the MLPs, for the scenes that refer to it (parameters): per language, the lookup
+    MLP of the default prompt (the largest MLP cell of its causal trace, as FactLookup picks it) and whether that MLP
+    writes people's sports into their last names, each person held out in turn against shuffled labels
+    (factpath.name_enrichment). Once per model object in a process."""
+    key = ("finding", id(gpt))
+    if key not in _MODELS:
+        lang_ = model_language.Language()
+        out = {}
+        for lang in ("en", "zh"):
+            chosen = sport_fact_prompt(lang, gpt)
+            tokens, first = list(chosen["tokens"]), chosen["first_index"]
+            ct = person_causal_trace(gpt, lang_, lang, tokens, first)
+            share = ct["share"][:, ct["components"].index("mlp"), :]
+            layer = int(np.argmax(share)) // share.shape[1]
+            out[lang] = {"prompt": chosen["prompt"], **name_enrichment(gpt, lang_, lang, layer)}
+        _MODELS[key] = out
+    return _MODELS[key]
+
+
 # --- the numbers: read from model.analysis ---------------------------------------------------------------
 class FactLookup:
     """The person's sport in one prompt: traced, located, projected, attributed, ablated and varied."""
@@ -260,13 +381,14 @@ class FactLookup:
         self.layer, self.position = divmod(flat, T)
         self.lookup_share = float(share[self.layer, mlp, self.position])
 
-        # at the lookup point: the stream before and after that MLP on the measured sport directions
-        sd = stream_attribute_directions(gpt, lang_, "sport", self.prompt_lang)
-        self.directions = sd["layers"][self.layer]["directions"]
+        # at the lookup point: the stream before and after that MLP on sport directions measured on the other people
+        # (the prompt's person held out, so the rise is a prediction, not built into the directions); with the
+        # leave-one-out count over every person against shuffled labels
+        self.rise = held_out_rise(gpt, lang_, self.prompt_lang, tr, self.layer, self.position, self.person)
+        self.directions = held_out_directions(gpt, lang_, self.prompt_lang, self.layer, exclude=(self.person,))
         self.sports = list(model_language.SPORTS)
         lay = tr["layers"][self.layer]
-        self.before = projections(self.directions, lay["resid_mid"][self.position])
-        self.after = projections(self.directions, lay["resid_post"][self.position])
+        self.before, self.after = self.rise["before"], self.rise["after"]
         self.mlp_out = lay["mlp"]["out"][self.position]
 
         # the MLP output read through the unembedding, among the prompt language's words
@@ -283,6 +405,18 @@ class FactLookup:
 
         # the evidence: mean-ablate that MLP output at the lookup point
         self.means = means if means is not None else sample_means(gpt)
+        # the path: which attention carries the answer to the last word, and whether it reads what that MLP wrote
+        self.path = fact_path(gpt, lang_, self.prompt_lang, self.tokens, self.first_index, self.means, self.layer)
+        # the AND: a neuron of that MLP for the two names together, by rule; its input split by name
+        self.andn = and_search(gpt, lang_, self.prompt_lang, self.tokens, self.first_index, self.layer)
+        self.andn_k = int(gpt.mlp(self.layer).W_in.shape[1])
+        self.and_rows = []
+        for pair in ([self.tokens[self.first_index], self.tokens[self.last_index]],
+                     self.andn["groups"]["same_first"]["pair"], self.andn["groups"]["same_last"]["pair"]):
+            words_ = pair_words(self.tokens, self.first_index, *pair)
+            t_ = gpt.trace([vocab[w] for w in words_])
+            self.and_rows.append({"pair": list(pair), **pre_activation_parts(gpt, t_, self.layer, self.last_index,
+                                                                               self.andn["neuron"], self.first_index)})
         self.ablation = mean_ablation(gpt, self.token_ids, self.answer_id, self.layer, "mlp", self.position,
                                       self.means)
         ablated = gpt.trace(self.token_ids, patch={(self.layer, "mlp", self.position): self.means[self.layer, "mlp"]})
@@ -349,9 +483,31 @@ class FactLookup:
         d = self.deltas()
         return {"prompt": self.prompt, "layer": self.layer, "position": self.position,
                 "position_is": "last_name" if self.position == self.last_index else "other",
+                "last_index": self.last_index,
                 "sport": self.person.sport, "lookup_key": lookup, "best_other": other, "deltas": d,
                 "readout_key": self.readout_key(), "spread_key": self.spread_key(), "largest_key": self.largest_key(),
-                "ablation_key": self.ablation_key(), "ablation": dict(self.ablation), "new_top": self.new_top}
+                "ablation_key": self.ablation_key(), "ablation": dict(self.ablation), "new_top": self.new_top,
+                "carry_key": self.carry_key(), "carrier": dict(self.path["carrier"]),
+                "through_lookup": dict(self.path["through_lookup"]), "and_neuron_key": self.and_neuron_key(),
+                "and_neuron": {k: self.andn[k] for k in ("layer", "neuron", "act", "margin", "is_and", "groups")},
+                "loo": dict(self.rise["loo"])}
+
+    def carry_key(self) -> str:
+        c, t = self.path["carrier"], self.path["through_lookup"]
+        if not c["push"] > 0:
+            return "carry_none"
+        if c["reads_most"] != self.last_index:
+            return "carry_other"
+        return "carry_lookup" if t["push_after"] < t["push_before"] / 2 else "carry_kept"
+
+    def and_neuron_key(self) -> str:
+        a = self.andn
+        if a["is_and"]:
+            return "andn_yes"
+        if not a["fires"]:
+            return "andn_none"
+        first, last = (a["groups"][k]["act"] > a["threshold"] for k in ("same_first", "same_last"))
+        return "andn_sum" if first and last else "andn_one"
 
     def ablation_key(self) -> str:
         a = self.ablation
@@ -378,8 +534,9 @@ class FactLookup:
             "projections": {"sports": self.sports, "words": [self.g.t(s) for s in self.sports],
                             "before": [self.before[s] for s in self.sports],
                             "after": [self.after[s] for s in self.sports], "delta": [d[s] for s in self.sports],
-                            "directions": "class-mean differences of resid_post after the lookup layer at the last "
-                                          "name of \"first last\" over the language's 40 people"},
+                            "directions": self.rise["directions"], "held_out": self.rise["held_out"],
+                            "loo": self.rise["loo"]},
+            "path": self.path, "and_neuron": {**self.andn, "rows": self.and_rows},
             "readout": {"top": self.readout["top"], "ranks": {str(k): v for k, v in self.readout["ranks"].items()},
                         "n_words": self.readout["n_words"], "verb": self.verb},
             "neurons": [{"neuron": n, "push": float(self.attribution["per_neuron"][n]),
@@ -411,10 +568,12 @@ BEATS = style.BEAT_TITLES | Strings({
     "where":     {"en": "Causal tracing", "zh": "因果追踪"},
     "lookup":    {"en": "The lookup MLP", "zh": "查找事实的 MLP"},
     "readout":   {"en": "Reading the MLP's output", "zh": "读出 MLP 的输出"},
+    "carry":     {"en": "Attention carries it", "zh": "注意力把它搬过去"},
     "neurons":   {"en": "Neurons by attribution", "zh": "按归因挑出的神经元"},
     "spread":    {"en": "How spread out", "zh": "分散程度"},
     "ablation":  {"en": "Mean-ablation", "zh": "均值消融"},
     "and_gate":  {"en": "The AND of two names", "zh": "两个名字的“与”"},
+    "and_neuron": {"en": "Looking for an AND neuron", "zh": "寻找“与”神经元"},
 })
 
 
@@ -468,10 +627,12 @@ class MlpFact(LectureScene):
         self.build_where()
         self.build_lookup()
         self.build_readout()
+        self.build_carry()
         self.build_neurons()
         self.build_spread()
         self.build_ablation()
         self.build_and()
+        self.build_and_neuron()
 
     # --- the pieces -------------------------------------------------------------------------------------------
     def build_where(self):
@@ -498,7 +659,8 @@ class MlpFact(LectureScene):
         words = [style.token_label(f.g.t(s)) for s in f.sports]
         ys = [ROWS_TOP - r * ROW_PITCH for r in range(len(words))]
         colours = [TEXT if s == f.person.sport else MUTED for s in f.sports]
-        self.look_header = Label(self.s("lookup_header", comp=self.comp_name(f.layer, "mlp", short=True), tok=f.tokens[f.position]), font_size=style.LABEL,
+        self.look_header = Label(self.s("lookup_header", comp=self.comp_name(f.layer, "mlp", short=True), tok=f.tokens[f.position],
+                                        n=f.rise["loo"]["n"] - 1), font_size=style.LABEL,
                                  color=TEXT).move_to([0, HEADER_Y, 0])
         self.look_words = LabelColumn(words, ys, -3.3, colours=colours)
         before = [f.before[s] for s in f.sports]
@@ -610,6 +772,85 @@ class MlpFact(LectureScene):
         self.abl_new = Label(self.s("new_top", word=f.new_top["word"], p=style.percent(f.new_top["p"])),
                              font_size=style.LABEL, color=TEXT)
         self.abl_new.move_to([0, 0, 0]).on_baseline(-0.6)
+
+    def build_carry(self):
+        """The push toward the answer at the last word, part by part (direct logit attribution; the parts and the
+        final LayerNorm's bias add up to the logit difference, footed), and where the carrier's head reads."""
+        f, d = self.f, self.f.path["dla"]
+        L = f.n_layer
+        names = [self.s("part_embedding")] + [self.comp_name(l, c, short=True) for l in range(L)
+                                               for c in ("attn", "mlp")] + [self.s("part_ln_f")]
+        values = [d["embeddings"]] + [d[c][l] for l in range(L) for c in ("attn", "mlp")] + [d["ln_f_bias"]]
+        self.carry_footed = FootedSum([[v] for v in values], [d["logit_diff"]], 2)
+        self.record_sum("carry", "parts + final LN bias = logit difference", self.carry_footed)
+        texts = [lab[0] for lab in self.carry_footed.labels]
+        self.carry_texts = dict(zip(["embedding"] + [f"{c}.{l}" for l in range(L) for c in ("attn", "mlp")] +
+                                    ["ln_f"], texts))
+        ys = [2.6 - r * 0.4 for r in range(len(values))]
+        carrier = f.path["carrier"]["layer"]
+        colours = [TEXT if n == 1 + 2 * carrier else MUTED for n in range(len(values))]
+        self.carry_header = Label(self.s("carry_header", sport=f.answer, tok=f.tokens[-1]), font_size=style.LABEL,
+                                  color=LOGIT).move_to([0, HEADER_Y, 0])
+        self.carry_labels = LabelColumn(names, ys, -3.6, colours=colours, font_size=style.SMALL)
+        lo, hi = min(min(values), 0.0), max(max(values), 0.0)
+        unit = 3.0 / max(hi - lo, 1e-9)
+        self.carry_values = values
+        self.carry_bars = BarColumn(values, ys, -3.4 - lo * unit, unit, LOGIT, height=0.22, lift=0.08)
+        self.carry_numbers = NumberColumn(texts, ys, 0.9, color=LOGIT, font_size=style.SMALL)
+        y_total = ys[-1] - 0.45
+        self.carry_rule = Line([-0.3, y_total + 0.32, 0], [1.0, y_total + 0.32, 0], color=MUTED, stroke_width=2)
+        self.carry_total = VGroup(Label(self.s("part_total"), font_size=style.SMALL, color=TEXT),
+                                  NumberText(self.carry_footed.total_labels[0], style.SMALL, TEXT).place(0.9, y_total))
+        self.carry_total[0].shift(RIGHT * (-3.6 - self.carry_total[0].get_right()[0])).on_baseline(y_total)
+        c, t = f.path["carrier"], f.path["through_lookup"]
+        attn = self.comp_name(carrier, "attn", short=True)
+        texts = [self.s("head_reads", attn=attn, h=c["head"] + 1, name=f.tokens[c["reads_most"]],
+                        w=style.percent(c["reads"][c["reads_most"]])),
+                 self.s("without_mlp", mlp=self.comp_name(f.layer, "mlp", short=True), name=f.tokens[f.last_index],
+                        before=self.carry_texts[f"attn.{carrier}"], after=style.signed(t["push_after"], 2))]
+        self.carry_lines = VGroup()
+        for text, y in zip(texts, (2.0, 0.75)):        # beside the chart, right of its numbers: two lines each
+            block = VGroup()
+            for i, line in enumerate(text.split("\n")):
+                label = Label(line, font_size=style.SMALL, color=TEXT)
+                # centred at x = 3.75, moved left as far as a long name needs to stay title-safe (the numbers end at 1)
+                x = min(3.75, style.safe_half_width() - 0.1 - label.width / 2)
+                label.shift(RIGHT * (x - label.get_center()[0])).on_baseline(y - 0.42 * i)
+                block.add(label)
+            self.carry_lines.add(block)
+
+    def build_and_neuron(self):
+        """The AND search's neuron: its input for the person and for the best pair keeping each name, split into what
+        each name adds, the other words and the bias (footed), then GELU."""
+        f, a = self.f, self.f.andn
+        rows = f.and_rows
+        self.andn_header = Label(self.s("andn_header", n=a["neuron"], mlp=self.comp_name(f.layer, "mlp", short=True)),
+                                 font_size=style.LABEL, color=TEXT).move_to([0, HEADER_Y, 0])
+        keys = ("first", "last", "other", "bias")
+        self.andn_footed = FootedSum([[r[k] for r in rows] for k in keys], [r["pre"] for r in rows], 2)
+        self.record_sum("and_neuron", "first name + last name + other words + bias = input", self.andn_footed)
+        xs = {"first": -1.95, "last": -0.55, "other": 0.85, "bias": 2.15, "input": 3.6, "gelu": 5.3}
+        chip_right = -2.85                      # the pair's chips end here; they start inside the title-safe area
+        head_y, ys = 2.45, [1.6 - r * 0.75 for r in range(len(rows))]
+        self.andn_heads = VGroup(*[self.header(self.s(f"col_{k}"), xs[k], MUTED, head_y) for k in xs])
+        self.andn_rows, self.andn_numbers = VGroup(), VGroup()
+        for r, (row, y) in enumerate(zip(rows, ys)):
+            chips = VGroup(*[TokenChip(w, style.token_colour(f.first_index + i)) for i, w in enumerate(row["pair"])])
+            chips.arrange(RIGHT, buff=0.1).scale(0.8)
+            room = chip_right + style.safe_half_width() - 0.05
+            if chips.width > room:
+                chips.scale_to_fit_width(room)
+            chips.shift([chip_right - chips.get_right()[0], y + 0.1 - chips.get_center()[1], 0])
+            numbers = VGroup(*[NumberText(self.andn_footed.labels[j][r], style.LABEL, TEXT).place(xs[k] + 0.45, y)
+                               for j, k in enumerate(keys)],
+                             NumberText(self.andn_footed.total_labels[r], style.LABEL, TEXT).place(xs["input"] + 0.45, y),
+                             NumberText(style.signed(row["act"], 2), style.LABEL,
+                                        NEURON_ACTIVE if row["act"] > a["threshold"] else MUTED).place(xs["gelu"] + 0.45, y))
+            self.andn_numbers.add(numbers)
+            self.andn_rows.add(VGroup(chips, numbers))
+        self.andn_note = Label(self.s("andn_note", k=f.andn_k, m=len(a["pairs"])),
+                               font_size=style.SMALL, color=MUTED)
+        self.andn_note.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.8)
 
     def build_and(self):
         f = self.f
@@ -761,15 +1002,91 @@ class MlpFact(LectureScene):
                   run_time=2 * STEP)
         self.wait(PAUSE)
 
+    def beat_carry(self):
+        """The path's second step: the attention layer with the largest push toward the answer at the last word, where
+        its head reads, and its push with the lookup MLP at the last name replaced by its mean."""
+        f = self.f
+        c, t = f.path["carrier"], f.path["through_lookup"]
+        langs = {lang: e["carry_key"] for lang, e in (self.story or {}).items()}
+        key = self.caption_rule("carry", "carry_langs" if len(set(langs.values())) > 1 else f.carry_key(),
+                                "the attention layer with the largest push at the last word (direct logit attribution "
+                                "against the other sports): its top head reads the last name most and its push with the "
+                                "lookup MLP at the last name mean-ablated is below half: carry_lookup (carry_none when that largest "
+                                "push is not positive); reads the last "
+                                "name but keeps half or more: carry_kept; reads another word most: carry_other; in the "
+                                "default lecture, carry_langs when the English and the Chinese default prompts differ",
+                                reads_most=c["reads_most"], last_index=f.last_index, push_before=t["push_before"],
+                                push_after=t["push_after"], languages=langs)
+        phrases = {}
+        for lang, e in (self.story or {}).items():
+            et = e["through_lookup"]
+            phrases[lang] = self.s(e["carry_key"] + "_is", before=style.signed(et["push_before"], 2),
+                                   after=style.signed(et["push_after"], 2))
+        carrier = c["layer"]
+        self.clear_stage()
+        self.say(key, tok=f.tokens[-1], attn=self.comp_name(carrier, "attn"), sport=f.answer,
+                 push=self.carry_texts[f"attn.{carrier}"], total=self.carry_footed.total_labels[0], h=c["head"] + 1,
+                 name=f.tokens[c["reads_most"]], read=f.tokens[c["reads_most"]],
+                 w=style.percent(c["reads"][c["reads_most"]]), mlp=self.comp_name(f.layer, "mlp"),
+                 after=style.signed(t["push_after"], 2), **phrases)
+        self.play(FadeIn(self.carry_header), FadeIn(self.carry_labels), run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT if v >= 0 else RIGHT) for b, v in zip(self.carry_bars.bars, self.carry_values)],
+                  FadeIn(self.carry_numbers), run_time=2 * STEP)
+        self.play(Create(self.carry_rule), FadeIn(self.carry_total), run_time=STEP)
+        self.play(FadeIn(self.carry_lines[0]), run_time=STEP)
+        self.play(FadeIn(self.carry_lines[1]), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_and_neuron(self):
+        """The AND search's neuron, its input split by name (issue 32: the source's AND, as a mechanism)."""
+        f, a = self.f, self.f.andn
+        key = self.caption_rule("and_neuron", f.and_neuron_key(), "the neuron of the lookup MLP whose activation at the "
+                                "last name for the person most exceeds every other pair of names': above the threshold "
+                                "for the person and at most it for every pair keeping one name: andn_yes; not above it "
+                                "for the person: andn_none; else andn_sum when both one-name pairs pass the threshold, "
+                                "andn_one when one does", neuron=a["neuron"], act=a["act"], margin=a["margin"],
+                                one_name=a["groups"], threshold=a["threshold"])
+        rows, lab = f.and_rows, self.andn_footed.labels
+        first, last = rows[0]["pair"]
+        g = a["groups"]
+        one = first if g["same_first"]["act"] > a["threshold"] else last
+        self.clear_stage()
+        self.say(key, n=a["neuron"], first=first, last=last, act=style.signed(a["act"], 2).lstrip("+"),
+                 pf=lab[0][0], pl=lab[1][0], b=lab[3][0], a1=style.signed(g["same_first"]["act"], 2).lstrip("+"),
+                 a2=style.signed(g["same_last"]["act"], 2).lstrip("+"), one=one,
+                 a=style.signed(max(g["same_first"]["act"], g["same_last"]["act"]), 2).lstrip("+"),
+                 mlp=self.comp_name(f.layer, "mlp"))
+        self.play(FadeIn(self.andn_header), FadeIn(self.andn_heads), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in self.andn_rows], lag_ratio=0.4),
+                  FadeIn(self.andn_note), run_time=2 * STEP)
+        self.wait(PAUSE)
+
     def beat_summary(self):
-        """Where the fact lives: the pipeline lit at the lookup MLP (causal tracing's largest restored share), with
-        that share and the mean-ablation's drop."""
-        self.say("summary")
+        """What the chapter found (conclusion_key, the same rule in both languages): the pipeline lit at the lookup MLP
+        and the attention that carries the fact, with the restored share, the carrier's push and the ablation's drop."""
         f = self.f
         a = f.ablation
-        self.show_where([f"mlp:{f.layer}"], [
+        keys = {lang: e["carry_key"] for lang, e in (self.story or {}).items()}
+        conclusion = {"carry_lookup": "conclusion_two_steps", "carry_kept": "conclusion_carried",
+                      "carry_other": "conclusion_other", "carry_none": "conclusion_none"}
+        key = self.caption_rule("conclusion", "conclusion_langs" if len(set(keys.values())) > 1 else
+                                conclusion[f.carry_key()], "the carry beat's finding: carry_lookup -> "
+                                "conclusion_two_steps, carry_kept -> conclusion_carried, carry_other -> "
+                                "conclusion_other; in the default lecture, conclusion_langs when the English and the "
+                                "Chinese default prompts differ", carry=f.carry_key(), languages=keys)
+        mlp = self.comp_name(f.layer, "mlp")
+        phrases = {lang: self.s(conclusion[k] + "_is", mlp=mlp) for lang, k in keys.items()}
+        c = f.path["carrier"]
+        self.say(key, mlp=mlp, attn=self.comp_name(c["layer"], "attn"), name=f.tokens[f.last_index], tok=f.tokens[-1],
+                 sport=f.answer, read=f.tokens[c["reads_most"]], **phrases)
+        self.show_where([f"mlp:{f.layer}", f"attention:{c['layer']}"], [  # the caption's two lines clear the map
             (self.s("where_restored", tok=style.token_label(f.tokens[f.position])), MUTED),
             (self.s("where_share", share=style.percent(f.lookup_share)), style.share_colour(1.0)),
+            (self.s("where_carrier", attn=self.comp_name(c["layer"], "attn", short=True)), MUTED),
+            (self.carry_texts[f"attn.{c['layer']}"], LOGIT),
             (self.s("where_ablated", sport=f.answer), MUTED),
             (self.s("where_drop", p0=style.percent(a["p_before"]), p1=style.percent(a["p_after"])), TEXT)],
-            layer=f.layer, position=f.position, share=f.lookup_share, p_before=a["p_before"], p_after=a["p_after"])
+            layer=f.layer, position=f.position, share=f.lookup_share, p_before=a["p_before"], p_after=a["p_after"],
+            carrier=c["layer"], carrier_push=c["push"])
+        self.say("research")
+        self.wait(PAUSE)

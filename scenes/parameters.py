@@ -17,6 +17,7 @@ from model.params import parameter_split
 from scenes import style
 from scenes.components import CountSum, Label, NumberText
 from scenes.lecture import LectureScene
+from scenes.mlp_fact import chapter_finding
 from scenes.prompts import own_language
 from scenes.style import MUTED, SHARED, TEXT, Strings
 
@@ -51,9 +52,14 @@ S = SHARED | Strings({
                         "more than GPT-3's {gpt3}.",
                   "zh": "{model}（按其配置）：MLP 占 {total} 中的 {pct}，\n多于 GPT-3 的 {gpt3}。"},
     "segment": {"en": "{name} {pct}", "zh": "{name} {pct}"},
-    "summary": {"en": "In both models most parameters sit in the MLPs:\n"
-                      "the layers where the MLP chapter traced a fact.",
-                "zh": "两个模型的大部分参数都在 MLP 里：\n也就是 MLP 一章追查事实的那些层。"},
+    "summary": {"en": "Most parameters of both sit in the MLPs; in ours, layer {l}'s\n"
+                      "writes sports into names ({en} of {n} held out in English, {zh} in Chinese).",
+                "zh": "两个模型的大部分参数都在 MLP 里；我们的第 {l} 层 MLP 把运动写进名字\n"
+                      "（逐个留出 {n} 人：英文命中 {en} 人，中文 {zh} 人）。"},
+    # the MLP chapter's finding did not hold in both languages (chapter_finding): the share, and no claim about it
+    "summary_untraced": {"en": "In both models most parameters sit in the MLPs;\n"
+                               "the MLP chapter could not show what ours store in both languages.",
+                         "zh": "两个模型的大部分参数都在 MLP 里；\nMLP 一章没能在两种语言里都证明我们的 MLP 存了什么。"},
     "summary_checkpoint": {"en": "In both models most parameters sit in the MLPs:\n"
                                  "the layers GPT-2 and GPT-3 are mostly made of.",
                            "zh": "两个模型的大部分参数都在 MLP 里：\nGPT-2 和 GPT-3 主要由这些层构成。"},
@@ -72,6 +78,7 @@ BEATS = style.BEAT_TITLES | Strings({
 })
 
 PARTS = ("embedding", "attention", "mlp", "layernorm")
+FOUND_P = 0.05   # the MLP chapter's finding holds in a language when its held-out count beats shuffled labels so
 COLOURS = {"embedding": style.EMBEDDING, "attention": style.QUERY, "mlp": style.NEURON_ACTIVE,
            "layernorm": style.LAYERNORM}
 FRACTIONS = {"frac_1_4": 1 / 4, "frac_1_3": 1 / 3, "frac_1_2": 1 / 2, "frac_2_3": 2 / 3, "frac_3_4": 3 / 4}
@@ -235,12 +242,26 @@ class Parameters(LectureScene):
     def beat_summary(self):
         both = self.ours["fractions"]["mlp"] > 0.5 and self.g3["fractions"]["mlp"] > 0.5
         ours_traced = own_language(self.gpt)   # the MLP chapter traced its fact in our model (a checkpoint: not)
-        key = self.caption_rule("summary", ("summary" if ours_traced else "summary_checkpoint") if both else
-                                "summary_not", "the MLPs hold more than half of both models' parameters: summary "
-                                "(summary_checkpoint for a checkpoint of one's own, where the MLP chapter traced "
-                                "nothing), else summary_not",
-                                ours=self.ours["fractions"]["mlp"], gpt3=self.g3["fractions"]["mlp"])
-        self.say(key)
+        finding = chapter_finding(self.gpt) if ours_traced and both else None
+        found = finding is not None and all(e["p_value"] < FOUND_P and e["layer"] == finding["en"]["layer"]
+                                            for e in finding.values())
+        if finding is not None:
+            self.values["mlp_finding"] = finding
+        key = self.caption_rule("summary", ("summary" if found else "summary_untraced") if finding is not None else
+                                "summary_checkpoint" if both else "summary_not",
+                                "the MLPs hold more than half of both models' parameters: summary when the MLP "
+                                "chapter's lookup MLP (the same layer in both languages) writes people's sports into "
+                                f"their names in both languages (held out in turn, p < {FOUND_P} against shuffled "
+                                "labels; model.analysis.factpath.name_enrichment), else summary_untraced; "
+                                "summary_checkpoint for a checkpoint of one's own, where the MLP chapter traced "
+                                "nothing; else summary_not",
+                                ours=self.ours["fractions"]["mlp"], gpt3=self.g3["fractions"]["mlp"],
+                                p_values={k: e["p_value"] for k, e in (finding or {}).items()})
+        if key == "summary":
+            self.say(key, l=style.shown(finding["en"]["layer"]), en=finding["en"]["hits"], zh=finding["zh"]["hits"],
+                     n=finding["en"]["n"])
+        else:
+            self.say(key)
         ours, gpt3 = self.ours["fractions"]["mlp"], self.g3["fractions"]["mlp"]
         self.show_where(["mlp:*"], [(self.s("where_share"), MUTED),
                                     (self.s("where_ours", model=self.model_words("subject"),

@@ -62,16 +62,17 @@ def lookup_point(v) -> tuple[int, int]:
     return layer, position
 
 
-def unit_sport_directions(gpt, lang: str, layer: int) -> dict:
+def unit_sport_directions(gpt, lang: str, layer: int, held_out=None) -> dict:
     """Per sport: mean resid_post at the last name of "first last" over its people minus over everyone else, as a
-    unit vector (the people's states traced here, once per model and language)."""
+    unit vector (the people's states traced here, once per model and language); without the person `held_out`."""
     key = ("people", id(gpt), lang)
     if key not in _CACHE:
         g = language().grammar(lang)
         _CACHE[key] = np.array([[lay["resid_post"][-1] for lay in gpt.trace(f"{g.t(p.first)} {g.t(p.last)}")["layers"]]
                                 for p in language().people], np.float64)      # (people, layers, d)
-    X = _CACHE[key][:, layer]
-    sports = np.array([p.sport for p in language().people])
+    keep = [i for i, p in enumerate(language().people) if p != held_out]
+    X = _CACHE[key][keep, layer]
+    sports = np.array([language().people[i].sport for i in keep])
     out = {}
     for s in model_language.SPORTS:
         d = X[sports == s].mean(0) - X[sports != s].mean(0)
@@ -132,7 +133,7 @@ def check_lookup(v, rule, gpt):
     person, g, tokens = fact_person(v, gpt)
     layer, position = lookup_point(v)
     mlp_out = np.asarray(gpt.trace(v["prompt"])["layers"][layer]["mlp"]["out"][position], np.float64)
-    unit = unit_sport_directions(gpt, v["prompt_lang"], layer)
+    unit = unit_sport_directions(gpt, v["prompt_lang"], layer, held_out=person)     # the person held out
     delta = {s: float(mlp_out @ u) for s, u in unit.items()}        # after − before = the MLP's output on it
     p = v["projections"]
     assert p["sports"] == list(model_language.SPORTS)
@@ -194,7 +195,7 @@ def check_readout(v, rule, gpt):
 def check_spread(v, rule, gpt):
     person, g, tokens = fact_person(v, gpt)
     layer, position = lookup_point(v)
-    unit = unit_sport_directions(gpt, v["prompt_lang"], layer)
+    unit = unit_sport_directions(gpt, v["prompt_lang"], layer, held_out=person)
     contrast = unit[person.sport] - np.mean([u for s, u in unit.items() if s != person.sport], axis=0)
     act = np.asarray(gpt.trace(v["prompt"])["layers"][layer]["mlp"]["act"][position], np.float64)
     push = act * (gpt.p(f"h.{layer}.mlp.c_proj.weight") @ contrast)
@@ -275,6 +276,106 @@ def check_and(v, rule, gpt):
     return "and_yes" if right == len(variants) == 3 else "and_partly"
 
 
+def mean_out(gpt, layer: int, component: str) -> np.ndarray:
+    """An attention or MLP output's mean over every position of the documented sample, traced here."""
+    if component == "mlp":
+        return mean_mlp_out(gpt, layer)
+    key = ("attn_means", id(gpt))
+    if key not in _CACHE:
+        vocab = gpt.tokenizer.vocab
+        streams = language().corpus(MEAN_SAMPLE["n_streams"], gpt.config.n_positions, MEAN_SAMPLE["seed"])
+        sums, n = np.zeros((gpt.config.n_layer, gpt.config.n_embd)), 0
+        for s in streams:
+            layers = gpt.trace([vocab[t.word] for t in s])["layers"]
+            sums += np.array([lay["attn"]["out"].sum(0) for lay in layers])
+            n += len(s)
+        _CACHE[key] = sums / n
+    return _CACHE[key][layer]
+
+
+def attention_pushes(gpt, trace, answer_id: int, lang: str) -> list[float]:
+    """Each attention layer's output at the last position through ln_f (its scale frozen) onto the answer's
+    unembedding minus the other sports' mean."""
+    g = language().grammar(lang)
+    others = [gpt.tokenizer.vocab[g.t(s)] for s in model_language.SPORTS if gpt.tokenizer.vocab[g.t(s)] != answer_id]
+    direction = gpt.W_E[answer_id] - gpt.W_E[others].mean(0)
+    final = np.asarray(trace["layers"][-1]["resid_post"][-1], np.float64)
+    scale = np.sqrt(final.var() + gpt.config.layer_norm_epsilon)
+    out = []
+    for lay in trace["layers"]:
+        a = np.asarray(lay["attn"]["out"][-1], np.float64)
+        out.append(float(((a - a.mean()) / scale * gpt.p("ln_f.weight")) @ direction))
+    return out
+
+
+def carry_from(reads_most: int, last_index: int, before: float, after: float) -> str:
+    if not before > 0:
+        return "carry_none"
+    if reads_most != last_index:
+        return "carry_other"
+    return "carry_lookup" if after < before / 2 else "carry_kept"
+
+
+def check_carry(v, rule, gpt):
+    person, g, tokens = fact_person(v, gpt)
+    layer, position = lookup_point(v)
+    ids = [gpt.tokenizer.vocab[w] for w in tokens]
+    trace = gpt.trace(ids)
+    pushes = attention_pushes(gpt, trace, v["answer_id"], v["prompt_lang"])
+    carrier = int(np.argmax(pushes))
+    c = v["path"]["carrier"]
+    assert c["layer"] == carrier and c["push"] == pytest.approx(pushes[carrier], abs=1e-6)
+    reads = trace["layers"][carrier]["attn"]["weights"][c["head"], -1]
+    assert c["reads"] == pytest.approx(list(reads), abs=1e-12) and c["reads_most"] == int(np.argmax(reads))
+    patched = gpt.trace(ids, patch={(layer, "mlp", v["last_index"]): mean_out(gpt, layer, "mlp")})
+    after = attention_pushes(gpt, patched, v["answer_id"], v["prompt_lang"])[carrier]
+    t = v["path"]["through_lookup"]
+    assert t["push_after"] == pytest.approx(after, abs=1e-6)
+    key = carry_from(c["reads_most"], v["last_index"], pushes[carrier], after)
+    assert rule["inputs"]["push_after"] == pytest.approx(after, abs=1e-6)
+    if "story" not in v:
+        return key
+    return across_languages(v, key, "carry", lambda e: carry_from(e["carrier"]["reads_most"], e["last_index"],
+                                                                   e["through_lookup"]["push_before"],
+                                                                   e["through_lookup"]["push_after"]))
+
+
+def check_and_neuron(v, rule, gpt):
+    person, g, tokens = fact_person(v, gpt)
+    layer, position = lookup_point(v)
+    firsts = [f for f in model_language.FIRST_NAMES if model_language.GENDER[f] == person.gender]
+    pairs = [(f, l) for f in firsts for l in model_language.LAST_NAMES]
+    acts = np.array([gpt.trace(with_names(gpt, tokens, v["first_index"], [g.t(f), g.t(l)]))["layers"][layer]["mlp"]
+                     ["act"][v["last_index"]] for f, l in pairs])
+    t = pairs.index((person.first, person.last))
+    margin = acts[t] - np.delete(acts, t, axis=0).max(0)
+    n = int(np.argmax(margin))
+    a = v["and_neuron"]
+    assert a["neuron"] == n and a["margin"] == pytest.approx(margin[n], abs=1e-9)
+    one = [i for i, (f, l) in enumerate(pairs) if (f == person.first) != (l == person.last)]
+    same_first = max(acts[i, n] for i, (f, l) in enumerate(pairs) if f == person.first and l != person.last)
+    same_last = max(acts[i, n] for i, (f, l) in enumerate(pairs) if l == person.last and f != person.first)
+    threshold = a["threshold"]
+    if acts[t, n] > threshold and max(acts[i, n] for i in one) <= threshold and margin[n] > 0:
+        return "andn_yes"
+    if not acts[t, n] > threshold:
+        return "andn_none"
+    return "andn_sum" if same_first > threshold and same_last > threshold else "andn_one"
+
+
+CONCLUSION = {"carry_lookup": "conclusion_two_steps", "carry_kept": "conclusion_carried",
+              "carry_other": "conclusion_other", "carry_none": "conclusion_none"}
+
+
+def check_conclusion(v, rule, gpt):
+    own = CONCLUSION[rule["inputs"]["carry"]]
+    assert v["caption_rules"]["carry"]["key"] in (rule["inputs"]["carry"], "carry_langs")
+    if "story" not in v:
+        return own
+    keys = {lang: e["carry_key"] for lang, e in v["story"].items() if lang in ("en", "zh")}
+    return "conclusion_langs" if len(set(keys.values())) > 1 else own
+
+
 # --- parameters: the counts from each config's shape (scene_checks.parameter_counts) ---------------------------
 def mlp_share(v, key: str, config) -> float:
     want = parameter_counts(config)
@@ -299,13 +400,41 @@ def check_ours(v, rule, gpt):
     return "ours_less" if ours < gpt3 else "ours_more"
 
 
+def held_out_hits(gpt, lang: str, layer: int) -> int:
+    """How many people's own sport rises most through `layer`'s MLP at their last name, on sport directions measured
+    on the other people (each held out in turn), traced here."""
+    g = language().grammar(lang)
+    people = language().people
+    traces = [gpt.trace(f"{g.t(p.first)} {g.t(p.last)}")["layers"][layer] for p in people]
+    X = np.array([t["resid_post"][-1] for t in traces])
+    outs = np.array([t["mlp"]["out"][-1] for t in traces])
+    sports = np.array([p.sport for p in people])
+    hits = 0
+    for i in range(len(people)):
+        keep = np.arange(len(people)) != i
+        rise = {}
+        for s in model_language.SPORTS:
+            d = X[keep & (sports == s)].mean(0) - X[keep & (sports != s)].mean(0)
+            rise[s] = outs[i] @ d / np.linalg.norm(d)
+        hits += max(rise, key=rise.get) == sports[i]
+    return hits
+
+
 def check_parameters_summary(v, rule, gpt):
     ours, gpt3 = mlp_share(v, "ours", gpt.config), mlp_share(v, "gpt3", GPT3_175B)
-    assert rule["inputs"] == pytest.approx({"ours": ours, "gpt3": gpt3}, abs=1e-15)
+    inputs = {k: x for k, x in rule["inputs"].items() if k != "p_values"}
+    assert inputs == pytest.approx({"ours": ours, "gpt3": gpt3}, abs=1e-15)
     from scenes.prompts import own_language
     if min(ours, gpt3) <= 0.5:
         return "summary_not"
-    return "summary" if own_language(gpt) else "summary_checkpoint"
+    if not own_language(gpt):
+        return "summary_checkpoint"
+    finding = v["mlp_finding"]      # the chapter's lookup layer per language; the held-out count recomputed here
+    for lang, e in finding.items():
+        assert e["hits"] == held_out_hits(gpt, lang, e["layer"])
+        assert rule["inputs"]["p_values"][lang] == e["p_value"]
+    same = len({e["layer"] for e in finding.values()}) == 1
+    return "summary" if same and all(e["p_value"] < 0.05 for e in finding.values()) else "summary_untraced"
 
 
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
@@ -316,8 +445,14 @@ MLP_CHAPTER_CHECKS: dict = {
                  "spread": ({"spread_many", "spread_one", "spread_many_over", "spread_one_over", "spread_against",
                              "spread_back"}, check_spread),
                  "ablation": ({"ablation_none", "ablation_drop", "ablation_flip", "ablation_langs"}, check_fact_ablation),
-                 "and": ({"and_yes", "and_partly"}, check_and)},
+                 "and": ({"and_yes", "and_partly"}, check_and),
+                 "carry": ({"carry_lookup", "carry_kept", "carry_other", "carry_none", "carry_langs"}, check_carry),
+                 "and_neuron": ({"andn_yes", "andn_sum", "andn_one", "andn_none"}, check_and_neuron),
+                 "conclusion": ({"conclusion_two_steps", "conclusion_carried", "conclusion_other", "conclusion_none",
+                                 "conclusion_langs"},
+                                check_conclusion)},
     "parameters": {"split": ({"split"}, check_split),
                    "ours": ({"ours_less", "ours_more"}, check_ours),
-                   "summary": ({"summary", "summary_checkpoint", "summary_not"}, check_parameters_summary)},
+                   "summary": ({"summary", "summary_checkpoint", "summary_not", "summary_untraced"},
+                               check_parameters_summary)},
 }

@@ -433,3 +433,84 @@ def test_head_patching_scores_each_head_and_sets_by_the_drop_in_log_probability(
     assert s["heads"] == [[2, 2], [2, 0]] and np.isfinite(s["score"])
     with pytest.raises(ModelError):
         head_patching(gpt, ids, [ids[:-1]], vocab["orange"])
+
+
+def test_the_fact_path_reads_torchs_runs(gpt, hf, language):
+    """fact_path: mean-ablation cells and the path through the lookup MLP as Torch's hooks give them; the direct
+    logit attribution adds up; the carrier is the attention layer with the largest push, reading where its head looks."""
+    from model.analysis import mean_states
+    from model.analysis.factpath import fact_path
+    from model.numpy_gpt import probabilities
+    words = ["mr", "michael", "jordan", ",", "indeed", ",", "plays"]
+    vocab = gpt.tokenizer.vocab
+    ids = [vocab[w] for w in words]
+    means = mean_states(gpt, language, n_streams=20, seed=3)
+    fp = fact_path(gpt, language, "en", words, 1, means, 0)
+    answer = vocab["basketball"]
+    p = lambda patch: float(probabilities(hf_run(hf, ids, patch=patch)[0][-1])[answer])   # noqa: E731
+    assert fp["ablation"][0, 1, 2] == pytest.approx(p({(0, "mlp", 2): means[0, "mlp"]}), abs=1e-6)
+    assert fp["ablation"][1, 0, 6] == pytest.approx(p({(1, "attn", 6): means[1, "attn"]}), abs=1e-6)
+    assert fp["through_lookup"]["p_after"] == pytest.approx(p({(0, "mlp", 2): means[0, "mlp"]}), abs=1e-6)
+    d = fp["dla"]
+    assert d["embeddings"] + sum(d["attn"]) + sum(d["mlp"]) + d["ln_f_bias"] == pytest.approx(d["logit_diff"], abs=1e-6)
+    c = fp["carrier"]
+    assert c["layer"] == int(np.argmax(d["attn"])) and c["push"] == max(d["attn"])
+    tr = gpt.trace(ids)
+    np.testing.assert_allclose(c["reads"], tr["layers"][c["layer"]]["attn"]["weights"][c["head"], -1])
+    assert [(s["layer"], s["component"]) for s in fp["carrier_sources"]] == \
+        [(l, k) for l in range(c["layer"]) for k in ("attn", "mlp")]
+
+
+def test_held_out_sport_directions_leave_the_person_out_and_beat_shuffled_labels(gpt, language):
+    """The lookup beat's directions are measured without the prompt's person (built again here from the other
+    people), and the leave-one-out count of people whose own sport rises most is far above its shuffled null."""
+    from model.analysis.directions import last_name_states
+    from model.analysis.factpath import held_out_rise
+    words = ["mr", "michael", "jordan", ",", "indeed", ",", "plays"]
+    person = language.person("michael", "jordan")
+    trace = gpt.trace([gpt.tokenizer.vocab[w] for w in words])
+    r = held_out_rise(gpt, language, "en", trace, 0, 2, person, shuffles=40)
+    states = last_name_states(gpt, language, "en")
+    others = [i for i, q in enumerate(language.people) if q != person]
+    X = states["resid_post"][others, 0]
+    labels = np.array([language.people[i].sport for i in others])
+    d = X[labels == "basketball"].mean(0) - X[labels != "basketball"].mean(0)
+    u = d / np.linalg.norm(d)
+    assert r["before"]["basketball"] == pytest.approx(trace["layers"][0]["resid_mid"][2] @ u)
+    assert r["rise"]["basketball"] == pytest.approx(trace["layers"][0]["mlp"]["out"][2] @ u)
+    loo = r["loo"]
+    assert loo["n"] == len(language.people) and 0 <= loo["hits"] <= loo["n"]
+    assert abs(loo["null_mean"] - loo["n"] * loo["chance"]) < 3        # shuffled labels: about chance
+    assert loo["hits"] > loo["null_p95"] and loo["p_value"] < 0.05      # the real labels: far above it
+
+
+def test_the_and_search_is_the_largest_margin_and_its_input_splits_exactly(gpt, hf, language):
+    """and_search picks the neuron whose activation for the person most exceeds every other pair's (recomputed here
+    over the pairs), calls it an AND only by its rule; pre_activation_parts adds up to the neuron's input, and the
+    activation matches Torch's."""
+    from model.analysis.factpath import and_search, pair_words, pre_activation_parts
+    from model.language import LAST_NAMES, MALE_FIRST
+    words = ["mr", "michael", "jordan", ",", "indeed", ",", "plays"]
+    vocab = gpt.tokenizer.vocab
+    a = and_search(gpt, language, "en", words, 1, 0)
+    acts = {(f, l): gpt.trace([vocab[w] for w in pair_words(words, 1, f, l)])["layers"][0]["mlp"]["act"][2]
+            for f in MALE_FIRST for l in LAST_NAMES}
+    me = acts["michael", "jordan"]
+    rest = np.stack([v for k, v in acts.items() if k != ("michael", "jordan")])
+    margin = me - rest.max(0)
+    assert a["neuron"] == int(np.argmax(margin)) and a["margin"] == pytest.approx(margin.max())
+    n = a["neuron"]
+    one = max(v[n] for (f, l), v in acts.items() if (f == "michael") != (l == "jordan"))
+    assert a["one_name_max"] == pytest.approx(one)
+    assert a["is_and"] == (me[n] > a["threshold"] and one <= a["threshold"] and margin[n] > 0)
+    assert len(a["null_margins"]) == len(acts) - 1
+    for pair in (("michael", "jordan"), tuple(a["groups"]["same_first"]["pair"])):
+        ids = [vocab[w] for w in pair_words(words, 1, *pair)]
+        trace = gpt.trace(ids)
+        parts = pre_activation_parts(gpt, trace, 0, 2, n, 1)
+        assert parts["first"] + parts["last"] + parts["other"] + parts["bias"] == pytest.approx(parts["pre"], abs=1e-9)
+        assert parts["pre"] == pytest.approx(trace["layers"][0]["mlp"]["pre"][2, n], abs=1e-12)
+        _, states = hf_run(hf, ids, capture=True)
+        assert parts["act"] == pytest.approx(states[0, "act"][2, n], abs=1e-6)
+    with pytest.raises(ModelError):
+        pre_activation_parts(gpt, gpt.trace(ids), 0, 2, 10_000, 1)

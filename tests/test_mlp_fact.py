@@ -54,10 +54,11 @@ def restored_share(gpt, tokens, first, partners, answer_id, layer, component, po
     return float(np.mean(shares))
 
 
-def sport_directions(gpt, lang: str, layer: int) -> dict:
-    """Per sport: mean resid_post at the last name of "first last" over its people minus over the others."""
+def sport_directions(gpt, lang: str, layer: int, held_out=None) -> dict:
+    """Per sport: mean resid_post at the last name of "first last" over its people minus over the others (without
+    the person `held_out`)."""
     g = language.Language().grammar(lang)
-    people = language.Language().people
+    people = [p for p in language.Language().people if p != held_out]
     X = np.array([gpt.trace(f"{g.t(p.first)} {g.t(p.last)}")["layers"][layer]["resid_post"][-1] for p in people])
     sports = np.array([p.sport for p in people])
     return {s: X[sports == s].mean(0) - X[sports != s].mean(0) for s in language.SPORTS}
@@ -75,12 +76,12 @@ def sample_means(gpt):
     lang_ = language.Language()
     streams = lang_.corpus(MEAN_SAMPLE["n_streams"], gpt.config.n_positions, MEAN_SAMPLE["seed"])
     vocab = gpt.tokenizer.vocab
-    outs = [[] for _ in range(gpt.config.n_layer)]
+    outs = {(l, c): [] for l in range(gpt.config.n_layer) for c in ("attn", "mlp")}
     for s in streams:
         tr = gpt.trace([vocab[t.word] for t in s])
-        for l in range(gpt.config.n_layer):
-            outs[l].append(tr["layers"][l]["mlp"]["out"])
-    return {(l, "mlp"): np.concatenate(o).mean(0) for l, o in enumerate(outs)}
+        for (l, c), rows in outs.items():
+            rows.append(tr["layers"][l][c]["out"])
+    return {k: np.concatenate(o).mean(0) for k, o in outs.items()}
 
 
 # --- the prompt rule -----------------------------------------------------------------------------------------
@@ -221,7 +222,7 @@ def test_projections_readout_neurons_ablation_and_the_and(gpt, facts, sample_mea
     f = facts[lang]
     tr = gpt.trace(f.prompt)
     lay = tr["layers"][f.layer]
-    dirs = sport_directions(gpt, f.prompt_lang, f.layer)
+    dirs = sport_directions(gpt, f.prompt_lang, f.layer, held_out=f.person)    # the prompt's person held out
     for s in language.SPORTS:
         u = dirs[s] / np.linalg.norm(dirs[s])
         assert f.before[s] == pytest.approx(float(lay["resid_mid"][f.position] @ u), abs=1e-9)
@@ -443,14 +444,28 @@ def test_labels_are_the_rounded_numbers(played, lang):
     assert [n.text for n in s.grid.numbers] == [share_text(grid[r, c]) for r, c in s.grid.written]
     assert sorted(s.grid.written) == sorted(zip(*np.nonzero(grid >= v["causal_trace"]["written_floor"])))
     pr = v["projections"]
-    (lookup,) = v["sums"]               # before + rise = after, per sport: footed, the rise as the caption says it
+    lookup, carry, andn = v["sums"]     # before + rise = after, per sport: footed, the rise as the caption says it
     np.testing.assert_allclose(lookup["terms"][0]["values"], pr["before"], atol=1e-12)
     np.testing.assert_allclose(lookup["total"]["values"], pr["after"], atol=1e-12)
     np.testing.assert_allclose(lookup["terms"][1]["values"], np.subtract(pr["after"], pr["before"]), atol=1e-9)
     assert [n.text for n in s.look_numbers] == [f"{b} \u2192 {a}" for b, a in zip(lookup["terms"][0]["labels"],
                                                                                   lookup["total"]["labels"])]
     assert lookup["total"]["labels"] == [style.signed(a, 1) for a in pr["after"]]
-    assert assert_sums_foot(v, f"mlp_fact {lang}") == 1
+    assert assert_sums_foot(v, f"mlp_fact {lang}") == 3
+    # the carry beat: the parts of the push at the last word (direct logit attribution) and the final LN's bias add up
+    # to the logit difference, as drawn
+    d, L = v["path"]["dla"], len(v["path"]["dla"]["attn"])
+    parts = [d["embeddings"]] + [d[c][l] for l in range(L) for c in ("attn", "mlp")] + [d["ln_f_bias"]]
+    np.testing.assert_allclose([t["values"][0] for t in carry["terms"]], parts, atol=1e-12)
+    assert carry["total"]["values"] == pytest.approx([d["logit_diff"]]) and sum(parts) == pytest.approx(d["logit_diff"])
+    assert [n.text for n in s.carry_numbers] == [t["labels"][0] for t in carry["terms"]]
+    # the AND neuron: first + last + others + bias = its input, per row (the person, then one name kept each)
+    rows = v["and_neuron"]["rows"]
+    for j, k in enumerate(("first", "last", "other", "bias")):
+        np.testing.assert_allclose(andn["terms"][j]["values"], [r[k] for r in rows], atol=1e-12)
+    np.testing.assert_allclose(andn["total"]["values"], [r["pre"] for r in rows], atol=1e-12)
+    for row, r in zip(s.andn_numbers, rows):
+        assert row[-1].text == style.signed(r["act"], 2)
     said = next(c for c in s.captions if c["key"].startswith("lookup"))   # the rise it says is the one drawn
     sport = v["caption_rules"]["lookup"]["inputs"]["sport"]
     assert lookup["terms"][1]["labels"][pr["sports"].index(sport)] in said["text"]
@@ -466,7 +481,8 @@ def test_labels_are_the_rounded_numbers(played, lang):
     assert [n.text for n in s.abl_numbers] == [style.percent(a["p_before"]), style.percent(a["p_after"])]
     assert [n.text for n in s.and_numbers] == [style.percent(x["p"]) for x in v["and"]]
     rules = v["caption_rules"]
-    assert set(rules) == {"largest", "lookup", "readout", "spread", "ablation", "and"}
+    assert set(rules) == {"largest", "lookup", "readout", "carry", "spread", "ablation", "and", "and_neuron",
+                          "conclusion"}
     keys = [c["key"] for c in s.captions]
     assert all(r["key"] in keys for r in rules.values())
 

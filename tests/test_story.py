@@ -124,3 +124,34 @@ def test_every_beat_says_the_same_caption_keys_in_both_languages(dry, name):
     assert said["en"] == said["zh"]
     rules = {lang: {k: r["key"] for k, r in dry(name, lang).values.get("caption_rules", {}).items()} for lang in LANGS}
     assert rules["en"] == rules["zh"]
+
+
+def test_the_mlp_chapter_reaches_one_conclusion_and_parameters_claims_only_it(dry):
+    """mlp_fact's closing beat states the carry beat's finding by one rule in both languages: the same conclusion key
+    where both languages' carry keys agree, conclusion_langs (naming both) where they differ; then what research on
+    real GPTs finds, in both. parameters' closing claim about the MLP chapter is the chapter's lookup layer, with the
+    held-out counts the chapter's rule gives, in both lectures alike."""
+    scenes = {lang: dry("mlp_fact", lang) for lang in LANGS}
+    carry = {lang: scenes["en"].values["story"][lang]["carry_key"] for lang in LANGS}
+    assert carry == {lang: scenes["zh"].values["story"][lang]["carry_key"] for lang in LANGS}
+    for lang, s in scenes.items():
+        rules = s.values["caption_rules"]
+        want = "conclusion_langs" if len(set(carry.values())) > 1 else \
+            {"carry_lookup": "conclusion_two_steps", "carry_kept": "conclusion_carried",
+             "carry_other": "conclusion_other", "carry_none": "conclusion_none"}[carry[lang]]
+        assert rules["conclusion"]["key"] == want
+        assert rules["carry"]["key"] == ("carry_langs" if len(set(carry.values())) > 1 else carry[lang])
+        closing = [c["key"] for c in s.captions if c["beat"] == "summary"]
+        assert closing == [want, "research"], closing
+        # the carrier and the lookup MLP are lit on the closing map
+        lit = s.values["where"]
+        assert lit["carrier"] == s.values["path"]["carrier"]["layer"] and lit["layer"] == s.values["lookup"]["layer"]
+    for lang in LANGS:
+        p = dry("parameters", lang).values
+        if p["caption_rules"]["summary"]["key"] != "summary":
+            continue
+        finding = p["mlp_finding"]
+        for l in LANGS:
+            assert finding[l]["layer"] == scenes[l].values["lookup"]["layer"], "the layer the chapter found"
+            assert finding[l]["hits"] == scenes[l].values["projections"]["loo"]["hits"]
+            assert finding[l]["p_value"] < 0.05

@@ -9,6 +9,9 @@ directions   attribute directions in the stream at the last name; semantic direc
 circuits     where a person's sport is looked up (causal tracing over the language's templates)
 lens         the logit lens: the prediction read after every block
 context      why context matters: the same last word after different words, the largest change in the prediction
+factpath     how one prompt recalls a fact: the path (ablation, logit attribution, the attention that carries it),
+             held-out sport directions with a shuffled null, an AND neuron by rule and its input split by name
+             (import model.analysis.factpath)
 superposition  the embeddings' angles vs random directions, a polysemantic neuron by rule, a fact's neuron shares
                (import model.analysis.superposition)
 """
