@@ -834,8 +834,9 @@ class MlpFact(LectureScene):
         head_y, ys = 2.45, [1.6 - r * 0.75 for r in range(len(rows))]
         self.andn_heads = VGroup(*[self.header(self.s(f"col_{k}"), xs[k], MUTED, head_y) for k in xs])
         self.andn_rows, self.andn_numbers = VGroup(), VGroup()
+        names = [*f.tokens, *(w for row in rows for w in row["pair"])]   # a new name, a colour of its own
         for r, (row, y) in enumerate(zip(rows, ys)):
-            chips = VGroup(*[TokenChip(w, style.token_colour(f.first_index + i)) for i, w in enumerate(row["pair"])])
+            chips = VGroup(*[TokenChip(w, colour) for w, colour in zip(row["pair"], style.token_colours(row["pair"], names))])
             chips.arrange(RIGHT, buff=0.1).scale(0.8)
             room = chip_right + style.safe_half_width() - 0.05
             if chips.width > room:
