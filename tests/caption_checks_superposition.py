@@ -41,16 +41,16 @@ def check_packing_histogram(v, rule, gpt):
     return "narrows" if share_89_91(last, pairs) - share_89_91(first, pairs) >= 0.01 else "tails"
 
 
-def welch_levenstein_band_deg(n: int, d: int) -> float:
+def welch_levenshtein_band_deg(n: int, d: int) -> float:
     """The least distance from 90 degrees of the worst pair of n unit vectors in d dimensions."""
     welch = (n - d) / (d * (n - 1)) if n > d else 0.0
-    levenstein = (3 * n - d * d - 2 * d) / ((d + 2) * (n - d)) if n > d * (d + 1) / 2 else 0.0
-    return math.degrees(math.asin(min(1.0, math.sqrt(max(welch, levenstein)))))
+    levenshtein = (3 * n - d * d - 2 * d) / ((d + 2) * (n - d)) if n > d * (d + 1) / 2 else 0.0
+    return math.degrees(math.asin(min(1.0, math.sqrt(max(welch, levenshtein)))))
 
 
 def check_packing_bound(v, rule, gpt):
     p, last = v["pack"], v["snapshots"][-1]
-    band = welch_levenstein_band_deg(p["n_vectors"], p["dim"])
+    band = welch_levenshtein_band_deg(p["n_vectors"], p["dim"])
     assert v["bounds"]["band_deg"] == pytest.approx(band, rel=1e-12)
     reached = max(90 - last["min_deg"], last["max_deg"] - 90)
     assert v["reached_deg"] == pytest.approx(reached, abs=1e-12)

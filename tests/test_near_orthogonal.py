@@ -48,7 +48,7 @@ def all_pair_histogram(V: np.ndarray) -> tuple[np.ndarray, float, float]:
     return counts, math.degrees(math.acos(hi_cos)), math.degrees(math.acos(lo_cos))
 
 
-def welch_levenstein_band(n: int, d: int) -> float:
+def welch_levenshtein_band(n: int, d: int) -> float:
     welch = (n - d) / (d * (n - 1)) if n > d else 0.0
     lev = (3 * n - d * d - 2 * d) / ((d + 2) * (n - d)) if 2 * n > d * (d + 1) else 0.0
     return math.degrees(math.asin(math.sqrt(max(welch, lev, 0.0))))
@@ -92,12 +92,12 @@ def test_the_lab_reproduces_the_last_step_every_pair_counted(data):
 
 def test_the_bound_is_the_formula(data):
     p = data["pack"]
-    band = welch_levenstein_band(p["n_vectors"], p["dim"])
+    band = welch_levenshtein_band(p["n_vectors"], p["dim"])
     assert p["bounds"]["band_deg"] == pytest.approx(band, abs=1e-12)
     assert band == pytest.approx(8.05, abs=0.01)
     last = p["snapshots"][-1]
     assert 90 - last["min_deg"] >= band and last["max_deg"] - 90 >= band    # no run beats a proven bound
-    assert welch_levenstein_band(3, 2) == pytest.approx(30) and welch_levenstein_band(4, 3) == pytest.approx(
+    assert welch_levenshtein_band(3, 2) == pytest.approx(30) and welch_levenshtein_band(4, 3) == pytest.approx(
         math.degrees(math.asin(1 / 3)))
 
 
@@ -106,9 +106,9 @@ def test_the_ceiling_within_the_band_is_the_formula(data):
     for c in data["band"]["curve"]:
         d, n = c["dim"], c["bound_count"]
         if n is None:     # no N is forbidden: the band at the limit N -> infinity is still inside eps
-            assert welch_levenstein_band(10 ** 12, d) <= eps
+            assert welch_levenshtein_band(10 ** 12, d) <= eps
             continue
-        assert welch_levenstein_band(n, d) <= eps + 1e-12 and welch_levenstein_band(n + 1, d) > eps, d
+        assert welch_levenshtein_band(n, d) <= eps + 1e-12 and welch_levenshtein_band(n + 1, d) > eps, d
     assert data["band"]["gpt3"]["dim"] == GPT3_175B.n_embd == 12288
 
 
