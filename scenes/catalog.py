@@ -339,9 +339,10 @@ TOY_SUPERPOSITION = SceneSpec(
     cls="ToySuperposition",
     summary="Superposition defined on the toy model of Elhage et al. (2022), five features in two dimensions: W's "
             "five columns in the plane over training at four sparsities, each feature's D_i and the loss, and the "
-            "geometry (two orthogonal features to a pentagon) by rule.",
+            "geometry (two orthogonal features to a pentagon) by rule; then why sparsity allows it: two features on together "
+            "in the sparsest run's own data, and how rare that is.",
     params=(LANG,),
-    sections=lambda p: ["title", "define", "model", "train", "dims", "geometry"],
+    sections=lambda p: ["title", "define", "model", "train", "dims", "geometry", "collide", "rare"],
 )
 
 def _ends_with_a_person(values, model):

@@ -290,6 +290,48 @@ def check_tenfold(v, rule, gpt):
     return "tenfold_beyond" if jl_k(n, eps) > GPT3_175B.n_embd else "tenfold_within"
 
 
+def toy_eval(run):
+    """The run's evaluation batch (the lab's sampler, its documented seed), the model's outputs on it (numpy, float64)
+    and each input's importance-weighted error."""
+    import torch
+    from model.superposition import sample_features
+    x = sample_features(65536, run["n_features"], run["sparsity"],
+                        torch.Generator().manual_seed(run["seed"] + 1)).double().numpy()
+    W, b = np.asarray(run["W"], np.float64), np.asarray(run["b"], np.float64)
+    out = np.maximum(x @ W.T @ W + b, 0)
+    return x, out, (np.asarray(run["importance"]) * (x - out) ** 2).sum(1), W
+
+
+def check_toy_collide(v, rule, gpt):
+    run = v["runs"][-1]
+    x, out, _, W = toy_eval(run)
+    on = (x > 0).sum(1)
+    unit = W / np.linalg.norm(W, axis=0)
+    two = [i for i in np.flatnonzero(on == 2)]
+    near = [i for i in two if unit[:, np.flatnonzero(x[i])[0]] @ unit[:, np.flatnonzero(x[i])[1]] > 0]
+    pick = (near or two)[0]
+    f = np.flatnonzero(x[pick]).tolist()
+    ex = v["collisions"]["example"]
+    assert (ex["index"], ex["features"]) == (int(pick), f), "the first input with two neighbours on"
+    assert ex["out"] == pytest.approx(out[pick].tolist(), abs=1e-5)
+    assert rule["inputs"] == {"features": f, "x": [ex["x"][i] for i in f], "out": [ex["out"][i] for i in f]}
+    return "collide_over" if all(out[pick, i] > x[pick, i] for i in f) else "collide_mixed"
+
+
+def check_toy_rare(v, rule, gpt):
+    run = v["runs"][-1]
+    x, _, per, _ = toy_eval(run)
+    on = (x > 0).sum(1)
+    c = v["collisions"]
+    assert c["inputs"] == {"0": int((on == 0).sum()), "1": int((on == 1).sum()), "2+": int((on >= 2).sum())}
+    assert c["loss"] == pytest.approx(per.mean(), rel=1e-4) == pytest.approx(run["loss"], rel=1e-4)
+    assert c["loss_share_2plus"] == pytest.approx(per[on >= 2].sum() / per.sum(), rel=1e-4)
+    keep = (np.asarray(run["importance"])[2:] * x[:, 2:] ** 2).sum(1).mean()   # features 1, 2 exact, 3-5 lost
+    assert c["keep_two_loss"] == pytest.approx(keep, rel=1e-5)
+    assert rule["inputs"]["loss"] == c["loss"] and rule["inputs"]["keep_two_loss"] == c["keep_two_loss"]
+    return "rare_pays" if per.mean() < keep else "rare_costs"
+
+
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
 SUPERPOSITION_CHECKS: dict = {
     "near_orthogonal": {"histogram": ({"no_gain", "narrows", "tails"}, check_packing_histogram),
@@ -299,7 +341,9 @@ SUPERPOSITION_CHECKS: dict = {
                         "tenfold": ({"tenfold_beyond", "tenfold_within"}, check_tenfold)},
     "toy_superposition": {"define": ({"define_pentagon", "define_plain"}, check_toy_define),
                           "dims": ({"dims_falls", "dims_mixed"}, check_toy_dims),
-                          "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry)},
+                          "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry),
+                          "collide": ({"collide_over", "collide_mixed"}, check_toy_collide),
+                          "rare": ({"rare_pays", "rare_costs"}, check_toy_rare)},
     "superposition_in_gpt": {"embeddings": ({"like_random", "less_random", "more_random"}, check_embeddings),
                              "neuron": ({"polysemantic", "monosemantic"}, check_neuron),
                              "spread": ({"spread", "concentrated"}, check_spread),
