@@ -331,7 +331,7 @@ NEAR_ORTHOGONAL = SceneSpec(
             "in 100-d over a real optimisation; the Welch/Levenshtein bound; how the room within 89-91 degrees grows; "
             "the Johnson-Lindenstrauss lemma beside a random projection of 10,000 perpendicular directions.",
     params=(LANG,),
-    sections=lambda p: ["title", "exact", "histogram", "bound", "where", "lemma"],
+    sections=lambda p: ["title", "exact", "histogram", "bound", "pair", "where", "lemma"],
 )
 
 TOY_SUPERPOSITION = SceneSpec(

@@ -65,6 +65,22 @@ def random_estimate(dim: int, eps_deg: float) -> float:
     return max(1.0, 1 / (2 * outside))
 
 
+def check_pair(v, rule, gpt):
+    """The chance a random pair in d dimensions is within 90 +- 1 degrees, independently: cos^2 of two random unit
+    vectors is Beta(1/2, (d - 1)/2), so the chance is the regularised incomplete beta I_{sin^2 1deg}(1/2, (d-1)/2)."""
+    from scipy.special import betainc
+    from model.config import GPT3_175B
+    p = v["pair"]
+    c2 = math.sin(math.radians(1)) ** 2
+    exact = [float(betainc(0.5, (d - 1) / 2, c2)) for d in p["dims"]]
+    assert p["within"] == pytest.approx(exact, abs=2e-4)
+    assert p["dims"] == sorted(p["dims"]) and p["dims"][-1] >= GPT3_175B.n_embd and GPT3_175B.n_embd in p["dims"]
+    assert p["gpt3_within"] == pytest.approx(betainc(0.5, (GPT3_175B.n_embd - 1) / 2, c2), abs=2e-4)
+    assert p["run_within_at_start"] == v["snapshots"][0]["within_89_91"]
+    assert rule["inputs"] == {"dims": p["dims"], "within": p["within"]}
+    return "pair_grows" if all(np.diff(exact) > 0) else "pair_mixed"
+
+
 def check_where(v, rule, gpt):
     from model.config import GPT3_175B
     g, eps = v["band"]["gpt3"], v["band"]["eps_deg"]
@@ -336,6 +352,7 @@ def check_toy_rare(v, rule, gpt):
 SUPERPOSITION_CHECKS: dict = {
     "near_orthogonal": {"histogram": ({"no_gain", "narrows", "tails"}, check_packing_histogram),
                         "bound": ({"bound_holds", "bound_broken"}, check_packing_bound),
+                        "pair": ({"pair_grows", "pair_mixed"}, check_pair),
                         "where": ({"where_slow", "where_fast"}, check_where),
                         "lemma": ({"lemma_holds", "lemma_missed"}, check_lemma),
                         "tenfold": ({"tenfold_beyond", "tenfold_within"}, check_tenfold)},

@@ -20,6 +20,7 @@ from model import superposition as lab
 from model import superposition_record as record
 from model.config import GPT3_175B
 from model.errors import ModelError
+from scenes import style
 from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
 from scenes.near_orthogonal import NearOrthogonal, fmt_int, rough
 
@@ -204,6 +205,25 @@ def test_bad_record_arguments_are_one_line_and_exit_2():
 @pytest.fixture(scope="module")
 def played(lecture):
     return {lang: lecture.dry("near_orthogonal", lang) for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_pair_beat_is_one_pairs_chance_and_says_so(played, lang):
+    """Issue 33, item 3: the per-pair likelihood apart from the all-pairs count. The curve is the chance one random
+    pair is within 89-91 degrees (independently: cos^2 of a random pair is Beta(1/2, (d - 1)/2)), up to GPT-3's
+    width; its labels are the rounding of the manifest, and the caption says both figures and that it is per pair."""
+    from caption_checks_superposition import check_pair
+    s = played[lang]
+    v = s.values
+    rule = v["caption_rules"]["pair"]
+    assert check_pair(v, rule, None) == rule["key"]
+    p = v["pair"]
+    assert s.pair_gpt3_value.text == style.percent(p["gpt3_within"])
+    assert s.pair_d0_value.text == style.percent(p["within_at_dim"])
+    said = [c for c in s.captions if c["beat"] == "pair"]
+    assert len(said) == 1 and style.percent(p["gpt3_within"]) in said[0]["text"]
+    assert style.percent(p["run_within_at_start"]) in said[0]["text"]
+    assert ("per pair" if lang == "en" else "每一对") in said[0]["text"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
