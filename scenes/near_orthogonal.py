@@ -95,7 +95,7 @@ S = SHARED | Strings({
                          "100 维是 {p100}（我们的运行 {h}），GPT-3 的 {g} 维是 {pg}。\n"
                          "这只是每一对的概率；要保证，就得每一对同时都在里面。"},
     "pair_y": {"en": "chance one random pair is within 89\u201391°", "zh": "一对随机方向在 89\u201391° 内的概率"},
-    "pair_ours": {"en": "our run, d = 100", "zh": "我们的运行，d = 100"},
+    "pair_ours": {"en": "our run, d = 100", "zh": "我们的运行：100 维"},
     "pair_curve": {"en": "random pair", "zh": "随机的一对"},
     "where_slow": {"en": "Every pair at once within 89\u201391°: random directions gain room\n"
                          "exponentially, but slowly: about {r} in GPT-3's {g} dims;\n"
@@ -378,7 +378,7 @@ class NearOrthogonal(LectureScene):
         self.pair_x.shift(RIGHT * (CHART["x"] + CHART["width"] + 0.25 - self.pair_x.get_left()[0])) \
             .on_baseline(CHART["y"] - 0.05)
         self.pair_legend = VGroup()
-        x0 = 2.6                        # right of the chart, as the next beat's legend
+        x0 = 2.2                        # right of the chart, inside the title-safe area
         for r, (key, colour, kind, extra) in enumerate((("pair_curve", RANDOM_ESTIMATE, "line", ""),
                                                         ("pair_ours", MEASURED, "dot", ""))):
             y = 2.3 - r * 0.6
@@ -527,6 +527,7 @@ class NearOrthogonal(LectureScene):
         self.wait(PAUSE)
 
     def beat_pair(self):
+        self.clear_stage()     # the histogram goes first: this caption is taller than the one before
         v = self.values["pair"]
         grows = all(b > a for a, b in zip(v["within"], v["within"][1:]))
         key = self.caption_rule("pair", "pair_grows" if grows else "pair_mixed",
@@ -535,7 +536,6 @@ class NearOrthogonal(LectureScene):
                                 within=v["within"])
         self.say(key, p100=style.percent(v["within_at_dim"]), h=style.percent(v["run_within_at_start"]),
                  pg=style.percent(v["gpt3_within"]), g=fmt_int(v["gpt3_dim"]))
-        self.clear_stage()
         self.play(Create(self.pair_chart.axes), FadeIn(self.pair_chart.ticks), FadeIn(self.pair_y),
                   FadeIn(self.pair_x), run_time=STEP)
         self.play(Create(self.pair_curve), FadeIn(self.pair_legend[0]), run_time=STEP)

@@ -82,8 +82,9 @@ S = SHARED | Strings({
     "spread": {"en": "\"{fact} {answer}\": no single neuron holds it.\n"
                      "Of the push towards \"{answer}\", the top neuron gives {top};\n"
                      "{half} neurons give half, {n90} give 90%.",
-               "zh": "\u201c{fact}{answer}\u201d不属于单个神经元：在推向\u201c{answer}\u201d的推力中，\n"
-                     "最大的神经元只占 {top}；{half} 个神经元给出一半，{n90} 个给出 90%。",
+               "zh": "\u201c{fact}{answer}\u201d不属于单个神经元：\n"
+                     "在推向\u201c{answer}\u201d的推力中，最大的神经元只占 {top}；\n"
+                     "{half} 个神经元给出一半，{n90} 个给出 90%。",
                "say_en": "The fact {fact} {answer}: no single neuron holds it. Each bar is one neuron's share of "
                          "the push towards the word {answer}, out of all the neurons that push towards it. The top "
                          "neuron gives {top}; it takes {half} neurons for half of the push, and {n90} for ninety "
@@ -93,8 +94,9 @@ S = SHARED | Strings({
     "concentrated": {"en": "\"{fact} {answer}\" rests mostly on one neuron:\n"
                            "of the push towards \"{answer}\", it gives {top};\n"
                            "{half} neurons give half, {n90} give 90%.",
-                     "zh": "\u201c{fact}{answer}\u201d主要靠一个神经元：在推向\u201c{answer}\u201d的推力中，\n"
-                           "它占 {top}；{half} 个神经元给出一半，{n90} 个给出 90%。"},
+                     "zh": "\u201c{fact}{answer}\u201d主要靠一个神经元：\n"
+                           "在推向\u201c{answer}\u201d的推力中，它占 {top}；\n"
+                           "{half} 个神经元给出一半，{n90} 个给出 90%。"},
     "spread_header": {"en": "share of the push towards \"{answer}\", per neuron", "zh": "每个神经元推向\u201c{answer}\u201d的份额"},
     "spread_count": {"en": "{pos} of {all} neurons push towards it: their pushes are 100%",
                      "zh": "{all} 个神经元中有 {pos} 个推向它：它们的推力合计 100%"},
@@ -277,6 +279,7 @@ class SuperpositionInGpt(LectureScene):
         self.wait(PAUSE)
 
     def beat_spread(self):
+        self.clear_stage()     # the contexts go first: this caption is taller than the one before
         f = self.fact
         top = f["top"][0]["share"]
         key = "spread" if top < 0.5 else "concentrated"
@@ -284,7 +287,6 @@ class SuperpositionInGpt(LectureScene):
                           "concentrated", top_share=top, for_half=f["for_half"], for_90=f["for_90"])
         self.say(key, fact=join(f["words"], self.prompt_lang), answer=f["answer"], top=style.percent(top),
                  half=f["for_half"], n90=f["for_90"])
-        self.clear_stage()
         self.play(FadeIn(self.spread_header), FadeIn(self.spread_names), run_time=STEP)
         self.play(*[GrowFromEdge(b, LEFT) for b in self.spread_bars.bars], FadeIn(self.spread_numbers),
                   run_time=STEP)
