@@ -177,17 +177,17 @@ def packing_bounds(n_vectors: int, dim: int) -> dict:
     """What no arrangement of N unit vectors in d dimensions can beat.
 
     Welch:      mean_{i != j} cos^2 >= (N - d) / (d (N - 1)), hence also max |cos| >= its square root.
-    Levenstein: for N > d(d + 1)/2 (real vectors), max cos^2 >= (3N - d^2 - 2d) / ((d + 2)(N - d)).
+    Levenshtein: for N > d(d + 1)/2 (real vectors), max cos^2 >= (3N - d^2 - 2d) / ((d + 2)(N - d)).
     band_deg is the resulting floor on the worst pair's distance from 90 degrees.
     """
     n, d = _check_int("n_vectors", n_vectors, 2), _check_int("dim", dim, 1)
     welch = max(n - d, 0) / (d * (n - 1))
-    levenstein = (3 * n - d * d - 2 * d) / ((d + 2) * (n - d)) if 2 * n > d * (d + 1) else 0.0
-    max_cos = math.sqrt(max(welch, levenstein))
+    levenshtein = (3 * n - d * d - 2 * d) / ((d + 2) * (n - d)) if 2 * n > d * (d + 1) else 0.0
+    max_cos = math.sqrt(max(welch, levenshtein))
     return {
         "welch_mean_cos2": welch,
         "welch_rms_deg": math.degrees(math.asin(math.sqrt(welch))),
-        "levenstein_max_cos": math.sqrt(levenstein) if levenstein else None,
+        "levenshtein_max_cos": math.sqrt(levenshtein) if levenshtein else None,
         "max_cos_at_least": max_cos,
         "band_deg": math.degrees(math.asin(min(max_cos, 1.0))),  # some pair lies outside 90 +- band
     }
@@ -266,11 +266,11 @@ def _check_band(eps_deg) -> float:
 
 
 def bound_count(dim: int, eps_deg: float) -> int | None:
-    """The most unit vectors in `dim` dimensions that Welch's and Levenstein's bounds (packing_bounds) allow to keep
+    """The most unit vectors in `dim` dimensions that Welch's and Levenshtein's bounds (packing_bounds) allow to keep
     every pair within 90 +- eps_deg; None when neither bound forbids any number.
 
     With c = sin(eps): Welch allows N <= d (1 - c^2) / (1 - c^2 d) when c^2 d < 1 (and any N otherwise);
-    Levenstein, for N > d(d + 1)/2, allows N <= d (d + 2)(1 - c^2) / (3 - c^2 (d + 2)) when c^2 (d + 2) < 3.
+    Levenshtein, for N > d(d + 1)/2, allows N <= d (d + 2)(1 - c^2) / (3 - c^2 (d + 2)) when c^2 (d + 2) < 3.
     """
     d, eps = _check_int("dim", dim, 1), _check_band(eps_deg)
     c2 = math.sin(math.radians(eps)) ** 2
@@ -554,7 +554,7 @@ def _print_pack(r: dict) -> None:
         print(f"{label:<22}{before:>9.2f}{unit}{after:>10.2f}{unit}")
     print(f"percentiles and 89-91° on {r['sample_pairs']} sampled pairs; "
           "closest and most opposed over all pairs")
-    print(f"no arrangement keeps every pair within 90 +- {bound['band_deg']:.2f}° (Welch/Levenstein bound)")
+    print(f"no arrangement keeps every pair within 90 +- {bound['band_deg']:.2f}° (Welch/Levenshtein bound)")
 
 
 def _print_toy(runs: list[dict]) -> None:

@@ -70,7 +70,7 @@ def record_packing(r: dict, progress=_say) -> dict:
 
 
 def record_band(r: dict, progress=_say) -> dict:
-    """How many directions fit within 90 +- eps: measured by the lab's packing at small d, the Welch/Levenstein
+    """How many directions fit within 90 +- eps: measured by the lab's packing at small d, the Welch/Levenshtein
     ceiling and the random-vector estimate along the dimension, and all three at GPT-3's width."""
     eps = r["eps_deg"]
     measured = []

@@ -332,7 +332,7 @@ NEAR_ORTHOGONAL = SceneSpec(
             "in 100-d over a real optimisation; the Welch/Levenshtein bound; how the room within 89-91 degrees grows; "
             "the Johnson-Lindenstrauss lemma beside a random projection of 10,000 perpendicular directions.",
     params=(LANG,),
-    sections=lambda p: ["title", "exact", "histogram", "bound", "where", "lemma"],
+    sections=lambda p: ["title", "exact", "histogram", "bound", "pair", "where", "lemma"],
 )
 
 TOY_SUPERPOSITION = SceneSpec(
@@ -340,9 +340,10 @@ TOY_SUPERPOSITION = SceneSpec(
     cls="ToySuperposition",
     summary="Superposition defined on the toy model of Elhage et al. (2022), five features in two dimensions: W's "
             "five columns in the plane over training at four sparsities, each feature's D_i and the loss, and the "
-            "geometry (two orthogonal features to a pentagon) by rule.",
+            "geometry (two orthogonal features to a pentagon) by rule; then why sparsity allows it: two features on together "
+            "in the sparsest run's own data, and how rare that is.",
     params=(LANG,),
-    sections=lambda p: ["title", "define", "model", "train", "dims", "geometry"],
+    sections=lambda p: ["title", "define", "model", "train", "dims", "geometry", "collide", "rare"],
 )
 
 def _ends_with_a_person(values, model):

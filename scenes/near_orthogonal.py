@@ -29,7 +29,7 @@ from model.superposition import jl_dimension, packing_bounds
 from model.superposition_record import load as load_snapshots
 from scenes import style
 from scenes.components import BarColumn, Label, NumberColumn, NumberText
-from scenes.components.superposition import AngleHistogram, LogChart, VectorFan
+from scenes.components.superposition import AngleHistogram, ChanceChart, LogChart, VectorFan
 from scenes.lecture import LectureScene
 from scenes.style import (ANGLE_BARS, BAND, BOUND, MEASURED, MUTED, RANDOM_ESTIMATE, SHARED, TEXT, Strings)
 
@@ -71,13 +71,51 @@ S = SHARED | Strings({
                      "zh": "本次声称达到 90 \u00b1 {reached}°，比已证明的界\n90 \u00b1 {band}° 还小：记录有误。"},
     "bound_label": {"en": "bound \u00b1{band}°", "zh": "界 \u00b1{band}°"},
     "reached_label": {"en": "reached \u00b1{reached}°", "zh": "达到 \u00b1{reached}°"},
-    "where_slow": {"en": "Within 89\u201391°, random directions gain room exponentially,\n"
-                         "but slowly: about {r} in GPT-3's {g} dims; {t} need {dt}.",
-                   "zh": "在 89\u201391° 内，随机方向的空间随 d 指数增长，但很慢：\n"
-                         "GPT-3 的 {g} 维约 {r} 个；{t} 个需要 {dt} 维。"},
-    "where_fast": {"en": "Within 89\u201391°, random directions gain room exponentially:\n"
-                         "about {r} in GPT-3's {g} dims, more than its {g} axes.",
-                   "zh": "在 89\u201391° 内，随机方向的空间随 d 指数增长：\n"
+    # one pair at a time: the chance a random pair falls within the band (the lab's random_pair_outside)
+    "pair_grows": {"en": "One pair at a time: the chance two random directions fall within\n"
+                         "89\u201391° grows with d: {p100} in 100 dims (our run: {h}),\n"
+                         "{pg} in GPT-3's {g}. That is per pair, not every pair at once.",
+                   "zh": "先看单独一对：两个随机方向落在 89\u201391° 之内的概率随 d 增大：\n"
+                         "100 维是 {p100}（我们的运行 {h}），GPT-3 的 {g} 维是 {pg}。\n"
+                         "这只是每一对的概率；要保证，就得每一对同时都在里面。",
+                   "say_en": "First, one pair at a time. The curve is the chance that two random directions in d "
+                             "dimensions fall within 89 to 91 degrees, against the number of dimensions on a log "
+                             "scale. It grows with d: {p100} in 100 dimensions, where our own ten thousand random "
+                             "directions gave {h}, the dot beside it; and {pg} in GPT-3's {g}. But that is a chance "
+                             "per pair. Ten thousand directions make fifty million pairs, and a guarantee needs every "
+                             "one of them inside the band at once.",
+                   "say_zh": "先看单独一对。曲线是 d 维里两个随机方向落在 89 到 91 度之间的概率，横轴是维数，按对数刻度。"
+                             "它随 d 增大：100 维是 {p100}，我们自己的一万个随机方向给出 {h}，就是旁边那个点；"
+                             "GPT-3 的 {g} 维是 {pg}。但这只是每一对的概率。一万个方向有五千万对，要保证，"
+                             "就得每一对同时都在这个区间里。"},
+    "pair_mixed": {"en": "One pair at a time: the chance two random directions fall within\n"
+                         "89\u201391°: {p100} in 100 dims (our run: {h}),\n"
+                         "{pg} in GPT-3's {g}. That is per pair, not every pair at once.",
+                   "zh": "先看单独一对：两个随机方向落在 89\u201391° 之内的概率：\n"
+                         "100 维是 {p100}（我们的运行 {h}），GPT-3 的 {g} 维是 {pg}。\n"
+                         "这只是每一对的概率；要保证，就得每一对同时都在里面。"},
+    "pair_y": {"en": "chance one random pair is within 89\u201391°", "zh": "一对随机方向在 89\u201391° 内的概率"},
+    "pair_ours": {"en": "our run, d = 100", "zh": "我们的运行：100 维"},
+    "pair_curve": {"en": "random pair", "zh": "随机的一对"},
+    "where_slow": {"en": "Every pair at once within 89\u201391°: random directions gain room\n"
+                         "exponentially, but slowly: about {r} in GPT-3's {g} dims;\n"
+                         "{t} need {dt}.",
+                   "zh": "每一对同时在 89\u201391° 之内：随机方向的空间随 d 指数增长，但很慢：\n"
+                         "GPT-3 的 {g} 维约 {r} 个；{t} 个需要 {dt} 维。",
+                   "say_en": "Now every pair at once. The chart counts how many directions can keep every pair "
+                             "within 89 to 91 degrees, against the dimensions, both on log scales. The white line is "
+                             "d perpendicular axes; the dots are what our lab's packing reached; the upper curve is "
+                             "the Welch and Levenshtein ceiling; the lower curve, random directions. That count "
+                             "grows exponentially with d, but slowly: about {r} in GPT-3's {g} dimensions, and "
+                             "{t} directions would need {dt}.",
+                   "say_zh": "现在看每一对同时。图上数的是能让每一对都在 89 到 91 度之间的方向有多少，横轴是维数，"
+                             "两轴都是对数刻度。白线是 d 条互相垂直的坐标轴；点是我们实验室的打包达到的数；"
+                             "上面的曲线是 Welch 和 Levenshtein 的上界；下面的曲线是随机方向。这个数随 d 指数增长，"
+                             "但很慢：GPT-3 的 {g} 维约 {r} 个；{t} 个方向需要 {dt} 维。"},
+    "where_fast": {"en": "Every pair at once within 89\u201391°: random directions gain room\n"
+                         "exponentially: about {r} in GPT-3's {g} dims,\n"
+                         "more than its {g} axes.",
+                   "zh": "每一对同时在 89\u201391° 之内：随机方向的空间随 d 指数增长：\n"
                          "GPT-3 的 {g} 维约 {r} 个，多于它的 {g} 条坐标轴。"},
     # the Johnson-Lindenstrauss lemma, in Dasgupta and Gupta's form, with the lab's random projection
     "lemma": {"en": "Johnson\u2013Lindenstrauss lemma: any N points fit into k dimensions\n"
@@ -156,13 +194,14 @@ BEATS = style.BEAT_TITLES | Strings({
     "exact":      {"en": "Exactly perpendicular", "zh": "严格垂直"},
     "histogram":  {"en": "Every pairwise angle", "zh": "所有两两夹角"},
     "bound":      {"en": "The Welch/Levenshtein bound", "zh": "Welch/Levenshtein 界"},
+    "pair":       {"en": "One random pair", "zh": "随机的一对"},
     "where":      {"en": "Room within 89–91°", "zh": "89–91° 之内的空间"},
     "lemma":      {"en": "The Johnson–Lindenstrauss lemma", "zh": "约翰逊-林登斯特劳斯引理"},
 })
 
 HIST = dict(x=-5.6, y=-1.55, width=11.2, height=3.0)   # the histogram's axis: left end, baseline, size
 INFO_Y, HEADER_Y = 2.15, 3.05
-CHART = dict(x=-4.6, y=-1.45, width=6.4, height=4.1)
+CHART = dict(x=-4.6, y=-1.05, width=6.4, height=3.65)   # clear of a three-line caption
 FAN_R = 1.45
 # the lemma's beat: the formula, a header row, a row per distortion (eps, the lemma's k, the bars, the worst found)
 JL_FORMULA_Y, JL_HEAD_Y, JL_ROWS_TOP, JL_ROWS_BOTTOM, JL_PITCH = 2.8, 1.6, 0.8, -0.9, 0.85
@@ -215,6 +254,7 @@ class NearOrthogonal(LectureScene):
         self.build_exact()
         self.build_histogram()
         self.build_bound()
+        self.build_pair()
         self.build_where()
         self.build_lemma()
 
@@ -300,6 +340,57 @@ class NearOrthogonal(LectureScene):
                                    color=MEASURED)
         self.reached_label.shift(RIGHT * (self.hist.point(last["min_deg"])[0] - 0.15
                                           - self.reached_label.get_right()[0])).on_baseline(y)
+
+    def build_pair(self):
+        """One pair at a time: the exact chance that two random unit vectors in d dimensions fall within 90 +- 1
+        degrees (1 - the lab's random_pair_outside, recorded along the band chart's dimensions up to GPT-3's width),
+        on the band chart's x axis; our packing run's own share at its random start (every one of its pairs) beside
+        the curve at d = 100, and GPT-3's width marked."""
+        band, p = self.data["band"], self.data["pack"]
+        # d = 2 is left out: the lab's integral is NaN there (its density (1 - t^2)^(-1/2) is infinite at the ends)
+        curve = sorted((c for c in band["curve"] if np.isfinite(c["random_pair_outside"])), key=lambda c: c["dim"])
+        chart = ChanceChart((0, 5), width=CHART["width"], height=CHART["height"])
+        chart.shift([CHART["x"], CHART["y"], 0] - chart.axes[0].get_start())
+        self.pair_chart = chart
+        dims = [c["dim"] for c in curve]
+        inside = [1 - c["random_pair_outside"] for c in curve]
+        self.pair_curve = chart.curve(dims, inside, RANDOM_ESTIMATE)
+        at = {c["dim"]: 1 - c["random_pair_outside"] for c in curve}
+        d0, g = p["dim"], band["gpt3"]
+        start = p["snapshots"][0]["within_89_91"]
+        pg = 1 - g["random_pair_outside"]
+        self.pair_dot = chart.dot(d0, at[d0], RANDOM_ESTIMATE, radius=0.08)
+        self.pair_ours = chart.dot(d0, start, MEASURED, radius=0.08).shift(RIGHT * 0.2)
+        self.pair_gpt3_line = chart.vertical(g["dim"], MUTED)
+        self.pair_gpt3_dot = chart.dot(g["dim"], pg, RANDOM_ESTIMATE, radius=0.09)
+        gp = chart.c2p(g["dim"], pg)
+        self.pair_gpt3_value = NumberText(style.percent(pg), style.SMALL, RANDOM_ESTIMATE, align="right") \
+            .place(gp[0] - 0.18, gp[1] + 0.15)
+        dp = chart.c2p(d0, at[d0])
+        self.pair_d0_value = NumberText(style.percent(at[d0]), style.SMALL, RANDOM_ESTIMATE, align="right") \
+            .place(dp[0] - 0.18, dp[1] + 0.12)
+        self.pair_gpt3_label = Label(self.s("gpt3") + " " + fmt_int(g["dim"]), font_size=style.SMALL, color=MUTED)
+        self.pair_gpt3_label.shift(RIGHT * (chart.c2p(g["dim"], 0)[0] + 0.12 - self.pair_gpt3_label.get_left()[0])) \
+            .on_baseline(chart.c2p(10, 0.45)[1])
+        self.pair_y = Label(self.s("pair_y"), font_size=style.SMALL, color=MUTED)
+        self.pair_y.shift(RIGHT * (CHART["x"] - 0.6 - self.pair_y.get_left()[0])).on_baseline(3.2)
+        self.pair_x = Label(self.s("x_axis"), font_size=style.SMALL, color=MUTED)
+        self.pair_x.shift(RIGHT * (CHART["x"] + CHART["width"] + 0.25 - self.pair_x.get_left()[0])) \
+            .on_baseline(CHART["y"] - 0.05)
+        self.pair_legend = VGroup()
+        x0 = 2.2                        # right of the chart, inside the title-safe area
+        for r, (key, colour, kind, extra) in enumerate((("pair_curve", RANDOM_ESTIMATE, "line", ""),
+                                                        ("pair_ours", MEASURED, "dot", ""))):
+            y = 2.3 - r * 0.6
+            mark = Line([x0, y + 0.12, 0], [x0 + 0.45, y + 0.12, 0], stroke_color=colour, stroke_width=4) \
+                if kind == "line" else chart.dot(10, 0.5, colour).move_to([x0 + 0.22, y + 0.12, 0])
+            text = Label(self.s(key) + extra, font_size=style.SMALL, color=colour)
+            text.shift(RIGHT * (x0 + 0.6 - text.get_left()[0])).on_baseline(y)
+            self.pair_legend.add(VGroup(mark, text))
+        self.values["pair"] = {"band_deg": BAND_DEG, "dims": dims, "within": inside, "dim": d0,
+                               "within_at_dim": at[d0], "run_within_at_start": start, "gpt3_dim": g["dim"],
+                               "gpt3_within": pg,
+                               "rule": "1 - random_pair_outside(d, 1 degree): the exact chance a random pair is inside"}
 
     def build_where(self):
         band = self.data["band"]
@@ -433,6 +524,25 @@ class NearOrthogonal(LectureScene):
         self.play(FadeIn(self.band_box), FadeIn(self.band_label), run_time=STEP)
         self.play(*[Create(line) for line in self.bound_lines], FadeIn(self.bound_label), run_time=STEP)
         self.play(*[Create(line) for line in self.reached_lines], FadeIn(self.reached_label), run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_pair(self):
+        self.clear_stage()     # the histogram goes first: this caption is taller than the one before
+        v = self.values["pair"]
+        grows = all(b > a for a, b in zip(v["within"], v["within"][1:]))
+        key = self.caption_rule("pair", "pair_grows" if grows else "pair_mixed",
+                                "the chance a random pair falls within 89-91 degrees strictly higher at every larger "
+                                "dimension of the chart: pair_grows, else pair_mixed", dims=v["dims"],
+                                within=v["within"])
+        self.say(key, p100=style.percent(v["within_at_dim"]), h=style.percent(v["run_within_at_start"]),
+                 pg=style.percent(v["gpt3_within"]), g=fmt_int(v["gpt3_dim"]))
+        self.play(Create(self.pair_chart.axes), FadeIn(self.pair_chart.ticks), FadeIn(self.pair_y),
+                  FadeIn(self.pair_x), run_time=STEP)
+        self.play(Create(self.pair_curve), FadeIn(self.pair_legend[0]), run_time=STEP)
+        self.play(FadeIn(self.pair_dot), FadeIn(self.pair_d0_value), FadeIn(self.pair_ours),
+                  FadeIn(self.pair_legend[1]), run_time=STEP)
+        self.play(Create(self.pair_gpt3_line), FadeIn(self.pair_gpt3_label), FadeIn(self.pair_gpt3_dot),
+                  FadeIn(self.pair_gpt3_value), run_time=STEP)
         self.wait(PAUSE)
 
     def beat_where(self):

@@ -315,4 +315,5 @@ BOUND = "#F0AC5F"            # a proven bound (Welch/Levenshtein): what no arran
 RANDOM_ESTIMATE = "#C983D8"  # the random-vector (Johnson-Lindenstrauss style) estimate
 FEATURE_COLOURS = ["#58C4DD", "#83C167", "#F0AC5F", "#C983D8", "#E07A7A"]   # the toy model's features 1..5
 TOPIC_COLOURS = {"people": "#F0AC5F", "sports": "#58C4DD", "places of people": "#E07A7A", "creatures": "#83C167",
+                 "looks": "#C792EA", "habitats": "#E8D36A", "movements": "#F28DB2",
                  "function words": "#9A9A9A"}   # the training language's topics (model.analysis.superposition)

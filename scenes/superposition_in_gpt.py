@@ -40,11 +40,12 @@ S = SHARED | Strings({
                           "并不都是 90°：{s} 的词对在 85\u201395° 内，随机为 {r}。",
                     "say_en": "{n} words in {d} dimensions. The bars are the angles between every pair of our word "
                               "embeddings; the curve is what random directions of the same size would give. Both "
-                              "spread around ninety degrees, not all at ninety, and alike: {s} of pairs within 85 "
-                              "to 95 degrees, against {r} for random directions.",
+                              "spread around ninety degrees, not all at ninety, and alike. In a band ten degrees wide, "
+                              "85 to 95 degrees, wider than the last scene's 89 to 91: {s} of our pairs, against {r} "
+                              "for random directions.",
                     "say_zh": "{d} 维里的 {n} 个词。柱子是我们每一对词嵌入之间的夹角，曲线是同样维数的随机方向会给出的"
-                              "分布。两者都分布在 90 度附近，并不都是 90 度，而且差不多：{s} 的词对在 85 到 95 度之间，"
-                              "随机方向是 {r}。"},
+                              "分布。两者都分布在 90 度附近，并不都是 90 度，而且差不多。换一个十度宽的区间，85 到 95 度，"
+                              "比上一段的 89 到 91 度宽：{s} 的词对落在其中，随机方向是 {r}。"},
     "less_random": {"en": "{n} words in {d} dimensions: less perpendicular than random\n"
                           "directions ({s} of pairs within 85\u201395°, random {r}).",
                     "zh": "{d} 维里的 {n} 个词：不如随机方向垂直\n（{s} 的词对在 85\u201395° 内，随机为 {r}）。"},
@@ -74,17 +75,31 @@ S = SHARED | Strings({
     "topic_sports": {"en": "sports", "zh": "运动"},
     "topic_places of people": {"en": "cities, countries", "zh": "城市、国家"},
     "topic_creatures": {"en": "creatures", "zh": "动物"},
+    "topic_looks": {"en": "appearance", "zh": "外观"},           # colours, textures, sizes
+    "topic_habitats": {"en": "habitats", "zh": "栖息地"},
+    "topic_movements": {"en": "movements", "zh": "动作"},
     "topic_function words": {"en": "function words", "zh": "功能词"},
     "spread": {"en": "\"{fact} {answer}\": no single neuron holds it.\n"
-                     "The top one gives {top} of the push; {half} give half, {n90} give 90%.",
+                     "Of the push towards \"{answer}\", the top neuron gives {top};\n"
+                     "{half} neurons give half, {n90} give 90%.",
                "zh": "\u201c{fact}{answer}\u201d不属于单个神经元：\n"
-                     "最大的只占 {top}；{half} 个神经元给出一半推力，{n90} 个给出 90%。"},
+                     "在推向\u201c{answer}\u201d的推力中，最大的神经元只占 {top}；\n"
+                     "{half} 个神经元给出一半，{n90} 个给出 90%。",
+               "say_en": "The fact {fact} {answer}: no single neuron holds it. Each bar is one neuron's share of "
+                         "the push towards the word {answer}, out of all the neurons that push towards it. The top "
+                         "neuron gives {top}; it takes {half} neurons for half of the push, and {n90} for ninety "
+                         "percent.",
+               "say_zh": "“{fact}{answer}”这个事实不属于单个神经元。每根柱是一个神经元在所有推向“{answer}”的推力中"
+                         "所占的份额。最大的神经元只占 {top}；一半推力要 {half} 个神经元，九成要 {n90} 个。"},
     "concentrated": {"en": "\"{fact} {answer}\" rests mostly on one neuron:\n"
-                           "it gives {top} of the push; {half} give half, {n90} give 90%.",
+                           "of the push towards \"{answer}\", it gives {top};\n"
+                           "{half} neurons give half, {n90} give 90%.",
                      "zh": "\u201c{fact}{answer}\u201d主要靠一个神经元：\n"
-                           "它占 {top}；{half} 个神经元给出一半推力，{n90} 个给出 90%。"},
+                           "在推向\u201c{answer}\u201d的推力中，它占 {top}；\n"
+                           "{half} 个神经元给出一半，{n90} 个给出 90%。"},
     "spread_header": {"en": "share of the push towards \"{answer}\", per neuron", "zh": "每个神经元推向\u201c{answer}\u201d的份额"},
-    "spread_count": {"en": "{pos} of {all} neurons push towards it", "zh": "{all} 个神经元中有 {pos} 个推向它"},
+    "spread_count": {"en": "{pos} of {all} neurons push towards it: their pushes are 100%",
+                     "zh": "{all} 个神经元中有 {pos} 个推向它：它们的推力合计 100%"},
     "neuron_name": {"en": "L{l} #{i}", "zh": "L{l} #{i}"},
     # the closing caption states what the histogram measured (a rule over the word and dimension counts)
     "summary": {"en": "{n} words share {d} dimensions: more features than dimensions.\n"
@@ -217,7 +232,7 @@ class SuperpositionInGpt(LectureScene):
     def build_spread(self):
         f = self.fact
         top = f["top"][:N_BARS]
-        ys = [2.2 - r * 0.4 for r in range(len(top))]
+        ys = [2.3 - r * 0.36 for r in range(len(top))]
         self.spread_header = Label(self.s("spread_header", answer=f["answer"]), font_size=style.LABEL,
                                    color=NEURON_ACTIVE)
         self.spread_header.move_to([0, 3.0, 0])
@@ -260,6 +275,7 @@ class SuperpositionInGpt(LectureScene):
         self.wait(PAUSE)
 
     def beat_spread(self):
+        self.clear_stage()     # the contexts go first: this caption is taller than the one before
         f = self.fact
         top = f["top"][0]["share"]
         key = "spread" if top < 0.5 else "concentrated"
@@ -267,7 +283,6 @@ class SuperpositionInGpt(LectureScene):
                           "concentrated", top_share=top, for_half=f["for_half"], for_90=f["for_90"])
         self.say(key, fact=join_words(f["words"], self.prompt_lang), answer=f["answer"], top=style.percent(top),
                  half=f["for_half"], n90=f["for_90"])
-        self.clear_stage()
         self.play(FadeIn(self.spread_header), FadeIn(self.spread_names), run_time=STEP)
         self.play(*[GrowFromEdge(b, LEFT) for b in self.spread_bars.bars], FadeIn(self.spread_numbers),
                   run_time=STEP)

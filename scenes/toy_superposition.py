@@ -14,12 +14,14 @@ full precision in self.values (the manifest).
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, RIGHT, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, GrowFromPoint, LaggedStart,
+from manim import (DOWN, LEFT, RIGHT, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, GrowFromPoint, LaggedStart,
                    Rectangle, Transform, VGroup)
 
+from model.analysis.superposition import toy_collisions
 from model.superposition_record import load as load_snapshots
 from scenes import style
 from scenes.components import Label, NumberText
+from scenes.components.sums import CountSum, FootedPercents
 from scenes.components.superposition import VectorFan
 from scenes.lecture import LectureScene
 from scenes.style import FEATURE_COLOURS, MUTED, SHARED, TEXT, Strings
@@ -108,6 +110,65 @@ S = SHARED | Strings({
                        "D\u1d62 {dlo} to {dhi} (2/5 = 0.4). Dense: only the top {top} get a direction.",
                  "zh": "S = {s} 时，五个特征共享平面：相隔 {lo}\u2013{hi}°（五边形：72°），\n"
                        "D\u1d62 在 {dlo} 到 {dhi} 之间（2/5 = 0.4）。稠密时只有前 {top} 个有方向。"},
+    # why sparsity allows it: a collision in the sparsest run's own data (model.analysis.superposition toy_collisions)
+    "collide_over": {
+        "en": "Why sparsity allows it: features {i} and {j}, {a}\u00b0 apart, on together\n"
+              "in one input of S = {s}'s data. Each reads part of the other:\n"
+              "{xi} comes out {oi}, {xj} comes out {oj}.",
+        "zh": "稀疏为什么让叠加可行：在 S = {s} 自己的数据里，\n"
+              "相隔 {a}\u00b0 的特征 {i} 和 {j} 同时出现。各自读到对方的一部分：\n"
+              "{xi} 输出成 {oi}，{xj} 输出成 {oj}。",
+        "say_en": "Why does sparsity allow superposition? Here is one input from the sparsest run's own data with "
+                  "two features on together: features {i} and {j}, whose arrows are {a} degrees apart. The grey "
+                  "bars are the input, the coloured bars what the model gives back. Each feature reads part of the "
+                  "other: {xi} comes out as {oi}, and {xj} as {oj}, both too big by what the other adds, about "
+                  "{gi} and {gj}.",
+        "say_zh": "稀疏为什么让叠加可行？这是最稀疏那次运行自己的数据里的一个输入，有两个特征同时出现：特征 {i} 和 {j}，"
+                  "它们的箭头相隔 {a} 度。灰色柱是输入，彩色柱是模型还原的输出。每个特征都读到了对方的一部分："
+                  "{xi} 输出成 {oi}，{xj} 输出成 {oj}，都大了，多出的约 {gi} 和 {gj} 来自对方。"},
+    "collide_mixed": {
+        "en": "Why sparsity allows it: features {i} and {j}, {a}\u00b0 apart, on together\n"
+              "in one input of S = {s}'s data. They interfere:\n"
+              "{xi} comes out {oi}, {xj} comes out {oj}.",
+        "zh": "稀疏为什么让叠加可行：在 S = {s} 自己的数据里，\n"
+              "相隔 {a}\u00b0 的特征 {i} 和 {j} 同时出现。它们互相干扰：\n"
+              "{xi} 输出成 {oi}，{xj} 输出成 {oj}。"},
+    "collide_header": {"en": "one input of S = {s}'s data: features {i} and {j} on",
+                       "zh": "S = {s} 数据中的一个输入：特征 {i} 和 {j} 同时出现"},
+    "input": {"en": "input x", "zh": "输入 x"},
+    "output": {"en": "output x\u2032", "zh": "输出 x\u2032"},
+    "rare_pays": {
+        "en": "Two or more on together: {count} of {batch} inputs, about 1 in {one_in}.\n"
+              "They carry {cost} of the loss, yet on these same inputs the pentagon\n"
+              "loses {times}\u00d7 less than keeping features 1, 2 exactly and dropping 3\u20135.",
+        "zh": "两个以上特征同时出现：{batch} 个输入中只有 {count} 个，约 {one_in} 个里 1 个。\n"
+              "它们占了损失的 {cost}；但在同样的输入上，五边形的损失只有\n"
+              "精确保留特征 1、2、丢掉 3\u20135 的约 {times} 分之一。",
+        "say_en": "How often does that happen? The table counts the {batch} inputs the loss was measured on, by how "
+                  "many features are on: two or more in only {count} of them, about one in {one_in}. Those few "
+                  "carry {cost} of the loss. Yet on these same inputs, the bars compare the pentagon with keeping "
+                  "features 1 and 2 exactly and dropping 3 to 5: the pentagon loses about {times} times less. "
+                  "Collisions are rare, so sharing directions pays.",
+        "say_zh": "这种碰撞多常见？表格把测量损失用的 {batch} 个输入按同时出现的特征数来数：两个以上的只有 {count} 个，"
+                  "约 {one_in} 个里一个。这少数几个占了损失的 {cost}。但在同样的输入上，下面的条把五边形和“精确保留"
+                  "特征 1、2、丢掉 3 到 5”相比：五边形的损失只有约 {times} 分之一。碰撞很少，所以共用方向划算。"},
+    "rare_costs": {
+        "en": "Two or more on together: {count} of {batch} inputs, about 1 in {one_in}.\n"
+              "They carry {cost} of the loss; on these same inputs keeping features 1, 2\n"
+              "exactly and dropping 3\u20135 would lose less than this model.",
+        "zh": "两个以上特征同时出现：{batch} 个输入中只有 {count} 个，约 {one_in} 个里 1 个。\n"
+              "它们占了损失的 {cost}；在同样的输入上，精确保留特征 1、2、\n丢掉 3\u20135，损失反而比这个模型小。"},
+    "rare_header": {"en": "S = {s}: the {batch} inputs its loss is measured on",
+                    "zh": "S = {s}：测量损失用的 {batch} 个输入"},
+    "on_title": {"en": "features on", "zh": "同时出现的特征"},
+    "on_none": {"en": "none", "zh": "没有"},
+    "on_one": {"en": "one", "zh": "一个"},
+    "on_more": {"en": "two or more", "zh": "两个以上"},
+    "row_inputs": {"en": "inputs", "zh": "输入数"},
+    "row_loss": {"en": "share of the loss", "zh": "占损失"},
+    "same_inputs": {"en": "loss on these same inputs", "zh": "在同样输入上的损失"},
+    "bar_pentagon": {"en": "pentagon: 5 in 2 dims", "zh": "五边形：5 个共用 2 维"},
+    "bar_keep_two": {"en": "keep 1, 2; drop 3\u20135", "zh": "保留 1、2，丢掉 3\u20135"},
     "no_pentagon": {"en": "At S = {s}, {k} of the five features get a direction:\n"
                           "no pentagon in this run.",
                     "zh": "S = {s} 时，五个特征中有 {k} 个得到方向：\n这次运行没有形成五边形。"},
@@ -120,6 +181,8 @@ BEATS = style.BEAT_TITLES | Strings({
     "train":     {"en": "Training at each sparsity", "zh": "各稀疏度下的训练"},
     "dims":      {"en": "Dimensions per feature", "zh": "每个特征占的维度"},
     "geometry":  {"en": "The geometry", "zh": "几何形状"},
+    "collide":   {"en": "Two features at once", "zh": "两个特征同时出现"},
+    "rare":      {"en": "How rare collisions are", "zh": "碰撞有多少"},
 })
 
 PANEL_XS = (-4.35, -1.3, 1.75, 4.8)
@@ -130,6 +193,9 @@ LOSS_Y = -2.05
 REPRESENTED = 0.5                     # a feature is represented when its column's norm exceeds this
 ORTHO_TOL, PENTAGON_TOL, D_TOL = 5.0, 5.0, 0.05
 DEFINE_R = 1.4                        # the definition's fan: the length of a vector of length 1
+COLLIDE_FAN = (-4.6, 0.55, 1.15)      # the collision beat's fan: centre x, y and the length of a vector of length 1
+COLLIDE_BASE, COLLIDE_UNIT = -1.0, 1.45    # its bars: baseline, height of a value of 1
+COLLIDE_XS = [-1.6 + 1.5 * i for i in range(5)]
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -187,6 +253,8 @@ class ToySuperposition(LectureScene):
         self.build_panels()
         self.build_dims()
         self.build_geometry()
+        self.build_collide()
+        self.build_rare()
 
     def build_define(self):
         """The definition's picture: the sparsest run's five columns of W, large, numbered; a dashed line along
@@ -305,6 +373,107 @@ class ToySuperposition(LectureScene):
                 row.add(self.header(text, x, MUTED, -1.05))
             self.geom_labels.add(row)
 
+    def build_collide(self):
+        """Why sparsity allows it: one input of the sparsest run's own evaluation data with two features on together
+        (model.analysis.superposition.toy_collisions, by its rule), the fan with those two arrows lit, and per feature
+        the input (grey) beside what the model gives back (its colour)."""
+        r = self.runs[-1]
+        self.collide = toy_collisions(r)
+        ex = self.collide["example"]
+        if ex is None:
+            raise ValueError("the sparsest toy run's data has no input with two features on")
+        self.values["collisions"] = self.collide
+        W = np.asarray(r["W"], np.float64)
+        cx, cy, radius = COLLIDE_FAN
+        self.collide_fan = VectorFan(W, FEATURE_COLOURS, radius=radius)
+        self.collide_fan.shift(np.array([cx, cy, 0.0]) - self.collide_fan.centre())
+        for i, a in enumerate(self.collide_fan.arrows):
+            if i not in ex["features"]:
+                a.set_color(MUTED)          # the features that are off: grey
+        self.collide_names = VGroup()
+        centre = self.collide_fan.centre()
+        for i in ex["features"]:
+            tip = self.collide_fan.tip(*W[:, i])
+            out = (tip - centre) / max(np.linalg.norm(tip - centre), 1e-9)
+            self.collide_names.add(NumberText(str(i + 1), style.LABEL, FEATURE_COLOURS[i]).place(0, 0))
+            self.collide_names[-1].move_to(tip + out * 0.3)
+        f1, f2 = (i + 1 for i in ex["features"])
+        self.collide_header = self.header(self.s("collide_header", s=f"{r['sparsity']:g}", i=f1, j=f2), 0, TEXT, 3.05)
+        self.collide_bars, self.collide_numbers, self.collide_feature_names = VGroup(), VGroup(), VGroup()
+        for i, (xv, ov, x) in enumerate(zip(ex["x"], ex["out"], COLLIDE_XS)):
+            for value, dx, colour in ((xv, -0.3, MUTED), (ov, 0.3, FEATURE_COLOURS[i])):
+                h = max(value * COLLIDE_UNIT, 1e-3)
+                self.collide_bars.add(Rectangle(width=0.38, height=h, stroke_width=0, fill_color=colour,
+                                                fill_opacity=0.9).move_to([x + dx, COLLIDE_BASE + h / 2, 0]))
+                if value > 0:
+                    num = NumberText(f"{value:.2f}", style.SMALL, colour).place(0, COLLIDE_BASE + h + 0.15)
+                    num.shift(RIGHT * (x + dx - num.get_center()[0]))
+                    self.collide_numbers.add(num)
+            name = NumberText(str(i + 1), style.LABEL, FEATURE_COLOURS[i]).place(0, COLLIDE_BASE - 0.45)
+            name.shift(RIGHT * (x - name.get_center()[0]))
+            self.collide_feature_names.add(name)
+        self.collide_legend = VGroup()
+        for k, (key, colour) in enumerate((("input", MUTED), ("output", TEXT))):
+            y = 2.25 - 0.5 * k
+            mark = Rectangle(width=0.3, height=0.22, stroke_width=0, fill_color=colour, fill_opacity=0.9)
+            mark.move_to([3.2, y + 0.1, 0])
+            text = Label(self.s(key), font_size=style.SMALL, color=colour)
+            text.shift(RIGHT * (3.5 - text.get_left()[0])).on_baseline(y)
+            self.collide_legend.add(VGroup(mark, text))
+
+    def build_rare(self):
+        """How rare a collision is at the sparsity trained: the evaluation inputs by how many features are on (a
+        count that adds up to the batch) and each kind's share of the loss (adding up to 100%); below, the loss on
+        these same inputs of the pentagon and of keeping features 1 and 2 exactly and dropping the rest."""
+        c, r = self.collide, self.runs[-1]
+        kinds = ("0", "1", "2+")
+        self.rare_header = self.header(self.s("rare_header", s=f"{r['sparsity']:g}", batch=f"{c['batch']:,}"), 0,
+                                       TEXT, 3.05)
+        counts = CountSum([c["inputs"][k] for k in kinds], c["batch"], [f"{c['inputs'][k]:,}" for k in kinds],
+                          f"{c['batch']:,}")
+        losses = [c["mean_loss"][k] * c["inputs"][k] / (c["loss"] * c["batch"]) if c["inputs"][k] else 0.0
+                  for k in kinds]
+        shares = FootedPercents(losses, total=sum(losses))
+        self.record_sum("rare", "inputs by features on = the batch", counts)
+        self.record_sum("rare", "shares of the loss = 100%", shares)
+        xs, label_x = [-0.4, 2.2, 4.8], -1.9
+        ys = {"head": 2.2, "inputs": 1.6, "loss": 1.0}
+        self.rare_table = VGroup()
+        for key, y, colour in (("on_title", ys["head"], MUTED), ("row_inputs", ys["inputs"], MUTED),
+                               ("row_loss", ys["loss"], MUTED)):
+            lab = Label(self.s(key), font_size=style.SMALL, color=colour)
+            lab.shift(RIGHT * (label_x - lab.get_right()[0])).on_baseline(y)
+            self.rare_table.add(lab)
+        for x, head, count, share in zip(xs, ("on_none", "on_one", "on_more"), counts.labels, shares.labels):
+            colour = TEXT if head == "on_more" else MUTED
+            h = Label(self.s(head), font_size=style.SMALL, color=colour)
+            h.shift(RIGHT * (x - h.get_center()[0])).on_baseline(ys["head"])
+            n = NumberText(count, style.LABEL, colour).place(0, ys["inputs"])
+            n.shift(RIGHT * (x - n.get_center()[0]))
+            p = NumberText(share, style.LABEL, colour).place(0, ys["loss"])
+            p.shift(RIGHT * (x - p.get_center()[0]))
+            self.rare_table.add(h, n, p)
+        self.rare_counts, self.rare_shares = counts, shares
+        # the same inputs, two losses: the pentagon's and keeping the top two exactly
+        values = [c["loss"], c["keep_two_loss"]]
+        left = -0.7                                    # the bars' left end; their names end left of it
+        unit = 4.4 / max(values)
+        self.same_title = Label(self.s("same_inputs"), font_size=style.SMALL, color=MUTED)
+        self.same_title.shift(RIGHT * (left - 0.2 - self.same_title.get_right()[0])).on_baseline(0.25)
+        self.same_rows = VGroup()
+        for k, (key, v, colour) in enumerate((("bar_pentagon", values[0], FEATURE_COLOURS[0]),
+                                              ("bar_keep_two", values[1], MUTED))):
+            y = -0.35 - 0.6 * k
+            name = Label(self.s(key), font_size=style.SMALL, color=TEXT)
+            name.shift(RIGHT * (left - 0.2 - name.get_right()[0])).on_baseline(y)
+            bar = Rectangle(width=max(v * unit, 1e-3), height=0.28, stroke_width=0, fill_color=colour,
+                            fill_opacity=0.9)
+            bar.move_to([left + v * unit / 2, y + 0.1, 0])
+            num = NumberText(f"{v:.5f}", style.SMALL, TEXT, align="left").place(left + v * unit + 0.15, y)
+            self.same_rows.add(VGroup(name, bar, num))
+        self.values["rare_shown"] = {"inputs": counts.labels, "loss_shares": shares.labels,
+                                     "same_inputs_loss": {"pentagon": values[0], "keep_two": values[1]}}
+
     # --- the beats -------------------------------------------------------------------------------------------
     def beat_define(self):
         g = self.geoms[-1]
@@ -327,10 +496,13 @@ class ToySuperposition(LectureScene):
     def beat_model(self):
         self.say("model")
         self.clear_stage()
-        self.play(FadeIn(self.formula), FadeIn(self.shape), run_time=STEP)
+        # the words first (the caption, and the features with their importance), the symbols after them
         self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.imp_bars], lag_ratio=0.15),
                   FadeIn(self.imp_numbers), FadeIn(self.imp_names), FadeIn(self.imp_title), FadeIn(self.feature_title),
                   run_time=STEP)
+        self.wait(PAUSE)
+        self.play(FadeIn(self.shape), run_time=STEP)
+        self.play(FadeIn(self.formula), run_time=STEP)
         self.wait(PAUSE)
 
     def beat_train(self):
@@ -376,4 +548,44 @@ class ToySuperposition(LectureScene):
         self.play(FadeOut(self.d_bars), FadeOut(self.d_refs), FadeOut(self.d_ref_labels), FadeOut(self.d_title),
                   FadeOut(self.loss_rows), run_time=0.6)
         self.play(LaggedStart(*[FadeIn(row) for row in self.geom_labels], lag_ratio=0.25), run_time=2 * STEP)
+        self.wait(PAUSE)
+
+    def beat_collide(self):
+        r, ex = self.runs[-1], self.collide["example"]
+        i, j = ex["features"]
+        over = ex["out"][i] > ex["x"][i] and ex["out"][j] > ex["x"][j]
+        key = self.caption_rule("collide", "collide_over" if over else "collide_mixed",
+                                "the example (toy_collisions: the first input of the sparsest run's data with exactly "
+                                "two features on, less than 90 degrees apart, else any two): both outputs above their "
+                                "inputs: collide_over, else collide_mixed",
+                                features=ex["features"], x=[ex["x"][i], ex["x"][j]], out=[ex["out"][i], ex["out"][j]])
+        self.say(key, s=f"{r['sparsity']:g}", i=i + 1, j=j + 1, a=f"{ex['angle_deg']:.0f}", xi=f"{ex['x'][i]:.2f}",
+                 oi=f"{ex['out'][i]:.2f}", xj=f"{ex['x'][j]:.2f}", oj=f"{ex['out'][j]:.2f}",
+                 gi=f"{ex['from_other'][0]:.1f}", gj=f"{ex['from_other'][1]:.1f}")
+        self.clear_stage()
+        self.play(FadeIn(self.collide_header),
+                  FadeIn(VGroup(self.collide_fan.circle, self.collide_fan.origin_dot, self.collide_fan.arrows)),
+                  FadeIn(self.collide_names), run_time=STEP)
+        self.play(FadeIn(self.collide_feature_names), FadeIn(self.collide_legend),
+                  *[GrowFromEdge(b, DOWN) for b in self.collide_bars[0::2]], run_time=STEP)
+        self.play(*[GrowFromEdge(b, DOWN) for b in self.collide_bars[1::2]], FadeIn(self.collide_numbers),
+                  run_time=STEP)
+        self.wait(PAUSE)
+
+    def beat_rare(self):
+        c = self.collide
+        pays = c["loss"] < c["keep_two_loss"]
+        key = self.caption_rule("rare", "rare_pays" if pays else "rare_costs",
+                                "on the sparsest run's evaluation inputs, the pentagon's loss below the loss of keeping "
+                                "features 1 and 2 exactly and dropping the rest: rare_pays, else rare_costs",
+                                loss=c["loss"], keep_two_loss=c["keep_two_loss"], inputs=c["inputs"])
+        count = c["inputs"]["2+"]
+        self.say(key, count=f"{count:,}", batch=f"{c['batch']:,}",
+                 one_in=f"{round(c['batch'] / count, -1):,.0f}" if count else "∞",
+                 cost=self.rare_shares.labels[2], times=f"{c['keep_two_loss'] / c['loss']:.0f}")
+        self.clear_stage()
+        self.play(FadeIn(self.rare_header), FadeIn(self.rare_table), run_time=STEP)
+        self.play(FadeIn(self.same_title), *[FadeIn(row[0]) for row in self.same_rows], run_time=STEP)
+        self.play(*[GrowFromEdge(row[1], LEFT) for row in self.same_rows],
+                  *[FadeIn(row[2]) for row in self.same_rows], run_time=STEP)
         self.wait(PAUSE)

@@ -41,16 +41,16 @@ def check_packing_histogram(v, rule, gpt):
     return "narrows" if share_89_91(last, pairs) - share_89_91(first, pairs) >= 0.01 else "tails"
 
 
-def welch_levenstein_band_deg(n: int, d: int) -> float:
+def welch_levenshtein_band_deg(n: int, d: int) -> float:
     """The least distance from 90 degrees of the worst pair of n unit vectors in d dimensions."""
     welch = (n - d) / (d * (n - 1)) if n > d else 0.0
-    levenstein = (3 * n - d * d - 2 * d) / ((d + 2) * (n - d)) if n > d * (d + 1) / 2 else 0.0
-    return math.degrees(math.asin(min(1.0, math.sqrt(max(welch, levenstein)))))
+    levenshtein = (3 * n - d * d - 2 * d) / ((d + 2) * (n - d)) if n > d * (d + 1) / 2 else 0.0
+    return math.degrees(math.asin(min(1.0, math.sqrt(max(welch, levenshtein)))))
 
 
 def check_packing_bound(v, rule, gpt):
     p, last = v["pack"], v["snapshots"][-1]
-    band = welch_levenstein_band_deg(p["n_vectors"], p["dim"])
+    band = welch_levenshtein_band_deg(p["n_vectors"], p["dim"])
     assert v["bounds"]["band_deg"] == pytest.approx(band, rel=1e-12)
     reached = max(90 - last["min_deg"], last["max_deg"] - 90)
     assert v["reached_deg"] == pytest.approx(reached, abs=1e-12)
@@ -63,6 +63,22 @@ def random_estimate(dim: int, eps_deg: float) -> float:
     Beta(1/2, (dim - 1)/2)."""
     outside = betaincc(0.5, (dim - 1) / 2, math.sin(math.radians(eps_deg)) ** 2)
     return max(1.0, 1 / (2 * outside))
+
+
+def check_pair(v, rule, gpt):
+    """The chance a random pair in d dimensions is within 90 +- 1 degrees, independently: cos^2 of two random unit
+    vectors is Beta(1/2, (d - 1)/2), so the chance is the regularised incomplete beta I_{sin^2 1deg}(1/2, (d-1)/2)."""
+    from scipy.special import betainc
+    from model.config import GPT3_175B
+    p = v["pair"]
+    c2 = math.sin(math.radians(1)) ** 2
+    exact = [float(betainc(0.5, (d - 1) / 2, c2)) for d in p["dims"]]
+    assert p["within"] == pytest.approx(exact, abs=2e-4)
+    assert p["dims"] == sorted(p["dims"]) and p["dims"][-1] >= GPT3_175B.n_embd and GPT3_175B.n_embd in p["dims"]
+    assert p["gpt3_within"] == pytest.approx(betainc(0.5, (GPT3_175B.n_embd - 1) / 2, c2), abs=2e-4)
+    assert p["run_within_at_start"] == v["snapshots"][0]["within_89_91"]
+    assert rule["inputs"] == {"dims": p["dims"], "within": p["within"]}
+    return "pair_grows" if all(np.diff(exact) > 0) else "pair_mixed"
 
 
 def check_where(v, rule, gpt):
@@ -290,16 +306,61 @@ def check_tenfold(v, rule, gpt):
     return "tenfold_beyond" if jl_k(n, eps) > GPT3_175B.n_embd else "tenfold_within"
 
 
+def toy_eval(run):
+    """The run's evaluation batch (the lab's sampler, its documented seed), the model's outputs on it (numpy, float64)
+    and each input's importance-weighted error."""
+    import torch
+    from model.superposition import sample_features
+    x = sample_features(65536, run["n_features"], run["sparsity"],
+                        torch.Generator().manual_seed(run["seed"] + 1)).double().numpy()
+    W, b = np.asarray(run["W"], np.float64), np.asarray(run["b"], np.float64)
+    out = np.maximum(x @ W.T @ W + b, 0)
+    return x, out, (np.asarray(run["importance"]) * (x - out) ** 2).sum(1), W
+
+
+def check_toy_collide(v, rule, gpt):
+    run = v["runs"][-1]
+    x, out, _, W = toy_eval(run)
+    on = (x > 0).sum(1)
+    unit = W / np.linalg.norm(W, axis=0)
+    two = [i for i in np.flatnonzero(on == 2)]
+    near = [i for i in two if unit[:, np.flatnonzero(x[i])[0]] @ unit[:, np.flatnonzero(x[i])[1]] > 0]
+    pick = (near or two)[0]
+    f = np.flatnonzero(x[pick]).tolist()
+    ex = v["collisions"]["example"]
+    assert (ex["index"], ex["features"]) == (int(pick), f), "the first input with two neighbours on"
+    assert ex["out"] == pytest.approx(out[pick].tolist(), abs=1e-5)
+    assert rule["inputs"] == {"features": f, "x": [ex["x"][i] for i in f], "out": [ex["out"][i] for i in f]}
+    return "collide_over" if all(out[pick, i] > x[pick, i] for i in f) else "collide_mixed"
+
+
+def check_toy_rare(v, rule, gpt):
+    run = v["runs"][-1]
+    x, _, per, _ = toy_eval(run)
+    on = (x > 0).sum(1)
+    c = v["collisions"]
+    assert c["inputs"] == {"0": int((on == 0).sum()), "1": int((on == 1).sum()), "2+": int((on >= 2).sum())}
+    assert c["loss"] == pytest.approx(per.mean(), rel=1e-4) == pytest.approx(run["loss"], rel=1e-4)
+    assert c["loss_share_2plus"] == pytest.approx(per[on >= 2].sum() / per.sum(), rel=1e-4)
+    keep = (np.asarray(run["importance"])[2:] * x[:, 2:] ** 2).sum(1).mean()   # features 1, 2 exact, 3-5 lost
+    assert c["keep_two_loss"] == pytest.approx(keep, rel=1e-5)
+    assert rule["inputs"]["loss"] == c["loss"] and rule["inputs"]["keep_two_loss"] == c["keep_two_loss"]
+    return "rare_pays" if per.mean() < keep else "rare_costs"
+
+
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
 SUPERPOSITION_CHECKS: dict = {
     "near_orthogonal": {"histogram": ({"no_gain", "narrows", "tails"}, check_packing_histogram),
                         "bound": ({"bound_holds", "bound_broken"}, check_packing_bound),
+                        "pair": ({"pair_grows", "pair_mixed"}, check_pair),
                         "where": ({"where_slow", "where_fast"}, check_where),
                         "lemma": ({"lemma_holds", "lemma_missed"}, check_lemma),
                         "tenfold": ({"tenfold_beyond", "tenfold_within"}, check_tenfold)},
     "toy_superposition": {"define": ({"define_pentagon", "define_plain"}, check_toy_define),
                           "dims": ({"dims_falls", "dims_mixed"}, check_toy_dims),
-                          "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry)},
+                          "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry),
+                          "collide": ({"collide_over", "collide_mixed"}, check_toy_collide),
+                          "rare": ({"rare_pays", "rare_costs"}, check_toy_rare)},
     "superposition_in_gpt": {"embeddings": ({"like_random", "less_random", "more_random"}, check_embeddings),
                              "neuron": ({"polysemantic", "monosemantic"}, check_neuron),
                              "spread": ({"spread", "concentrated"}, check_spread),

@@ -20,6 +20,7 @@ from model import superposition as lab
 from model import superposition_record as record
 from model.config import GPT3_175B
 from model.errors import ModelError
+from scenes import style
 from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
 from scenes.near_orthogonal import NearOrthogonal, fmt_int, rough
 
@@ -48,7 +49,7 @@ def all_pair_histogram(V: np.ndarray) -> tuple[np.ndarray, float, float]:
     return counts, math.degrees(math.acos(hi_cos)), math.degrees(math.acos(lo_cos))
 
 
-def welch_levenstein_band(n: int, d: int) -> float:
+def welch_levenshtein_band(n: int, d: int) -> float:
     welch = (n - d) / (d * (n - 1)) if n > d else 0.0
     lev = (3 * n - d * d - 2 * d) / ((d + 2) * (n - d)) if 2 * n > d * (d + 1) else 0.0
     return math.degrees(math.asin(math.sqrt(max(welch, lev, 0.0))))
@@ -92,12 +93,12 @@ def test_the_lab_reproduces_the_last_step_every_pair_counted(data):
 
 def test_the_bound_is_the_formula(data):
     p = data["pack"]
-    band = welch_levenstein_band(p["n_vectors"], p["dim"])
+    band = welch_levenshtein_band(p["n_vectors"], p["dim"])
     assert p["bounds"]["band_deg"] == pytest.approx(band, abs=1e-12)
     assert band == pytest.approx(8.05, abs=0.01)
     last = p["snapshots"][-1]
     assert 90 - last["min_deg"] >= band and last["max_deg"] - 90 >= band    # no run beats a proven bound
-    assert welch_levenstein_band(3, 2) == pytest.approx(30) and welch_levenstein_band(4, 3) == pytest.approx(
+    assert welch_levenshtein_band(3, 2) == pytest.approx(30) and welch_levenshtein_band(4, 3) == pytest.approx(
         math.degrees(math.asin(1 / 3)))
 
 
@@ -106,9 +107,9 @@ def test_the_ceiling_within_the_band_is_the_formula(data):
     for c in data["band"]["curve"]:
         d, n = c["dim"], c["bound_count"]
         if n is None:     # no N is forbidden: the band at the limit N -> infinity is still inside eps
-            assert welch_levenstein_band(10 ** 12, d) <= eps
+            assert welch_levenshtein_band(10 ** 12, d) <= eps
             continue
-        assert welch_levenstein_band(n, d) <= eps + 1e-12 and welch_levenstein_band(n + 1, d) > eps, d
+        assert welch_levenshtein_band(n, d) <= eps + 1e-12 and welch_levenshtein_band(n + 1, d) > eps, d
     assert data["band"]["gpt3"]["dim"] == GPT3_175B.n_embd == 12288
 
 
@@ -204,6 +205,25 @@ def test_bad_record_arguments_are_one_line_and_exit_2():
 @pytest.fixture(scope="module")
 def played(lecture):
     return {lang: lecture.dry("near_orthogonal", lang) for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_pair_beat_is_one_pairs_chance_and_says_so(played, lang):
+    """Issue 33, item 3: the per-pair likelihood apart from the all-pairs count. The curve is the chance one random
+    pair is within 89-91 degrees (independently: cos^2 of a random pair is Beta(1/2, (d - 1)/2)), up to GPT-3's
+    width; its labels are the rounding of the manifest, and the caption says both figures and that it is per pair."""
+    from caption_checks_superposition import check_pair
+    s = played[lang]
+    v = s.values
+    rule = v["caption_rules"]["pair"]
+    assert check_pair(v, rule, None) == rule["key"]
+    p = v["pair"]
+    assert s.pair_gpt3_value.text == style.percent(p["gpt3_within"])
+    assert s.pair_d0_value.text == style.percent(p["within_at_dim"])
+    said = [c for c in s.captions if c["beat"] == "pair"]
+    assert len(said) == 1 and style.percent(p["gpt3_within"]) in said[0]["text"]
+    assert style.percent(p["run_within_at_start"]) in said[0]["text"]
+    assert ("per pair" if lang == "en" else "每一对") in said[0]["text"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

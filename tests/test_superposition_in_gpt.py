@@ -50,18 +50,42 @@ def test_the_random_reference_matches_a_simulation(gpt):
 
 
 def topic_here(word: str) -> str:
+    """Each word by its own meaning, from the training language's own lists (independent of TOPICS)."""
     L, zh = language, language.ZH
-    groups = {"people": L.FIRST_NAMES + L.LAST_NAMES, "sports": L.SPORTS + list(L.SPORT_VERBS.values()),
-              "places of people": L.CITIES + L.COUNTRIES}
+    flat = lambda d: [w for ws in d.values() for w in ws]      # noqa: E731
+    groups = {"people": L.FIRST_NAMES + L.LAST_NAMES, "sports": L.SPORTS + list(L.SPORT_VERBS.values()) + ["sport"],
+              "places of people": L.CITIES + L.COUNTRIES + ["city", "country"], "creatures": L.CREATURES,
+              "looks": L.COLOURS + L.TEXTURES + flat(L.SIZE_ADJECTIVES),
+              "habitats": L.PLACE_ADJECTIVES + flat(L.PLACES), "movements": flat(L.VERBS)}
     for topic, words in groups.items():
         if word in words or word in [zh[w] for w in words]:
             return topic
-    creature_words = set(L.CREATURES + L.TEXTURES + L.COLOURS + L.PLACE_ADJECTIVES)
-    creature_words |= {w for ws in list(L.VERBS.values()) + list(L.PLACES.values())
-                       + list(L.SIZE_ADJECTIVES.values()) for w in ws}
-    if word in creature_words or word in {zh[w] for w in creature_words}:
-        return "creatures"
     return "function words"
+
+
+def test_a_word_is_labelled_by_its_own_topic_not_its_sentences():
+    """Issue 33: "jungle" and "pond" were called creatures, 银色 (silver) 动物, because the creatures' topic held their
+    habitats and colours. Each is its own topic now, and no word is in two."""
+    from model.analysis.superposition import TOPICS, topic_of
+    assert topic_of("jungle") == topic_of("pond") == topic_of(language.ZH["pond"]) == "habitats"
+    assert topic_of("silver") == topic_of("银色") == "looks"
+    assert topic_of("frog") == "creatures" and topic_of("swam") == "movements"
+    words = [w for ws in TOPICS.values() for w in set(ws)]
+    assert len(words) == len(set(words))
+    for w in words:
+        assert topic_of(w) == topic_here(w) == topic_of(language.ZH[w]), w
+
+
+def test_the_share_of_the_push_is_one_definition():
+    """One "share of the push" for the lecture (model.analysis.attribution.push_share): a contribution over the sum
+    of the pushes towards the answer; the shares of the neurons that push towards it add up to 1 whatever the
+    others do, and neurons_for_share counts the fewest largest ones reaching a fraction of it."""
+    from model.analysis.attribution import neurons_for_share, push_share
+    v = [3.0, -5.0, 1.0, 0.5, -0.2, 0.5]
+    assert sum(push_share(x, v) for x in v if x > 0) == pytest.approx(1.0)
+    assert push_share(3.0, v) == pytest.approx(0.6)
+    assert neurons_for_share(v, 0.5) == 1 and neurons_for_share(v, 0.61) == 2 and neurons_for_share(v, 0.9) == 3
+    assert neurons_for_share([-1.0, -2.0], 0.5) is None and np.isnan(push_share(1.0, [-1.0]))
 
 
 @pytest.fixture(scope="module")

@@ -112,6 +112,31 @@ def test_labels_are_the_rounded_numbers(played, lang):
             assert f"{min(g['gaps_deg']):.0f}" in row[1].text and f"{max(g['gaps_deg']):.0f}" in row[1].text
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_collision_is_in_the_runs_own_data_and_drawn_as_measured(played, lang):
+    """Why sparsity allows superposition (issue 33, item 2): the example and the counts are the sparsest run's own
+    evaluation inputs, recomputed here in numpy; the bars, the table and the two losses are their rounding, and the
+    table adds up (the counts to the batch, the shares of the loss to 100%)."""
+    from caption_checks_superposition import check_toy_collide, check_toy_rare
+    s = played[lang]
+    v = s.values
+    rules = v["caption_rules"]
+    assert check_toy_collide(v, rules["collide"], None) == rules["collide"]["key"]
+    assert check_toy_rare(v, rules["rare"], None) == rules["rare"]["key"]
+    c, ex = v["collisions"], v["collisions"]["example"]
+    assert sum(c["inputs"].values()) == c["batch"] == 65536 and c["sparsity"] == v["runs"][-1]["sparsity"]
+    for bar, value in zip(s.collide_bars, [y for pair in zip(ex["x"], ex["out"]) for y in pair]):
+        assert bar.height == pytest.approx(max(value * 1.45, 1e-3), rel=1e-6)
+    assert [n.text for n in s.collide_numbers] == [f"{y:.2f}" for pair in zip(ex["x"], ex["out"]) for y in pair
+                                                   if y > 0]
+    assert s.rare_counts.labels == [f"{c['inputs'][k]:,}" for k in ("0", "1", "2+")]
+    shares = [float(l.rstrip("%")) for l in s.rare_shares.labels]
+    assert sum(shares) == pytest.approx(100.0) and shares[2] == pytest.approx(100 * c["loss_share_2plus"], abs=0.1)
+    assert [row[2].text for row in s.same_rows] == [f"{c['loss']:.5f}", f"{c['keep_two_loss']:.5f}"]
+    said = {x["beat"]: x for x in s.captions}
+    assert f"{c['inputs']['2+']:,}" in said["rare"]["text"] and s.rare_shares.labels[2] in said["rare"]["text"]
+
+
 def test_the_rules_chose_their_captions(played):
     v = played["en"].values
     losses = [r["loss"] for r in v["runs"]]

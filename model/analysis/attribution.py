@@ -122,3 +122,24 @@ def top_k_shares(per_neuron, ks=(1, 5, 20)) -> dict:
     sums = {int(k): float(v[order[:k]].sum()) for k in ks}
     return {"order": order.tolist(), "total": total, "sums": sums,
             "shares": {k: (s / total if total else float("nan")) for k, s in sums.items()}}
+
+
+def push_share(contribution: float, per_neuron) -> float:
+    """The lecture's one "share of the push" towards an answer: a neuron's (or a few neurons') contribution divided by
+    the summed contribution of every neuron that pushes towards it (the positive ones). So the shares of the neurons
+    that push towards the answer add up to exactly 100%, whatever the others do; the neurons that push the other way
+    are counted apart (their number, their sum), not netted in. NaN when no neuron pushes towards it."""
+    v = np.asarray(per_neuron, np.float64)
+    towards = float(v[v > 0].sum())
+    return float(contribution) / towards if towards > 0 else float("nan")
+
+
+def neurons_for_share(per_neuron, fraction: float) -> int | None:
+    """The fewest neurons, largest push first, whose summed push reaches `fraction` of the push towards the answer
+    (push_share of their sum >= fraction); None when no neuron pushes towards it."""
+    v = np.asarray(per_neuron, np.float64)
+    towards = np.sort(v[v > 0])[::-1]
+    if not len(towards):
+        return None
+    reached = np.cumsum(towards) >= min(fraction, 1.0) * towards.sum() * (1 - 1e-12)
+    return int(np.argmax(reached)) + 1

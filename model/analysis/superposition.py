@@ -14,18 +14,20 @@ import numpy as np
 from .. import language as lang_mod
 from ..language import Language, make_people
 from ..numpy_gpt import NumpyGPT
-from .attribution import direct_logit_attribution, neuron_top_contexts
+from .attribution import direct_logit_attribution, neuron_top_contexts, neurons_for_share, push_share
 from .circuits import sport_alternatives
 
-# Topics of the training language: words of different topics have nothing to do with each other.
+# Topics of the training language, each word by its own meaning (not by the sentence it stands in: "pond" is a
+# habitat and "silver" a colour even in a sentence about a frog): words of different topics name different things.
 TOPICS = {
     "people": lang_mod.FIRST_NAMES + lang_mod.LAST_NAMES,
-    "sports": lang_mod.SPORTS + list(lang_mod.SPORT_VERBS.values()),
-    "places of people": lang_mod.CITIES + lang_mod.COUNTRIES,
-    "creatures": (lang_mod.CREATURES + lang_mod.TEXTURES + lang_mod.COLOURS
-                  + [v for vs in lang_mod.VERBS.values() for v in vs]
-                  + [a for adjs in lang_mod.SIZE_ADJECTIVES.values() for a in adjs]
-                  + lang_mod.PLACE_ADJECTIVES + [p for ps in lang_mod.PLACES.values() for p in ps]),
+    "sports": lang_mod.SPORTS + list(lang_mod.SPORT_VERBS.values()) + ["sport"],
+    "places of people": lang_mod.CITIES + lang_mod.COUNTRIES + ["city", "country"],
+    "creatures": list(lang_mod.CREATURES),
+    "looks": (lang_mod.COLOURS + lang_mod.TEXTURES
+              + [a for adjs in lang_mod.SIZE_ADJECTIVES.values() for a in adjs]),
+    "habitats": lang_mod.PLACE_ADJECTIVES + [p for ps in lang_mod.PLACES.values() for p in ps],
+    "movements": [v for vs in lang_mod.VERBS.values() for v in vs],
 }
 FUNCTION = "function words"
 POLYSEMANTIC_TOPICS = 3    # a neuron is called polysemantic when its top contexts end in words of >= 3 topics
@@ -119,17 +121,19 @@ def fact_neuron_shares(gpt: NumpyGPT, first: str, last: str, lang: str) -> dict:
     dla = direct_logit_attribution(gpt, trace, answer, sport_alternatives(gpt, Language(), lang))
     rows = sorted(((float(v), n["layer"], i) for n in dla["neurons"] for i, v in enumerate(n["per_neuron"])),
                   reverse=True)
+    pushes = [v for v, _, _ in rows]
     positive = [r for r in rows if r[0] > 0]
-    total = sum(v for v, _, _ in positive)
-    cum = np.cumsum([v for v, _, _ in positive]) / total if total > 0 else np.array([])
     probs = trace["logits"][-1]
     return {"words": words, "answer": g.t(person.sport), "answer_id": answer,
             "model_top": gpt.tokenizer.words[int(np.argmax(probs))],
-            "logit_diff": dla["logit_diff"], "neurons_total": float(sum(v for v, _, _ in rows)),
-            "positive_total": total, "neurons": len(rows), "positive_neurons": len(positive),
-            "top": [{"layer": l, "neuron": i, "contribution": v, "share": v / total} for v, l, i in positive[:12]],
-            "for_half": int(np.searchsorted(cum, 0.5) + 1) if total > 0 else None,
-            "for_90": int(np.searchsorted(cum, 0.9) + 1) if total > 0 else None}
+            "logit_diff": dla["logit_diff"], "neurons_total": float(sum(pushes)),
+            "positive_total": float(sum(v for v, _, _ in positive)), "neurons": len(rows),
+            "positive_neurons": len(positive),
+            "share_of": "the push towards the answer: the sum over the neurons that push towards it "
+                        "(model.analysis.attribution.push_share)",
+            "top": [{"layer": l, "neuron": i, "contribution": v, "share": push_share(v, pushes)}
+                    for v, l, i in positive[:12]],
+            "for_half": neurons_for_share(pushes, 0.5), "for_90": neurons_for_share(pushes, 0.9)}
 
 
 # --- the Johnson-Lindenstrauss distortion as an angle (near_orthogonal) ------------------------------------------
@@ -147,3 +151,54 @@ def jl_eps_for_angle(deg: float) -> float:
     if not 0 < deg < 90:
         raise ValueError(f"deg must lie in (0, 90), got {deg}")
     return math.sin(math.radians(deg))
+
+
+# --- why sparsity allows superposition: collisions in the toy model's own data (toy_superposition) ---------------
+TOY_EVAL_BATCH = 65536        # the lab's evaluation batch (train_toy_model's eval_batch), drawn with seed + 1
+
+
+def toy_collisions(run: dict, batch: int = TOY_EVAL_BATCH) -> dict:
+    """A recorded toy run (model/superposition_record.py) on its own evaluation inputs: the lab's sample_features
+    with the run's sparsity and torch.Generator().manual_seed(seed + 1), the batch its loss was measured on.
+
+    Per input, how many features are on (0, 1, 2 or more), the share of inputs of each kind and their mean loss
+    (the lab's importance-weighted squared error, recomputed with toy_forward on the recorded W, b), and the share of
+    the whole loss the inputs with two or more features on carry. The example collision, by rule: the first input
+    of the batch with exactly two features on whose directions are less than 90 degrees apart (each then reads part
+    of the other: from_other, W_i . W_j times the other's value, is what each output gains from it), else the first
+    with exactly two on, else none. And, on the same inputs, what storing only the two
+    most important features exactly (no superposition: nothing interferes, the other three are lost) would cost:
+    the mean importance-weighted square of the dropped features."""
+    import torch
+
+    from .. import superposition as lab
+    n, s = run["n_features"], run["sparsity"]
+    x = lab.sample_features(batch, n, s, torch.Generator().manual_seed(run["seed"] + 1))
+    importance = lab.feature_importance(n)
+    W = torch.tensor(run["W"], dtype=torch.float32)[None]
+    b = torch.tensor(run["b"], dtype=torch.float32)[None]
+    out = lab.toy_forward(W, b, x)[0]
+    per = (importance * (x - out) ** 2).sum(-1).double()
+    on = (x > 0).sum(1)
+    kinds = {"0": on == 0, "1": on == 1, "2+": on >= 2}
+    angles = np.asarray(run["angles_deg"])
+    pairs = [i for i in torch.nonzero(on == 2).flatten().tolist()]
+    near = [i for i in pairs if angles[tuple(torch.nonzero(x[i]).flatten().tolist())] < 90]
+    pick = (near or pairs or [None])[0]
+    example = None
+    if pick is not None:
+        f = torch.nonzero(x[pick]).flatten().tolist()
+        overlap = float(W[0, :, f[0]] @ W[0, :, f[1]])          # W_i . W_j: what one feature reads of the other
+        example = {"index": pick, "features": f, "angle_deg": float(angles[f[0], f[1]]), "neighbours": bool(near),
+                   "x": x[pick].tolist(), "out": out[pick].tolist(), "loss": float(per[pick]), "overlap": overlap,
+                   "from_other": [overlap * float(x[pick, f[1]]), overlap * float(x[pick, f[0]])]}
+    total = float(per.sum())
+    dropped = (importance[2:] * x[:, 2:] ** 2).sum(-1).double().mean().item() if n > 2 else 0.0
+    return {"sparsity": s, "batch": batch, "seed": run["seed"] + 1, "loss": total / batch,
+            "inputs": {k: int(m.sum()) for k, m in kinds.items()},
+            "share": {k: float(m.double().mean()) for k, m in kinds.items()},
+            "mean_loss": {k: (float(per[m].mean()) if m.any() else None) for k, m in kinds.items()},
+            "loss_share_2plus": float(per[kinds["2+"]].sum()) / total if total > 0 else None,
+            "example": example, "keep_two_loss": dropped,
+            "rule": "the first input with exactly two features on, less than 90 degrees apart; else the first "
+                    "with exactly two on"}

@@ -131,6 +131,48 @@ class LogChart(VGroup):
                           stroke_width=stroke_width, dash_length=0.1)
 
 
+class ChanceChart(LogChart):
+    """A LogChart whose y axis is a chance, linear from 0% to 100% (ticks every 25%), against a logarithmic x: a
+    per-pair likelihood along the dimension, drawn on the same x axis as the counts of LogChart beside it."""
+
+    def __init__(self, x_decades: tuple[int, int], *, width: float, height: float):
+        VGroup.__init__(self)
+        self.x0, self.x1 = x_decades
+        self.y0, self.y1 = 0.0, 1.0
+        self.width_, self.height_ = width, height
+        self.axes = VGroup(Line([0, 0, 0], [width, 0, 0], stroke_color=MUTED, stroke_width=2),
+                           Line([0, 0, 0], [0, height, 0], stroke_color=MUTED, stroke_width=2))
+        self.ticks = VGroup()
+        for k in range(self.x0, self.x1 + 1):
+            x = self._x(10.0 ** k)
+            self.ticks.add(Line([x, 0, 0], [x, -0.1, 0], stroke_color=MUTED, stroke_width=2))
+            n = NumberText(power_of_ten(k), SMALL, MUTED, align="left").place(0, -0.5)
+            n.shift([x - n.get_center()[0], 0, 0])
+            self.ticks.add(n)
+        for q in (0, 25, 50, 75, 100):
+            y = self._y(q / 100)
+            self.ticks.add(Line([0, y, 0], [-0.1, y, 0], stroke_color=MUTED, stroke_width=2))
+            n = NumberText(f"{q}%", SMALL, MUTED, align="right").place(-0.18, 0)
+            n.shift([0, y - n.get_center()[1], 0])
+            self.ticks.add(n)
+        self.add(self.axes, self.ticks)
+
+    def _y(self, value: float) -> float:
+        return value * self.height_
+
+    def p2c(self, point) -> tuple[float, float]:
+        origin = self.axes[0].get_start()
+        dx, dy = (np.asarray(point) - origin)[:2]
+        return 10 ** (self.x0 + dx / self.width_ * (self.x1 - self.x0)), dy / self.height_
+
+    def inside(self, x: float, y: float) -> bool:
+        return 10.0 ** self.x0 <= x <= 10.0 ** self.x1 * (1 + 1e-9) and 0.0 <= y <= 1.0
+
+    def vertical(self, x: float, colour, stroke_width: float = 2) -> DashedLine:
+        return DashedLine(self.c2p(x, 0.0), self.c2p(x, 1.0), stroke_color=colour, stroke_width=stroke_width,
+                          dash_length=0.1)
+
+
 class VectorFan(VGroup):
     """Vectors from one origin in a plane, as arrows (the columns of a 2 × n matrix, or unit directions), on a
     faint unit circle. `radius` is the length of a vector of length 1; `set_vectors(W)` moves the arrows in place
