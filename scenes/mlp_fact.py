@@ -162,9 +162,9 @@ S = SHARED | Strings({
                   "zh": "最佳神经元第 {n} 号对\u201c{first}{last}\u201d几乎不激活（{act}）：\n"
                         "{mlp}里没有为这两个名字一起激活的神经元。"},
     # the conclusion: what the chapter found (conclusion_key), the same rule in both languages
-    "conclusion_two_steps": {"en": "We found: {mlp} at \"{name}\" writes a sport feature;\n"
+    "conclusion_two_steps": {"en": "We found: {mlp} writes the sport into \"{name}\";\n"
                                    "{attn} at \"{tok}\" reads it and pushes \"{sport}\".",
-                             "zh": "我们的发现：{mlp}在\u201c{name}\u201d处写下运动特征；\n"
+                             "zh": "我们的发现：{mlp}把运动写进\u201c{name}\u201d；\n"
                                    "{attn}在\u201c{tok}\u201d处读到它，变成\u201c{sport}\u201d。"},
     "conclusion_carried": {"en": "We found: {attn} carries the sport from \"{name}\",\n"
                                  "but more than {mlp} wrote it there.",
