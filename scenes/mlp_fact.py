@@ -25,7 +25,7 @@ from model import probabilities
 from model.analysis import (contrast_direction, mean_ablation, mean_states, neuron_attribute_profile,
                             neuron_direction_attribution, person_causal_trace, projections,
                             stream_attribute_directions, top_k_shares, vector_readout)
-from model.analysis.factpath import (and_search, fact_path, held_out_directions, held_out_rise, name_enrichment,
+from model.analysis.factpath import (and_search, fact_path, held_out_directions, held_out_rise,
                                      pair_words, pre_activation_parts)
 from model.analysis.patching import MEAN_SAMPLE
 from scenes import style
@@ -313,26 +313,6 @@ def sample_means(gpt) -> dict:
     if id(gpt) not in _MODELS:
         _MODELS[id(gpt)] = mean_states(gpt, model_language.Language())
     return _MODELS[id(gpt)]
-
-
-def chapter_finding(gpt) -> dict:
-    """What the chapter found about the MLPs, for the scenes that refer to it (parameters): per language, the lookup
-    MLP of the default prompt (the largest MLP cell of its causal trace, as FactLookup picks it) and whether that MLP
-    writes people's sports into their last names, each person held out in turn against shuffled labels
-    (factpath.name_enrichment). Once per model object in a process."""
-    key = ("finding", id(gpt))
-    if key not in _MODELS:
-        lang_ = model_language.Language()
-        out = {}
-        for lang in ("en", "zh"):
-            chosen = sport_fact_prompt(lang, gpt)
-            tokens, first = list(chosen["tokens"]), chosen["first_index"]
-            ct = person_causal_trace(gpt, lang_, lang, tokens, first)
-            share = ct["share"][:, ct["components"].index("mlp"), :]
-            layer = int(np.argmax(share)) // share.shape[1]
-            out[lang] = {"prompt": chosen["prompt"], **name_enrichment(gpt, lang_, lang, layer)}
-        _MODELS[key] = out
-    return _MODELS[key]
 
 
 # --- the numbers: read from model.analysis ---------------------------------------------------------------

@@ -17,7 +17,7 @@ from model.params import parameter_split
 from scenes import style
 from scenes.components import CountSum, Label, NumberText
 from scenes.lecture import LectureScene
-from scenes.mlp_fact import chapter_finding
+from scenes.mlp_chapter import chapter_finding
 from scenes.prompts import own_language
 from scenes.style import MUTED, SHARED, TEXT, Strings
 
