@@ -110,7 +110,7 @@ S = SHARED | Strings({
     "mlp_out": {"en": "MLP output", "zh": "MLP 输出"},
     "readout": {"en": "Read through the unembedding, neuron {neuron}'s row\nraises \"{word}\" most; the MLP's whole output,\n"
                       "all {n} writes together, raises \"{sum_word}\" most.",
-                "zh": "经过解嵌入读出：神经元 {neuron} 的那一行最提升\u201c{word}\u201d；\n全部 {n} 份写入之和，即 MLP 的输出，最提升\u201c{sum_word}\u201d。",
+                "zh": "经过解嵌入读出：神经元 {neuron} 的那一行\n最提升\u201c{word}\u201d；全部 {n} 份写入之和，\n即 MLP 的输出，最提升\u201c{sum_word}\u201d。",
                 "say_en": "Read through the unembedding, as scores for the next word. On the left, the five words "
                           "neuron {neuron}'s row raises most per unit of activation, \"{word}\" first, by {a}. On the "
                           "right, the five that all {n} writes together raise most, \"{sum_word}\" first, by {b}. "
@@ -123,7 +123,7 @@ S = SHARED | Strings({
                        "zh": "\u201c{word}\u201d在模型此处的前 {k} 个候选里：\n这一个神经元已经指向模型的候选。"},
     "readout_sum": {"en": "\"{word}\" is not among the model's top {k} guesses;\n\"{sum_word}\" is: one neuron alone "
                           "does not point\ntoward the model's guesses, the sum of many does.",
-                    "zh": "\u201c{word}\u201d不在模型此处的前 {k} 个候选里，\u201c{sum_word}\u201d在：\n单个神经元不指向模型的候选，许多神经元之和才指向。"},
+                    "zh": "\u201c{word}\u201d不在模型此处的前 {k} 个候选里，\n\u201c{sum_word}\u201d在：单个神经元不指向模型的候选，\n许多神经元之和才指向。"},
     "readout_neither": {"en": "Neither word is among the model's top {k} guesses here:\n"
                               "this layer's write is not read as the next word directly.",
                         "zh": "两个词都不在模型此处的前 {k} 个候选里：\n这一层的写入并不直接读成下一个词。"},
@@ -557,10 +557,14 @@ class MlpSteps(LectureScene):
         self.read_header, self.read_words, self.read_bars, self.read_numbers = self.read_charts[0]
         self.sum_numbers = self.read_charts[1][3]
         words = " ".join(self.s("quoted", w=style.token_label(w)) for w in m.next_top)
-        self.guess_line = Label(self.s("guesses", k=N_WORDS, words=words), font_size=style.SMALL, color=TEXT)
-        if self.guess_line.width > 2 * style.safe_half_width():     # long words: the guesses on a line of their own
-            self.guess_line = VGroup(Label(self.s("guesses", k=N_WORDS, words=""), font_size=style.SMALL, color=TEXT),
-                                     Label(words, font_size=style.SMALL, color=TEXT)).arrange(DOWN, buff=0.12)
+        # the guesses' name and the guesses: one line, or two where long words would leave the title-safe area
+        self.guess_line = VGroup(Label(self.s("guesses", k=N_WORDS, words="").rstrip(), font_size=style.SMALL,
+                                       color=TEXT), Label(words, font_size=style.SMALL, color=TEXT))
+        self.guess_line.arrange(RIGHT, buff=0.15)
+        self.guess_line[1].on_baseline(self.guess_line[0].baseline())
+        self.guess_line.phrase = True       # one line of text in two parts (tests/layout_checks.py)
+        if self.guess_line.width > 2 * style.safe_half_width():
+            self.guess_line.arrange(DOWN, buff=0.12)
         self.guess_line.move_to([0, ys[-1] - 0.75, 0]).align_to([0, ys[-1] - 0.55, 0], UP)
 
     def build_residual(self):
