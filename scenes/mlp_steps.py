@@ -17,6 +17,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge,
 
 from model import language as model_language
 from model.analysis import gelu_curve, mlp_steps, neuron_readout, neuron_top_contexts, sample_states
+from model.analysis.mlp import vector_readout
 from model.analysis.patching import MEAN_SAMPLE
 from model.config import GPT3_175B
 from scenes import style
@@ -42,79 +43,157 @@ S = SHARED | Strings({
                                 "中文里是第 {zh_layer} 层的神经元 {zh_neuron}。"},
     "given": {"en": "Layer {layer}'s MLP at \"{focus}\":\nits output there has length {norm}.",
               "zh": "第 {layer} 层的 MLP，看 \u201c{focus}\u201d：\n它在这里的输出长度为 {norm}。"},
-    "up": {"en": "Each neuron asks one question: its column of W_in times x,\n"
-                 "plus a bias. Here the {k} that fire most at \"{focus}\".",
-           "zh": "每个神经元问一个问题：W_in 中它的那一列乘以 x，\n再加偏置。这里是在 \u201c{focus}\u201d 处最活跃的 {k} 个。"},
+    "up": {"en": "Up-projection: x's {d} numbers become {n}, one per neuron.\n"
+                 "Each neuron's column of W_in is a direction: the question it asks.",
+           "zh": "升维：x 的 {d} 个数变成 {n} 个，每个神经元一个。\nW_in 中每个神经元的那一列是一个方向：它提出的问题。",
+           "say_en": "First, the up-projection: the token's {d} numbers become {n}, one for each neuron. Each neuron "
+                     "has its own direction in the token's space, a column of the up-projection matrix: "
+                     "the question that neuron asks.",
+           "say_zh": "第一步是升维：词元的 {d} 个数变成 {n} 个，每个神经元一个。每个神经元在升维矩阵里有自己的一列，"
+                     "是词元空间里的一个方向：这就是它提出的问题。"},
+    "up_align": {"en": "Its input: how well x aligns with that direction (x·W_in[:, i]),\n"
+                       "plus a bias. The {k} most active at \"{focus}\": {z}.",
+                 "zh": "它的输入：x 与这个方向对齐的程度（x·W_in[:, i]），\n再加偏置。在\u201c{focus}\u201d处最活跃的 {k} 个：{z}。",
+                 "say_en": "A neuron's input is how well the token's vector lines up with that direction, their dot "
+                           "product, plus a bias. Drawn: three neurons' directions as rows, times the vector x, plus "
+                           "their biases. The {k} neurons that fire most at \"{focus}\" get inputs {z}.",
+                 "say_zh": "神经元的输入，是词元向量与这个方向对齐的程度，也就是点积，再加偏置。画面上：三个神经元的方向排成行，"
+                           "乘以向量 x，再加各自的偏置。在\u201c{focus}\u201d处最活跃的 {k} 个神经元，输入分别是 {z}。"},
     "up_rows": {"en": "rows of W_in\u1d40", "zh": "W_in\u1d40 的行"},
-    "shapes": {"en": "W_in: {d} \u00d7 {n} here; GPT-3: {gd} \u00d7 {gn}",
-               "zh": "W_in：这里 {d} \u00d7 {n}；GPT-3：{gd} \u00d7 {gn}"},
-    "contexts": {"en": "What neuron {neuron} answers yes to, across the language:\n"
-                       "its highest activations in {n} sample texts.",
-                 "zh": "神经元 {neuron} 在整个语言里对什么回答\u201c是\u201d：\n它在 {n} 段样本文本中的最高激活。"},
+    "shapes": {"en": "up-projection W_in: {d} \u00d7 {n} here; GPT-3: {gd} \u00d7 {gn}",
+               "zh": "升维矩阵 W_in：这里 {d} \u00d7 {n}；GPT-3：{gd} \u00d7 {gn}"},
+    "contexts": {"en": "What neuron {neuron} answers yes to, in {n} sample texts:\n"
+                       "it fires most at {words}.",
+                 "zh": "神经元 {neuron} 对什么回答\u201c是\u201d：在 {n} 段样本文本中，\n它在{words}处激活最高。",
+                 "say_en": "What does neuron {neuron} answer yes to, across the language? Listed: the texts, among {n} "
+                           "samples, where it fires most, each with its activation. They end at the words {words}.",
+                 "say_zh": "神经元 {neuron} 在整个语言里对什么回答\u201c是\u201d？画面列出它在 {n} 段样本文本中激活最高的几处语境，"
+                           "每处带着它的激活。它们结尾的词是{words}。"},
+    "list_1": {"en": "{a}", "zh": "{a}"},          # a short list in words: "a, b and c" / "a、b和c"
+    "list_2": {"en": "{a} and {b}", "zh": "{a}和{b}"},
+    "list_3": {"en": "{a}, {b} and {c}", "zh": "{a}、{b}和{c}"},
+    "quoted": {"en": "\"{w}\"", "zh": "\u201c{w}\u201d"},
     "contexts_header": {"en": "neuron {neuron}, layer {layer}: highest activations",
                         "zh": "第 {layer} 层神经元 {neuron}：最高激活"},
     "gelu_few": {"en": "GELU squashes negatives to near 0 and lets positives pass:\n"
                        "only {active} of {n} neurons are active (above {t}).",
-                 "zh": "GELU 把负数压到接近 0，正数通过：\n{n} 个神经元中只有 {active} 个被激活（大于 {t}）。"},
+                 "zh": "GELU 把负数压到接近 0，正数通过：\n{n} 个神经元中只有 {active} 个被激活（大于 {t}）。",
+                 "say_en": "Next, GELU squashes negative inputs to near zero and lets positive ones pass. Drawn: its "
+                           "curve, a neuron's input across and its output up, with a dot for each of the {n} neurons. "
+                           "Only {active} of them are active, above {t}: the green dots.",
+                 "say_zh": "接着，GELU 把负的输入压到接近零，正的输入通过。画面上是它的曲线：横轴是神经元的输入，纵轴是输出，"
+                           "{n} 个神经元各是一个点。其中只有 {active} 个被激活，大于 {t}：绿色的点。"},
     "gelu_many": {"en": "GELU squashes negatives to near 0 and lets positives pass:\n"
                         "{active} of {n} neurons are active (above {t}).",
-                  "zh": "GELU 把负数压到接近 0，正数通过：\n{n} 个神经元中有 {active} 个被激活（大于 {t}）。"},
+                  "zh": "GELU 把负数压到接近 0，正数通过：\n{n} 个神经元中有 {active} 个被激活（大于 {t}）。",
+                  "say_en": "Next, GELU squashes negative inputs to near zero and lets positive ones pass. Drawn: its "
+                            "curve, a neuron's input across and its output up, with a dot for each of the {n} neurons. "
+                            "{active} of them are active, above {t}: the green dots.",
+                  "say_zh": "接着，GELU 把负的输入压到接近零，正的输入通过。画面上是它的曲线：横轴是神经元的输入，纵轴是输出，"
+                            "{n} 个神经元各是一个点。其中 {active} 个被激活，大于 {t}：绿色的点。"},
     "active_count": {"en": "active (> {t}): {active} of {n}", "zh": "激活（> {t}）：{active} / {n}"},
     "gelu_axis": {"en": "GELU(x)", "zh": "GELU(x)"},
     "x_axis": {"en": "x: a neuron's input", "zh": "x：神经元的输入"},
-    "down": {"en": "Each neuron writes its row of W_out, scaled by its activation;\n"
-                   "all {n} writes plus a bias add up to one vector of {d}.",
-             "zh": "每个神经元写出 W_out 中它的那一行，乘以它的激活；\n全部 {n} 份加上偏置，合成一个 {d} 维向量。"},
+    "down": {"en": "Down-projection: each neuron writes its row of W_out times its\n"
+                   "activation; all {n} writes plus a bias add up to one vector of {d}.",
+             "zh": "降维：每个神经元写出 W_out 中它的那一行，乘以它的激活；\n全部 {n} 份加上偏置，合成一个 {d} 维向量。",
+             "say_en": "Then the down-projection, from {n} numbers back to {d}: each neuron writes its own direction, "
+                       "a row of the down-projection matrix, times its activation. Drawn: the top three writes, "
+                       "neuron {i} times {a} first; plus the {rest} others and a bias, they add up to the MLP's "
+                       "output, {d} numbers.",
+             "say_zh": "然后是降维，从 {n} 个数回到 {d} 个：每个神经元写出自己的方向，也就是降维矩阵里它的那一行，乘以它的激活。"
+                       "画面上是前三份写入，第一份是神经元 {i} 的那一行乘以 {a}；再加上另外 {rest} 份和偏置，"
+                       "合成 MLP 的输出，{d} 个数。"},
     "neuron_n": {"en": "neuron {i}", "zh": "神经元 {i}"},
-    "times_row": {"en": "\u00d7 {a}", "zh": "\u00d7 {a}"},
+    "times_row": {"en": "{a} \u00d7 row", "zh": "{a} \u00d7 行"},   # the column drawn is this product
     "rest": {"en": "+ {n} more", "zh": "+ 另外 {n} 个"},
     "mlp_out": {"en": "MLP output", "zh": "MLP 输出"},
-    "readout_agrees": {"en": "Read through the unembedding, neuron {neuron}'s row\n"
-                             "raises \"{word}\" most; the model's top guess here is \"{next}\".",
-                       "zh": "经过解嵌入读出，神经元 {neuron} 的那一行\n最提升 \u201c{word}\u201d；模型在这里的首选是 \u201c{next}\u201d。"},
-    "readout_other": {"en": "Read through the unembedding, neuron {neuron}'s row\n"
-                            "raises \"{word}\" most: not among the model's top {k} guesses here.",
-                      "zh": "经过解嵌入读出，神经元 {neuron} 的那一行最提升 \u201c{word}\u201d：\n它不在模型此处的前 {k} 个候选里。"},
-    "readout_langs": {"en": "Read through the unembedding, neuron {neuron}'s row\n"
-                            "raises \"{word}\" most. In English the top neuron's word\n"
-                            "{en_is} the model's top {k} guesses; in Chinese it {zh_is} them.",
-                      "zh": "经过解嵌入读出，神经元 {neuron} 的那一行最提升 \u201c{word}\u201d。\n"
-                            "两种语言不同：最活跃神经元最提升的词，\n"
-                            "英文里{en_is}模型的前 {k} 个候选里，中文里{zh_is}其中。"},
-    "is_agrees": {"en": "is among", "zh": "在"},
-    "is_other": {"en": "is not among", "zh": "不在"},
-    "readout_header": {"en": "logit added per unit of neuron {neuron}", "zh": "神经元 {neuron} 每单位激活增加的 logit"},
-    "residual_big": {"say_en": "The MLP's output is added to the stream: the stream plus what the MLP computes from its normalised copy. Here it is longer than the stream it joins.",
-                     "say_zh": 'MLP 的输出加回残差流：残差流，加上 MLP 从它归一化后的副本算出的结果。这里它比它加入的残差流还长。',
+    "readout": {"en": "Read through the unembedding, neuron {neuron}'s row\nraises \"{word}\" most; the MLP's whole output,\n"
+                      "all {n} writes together, raises \"{sum_word}\" most.",
+                "zh": "经过解嵌入读出：神经元 {neuron} 的那一行\n最提升\u201c{word}\u201d；全部 {n} 份写入之和，\n即 MLP 的输出，最提升\u201c{sum_word}\u201d。",
+                "say_en": "Read through the unembedding, as scores for the next word. On the left, the five words "
+                          "neuron {neuron}'s row raises most per unit of activation, \"{word}\" first, by {a}. On the "
+                          "right, the five that all {n} writes together raise most, \"{sum_word}\" first, by {b}. "
+                          "Below, the model's own top {k} guesses here.",
+                "say_zh": "经过解嵌入读出，变成下一个词的分数。左边是神经元 {neuron} 的那一行每单位激活最提升的五个词，"
+                          "第一是\u201c{word}\u201d，加 {a}。右边是全部 {n} 份写入之和最提升的五个词，第一是\u201c{sum_word}\u201d，"
+                          "加 {b}。下面是模型在这里自己的前 {k} 个候选。"},
+    "readout_agrees": {"en": "\"{word}\" is among the model's top {k} guesses here:\n"
+                             "this one neuron already points toward the model's guesses.",
+                       "zh": "\u201c{word}\u201d在模型此处的前 {k} 个候选里：\n这一个神经元已经指向模型的候选。"},
+    "readout_sum": {"en": "\"{word}\" is not among the model's top {k} guesses;\n\"{sum_word}\" is: one neuron alone "
+                          "does not point\ntoward the model's guesses, the sum of many does.",
+                    "zh": "\u201c{word}\u201d不在模型此处的前 {k} 个候选里，\n\u201c{sum_word}\u201d在：单个神经元不指向模型的候选，\n许多神经元之和才指向。"},
+    "readout_neither": {"en": "Neither word is among the model's top {k} guesses here:\n"
+                              "this layer's write is not read as the next word directly.",
+                        "zh": "两个词都不在模型此处的前 {k} 个候选里：\n这一层的写入并不直接读成下一个词。"},
+    "readout_langs": {"en": "The two languages differ here.\nIn English, {en_finding};\nin Chinese, {zh_finding}.",
+                      "zh": "两种语言在这里不同。\n英文里，{en_finding}；\n中文里，{zh_finding}。"},
+    "finding_agrees": {"en": "the neuron's own word is a top-{k} guess",
+                       "zh": "神经元自己最提升的词就是前 {k} 个候选之一"},
+    "finding_sum": {"en": "only the sum's word is a top-{k} guess",
+                    "zh": "只有写入之和最提升的词是前 {k} 个候选之一"},
+    "finding_neither": {"en": "neither word is a top-{k} guess",
+                        "zh": "两个词都不是前 {k} 个候选"},
+    "guesses": {"en": "the model's top {k} guesses: {words}", "zh": "模型此处的前 {k} 个候选：{words}"},
+    "sum_header": {"en": "logit from the MLP output (all {n})", "zh": "MLP 输出（全部 {n} 份）的 logit"},
+    "readout_header": {"en": "logit per unit of neuron {neuron}", "zh": "神经元 {neuron} 每单位激活的 logit"},
+    "residual_big": {"say_en": "The MLP's output is added to the stream: the stream plus what the MLP computes from "
+                               "its normalised copy. Drawn: the stream's {d} numbers, plus the MLP's output, equals the "
+                               "new stream. The MLP's output is longer than the stream it joins: length {out} against "
+                               "{mid}.",
+                     "say_zh": "MLP 的输出加回残差流：残差流，加上 MLP 从它归一化后的副本算出的结果。画面上：残差流的 {d} 个数，"
+                               "加上 MLP 的输出，等于新的残差流。MLP 的输出比它加入的残差流还长：长度 {out}，对 {mid}。",
                      "en": "The MLP's output is added to the stream: E\u2032 + MLP(LN(E\u2032)).\n"
-                           "Here it is longer than the stream it joins.",
-                     "zh": "MLP 的输出加回残差流：E\u2032 + MLP(LN(E\u2032))。\n这里它比它加入的残差流还长。"},
-    "residual_small": {"say_en": "The MLP's output is added to the stream: the stream plus what the MLP computes from its normalised copy. Here it is shorter than the stream it joins.",
-                       "say_zh": 'MLP 的输出加回残差流：残差流，加上 MLP 从它归一化后的副本算出的结果。这里它比它加入的残差流短。',
+                           "It is longer than the stream it joins: length {out} against {mid}.",
+                     "zh": "MLP 的输出加回残差流：E\u2032 + MLP(LN(E\u2032))。\n它比它加入的残差流还长：长度 {out}，对 {mid}。"},
+    "residual_small": {"say_en": "The MLP's output is added to the stream: the stream plus what the MLP computes from "
+                                 "its normalised copy. Drawn: the stream's {d} numbers, plus the MLP's output, equals "
+                                 "the new stream. The MLP's output is shorter than the stream it joins: length {out} "
+                                 "against {mid}.",
+                       "say_zh": "MLP 的输出加回残差流：残差流，加上 MLP 从它归一化后的副本算出的结果。画面上：残差流的 {d} 个数，"
+                                 "加上 MLP 的输出，等于新的残差流。MLP 的输出比它加入的残差流短：长度 {out}，对 {mid}。",
                        "en": "The MLP's output is added to the stream: E\u2032 + MLP(LN(E\u2032)).\n"
-                             "Here it is shorter than the stream it joins.",
-                       "zh": "MLP 的输出加回残差流：E\u2032 + MLP(LN(E\u2032))。\n这里它比它加入的残差流短。"},
+                             "It is shorter than the stream it joins: length {out} against {mid}.",
+                       "zh": "MLP 的输出加回残差流：E\u2032 + MLP(LN(E\u2032))。\n它比它加入的残差流短：长度 {out}，对 {mid}。"},
+    "length": {"en": "length {v}", "zh": "长度 {v}"},
     "e_prime": {"en": "E\u2032", "zh": "E\u2032"},
     "e_next": {"en": "E\u2032 + MLP", "zh": "E\u2032 + MLP"},
     "all_tokens": {"en": "Every token goes through the same W_in and W_out at once:\n"
-                         "one matrix product, {t} \u00d7 {d} by {d} \u00d7 {n}.",
-                   "zh": "每个词元同时经过同一个 W_in 和 W_out：\n一次矩阵乘法，{t} \u00d7 {d} 乘 {d} \u00d7 {n}。"},
+                         "one matrix product, {T} \u00d7 {d} by {d} \u00d7 {n}; {t} of the {T} drawn.",
+                   "zh": "每个词元同时经过同一个 W_in 和 W_out：一次矩阵乘法，\n{T} \u00d7 {d} 乘 {d} \u00d7 {n}；画出 {T} 个中的 {t} 个。",
+                   "say_en": "Every token goes through the same up- and down-projection at once, in one matrix product "
+                             "for the whole text of {T} tokens. Drawn: {t} of them, one row each, from a sample text that "
+                             "ends where neuron {neuron} fires most: each row is that token's {n} neurons, grey "
+                             "inactive, green active, and on the right how many are active, from {lo} to {hi}. The "
+                             "framed row is the word \"{word}\".",
+                   "say_zh": "所有词元同时经过同一个升维和降维，整段 {T} 个词元的文本只做一次矩阵乘法。画面上是其中 {t} 个，每个词元一行，"
+                             "取自一段样本文本，神经元 {neuron} 在它最后一个词上激活最高：每行是它的 {n} 个神经元，灰色未激活，"
+                             "绿色激活，右边是激活的个数，从 {lo} 到 {hi}。框出的一行是\u201c{word}\u201d这个词。"},
     "active_short": {"en": "> {t}", "zh": "> {t}"},
     "all_header": {"en": "all {n} neurons per token: grey inactive, green active",
                    "zh": "每个词元的 {n} 个神经元：灰色未激活，绿色激活"},
-    "summary": {"en": "The MLP asks many questions of each token on its own,\n"
-                      "and adds the answers' directions back into its vector.",
-                "zh": "MLP 对每个词元单独提出许多问题，\n再把答案对应的方向加回它的向量。"},
+    "summary": {"en": "So each token, on its own, gets {n} questions: at \"{focus}\",\n"
+                      "{active} answered yes, and their directions add a write of length {out}.",
+                "zh": "所以 MLP 对每个词元单独提出 {n} 个问题：在\u201c{focus}\u201d处，\n"
+                      "{active} 个回答\u201c是\u201d，它们的方向加起来，写入一个长度 {out} 的向量。",
+                "say_en": "So, the whole MLP in one sentence. The up-projection asks each token {n} questions on its "
+                          "own; at \"{focus}\", {active} neurons answered yes; the down-projection adds their "
+                          "directions back into the stream, a write of length {out}. Lit on the map: layer {layer}'s "
+                          "MLP, where this happened.",
+                "say_zh": "所以，用一句话说 MLP：升维对每个词元单独提出 {n} 个问题；在\u201c{focus}\u201d处，{active} 个神经元回答\u201c是\u201d；"
+                          "降维把它们的方向加回残差流，写入一个长度 {out} 的向量。图上亮起的是第 {layer} 层的 MLP，就是这里。"},
+    "write_length": {"en": "write: length {out}", "zh": "写入：长度 {out}"},
     "where_at": {"en": "at \"{focus}\":", "zh": "在\u201c{focus}\u201d处："},   # the closing map
 })
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
 BEATS = style.BEAT_TITLES | Strings({
-    "up":          {"en": "The neurons' questions: W_in", "zh": "神经元的问题：W_in"},
+    "up":          {"en": "Up-projection: neurons ask", "zh": "升维：神经元的问题"},
     "contexts":    {"en": "A neuron's top contexts", "zh": "一个神经元的高激活语境"},
     "gelu":        {"en": "GELU", "zh": "GELU 激活"},
-    "down":        {"en": "Writing back: W_out", "zh": "写回：W_out"},
-    "readout":     {"en": "Reading a neuron's row", "zh": "读出神经元的一行"},
+    "down":        {"en": "Down-projection: writing back", "zh": "降维：写回"},
+    "readout":     {"en": "Reading a neuron and the sum", "zh": "读出一个神经元与总和"},
     "residual":    {"en": "Adding to the stream", "zh": "加回残差流"},
     "all_tokens":  {"en": "Every token at once", "zh": "所有词元一起"},
 })
@@ -122,7 +201,8 @@ BEATS = style.BEAT_TITLES | Strings({
 K_NEURONS = 3        # neurons drawn in the up- and down-projection: the largest activations at the focus
 N_CONTEXTS = 4       # top-activating contexts listed for the top neuron
 N_WORDS = 5          # words the top neuron's row pushes up most
-MAX_TOKENS = 12      # rows of the every-token view
+MAX_TOKENS = 12      # tokens of a prompt, at most
+ALL_ROWS = 10        # rows of the every-token view: a sample text's last ALL_ROWS tokens (rows clear at 480p)
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -196,17 +276,38 @@ class MlpAtFocus:
                                       word_ids=self.words_of_lang)
         p = np.asarray(tr["logits"][self.focus], np.float64)
         self.next_top = [gpt.tokenizer.words[int(i)] for i in np.argsort(-p, kind="stable")[:N_WORDS]]
+        # the whole MLP output (every write and b_out) read the same way: what the sum raises, against one neuron
+        self.sum_readout = vector_readout(gpt, tr, self.focus, tr["layers"][self.layer]["mlp"]["out"][self.focus],
+                                          k=N_WORDS, word_ids=self.words_of_lang)
         if light:        # the choice and the readout only (the other language's, for the story)
             return
         sample = sample if sample is not None else _sample(gpt, self.prompt_lang)
         ranked = neuron_top_contexts(gpt, sample, self.layer, self.top[0], k=CONTEXT_POOL)
         self.contexts = distinct_contexts(ranked, N_CONTEXTS)
+        self.context_words = list(dict.fromkeys(c["token"] for c in self.contexts))[:3]   # said: at most three
         self.sample_size = len(sample["streams"])
-        self.all_act = tr["layers"][self.layer]["mlp"]["act"]
+        # every token at once, on a text long enough to see it: of the sample's positions with ALL_ROWS tokens up
+        # to them, the one where the top neuron fires most (the earliest on a tie); its stream's last ALL_ROWS
+        # tokens up to it, with the activations of the sample's own run of the whole stream
+        acts = np.asarray(sample["mlp_act"][self.layer][..., self.top[0]], np.float64)[:, ALL_ROWS - 1:]
+        stream, at = (int(i) for i in np.unravel_index(int(np.argmax(acts)), acts.shape))
+        pos = at + ALL_ROWS - 1
+        lo = pos - ALL_ROWS + 1
+        self.all_source = {"rule": f"of the sample's positions with at least {ALL_ROWS} tokens up to them, the one "
+                                   f"where neuron {self.top[0]} fires most (the first on a tie); its stream's last "
+                                   f"{ALL_ROWS} tokens up to and including it; the activations of the sample's own "
+                                   "run of the whole stream",
+                           "stream": stream, "position": pos, "first": lo, "activation": float(acts.max()),
+                           "stream_tokens": len(sample["streams"][stream])}
+        self.all_tokens = list(sample["streams"][stream][lo:pos + 1])
+        self.all_positions = list(range(lo, pos + 1))
+        self.all_act = np.asarray(sample["mlp_act"][self.layer][stream, lo:pos + 1], np.float64)
         self.all_active = [int(n) for n in (self.all_act > self.threshold).sum(1)]
         self.resid_mid = tr["layers"][self.layer]["resid_mid"][self.focus]
         self.mlp_out = tr["layers"][self.layer]["mlp"]["out"][self.focus]
         self.resid_post = tr["layers"][self.layer]["resid_post"][self.focus]
+        self.lengths = {k: float(np.linalg.norm(v)) for k, v in
+                        (("resid_mid", self.resid_mid), ("mlp_out", self.mlp_out), ("resid_post", self.resid_post))}
         self.curve_x = np.linspace(min(-4.0, float(np.floor(st["pre"].min()))),
                                    max(2.0, float(np.ceil(st["pre"].max()))), 121)
         self.curve_y = gelu_curve(self.curve_x)
@@ -215,16 +316,21 @@ class MlpAtFocus:
         return "gelu_few" if self.n_active < self.n / 3 else "gelu_many"
 
     def readout_key(self) -> str:
-        return "readout_agrees" if self.readout["top"][0]["word"] in self.next_top else "readout_other"
+        """The top neuron's word among the model's top guesses (agrees); else the whole output's (sum); else
+        neither."""
+        if self.readout["top"][0]["word"] in self.next_top:
+            return "readout_agrees"
+        return "readout_sum" if self.sum_readout["top"][0]["word"] in self.next_top else "readout_neither"
 
     def story_entry(self) -> dict:
         """What the story compares between the languages: the layer, the top neuron, its readout and the guesses."""
         return {"prompt": self.prompt, "focus": self.focus, "mlp_out_norms": self.out_norms, "layer": self.layer,
                 "neuron": self.top[0], "readout_word": self.readout["top"][0]["word"], "next_top": self.next_top,
+                "sum_word": self.sum_readout["top"][0]["word"],
                 "readout_key": self.readout_key()}
 
     def residual_key(self) -> str:
-        return "residual_big" if np.linalg.norm(self.mlp_out) > np.linalg.norm(self.resid_mid) else "residual_small"
+        return "residual_big" if self.lengths["mlp_out"] > self.lengths["resid_mid"] else "residual_small"
 
     def record(self) -> dict:
         st = self.steps
@@ -244,8 +350,14 @@ class MlpAtFocus:
             "gelu_curve": {"x": self.curve_x, "y": self.curve_y},
             "writes_sum_plus_bias": st["out"], "b_out": st["b_out"], "mlp_out": self.mlp_out,
             "readout": {"neuron": self.top[0], "top": self.readout["top"]},
+            "sum_readout": {"what": "the MLP's output at the focus (every write and b_out) through ln_f (frozen) and "
+                                    "the unembedding, among the prompt language's words",
+                            "top": self.sum_readout["top"]},
+            "lengths": self.lengths,
+            "context_words": self.context_words,
             "next_top": self.next_top,
             "resid_mid": self.resid_mid, "resid_post": self.resid_post,
+            "all_tokens": {**self.all_source, "tokens": self.all_tokens, "positions": self.all_positions},
             "all_activations": self.all_act, "active_per_token": self.all_active,
         }
 
@@ -260,8 +372,8 @@ FORMULA_Y = 3.2
 PRODUCT_TOP = 2.4
 SHAPES_Y = -2.15
 COLUMN_TOP = 2.55
-ROW_TOP, ROWS_MID, PITCH = 2.0, 0.9, 0.55
-ROWS_SPAN = 4.3     # every token's view: from the first row's centre to the last's, at most (above the caption)
+ROW_TOP, ROWS_MID, PITCH = 2.1, 0.9, 0.55
+ROWS_SPAN = 4.05    # every token's view: from the first row's centre to the last's, at most (above the caption)
 STRIPS_X, STRIPS_W = 0.6, 7.4   # every token's neurons: the strips' centre and width
 DOWN_TOP, DOWN_XS, REST_X, EQUALS_X, OUT_X = 2.15, (-5.15, -2.85, -0.55), 1.5, 3.25, 4.55
 
@@ -287,6 +399,14 @@ class MlpSteps(LectureScene):
             note += "\n" + self.s(story_key, en_layer=style.shown(en["layer"]), en_neuron=en["neuron"],
                                    zh_layer=style.shown(zh["layer"]), zh_neuron=zh["neuron"])
         return note
+
+    def listed(self, items: list[str]) -> str:
+        """Up to three items as a list in the scene's language: "a, b and c" / "a、b和c"."""
+        return self.s(f"list_{len(items)}", **dict(zip("abc", items)))
+
+    def quoted_list(self, words: list[str]) -> str:
+        """Words in quotes, as a list: the voice announces them as words ("the words ..." / "…这个词")."""
+        return self.listed([self.s("quoted", w=style.token_label(w)) for w in words])
 
     # --- the numbers and the pieces ------------------------------------------------------------------------
     def prepare(self):
@@ -388,6 +508,7 @@ class MlpSteps(LectureScene):
         names = [self.s("neuron_n", i=i) for i in m.top]
         if max(Label(t, font_size=style.SMALL).width for t in names) + 0.4 > min(b - a for a, b in zip(xs, xs[1:])):
             names = [f"#{i}" for i in m.top]
+        # the column drawn is already activation × row: its header says so ("4.56 × its row"), not "× 4.56"
         self.write_headers = VGroup(*[
             VGroup(self.header(name, x, NEURON_ACTIVE, DOWN_TOP + 0.75),
                    self.header(self.s("times_row", a=f"{st['act'][i]:.2f}"), x, NEURON_ACTIVE, DOWN_TOP + 0.3))
@@ -409,15 +530,42 @@ class MlpSteps(LectureScene):
 
     def build_readout(self):
         m = self.m
-        words = [style.token_label(t["word"]) for t in m.readout["top"]]
-        amounts = [t["logit_per_unit"] for t in m.readout["top"]]
-        ys = [1.6 - r * 0.6 for r in range(len(words))]
-        self.read_header = Label(self.s("readout_header", neuron=m.top[0]), font_size=style.LABEL, color=LOGIT)
-        self.read_header.move_to([0, 2.6, 0])
-        self.read_words = LabelColumn(words, ys, -2.2)
-        unit = 3.6 / max(max(abs(a) for a in amounts), 1e-9)
-        self.read_bars = BarColumn(amounts, ys, -1.9, unit, LOGIT)
-        self.read_numbers = NumberColumn([style.signed(a, 2) for a in amounts], ys, 3.0, color=LOGIT)
+        ys = [2.0 - r * 0.55 for r in range(N_WORDS)]
+        guesses = set(m.next_top)
+        self.read_charts = VGroup()
+        for side, (top, field, header) in enumerate((
+                (m.readout["top"], "logit_per_unit", self.s("readout_header", neuron=m.top[0])),
+                (m.sum_readout["top"], "logit", self.s("sum_header", n=m.n)))):
+            # each chart in its half of the title-safe area: words (as wide as the widest), bars, numbers
+            x0, x1 = (-style.safe_half_width() + 0.05, -0.25) if side == 0 else (0.25, style.safe_half_width() - 0.05)
+            words = [style.token_label(t["word"]) for t in top]
+            amounts = [t[field] for t in top]
+            # a word the model guesses here in full colour, the others muted: the caption's rule, drawn
+            colours = [TEXT if t["word"] in guesses else MUTED for t in top]
+            widest = max(Label(w, font_size=style.LABEL).width for w in words)
+            labels = LabelColumn(words, ys, x0 + widest, colours=colours)
+            numbers = NumberColumn([style.signed(a, 2 if side == 0 else 1) for a in amounts], ys, x1,
+                                   color=LOGIT if side == 0 else NEURON_ACTIVE)
+            bar_x0 = x0 + widest + 0.15
+            room = min(n.get_left()[0] for n in numbers) - 0.2 - bar_x0
+            unit = room / max(max(abs(a) for a in amounts), 1e-9)
+            bars = BarColumn(amounts, ys, bar_x0, unit, LOGIT if side == 0 else NEURON_ACTIVE)
+            head = Label(header, font_size=style.SMALL, color=LOGIT if side == 0 else NEURON_ACTIVE)
+            head.move_to([(x0 + x1) / 2, 2.8, 0])
+            keep_inside_safe_area(head)
+            self.read_charts.add(VGroup(head, labels, bars, numbers))
+        self.read_header, self.read_words, self.read_bars, self.read_numbers = self.read_charts[0]
+        self.sum_numbers = self.read_charts[1][3]
+        words = " ".join(self.s("quoted", w=style.token_label(w)) for w in m.next_top)
+        # the guesses' name and the guesses: one line, or two where long words would leave the title-safe area
+        self.guess_line = VGroup(Label(self.s("guesses", k=N_WORDS, words="").rstrip(), font_size=style.SMALL,
+                                       color=TEXT), Label(words, font_size=style.SMALL, color=TEXT))
+        self.guess_line.arrange(RIGHT, buff=0.15)
+        self.guess_line[1].on_baseline(self.guess_line[0].baseline())
+        self.guess_line.phrase = True       # one line of text in two parts (tests/layout_checks.py)
+        if self.guess_line.width > 2 * style.safe_half_width():
+            self.guess_line.arrange(DOWN, buff=0.12)
+        self.guess_line.move_to([0, ys[-1] - 0.75, 0]).align_to([0, ys[-1] - 0.55, 0], UP)
 
     def build_residual(self):
         m, lang = self.m, self.lang
@@ -435,18 +583,23 @@ class MlpSteps(LectureScene):
         heads = [(self.s("e_prime"), EMBEDDING), (self.s("mlp_out"), NEURON_ACTIVE), (self.s("e_next"),
                                                                                        EMBEDDING_UPDATED)]
         self.res_headers = VGroup(*[self.header(t, x, c, COLUMN_TOP + 0.35) for (t, c), x in zip(heads, xs)])
+        lengths = [m.lengths[k] for k in ("resid_mid", "mlp_out", "resid_post")]
+        self.res_lengths = VGroup(*[Label(self.s("length", v=f"{v:.1f}"), font_size=style.SMALL, color=c)
+                                    .move_to([x, col.get_bottom()[1] - 0.3, 0])
+                                    for v, x, col, c in zip(lengths, xs, self.res_columns,
+                                                            (EMBEDDING, NEURON_ACTIVE, EMBEDDING_UPDATED))])
         y = self.res_columns[0].brackets.get_center()[1]
         self.res_signs = VGroup(Label("+", font_size=style.HEADER).move_to([-1.8, y, 0]),
                                 Label("=", font_size=style.HEADER).move_to([1.8, y, 0]))
 
     def build_all(self):
         m = self.m
-        T = len(m.tokens)
-        pitch = min(PITCH, ROWS_SPAN / max(T - 1, 1))          # MAX_TOKENS rows still clear one another
+        T = len(m.all_tokens)
+        pitch = min(PITCH, ROWS_SPAN / max(T - 1, 1))          # ALL_ROWS rows still clear one another
         top = min(ROW_TOP, ROWS_MID + (T - 1) * pitch / 2)     # a short prompt sits mid-stage
         ys = [top - r * pitch for r in range(T)]
         # the strips leave the chips and their indices room for the longest words (chips hold a word's whole ink)
-        self.all_tokens = TokenColumn(m.tokens, list(range(T)), ys, right=STRIPS_X - STRIPS_W / 2 - 0.2)
+        self.all_tokens = TokenColumn(m.all_tokens, m.all_positions, ys, right=STRIPS_X - STRIPS_W / 2 - 0.2)
         limit = float(np.ceil(m.all_act.max() * 10) / 10)
         self.values["neuron_colour_limit"] = limit
         self.all_strips = VGroup(*[NeuronStrip(a, m.threshold, limit, width=STRIPS_W, height=pitch * 0.6)
@@ -454,7 +607,7 @@ class MlpSteps(LectureScene):
         self.all_counts = VGroup(*[NumberText(str(n), style.SMALL, NEURON_ACTIVE).place(5.8, y - 0.1)
                                    for n, y in zip(m.all_active, ys)])
         self.all_header = Label(self.s("all_header", n=m.n), font_size=style.SMALL, color=MUTED)
-        self.all_header.move_to([STRIPS_X, top + 0.6, 0])
+        self.all_header.move_to([STRIPS_X, top + 0.55, 0])
         self.count_header = self.header(self.s("active_short", t=f"{m.threshold:g}"), 5.6, NEURON_ACTIVE,
                                         top + 0.45)
         # the header ends a clear gap before the counts' header (in English it is nearly as wide as strips and counts)
@@ -462,22 +615,27 @@ class MlpSteps(LectureScene):
         self.all_formula = self.tex("A", "=", r"\mathrm{GELU}(X W_{in} + b_{in})",
                                     colours={"A": NEURON_ACTIVE})
         self.all_formula.move_to([0.3, FORMULA_Y, 0])
-        self.focus_frame = SurroundingRectangle(self.all_strips[m.focus], color=TEXT, buff=0.05)
+        # the text's last row: the token where the top neuron fires most in the sample
+        self.focus_frame = SurroundingRectangle(self.all_strips[-1], color=TEXT, buff=0.05)
 
     # --- the beats ------------------------------------------------------------------------------------------
     def beat_up(self):
         m = self.m
-        self.say("up", k=K_NEURONS, focus=m.tokens[m.focus])
+        self.say("up", d=m.d, n=m.n)
         p = self.up_product
         self.play(FadeIn(self.up_formula), FadeIn(p.matrix), FadeIn(p.vector), FadeIn(p.plus), FadeIn(p.bias),
-                  FadeIn(p.equals), FadeIn(p.output.brackets), FadeIn(p.output.size_label), run_time=STEP)
+                  FadeIn(p.equals), FadeIn(p.output.brackets), FadeIn(p.output.size_label), FadeIn(self.shapes),
+                  run_time=STEP)
+        # the inputs as the output column shows them (one decimal)
+        z = self.listed([style.signed(float(m.steps["pre"][i]), 1) for i in m.top])
+        self.say("up_align", k=K_NEURONS, focus=style.token_label(m.tokens[m.focus]), z=z)
         p.play(self, slow_rows=1)
-        self.play(FadeIn(self.neuron_ids), FadeIn(self.shapes), run_time=STEP)
+        self.play(FadeIn(self.neuron_ids), run_time=STEP)
         self.wait(PAUSE)
 
     def beat_contexts(self):
         m = self.m
-        self.say("contexts", neuron=m.top[0], n=m.sample_size)
+        self.say("contexts", neuron=m.top[0], n=m.sample_size, words=self.quoted_list(m.context_words))
         self.clear_stage()
         self.play(FadeIn(self.ctx_header), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(VGroup(r, n), shift=RIGHT * 0.2)
@@ -500,7 +658,7 @@ class MlpSteps(LectureScene):
 
     def beat_down(self):
         m = self.m
-        self.say("down", n=m.n, d=m.d)
+        self.say("down", n=m.n, d=m.d, i=m.top[0], a=f"{m.steps['act'][m.top[0]]:.2f}", rest=m.n - K_NEURONS)
         self.clear_stage()
         self.play(LaggedStart(*[FadeIn(VGroup(c, h)) for c, h in zip(self.write_columns, self.write_headers)],
                               lag_ratio=0.3), FadeIn(self.plus_signs), run_time=2 * STEP)
@@ -513,18 +671,26 @@ class MlpSteps(LectureScene):
 
     def beat_readout(self):
         m = self.m
+        word, sum_word = (style.token_label(r["top"][0]["word"]) for r in (m.readout, m.sum_readout))
+        self.clear_stage()
+        self.say("readout", neuron=m.top[0], word=word, sum_word=sum_word, n=m.n, k=N_WORDS,
+                 a=f'{m.readout["top"][0]["logit_per_unit"]:.2f}', b=f'{m.sum_readout["top"][0]["logit"]:.1f}')
+        left, right = self.read_charts
+        self.play(FadeIn(left[0]), FadeIn(left[1]), FadeIn(right[0]), FadeIn(right[1]), run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT) for c in self.read_charts for b in c[2].bars], FadeIn(left[3]),
+                  FadeIn(right[3]), run_time=STEP)
+        self.play(FadeIn(self.guess_line), run_time=STEP)
+        # the payoff, by rule: does the neuron, or the whole output, raise one of the model's guesses most?
         keys = {lang: e["readout_key"] for lang, e in (self.story or {}).items()}
         key = self.caption_rule("readout", "readout_langs" if len(set(keys.values())) > 1 else m.readout_key(),
                                 f"the word the top neuron's row raises most is among the model's top {N_WORDS} next "
-                                "words at the focus: readout_agrees, else readout_other; in the default lecture, "
-                                "readout_langs when that differs between the English and the Chinese default prompts",
-                                word=m.readout["top"][0]["word"], next_top=m.next_top, languages=keys)
-        self.clear_stage()     # first: a caption of three lines (each language's finding) rises over the last beat
-        self.say(key, neuron=m.top[0], word=style.token_label(m.readout["top"][0]["word"]),
-                 next=style.token_label(m.next_top[0]), k=N_WORDS,
-                 **({f"{lang}_is": self.s("is_" + k.split("_")[1]) for lang, k in keys.items()} if keys else {}))
-        self.play(FadeIn(self.read_header), FadeIn(self.read_words), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT) for b in self.read_bars.bars], FadeIn(self.read_numbers), run_time=STEP)
+                                "words at the focus: readout_agrees; else the word the whole MLP output raises most "
+                                "is: readout_sum; else readout_neither; in the default lecture, readout_langs when "
+                                "that differs between the English and the Chinese default prompts",
+                                word=m.readout["top"][0]["word"], sum_word=m.sum_readout["top"][0]["word"],
+                                next_top=m.next_top, languages=keys)
+        findings = {f"{lang}_finding": self.s("finding_" + k.split("_")[1], k=N_WORDS) for lang, k in keys.items()}
+        self.say(key, word=word, sum_word=sum_word, k=N_WORDS, **findings)
         self.wait(PAUSE)
 
     def beat_residual(self):
@@ -532,18 +698,20 @@ class MlpSteps(LectureScene):
         key = self.caption_rule("residual", m.residual_key(), "|MLP output| > |E'| at the focus: residual_big, "
                                 "else residual_small", mlp_out_norm=float(np.linalg.norm(m.mlp_out)),
                                 resid_mid_norm=float(np.linalg.norm(m.resid_mid)))
-        self.say(key)
+        self.say(key, d=m.d, out=f"{m.lengths['mlp_out']:.1f}", mid=f"{m.lengths['resid_mid']:.1f}")
         self.clear_stage()
         c = self.res_columns
         self.play(FadeIn(c[0]), FadeIn(c[1]), FadeIn(self.res_headers[:2]), FadeIn(self.res_signs[0]),
                   run_time=STEP)
         self.play(FadeIn(self.res_signs[1]), TransformFromCopy(VGroup(c[0].entries, c[1].entries), c[2].entries),
                   FadeIn(c[2].brackets), FadeIn(c[2].size_label), FadeIn(self.res_headers[2]), run_time=2 * STEP)
+        self.play(FadeIn(self.res_lengths), run_time=STEP)
         self.wait(PAUSE)
 
     def beat_all_tokens(self):
         m = self.m
-        self.say("all_tokens", t=len(m.tokens), d=m.d, n=m.n)
+        self.say("all_tokens", t=len(m.all_tokens), T=m.all_source["stream_tokens"], d=m.d, n=m.n, neuron=m.top[0],
+                 lo=min(m.all_active), hi=max(m.all_active), word=style.token_label(m.all_tokens[-1]))
         self.clear_stage()
         self.play(FadeIn(self.all_formula), FadeIn(self.all_tokens), FadeIn(self.all_header), run_time=STEP)
         self.play(*[FadeIn(s, shift=RIGHT * 0.2) for s in self.all_strips], FadeIn(self.all_counts), FadeIn(self.count_header),
@@ -552,11 +720,14 @@ class MlpSteps(LectureScene):
         self.wait(PAUSE)
 
     def beat_summary(self):
-        """Where the questions are asked: the pipeline lit at this layer's MLP, with how many of its neurons the
-        focus token makes active."""
-        self.say("summary")
+        """The whole MLP in one line, with this token's numbers: the questions asked, the yeses, the write's length;
+        the pipeline lit at this layer's MLP."""
         m = self.m
+        focus, out = style.token_label(m.tokens[m.focus]), f"{m.lengths['mlp_out']:.1f}"
+        self.say("summary", n=m.n, active=m.n_active, focus=focus, out=out, layer=style.shown(m.layer))
         self.show_where([f"mlp:{m.layer}"], [
-            (self.s("where_at", focus=style.token_label(m.tokens[m.focus])), MUTED),
-            (self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n), NEURON_ACTIVE)],
-            layer=m.layer, d_mlp=m.n, active_count=m.n_active, threshold=m.threshold)
+            (self.s("where_at", focus=focus), MUTED),
+            (self.s("active_count", t=f"{m.threshold:g}", active=m.n_active, n=m.n), NEURON_ACTIVE),
+            (self.s("write_length", out=out), NEURON_ACTIVE)],
+            layer=m.layer, d_mlp=m.n, active_count=m.n_active, threshold=m.threshold,
+            write_length=m.lengths["mlp_out"])

@@ -253,15 +253,35 @@ def check_gelu(v, rule, gpt):
 
 
 def check_readout(v, rule, gpt):
-    def decide(entry_prompt, focus, word, recorded_top):
+    """mlp_steps' readout: the top neuron's word among the model's top 5 next words (agrees); else the word the whole
+    MLP output raises most, read again here through ln_f (frozen at the run's scale) and the unembedding (sum); else
+    neither. In the default lecture, readout_langs where the two languages' keys differ."""
+    from model import language as model_language
+
+    def sum_word(entry_prompt, layer, focus):
+        tr = gpt.trace(entry_prompt)
+        out = np.asarray(tr["layers"][layer]["mlp"]["out"][focus], np.float64)
+        scale = np.sqrt(tr["ln_f"]["var"][focus] + gpt.config.layer_norm_epsilon)
+        per_word = ((out - out.mean()) / scale * gpt.p("ln_f.weight")) @ gpt.W_E.T
+        words = gpt.tokenizer.words
+        lang = "en" if tr["tokens"][0] in model_language.vocabulary_of("en") else "zh"
+        vocab = set(model_language.vocabulary_of(lang))
+        ids = [i for i, w in enumerate(words) if w in vocab]
+        return words[max(ids, key=lambda i: (per_word[i], -i))]
+
+    def decide(entry_prompt, layer, focus, word, recorded_top, recorded_sum):
         logits = np.asarray(gpt.trace(entry_prompt)["logits"][focus], np.float64)
         next_top = [gpt.tokenizer.words[int(i)] for i in np.argsort(-logits, kind="stable")[:5]]
         assert list(recorded_top) == next_top
-        return "readout_agrees" if word in next_top else "readout_other"
-    own = decide(v["prompt"], v["focus"], v["readout"]["top"][0]["word"], v["next_top"])
+        assert recorded_sum == sum_word(entry_prompt, layer, focus)
+        if word in next_top:
+            return "readout_agrees"
+        return "readout_sum" if recorded_sum in next_top else "readout_neither"
+    own = decide(v["prompt"], v["layer"], v["focus"], v["readout"]["top"][0]["word"], v["next_top"],
+                 v["sum_readout"]["top"][0]["word"])
     if "story" not in v:      # a lecturer's own prompt: the rule on that prompt alone
         return own
-    keys = {lang: decide(e["prompt"], e["focus"], e["readout_word"], e["next_top"])
+    keys = {lang: decide(e["prompt"], e["layer"], e["focus"], e["readout_word"], e["next_top"], e["sum_word"])
             for lang, e in v["story"].items() if lang in LANGS}
     assert own in keys.values()
     return "readout_langs" if len(set(keys.values())) > 1 else own
@@ -404,7 +424,7 @@ CHECKS = {
                  "why": ({"why", "why_steady"}, check_why)},
     "mlp_steps": {"mlp_story": ({"mlp_story_same", "mlp_story_differs"}, check_mlp_story),
                   "gelu": ({"gelu_few", "gelu_many"}, check_gelu),
-                  "readout": ({"readout_agrees", "readout_other", "readout_langs"}, check_readout),
+                  "readout": ({"readout_agrees", "readout_sum", "readout_neither", "readout_langs"}, check_readout),
                   "residual": ({"residual_big", "residual_small"}, check_residual)},
     "next_token": {"sample": ({"sample_argmax", "sample_top", "sample_other"}, check_sample),
                    "context": ({"context_apart", "context_differ"}, check_context)},

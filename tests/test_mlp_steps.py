@@ -22,7 +22,7 @@ from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
 from scenes import style
 from scenes.catalog import MLP_STEPS
 from scenes.components import NumberText, inside_safe_area
-from scenes.mlp_steps import K_NEURONS, MlpAtFocus, MlpSteps
+from scenes.mlp_steps import K_NEURONS, ALL_ROWS, S, MlpAtFocus, MlpSteps
 from scenes.params import ParamError
 from scenes.prompts import fact_prompt
 
@@ -119,6 +119,49 @@ def test_contexts_are_the_neurons_highest_and_distinct(gpt):
     assert all(a["activation"] >= b["activation"] for a, b in zip(m.contexts, m.contexts[1:]))
 
 
+def test_every_token_view_is_the_sample_text_where_the_neuron_fires_most(gpt):
+    """The every-token view's rule, decided again: of the sample's positions with ALL_ROWS tokens up to them, the
+    one where the top neuron fires most; its rows are that stream's last ALL_ROWS tokens, their activations the
+    model's on the whole stream (traced again here)."""
+    from scenes.mlp_steps import _sample
+    sample = _sample(gpt, "en")
+    m = MlpAtFocus(gpt, MLP_STEPS.defaults(), sample=sample)
+    acts = sample["mlp_act"][m.layer][..., m.top[0]]
+    best = max(((s, t) for s in range(acts.shape[0]) for t in range(ALL_ROWS - 1, acts.shape[1])),
+               key=lambda st: (acts[st], -st[0], -st[1]))
+    assert (m.all_source["stream"], m.all_source["position"]) == best
+    stream, pos = best
+    words = sample["streams"][stream]
+    assert m.all_tokens == words[pos - ALL_ROWS + 1:pos + 1] and len(m.all_tokens) == ALL_ROWS
+    assert m.all_source["stream_tokens"] == len(words)
+    tr = gpt.trace([gpt.tokenizer.words.index(w) for w in words])
+    np.testing.assert_allclose(m.all_act, tr["layers"][m.layer]["mlp"]["act"][pos - ALL_ROWS + 1:pos + 1], atol=1e-9)
+    assert m.all_active == [int((a > m.threshold).sum()) for a in m.all_act]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_whole_outputs_readout_and_the_lengths_are_the_models(gpt, lang):
+    m = MlpAtFocus(gpt, {**MLP_STEPS.defaults(), "lang": lang}, light=True)
+    tr = gpt.trace(m.prompt)
+    ref = recompute(gpt, m.prompt, m.layer, m.focus)
+    scale = np.sqrt(tr["ln_f"]["var"][m.focus] + gpt.config.layer_norm_epsilon)
+    out = ref["out"]
+    per_word = ((out - out.mean()) / scale * gpt.p("ln_f.weight")) @ gpt.W_E.T
+    best = sorted(m.words_of_lang, key=lambda i: (-per_word[i], i))[:len(m.sum_readout["top"])]
+    assert [t["id"] for t in m.sum_readout["top"]] == best
+    for t in m.sum_readout["top"]:
+        assert t["logit"] == pytest.approx(per_word[t["id"]], abs=1e-9)
+    # the readout's rule: the neuron's word, else the whole output's, among the model's top guesses
+    key = m.readout_key()
+    assert (key == "readout_agrees") == (m.readout["top"][0]["word"] in m.next_top)
+    if key != "readout_agrees":
+        assert (key == "readout_sum") == (m.sum_readout["top"][0]["word"] in m.next_top)
+    full = MlpAtFocus(gpt, {**MLP_STEPS.defaults(), "lang": lang})
+    assert full.lengths["resid_mid"] == pytest.approx(float(np.linalg.norm(ref["E1"])), abs=1e-9)
+    assert full.lengths["mlp_out"] == pytest.approx(float(np.linalg.norm(ref["out"])), abs=1e-9)
+    assert full.lengths["resid_post"] == pytest.approx(float(np.linalg.norm(ref["post"])), abs=1e-9)
+
+
 def test_bad_parameters_are_clear_errors(gpt):
     with pytest.raises(ParamError, match="layers"):
         MLP_STEPS.resolve({"layer": gpt.config.n_layer}, model=gpt)
@@ -158,6 +201,24 @@ def test_labels_are_the_rounded_numbers(played, lang):
         assert texts(col.entries) == shown(n["write"], col)
     assert texts(s.out_column.entries) == shown(v["mlp_out"], s.out_column)
     assert texts(s.read_numbers) == [style.signed(t["logit_per_unit"], 2) for t in v["readout"]["top"]]
+    assert texts(s.sum_numbers) == [style.signed(t["logit"], 1) for t in v["sum_readout"]["top"]]
+    # the down-projection's headers say the column is already the product (activation × row), no "× a" to apply
+    for head, n in zip(s.write_headers, v["neurons"]):
+        assert head[1].text == S("times_row", lang, a=f"{n['act']:.2f}") and not head[1].text.startswith("\u00d7")
+    # the lengths under the residual's columns, as the manifest records them, and as the caption says them
+    assert [label.text for label in s.res_lengths] == [S("length", lang, v=f"{v['lengths'][k]:.1f}")
+                                                       for k in ("resid_mid", "mlp_out", "resid_post")]
+    said = {c["key"]: c for c in s.captions}
+    residual = said[v["caption_rules"]["residual"]["key"]]
+    assert f"{v['lengths']['mlp_out']:.1f}" in residual["text"] and f"{v['lengths']['resid_mid']:.1f}" in residual["text"]
+    # the neuron's top contexts: their last words, said as words
+    assert v["context_words"] == list(dict.fromkeys(c["token"] for c in v["contexts"]["top"]))[:3]
+    for w in v["context_words"]:
+        assert style.token_label(w) in said["contexts"]["text"] and style.token_label(w) in said["contexts"]["say"]
+    # up- and down-projection named where they happen, on screen and by the voice
+    term = {"en": ("up-projection", "down-projection"), "zh": ("升维", "降维")}[lang]
+    assert term[0] in said["up"]["say"].lower() and term[0] in s.shapes.text.lower()
+    assert term[1] in said["down"]["say"].lower() and term[1] in said["down"]["text"].lower()
     (added,) = v["sums"]                     # E′ + MLP = E″, footed: the columns as drawn, adding up row by row
     rows = [i for i in s.res_columns[0].indices_shown if i is not None]
     for col, key, term in zip(s.res_columns, ("resid_mid", "mlp_out", "resid_post"), added["terms"] + [added["total"]]):
@@ -166,6 +227,7 @@ def test_labels_are_the_rounded_numbers(played, lang):
     assert texts(s.res_columns[2].entries) == shown(v["resid_post"], s.res_columns[2])    # the total: plain rounding
     assert assert_sums_foot(v, "mlp_steps") == 1
     assert texts(s.all_counts) == [str(n) for n in v["active_per_token"]]
+    assert len(s.all_strips) == len(v["all_tokens"]["tokens"]) == ALL_ROWS     # a text long enough to see it
     # the GELU points sit at the token's real (pre-activation, activation) pairs
     g = s.gelu
     for d, x, y in zip(g.dots, v["pre_activations"], v["activations"]):
@@ -194,6 +256,12 @@ def test_its_manifest_matches_the_trace(lecture, gpt, lang):
         assert n["pre"] == pytest.approx(n["dot"] + n["bias"], abs=1e-9)
         assert n["act"] == pytest.approx(float(ref["act"][i]), abs=1e-9)
     assert v["gpt3"] == {"d_model": 12288, "d_mlp": 49152}
+    assert v["lengths"]["mlp_out"] == pytest.approx(float(np.linalg.norm(ref["out"])), abs=1e-9)
+    assert v["lengths"]["resid_mid"] == pytest.approx(float(np.linalg.norm(ref["E1"])), abs=1e-9)
+    rows = v["all_tokens"]                              # the every-token rows: a text of ALL_ROWS from the sample
+    assert len(rows["tokens"]) == len(v["all_activations"]) == ALL_ROWS
+    assert rows["positions"] == list(range(rows["first"], rows["position"] + 1))
+    assert v["active_per_token"] == [int((np.asarray(a) > v["threshold"]).sum()) for a in v["all_activations"]]
 
 
 # --- a key frame against committed control data (tests/control_data/mlp_steps) ------------------------------
