@@ -19,14 +19,14 @@ from .circuits import person_causal_trace
 from .context import largest_context_effect, total_variation
 from .directions import (contrast_direction, neuron_attribute_profile, projections, semantic_directions,
                          stream_attribute_directions)
-from .heads import (ablation_effect, best_lookback_head, head_contribution, head_update, layer_norm_steps,
-                    lookback_scores, order_sensitivity, promoted_words)
+from .heads import (ablation_effect, best_lookback_head, head_contribution, head_update, heads_ablation_effect,
+                    layer_norm_steps, lookback_blocked, lookback_scores, query_key_geometry, order_sensitivity, promoted_words)
 from .lens import lens_points, logit_lens
 from .mlp import ACTIVE, gelu_curve, mlp_steps, neuron_readout, vector_readout
 from .patching import (causal_trace, mean_ablation, mean_states, noised_ids_patch, patch_effect, sample_states,
                        state)
 
-__all__ = ["ablation_effect", "best_lookback_head", "head_contribution", "head_update", "layer_norm_steps",
+__all__ = ["ablation_effect", "query_key_geometry", "heads_ablation_effect", "lookback_blocked", "best_lookback_head", "head_contribution", "head_update", "layer_norm_steps",
            "lookback_scores", "order_sensitivity", "promoted_words", "causal_trace", "mean_ablation", "mean_states",
            "noised_ids_patch", "patch_effect", "sample_states", "state", "direct_logit_attribution",
            "logit_direction", "neuron_top_contexts", "top_neurons", "semantic_directions",
