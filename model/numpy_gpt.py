@@ -204,7 +204,7 @@ class NumpyGPT:
     PATCH_COMPONENTS = ("resid_pre", "attn", "mlp", "resid_post")
 
     def trace(self, prompt: str | list[int], ablate: tuple[tuple[int, int], ...] = (),
-              patch: dict | None = None) -> dict:
+              patch: dict | None = None, self_only: tuple[int, ...] = ()) -> dict:
         """Run the prompt and return every intermediate.
 
         Interventions (the rest of the model is re-run on top of them):
@@ -213,6 +213,8 @@ class NumpyGPT:
           "resid_pre" (the stream entering the layer), "attn" (the attention layer's output, before it is added),
           "mlp" (the MLP's output, before it is added) or "resid_post" (the stream leaving the layer).
           The trace then holds the patched values.
+        - `self_only` lists positions whose query, in every head of every layer, may look only at its own key (the
+          mask hides every earlier token from it as well as the later ones): the model unable to look back there.
         """
         ids = self.encode(prompt) if isinstance(prompt, str) else list(prompt)
         c = self.config
@@ -220,6 +222,9 @@ class NumpyGPT:
             raise ModelError(f"the prompt is {len(ids)} tokens long, but the model's context is {c.n_positions} tokens")
         T = len(ids)
         patches = self._check_patch(patch or {}, T)
+        if any(not isinstance(p, (int, np.integer)) or not 0 <= p < T for p in self_only):
+            raise ModelError(f"self_only lists positions of the prompt, 0..{T - 1}; got {list(self_only)}")
+        self_only = tuple(int(p) for p in self_only)
 
         token_embeddings = self.p("wte.weight")[ids]
         position_vectors = self.p("wpe.weight")[:T]
@@ -230,7 +235,7 @@ class NumpyGPT:
             "embeddings": x, "layers": [],
         }
         for i in range(c.n_layer):
-            layer, x = self.block(i, x, {h for l, h in ablate if l == i}, patches.get(i))
+            layer, x = self.block(i, x, {h for l, h in ablate if l == i}, patches.get(i), self_only)
             trace["layers"].append(layer)
         trace["ln_f"] = layer_norm(x, self.p("ln_f.weight"), self.p("ln_f.bias"), c.layer_norm_epsilon)
         trace["logits"] = trace["ln_f"]["out"] @ self.p("wte.weight").T  # unembedding, tied to W_E
@@ -263,12 +268,13 @@ class NumpyGPT:
             x[position] = v
         return x
 
-    def block(self, i: int, x, ablate: set[int] = frozenset(), patches: dict | None = None):
+    def block(self, i: int, x, ablate: set[int] = frozenset(), patches: dict | None = None,
+              self_only: tuple[int, ...] = ()):
         c, h = self.config, f"h.{i}."
         x = self._patched(x, patches, "resid_pre")
         layer = {"resid_pre": x}
         layer["ln_1"] = layer_norm(x, self.p(h + "ln_1.weight"), self.p(h + "ln_1.bias"), c.layer_norm_epsilon)
-        layer["attn"] = self.attention(i, layer["ln_1"]["out"], ablate)
+        layer["attn"] = self.attention(i, layer["ln_1"]["out"], ablate, self_only)
         layer["attn"]["out"] = self._patched(layer["attn"]["out"], patches, "attn")
         x = x + layer["attn"]["out"]
         layer["resid_mid"] = x
@@ -280,7 +286,7 @@ class NumpyGPT:
         layer["resid_post"] = x
         return layer, x
 
-    def attention(self, i: int, X, ablate: set[int] = frozenset()):
+    def attention(self, i: int, X, ablate: set[int] = frozenset(), self_only: tuple[int, ...] = ()):
         c, h = self.config, f"h.{i}.attn."
         T, H, dh = X.shape[0], c.n_head, c.d_head
         W_qkv, b_qkv = self.p(h + "c_attn.weight"), self.p(h + "c_attn.bias")
@@ -294,6 +300,8 @@ class NumpyGPT:
         scores = Q @ K.transpose(0, 2, 1)                  # (H, T_query, T_key)
         scaled = scores / math.sqrt(dh)
         future = np.triu(np.ones((T, T), dtype=bool), k=1)  # key after query
+        for p in self_only:                                 # that query sees only its own key
+            future[p, :p] = True
         masked = np.where(future, -np.inf, scaled)
         weights = softmax(masked, axis=-1)                  # each query's row sums to 1
         weighted_values = weights[..., None] * V[:, None, :, :]   # (H, T_query, T_key, d_head)

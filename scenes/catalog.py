@@ -221,10 +221,12 @@ LOOKBACK_HEAD = Param("head", IndexOrAuto(0, 63), AUTO, "the head shown (default
 QUERIES_KEYS = SceneSpec(
     name="queries_keys",
     cls="QueriesKeys",
-    summary="W_q and W_k turn each normalised embedding into a query and a key; the grid of K·Q scores, scaled by 1/√d_k.",
+    summary="Why a word must look back (the model's prediction with and without looking back), then how: W_q and W_k "
+            "turn each normalised embedding into a query and a key; the grid of K·Q scores, scaled by 1/√d_k.",
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "input", "weights", "query", "all_queries", "key", "scores", "scale", "summary"],
+    sections=lambda p: ["title", "question", "idea", "input", "weights", "query", "all_queries", "key", "angles", "scores",
+                        "scale", "summary"],
 )
 
 CAUSAL_MASK = SceneSpec(
@@ -241,11 +243,12 @@ VALUES_UPDATE = SceneSpec(
     name="values_update",
     cls="ValuesUpdate",
     summary="V = LN(E) W_v; the focus token's weighted sum of values; the head's ΔE through W_O; E′ = E + ΔE; "
-            "and the measured effect of zeroing the head.",
+            "the measured effect of zeroing the head; and, on the default prompt, the heads that share the job "
+            "(the top heads patched with another adjective, alone and together).",
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
     check=_focus_in_prompt,
     sections=lambda p: ["title", "values", "all_values", "weights", "weighted", "sum", "delta", "update", "meaning",
-                        "ablation", "summary"],
+                        "ablation", "shared", "summary"],
 )
 
 MULTI_HEAD = SceneSpec(

@@ -14,22 +14,60 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, LaggedStart,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Arc, Create, CurvedArrow, DashedLine, FadeIn, FadeOut, GrowArrow, GrowFromEdge, LaggedStart,
                    SurroundingRectangle, TransformFromCopy, VGroup)
 
 from scenes import style
 from scenes.params import ParamError
+from model.analysis import lookback_blocked, query_key_geometry
+from scenes.attention_chapter import KINDS
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
                                      place_grid, place_legend, shown_matrix, shown_vector)
 from scenes.components import (AttentionGrid, inside_safe_area, keep_inside_safe_area, ColourLegend, ColourScale, HeatMatrix, Label, MatrixGrid,
-                               MatrixVectorProduct, TokenRow, keep_right_of)
-from scenes.prompts import LANGS
-from scenes.style import KEY, MUTED, QUERY, Strings
+                               MatrixVectorProduct, ProbabilityBars, TokenRow, keep_right_of)
+from scenes.prompts import LANGS, adjective_kind
+from scenes.style import KEY, MUTED, QUERY, VALUE, Strings
 
 S = CHAPTER_STRINGS | Strings({
     "title": {"en": "Queries and keys", "zh": "查询与键"},
     "subtitle": {"en": "How each token decides where to look", "zh": "每个词如何决定看向哪里"},
+    # the question attention answers, on the chapter's prompt (model.analysis.lookback_blocked)
+    "question_story": {"en": "A story from the model's training data: the {kind} comes back.\n"
+                             "To say \"{adj}\" after \"{focus}\", it must look {n} words back.",
+                       "zh": "一个来自模型训练数据的故事：动物的{kind}会再次出现。\n"
+                             "要在“{focus}”之后说出“{adj}”，模型得找到 {n} 个位置之前的词。"},
+    "question_prompt": {"en": "The model predicts the word after \"{focus}\".\n"
+                              "Does it need the words before it?",
+                        "zh": "模型要预测“{focus}”之后的词。\n它需要前面的词吗？"},
+    "lookback_needed": {"en": "Looking back, \"{word}\" gets {p}; seeing only \"{focus}\", {p_blocked}.\n"
+                              "The answer is in an earlier word: attention is how the model reaches it.",
+                        "zh": "能往回看时，“{word}”得到 {p}；只看到“{focus}”自己时，{p_blocked}。\n"
+                              "答案在前面的词里，注意力就是模型找到它的办法。"},
+    "lookback_helps": {"en": "Looking back, \"{word}\" gets {p}; seeing only \"{focus}\", {p_blocked}.\n"
+                             "The earlier words help; the word itself carries most of it.",
+                       "zh": "能往回看时，“{word}”得到 {p}；只看到“{focus}”自己时，{p_blocked}。\n"
+                             "前面的词有帮助，但大部分来自这个词本身。"},
+    "lookback_unneeded": {"en": "Looking back, \"{word}\" gets {p}; seeing only \"{focus}\", {p_blocked}.\n"
+                                "Here the word itself is enough: looking back adds nothing.",
+                          "zh": "能往回看时，“{word}”得到 {p}；只看到“{focus}”自己时，{p_blocked}。\n"
+                                "这里这个词本身就够了：往回看并没有提高它。"},
+    "looking_back": {"en": "looking back", "zh": "能往回看"},
+    "role_query": {"en": "query: what am I looking for?", "zh": "查询：我在找什么？"},
+    "role_key": {"en": "key: what do I offer?", "zh": "键：我能提供什么？"},
+    "role_value": {"en": "value: what I pass on", "zh": "值：我传递的信息"},
+    "blocked": {"en": "seeing only \"{focus}\"", "zh": "只看到“{focus}”自己"},
+    "idea": {"en": "Attention's answer: each word asks a question, its query,\n"
+                   "and offers an answer, its key. The best match passes its value on.",
+             "zh": "注意力的办法：每个词提出一个问题，即查询；\n每个词也给出一个回答，即键。最匹配的词把信息传过来。"},
+    "idea_value": {"en": "Here \"{focus}\" matches \"{src}\" best: {w} of its attention (layer {layer}, head {head}).\n"
+                         "That word's value, its information, flows to \"{focus}\".",
+                   "zh": "这里“{focus}”与“{src}”最匹配：在第 {layer} 层第 {head} 个头占它 {w} 的注意力。\n"
+                         "那个词的值向量，也就是它的信息，流向“{focus}”。"},
+    "idea_self": {"en": "Here \"{focus}\" matches itself best: {w} of its attention (layer {layer}, head {head}).\n"
+                        "Its own value, its information, stays with it.",
+                  "zh": "这里“{focus}”与自己最匹配：在第 {layer} 层第 {head} 个头占它 {w} 的注意力。\n"
+                        "它自己的值向量，也就是它的信息，留在它身上。"},
     "input_first": {"en": "The head reads each token's vector: its embedding E,\n"
                           "normalised first by LayerNorm: x̂ = LN(E).",
                     "zh": "注意力头读取每个词的向量：词嵌入 E，\n先经过 LayerNorm 归一化：x̂ = LN(E)。"},
@@ -48,8 +86,9 @@ S = CHAPTER_STRINGS | Strings({
     "smaller": {"en": "The stream carries d_model = {d} numbers per token;\n"
                       "each of the {H} heads works in a smaller space, d_head = {dh}.",
                 "zh": "残差流中每个词有 d_model = {d} 个数；{H} 个头\n各自在更小的 d_head = {dh} 维空间里工作。"},
-    "all_queries": {"en": "The same W_q serves every token: one query per token.\nQ has {T} rows of {dh} numbers.",
-                    "zh": "每个词都用同一个 W_q：每个词一个查询。\nQ 有 {T} 行，每行 {dh} 个数。"},
+    "all_queries": {"en": "The same W_q serves every token: one query per token.\n"
+                          "Q has {T} rows of {dh} numbers; blue is positive, red negative.",
+                    "zh": "每个词都用同一个 W_q：每个词一个查询。\nQ 有 {T} 行，每行 {dh} 个数；蓝色为正，红色为负。"},
     "key": {"en": "Keys come the same way, from the head's own W_k.\n"
                   "Here for \"{word}\", the token \"{focus}\" will look at most.",
             "zh": "键也这样算，用这个头自己的 W_k：这里是“{word}”，\n也就是“{focus}”最关注的词。"},
@@ -58,30 +97,71 @@ S = CHAPTER_STRINGS | Strings({
                  "zh": "键也这样算，用这个头自己的 W_k：这里是“{word}”自己，\n也就是它自己最关注的词。"},
     "all_keys": {"en": "Every token gets a key as well.\nK has {T} rows of {dh} numbers.",
                  "zh": "每个词也都有一个键。\nK 有 {T} 行，每行 {dh} 个数。"},
+    # a dot product you can see (model.analysis.query_key_geometry)
+    "angles": {"en": "A dot product measures alignment: q·k = |q| |k| cos θ.\n"
+                     "Each key is drawn at its true angle to the query of \"{focus}\".",
+               "zh": "点积衡量两个向量的方向有多一致：q·k = |q| |k| cos θ。\n每个键都按它与“{focus}”的查询之间的真实夹角画出。",
+               "say_en": "A dot product measures alignment: the length of q, times the length of k, times the cosine "
+                         "of the angle between them. The yellow arrow is the query of \"{focus}\"; each teal arrow "
+                         "is a key, drawn at its true angle and length.",
+               "say_zh": "点积衡量两个向量的方向有多一致：等于 q 的长度乘以 k 的长度，再乘以它们夹角的余弦。黄色箭头是"
+                         "“{focus}”的查询，每个青色箭头是一个键，按真实的夹角和长度画出。"},
+    "angles_closest": {"en": "\"{src}\" points closest to the query, {angle}° away, and scores highest: {score}.\n"
+                             "A key past 90° points away, and its score is below zero.",
+                       "zh": "“{src}”的键最接近查询的方向，夹角 {angle}°，分数也最高：{score}。\n"
+                             "夹角超过 90° 的键方向相反，分数小于零。"},
+    "angles_length": {"en": "\"{src}\" scores highest, {score}, at {angle}°: \"{closest}\" points closer,\n"
+                            "but a longer key wins. A key past 90° scores below zero.",
+                      "zh": "“{src}”分数最高（{score}，夹角 {angle}°）；“{closest}”方向更近，\n"
+                            "但更长的键胜出。夹角超过 90° 的键分数小于零。"},
+    "q_len": {"en": "|q| = {v}", "zh": "|q| = {v}"},
+    "k_len": {"en": "|k| of \"{w}\" = {v}", "zh": "“{w}”的 |k| = {v}"},
+    "theta": {"en": "θ = {v}°", "zh": "θ = {v}°"},
+    "dot": {"en": "q·k = {v}", "zh": "q·k = {v}"},
     "scores": {"en": "How well does each key match the query of \"{focus}\"?\nK times q: one dot product per key.",
                "zh": "每个键与“{focus}”的查询有多匹配？\nK 乘以 q：每个键一个点积。"},
     "grid": {"en": "Every query does the same: the grid of all dot products.\n"
                    "Queries run across, keys run down.",
              "zh": "每个查询都这样算，得到所有点积组成的网格。\n查询横向排列，键纵向排列。"},
-    "scale": {"en": "Each score is divided by {root}, the square root of d_k = {dh}:\n"
-                    "so scores stay moderate as d_k grows. The colours dim.",
-              "zh": "每个分数再除以 {root}，即 d_k = {dh} 的平方根：\n这样 d_k 变大时分数不会过大。色标不变，所以网格变暗。"},
+    "scale": {"en": "÷ {root} = √d_k, as a dot product of {dh} numbers grows like √{dh}.\n"
+                    "Spread of the scores {sd} → {sd_scaled}; top weight {w_un} → {w_sc}.",
+              "zh": "每个分数再除以 {root} = √d_k：{dh} 个数的点积大约随 √{dh} 增长。\n"
+                    "分数的离散程度从 {sd} 降到 {sd_scaled}；最大权重从 {w_un} 变为 {w_sc}。",
+              "say_en": "Each score is divided by {root}, the square root of d k: a dot product of {dh} numbers grows "
+                        "like the square root of {dh}. Dividing shrinks the spread of the scores from {sd} to "
+                        "{sd_scaled}, so the softmax does not saturate: undivided, the top weight would be {w_un}; "
+                        "divided, it is {w_sc}. The colours dim.",
+              "say_zh": "每个分数再除以 {root}，也就是 d k 的平方根：{dh} 个数的点积大约随 {dh} 的平方根增长。除以它，"
+                        "分数的离散程度从 {sd} 降到 {sd_scaled}，softmax 就不会饱和：不除的话，最大权重会是 {w_un}；"
+                        "除以之后是 {w_sc}。网格的颜色随之变暗。"},
+    "scale_same": {"en": "÷ {root} = √d_k, as a dot product of {dh} numbers grows like √{dh}.\n"
+                         "Spread of the scores {sd} → {sd_scaled}: the softmax does not saturate.",
+                   "zh": "每个分数再除以 {root} = √d_k：{dh} 个数的点积大约随 √{dh} 增长。\n"
+                         "分数的离散程度从 {sd} 降到 {sd_scaled}，softmax 就不会饱和。",
+                   "say_en": "Each score is divided by {root}, the square root of d k: a dot product of {dh} numbers "
+                             "grows like the square root of {dh}. Dividing shrinks the spread of the scores from {sd} "
+                             "to {sd_scaled}, so the softmax does not saturate. The colours dim.",
+                   "say_zh": "每个分数再除以 {root}，也就是 d k 的平方根：{dh} 个数的点积大约随 {dh} 的平方根增长。"
+                             "除以它，分数的离散程度从 {sd} 降到 {sd_scaled}，softmax 就不会饱和。网格的颜色随之变暗。"},
     "summary": {"en": "Queries ask, keys answer: a large q·k means \"look here\".\n"
                       "Next: the causal mask, and a softmax down each query's line.",
                 "zh": "查询提问，键来回答：q·k 越大，越是“看这里”。\n接下来：因果遮罩，以及对每个查询那一列做 softmax。"},
     "where_score": {"en": "q·k ÷ {root} = {s}", "zh": "q·k ÷ {root} = {s}"},
     "n_scores": {"en": "{n} scores", "zh": "{n} 个分数"},
-    "entry_scale": {"en": "size of entry", "zh": "分量大小"},
+    "entry_scale": {"en": "entry value", "zh": "分量的值"},
     "score_scale": {"en": "score q·k", "zh": "分数 q·k"},
 })
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
 BEATS = style.BEAT_TITLES | Strings({
+    "question":     {"en": "Why look back?", "zh": "为什么要往回看"},
+    "idea":         {"en": "Ask, answer, pass it on", "zh": "提问、回答、传递"},
     "input":        {"en": "The normalised input", "zh": "归一化后的输入"},
     "weights":      {"en": "The weights W_q and W_k", "zh": "权重 W_q 与 W_k"},
     "query":        {"en": "One query", "zh": "一个查询"},
     "all_queries":  {"en": "Every token's query", "zh": "每个词元的查询"},
     "key":          {"en": "The keys", "zh": "键"},
+    "angles":       {"en": "A dot product as an angle", "zh": "点积即夹角"},
     "scores":       {"en": "Scores: keys times the query", "zh": "分数：键乘以查询"},
     "scale":        {"en": "Dividing by √d_k", "zh": "除以 √d_k"},
 })
@@ -96,6 +176,16 @@ K_BESIDE_GAP, K_BESIDE_COLS = 0.35, 5    # W_kᵀ beside W_qᵀ: between their c
                                          # than a product shows: both fit the title-safe width)
 BLOCK_CELL_W, BLOCK_GAP = 0.22, 0.6      # Q and K as heat matrices: a cell's widest, the gap between the blocks
 BLOCKS_RIGHT = 3.9               # the blocks end left of the entry legend (its bar at 6.35 - 2.25)
+# the question beat: two panels of next-word bars, looking back (left) and seeing only the focus (right)
+STORY_LINE = 1.25               # the story's second line, below its first
+PANEL_HEADER_Y, PANEL_FIRST, PANEL_PITCH = 0.7, 0.15, 0.48
+PANELS = ({"label_right": -4.15, "bar_left": -4.0, "bar_width": 1.8, "number_right": -0.7},
+          {"label_right": 2.15, "bar_left": 2.3, "bar_width": 1.8, "number_right": 6.25})
+# "looking back is needed" when seeing only the focus leaves less than this share of P(word)
+NEEDED_SHARE = 0.5
+ROLES_Y = (0.05, -0.6, -1.25)   # the idea beat's three lines: query, key, value
+FAN_ORIGIN, FAN_RADIUS = (-2.9, -1.2), 3.1    # the angles beat: where q and the keys start; the longest's length
+FAN_TEXT_X, FAN_TEXT_TOP, FAN_TEXT_PITCH = 1.3, 1.6, 0.62   # its numbers, on the right
 
 
 class QueriesKeys(AttentionChapterScene):
@@ -104,14 +194,153 @@ class QueriesKeys(AttentionChapterScene):
     beat_titles = BEATS
 
     def prepare(self):
-        self.h = self.choose_head()
-        if self.h.T < 2:
+        self.h = h = self.choose_head()
+        if h.T < 2:
             raise ParamError("prompt: a query is compared with the keys of at least 2 tokens; give 2 or more")
+        # the question: the model's next word at the focus, looking back and seeing only the focus itself
+        rule = h.choice["prompt_rule"]
+        self.story = bool(rule and rule.get("adjective_index") is not None and h.focus == rule["focus_index"])
+        self.lookback = lookback_blocked(self.gpt, h.token_ids[:h.focus + 1], rule["adjective"] if self.story else None)
+        self.geometry = query_key_geometry(h.trace, h.layer, h.head, h.focus)
+        self.values["question"] = {**self.lookback, "story": self.story,
+                                   **({"adjective_index": rule["adjective_index"]} if self.story else {})}
+
+    def lookback_rule(self) -> str:
+        """needed / helps / unneeded: P(word) seeing only the focus against P(word) looking back, as shown."""
+        lb = self.lookback
+        p, p_blocked = lb["looking_back"]["p_word"], lb["blocked"]["p_word"]
+        if self.shown_label("looking_back") == self.shown_label("blocked") or p_blocked >= p:
+            return "lookback_unneeded"
+        return "lookback_needed" if p_blocked < NEEDED_SHARE * p else "lookback_helps"
+
+    def shown_label(self, name: str) -> str:
+        """The compared word's percentage as its bar shows it (footed: the column adds up to 100.0%)."""
+        bars = self.question_bars(self.lookback[name], PANELS[0])
+        return bars.footed.labels[bars.word_row]
+
+    # --- the question, and the idea of queries, keys and values ----------------------------------------------------
+    def question_bars(self, run: dict, panel: dict) -> ProbabilityBars:
+        """A run's top words, then the compared word if it is not among them, then "other" (their true rest)."""
+        lb, rows, other = self.lookback, run["shown"], run["other"]
+        keep = next(i for i, r in enumerate(rows) if r["word"] == lb["word"])
+        ys = [PANEL_FIRST - i * PANEL_PITCH for i in range(len(rows) + 1)]
+        bars = ProbabilityBars([style.token_label(r["word"]) for r in rows], [r["p"] for r in rows], other, ys,
+                               lang=self.lang, keep=(keep,), **panel)
+        bars.word_row = keep
+        bars.rows = rows
+        bars.other_p = other
+        return bars
+
+    def story_row(self) -> TokenRow:
+        """The prompt up to the focus and a "?" slot: on one line where it fits the title-safe width, else on two,
+        broken after the first sentence's end (else in the middle); every token keeps its colour and position."""
+        h = self.h
+        row = TokenRow(h.tokens[:h.focus + 1], lang=self.lang, next_slot=True, max_width=1e9)
+        width = 2 * style.safe_half_width() - 0.2
+        if row.width <= width:
+            return row.move_to([0, TOP - 0.1 - row.height / 2, 0])
+        ends = [i + 1 for i, t in enumerate(h.tokens[:h.focus]) if t.strip() in (".", "\u3002")]
+        split = ends[0] if ends and 0 < ends[0] <= h.focus else (h.focus + 1) // 2
+        boxes = [*row.chips, row.slot]
+        lines = [VGroup(*[VGroup(boxes[i], row.indices[i]) for i in range(split)]),
+                 VGroup(*[VGroup(boxes[i], row.indices[i]) for i in range(split, len(boxes))])]
+        for n, line in enumerate(lines):
+            line.shift(RIGHT * -line.get_center()[0])
+            line.shift(UP * (TOP - 0.1 - n * STORY_LINE - boxes[0].get_top()[1]
+                             + (boxes[0].get_top()[1] - line[0][0].get_top()[1])))
+        if any(line.width > width for line in lines):
+            raise ParamError("prompt: its words up to the focus do not fit two lines; a shorter prompt does")
+        return row
+
+    def beat_question(self):
+        h, lb = self.h, self.lookback
+        focus = h.word(h.focus)
+        if self.story:
+            rule = h.choice["prompt_rule"]
+            self.say("question_story", kind=KINDS(adjective_kind(rule["lang"], rule["adjective"]), self.lang),
+                     adj=style.token_label(rule["adjective"]), focus=focus, n=h.focus - rule["adjective_index"])
+        else:
+            self.say("question_prompt", focus=focus)
+        row = self.question_row = self.story_row()
+        marks = VGroup(SurroundingRectangle(self.chip_in(row, h.focus), color=QUERY, buff=0.06, corner_radius=0.1))
+        if self.story and h.choice["prompt_rule"]["adjective_index"] >= row.first_shown:
+            marks.add(SurroundingRectangle(self.chip_in(row, h.choice["prompt_rule"]["adjective_index"]), color=VALUE,
+                                           buff=0.06, corner_radius=0.1))
+        self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in row.chips], lag_ratio=0.06),
+                  FadeIn(row.ellipsis), FadeIn(row.indices), FadeIn(row.slot), run_time=STEP + 0.06 * len(row.chips))
+        self.play(Create(marks), run_time=0.8)
+        self.wait(PAUSE)
+        panels, shown = VGroup(), {}
+        for name, panel, x in (("looking_back", PANELS[0], -3.2), ("blocked", PANELS[1], 3.2)):
+            bars = self.question_bars(lb[name], panel)
+            title = Label(self.s(name, focus=focus), font_size=style.LABEL, color=QUERY if name == "blocked" else style.TEXT)
+            title.move_to([x, PANEL_HEADER_Y, 0])
+            frame = SurroundingRectangle(VGroup(bars.labels[bars.word_row], bars.numbers[bars.word_row]),
+                                         color=VALUE, buff=0.08, corner_radius=0.06)
+            self.play(FadeIn(title), FadeIn(bars.labels), FadeIn(bars.bars.tracks), run_time=0.8)
+            self.play(*[GrowFromEdge(b, LEFT) for b in bars.bars.bars], FadeIn(bars.numbers), run_time=STEP)
+            self.play(Create(frame), run_time=0.6)
+            panels.add(VGroup(title, bars, frame))
+            self.record_sum("question", f"{name}: probabilities = 100%", bars.footed)
+            shown[name] = {"words": [r["word"] for r in bars.rows], "p": [r["p"] for r in bars.rows],
+                           "other": bars.other_p, "labels": list(bars.footed.labels)}
+        self.values["question"]["shown"] = shown
+        p, p_blocked = lb["looking_back"]["p_word"], lb["blocked"]["p_word"]
+        label = {name: panels[i][1].footed.labels[panels[i][1].word_row] for i, name in
+                 enumerate(("looking_back", "blocked"))}      # the caption quotes the bars' labels
+        key = self.caption_rule("lookback", self.lookback_rule(), "P(word) seeing only the focus (blocked) against "
+                                "looking back: the two bars' labels alike, or blocked >= looking back: "
+                                f"lookback_unneeded; blocked below {NEEDED_SHARE} of looking back: lookback_needed; "
+                                "else lookback_helps", p_looking_back=p, p_blocked=p_blocked)
+        self.say(key, word=style.token_label(lb["word"]), focus=focus, p=label["looking_back"],
+                 p_blocked=label["blocked"])
+        self.wait(PAUSE + 1)
+        self.question_panels, self.question_marks = panels, marks
+
+    def beat_idea(self):
+        h = self.h
+        row = self.question_row
+        self.say("idea")
+        self.play(FadeOut(VGroup(self.question_panels, self.question_marks)), run_time=0.8)
+        roles = VGroup(*[Label(self.s(key), font_size=style.LABEL, color=colour).move_to([0, yy, 0])
+                         for key, colour, yy in (("role_query", QUERY, ROLES_Y[0]), ("role_key", KEY, ROLES_Y[1]),
+                                                 ("role_value", VALUE, ROLES_Y[2]))])
+        self.play(LaggedStart(*[FadeIn(r) for r in roles], lag_ratio=0.6), run_time=2.5 * STEP)
+        self.wait(PAUSE + 1)
+        w = float(h.weights[h.focus, h.source])
+        key = self.caption_rule("idea", "idea_self" if h.source == h.focus else "idea_value", "the key where the "
+                                "focus's weights are largest (source): idea_self if it is the focus itself, else "
+                                "idea_value", source=h.source, focus=h.focus)
+        self.say(key, focus=h.word(h.focus), src=h.word(h.source), w=style.percent(w), layer=style.shown(h.layer),
+                 head=style.shown(h.head))
+        # the focus asks (q), the word it matches best answers (k), and its value flows to the focus
+        focus_chip = self.chip_in(row, h.focus)
+        frames = VGroup(SurroundingRectangle(focus_chip, color=QUERY, buff=0.06, corner_radius=0.1))
+        tag = lambda text, colour, chip: Label(text, font_size=style.LABEL, color=colour).move_to(  # noqa: E731
+            chip.get_bottom() + DOWN * 0.75)                     # under the chip's position index
+        tags = VGroup(tag("q", QUERY, focus_chip))
+        label = Label(style.percent(w), font_size=style.SMALL, color=VALUE)
+        arrow = VGroup()
+        if h.source != h.focus and h.source >= row.first_shown:
+            src_chip = self.chip_in(row, h.source)
+            frames.add(SurroundingRectangle(src_chip, color=VALUE, buff=0.06, corner_radius=0.1))
+            tags.add(tag("k", KEY, src_chip))
+            arrow = CurvedArrow(tags[1].get_bottom() + DOWN * 0.05, tags[0].get_left() + LEFT * 0.08, angle=0.5,
+                                color=VALUE, stroke_width=3, tip_length=0.18)
+            label.next_to(arrow, DOWN, buff=0.12)
+        else:
+            label.next_to(tags[0], DOWN, buff=0.12)
+        keep_inside_safe_area(label)
+        self.play(Create(frames), FadeIn(tags), run_time=0.8)
+        self.play(Create(arrow), FadeIn(label), run_time=STEP)
+        self.wait(PAUSE + 1)
+        self.values["idea"] = {"weight": w, "source": h.source, "label": style.percent(w)}
 
     # --- the beats ------------------------------------------------------------------------------
     def beat_input(self):
         h = self.h
         self.say("input_first" if h.layer == 0 else "input_later", layer=style.shown(h.layer))
+        self.clear_stage()
         row = TokenRow(h.tokens, lang=self.lang, max_width=2 * style.safe_half_width() - 0.2)  # room for a frame
         row.move_to([0, TOP - 0.1 - row.height / 2, 0])
         self.q_product = self.product(h.W_q.T, h.x_hat[h.focus], h.b_q, h.Q[h.focus], "q", QUERY)
@@ -183,7 +412,8 @@ class QueriesKeys(AttentionChapterScene):
     def beat_all_queries(self):
         h, mv = self.h, self.q_product
         self.say("all_queries", T=h.T, dh=h.d_head)
-        self.entry_scale = ColourScale.magnitude_for(h.Q, h.K)
+        # signed (blue +, red −), one scale for Q and K: the signs decide each product q·k, so they stay visible
+        self.entry_scale = ColourScale.signed_for(np.concatenate([h.Q, h.K]))
         self.q_block, self.k_block, self.block_words = self.blocks()
         self.entry_legend = place_legend(ColourLegend(self.entry_scale, S("entry_scale", self.lang), width=2.25),
                                          x=6.35 - 2.25)     # beside the blocks, with room for a longer title
@@ -229,11 +459,60 @@ class QueriesKeys(AttentionChapterScene):
                               "bias": shown_vector(mv.bias), "k": shown_vector(mv.output)}
         self.values["K"] = {"values": h.K.tolist(), "scale": self.entry_scale.limit}
 
+    def beat_angles(self):
+        """Each key at its true angle to the one query, at its true length (one scale for all): the plane of q and
+        that k keeps both, so q·k = |q| |k| cos θ is exact (model.analysis.query_key_geometry)."""
+        h, g = self.h, self.geometry
+        self.say("angles", focus=h.word(h.focus))
+        self.play(FadeOut(VGroup(self.q_block, self.k_block, self.q_frame, self.k_frame, self.block_words,
+                                 self.entry_legend)), run_time=0.8)
+        origin = np.array([*FAN_ORIGIN, 0.0])
+        unit = FAN_RADIUS / max(g["q_length"], max(g["k_lengths"]))
+        tip = lambda length, deg: origin + unit * length * np.array(  # noqa: E731
+            [math.cos(math.radians(deg)), math.sin(math.radians(deg)), 0.0])
+        right_angle = DashedLine(origin, tip(max(g["q_length"], max(g["k_lengths"])), 90.0), color=MUTED,
+                                 stroke_width=2)
+        ninety = Label("90°", font_size=style.SMALL, color=MUTED).next_to(right_angle.get_end(), UP, buff=0.08)
+        q_arrow = Arrow(origin, tip(g["q_length"], 0.0), buff=0, color=QUERY, stroke_width=5,
+                        max_tip_length_to_length_ratio=0.08)
+        q_word = Label(f"q: {h.word(h.focus)}", font_size=style.SMALL, color=QUERY).next_to(q_arrow.get_end(), DOWN,
+                                                                                         buff=0.12)
+        src = h.source
+        keys = VGroup(*[Arrow(origin, tip(k, a), buff=0, color=KEY, stroke_width=5 if j == src else 2.5,
+                              stroke_opacity=1.0 if j == src else 0.75, max_tip_length_to_length_ratio=0.08)
+                        for j, (k, a) in enumerate(zip(g["k_lengths"], g["angle_deg"]))])
+        direction = keys[src].get_end() - origin
+        k_word = Label(f"k: {h.word(src)}", font_size=style.SMALL, color=KEY)
+        k_word.move_to(keys[src].get_end() + 0.35 * direction / np.linalg.norm(direction)
+                       + RIGHT * (k_word.width / 2 if direction[0] >= 0 else -k_word.width / 2))
+        self.play(Create(right_angle), FadeIn(ninety), GrowArrow(q_arrow), FadeIn(q_word), run_time=STEP)
+        self.play(LaggedStart(*[GrowArrow(a) for a in keys], lag_ratio=0.08), run_time=2 * STEP)
+        self.wait(PAUSE)
+        closest = int(np.argmin(g["angle_deg"]))
+        key = self.caption_rule("angles", "angles_closest" if closest == src else "angles_length",
+                                "angles_closest if the key with the smallest angle to the query is the one it scores "
+                                "highest (the source), else angles_length", source=src, closest=closest)
+        angle, score = f"{g['angle_deg'][src]:.0f}", style.signed(g["dots"][src], 1)
+        self.say(key, src=h.word(src), closest=h.word(closest), angle=angle, score=score)
+        texts = [(self.s("q_len", v=f"{g['q_length']:.1f}"), QUERY),
+                 (self.s("k_len", w=h.word(src), v=f"{g['k_lengths'][src]:.1f}"), KEY),
+                 (self.s("theta", v=angle), style.TEXT), (self.s("dot", v=score), style.TEXT)]
+        numbers = VGroup(*[Label(t, font_size=style.LABEL, color=c) for t, c in texts])
+        for i, n in enumerate(numbers):
+            n.shift(RIGHT * (FAN_TEXT_X - n.get_left()[0]) + UP * (FAN_TEXT_TOP - i * FAN_TEXT_PITCH - n.get_center()[1]))
+        arc = Arc(radius=0.7, start_angle=0.0, angle=math.radians(g["angle_deg"][src]), arc_center=origin,
+                  color=style.TEXT, stroke_width=2)
+        self.play(FadeIn(k_word), Create(arc), LaggedStart(*[FadeIn(n) for n in numbers], lag_ratio=0.3),
+                  run_time=2 * STEP)
+        self.wait(PAUSE + 1)
+        self.angle_arrows = {"origin": origin, "unit": unit, "q": q_arrow, "keys": keys}
+        self.angle_labels = numbers
+        self.values["angles"] = {**g, "unit": unit, "labels": [t for t, _ in texts], "closest": closest}
+
     def beat_scores(self):
         h = self.h
         self.say("scores", focus=h.word(h.focus))
-        self.play(FadeOut(VGroup(self.q_block, self.k_block, self.q_frame, self.k_frame, self.block_words,
-                                 self.entry_legend)), run_time=0.8)
+        self.clear_stage()       # the angles beat's arrows
         mv = MatrixVectorProduct(h.K, h.Q[h.focus], h.scores[h.focus], lang=self.lang, name="K", rows=6, cols=6,
                                  colour=style.TEXT, vector_label=f"q: {S('n_numbers', self.lang, n=h.d_head)}",
                                  output_label=S("n_scores", self.lang, n=h.T))
@@ -282,7 +561,14 @@ class QueriesKeys(AttentionChapterScene):
     def beat_scale(self):
         h = self.h
         root = math.sqrt(h.d_head)
-        self.say("scale", dh=h.d_head, root=f"{root:g}")
+        sp = self.geometry["spread"]     # model.analysis.query_key_geometry: the head's scores, every query's line
+        w_un, w_sc = style.percent(sp["top_weight_unscaled"]), style.percent(sp["top_weight_scaled"])
+        key = self.caption_rule("scale", "scale" if w_un != w_sc else "scale_same", "the focus's top softmax weight "
+                                "without and with ÷ √d_k, as percentages: scale if they read differently, else "
+                                "scale_same", top_weight_unscaled=sp["top_weight_unscaled"],
+                                top_weight_scaled=sp["top_weight_scaled"])
+        self.say(key, dh=h.d_head, root=f"{root:g}", sd=f"{sp['scores_std']:.1f}", sd_scaled=f"{sp['scaled_std']:.1f}",
+                 w_un=w_un, w_sc=w_sc)
         divide = VGroup(self.tex(r"\div\sqrt{d_k}"), self.tex("=", r"\div\," + f"{root:g}")) \
             .arrange(DOWN, aligned_edge=LEFT, buff=0.25)
         divide.next_to(self.score_legend, DOWN, buff=0.6).align_to(self.score_legend.bar, LEFT)
@@ -292,7 +578,7 @@ class QueriesKeys(AttentionChapterScene):
                   FadeOut(self.line_numbers), run_time=2 * STEP)
         self.wait(PAUSE + 1.5)
         self.line_numbers = scaled
-        self.values["scaled"] = {"grid": h.scaled.tolist(), "d_k": h.d_head, "sqrt_d_k": root,
+        self.values["scaled"] = {"grid": h.scaled.tolist(), "d_k": h.d_head, "sqrt_d_k": root, "spread": sp,
                                  "focus_line": h.scaled[h.focus].tolist(), "scale": self.grid.colour_scale.limit}
 
     def beat_summary(self):

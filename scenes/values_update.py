@@ -92,6 +92,26 @@ S = SHARED | ATTENTION | Strings({
     "unseen": {"en": "Zeroed, P(\"{word}\") still shows as {p_with}:\n"
                      "the head's effect on it is too small to show.",
                "zh": "置零后，P(\u201c{word}\u201d) 仍显示为 {p_with}：\n这个头对它的影响小到显示不出来。"},
+    # the job shared: the top heads patched with another adjective, alone and together (scenes.prompts.head_scores)
+    "shared_test": {"en": "Zeroing wipes all the head writes. A finer test: only these heads\n"
+                          "see another {kind} in place of \"{adj}\". How far does P fall?",
+                    "zh": "置零会抹掉这个头写入的一切。更精细的测试：只让这些头看到\n"
+                          "另一种{kind}代替“{adj}”，其余不变。P 会降多少？"},
+    "shared": {"en": "This head alone: P(\"{adj}\") only falls to {p1}; {k} heads, to {pk}.\n"
+                     "Several heads share the job (backup heads): together they carry it.",
+               "zh": "只换这个头：P(“{adj}”) 只降到 {p1}；{k} 个头一起换：{pk}。\n"
+                     "几个头分担这项工作（备用头）；合在一起才承载了它。"},
+    "shared_alone": {"en": "This head alone: P(\"{adj}\") falls to {p1}, most of the way.\n"
+                           "This one head carries the {kind}; the others add little.",
+                     "zh": "只换这个头：P(“{adj}”) 降到 {p1}，降了大半。\n这一个头承载了{kind}，其他头作用很小。"},
+    "shared_spread": {"en": "Even the top {k} heads together leave P(\"{adj}\") at {pk}:\n"
+                            "the {kind} travels through many heads at once.",
+                      "zh": "即使前 {k} 个头一起换，P(“{adj}”) 仍有 {pk}：\n{kind}同时经由许多个头传递。"},
+    "as_trained": {"en": "as trained", "zh": "原样"},
+    "every_head": {"en": "the whole model sees the swap", "zh": "整个模型都看到替换"},
+    "this_head_named": {"en": "this head: layer {layer}, head {head}", "zh": "这个头：第 {layer} 层第 {head} 个头"},
+    "plus_head": {"en": "+ layer {layer}, head {head}", "zh": "+ 第 {layer} 层第 {head} 个头"},
+    "p_adj": {"en": "P(next word = \"{adj}\")", "zh": "P(下一个词 = “{adj}”)"},
     "summary": {"en": "Attention moves information between tokens: the weights\n"
                       "choose the source, values carry it, \u0394E writes it in.",
                 "zh": "注意力在词元之间搬运信息：权重选择来源，\n值向量携带信息，\u0394E 把它写进向量。"},
@@ -121,12 +141,16 @@ BEATS = style.BEAT_TITLES | Strings({
     "update":      {"en": "The update E′ = E + ΔE", "zh": "更新：E′ = E + ΔE"},
     "meaning":     {"en": "What the head moves", "zh": "这个头搬运了什么"},
     "ablation":    {"en": "Zeroing the head", "zh": "把这个头置零"},
+    "shared":      {"en": "Heads that share the job", "zh": "分担工作的几个头"},
 })
 
 MAX_KEYS = 14    # the table lists every key up to the focus, one row each, at the legibility floor
 DIMMED = 0.65   # the tokens after the focus (the mask hides them) keep this share of their opacity (fill and text)
 # a head "almost entirely" / "mostly" takes one token's value when its weight is at least this
 ALMOST_ALL, MOSTLY = 0.9, 0.5
+# heads "carry" the adjective when swapping it in what they alone see brings at least this share of the fall under
+# the whole swap (scenes.prompts.head_scores' `share`)
+CARRIES = 0.9
 
 
 # --- the numbers: read from the trace and model.analysis, never computed here beyond display ------
@@ -175,6 +199,28 @@ class HeadAtFocus:
         w = self.weights[self.source]
         return "sum" if w >= ALMOST_ALL else "sum_mostly" if w >= MOSTLY else "sum_blend"
 
+    def shared(self) -> tuple[str, int]:
+        """alone / shared (k heads) / spread, by the patched sets' shares (the default lecture's causal story), and
+        the number of heads the caption names; None where the head was not chosen by the causal rule."""
+        sets = self.sets()
+        if not sets:
+            return None, 0
+        if sets[0]["share"] >= CARRIES:
+            return "shared_alone", 1
+        k = next((len(s["heads"]) for s in sets if s["share"] >= CARRIES), None)
+        return ("shared", k) if k else ("shared_spread", len(sets[-1]["heads"]))
+
+    def sets(self) -> list:
+        """The causal story's top heads patched alone and together in this lecture's language (scenes.prompts
+        head_scores), if this head is the one the rule chose (the default lecture); else []."""
+        st = self.choice["story"]
+        given = self.choice["given"]["layer"] or self.choice["given"]["head"]
+        if not self.choice["causal"] or st is None or given:
+            return []
+        lang = self.choice["prompt_rule"]["lang"]
+        sets = st["sets"][lang]
+        return sets if list(sets[0]["heads"][0]) == [self.layer, self.head] else []
+
     def meaning(self) -> str:
         key = "meaning_self" if self.source == self.focus else "meaning"
         return key if self.weights[self.source] >= MOSTLY else key + "_blend"
@@ -197,6 +243,10 @@ class HeadAtFocus:
             "V": self.v, "weights": self.weights, "weighted_values": self.weighted, "head_out": self.head_out,
             "W_O_rows": self.W_O_rows, "delta_E": self.delta, "E": self.E, "E_new": self.E_new,
             "next_word": self.word, "ablation": self.ablation, "effect": self.effect(), "share": self.share(),
+            "shared": ({"sets": self.sets(), "p_clean": self.choice["story"]["p_clean"][self.choice["prompt_rule"]["lang"]],
+                        "p_corrupt": self.choice["story"]["p_corrupt"][self.choice["prompt_rule"]["lang"]],
+                        "adjective": self.choice["prompt_rule"]["adjective"], "carries": CARRIES}
+                       if self.sets() else None),
         }
 
 
@@ -359,6 +409,49 @@ class ValuesUpdate(LectureScene):
         self.say(key, word=h.word, p_with=style.percent(h.ablation["p_with_head"]),
                  p_without=style.percent(h.ablation["p_without_head"]))
         self.wait(PAUSE + 2)
+
+    def beat_shared(self):
+        """The redundancy lesson (the default lecture): the top heads by the causal rule patched with another
+        adjective, alone and together; P(adjective) for each (scenes.prompts.head_scores' sets)."""
+        h, lang = self.h, self.lang
+        sets = h.sets()
+        if not sets:      # a head not chosen by the causal rule: no adjective to swap; the ablation stands alone
+            self.values["shared_shown"] = None
+            return
+        rule = h.choice["prompt_rule"]
+        from scenes.attention_chapter import KINDS
+        from scenes.prompts import adjective_kind
+        kind = KINDS(adjective_kind(rule["lang"], rule["adjective"]), lang)
+        adj = style.token_label(rule["adjective"])
+        self.say("shared_test", kind=kind, adj=adj)
+        self.clear_stage()
+        p_clean = h.choice["story"]["p_clean"][rule["lang"]]
+        p_corrupt = h.choice["story"]["p_corrupt"][rule["lang"]]
+        probs = [p_clean] + [s["p_patched"] for s in sets] + [p_corrupt]
+        names = [S("as_trained", lang), S("this_head_named", lang, layer=style.shown(h.layer),
+                                          head=style.shown(h.head))] + \
+            [S("plus_head", lang, layer=style.shown(s["heads"][-1][0]), head=style.shown(s["heads"][-1][1]))
+             for s in sets[1:]] + [S("every_head", lang)]
+        ys = [1.2 - i * 0.62 for i in range(len(probs))]
+        header = Label(S("p_adj", lang, adj=adj), font_size=style.LABEL, color=PROB).move_to([1.2, 2.0, 0])
+        labels = LabelColumn(names, ys, -0.6, font_size=style.LABEL,
+                             colours=[style.TEXT, VALUE] + [style.TEXT] * (len(names) - 3) + [MUTED])
+        bars = BarColumn(probs, ys, -0.4, 5.0, PROB, track=1.0)
+        texts = [style.percent(p) for p in probs]
+        numbers = NumberColumn(texts, ys, 6.3, color=PROB)
+        self.play(FadeIn(header), FadeIn(labels), FadeIn(bars.tracks), run_time=STEP)
+        for i in range(len(probs)):
+            self.play(GrowFromEdge(bars.bars[i], LEFT), FadeIn(numbers[i]), run_time=0.8 * STEP)
+        key, k = h.shared()
+        shares = [s["share"] for s in sets]
+        key = self.caption_rule("shared", key, f"the share of P(adjective)'s fall under the whole swap that the top "
+                                f"heads alone bring about: the first head's >= {CARRIES}: shared_alone; else the "
+                                f"fewest top heads whose share is >= {CARRIES}: shared (k heads); none of the top "
+                                f"{len(sets)}: shared_spread", shares=shares)
+        pk = probs[k] if k else probs[-1]
+        self.say(key, adj=adj, kind=kind, p1=texts[1], k=k, pk=style.percent(pk))
+        self.wait(PAUSE + 2)
+        self.values["shared_shown"] = {"names": names, "p": probs, "labels": texts, "k": k}
 
     def beat_summary(self):
         """Where the information moves: the pipeline lit at this head's layer's attention, with the next word's

@@ -74,4 +74,23 @@ def causal_head_scores(gpt, lang: str) -> dict:
             scores[layer, head] = logp(clean) - np.mean(lps)
             p[layer, head] = np.mean(np.exp(lps))
     best = np.unravel_index(int(scores.argmax()), scores.shape)
-    return {"scores": scores, "p_patched": p, "p_clean": math.exp(logp(clean)), "best": [int(best[0]), int(best[1])]}
+
+    def patch_set(heads) -> float:
+        """Mean P(adjective) with every head of `heads` patched at once (each layer's output from the clean run,
+        less those heads' clean ΔE, plus their ΔE on the swapped prompt)."""
+        ps = []
+        for run in corrupt:
+            patch = {}
+            for layer in sorted({l for l, _ in heads}):
+                out = np.asarray(clean["layers"][layer]["attn"]["out"], np.float64)
+                for l, head in heads:
+                    if l == layer:
+                        out = out - head_delta(clean, layer, head) + head_delta(run, layer, head)
+                patch.update({(layer, "attn", t): out[t] for t in range(len(ids))})
+            ps.append(math.exp(logp(gpt.trace(ids, patch=patch))))
+        return float(np.mean(ps))
+
+    order = [tuple(int(x) for x in np.unravel_index(i, scores.shape)) for i in np.argsort(-scores, axis=None,
+                                                                                          kind="stable")]
+    return {"scores": scores, "p_patched": p, "p_clean": math.exp(logp(clean)), "best": [int(best[0]), int(best[1])],
+            "order": order, "patch_set": patch_set}

@@ -192,6 +192,28 @@ def check_ablation(v, rule, gpt):
     return "needed" if without < with_ / 2 else "helps" if without < with_ else "no_help"
 
 
+def check_shared(v, rule, gpt):
+    """The heads that share the job: the sets' P(adjective) recomputed by patching (model.analysis.heads
+    .head_patching on the recorded prompt, swaps and heads), then the key decided from their shares."""
+    from model.analysis.heads import head_patching
+    from scenes.prompts import adjective_alternatives
+    sh = v["shared"]
+    vocab = gpt.tokenizer.vocab
+    ids, a = v["token_ids"], v["choice"]["prompt_rule"]["adjective_index"]
+    lang = v["choice"]["prompt_rule"]["lang"]
+    corrupt = [ids[:a] + [vocab[w]] + ids[a + 1:] for w in adjective_alternatives(lang, sh["adjective"])]
+    again = head_patching(gpt, ids, corrupt, vocab[sh["adjective"]], position=v["focus"],
+                          sets=[s["heads"] for s in sh["sets"]], per_head=False)
+    assert [s["p_patched"] for s in again["sets"]] == pytest.approx([s["p_patched"] for s in sh["sets"]], rel=1e-4)
+    assert [v["layer"], v["head"]] == sh["sets"][0]["heads"][0], "the first set is this head alone"
+    gap = again["p_clean"] - again["p_corrupt"]
+    shares = [(again["p_clean"] - s["p_patched"]) / gap for s in again["sets"]]
+    assert rule["inputs"]["shares"] == pytest.approx(shares, rel=1e-4, abs=1e-6)
+    if shares[0] >= 0.9:
+        return "shared_alone"
+    return "shared" if any(s >= 0.9 for s in shares) else "shared_spread"
+
+
 def check_heads_focus(v, rule, gpt):
     f = v["focus"]
     tops = [int(np.argmax(p[f, :f + 1])) for p in np.asarray(v["patterns"])]
@@ -233,6 +255,73 @@ def check_why(v, rule, gpt):
     variances = [w["var"] for w in v["why"]]
     lo, hi = float(style.statistic(min(variances))), float(style.statistic(max(variances)))   # as shown
     return "why" if hi >= 1.25 * lo else "why_steady"
+
+
+def check_lookback(v, rule, gpt):
+    """The question beat: P(word) at the focus as trained and with the focus seeing only itself, recomputed here
+    (the trace's self_only), then the caption decided from the bars' labels as recorded."""
+    q, f = v["question"], v["focus"]
+    ids = v["token_ids"][:f + 1]
+    w = gpt.tokenizer.words.index(q["word"])
+    looking = gpt.next_token_probabilities(ids)
+    assert q["looking_back"]["p_word"] == pytest.approx(float(looking[w]), rel=1e-5, abs=1e-9)
+    if not q["story"]:
+        assert int(np.argmax(looking)) == w, "without a story the word compared is the model's own next word"
+    x = gpt.p("wte.weight")[ids] + gpt.p("wpe.weight")[:len(ids)]
+    for i in range(gpt.config.n_layer):           # the last token sees only itself in every layer
+        x = gpt.block(i, x, self_only=(len(ids) - 1,))[1]
+    trace = gpt.trace(ids, self_only=(len(ids) - 1,))
+    np.testing.assert_allclose(trace["layers"][-1]["resid_post"], x, rtol=1e-5, atol=1e-5)
+    for layer in trace["layers"]:
+        assert np.all(layer["attn"]["weights"][:, -1, :-1] == 0), "blocked: no weight on any earlier token"
+    p_blocked = float(np.exp(trace["logits"][-1] - trace["logits"][-1].max())[w]
+                      / np.exp(trace["logits"][-1] - trace["logits"][-1].max()).sum())
+    assert q["blocked"]["p_word"] == pytest.approx(p_blocked, rel=1e-4, abs=1e-9)
+    labels = {name: q["shown"][name]["labels"][q["shown"][name]["words"].index(q["word"])]
+              for name in ("looking_back", "blocked")}
+    if labels["looking_back"] == labels["blocked"] or p_blocked >= q["looking_back"]["p_word"]:
+        return "lookback_unneeded"
+    return "lookback_needed" if p_blocked < 0.5 * q["looking_back"]["p_word"] else "lookback_helps"
+
+
+def check_angles(v, rule, gpt):
+    """The angles beat: |q|, |k|, θ and q·k recomputed from the recorded Q and K, then the key."""
+    f, g = v["focus"], v["angles"]
+    q, K = np.asarray(v["Q"]["values"], np.float64)[f], np.asarray(v["K"]["values"], np.float64)[:f + 1]
+    dots = K @ q
+    angles = np.degrees(np.arccos(np.clip(dots / (np.linalg.norm(q) * np.linalg.norm(K, axis=1)), -1, 1)))
+    np.testing.assert_allclose(g["angle_deg"], angles, atol=1e-6)
+    np.testing.assert_allclose(g["dots"], dots, rtol=1e-6, atol=1e-6)
+    assert int(np.argmax(dots)) == v["source"], "the key the focus scores highest is the one it weights most"
+    return "angles_closest" if int(np.argmin(angles)) == v["source"] else "angles_length"
+
+
+def check_scale(v, rule, gpt):
+    """÷ √d_k: the spread of the scores before and after, and the focus's top weight both ways, from the grid."""
+    f, sp = v["focus"], v["scaled"]["spread"]
+    scores = np.asarray(v["scores"]["grid"], np.float64)
+    seen = ~np.triu(np.ones(scores.shape, dtype=bool), k=1)
+    root = np.sqrt(v["scaled"]["d_k"])
+    assert sp["scores_std"] == pytest.approx(scores[seen].std(), rel=1e-6)
+    assert sp["scaled_std"] == pytest.approx((scores[seen] / root).std(), rel=1e-6)
+    tops = []
+    for z in (scores[f, :f + 1], scores[f, :f + 1] / root):
+        e = np.exp(z - z.max())
+        tops.append(float((e / e.sum()).max()))
+    assert [sp["top_weight_unscaled"], sp["top_weight_scaled"]] == pytest.approx(tops, rel=1e-6)
+    assert tops[0] >= tops[1] - 1e-12, "dividing the scores flattens the softmax"
+    return "scale" if style.percent(tops[0]) != style.percent(tops[1]) else "scale_same"
+
+
+def check_idea(v, rule, gpt):
+    f = v["focus"]
+    scaled = np.asarray(v["scaled"]["grid"], np.float64)[f, :f + 1]
+    weights = np.exp(scaled - scaled.max())
+    weights /= weights.sum()
+    assert v["idea"]["source"] == v["source"] == int(np.argmax(weights)), "the best match is the largest weight"
+    assert v["idea"]["weight"] == pytest.approx(float(weights[v["source"]]), rel=1e-4)
+    assert v["idea"]["label"] == style.percent(v["idea"]["weight"])
+    return "idea_self" if v["source"] == f else "idea_value"
 
 
 def check_key(v, rule, gpt):
@@ -407,7 +496,11 @@ CHECKS = {
     "positional_encoding": {"no_order": ({"no_order", "no_order_moves"}, check_no_order),
                             "order": ({"order", "order_little", "order_none"}, check_order)},
     "queries_keys": {"story": ({"story_same", "story_differs"}, check_story),
-                     "key": ({"key", "key_self"}, check_key)},
+                     "key": ({"key", "key_self"}, check_key),
+                     "lookback": ({"lookback_needed", "lookback_helps", "lookback_unneeded"}, check_lookback),
+                     "idea": ({"idea_value", "idea_self"}, check_idea),
+                     "angles": ({"angles_closest", "angles_length"}, check_angles),
+                     "scale": ({"scale", "scale_same"}, check_scale)},
     "causal_mask": {"story": ({"story_same", "story_differs"}, check_story),
                     "softmax": ({"softmax", "softmax_masked", "softmax_nonneg"}, check_causal_softmax),
                     "zeros": ({"zeros", "zeros_none"}, check_zeros)},
@@ -416,7 +509,8 @@ CHECKS = {
     "values_update": {"story": ({"story_same", "story_differs"}, check_story),
                       "sum": ({"sum", "sum_mostly", "sum_blend"}, check_sum),
                       "meaning": ({"meaning", "meaning_blend", "meaning_self", "meaning_self_blend"}, check_meaning),
-                      "ablation": ({"needed", "helps", "no_help", "unseen"}, check_ablation)},
+                      "ablation": ({"needed", "helps", "no_help", "unseen"}, check_ablation),
+                      "shared": ({"shared", "shared_alone", "shared_spread"}, check_shared)},
     "multi_head": {"layer_story": ({"layer_same", "layer_differs"}, check_layer_story),
                    "focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus)},
     "add_norm": {"layer_story": ({"layer_same", "layer_differs"}, check_layer_story),

@@ -10,6 +10,7 @@ import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from attention_checks import causal_head_scores, recompute_head
+from sum_checks import assert_sums_foot
 from scene_checks import manifest_of, play_until_section_ends, signed_ticks, stop_at_beat
 from model.analysis import lookback_scores
 from scenes import style
@@ -118,8 +119,8 @@ def test_manifest_numbers_are_the_models(rendered, gpt, lang):
     assert v["weights"]["W_k"]["cols"] == [0, 1, 2, 3, ref["W_k"].shape[0] - 1], "its first columns and its last"
     np.testing.assert_allclose(v["Q"]["values"], ref["Q"], atol=1e-9)
     np.testing.assert_allclose(v["K"]["values"], ref["K"], atol=1e-9)
-    largest = np.abs(np.concatenate([ref["Q"], ref["K"]])).max()   # q and k are activations: a size scale, rounded up
-    assert v["Q"]["scale"] == v["K"]["scale"] == pytest.approx(np.ceil(largest * 10) / 10)
+    largest = np.abs(np.concatenate([ref["Q"], ref["K"]])).max()   # one signed scale for Q and K: their signs show
+    assert v["Q"]["scale"] == v["K"]["scale"] == pytest.approx(largest, rel=1e-6)
     # K q for the focus, then the whole grid, then ÷ √d_k
     e = v["scores_for_focus"]
     matrix_shown(e["K_shown"], ref["K"])
@@ -202,3 +203,117 @@ def test_the_followed_key_row_and_the_query_row_both_have_their_word():
         assert source in rows or abs(source - focus) < stride
         assert all(b - a >= stride for a, b in zip(rows, rows[1:])), rows
     assert labelled_rows(14, 2, 13, 2) == [2, 5, 7, 9, 11, 13]
+
+
+# --- the question before the machinery: the model's next word looking back, and seeing only the focus ------------
+def blocked_by_hand(gpt, ids):
+    """The model re-run with the last token's query seeing only its own key, written out here from the weights."""
+    from model.numpy_gpt import layer_norm as ln, softmax
+    c = gpt.config
+    T, H, dh = len(ids), c.n_head, c.d_head
+    x = np.asarray(gpt.p("wte.weight")[ids] + gpt.p("wpe.weight")[:T], dtype=np.float64)
+    hidden = np.triu(np.ones((T, T), dtype=bool), k=1)
+    hidden[T - 1, :T - 1] = True
+    for i in range(c.n_layer):
+        h = f"h.{i}."
+        xh = ln(x, gpt.p(h + "ln_1.weight"), gpt.p(h + "ln_1.bias"), c.layer_norm_epsilon)["out"]
+        out = gpt.p(h + "attn.c_proj.bias") * np.ones((T, 1))
+        for head in range(H):
+            w = gpt.head(i, head)
+            Q, K, V = xh @ w.W_Q + w.b_Q, xh @ w.W_K + w.b_K, xh @ w.W_V + w.b_V
+            weights = softmax(np.where(hidden, -np.inf, Q @ K.T / math.sqrt(dh)), axis=-1)
+            out = out + (weights @ V) @ w.W_O
+        x = x + out
+        x2 = ln(x, gpt.p(h + "ln_2.weight"), gpt.p(h + "ln_2.bias"), c.layer_norm_epsilon)["out"]
+        x = x + gpt.feed_forward(i, x2)["out"]
+    logits = ln(x, gpt.p("ln_f.weight"), gpt.p("ln_f.bias"), c.layer_norm_epsilon)["out"] @ gpt.p("wte.weight").T
+    p = np.exp(logits[-1] - logits[-1].max())
+    return p / p.sum()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_question_is_a_real_run_and_its_caption_the_rule(scenes, gpt, lang):
+    """The question beat: the chapter's own story (the training stream's first story, by rule), P(adjective) as
+    trained and with "was" seeing only itself, recomputed here by hand; the bars show those numbers; the caption
+    is the rule's (en 99.9% -> 0.2%, zh 99.95% -> 0.0001%: lookback_needed in both)."""
+    sc = scenes[lang]
+    v = sc.values
+    q = v["question"]
+    chosen = lookback_prompt(lang)
+    assert q["story"] and q["word"] == chosen["adjective"] and q["adjective_index"] == chosen["adjective_index"]
+    ids = v["token_ids"][:v["focus"] + 1]
+    w = gpt.tokenizer.words.index(q["word"])
+    p_by_hand = blocked_by_hand(gpt, ids)
+    assert q["blocked"]["p_word"] == pytest.approx(float(p_by_hand[w]), rel=1e-4)
+    assert q["looking_back"]["p_word"] == pytest.approx(float(gpt.next_token_probabilities(ids)[w]), rel=1e-5)
+    top = np.argsort(-p_by_hand, kind="stable")[:3]
+    assert [r["word"] for r in q["blocked"]["top"]] == [gpt.tokenizer.words[i] for i in top]
+    assert q["looking_back"]["p_word"] > 0.9 > 0.01 > q["blocked"]["p_word"]
+    rule = v["caption_rules"]["lookback"]
+    assert rule["key"] == "lookback_needed"
+    # the bars show the runs' rows and "other", adding up to 100.0% as drawn (footed), and the caption quotes them
+    for panel, name in zip(sc.question_panels, ("looking_back", "blocked")):
+        bars = panel[1]
+        shown = q["shown"][name]
+        assert shown["words"] == [r["word"] for r in q[name]["shown"]]
+        assert texts(bars.numbers) == shown["labels"]
+        assert shown["other"] == pytest.approx(1 - sum(r["p"] for r in q[name]["shown"]), abs=1e-6)
+        assert [m.text for m in bars.labels][:-1] == [style.token_label(x) for x in shown["words"]]
+    said = [c for c in sc.captions if c["key"] == "lookback_needed"][0]["text"]
+    for name in ("looking_back", "blocked"):
+        label = q["shown"][name]["labels"][q["shown"][name]["words"].index(q["word"])]
+        assert label in said
+    assert_sums_foot(v, "queries_keys")
+
+
+def test_the_idea_beat_names_the_best_match(scenes):
+    for sc in scenes.values():
+        v = sc.values
+        assert v["idea"]["source"] == v["source"] and v["idea"]["label"] == style.percent(v["idea"]["weight"])
+        assert v["caption_rules"]["idea"]["key"] == ("idea_self" if v["source"] == v["focus"] else "idea_value")
+
+
+def test_blocking_the_look_back_is_checked(gpt):
+    from model.errors import ModelError
+    with pytest.raises(ModelError, match="self_only"):
+        gpt.trace("the frog was", self_only=(5,))
+    tr = gpt.trace("the frog was", self_only=(2,))
+    for layer in tr["layers"]:
+        assert np.all(layer["attn"]["weights"][:, 2, :2] == 0) and np.allclose(layer["attn"]["weights"][:, 2, 2], 1)
+        assert np.all(layer["attn"]["weights"][:, 1, :2] > 0), "the other tokens still look back"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_dot_product_is_drawn_in_exact_geometry(scenes, gpt, lang):
+    """The angles beat: each arrow's drawn angle to q is the true angle θ between q and that key (recomputed here
+    from the model's own q and k), every length is |v| times one scale, q·k = |q| |k| cos θ, and the numbers
+    beside the fan are the manifest's, rounded."""
+    sc = scenes[lang]
+    v, g = sc.values, sc.values["angles"]
+    ref = recompute_head(gpt, v["prompt"], v["layer"], v["head"])
+    f = v["focus"]
+    q, K = ref["Q"][f], ref["K"][:f + 1]
+    cos = K @ q / (np.linalg.norm(q) * np.linalg.norm(K, axis=1))
+    np.testing.assert_allclose(g["angle_deg"], np.degrees(np.arccos(cos)), atol=1e-4)
+    np.testing.assert_allclose(g["dots"], ref["scores"][f, :f + 1], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(g["k_lengths"]) * g["q_length"] * np.asarray(g["cos"]), g["dots"],
+                               rtol=1e-9, atol=1e-9)
+    arrows = sc.angle_arrows
+    origin, unit = arrows["origin"], arrows["unit"]
+
+    def drawn(arrow):
+        d = arrow.get_end() - arrow.get_start()
+        np.testing.assert_allclose(arrow.get_start(), origin, atol=1e-6)
+        return float(np.hypot(d[0], d[1])), float(np.degrees(np.arctan2(d[1], d[0])))
+
+    length, angle = drawn(arrows["q"])
+    assert length == pytest.approx(unit * np.linalg.norm(q), rel=1e-4) and angle == pytest.approx(0, abs=1e-4)
+    for arrow, k, a in zip(arrows["keys"], np.linalg.norm(K, axis=1), g["angle_deg"]):
+        length, angle = drawn(arrow)
+        assert length == pytest.approx(unit * k, rel=1e-4) and angle == pytest.approx(a, abs=1e-3)
+    assert unit * max(g["q_length"], max(g["k_lengths"])) == pytest.approx(3.1)
+    s = v["source"]
+    assert [m.text for m in sc.angle_labels] == g["labels"]
+    assert g["labels"][0].endswith(f"{g['q_length']:.1f}") and g["labels"][1].endswith(f"{g['k_lengths'][s]:.1f}")
+    assert f"{g['angle_deg'][s]:.0f}" in g["labels"][2] and g["labels"][3].endswith(style.signed(g["dots"][s], 1))
+    assert v["caption_rules"]["angles"]["key"] == "angles_closest", "ours: the best match is also the closest"

@@ -69,6 +69,77 @@ def ablation_effect(gpt: NumpyGPT, token_ids: list[int], layer: int, head: int, 
             "p_with_head": float(with_head), "p_without_head": float(without)}
 
 
+def heads_ablation_effect(gpt: NumpyGPT, token_ids: list[int], heads, word: str) -> dict:
+    """P(word next) at the last token with the model as trained, and with every head of `heads` ((layer, head)
+    pairs) zeroed at once (the rest of the model re-run): whether a set of heads together carries the answer."""
+    heads = [(int(layer), int(head)) for layer, head in heads]
+    for layer, head in heads:
+        gpt.check_head(layer, head)
+    if word not in gpt.tokenizer.words:
+        raise ModelError(f"unknown word {word!r}")
+    w = gpt.tokenizer.words.index(word)
+    with_heads = probabilities(gpt.trace(token_ids)["logits"][-1])[w]
+    without = probabilities(gpt.trace(token_ids, ablate=tuple(heads))["logits"][-1])[w]
+    return {"word": word, "heads": [list(h) for h in heads], "p_with_heads": float(with_heads),
+            "p_without_heads": float(without)}
+
+
+def query_key_geometry(trace: dict, layer: int, head: int, query: int) -> dict:
+    """One query against the keys it may see (0..query), as arrows in a plane: q and any one k span a plane, so in it
+    their lengths and the angle between them are true, and q·k = |q| |k| cos θ exactly. Returns |q|, and per key
+    |k|, cos θ, θ in degrees (0..180) and q·k (the trace's score); and the spread of the head's scores (every query
+    against the keys it may see) before and after ÷ √d_head, with the query's largest softmax weight both ways:
+    why the scores are scaled (without it the softmax saturates sooner)."""
+    attn = trace["layers"][layer]["attn"]
+    T = len(trace["tokens"])
+    if not 0 <= query < T:
+        raise ModelError(f"no query {query}: the prompt has {T} tokens")
+    q = np.asarray(attn["q"][head][query], np.float64)
+    K = np.asarray(attn["k"][head][:query + 1], np.float64)
+    q_len, k_len = float(np.linalg.norm(q)), np.linalg.norm(K, axis=1)
+    dots = K @ q
+    cos = np.clip(dots / (q_len * k_len), -1.0, 1.0)
+    d_head = q.shape[0]
+    seen = ~np.triu(np.ones((T, T), dtype=bool), k=1)
+    scores = np.asarray(attn["scores"][head], np.float64)
+    line = scores[query, :query + 1]
+
+    def top_weight(z):
+        e = np.exp(z - z.max())
+        return float((e / e.sum()).max())
+
+    return {"layer": layer, "head": head, "query": query, "d_head": d_head, "q_length": q_len,
+            "k_lengths": k_len.tolist(), "cos": cos.tolist(), "angle_deg": np.degrees(np.arccos(cos)).tolist(),
+            "dots": dots.tolist(), "scores": line.tolist(),
+            "spread": {"scores_std": float(scores[seen].std()), "scaled_std": float((scores[seen] / np.sqrt(d_head)).std()),
+                       "top_weight_unscaled": top_weight(line), "top_weight_scaled": top_weight(line / np.sqrt(d_head))}}
+
+
+def lookback_blocked(gpt: NumpyGPT, token_ids: list[int], word: str | None = None, k: int = 3) -> dict:
+    """The model's next word at the last token as trained, and with that token unable to look back: in every head
+    of every layer its query sees only its own key (NumpyGPT.trace's self_only), the rest of the model as trained.
+    `word`: the word whose probability is compared (None: the model's most likely next word as trained).
+    P(word) in both runs, each run's top k next words (word, P; most likely first, the lower id on a tie), its
+    "shown" rows (those k, then the word itself if it is not among them) and "other", the true total of the rest."""
+    ids = list(token_ids)
+    runs = {name: probabilities(gpt.trace(ids, self_only=self_only)["logits"][-1])
+            for name, self_only in (("looking_back", ()), ("blocked", (len(ids) - 1,)))}
+    if word is None:
+        word = gpt.tokenizer.words[int(np.argmax(runs["looking_back"]))]
+    if word not in gpt.tokenizer.words:
+        raise ModelError(f"unknown word {word!r}")
+    w = gpt.tokenizer.words.index(word)
+    out = {"word": word, "position": len(ids) - 1,
+           "rule": "the last token's query sees only its own key in every head of every layer (self_only)"}
+    for name, p in runs.items():
+        top = [int(i) for i in np.argsort(-p, kind="stable")[:k]]
+        shown = top + ([] if w in top else [w])
+        row = lambda i: {"word": gpt.tokenizer.words[i], "p": float(p[i])}  # noqa: E731
+        out[name] = {"p_word": float(p[w]), "top": [row(i) for i in top], "shown": [row(i) for i in shown],
+                     "other": float(1.0 - p[shown].sum())}
+    return out
+
+
 def head_update(gpt: NumpyGPT, trace: dict, layer: int, head: int) -> dict:
     """One head's update on its own: E (the residual entering the layer), its ΔE, and E′ = E + ΔE (T × d each).
 
