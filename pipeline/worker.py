@@ -130,6 +130,9 @@ def render_scene(job: dict, work: Path):
         "output_file": "render", "disable_caching": True, "progress_bar": "none", "verbosity": "WARNING",
         "write_to_movie": not still, "save_last_frame": still, "format": None if still else job["format"],
         "notify_outdated_version": False, "max_inflight_encoders": ENCODERS_IN_FLIGHT,
+        # every partial movie stays until the parent has joined them: a part of a clip leaves its files for the
+        # join, and ManimCE's clean_cache would otherwise delete all but the newest 100 as the part finishes
+        "max_files_cached": -1,
     }
     part = job.get("part")
     if part:   # one contiguous range of plays (animations and waits); construct() still runs whole
