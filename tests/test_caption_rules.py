@@ -308,6 +308,26 @@ def check_sample(v, rule, gpt):
     return "sample_top" if rank < v["top_k"] else "sample_other"
 
 
+def check_write(v, rule, gpt):
+    """The texts written at a low, a medium and a high T, drawn again here from the model's logits with the seed's
+    own generator (one u per step, the words most probable first), and their different words counted."""
+    w = v["write"]
+    assert [s["T"] for s in w["samples"]] == sorted(s["T"] for s in w["samples"]), "lowest T first"
+    for s in w["samples"]:
+        rng, ids, written = np.random.default_rng(w["seed"]), list(w["prompt_ids"]), []
+        for _ in range(w["steps"]):
+            p = softmax_row(np.asarray(gpt.trace(ids)["logits"][-1], np.float64) / s["T"])
+            ranked = sorted(range(len(p)), key=lambda i: (-p[i], i))
+            edges = np.cumsum([p[i] for i in ranked])
+            token = ranked[min(int(np.searchsorted(edges, rng.random() * edges[-1], side="right")), len(p) - 1)]
+            written.append(token)
+            ids.append(token)
+        assert written == s["generated_ids"], f"the text at T = {s['T']} is the seed's draw"
+        assert s["distinct"] == len(set(written))
+    first, last = w["samples"][0]["distinct"], w["samples"][-1]["distinct"]
+    return "write_wanders" if first < last else "write_alike"
+
+
 def check_context(v, rule, gpt):
     a, b = (q["token_ids"] for q in v["context"]["prompts"])
     assert a[-1] == b[-1] and a[:-1] != b[:-1], "the same last word after different words"
@@ -392,7 +412,8 @@ CHECKS = {
                     "softmax": ({"softmax", "softmax_masked", "softmax_nonneg"}, check_causal_softmax),
                     "zeros": ({"zeros", "zeros_none"}, check_zeros)},
     "softmax_temperature": {"sweep *": ({"zero", "zero_tie", "neutral", "hotter", "colder", "colder_tie",
-                                         "unchanged"}, check_sweep)},
+                                         "unchanged"}, check_sweep),
+                            "write": ({"write_wanders", "write_alike"}, check_write)},
     "values_update": {"story": ({"story_same", "story_differs"}, check_story),
                       "sum": ({"sum", "sum_mostly", "sum_blend"}, check_sum),
                       "meaning": ({"meaning", "meaning_blend", "meaning_self", "meaning_self_blend"}, check_meaning),
