@@ -207,7 +207,7 @@ ADD_NORM = SceneSpec(
                   _check_layer),
             FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "residual", "statistics", "normalise", "scale", "why"],
+    sections=lambda p: ["title", "residual", "statistics", "normalise", "scale", "placement", "why"],
 )
 
 # --- attention chapter: queries & keys, softmax & causal mask (helper chapter-B) ---
