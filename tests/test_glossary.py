@@ -35,13 +35,10 @@ class Term:
     gap: dict | None = None   # lang -> why the first use does not gloss it yet (a known gap: xfail, strict)
 
 
-ARCHITECTURE_GAP = "first said bare in architecture (another chapter's work this session, issue 34 item 1)"
-
 GLOSSARY = (
     Term("token", {"en": r"\btokens?\b", "zh": r"词元|\btokens?\b"},
          {"en": r"cuts? .*into|pieces?", "zh": r"切分"},
-         {"en": ("token_embedding", "tokens"), "zh": ("token_embedding", "tokens")},
-         gap={"en": ARCHITECTURE_GAP, "zh": ARCHITECTURE_GAP}),
+         {"en": ("token_embedding", "tokens"), "zh": ("token_embedding", "tokens")}),
     Term("softmax", {"en": r"softmax", "zh": r"softmax"},
          {"en": r"into .*probabilit", "zh": r"变成.*概率"},
          {"en": ("architecture", "pipeline"), "zh": ("architecture", "pipeline")}),
@@ -50,22 +47,19 @@ GLOSSARY = (
          {"en": ("architecture", "unembed_rows"), "zh": ("architecture", "unembed_rows")}),
     Term("MLP / 多层感知机", {"en": r"\bMLPs?\b|multilayer perceptron", "zh": r"\bMLP\b|多层感知机"},
          {"en": r"multilayer perceptron", "zh": r"多层感知机"},
-         {"en": ("architecture", "pipeline"), "zh": ("architecture", "pipeline")},
-         gap={"en": ARCHITECTURE_GAP, "zh": ARCHITECTURE_GAP}),
+         {"en": ("architecture", "pipeline"), "zh": ("architecture", "pipeline")}),
     Term("residual stream", {"en": r"residual", "zh": r"残差"},
          {"en": r"adds? its output", "zh": r"加回"},
          {"en": ("architecture", "stream"), "zh": ("architecture", "stream")}),
     Term("LayerNorm", {"en": r"layer ?norm", "zh": r"layer ?norm|层归一化"},
          {"en": r"mean 0", "zh": r"均值 ?0"},
-         {"en": ("architecture", "stream"), "zh": ("architecture", "stream")},
-         gap={"en": ARCHITECTURE_GAP}),
+         {"en": ("architecture", "stream_norm"), "zh": ("architecture", "stream_norm")}),
     Term("embedding", {"en": r"embedding", "zh": r"嵌入"},
          {"en": r"vector|numbers", "zh": r"向量"},
-         {"en": ("token_embedding", "table"), "zh": ("token_embedding", "table")},
-         gap={"en": ARCHITECTURE_GAP, "zh": ARCHITECTURE_GAP}),
+         {"en": ("architecture", "pipeline"), "zh": ("architecture", "pipeline")}),
     Term("temperature", {"en": r"temperature", "zh": r"温度"},
          {"en": r"divides", "zh": r"除以"},
-         {"en": ("softmax_temperature", "temperature"), "zh": ("softmax_temperature", "temperature")}),
+         {"en": ("next_token", "settings"), "zh": ("next_token", "settings")}),
     Term("total variation", {"en": r"total variation", "zh": r"总变差"},
          {"en": r"not (in common|share)", "zh": r"不共有"},
          {"en": ("next_token", "context_apart"), "zh": ("next_token", "context_apart")}),
@@ -77,9 +71,7 @@ GLOSSARY = (
          {"en": ("embedding_space", "example_hit"), "zh": ("embedding_space", "example_hit")}),
     Term("head", {"en": r"\bheads?\b", "zh": r"注意力头|\d+ ?号头|个头"},
          {"en": r"one of .*attention|several .*at once|each head", "zh": r"并行|各自"},
-         {"en": ("multi_head", "heads"), "zh": ("multi_head", "heads")},
-         gap={"en": "first said bare in positional_encoding's no_order caption (\"layer 1, head 4\"), before "
-                    "multi_head explains heads", "zh": "first said bare before multi_head explains heads"}),
+         {"en": ("architecture", "heads_gloss"), "zh": ("architecture", "heads_gloss")}),
     Term("superposition", {"en": r"superposition", "zh": r"叠加"},
          {"en": r"more .* than .*(dimensions|numbers)|share", "zh": r"多于|比.*多|共用|共享"},
          {"en": ("toy_superposition", "define_pentagon"), "zh": ("toy_superposition", "define_pentagon")}),
