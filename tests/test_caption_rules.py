@@ -374,6 +374,26 @@ def check_example(v, rule, gpt):
     return "example_hit" if hit else "example_miss"
 
 
+def check_picture(v, rule, gpt):
+    """The creatures the held-out test puts on the wrong side, found again here: each left out, the habitat
+    direction from the others' class means, and the word on the side of the midpoint it projects to."""
+    from model.analysis.embedding import class_words
+    words = class_words("habitat", v["words_lang"])
+    names = list(words)
+    X = gpt.W_E[[gpt.tokenizer.vocab[w] for w in names]].astype(np.float64)
+    labels = np.array([words[w]["habitat"] for w in names])
+    missed = []
+    for i, w in enumerate(names):
+        keep = np.arange(len(names)) != i
+        water, land = (X[keep & (labels == k)].mean(0) for k in ("water", "land"))
+        side = "water" if (X[i] - (water + land) / 2) @ (water - land) > 0 else "land"
+        if side != labels[i]:
+            missed.append(w)
+    assert v["held_out"]["missed"] == missed
+    assert v["held_out"]["measured"] == pytest.approx(1 - len(missed) / len(names))
+    return "picture_missed" if missed else "picture_all"
+
+
 def check_parallelogram(v, rule, gpt):
     p = v["parallelogram"]
     return "parallelogram_often" if p["measured"] > p["null_p95"] else "parallelogram_chance"
@@ -432,7 +452,8 @@ CHECKS = {
     "architecture": {"lens": ({"lens_embedding", "lens_forms"}, check_lens)},
     "embedding_space": {"direction": ({"direction_separates", "direction_no_better"}, check_direction),
                         "example": ({"example_hit", "example_miss"}, check_example),
-                        "parallelogram": ({"parallelogram_often", "parallelogram_chance"}, check_parallelogram)},
+                        "parallelogram": ({"parallelogram_often", "parallelogram_chance"}, check_parallelogram),
+                        "picture": ({"picture_missed", "picture_all"}, check_picture)},
     "summary": {"parallel": ({"parallel_faster", "parallel_not_faster", "parallel_faster_recorded",
                           "parallel_not_faster_recorded"}, check_parallel),
                 "rich": ({"rich_grows", "rich_flat", "rich_same"}, check_rich)},

@@ -37,11 +37,11 @@ class Term:
 
 GLOSSARY = (
     Term("token", {"en": r"\btokens?\b", "zh": r"词元|\btokens?\b"},
-         {"en": r"cuts? .*into|pieces?", "zh": r"切分"},
+         {"en": r"(cuts?|splits?)[\s\S]*into|pieces?", "zh": r"切分"},
          {"en": ("token_embedding", "tokens"), "zh": ("token_embedding", "tokens")}),
     Term("softmax", {"en": r"softmax", "zh": r"softmax"},
-         {"en": r"into .*probabilit", "zh": r"变成.*概率"},
-         {"en": ("architecture", "pipeline"), "zh": ("architecture", "pipeline")}),
+         {"en": r"into[\s\S]*probabilit", "zh": r"变成[\s\S]*概率"},
+         {"en": ("architecture", "pipeline_out"), "zh": ("architecture", "pipeline_out")}),
     Term("logit", {"en": r"\blogits?\b", "zh": r"logit"},
          {"en": r"score", "zh": r"分数"},
          {"en": ("architecture", "unembed_rows"), "zh": ("architecture", "unembed_rows")}),
