@@ -115,7 +115,7 @@ BEATS = style.BEAT_TITLES | Strings({
     "statistics":  {"en": "Mean and variance", "zh": "均值与方差"},
     "normalise":   {"en": "Normalising", "zh": "归一化"},
     "scale":       {"en": "Gain and bias", "zh": "增益与偏置"},
-    "placement":   {"en": "Before or after: pre-LN and post-LN", "zh": "之前还是之后：pre-LN 与 post-LN"},
+    "placement":   {"en": "Pre-LN and post-LN", "zh": "pre-LN 与 post-LN"},
     "why":         {"en": "Why normalise", "zh": "为何要归一化"},
 })
 
