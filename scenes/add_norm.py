@@ -11,19 +11,20 @@ variance are the trace's. All values shown are recorded at full precision in sel
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line,
+from manim import (DOWN, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, Indicate, LaggedStart, Line,
                    MathTex, Rectangle, SurroundingRectangle, Transform, VGroup, config)
 
 from model.analysis import best_lookback_head, layer_norm_steps
 from scenes import style
-from scenes.components import sum_decimals, column_texts, footed_columns, CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body, shown_indices
+from scenes.components import NormOrder, sum_decimals, column_texts, footed_columns, CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body, shown_indices
 from scenes.attention_chapter import FocusScene
 from scenes.params import AUTO, ParamError
 from scenes.style import MUTED, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
     "title": {"en": "Add & Norm", "zh": "残差相加与层归一化"},
-    "subtitle": {"en": "The residual add, then LayerNorm", "zh": "先残差相加，再做 LayerNorm"},
+    "subtitle": {"en": "The residual add, and the LayerNorm before each sublayer",
+                 "zh": "残差相加，以及每个子层之前的 LayerNorm"},
     "model_note": {"en": "Every number here comes from {model}:\n"
                          "layer {layer} of {n}, the token \"{word}\" at position {pos}.",
                    "zh": "这里的每个数字都来自{model}：\n第 {layer} 层（共 {n} 层），位置 {pos} 的词元 \u201c{word}\u201d。"},
@@ -42,14 +43,55 @@ S = SHARED | Strings({
     "scale": {"en": "Then a learned gain \u03b3 and bias \u03b2 ({d} numbers each) rescale it.\n"
                     "This is what the MLP of layer {layer} reads.",
               "zh": "再用学到的增益 \u03b3 和偏置 \u03b2（各 {d} 个数）重新缩放。\n第 {layer} 层的 MLP 读入的就是它。"},
-    "why": {"en": "Each sublayer adds to it: its variance drifts ({lo} to {hi}).\n"
-                  "LayerNorm resets it before each one, so deep stacks stay stable.",
-            "zh": "子层不断往残差流里加东西，方差随之漂移：{lo} 到 {hi}。\n"
-                  "LayerNorm 在每个子层前把它拉回，深层因此保持稳定。"},
-    "why_steady": {"en": "Sublayers add to it; here its variance stays in {lo} to {hi}.\n"
-                         "LayerNorm still resets it before each one: deep stacks stay stable.",
-                   "zh": "子层不断往残差流里加东西；这里方差在 {lo} 到 {hi} 之间。\n"
-                         "LayerNorm 仍在每个子层前把它拉回，深层因此保持稳定。"},
+    "eps": {"en": "\u03b5 under the root is LayerNorm's own small number, {eps}: it keeps\n"
+                  "the division safe when the variance is near 0.",
+            "say_en": "The epsilon under the square root is LayerNorm's own small number, {eps}: it keeps the "
+                      "division safe when the variance is near zero. A later chapter's epsilon is a different thing.",
+            "zh": "根号下的 \u03b5 是 LayerNorm 自己的一个很小的数，{eps}：\n方差接近 0 时，它让除法不至于除以零。",
+            "say_zh": "根号下的 \u03b5 是 LayerNorm 自己的一个很小的数，{eps}：方差接近 0 时，它让除法不至于除以零。"
+                      "后面一章里的 \u03b5 是另一回事。"},
+    "placement": {"en": "Our model, like GPT-2, normalises before each sublayer (pre-LN):\n"
+                        "only the copy a sublayer reads is normalised, not the stream.",
+                  "say_en": "Where does the LayerNorm sit? On the right, our model, like GPT-2, normalises before "
+                            "each sublayer, attention or MLP: this is called pre-LN. The stream, the grey line, goes "
+                            "round the LayerNorm and the sublayer into the add: only the copy a sublayer reads is "
+                            "normalised, not the stream.",
+                  "zh": "我们的模型和 GPT-2 一样，在每个子层之前归一化（pre-LN）：\n"
+                        "归一化的只是子层读入的那份拷贝，而不是残差流。",
+                  "say_zh": "LayerNorm 放在哪里？右边是我们的模型，和 GPT-2 一样，在每个子层（注意力或 MLP）之前归一化，"
+                            "这叫 pre-LN。灰色的残差流绕过 LayerNorm 和子层，直接进入相加：归一化的只是子层读入的那份拷贝，"
+                            "而不是残差流。"},
+    "placement_post": {"en": "The original Transformer and the source article normalise after\n"
+                             "the add (post-LN): there the stream itself is normalised.",
+                       "say_en": "On the left, the original Transformer, and the source article, normalise after "
+                                 "the add: post-LN. There the LayerNorm sits on the stream itself, after every "
+                                 "sublayer.",
+                       "zh": "原始 Transformer 和原文则在相加之后归一化（post-LN，\n每一层模块之后）：那里残差流本身被归一化。",
+                       "say_zh": "左边是原始 Transformer 和原文的做法：相加之后再归一化，即 post-LN，每一层模块之后。"
+                                 "那里 LayerNorm 就在残差流本身上。"},
+    "why": {"en": "The stream's variance drifts as sublayers add to it:\n"
+                  "{start} at the first LayerNorm, {end} at the last, {hi} at most.",
+            "say_en": "The grey bars are the stream's variance before each LayerNorm, from the first to the last. "
+                      "In our model it drifts as sublayers add to it: {start} at the first, {end} at the last, "
+                      "{hi} at most. The coloured bars, after each LayerNorm, stay near 1.",
+            "zh": "所以在我们的模型里，子层不断往残差流里加东西，方差随之漂移：\n"
+                  "第一个 LayerNorm 处 {start}，最后一个 {end}，最大 {hi}。",
+            "say_zh": "灰色的条是每个 LayerNorm 之前残差流的方差，从第一个到最后一个。在我们的模型里，子层不断往残差流里"
+                      "加东西，方差随之漂移：第一个处 {start}，最后一个 {end}，最大 {hi}。LayerNorm 之后的条都在 1 附近。"},
+    "why_steady": {"en": "Sublayers add to the stream; here its variance stays between\n"
+                         "{lo} and {hi}: {start} at the first LayerNorm, {end} at the last.",
+                   "zh": "子层不断往残差流里加东西；这里方差保持在 {lo} 到 {hi} 之间：\n"
+                         "第一个 LayerNorm 处 {start}，最后一个 {end}。"},
+    "why_copy": {"en": "Yet each LayerNorm hands its sublayer numbers at variance\n"
+                       "near 1: every sublayer reads numbers of one size, however deep.",
+                 "zh": "每个 LayerNorm 仍把方差约为 1 的数交给子层，\n所以无论多深，每个子层读到的数大小都一样。"},
+    "post_title": {"en": "post-LN", "zh": "post-LN"},
+    "post_who": {"en": "original Transformer, source article", "zh": "原始 Transformer、原文"},
+    "pre_title": {"en": "pre-LN", "zh": "pre-LN"},
+    "pre_who": {"en": "GPT-2, our model", "zh": "GPT-2、我们的模型"},
+    "sublayer": {"en": "attention or MLP", "zh": "注意力或 MLP"},
+    "ln_box": {"en": "LayerNorm", "zh": "LayerNorm"},
+    "ghost": {"en": "grey: before", "zh": "灰色：归一化之前"},
     "x_head": {"en": "x into layer {layer}", "zh": "进入第 {layer} 层的 x"},
     "attn_head": {"en": "attention output", "zh": "注意力输出"},
     "sum_head": {"en": "x + attention", "zh": "x + 注意力"},
@@ -73,6 +115,7 @@ BEATS = style.BEAT_TITLES | Strings({
     "statistics":  {"en": "Mean and variance", "zh": "均值与方差"},
     "normalise":   {"en": "Normalising", "zh": "归一化"},
     "scale":       {"en": "Gain and bias", "zh": "增益与偏置"},
+    "placement":   {"en": "Pre-LN and post-LN", "zh": "pre-LN 与 post-LN"},
     "why":         {"en": "Why normalise", "zh": "为何要归一化"},
 })
 
@@ -146,39 +189,63 @@ class AddNorm(FocusScene):
                                 mean_label=mean_text, var_label=var_text)
         self.say(key, var=var_text)
         total = self.columns[2]
-        self.play(FadeIn(self.formulas[0]), run_time=STEP)
+        self.play(FadeIn(self.formulas[0]), FadeIn(self.ghost), FadeIn(self.ghost_key), run_time=STEP)
         self.play(*[Transform(b, t) for b, t in zip(self.bars, self.bar_targets[1])],
                   Transform(self.mean_lines[0], self.mean_lines[1]), Transform(self.stats[0], self.stats[1]),
                   Transform(total, self.stage_columns[1]), Transform(self.heads[2], self.stage_heads[1]),
                   *([Transform(self.scale_notes[0], self.scale_notes[1])] if self.scale_notes else []),
                   run_time=2.5 * STEP)
-        self.wait(PAUSE + 2)
+        self.wait(PAUSE)
+        self.say("eps", eps=self.eps_text)    # ε's own meaning: the JL ε of a later chapter is another thing
+        self.play(Indicate(self.formulas[0], color=style.ACCENT, scale_factor=1.05), run_time=STEP)
+        self.wait(PAUSE + 1)
 
     def beat_scale(self):
         self.say("scale", d=self.d, layer=style.shown(self.layer))
         total = self.columns[2]
         self.play(FadeOut(self.formulas[0]), FadeIn(self.formulas[1]), FadeOut(self.stats[0]),
-                  FadeOut(self.mean_lines[0]), run_time=STEP)
+                  FadeOut(self.mean_lines[0]), FadeOut(self.ghost), FadeOut(self.ghost_key), run_time=STEP)
         self.play(*[Transform(b, t) for b, t in zip(self.bars, self.bar_targets[2])],
                   Transform(total, self.stage_columns[2]), Transform(self.heads[2], self.stage_heads[2]),
                   *([Transform(self.scale_notes[0], self.scale_notes[2])] if self.scale_notes else []),
                   run_time=2.5 * STEP)
         self.wait(PAUSE + 2)
 
+    def beat_placement(self):
+        """Where the LayerNorm sits: post-LN (the original Transformer, the source article) on the left, pre-LN
+        (GPT-2, our model) on the right, drawn once."""
+        self.play(FadeOut(VGroup(self.bars, self.zero_line, self.formulas[1], self.columns[2], self.heads[2],
+                                 self.row, self.focus_frame,
+                                 *([self.scale_notes[0]] if self.scale_notes else []))), run_time=STEP)
+        post, pre = self.orders
+        self.say("placement")
+        self.play(FadeIn(pre.heading), FadeIn(pre.arrows), FadeIn(pre.norm), FadeIn(pre.sub), FadeIn(pre.plus),
+                  run_time=STEP)
+        self.play(Create(pre.stream), run_time=1.5 * STEP)
+        self.wait(PAUSE)
+        self.say("placement_post")
+        self.play(FadeIn(post.heading), FadeIn(post.arrows), FadeIn(post.norm), FadeIn(post.sub),
+                  FadeIn(post.plus), run_time=STEP)
+        self.play(Create(post.stream), Indicate(post.norm, color=style.ACCENT, scale_factor=1.05), run_time=1.5 * STEP)
+        self.wait(PAUSE + 1)
+
     def beat_why(self):
         lo, hi = float(self.why_texts["lo"]), float(self.why_texts["hi"])
         key = self.caption_rule("why", "why" if hi >= DRIFT * lo else "why_steady", f"the variance before the "
                                 f"LayerNorms as shown (style.statistic_decimals): largest >= {DRIFT} x smallest: why (it drifts), "
-                                "else why_steady", lo_label=self.why_texts["lo"], hi_label=self.why_texts["hi"])
-        self.say(key, lo=self.why_texts["lo"], hi=self.why_texts["hi"])
-        self.play(FadeOut(VGroup(self.bars, self.zero_line, self.formulas[1], self.columns[2], self.heads[2],
-                                 *([self.scale_notes[0]] if self.scale_notes else []))), run_time=STEP)
+                                "else why_steady; the caption names the first bar's, the last bar's and the largest "
+                                "bar's numbers as drawn", lo_label=self.why_texts["lo"], hi_label=self.why_texts["hi"],
+                                start_label=self.why_texts["start"], end_label=self.why_texts["end"])
+        self.play(FadeOut(self.orders), FadeIn(self.row), FadeIn(self.focus_frame), run_time=STEP)
+        self.say(key, **self.why_texts)
         self.play(Create(self.why_base), FadeIn(self.why_labels), FadeIn(self.why_key), run_time=STEP)
         self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.why_before], lag_ratio=0.15),
                   LaggedStart(*[FadeIn(n) for n in self.why_before_numbers], lag_ratio=0.15), run_time=2 * STEP)
         self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.why_after], lag_ratio=0.15),
                   LaggedStart(*[FadeIn(n) for n in self.why_after_numbers], lag_ratio=0.15), run_time=2 * STEP)
-        self.wait(PAUSE + 3)
+        self.wait(PAUSE)
+        self.say("why_copy")
+        self.wait(PAUSE + 1)
 
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
@@ -229,6 +296,15 @@ class AddNorm(FocusScene):
         self.scale_notes = [self.scale_note(float(np.abs(v).max())) for v in self.stages] \
             if len(set(self.units)) > 1 else None
         self.bars = self.bar_targets[0].copy()
+        # the normalise beat keeps the input's bars in grey behind the normalised ones, so the change is seen
+        self.ghost = self.bar_targets[0].copy().set_fill(MUTED, opacity=0.45).set_z_index(-1)
+        self.ghost_key = Label(S("ghost", self.lang), font_size=style.SMALL, color=MUTED)
+        self.ghost_key.shift([CHART_LEFT - self.ghost_key.get_left()[0],
+                              CHART_ZERO - CHART_HALF - 0.2 - self.ghost_key.get_top()[1], 0])
+        self.eps_text = np.format_float_positional(ln["eps"], trim="-")
+        self.orders = VGroup(*[NormOrder(order, [S(f"{order}_title", self.lang), S(f"{order}_who", self.lang)],
+                                         S("sublayer", self.lang), S("ln_box", self.lang), cx, 2.1)
+                               for order, cx in (("post", -2.6), ("pre", 3.9))])
         self.zero_line = Line([CHART_LEFT, CHART_ZERO, 0], [CHART_RIGHT, CHART_ZERO, 0], stroke_color=MUTED,
                               stroke_width=1.5)
         stats = [(ln["mean"], ln["var"]), (ln["normalised_mean"], ln["normalised_var"])]
@@ -398,7 +474,8 @@ class AddNorm(FocusScene):
             label = Label(self.why_name(where), font_size=style.SMALL, color=MUTED)
             self.why_labels.add(label.move_to([cx, 0, 0]).on_baseline(WHY_ZERO - 0.38))
         low, high = min(s["var"] for s in steps), max(s["var"] for s in steps)
-        self.why_texts = {"lo": style.statistic(low), "hi": style.statistic(high)}
+        self.why_texts = {"lo": style.statistic(low), "hi": style.statistic(high),
+                          "start": self.why_numbers[0][0], "end": self.why_numbers[-1][0]}
         axis = Label(S("why_axis", self.lang, word=self.tokens[self.focus]), font_size=style.SMALL, color=MUTED)
         self.why_labels.add(axis.move_to([0, 0, 0]).on_baseline(WHY_ZERO - 0.8))
         keys = VGroup()

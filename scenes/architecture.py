@@ -34,15 +34,37 @@ S = SHARED | Strings({
     "model_note": {"en": "Every shape here is from the config of {model};\n"
                          "GPT-3's shapes come from its published config.",
                    "zh": "这里的形状都来自{model}的配置；\nGPT-3 的形状来自它公开的配置。"},
-    "pipeline": {"en": "Words become vectors, {n} layers of attention and MLP work on\n"
-                       "them, and softmax turns the final scores into {vocab} probabilities.",
-                 "zh": "词变成向量，经过 {n} 层注意力和 MLP，\n最后由 softmax 把分数变成 {vocab} 个词各自的概率。"},
-    "stream": {"en": "One token's {d} numbers flow down the residual stream; each\n"
-                     "block reads them, rescaled by a LayerNorm, and adds its output.",
-               "zh": "一个词元的 {d} 维向量沿残差流向下流动：每个模块先读取它\n"
-                     "（经 LayerNorm 缩放到均值 0、方差 1），再把输出加回去。"},
-    "gpt3": {"en": "GPT-3 has the same pipeline, only larger:\n{layers} layers, vectors of {d} numbers, {vocab} tokens.",
-             "zh": "GPT-3 的流程完全相同，只是更大：\n{layers} 层，{d} 维向量，{vocab} 个词元。"},
+    "pipeline": {"en": "Each word becomes a vector of {d} numbers, its embedding;\n"
+                       "then {n} layers of attention and MLP (multilayer perceptron).",
+                 "say_en": "The pipeline runs from top to bottom. Each word becomes a vector of {d} numbers, its "
+                           "embedding: the top box. Then come {n} layers, two boxes each: attention, where a word "
+                           "looks back at earlier words, and an MLP, a multilayer perceptron, which works on each "
+                           "word by itself: it widens the word's {d} numbers to {hidden} and brings them back to {d}.",
+                 "zh": "每个词变成一个 {d} 维向量，即它的嵌入；\n再经过 {n} 层注意力和多层感知机（MLP）。",
+                 "say_zh": "流水线从上往下走。每个词先变成一个 {d} 维向量，即它的嵌入，就是最上面一格。然后是 {n} 层，"
+                           "每层两格：注意力，让一个词回看前面的词；多层感知机，也叫 MLP，逐个处理每个词："
+                           "把每个词的 {d} 个数升维到 {hidden} 个，再降维回 {d} 个。"},
+    "heads_gloss": {"en": "Attention runs as {h} heads: each head looks back at\n"
+                          "earlier words in its own way, all at once.",
+                    "zh": "注意力分成 {h} 个头：每个头各自回看前面的词，\n彼此并行。"},
+    "pipeline_out": {"en": "At the bottom, softmax turns the final scores into\n"
+                           "probabilities, one for each of the {vocab} words.",
+                     "zh": "最后由 softmax 把最终的分数变成\n{vocab} 个词各自的概率。"},
+    "stream": {"en": "One word's {d} numbers flow down the residual stream:\n"
+                     "each block reads them and adds its output back.",
+               "say_en": "The line down the left is the residual stream: one word's {d} numbers flow down it, "
+                         "and each block reads them and adds its output back.",
+               "zh": "一个词的 {d} 个数沿残差流向下流动：\n每个模块读取它们，再把输出加回去。",
+               "say_zh": "左边这条竖线是残差流：一个词的 {d} 个数沿着它向下流动，每个模块读取它们，再把输出加回去。"},
+    "stream_norm": {"en": "Before a block reads them, a LayerNorm rescales the numbers\n"
+                          "to mean 0 and variance 1 (its own chapter comes later).",
+                    "zh": "模块读取之前，先由 LayerNorm 把这些数\n缩放到均值 0、方差 1（后面有专门的一章）。"},
+    "gpt3": {"en": "GPT-3 has the same pipeline, only larger: {layers} layers,\n"
+                   "vectors of {d} numbers, a vocabulary of {vocab}.",
+             "say_en": "The table at the right compares: GPT-3 has the same pipeline, only larger: {layers} layers, "
+                       "vectors of {d} numbers, a vocabulary of {vocab}.",
+             "zh": "GPT-3 的流程完全相同，只是更大：\n{layers} 层，{d} 维向量，词表有 {vocab} 个。",
+             "say_zh": "右边的表格作比较：GPT-3 的流程完全相同，只是更大：{layers} 层，{d} 维向量，词表有 {vocab} 个。"},
     "unembed": {"en": "The unembedding W_U is the embedding table W_E turned:\n"
                       "{d} × {vocab}, the same numbers (tied), drawn here as W_E.",
                 "zh": "解嵌入 W_U 就是嵌入表 W_E 的转置：\n{d} × {vocab}，同一批数（共用），这里画成 W_E。"},
@@ -155,10 +177,14 @@ class Architecture(FocusScene):
 
     def beat_pipeline(self):
         c = self.gpt.config
-        self.say("pipeline", n=c.n_layer, vocab=f"{c.vocab_size:,}")
+        self.say("pipeline", n=c.n_layer, d=c.n_embd, hidden=c.mlp_ratio * c.n_embd)
         self.play(FadeIn(self.row), Create(self.focus_frame), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(b, shift=DOWN * 0.1) for b in self.boxes], lag_ratio=0.12),
                   FadeIn(self.layer_labels), run_time=2.5 * STEP)
+        self.wait(PAUSE)
+        self.say("heads_gloss", h=c.n_head)     # the attention boxes' "{h} heads", glossed where the lecture first says it
+        self.wait(PAUSE)
+        self.say("pipeline_out", vocab=f"{c.vocab_size:,}")
         self.wait(PAUSE)
 
     def beat_stream(self):
@@ -170,6 +196,7 @@ class Architecture(FocusScene):
                                                      for box in self.block_boxes],
                   run_time=3 * STEP)
         self.play(FadeOut(dot), run_time=0.4)
+        self.say("stream_norm")      # what the LayerNorm before each block does, in a sentence (add_norm has more)
         self.wait(PAUSE)
 
     def beat_gpt3(self):

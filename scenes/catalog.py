@@ -81,7 +81,7 @@ NEXT_TOKEN = SceneSpec(
 SOFTMAX_TEMPERATURE = SceneSpec(
     name="softmax_temperature",
     cls="SoftmaxTemperature",
-    summary="From the model's logits to probabilities: softmax step by step, then temperature.",
+    summary="From the model's logits to probabilities: softmax step by step, then temperature, and the text it writes at a low, a medium and a high temperature.",
     params=(
         Param("prompt", Text(), AUTO,
               "the text the model continues (default: the most uncertain skewed choice in the scene's language, "
@@ -90,10 +90,12 @@ SOFTMAX_TEMPERATURE = SceneSpec(
         Param("temperatures", Temperatures(0.05, 100, 8), (1.0, 2.0, 5.0, 0.5, 0.1, 0.0),
               "the temperature sweep, in order; 0 is exactly argmax", None),
         Param("top_k", Int(1, 6), 5, "candidates shown as bars; the rest are summed as 'other'", _check_top_k),
+        Param("seed", Int(0, 2**31 - 1), 0, "the seed of the sampler for the text it writes at T = 0.1, 1 and 3 "
+              "(numpy.random.default_rng; the same seed for all three)", None),
         LANG,
     ),
     sections=lambda p: ["title", "prompt", "logits", "exp", "sum", "divide", "temperature",
-                        *stop_section_names(p["temperatures"]), "summary"],
+                        *stop_section_names(p["temperatures"]), "write", "summary"],
 )
 
 # --- attention chapter: tokens & embedding, positional encoding, add & norm (helper chapter-A) ---
@@ -205,7 +207,7 @@ ADD_NORM = SceneSpec(
                   _check_layer),
             FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "residual", "statistics", "normalise", "scale", "why"],
+    sections=lambda p: ["title", "residual", "statistics", "normalise", "scale", "placement", "why"],
 )
 
 # --- attention chapter: queries & keys, softmax & causal mask (helper chapter-B) ---

@@ -6,7 +6,7 @@ and a word's nearest neighbours.
     python render.py embedding_space --lang zh
 
 Every number comes from model.analysis.embedding (the plane, the parallelograms, the neighbours) and
-model.analysis.directions.semantic_directions (held-out accuracy and the shuffled-label null).
+model.analysis.directions.language_directions (held-out accuracy, its misses, the parallelogram, and each against its own language's shuffled labels).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, DashedLine, Dot, FadeIn, FadeOut, GrowArrow, GrowFromEdge,
                    LaggedStart, Line, SurroundingRectangle, VGroup)
 
-from model.analysis.directions import semantic_directions
+from model.analysis.directions import language_directions
 from model.analysis.embedding import attribute_plane, class_words, nearest_words, parallelograms
 from scenes import style
 from scenes.components import BarColumn, Label, LabelColumn, NumberColumn
@@ -42,30 +42,43 @@ S = SHARED | Strings({
     "direction_no_better": {"en": "Held out one by one, the creatures land on their habitat's\n"
                                   "side {acc} of the time, no better than shuffled ({null}).",
                             "zh": "每次留出一种动物，落在自己栖息地一侧的比例是 {acc}：\n并不比打乱标签（{null}）更好。"},
-    "example_hit": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}):\n"
-                          "\"{d}\" differs from \"{c}\" as \"{b}\" from \"{a}\" (1 = same way).",
+    "example_hit": {"en": "Of the creatures, \"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\"\n"
+                          "(cosine {cos}): \"{d}\" − \"{c}\" matches \"{b}\" − \"{a}\".",
                     "say_en": "\"{b}\" minus \"{a}\" plus \"{c}\": of the creatures, the nearest is \"{d}\", with a "
                               "cosine of {cos}, where 1 would mean pointing the same way. \"{d}\" differs from "
                               "\"{c}\" as \"{b}\" differs from \"{a}\".",
                     "say_zh": "\u201c{b}\u201d减\u201c{a}\u201d加\u201c{c}\u201d：在所有动物中，最近的是\u201c{d}\u201d，"
                               "余弦 {cos}，余弦为 1 表示方向完全相同。它与\u201c{c}\u201d之差正如\u201c{b}\u201d与\u201c{a}\u201d之差。",
-                    "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n它与\u201c{c}\u201d之差正如\u201c{b}\u201d与\u201c{a}\u201d（余弦 {cos}，1 为同向）。"},
-    "example_miss": {"en": "\"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\" (cosine {cos}),\n"
-                           "not the creature the parallelogram asks for (1 = same way).",
+                    "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：在所有动物中最近的是\u201c{d}\u201d，\n它与\u201c{c}\u201d之差正如\u201c{b}\u201d与\u201c{a}\u201d（余弦 {cos}，1 为同向）。"},
+    "example_miss": {"en": "Of the creatures, \"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\"\n"
+                           "(cosine {cos}), not the creature the parallelogram asks for.",
                      "say_en": "\"{b}\" minus \"{a}\" plus \"{c}\": of the creatures, the nearest is \"{d}\", with a "
                                "cosine of {cos}, where 1 would mean pointing the same way. It is not the creature "
                                "the parallelogram asks for.",
                      "say_zh": "\u201c{b}\u201d减\u201c{a}\u201d加\u201c{c}\u201d：在所有动物中，最近的是\u201c{d}\u201d，"
                                "余弦 {cos}，余弦为 1 表示方向完全相同。它并不是平行四边形要求的那一个。",
-                     "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：最近的动物是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}，1 为同向）。"},
-    "parallelogram_often": {"en": "Over all {n} quadruples, the nearest is the 4th word in {acc}:\n"
-                                  "the parallelogram holds. Shuffled labels: {null}. Real, not always.",
-                            "zh": "全部 {n} 组里有 {acc} 最近的正是第四个词，即平行四边形成立；\n"
-                                  "打乱标签时是 {null}：确实存在，但远非总是成立。"},
-    "parallelogram_chance": {"en": "Over all {n} quadruples, the nearest is the 4th word in {acc}:\n"
-                                   "the parallelogram holds, no better than shuffled labels ({null}).",
-                             "zh": "全部 {n} 组里有 {acc} 最近的正是第四个词，即平行四边形成立：\n"
-                                   "并不比打乱标签（{null}）更好。"},
+                     "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：在所有动物中最近的是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}，1 为同向）。"},
+    "parallelogram_often": {"en": "In all {n} quadruples, the 4th word is the nearest creature {acc}\n"
+                                  "of the time: above shuffled labels ({null}; 1 in 20 reach {p95}).",
+                            "zh": "全部 {n} 组中，第四个词正是最近动物的比例为 {acc}：\n"
+                                  "高于打乱标签（{null}；二十次里有一次达到 {p95}）。"},
+    "parallelogram_chance": {"en": "In all {n} quadruples, the 4th word is the nearest creature {acc}\n"
+                                   "of the time; shuffled labels: {null}, and 1 in 20 reach {p95}.",
+                             "zh": "全部 {n} 组中，第四个词正是最近动物的比例为 {acc}：\n"
+                                   "打乱标签也差不多（{null}；二十次里有一次达到 {p95}）。"},
+    "lesson_often": {"en": "So the parallelogram is real in our small model, but it holds\n"
+                           "for only some quadruples: analogies hold roughly, not exactly.",
+                     "zh": "所以在我们的小模型里，平行四边形确实存在，\n但只对一部分组成立：类比大致成立，并不精确。"},
+    "lesson_chance": {"en": "So in our small model this parallelogram is no better than chance:\n"
+                            "analogies hold roughly at best, not reliably.",
+                      "zh": "所以在我们的小模型里，这个平行四边形并不比随机好：\n类比至多大致成立，并不可靠。"},
+    "picture_missed": {"en": "Why not 100%? The picture's axes used every creature. Held\n"
+                             "out, measured without itself, \"{missed}\" falls on the wrong side.",
+                       "zh": "为什么不是 100%？图中的坐标轴用到了所有动物；留出检验时，\n"
+                             "方向在没有它的情况下测得，这时\u201c{missed}\u201d落到了另一侧。"},
+    "picture_all": {"en": "The picture's axes used every creature; held out, each is measured\n"
+                          "without itself, and every one still lands on its own side.",
+                    "zh": "图中的坐标轴用到了所有动物；留出检验时每种动物都不参与测量，\n它们仍然全都落在自己一侧。"},
     "neighbours": {"en": "The nearest words to \"{word}\" over all {d} numbers (cosine):\n"
                          "{k} of these {n} are creatures.",
                    "zh": "按全部 {d} 个数的余弦，离\u201c{word}\u201d最近的词：\n这 {n} 个里有 {k} 个是动物。"},
@@ -117,7 +130,7 @@ class EmbeddingSpace(LectureScene):
         self.say("words", n=len(self.plane["words"]), d=self.gpt.config.n_embd, kept=self.kept_text)
         self.play(Create(self.axes), FadeIn(self.axis_labels), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(d, scale=0.5) for d in self.dots], lag_ratio=0.06), run_time=2 * STEP)
-        self.play(FadeIn(self.legend), run_time=STEP)
+        self.play(FadeIn(self.legend), FadeIn(self.dot_labels), run_time=STEP)
         self.wait(PAUSE)
 
     def beat_direction(self):
@@ -126,23 +139,37 @@ class EmbeddingSpace(LectureScene):
         self.play(FadeOut(self.legend), GrowArrow(self.habitat_arrow), run_time=STEP)
         self.show_bars(self.held_bars)
         self.wait(PAUSE)
+        # the held-out figure beside the picture: what the test does that the picture cannot show
+        missed = self.held["missed"]
+        self.say(self.rules["picture"], missed=("、" if self.lang == "zh" else ", ").join(missed))
+        if self.missed_labels:
+            self.play(*[label.animate.set_color(style.ACCENT) for label in self.missed_labels], run_time=STEP)
+        self.wait(PAUSE)
 
     def beat_parallelogram(self):
         ex = self.example
         self.say(self.rules["example"], a=ex["a"], b=ex["b"], c=ex["c"], d=ex["nearest"], cos=f"{ex['cosine']:.2f}")
-        self.play(FadeOut(self.held_bars), FadeOut(self.habitat_arrow), run_time=STEP)
+        self.play(FadeOut(self.held_bars), FadeOut(self.habitat_arrow),
+                  *[label.animate.set_color(MUTED) for label in self.missed_labels],
+                  FadeOut(VGroup(*[self.dot_labels[i] for i in self.example_index])), run_time=STEP)
         self.play(FadeIn(self.example_labels), GrowArrow(self.example_arrows[0]), run_time=STEP)
         self.play(GrowArrow(self.example_arrows[1]), run_time=STEP)
         self.wait(PAUSE)
         self.say(self.rules["parallelogram"], n=self.par["quadruples"], acc=style.percent(self.par["measured"]),
-                 null=style.percent(self.par["null_mean"]))
+                 null=style.percent(self.par["null_mean"]), p95=style.percent(self.par["null_p95"]))
         self.show_bars(self.par_bars)
+        self.wait(PAUSE)
+        # what the finding means (teaching.md §5): roughly, not exactly; or, for a language at chance, not reliably
+        self.say("lesson_often" if self.rules["parallelogram"] == "parallelogram_often" else "lesson_chance")
         self.wait(PAUSE)
 
     def beat_neighbours(self):
         self.say("neighbours", word=self.word, d=self.gpt.config.n_embd, k=self.neighbour_creatures,
                  n=len(self.neighbours))
-        self.play(FadeOut(VGroup(self.par_bars, self.example_labels, self.example_arrows)), run_time=STEP)
+        # the names give way to the rings round the word's neighbours (the word named by its ring)
+        self.play(FadeOut(VGroup(self.par_bars, self.example_labels, self.example_arrows)),
+                  FadeOut(VGroup(*[label for i, label in enumerate(self.dot_labels) if i not in self.example_index])),
+                  run_time=STEP)
         self.play(FadeIn(self.neighbour_header), FadeIn(self.neighbour_words), run_time=STEP)
         self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in self.neighbour_bars.bars], lag_ratio=0.15),
                   FadeIn(self.neighbour_numbers), *[Create(r) for r in self.neighbour_rings], run_time=2 * STEP)
@@ -202,6 +229,9 @@ class EmbeddingSpace(LectureScene):
             else:         # at the vertical axis's ends, beside it
                 label.move_to(tip + RIGHT * (label.width / 2 + 0.15) + side * (-0.12))
             self.axis_labels.add(label)
+        self.dot_labels = VGroup()   # every creature named beside its dot
+        for i, w in enumerate(plane["words"]):
+            self.dot_labels.add(self.word_label(w, self.at(i), [*self.dot_labels]).set_color(MUTED))
         self.legend = VGroup()   # rows on fixed baselines: the same shapes in either language
         rows = [(HABITAT_COLOUR["water"], self.s("water")), (HABITAT_COLOUR["land"], self.s("land")),
                 (None, self.s("legend_size")), (None, self.s("kept", kept=self.kept_text))]
@@ -214,32 +244,36 @@ class EmbeddingSpace(LectureScene):
                 self.legend.add(Dot([LEGEND_LEFT + 0.08, y + 0.12, 0], radius=0.08, color=colour))
         self.legend.key_colours = list(HABITAT_COLOUR.values())      # told apart (tests/layout_checks.py)
 
-        # one direction, held out, against shuffled labels (directions.semantic_directions)
-        measured = semantic_directions(gpt, n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
-        h = measured["habitat"]
-        self.held = {"measured": h["held_out_by_language"][words_lang], "null_mean": h["null"]["held_out_mean"],
-                     "null_p95": h["null"]["held_out_p95"], "p_value": h["null"]["held_out_p_value"]}
+        # one direction, held out, against shuffled labels (directions.language_directions)
+        # each language's words alone, against shuffles of its own labels (language_directions)
+        own = language_directions(gpt, words_lang, "habitat", n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
+        self.held = {"measured": own["held_out"], "null_mean": own["null"]["held_out_mean"],
+                     "null_p95": own["null"]["held_out_p95"], "p_value": own["null"]["held_out_p_value"],
+                     "missed": own["held_out_missed"], "words": own["words"]}
         water_mean = coords[[i for i, v in enumerate(habitat) if v == "water"]].mean(0)
         land_mean = coords[[i for i, v in enumerate(habitat) if v == "land"]].mean(0)
         self.habitat_arrow = Arrow(PLOT_CENTRE + np.array([*land_mean * scale, 0]),
                                    PLOT_CENTRE + np.array([*water_mean * scale, 0]), buff=0,
                                    color=HABITAT_COLOUR["water"], stroke_width=5)
         self.held_bars = self.bar_group(self.s("held_out"), [self.held["measured"], self.held["null_mean"]])
+        # a creature the held-out test misses: its name lit where it stands (a ring would cover the name)
+        self.missed_labels = [self.dot_labels[index[w]] for w in self.held["missed"]]
 
         # a parallelogram in the prompt's language, and the test over both languages
         par_lang = parallelograms(gpt, words_lang, "habitat", "size")
         self.example = ex = par_lang["example"]
-        self.par = {"measured": h["parallelogram_accuracy"], "quadruples": h["parallelogram_quadruples"],
-                    "null_mean": h["null"]["parallelogram_mean"], "null_p95": h["null"]["parallelogram_p95"],
-                    "p_value": h["null"]["parallelogram_p_value"], "in_language": par_lang["accuracy"],
-                    "in_language_quadruples": par_lang["quadruples"]}
-        a, b, c, d = (index[ex[k]] for k in ("a", "b", "c", "nearest"))
+        self.par = {"measured": own["parallelogram"], "quadruples": own["parallelogram_quadruples"],
+                    "null_mean": own["null"]["parallelogram_mean"], "null_p95": own["null"]["parallelogram_p95"],
+                    "p_value": own["null"]["parallelogram_p_value"], "lang": words_lang,
+                    "in_language": par_lang["accuracy"], "in_language_quadruples": par_lang["quadruples"]}
+        a, b, c, d = self.example_index = [index[ex[k]] for k in ("a", "b", "c", "nearest")]
         self.example_arrows = VGroup(
             Arrow(self.at(a), self.at(b), buff=0.12, color=style.ACCENT, stroke_width=3),
             Arrow(self.at(c), self.at(d), buff=0.12, color=style.ACCENT, stroke_width=3))
         self.example_labels = VGroup()
+        others = [label for i, label in enumerate(self.dot_labels) if i not in (a, b, c, d)]
         for i in (a, b, c, d):
-            self.example_labels.add(self.word_label(plane["words"][i], self.at(i), [*self.example_labels],
+            self.example_labels.add(self.word_label(plane["words"][i], self.at(i), [*others, *self.example_labels],
                                                     arrows=self.example_arrows))
         self.par_bars = self.bar_group(self.s("parallelogram"), [self.par["measured"], self.par["null_mean"]])
 
@@ -266,6 +300,7 @@ class EmbeddingSpace(LectureScene):
                   [(self.at(index[self.word]), 0.2)])]
              if self.word in index else []))
 
+
         self.rules = {
             "direction": self.caption_rule(
                 "direction", "direction_separates" if self.held["measured"] > self.held["null_p95"]
@@ -277,9 +312,13 @@ class EmbeddingSpace(LectureScene):
                 hit=ex["hit"]),
             "parallelogram": self.caption_rule(
                 "parallelogram", "parallelogram_often" if self.par["measured"] > self.par["null_p95"]
-                else "parallelogram_chance", "parallelogram_often if the accuracy exceeds the shuffled labels' "
-                "95th percentile, else parallelogram_chance", measured=self.par["measured"],
-                null_p95=self.par["null_p95"]),
+                else "parallelogram_chance", "parallelogram_often if the language's own accuracy exceeds its own "
+                "shuffled labels' 95th percentile, else parallelogram_chance", measured=self.par["measured"],
+                null_p95=self.par["null_p95"], lang=words_lang),
+            "picture": self.caption_rule(
+                "picture", "picture_missed" if self.held["missed"] else "picture_all",
+                "picture_missed if the held-out test puts any creature on the wrong side (named), else picture_all",
+                missed=self.held["missed"], lang=words_lang),
         }
         self.values.update({
             "prompt": self.params["prompt"], "tokens": self.tokens, "token_ids": self.token_ids,
@@ -312,7 +351,7 @@ class EmbeddingSpace(LectureScene):
         label = Label(word, font_size=style.SMALL)
         out = RIGHT if at[0] >= PLOT_CENTRE[0] else LEFT
         w, h = label.width / 2, label.height / 2
-        spots = [spot for reach in (0.18, 0.35, 0.55) for spot in (
+        spots = [spot for reach in (0.18, 0.35, 0.55, 0.8, 1.05) for spot in (
             out * (w + reach) + UP * 0.05, out * (w + reach) + UP * (h + reach), out * (w + reach) + DOWN * (h + reach),
             UP * (h + reach), DOWN * (h + reach), -out * (w + reach) + UP * 0.05,
             -out * (w + reach) + UP * (h + reach), -out * (w + reach) + DOWN * (h + reach))]
@@ -325,11 +364,14 @@ class EmbeddingSpace(LectureScene):
         def clear(spot) -> bool:
             x0, x1, y0, y1 = at[0] + spot[0] - w - 0.05, at[0] + spot[0] + w + 0.05, at[1] + spot[1] - h - 0.05, \
                 at[1] + spot[1] + h + 0.05
+            if not (-style.safe_half_width() <= x0 and x1 <= style.safe_half_width() and
+                    PLOT_CENTRE[1] - PLOT_HALF[1] - 0.1 <= y0 and y1 <= style.safe_half_height()):
+                return False            # inside the title-safe area, above the caption
             for c, r in circles:
                 nx, ny = min(max(c[0], x0), x1), min(max(c[1], y0), y1)
                 if (c[0] - nx) ** 2 + (c[1] - ny) ** 2 < r ** 2:
                     return False
-            return all(x1 < m.get_left()[0] or m.get_right()[0] < x0 or y1 < m.get_bottom()[1] or
+            return all(x1 + 0.25 < m.get_left()[0] or m.get_right()[0] < x0 - 0.25 or y1 < m.get_bottom()[1] or
                        m.get_top()[1] < y0 for m in boxes)
 
         return label.move_to(at + next((s for s in spots if clear(s)), spots[0]))

@@ -46,6 +46,18 @@ S = SHARED | Strings({
                      "zh": "要写出文字就抽一个词：各词按概率排在 0 到 1 上，\n随机数 u = {u} 落在前 {k} 个之外的\u201c{word}\u201d上（{p}）。"},
     "sample_argmax": {"en": "At temperature T = 0 there is no draw:\nthe most likely word, \"{word}\" ({p}), is taken.",
                       "zh": "温度 T = 0 时不抽签：\n直接取概率最大的词\u201c{word}\u201d（{p}）。"},
+    "settings": {"en": "Temperature T = {t} divides the scores before the draw (T = 1:\n"
+                       "no change); the random seed {seed} fixes u: same seed, same words.",
+                 "say_en": "Two settings are shown under the strip. The temperature, T = {t}, divides the model's "
+                           "scores before the draw; at T = 1 nothing changes, and a later chapter shows more. "
+                           "The random seed, {seed}, fixes the random number u: the same seed draws the same words.",
+                 "zh": "温度 T = {t}：抽词之前先把模型的分数除以 T（T = 1 时不变）；\n"
+                       "随机种子 {seed} 决定 u：种子相同，抽出的词就相同。",
+                 "say_zh": "长条下面写着两个设置。温度 T = {t}：抽词之前先把模型的分数除以 T，T = 1 时什么都不变，后面一章会细讲。"
+                           "随机种子 {seed} 决定随机数 u：种子相同，抽出的词就相同。"},
+    "settings_argmax": {"en": "Temperature T = 0 means: no draw, take the most likely word\n"
+                              "(a later chapter shows why); the seed {seed} is not used.",
+                        "zh": "温度 T = 0 的意思是：不抽签，直接取最可能的词\n（后面一章会讲原因）；种子 {seed} 用不上。"},
     "loop": {"en": "Append the word, predict again, draw again:\n"
                    "{n} words, one at a time. This loop is how a GPT writes.",
              "zh": "把这个词接上，再预测、再抽：一次一个词，共 {n} 个。\nGPT 就是这样一个词一个词写出来的。"},
@@ -135,6 +147,9 @@ class NextToken(LectureScene):
         self.say(self.sample_caption, **self.sample_values(first))
         self.play(FadeIn(self.readout), FadeIn(self.strips[0]), run_time=STEP)
         self.show_draw(0, full=True)
+        # the two settings under the strip, each said with its meaning where it first appears
+        self.say("settings" if first["u"] is not None else "settings_argmax",
+                 t=style.temperature(self.params["temperature"]), seed=self.params["seed"])
         self.wait(PAUSE)
 
     def beat_loop(self):

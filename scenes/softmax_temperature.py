@@ -13,15 +13,16 @@ import math
 from functools import partial
 
 import numpy as np
-from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, config, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, MathTex,
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, config, Create, FadeIn, FadeOut, GrowFromEdge, Group, LaggedStart, Line, MathTex,
                    SurroundingRectangle, Transform, TransformFromCopy, TransformMatchingTex,
                    ValueTracker, VGroup, Write, smooth)
 
 from model import probabilities, softmax_steps
+from model.generate import generate
 from scenes import style
 from scenes.catalog import stop_section_names, sweep_stops
 from scenes.components import (BarColumn, FootedSum, Label, LabelColumn, NumberColumn, NumberText, ProbabilityBars, TokenRow,
-                               row_positions, rule)
+                               row_positions, rule, wrap_words)
 from scenes.components import math_tex as tex
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
@@ -84,6 +85,30 @@ S = SHARED | Strings({
     "zero_tie": {"en": "T = 0: only the largest logit counts. {n} words tie for it,\n"
                        "so they share all the probability equally.",
                  "zh": "T = 0：只看最大的 logit。有 {n} 个词并列最大，\n它们平分全部概率。"},
+    "write_seed": {"en": "Now it writes: {n} words after the prompt at T = {lo}, {mid} and {hi}.\n"
+                         "One seed, {seed}, for all three: the same random numbers u.",
+                   "say_en": "Now the model writes: {n} words after the prompt, three times, at T = {lo}, {mid} "
+                             "and {hi}, top to bottom. One seed, {seed}, for all three: they draw the same random "
+                             "numbers u, so only the temperature makes the texts differ.",
+                   "zh": "现在让它写：在提示词之后写 {n} 个词，T = {lo}、{mid}、{hi} 各一次。\n"
+                         "三次用同一个种子 {seed}：抽到的随机数 u 完全相同。",
+                   "say_zh": "现在让模型写：在提示词之后写 {n} 个词，自上而下温度分别为 {lo}、{mid} 和 {hi}。"
+                             "三次用同一个种子 {seed}，抽到的随机数 u 完全相同，所以文字的不同只来自温度。"},
+    "write_wanders": {"en": "At T = {lo} the text repeats itself: {d_lo} different words of {n}.\n"
+                            "At T = {hi} it wanders: {d_hi} different words of {n}.",
+                      "say_en": "At T = {lo}, the top text, the same words come back: only {d_lo} different words "
+                                "of {n}. At T = {hi}, the bottom text, it wanders: {d_hi} different words.",
+                      "zh": "T = {lo} 时文字反复出现：{n} 个词里只有 {d_lo} 个不同。\n"
+                            "T = {hi} 时文字四处游走：有 {d_hi} 个不同的词。",
+                      "say_zh": "最上面 T = {lo} 的文字，同样的词反复出现：{n} 个词里只有 {d_lo} 个不同。"
+                                "最下面 T = {hi} 的文字四处游走：有 {d_hi} 个不同的词。"},
+    "write_alike": {"en": "Different words of {n}: {d_lo} at T = {lo}, {d_mid} at T = {mid},\n"
+                          "{d_hi} at T = {hi}: here the hotter text is not more varied.",
+                    "zh": "{n} 个词中不同的词：T = {lo} 时 {d_lo} 个，T = {mid} 时 {d_mid} 个，\n"
+                          "T = {hi} 时 {d_hi} 个：这里温度高的文字并不更多样。"},
+    "write_header": {"en": "T = {t}", "zh": "T = {t}"},
+    "write_count": {"en": "{d} different words of {n}", "zh": "{n} 个词中 {d} 个不同"},
+    "write_seed_label": {"en": "seed {seed}", "zh": "种子 {seed}"},
     "summary": {"en": "Large T spreads the probability; small T concentrates it.\n"
                       "As T → 0 the model only considers the maximum.",
                 "zh": "T 越大，概率越分散；T 越小，概率越集中。\nT → 0 时，模型只考虑最大值。"},
@@ -102,6 +127,7 @@ BEATS = style.BEAT_TITLES | Strings({
     "temperature":  {"en": "Introducing temperature", "zh": "引入温度"},
     "stop":         {"en": "Temperature T = {t}", "zh": "温度 T = {t}"},
     "stop_again":   {"en": "Temperature T = {t} again ({n})", "zh": "再次：温度 T = {t}（第 {n} 次）"},
+    "write":        {"en": "The text it writes", "zh": "它写出的文字"},
 })
 
 
@@ -160,6 +186,11 @@ HEADER_BASELINE = 1.95
 FIRST_ROW, PITCH = 1.25, 0.54
 ROWS_ROOM = 3.24             # from the first row's baseline to the sum's, less 0.12: room for top_k = 5 at PITCH
 STEP, PAUSE = style.STEP, style.PAUSE
+WRITE_TEMPERATURES = (0.1, 1.0, 3.0)   # the text it writes: a low, a medium and a high temperature
+WRITE_WORDS = 20                       # words written after the prompt (fewer where the context runs out)
+WRITE_TOP, WRITE_BOTTOM = 2.55, -1.75  # the three texts sit between the prompt's row and the caption
+WRITE_LEFT = -6.3
+WRITE_PROMPT = 3.2                     # the prompt's line, above them
 
 
 class SoftmaxTemperature(LectureScene):
@@ -185,10 +216,10 @@ class SoftmaxTemperature(LectureScene):
     def script(self):
         """The steps of the softmax, then one beat per temperature stop (named t<T> by the catalog), the summary."""
         steps = [(name, getattr(self, f"beat_{name}"))
-                 for name in ("prompt", "logits", "exp", "sum", "divide", "temperature", "summary")]
+                 for name in ("prompt", "logits", "exp", "sum", "divide", "temperature", "write", "summary")]
         stops = sweep_stops(self.params["temperatures"])
-        named = zip(self.section_names[len(steps):-1], stops)
-        return steps[:-1] + [(name, partial(self.sweep_to, t)) for name, t in named] + steps[-1:]
+        named = zip(self.section_names[len(steps) - 1:-2], stops)
+        return steps[:-2] + [(name, partial(self.sweep_to, t)) for name, t in named] + steps[-2:]
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:
@@ -295,6 +326,71 @@ class SoftmaxTemperature(LectureScene):
             "largest logit); else unchanged", T=t, top_probability=top_at_t, top_probability_at_1=top_at_1,
             words_with_the_largest_logit=tied)
 
+    def beat_write(self):
+        """The text it writes: WRITE_WORDS words after the same prompt at a low, a medium and a high temperature,
+        one seed for all three (model.generate); what the texts are like is said by a rule over them (how many
+        different words each holds)."""
+        w = self.written
+        lo, mid, hi = (f"{e['T']:g}" for e in w["samples"])
+        d_lo, d_mid, d_hi = (e["distinct"] for e in w["samples"])
+        key = self.caption_rule(
+            "write", "write_wanders" if d_lo < d_hi else "write_alike",
+            "write_wanders if the text at the lowest T has fewer different words than the text at the highest T, "
+            "else write_alike", temperatures=[e["T"] for e in w["samples"]], distinct=[d_lo, d_mid, d_hi],
+            words=w["steps"], seed=w["seed"])
+        self.clear_stage()
+        self.say("write_seed", n=w["steps"], lo=lo, mid=mid, hi=hi, seed=w["seed"])
+        self.play(FadeIn(self.write_prompt), FadeIn(self.write_seed), run_time=STEP)
+        for block in self.write_blocks:
+            self.play(FadeIn(block[0]), run_time=0.6 * STEP)
+            self.play(LaggedStart(*[FadeIn(line) for line in block[1]], lag_ratio=0.4), run_time=STEP)
+        self.wait(PAUSE)
+        self.say(key, n=w["steps"], lo=lo, mid=mid, hi=hi, d_lo=d_lo, d_mid=d_mid, d_hi=d_hi)
+        self.play(*[FadeIn(block[2]) for block in self.write_blocks], run_time=STEP)
+        self.wait(PAUSE + 1)
+
+    def prepare_write(self, prompt: str):
+        """The three texts, from model.generate: the same prompt and seed at each of WRITE_TEMPERATURES."""
+        ids = self.next.token_ids
+        steps = max(1, min(WRITE_WORDS, self.gpt.config.n_positions - len(ids) + 1))
+        seed = self.params["seed"]
+        samples = []
+        for t in WRITE_TEMPERATURES:
+            records = generate(self.gpt, ids, steps, t, seed, top_k=1)
+            written = [r["sampled"]["token_id"] for r in records]
+            samples.append({"T": t, "generated_ids": written, "u": [r["u"] for r in records],
+                            "words": [self.next.words[i] for i in written], "distinct": len(set(written))})
+        self.written = {"seed": seed, "steps": steps, "prompt_ids": ids, "samples": samples,
+                        "rule": "model.generate.generate(prompt, steps, T, seed) at each T; distinct: how many "
+                                "different token ids the written words hold"}
+        self.values["write"] = self.written
+        # the picture: per temperature a header (T, its count of different words, in muted) and the text, wrapped
+        blocks = []
+        width = 2 * abs(WRITE_LEFT)
+        for e in samples:
+            header = Label(self.s("write_header", t=f"{e['T']:g}"), color=TEMPERATURE)
+            count = Label(self.s("write_count", d=e["distinct"], n=steps), font_size=style.SMALL, color=MUTED)
+            lines = VGroup(*[Label(line) for line in wrap_words(
+                ["…"] + [style.token_label(x) for x in e["words"]], style.LABEL, width)])
+            blocks.append(VGroup(header, lines, count))
+        n_lines = sum(1 + len(b[1]) for b in blocks)
+        pitch = min(0.5, (WRITE_TOP - WRITE_BOTTOM - 0.25 * (len(blocks) - 1)) / max(n_lines - 1, 1))
+        y = WRITE_TOP
+        for header, lines, count in blocks:
+            header.on_baseline(y).shift(RIGHT * (WRITE_LEFT - header.get_left()[0]))
+            count.on_baseline(y).next_to(header, RIGHT, buff=0.35).align_to(header, DOWN)
+            for line in lines:
+                y -= pitch
+                line.on_baseline(y).shift(RIGHT * (WRITE_LEFT - line.get_left()[0]))
+            y -= pitch + 0.25
+        self.write_blocks = blocks
+        self.write_seed = Label(self.s("write_seed_label", seed=seed), font_size=style.SMALL, color=MUTED)
+        self.write_seed.on_baseline(WRITE_PROMPT).shift(RIGHT * (-WRITE_LEFT - self.write_seed.get_right()[0]))
+        prompt_line = wrap_words([style.token_label(t) for t in self.next.tokens] + ["…"], style.LABEL,
+                                 self.write_seed.get_left()[0] - 0.4 - WRITE_LEFT)
+        self.write_prompt = Label(prompt_line[0] if len(prompt_line) == 1 else "… " + prompt_line[-1])
+        self.write_prompt.on_baseline(WRITE_PROMPT).shift(RIGHT * (WRITE_LEFT - self.write_prompt.get_left()[0]))
+
     def beat_summary(self):
         """Where temperature acts: the pipeline lit at its softmax, with the top word's probability at every T shown
         (as recorded at the stops), hottest first."""
@@ -395,6 +491,7 @@ class SoftmaxTemperature(LectureScene):
         self.record_sum("sum", f"e^z / 10^{self.exp_power}: terms = sum", self.exp_footed)   # in its unit
         self.values["softmax_steps"]["exp_power"] = self.exp_power
         self.record_sum("divide", "probabilities = 100%", self.prob_bars.footed)
+        self.prepare_write(prompt)
 
     def header_tex(self, parts) -> MathTex:
         m = tex(*parts, colours={"z_i": LOGIT, "T": TEMPERATURE})

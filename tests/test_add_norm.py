@@ -3,6 +3,8 @@ scene shares: test_scenes.py)."""
 
 from __future__ import annotations
 
+import re
+
 
 import numpy as np
 import pytest
@@ -81,7 +83,8 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
         assert w["var"] == pytest.approx(stats["var"][f], abs=1e-12) and w["var_label"] == f"{w['var']:.2f}"
         assert 0.99 < w["normalised_var"] <= 1 and w["normalised_var_label"] == "1.00"
     assert v["why_range_labels"] == {"lo": f"{min(w['var'] for w in v['why']):.2f}",
-                                     "hi": f"{max(w['var'] for w in v['why']):.2f}"}
+                                     "hi": f"{max(w['var'] for w in v['why']):.2f}",
+                                     "start": v["why"][0]["var_label"], "end": v["why"][-1]["var_label"]}
 
 
 # --- what is on screen: the labels ---------------------------------------------
@@ -107,6 +110,36 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     for target, stage in zip(scene.bar_targets, ("input", "normalised", "out")):
         np.testing.assert_allclose([bar.height for bar in target],
                                    [max(abs(x) * unit, 0.005) for x in ln["bars"][stage]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_captions_say_pre_ln_as_our_model_does_it(dry, lang):
+    """Our model normalises before each sublayer (pre-LN), the source article after (post-LN): both said, with the
+    diagram drawn once; no caption says the stream is reset; the drift caption names the first, the last and the
+    largest bar as drawn; ε gets its own meaning with the model's value."""
+    scene = dry[lang]
+    v, captions = scene.values, scene.captions
+    by_key = {c["key"]: c for c in captions}
+    assert "pre-LN" in by_key["placement"]["text"] and "GPT-2" in by_key["placement"]["text"]
+    assert "post-LN" in by_key["placement_post"]["text"]
+    assert [o.order for o in scene.orders] == ["post", "pre"]
+    # pre-LN: the LayerNorm above the sublayer, the add below it; post-LN: the LayerNorm below the add
+    post, pre = scene.orders
+    assert pre.norm.get_center()[1] > pre.sub.get_center()[1] > pre.plus.get_center()[1]
+    assert post.sub.get_center()[1] > post.plus.get_center()[1] > post.norm.get_center()[1]
+    for c in captions:
+        assert not re.search(r"reset|拉回|重置", c["text"] + c["say"], re.I), c["text"]
+    rule = v["caption_rules"]["why"]
+    why = by_key[rule["key"]]["text"]
+    labels = [w["var_label"] for w in v["why"]]
+    for label in (labels[0], labels[-1], max(labels, key=float)):
+        assert label in why, (label, why)
+    assert rule["inputs"]["start_label"] == labels[0] and rule["inputs"]["end_label"] == labels[-1]
+    eps = by_key["eps"]
+    assert np.format_float_positional(v["layer_norm"]["eps"], trim="-") in eps["text"]
+    assert re.search({"en": r"divi", "zh": r"除"}[lang], eps["text"])
+    beats = [c["beat"] for c in captions]
+    assert beats.index("placement") < beats.index("why")
 
 
 def test_a_layer_outside_the_model_is_refused(gpt):

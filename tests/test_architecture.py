@@ -4,6 +4,8 @@ manifest, a bad focus as one clear line, and a key frame (the checks every scene
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -153,6 +155,25 @@ def test_a_focus_beyond_the_prompt_is_one_line_and_exit_2():
     r = run_render("architecture", "--set", "prompt=a silky orange", "--set", "focus=9", "--dry-run")
     assert r.returncode == 2 and "focus" in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_term_is_glossed_in_plain_words_where_it_first_comes(lecture, lang):
+    """The pipeline beat says what an embedding, an MLP (多层感知机), a head and softmax are; the stream beat what the
+    residual stream and a LayerNorm do; the shapes said are the config's (the MLP's width, the heads)."""
+    s = lecture.dry("architecture", lang)
+    c = s.gpt.config
+    said = {k["key"]: k for k in s.captions}
+    order = [k["key"] for k in s.captions if k["key"] != "title_note"]
+    assert order[:5] == ["pipeline", "heads_gloss", "pipeline_out", "stream", "stream_norm"]
+    pipe = said["pipeline"]["text"] + said["pipeline"]["say"]
+    assert re.search({"en": r"vector.*embedding", "zh": r"向量.*嵌入"}[lang], pipe)
+    assert re.search({"en": r"multilayer perceptron", "zh": r"多层感知机"}[lang], pipe)
+    assert str(c.mlp_ratio * c.n_embd) in said["pipeline"]["say"] and str(c.n_embd) in said["pipeline"]["text"]
+    assert str(c.n_head) in said["heads_gloss"]["text"]
+    assert re.search({"en": r"mean 0 and variance 1", "zh": r"均值 0、方差 1"}[lang], said["stream_norm"]["text"])
+    assert re.search({"en": r"adds its output", "zh": r"加回"}[lang], said["stream"]["text"])
+    assert not any(re.search(r"\btokens?\b|词元", k["text"]) for k in s.captions), "token is glossed later"
 
 
 # --- a key frame against committed control data (tests/control_data/architecture) ---------------------------

@@ -417,6 +417,26 @@ def check_sample(v, rule, gpt):
     return "sample_top" if rank < v["top_k"] else "sample_other"
 
 
+def check_write(v, rule, gpt):
+    """The texts written at a low, a medium and a high T, drawn again here from the model's logits with the seed's
+    own generator (one u per step, the words most probable first), and their different words counted."""
+    w = v["write"]
+    assert [s["T"] for s in w["samples"]] == sorted(s["T"] for s in w["samples"]), "lowest T first"
+    for s in w["samples"]:
+        rng, ids, written = np.random.default_rng(w["seed"]), list(w["prompt_ids"]), []
+        for _ in range(w["steps"]):
+            p = softmax_row(np.asarray(gpt.trace(ids)["logits"][-1], np.float64) / s["T"])
+            ranked = sorted(range(len(p)), key=lambda i: (-p[i], i))
+            edges = np.cumsum([p[i] for i in ranked])
+            token = ranked[min(int(np.searchsorted(edges, rng.random() * edges[-1], side="right")), len(p) - 1)]
+            written.append(token)
+            ids.append(token)
+        assert written == s["generated_ids"], f"the text at T = {s['T']} is the seed's draw"
+        assert s["distinct"] == len(set(written))
+    first, last = w["samples"][0]["distinct"], w["samples"][-1]["distinct"]
+    return "write_wanders" if first < last else "write_alike"
+
+
 def check_context(v, rule, gpt):
     a, b = (q["token_ids"] for q in v["context"]["prompts"])
     assert a[-1] == b[-1] and a[:-1] != b[:-1], "the same last word after different words"
@@ -463,6 +483,26 @@ def check_example(v, rule, gpt):
     return "example_hit" if hit else "example_miss"
 
 
+def check_picture(v, rule, gpt):
+    """The creatures the held-out test puts on the wrong side, found again here: each left out, the habitat
+    direction from the others' class means, and the word on the side of the midpoint it projects to."""
+    from model.analysis.embedding import class_words
+    words = class_words("habitat", v["words_lang"])
+    names = list(words)
+    X = gpt.W_E[[gpt.tokenizer.vocab[w] for w in names]].astype(np.float64)
+    labels = np.array([words[w]["habitat"] for w in names])
+    missed = []
+    for i, w in enumerate(names):
+        keep = np.arange(len(names)) != i
+        water, land = (X[keep & (labels == k)].mean(0) for k in ("water", "land"))
+        side = "water" if (X[i] - (water + land) / 2) @ (water - land) > 0 else "land"
+        if side != labels[i]:
+            missed.append(w)
+    assert v["held_out"]["missed"] == missed
+    assert v["held_out"]["measured"] == pytest.approx(1 - len(missed) / len(names))
+    return "picture_missed" if missed else "picture_all"
+
+
 def check_parallelogram(v, rule, gpt):
     p = v["parallelogram"]
     return "parallelogram_often" if p["measured"] > p["null_p95"] else "parallelogram_chance"
@@ -505,7 +545,8 @@ CHECKS = {
                     "softmax": ({"softmax", "softmax_masked", "softmax_nonneg"}, check_causal_softmax),
                     "zeros": ({"zeros", "zeros_none"}, check_zeros)},
     "softmax_temperature": {"sweep *": ({"zero", "zero_tie", "neutral", "hotter", "colder", "colder_tie",
-                                         "unchanged"}, check_sweep)},
+                                         "unchanged"}, check_sweep),
+                            "write": ({"write_wanders", "write_alike"}, check_write)},
     "values_update": {"story": ({"story_same", "story_differs"}, check_story),
                       "sum": ({"sum", "sum_mostly", "sum_blend"}, check_sum),
                       "meaning": ({"meaning", "meaning_blend", "meaning_self", "meaning_self_blend"}, check_meaning),
@@ -525,7 +566,8 @@ CHECKS = {
     "architecture": {"lens": ({"lens_embedding", "lens_forms"}, check_lens)},
     "embedding_space": {"direction": ({"direction_separates", "direction_no_better"}, check_direction),
                         "example": ({"example_hit", "example_miss"}, check_example),
-                        "parallelogram": ({"parallelogram_often", "parallelogram_chance"}, check_parallelogram)},
+                        "parallelogram": ({"parallelogram_often", "parallelogram_chance"}, check_parallelogram),
+                        "picture": ({"picture_missed", "picture_all"}, check_picture)},
     "summary": {"parallel": ({"parallel_faster", "parallel_not_faster", "parallel_faster_recorded",
                           "parallel_not_faster_recorded"}, check_parallel),
                 "rich": ({"rich_grows", "rich_flat", "rich_same"}, check_rich)},

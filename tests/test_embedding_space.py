@@ -9,7 +9,7 @@ import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from model import ModelError
-from model.analysis.directions import parallelogram_accuracy, semantic_directions
+from model.analysis.directions import language_directions, parallelogram_accuracy, semantic_directions
 from model.analysis.embedding import attribute_plane, class_words, nearest_words, parallelograms
 from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
 from scenes import style
@@ -80,10 +80,21 @@ def test_its_manifest_matches_the_analysis(lecture, gpt, lang):
     plane = attribute_plane(gpt, lang)
     assert v["plane"]["words"] == plane["words"]
     np.testing.assert_allclose(v["plane"]["coords"], plane["coords"], atol=1e-12)
+    # each language's own figures, against its own shuffled labels
     measured = semantic_directions(gpt, n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)["habitat"]
-    assert v["held_out"]["measured"] == measured["held_out_by_language"][lang]
-    assert v["held_out"]["null_mean"] == measured["null"]["held_out_mean"]
-    assert v["parallelogram"]["measured"] == measured["parallelogram_accuracy"]
+    own = language_directions(gpt, lang, "habitat", n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
+    assert v["held_out"]["measured"] == measured["held_out_by_language"][lang] == own["held_out"]
+    assert v["held_out"]["null_mean"] == own["null"]["held_out_mean"]
+    assert v["held_out"]["missed"] == own["held_out_missed"]
+    assert v["parallelogram"]["measured"] == own["parallelogram"] and v["parallelogram"]["lang"] == lang
+    assert v["parallelogram"]["null_p95"] == own["null"]["parallelogram_p95"]
+    # the language's own parallelogram figure is the directions test's over that language's words alone
+    words = {w: a for w, a in class_words("habitat", lang).items()}
+    names = list(words)
+    X = gpt.W_E[[gpt.tokenizer.vocab[w] for w in names]]
+    assert own["parallelogram"] == parallelogram_accuracy(
+        X, np.array([words[w]["habitat"] for w in names]), np.array([words[w]["size"] for w in names]),
+        np.array([lang] * len(names)))["accuracy"]
     assert v["parallelogram"]["example"] == parallelograms(gpt, lang, "habitat", "size")["example"]
     assert v["neighbours"] == nearest_words(gpt, gpt.tokenizer.vocab[v["word"]], 5)
     creatures = class_words("habitat", lang)
@@ -95,6 +106,11 @@ def test_its_manifest_matches_the_analysis(lecture, gpt, lang):
     assert rules["parallelogram"]["key"] == ("parallelogram_often" if v["parallelogram"]["measured"] >
                                              v["parallelogram"]["null_p95"] else "parallelogram_chance")
     assert rules["example"]["key"] == ("example_hit" if v["parallelogram"]["example"]["hit"] else "example_miss")
+    assert rules["picture"]["key"] == ("picture_missed" if v["held_out"]["missed"] else "picture_all")
+    said = [c["key"] for c in m["captions"]] if "captions" in m else None
+    if said:       # (a clip with its own captions) the lesson follows the parallelogram's figure, as its rule chose
+        lesson = "lesson_often" if rules["parallelogram"]["key"] == "parallelogram_often" else "lesson_chance"
+        assert lesson in said and said.index(lesson) == said.index(rules["parallelogram"]["key"]) + 1, said
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -108,6 +124,11 @@ def test_labels_and_points_are_the_manifests(lecture, lang):
                                          style.percent(v["parallelogram"]["null_mean"])]
     assert [n.text for n in s.neighbour_numbers] == [style.signed(n["cosine"]) for n in v["neighbours"]]
     assert [w.text for w in s.neighbour_words] == [n["word"] for n in v["neighbours"]]
+    # every dot is named, each label nearer its own dot than any other dot
+    assert [label.text for label in s.dot_labels] == v["plane"]["words"]
+    for i, label in enumerate(s.dot_labels):
+        gaps = [np.linalg.norm(label.get_center()[:2] - d.get_center()[:2]) for d in s.dots]
+        assert gaps[i] <= min(gaps) + 0.6, (label.text, gaps[i], min(gaps))
     # the points are the coordinates, at one scale for both axes (the view does not stretch the plane)
     centres = np.array([d.get_center()[:2] for d in s.dots])
     coords = np.array(v["plane"]["coords"])

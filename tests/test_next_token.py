@@ -5,6 +5,8 @@ scene shares: test_scenes.py)."""
 
 from __future__ import annotations
 
+import re
+
 import itertools
 
 import numpy as np
@@ -198,6 +200,25 @@ def test_labels_are_the_rounded_numbers(lecture, lang):
             [prompt["other"]]
         assert [n.text for n in bars.numbers] == [t["labels"][0] for t in drawn["terms"]]
     assert f"{v['context']['total_variation']:.3f}" == s.tv_readout[1].text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_temperature_and_seed_are_explained_where_they_first_appear(lecture, lang):
+    """The readout (temperature, seed) comes on in the sample beat, and that beat's captions say what each means:
+    the temperature divides the scores (or, at T = 0, takes the most likely word), the seed fixes the draws; no
+    earlier caption names either."""
+    s = lecture.dry("next_token", lang)
+    temperature, seed = s.params["temperature"], s.params["seed"]
+    beats = [c["beat"] for c in s.captions]
+    said = [c for c in s.captions if c["beat"] == "sample"]
+    settings = next(c for c in said if c["key"].startswith("settings"))
+    assert settings["key"] == ("settings" if temperature > 0 else "settings_argmax")
+    assert style.temperature(temperature) in settings["text"] and str(seed) in settings["text"]
+    meaning = {"en": r"divides", "zh": r"除以"} if temperature > 0 else {"en": r"most likely", "zh": r"最可能"}
+    assert re.search(meaning[lang], settings["text"])
+    assert re.search({"en": r"same seed", "zh": r"种子相同"}[lang], settings["text"]) or temperature == 0
+    before = s.captions[:beats.index("sample")]
+    assert not any(re.search(r"temperature|seed|温度|种子", c["text"], re.I) for c in before)
 
 
 # --- a key frame against committed control data (tests/control_data/next_token) ------------------------------

@@ -173,6 +173,35 @@ def test_bars_and_every_sweep_stop_show_the_manifest_values(lecture, lang):
         np.array(last["probabilities"] + [last["other"]]) * PROB_BAR[1], 1e-4), atol=1e-6)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_text_it_writes_is_the_models(lecture, gpt, lang):
+    """The write beat: at each of a low, a medium and a high T, the words model.generate writes after the prompt with
+    the one seed shown; the lines on screen are those words in order; each header counts its text's different
+    words; the caption is the rule's (fewer different words at the lowest T than at the highest: write_wanders)."""
+    from model.generate import generate
+    from scenes.components import join_tokens
+    from scenes.softmax_temperature import WRITE_TEMPERATURES
+    sc = lecture.dry("softmax_temperature", lang)
+    w = sc.values["write"]
+    assert [s["T"] for s in w["samples"]] == list(WRITE_TEMPERATURES) and w["seed"] == sc.params["seed"]
+    assert w["prompt_ids"] == sc.values["token_ids"]
+    for s, block in zip(w["samples"], sc.write_blocks):
+        records = generate(gpt, w["prompt_ids"], w["steps"], s["T"], w["seed"])
+        assert s["generated_ids"] == [r["sampled"]["token_id"] for r in records]
+        assert s["distinct"] == len(set(s["generated_ids"]))
+        header, lines, count = block
+        assert header.text == S("write_header", lang, t=f"{s['T']:g}")
+        assert count.text == S("write_count", lang, d=s["distinct"], n=w["steps"])
+        shown = join_tokens([line.text for line in lines])
+        assert shown.replace(" ", "") == ("…" + "".join(style.token_label(x) for x in s["words"])).replace(" ", "")
+    said = [c for c in sc.captions if c["beat"] == "write"]
+    rule = sc.values["caption_rules"]["write"]
+    first, last = w["samples"][0]["distinct"], w["samples"][-1]["distinct"]
+    assert rule["key"] == ("write_wanders" if first < last else "write_alike")
+    assert [c["key"] for c in said] == ["write_seed", rule["key"]]
+    assert str(w["seed"]) in said[0]["text"] and sc.write_seed.text == S("write_seed_label", lang, seed=w["seed"])
+
+
 # --- key frames against committed control data (tests/control_data/softmax_temperature) -----------
 @pytest.fixture
 def at_beat(monkeypatch):

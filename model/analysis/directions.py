@@ -194,6 +194,53 @@ def held_out_by_language(X: np.ndarray, attr: np.ndarray, langs: np.ndarray) -> 
     return {"mean": float(np.mean(list(by.values()))), **by}
 
 
+def held_out_misses(X: np.ndarray, labels: np.ndarray) -> list[int]:
+    """The rows held_out_binary_accuracy classifies wrongly (each left out, the direction from the others)."""
+    values = sorted(set(labels.tolist()))
+    missed = []
+    for i in range(len(X)):
+        keep = np.arange(len(X)) != i
+        a, b = X[keep][labels[keep] == values[0]].mean(0), X[keep][labels[keep] == values[1]].mean(0)
+        predicted = values[0] if (X[i] - (a + b) / 2) @ (a - b) > 0 else values[1]
+        if predicted != labels[i]:
+            missed.append(i)
+    return missed
+
+
+def language_directions(gpt: NumpyGPT, lang: str, name: str = "habitat", n_shuffles: int = 200,
+                        seed: int = 0) -> dict:
+    """One attribute in one language's words alone: the held-out accuracy (and the words it misses), the
+    parallelogram accuracy over that language's quadruples, and both against n_shuffles seeded shuffles of that
+    language's labels (mean, 95th percentile, p-value): each language judged against its own null."""
+    cls = word_classes()[name]
+    vocab = gpt.tokenizer.vocab
+    words = [w for w, v in cls["words"].items() if v["lang"] == lang]
+    if not words:
+        raise ModelError(f"no {name} words in language {lang!r}")
+    X = gpt.W_E[[vocab[w] for w in words]]
+    attr = np.array([cls["words"][w][name] for w in words])
+    other = np.array([cls["words"][w][cls["across"]] for w in words])
+    groups = np.array([lang] * len(words))
+    held = float(held_out_binary_accuracy(X, attr))
+    par = parallelogram_accuracy(X, attr, other, groups)
+    rng = np.random.default_rng(seed)
+    null_held, null_par = [], []
+    for _ in range(n_shuffles):
+        perm = rng.permutation(len(words))
+        null_held.append(held_out_binary_accuracy(X, attr[perm]))
+        null_par.append(parallelogram_accuracy(X, attr[perm], other[perm], groups)["accuracy"])
+    null_held, null_par = np.array(null_held, dtype=np.float64), np.array(null_par, dtype=np.float64)
+    return {"lang": lang, "attribute": name, "words": len(words),
+            "held_out": held, "held_out_missed": [words[i] for i in held_out_misses(X, attr)],
+            "parallelogram": par["accuracy"], "parallelogram_quadruples": par["n"],
+            "null": {"shuffles": n_shuffles, "seed": seed,
+                     "held_out_mean": float(null_held.mean()), "held_out_p95": float(np.percentile(null_held, 95)),
+                     "held_out_p_value": float((null_held >= held).mean()),
+                     "parallelogram_mean": float(null_par.mean()),
+                     "parallelogram_p95": float(np.percentile(null_par, 95)),
+                     "parallelogram_p_value": float((null_par >= par["accuracy"]).mean())}}
+
+
 def semantic_directions(gpt: NumpyGPT, n_shuffles: int = 200, seed: int = 0) -> dict:
     """Per attribute: held-out accuracy (within each language, and pooled over both) and parallelogram accuracy on
     the token embeddings, and the same with shuffled labels (n_shuffles seeded shuffles of the word → (attribute,

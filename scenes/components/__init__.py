@@ -56,7 +56,8 @@ from .tracing import TraceGrid
 from .superposition import AngleHistogram, LogChart, VectorFan
 from .pipeline import PipelineMap
 from .layout import bounds, inside_safe_area, keep_inside_safe_area, keep_right_of, place_by_body, row_positions, rule
-from .text import Caption, Label, LayoutError, NumberText, caption, light, math_tex, plain_shape
+from .norm_order import NormOrder
+from .text import Caption, Label, LayoutError, NumberText, caption, join_tokens, light, math_tex, plain_shape, wrap_words
 from .tokens import CompactTokenRow, PromptText, TokenChip, TokenColumn, TokenRow
 from .sums import CountSum, FootedPercents, FootedSum, FootingError, column_texts, footed_columns
 from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVectorProduct, VectorColumn, sum_decimals,
@@ -64,7 +65,7 @@ from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVec
 
 __all__ = [
     "AngleHistogram", "AttentionGrid", "BarColumn", "LogChart", "VectorFan", "GeluPlot", "NeuronStrip", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
-    "Heatmap", "Label", "LabelColumn", "LayoutError", "MagnitudeStrip", "MaskCell", "MatrixGrid",
+    "Heatmap", "NormOrder", "join_tokens", "wrap_words", "Label", "LabelColumn", "LayoutError", "MagnitudeStrip", "MaskCell", "MatrixGrid",
     "MatrixVectorProduct", "NumberColumn", "NumberText", "PipelineMap", "ProbabilityBars", "PromptText", "RoundedBox", "TokenChip", "TokenColumn", "TokenRow", "TraceGrid",
     "VectorColumn", "sum_decimals", "CountSum", "FootedPercents", "FootedSum", "FootingError", "column_texts", "footed_columns", "bounds", "caption", "inside_safe_area", "keep_inside_safe_area", "keep_right_of", "light", "magnitude_scale", "math_tex", "place_by_body",
     "plain_shape", "row_positions", "rule", "shown_indices",

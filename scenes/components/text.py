@@ -310,3 +310,30 @@ def math_tex(*parts: str, colours: dict | None = None) -> MathTex:
         if colours and s in colours:
             part.set_color(colours[s])
     return m
+
+
+ZH_STOPS = set("\u3002\uff0c\uff1b\uff1a\uff01\uff1f")   # Chinese punctuation: no space after it before Chinese
+NO_SPACE_BEFORE = set(".,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f")   # a word that sticks to the one before it
+
+
+def join_tokens(words: list[str]) -> str:
+    """Generated words as text: a space between two words, none before punctuation or between two Chinese words."""
+    out = ""
+    for w in words:
+        if out and not (w[:1] in NO_SPACE_BEFORE or (_is_cjk(out[-1]) or out[-1] in ZH_STOPS) and _is_cjk(w[:1])):
+            out += " "
+        out += w
+    return out
+
+
+def wrap_words(words: list[str], font_size: float, max_width: float) -> list[str]:
+    """Words (a generated text's tokens) in lines no wider than max_width, filled greedily, joined by join_tokens;
+    a word wider than the line on its own is a line of its own."""
+    lines: list[list[str]] = [[]]
+    for w in words:
+        trial = lines[-1] + [w]
+        if lines[-1] and Label(join_tokens(trial), font_size=font_size).width > max_width:
+            lines.append([w])
+        else:
+            lines[-1] = trial
+    return [join_tokens(line) for line in lines if line]
