@@ -18,7 +18,7 @@ from manim import (DL, DOWN, LEFT, RIGHT, UP, UR, AnimationGroup, Create, FadeIn
 from model import GPT3_175B
 from scenes import style
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
-from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
+from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, LEGEND_X, TOP, AttentionChapterScene, line_numbers,
                                       place_grid, place_legend)
 from scenes.components import AttentionGrid, ColourLegend, ColourScale, FootedPercents, Label, NumberText
 from scenes.prompts import own_language
@@ -200,6 +200,11 @@ class CausalMask(AttentionChapterScene):
         self.weight_legend = ColourLegend(self.weight_scale, S("weight_scale_attn", self.lang), width=LEGEND_W,
                                           masked=True, mask_text=S("masked_zero", self.lang))
         place_legend(self.weight_legend, top=self.scaled_legend.mask_entry.get_bottom()[1] - LEGEND_GAP)
+        # one place in both languages: the bar moves left as far as the wider language's "exactly 0" needs
+        words = self.weight_legend.mask_entry[1]
+        widest = max(Label(S("masked_zero", lang), font_size=style.SMALL).width for lang in ("en", "zh"))
+        room = style.safe_half_width() - (words.get_left()[0] - self.weight_legend.bar.get_left()[0]) - widest
+        self.weight_legend.shift(RIGHT * (min(LEGEND_X, room) - self.weight_legend.bar.get_left()[0]))
         total = float(np.sum(h.weights[h.focus]))          # display only: the model's weights, added up
         footed = FootedPercents(h.weights[h.focus], total, keep=(h.source,))   # adds up as shown; the quoted weight
         weights = line_numbers(grid, footed.labels)
