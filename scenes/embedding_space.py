@@ -72,6 +72,20 @@ S = SHARED | Strings({
     "lesson_chance": {"en": "So in our small model this parallelogram is no better than chance:\n"
                             "analogies hold roughly at best, not reliably.",
                       "zh": "所以在我们的小模型里，这个平行四边形并不比随机好：\n类比至多大致成立，并不可靠。"},
+    "picture_langs": {"en": "The picture's axes used every creature. Held out, \"{missed}\"\n"
+                            "falls on the wrong side in {miss_lang}; in {all_lang}, none does.",
+                      "zh": "图中的坐标轴用到了所有动物。留出检验时，\n"
+                            "{miss_lang}里\u201c{missed}\u201d落到了另一侧，{all_lang}里没有一种落错。"},
+    "parallelogram_langs": {"en": "In all {n} quadruples, the 4th word is the nearest creature {acc}\n"
+                                  "of the time; shuffled labels: {null}, and 1 in 20 reach {p95}.",
+                            "zh": "全部 {n} 组中，第四个词正是最近动物的比例为 {acc}；\n"
+                                  "打乱标签为 {null}，二十次里有一次达到 {p95}。"},
+    "lesson_langs": {"en": "Against its own shuffles, it beats chance in {beats} ({beats_acc}),\n"
+                           "not in {fails} ({fails_acc}): analogies hold roughly at best.",
+                     "zh": "与各自的打乱标签相比：{beats}（{beats_acc}）胜过随机，\n"
+                           "{fails}（{fails_acc}）没有。类比至多大致成立。"},
+    "lang_en": {"en": "English", "zh": "英文"},
+    "lang_zh": {"en": "Chinese", "zh": "中文"},
     "picture_missed": {"en": "Why not 100%? The picture's axes used every creature. Held\n"
                              "out, measured without itself, \"{missed}\" falls on the wrong side.",
                        "zh": "为什么不是 100%？图中的坐标轴用到了所有动物；留出检验时，\n"
@@ -141,7 +155,13 @@ class EmbeddingSpace(LectureScene):
         self.wait(PAUSE)
         # the held-out figure beside the picture: what the test does that the picture cannot show
         missed = self.held["missed"]
-        self.say(self.rules["picture"], missed=("、" if self.lang == "zh" else ", ").join(missed))
+        if self.rules["picture"] == "picture_langs":   # one language's held-out test misses a creature, the other's not
+            miss = self.words_lang if missed else self.other_lang
+            words = missed or self.other["held_out_missed"]
+            self.say("picture_langs", missed=("、" if self.lang == "zh" else ", ").join(words),
+                     miss_lang=self.s(f"lang_{miss}"), all_lang=self.s(f"lang_{self.other_lang if missed else self.words_lang}"))
+        else:
+            self.say(self.rules["picture"], missed=("、" if self.lang == "zh" else ", ").join(missed))
         if self.missed_labels:
             self.play(*[label.animate.set_color(style.ACCENT) for label in self.missed_labels], run_time=STEP)
         self.wait(PAUSE)
@@ -159,8 +179,16 @@ class EmbeddingSpace(LectureScene):
                  null=style.percent(self.par["null_mean"]), p95=style.percent(self.par["null_p95"]))
         self.show_bars(self.par_bars)
         self.wait(PAUSE)
-        # what the finding means (teaching.md §5): roughly, not exactly; or, for a language at chance, not reliably
-        self.say("lesson_often" if self.rules["parallelogram"] == "parallelogram_often" else "lesson_chance")
+        # what the finding means (teaching.md §5): roughly, not exactly; or, for a language at chance, not reliably;
+        # or, where the two languages differ, both named (teaching.md §6)
+        if self.rules["parallelogram"] == "parallelogram_langs":
+            mine = {self.words_lang: self.par["measured"], self.other_lang: self.other["parallelogram"]}
+            beats = self.words_lang if self.par["measured"] > self.par["null_p95"] else self.other_lang
+            fails = self.other_lang if beats == self.words_lang else self.words_lang
+            self.say("lesson_langs", beats=self.s(f"lang_{beats}"), fails=self.s(f"lang_{fails}"),
+                     beats_acc=style.percent(mine[beats]), fails_acc=style.percent(mine[fails]))
+        else:
+            self.say("lesson_often" if self.rules["parallelogram"] == "parallelogram_often" else "lesson_chance")
         self.wait(PAUSE)
 
     def beat_neighbours(self):
@@ -247,6 +275,9 @@ class EmbeddingSpace(LectureScene):
         # one direction, held out, against shuffled labels (directions.language_directions)
         # each language's words alone, against shuffles of its own labels (language_directions)
         own = language_directions(gpt, words_lang, "habitat", n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
+        # the other language's words, judged the same way: a caption says so where the two languages differ
+        self.words_lang, self.other_lang = words_lang, "zh" if words_lang == "en" else "en"
+        self.other = language_directions(gpt, self.other_lang, "habitat", n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
         self.held = {"measured": own["held_out"], "null_mean": own["null"]["held_out_mean"],
                      "null_p95": own["null"]["held_out_p95"], "p_value": own["null"]["held_out_p_value"],
                      "missed": own["held_out_missed"], "words": own["words"]}
@@ -301,6 +332,13 @@ class EmbeddingSpace(LectureScene):
              if self.word in index else []))
 
 
+        verdict = {lang: "often" if d["parallelogram"] > d["null"]["parallelogram_p95"] else "chance"
+                   for lang, d in ((words_lang, own), (self.other_lang, self.other))}
+        par_key = (f"parallelogram_{verdict[words_lang]}" if len(set(verdict.values())) == 1
+                   else "parallelogram_langs")
+        seen = {lang: "missed" if d["held_out_missed"] else "all"
+                for lang, d in ((words_lang, own), (self.other_lang, self.other))}
+        pic_key = f"picture_{seen[words_lang]}" if len(set(seen.values())) == 1 else "picture_langs"
         self.rules = {
             "direction": self.caption_rule(
                 "direction", "direction_separates" if self.held["measured"] > self.held["null_p95"]
@@ -311,14 +349,18 @@ class EmbeddingSpace(LectureScene):
                 "example_hit if the shown quadruple's nearest word is in the cell the parallelogram asks for",
                 hit=ex["hit"]),
             "parallelogram": self.caption_rule(
-                "parallelogram", "parallelogram_often" if self.par["measured"] > self.par["null_p95"]
-                else "parallelogram_chance", "parallelogram_often if the language's own accuracy exceeds its own "
-                "shuffled labels' 95th percentile, else parallelogram_chance", measured=self.par["measured"],
-                null_p95=self.par["null_p95"], lang=words_lang),
+                "parallelogram", par_key, "in each language, often if its own accuracy exceeds its own shuffled "
+                "labels' 95th percentile, else chance; parallelogram_often / parallelogram_chance when both "
+                "languages agree, else parallelogram_langs (the lesson names both)", measured=self.par["measured"],
+                null_p95=self.par["null_p95"], lang=words_lang, other={
+                    "lang": self.other_lang, "measured": self.other["parallelogram"],
+                    "null_p95": self.other["null"]["parallelogram_p95"]}),
             "picture": self.caption_rule(
-                "picture", "picture_missed" if self.held["missed"] else "picture_all",
-                "picture_missed if the held-out test puts any creature on the wrong side (named), else picture_all",
-                missed=self.held["missed"], lang=words_lang),
+                "picture", pic_key, "in each language, missed if the held-out test puts any creature on the "
+                "wrong side, else all; picture_missed (named) / picture_all when both languages agree, else "
+                "picture_langs (naming the missed creature and its language)",
+                missed=self.held["missed"], lang=words_lang,
+                other={"lang": self.other_lang, "missed": self.other["held_out_missed"]}),
         }
         self.values.update({
             "prompt": self.params["prompt"], "tokens": self.tokens, "token_ids": self.token_ids,

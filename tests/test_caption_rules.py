@@ -483,11 +483,11 @@ def check_example(v, rule, gpt):
     return "example_hit" if hit else "example_miss"
 
 
-def check_picture(v, rule, gpt):
-    """The creatures the held-out test puts on the wrong side, found again here: each left out, the habitat
-    direction from the others' class means, and the word on the side of the midpoint it projects to."""
+def held_out_missed(gpt, lang):
+    """The creatures of one language the held-out test puts on the wrong side, found again here: each left out, the
+    habitat direction from the others' class means, and the word on the side of the midpoint it projects to."""
     from model.analysis.embedding import class_words
-    words = class_words("habitat", v["words_lang"])
+    words = class_words("habitat", lang)
     names = list(words)
     X = gpt.W_E[[gpt.tokenizer.vocab[w] for w in names]].astype(np.float64)
     labels = np.array([words[w]["habitat"] for w in names])
@@ -498,14 +498,33 @@ def check_picture(v, rule, gpt):
         side = "water" if (X[i] - (water + land) / 2) @ (water - land) > 0 else "land"
         if side != labels[i]:
             missed.append(w)
+    return missed, len(names)
+
+
+def check_picture(v, rule, gpt):
+    """Decided over both languages: each language's misses found again; one key when they agree, else the key
+    that names both."""
+    missed, n = held_out_missed(gpt, v["words_lang"])
     assert v["held_out"]["missed"] == missed
-    assert v["held_out"]["measured"] == pytest.approx(1 - len(missed) / len(names))
+    assert v["held_out"]["measured"] == pytest.approx(1 - len(missed) / n)
+    other = rule["inputs"]["other"]
+    assert other["lang"] != v["words_lang"] and other["missed"] == held_out_missed(gpt, other["lang"])[0]
+    if bool(missed) != bool(other["missed"]):
+        return "picture_langs"
     return "picture_missed" if missed else "picture_all"
 
 
 def check_parallelogram(v, rule, gpt):
-    p = v["parallelogram"]
-    return "parallelogram_often" if p["measured"] > p["null_p95"] else "parallelogram_chance"
+    """Decided over both languages, each against its own shuffled labels (the other's figures recomputed)."""
+    from model.analysis.directions import language_directions
+    from scenes.embedding_space import NULL_SEED, NULL_SHUFFLES
+    p, other = v["parallelogram"], rule["inputs"]["other"]
+    again = language_directions(gpt, other["lang"], "habitat", n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
+    assert other["measured"] == again["parallelogram"] and other["null_p95"] == again["null"]["parallelogram_p95"]
+    mine, theirs = p["measured"] > p["null_p95"], other["measured"] > other["null_p95"]
+    if mine != theirs:
+        return "parallelogram_langs"
+    return "parallelogram_often" if mine else "parallelogram_chance"
 
 
 def check_parallel(v, rule, gpt):
@@ -566,8 +585,9 @@ CHECKS = {
     "architecture": {"lens": ({"lens_embedding", "lens_forms"}, check_lens)},
     "embedding_space": {"direction": ({"direction_separates", "direction_no_better"}, check_direction),
                         "example": ({"example_hit", "example_miss"}, check_example),
-                        "parallelogram": ({"parallelogram_often", "parallelogram_chance"}, check_parallelogram),
-                        "picture": ({"picture_missed", "picture_all"}, check_picture)},
+                        "parallelogram": ({"parallelogram_often", "parallelogram_chance", "parallelogram_langs"},
+                                          check_parallelogram),
+                        "picture": ({"picture_missed", "picture_all", "picture_langs"}, check_picture)},
     "summary": {"parallel": ({"parallel_faster", "parallel_not_faster", "parallel_faster_recorded",
                           "parallel_not_faster_recorded"}, check_parallel),
                 "rich": ({"rich_grows", "rich_flat", "rich_same"}, check_rich)},

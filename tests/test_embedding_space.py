@@ -103,13 +103,18 @@ def test_its_manifest_matches_the_analysis(lecture, gpt, lang):
     rules = v["caption_rules"]
     assert rules["direction"]["key"] == ("direction_separates" if v["held_out"]["measured"] > v["held_out"]["null_p95"]
                                          else "direction_no_better")
-    assert rules["parallelogram"]["key"] == ("parallelogram_often" if v["parallelogram"]["measured"] >
-                                             v["parallelogram"]["null_p95"] else "parallelogram_chance")
+    beats = {"mine": v["parallelogram"]["measured"] > v["parallelogram"]["null_p95"],
+             "other": rules["parallelogram"]["inputs"]["other"]["measured"] > rules["parallelogram"]["inputs"]["other"]["null_p95"]}
+    assert rules["parallelogram"]["key"] == ("parallelogram_langs" if beats["mine"] != beats["other"] else
+                                             "parallelogram_often" if beats["mine"] else "parallelogram_chance")
     assert rules["example"]["key"] == ("example_hit" if v["parallelogram"]["example"]["hit"] else "example_miss")
-    assert rules["picture"]["key"] == ("picture_missed" if v["held_out"]["missed"] else "picture_all")
+    missed = {"mine": bool(v["held_out"]["missed"]), "other": bool(rules["picture"]["inputs"]["other"]["missed"])}
+    assert rules["picture"]["key"] == ("picture_langs" if missed["mine"] != missed["other"] else
+                                       "picture_missed" if missed["mine"] else "picture_all")
     said = [c["key"] for c in m["captions"]] if "captions" in m else None
     if said:       # (a clip with its own captions) the lesson follows the parallelogram's figure, as its rule chose
-        lesson = "lesson_often" if rules["parallelogram"]["key"] == "parallelogram_often" else "lesson_chance"
+        lesson = {"parallelogram_often": "lesson_often", "parallelogram_chance": "lesson_chance",
+                  "parallelogram_langs": "lesson_langs"}[rules["parallelogram"]["key"]]
         assert lesson in said and said.index(lesson) == said.index(rules["parallelogram"]["key"]) + 1, said
 
 
