@@ -170,8 +170,11 @@ class Summary(LectureScene):
         # 2. parallel: the recorded benchmark: the entry measured on the prompt on screen if there is one, else the
         # one for this clip's language (measured on its default prompt, and said to be a recorded prompt's)
         records = json.loads(PARALLEL_PASS.read_text())
-        self.parallel = p = next((r for r in records.values() if r["prompt"] == head["prompt"]), records[self.lang])
-        same = p["prompt"] == head["prompt"]
+        # the same prompt: the same tokens (a record keeps the text as it was written, "lake ." or "lake.")
+        shown = self.gpt.encode(head["prompt"])
+        self.parallel = p = next((r for r in records.values() if self.gpt.encode(r["prompt"]) == shown),
+                                 records[self.lang])
+        same = self.gpt.encode(p["prompt"]) == shown
         said = ("parallel_faster" if p["ratio"] > 1 else "parallel_not_faster") + ("" if same else "_recorded")
         self.parallel_key = self.caption_rule("parallel", said, "parallel_faster if one pass over all tokens took less "
                                               "time than one token at a time, else parallel_not_faster; with "

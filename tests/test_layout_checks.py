@@ -38,9 +38,9 @@ def test_a_word_on_a_dot_fails():
 
 def test_a_word_crossing_its_chip_fails():
     """values_update: descenders and Chinese characters across the chip's border in a tight column."""
-    chip = TokenChip("silky", style.token_colour(1), font_size=style.SMALL, height=0.36, lift=None)
+    chip = TokenChip("silky", style.token_colour(["fluffy", "silky"], 1), font_size=style.SMALL, height=0.36, lift=None)
     fails(chip, match="crosses its chip")
-    passes(TokenChip("silky", style.token_colour(1), font_size=style.SMALL, height=0.6, lift=None))
+    passes(TokenChip("silky", style.token_colour(["fluffy", "silky"], 1), font_size=style.SMALL, height=0.6, lift=None))
 
 
 def test_the_token_column_keeps_words_inside_or_uses_tabs():
@@ -55,10 +55,10 @@ def test_the_token_column_keeps_words_inside_or_uses_tabs():
 
 
 def test_overlapping_chips_fail():
-    a = TokenChip("fluffy", style.token_colour(0), font_size=style.SMALL)
-    b = TokenChip("frog", style.token_colour(1), font_size=style.SMALL).next_to(a, RIGHT, buff=-0.1)
+    a = TokenChip("fluffy", style.token_colour(["fluffy", "silky"], 0), font_size=style.SMALL)
+    b = TokenChip("frog", style.token_colour(["fluffy", "silky"], 1), font_size=style.SMALL).next_to(a, RIGHT, buff=-0.1)
     fails(a, b, match="overlap")
-    passes(a, TokenChip("frog", style.token_colour(1), font_size=style.SMALL).next_to(a, RIGHT, buff=0.1))
+    passes(a, TokenChip("frog", style.token_colour(["fluffy", "silky"], 1), font_size=style.SMALL).next_to(a, RIGHT, buff=0.1))
 
 
 def test_numbers_running_together_fail():

@@ -199,7 +199,8 @@ def test_text_and_typed_values_parse_alike():
     spec = SOFTMAX_TEMPERATURE
     from_cli = spec.resolve(text={"temperatures": "1, 3,0", "top_k": "4", "lang": "zh", "prompt": "  a  fox "})
     from_toml = spec.resolve({"temperatures": [1, 3.0, 0], "top_k": 4, "lang": "zh", "prompt": "a fox"})
-    assert from_cli == from_toml == {"temperatures": (1.0, 3.0, 0.0), "top_k": 4, "lang": "zh", "prompt": "a fox"}
+    assert from_cli == from_toml == {"temperatures": (1.0, 3.0, 0.0), "top_k": 4, "lang": "zh", "prompt": "a fox",
+                                     "seed": spec.defaults()["seed"]}
     assert spec.resolve({"top_k": 2, "lang": "zh"}, {"top_k": "3"}) == {**spec.defaults(), "top_k": 3, "lang": "zh"}
     assert spec.resolve() == spec.defaults()
     assert spec.defaults()["prompt"] == AUTO
