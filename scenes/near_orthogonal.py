@@ -100,8 +100,9 @@ S = SHARED | Strings({
     "where_slow": {"en": "Every pair at once within 89\u201391°: random directions gain room\n"
                          "exponentially, but slowly: about {r} in GPT-3's {g} dims;\n"
                          "{t} need {dt}.",
-                   "zh": "每一对同时在 89\u201391° 之内：随机方向的空间随 d 指数增长，但很慢：\n"
-                         "GPT-3 的 {g} 维约 {r} 个；{t} 个需要 {dt} 维。",
+                   "zh": "每一对同时在 89\u201391° 之内：随机方向的空间\n"
+                         "随 d 指数增长，但很慢：GPT-3 的 {g} 维约 {r} 个；\n"
+                         "{t} 个需要 {dt} 维。",
                    "say_en": "Now every pair at once. The chart counts how many directions can keep every pair "
                              "within 89 to 91 degrees, against the dimensions, both on log scales. The white line is "
                              "d perpendicular axes; the dots are what our lab's packing reached; the upper curve is "
@@ -115,8 +116,9 @@ S = SHARED | Strings({
     "where_fast": {"en": "Every pair at once within 89\u201391°: random directions gain room\n"
                          "exponentially: about {r} in GPT-3's {g} dims,\n"
                          "more than its {g} axes.",
-                   "zh": "每一对同时在 89\u201391° 之内：随机方向的空间随 d 指数增长：\n"
-                         "GPT-3 的 {g} 维约 {r} 个，多于它的 {g} 条坐标轴。"},
+                   "zh": "每一对同时在 89\u201391° 之内：随机方向的空间\n"
+                         "随 d 指数增长：GPT-3 的 {g} 维约 {r} 个，\n"
+                         "多于它的 {g} 条坐标轴。"},
     # the Johnson-Lindenstrauss lemma, in Dasgupta and Gupta's form, with the lab's random projection
     "lemma": {"en": "Johnson\u2013Lindenstrauss lemma: any N points fit into k dimensions\n"
                     "with every squared distance within 1 \u00b1 \u03b5 (\u03b5: the distortion)\n"

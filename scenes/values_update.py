@@ -108,7 +108,7 @@ S = SHARED | ATTENTION | Strings({
                             "the {kind} travels through many heads at once.",
                       "zh": "即使前 {k} 个头一起换，P(“{adj}”) 仍有 {pk}：\n{kind}同时经由许多个头传递。"},
     "as_trained": {"en": "as trained", "zh": "原样"},
-    "every_head": {"en": "the whole model sees the swap", "zh": "整个模型都看到替换"},
+    "every_head": {"en": "every head sees the swap", "zh": "所有头都看到替换"},
     "this_head_named": {"en": "this head: layer {layer}, head {head}", "zh": "这个头：第 {layer} 层第 {head} 个头"},
     "plus_head": {"en": "+ layer {layer}, head {head}", "zh": "+ 第 {layer} 层第 {head} 个头"},
     "p_adj": {"en": "P(next word = \"{adj}\")", "zh": "P(下一个词 = “{adj}”)"},
