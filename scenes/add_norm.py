@@ -19,6 +19,7 @@ from scenes import style
 from scenes.components import NormOrder, sum_decimals, column_texts, footed_columns, CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body, shown_indices
 from scenes.attention_chapter import FocusScene
 from scenes.params import AUTO, ParamError
+from scenes.prompts import own_language
 from scenes.style import MUTED, SHARED, TEXT, Strings
 
 S = SHARED | Strings({
@@ -61,6 +62,18 @@ S = SHARED | Strings({
                   "say_zh": "LayerNorm 放在哪里？右边是我们的模型，和 GPT-2 一样，在每个子层（注意力或 MLP）之前归一化，"
                             "这叫 pre-LN。灰色的残差流绕过 LayerNorm 和子层，直接进入相加：归一化的只是子层读入的那份拷贝，"
                             "而不是残差流。"},
+    # the same at a checkpoint of one's own (scenes.prompts.own_language: numbers not of our model): GPT-2's own kind
+    "placement_checkpoint": {"en": "GPT-2 checkpoints normalise before each sublayer (pre-LN):\n"
+                                   "only the copy a sublayer reads is normalised, not the stream.",
+                             "say_en": "Where does the LayerNorm sit? On the right, a GPT-2 checkpoint, like this one, "
+                                       "normalises before each sublayer, attention or MLP: this is called pre-LN. The "
+                                       "stream, the grey line, goes round the LayerNorm and the sublayer into the add: "
+                                       "only the copy a sublayer reads is normalised, not the stream.",
+                             "zh": "GPT-2 检查点（这个也是）在每个子层之前归一化（pre-LN）：\n"
+                                   "归一化的只是子层读入的那份拷贝，而不是残差流。",
+                             "say_zh": "LayerNorm 放在哪里？右边是 GPT-2 检查点的做法，这个检查点也一样：在每个子层"
+                                       "（注意力或 MLP）之前归一化，这叫 pre-LN。灰色的残差流绕过 LayerNorm 和子层，"
+                                       "直接进入相加：归一化的只是子层读入的那份拷贝，而不是残差流。"},
     "placement_post": {"en": "The original Transformer and the source article normalise after\n"
                              "the add (post-LN): there the stream itself is normalised.",
                        "say_en": "On the left, the original Transformer, and the source article, normalise after "
@@ -72,11 +85,11 @@ S = SHARED | Strings({
     "why": {"en": "The stream's variance drifts as sublayers add to it:\n"
                   "{start} at the first LayerNorm, {end} at the last, {hi} at most.",
             "say_en": "The grey bars are the stream's variance before each LayerNorm, from the first to the last. "
-                      "In our model it drifts as sublayers add to it: {start} at the first, {end} at the last, "
+                      "Here it drifts as sublayers add to it: {start} at the first, {end} at the last, "
                       "{hi} at most. The coloured bars, after each LayerNorm, stay near 1.",
-            "zh": "所以在我们的模型里，子层不断往残差流里加东西，方差随之漂移：\n"
+            "zh": "子层不断往残差流里加东西，残差流的方差随之漂移：\n"
                   "第一个 LayerNorm 处 {start}，最后一个 {end}，最大 {hi}。",
-            "say_zh": "灰色的条是每个 LayerNorm 之前残差流的方差，从第一个到最后一个。在我们的模型里，子层不断往残差流里"
+            "say_zh": "灰色的条是每个 LayerNorm 之前残差流的方差，从第一个到最后一个。这里，子层不断往残差流里"
                       "加东西，方差随之漂移：第一个处 {start}，最后一个 {end}，最大 {hi}。LayerNorm 之后的条都在 1 附近。"},
     "why_steady": {"en": "Sublayers add to the stream; here its variance stays between\n"
                          "{lo} and {hi}: {start} at the first LayerNorm, {end} at the last.",
@@ -89,6 +102,7 @@ S = SHARED | Strings({
     "post_who": {"en": "original Transformer, source article", "zh": "原始 Transformer、原文"},
     "pre_title": {"en": "pre-LN", "zh": "pre-LN"},
     "pre_who": {"en": "GPT-2, our model", "zh": "GPT-2、我们的模型"},
+    "pre_who_checkpoint": {"en": "GPT-2, this checkpoint", "zh": "GPT-2、这个检查点"},
     "sublayer": {"en": "attention or MLP", "zh": "注意力或 MLP"},
     "ln_box": {"en": "LayerNorm", "zh": "LayerNorm"},
     "ghost": {"en": "grey: before", "zh": "灰色：归一化之前"},
@@ -149,6 +163,10 @@ class AddNorm(FocusScene):
     name = "add_norm"
     strings = S
     beat_titles = BEATS
+
+    def whose(self, key: str) -> str:
+        """The string that names our model (`key`), or its checkpoint version when the numbers are a checkpoint's."""
+        return key if own_language(self.gpt) else key + "_checkpoint"
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:
@@ -213,12 +231,12 @@ class AddNorm(FocusScene):
 
     def beat_placement(self):
         """Where the LayerNorm sits: post-LN (the original Transformer, the source article) on the left, pre-LN
-        (GPT-2, our model) on the right, drawn once."""
+        (GPT-2, our model; at a checkpoint, this checkpoint) on the right, drawn once."""
         self.play(FadeOut(VGroup(self.bars, self.zero_line, self.formulas[1], self.columns[2], self.heads[2],
                                  self.row, self.focus_frame,
                                  *([self.scale_notes[0]] if self.scale_notes else []))), run_time=STEP)
         post, pre = self.orders
-        self.say("placement")
+        self.say(self.whose("placement"))
         self.play(FadeIn(pre.heading), FadeIn(pre.arrows), FadeIn(pre.norm), FadeIn(pre.sub), FadeIn(pre.plus),
                   run_time=STEP)
         self.play(Create(pre.stream), run_time=1.5 * STEP)
@@ -302,7 +320,8 @@ class AddNorm(FocusScene):
         self.ghost_key.shift([CHART_LEFT - self.ghost_key.get_left()[0],
                               CHART_ZERO - CHART_HALF - 0.2 - self.ghost_key.get_top()[1], 0])
         self.eps_text = np.format_float_positional(ln["eps"], trim="-")
-        self.orders = VGroup(*[NormOrder(order, [S(f"{order}_title", self.lang), S(f"{order}_who", self.lang)],
+        self.orders = VGroup(*[NormOrder(order, [S(f"{order}_title", self.lang),
+                                                 S(self.whose("pre_who") if order == "pre" else "post_who", self.lang)],
                                          S("sublayer", self.lang), S("ln_box", self.lang), cx, 2.1)
                                for order, cx in (("post", -2.6), ("pre", 3.9))])
         self.zero_line = Line([CHART_LEFT, CHART_ZERO, 0], [CHART_RIGHT, CHART_ZERO, 0], stroke_color=MUTED,

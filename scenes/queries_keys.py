@@ -233,7 +233,8 @@ class QueriesKeys(AttentionChapterScene):
 
     def story_row(self) -> TokenRow:
         """The prompt up to the focus and a "?" slot: on one line where it fits the title-safe width, else on two,
-        broken after the first sentence's end (else in the middle); every token keeps its colour and position."""
+        broken after the first sentence's end (else in the middle); where two lines do not hold it either, on one
+        line whose earliest tokens give way to a "⋯" (TokenRow's rule). Every token keeps its colour and position."""
         h = self.h
         row = TokenRow(h.tokens[:h.focus + 1], lang=self.lang, next_slot=True, max_width=1e9)
         width = 2 * style.safe_half_width() - 0.2
@@ -248,8 +249,9 @@ class QueriesKeys(AttentionChapterScene):
             line.shift(RIGHT * -line.get_center()[0])
             line.shift(UP * (TOP - 0.1 - n * STORY_LINE - boxes[0].get_top()[1]
                              + (boxes[0].get_top()[1] - line[0][0].get_top()[1])))
-        if any(line.width > width for line in lines):
-            raise ParamError("prompt: its words up to the focus do not fit two lines; a shorter prompt does")
+        if any(line.width > width for line in lines):     # a longer prompt (a checkpoint's BPE pieces): one line,
+            row = TokenRow(h.tokens[:h.focus + 1], lang=self.lang, next_slot=True, max_width=width)  # from "⋯" on
+            return row.move_to([0, TOP - 0.1 - row.height / 2, 0])
         return row
 
     def beat_question(self):
@@ -494,8 +496,10 @@ class QueriesKeys(AttentionChapterScene):
                                 "highest (the source), else angles_length", source=src, closest=closest)
         angle, score = f"{g['angle_deg'][src]:.0f}", style.signed(g["dots"][src], 1)
         self.say(key, src=h.word(src), closest=h.word(closest), angle=angle, score=score)
-        texts = [(self.s("q_len", v=f"{g['q_length']:.1f}"), QUERY),
-                 (self.s("k_len", w=h.word(src), v=f"{g['k_lengths'][src]:.1f}"), KEY),
+        shown = {"q_length": f"{g['q_length']:.1f}", "k_length": f"{g['k_lengths'][src]:.1f}", "theta_deg": angle,
+                 "dot": score}     # the numbers beside the fan as drawn (the manifest's: no language's words)
+        texts = [(self.s("q_len", v=shown["q_length"]), QUERY),
+                 (self.s("k_len", w=h.word(src), v=shown["k_length"]), KEY),
                  (self.s("theta", v=angle), style.TEXT), (self.s("dot", v=score), style.TEXT)]
         numbers = VGroup(*[Label(t, font_size=style.LABEL, color=c) for t, c in texts])
         for i, n in enumerate(numbers):
@@ -507,7 +511,7 @@ class QueriesKeys(AttentionChapterScene):
         self.wait(PAUSE + 1)
         self.angle_arrows = {"origin": origin, "unit": unit, "q": q_arrow, "keys": keys}
         self.angle_labels = numbers
-        self.values["angles"] = {**g, "unit": unit, "labels": [t for t, _ in texts], "closest": closest}
+        self.values["angles"] = {**g, "unit": unit, "shown": shown, "closest": closest}
 
     def beat_scores(self):
         h = self.h

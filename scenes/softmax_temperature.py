@@ -191,6 +191,27 @@ WRITE_WORDS = 20                       # words written after the prompt (fewer w
 WRITE_TOP, WRITE_BOTTOM = 2.55, -1.75  # the three texts sit between the prompt's row and the caption
 WRITE_LEFT = -6.3
 WRITE_PROMPT = 3.2                     # the prompt's line, above them
+WRITE_MIN_PITCH = 0.42                 # their lines at least this far apart (a line of LABEL text and a gap)
+
+
+def wrap_at_most(words: list[str], width: float, most: int) -> tuple[list[str], int]:
+    """words wrapped to width (wrap_words) in at most `most` lines, and how many of the words are shown: all if they
+    fit, else the longest start that fits with a closing "…" (wrap_words is greedy: a start wraps as the whole does)."""
+    lines = wrap_words(words, style.LABEL, width)
+    if len(lines) <= most:
+        return lines, len(words)
+    lo, hi = 1, len(words) - 1          # the most words whose own lines fit in `most` (then room for the "…")
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if len(wrap_words(words[:mid], style.LABEL, width)) <= most:
+            lo = mid
+        else:
+            hi = mid - 1
+    for k in range(lo, 0, -1):
+        cut = wrap_words(words[:k] + ["\u2026"], style.LABEL, width)
+        if len(cut) <= most:
+            return cut, k
+    return [words[0]], 1
 
 
 class SoftmaxTemperature(LectureScene):
@@ -365,16 +386,24 @@ class SoftmaxTemperature(LectureScene):
                                 "different token ids the written words hold"}
         self.values["write"] = self.written
         # the picture: per temperature a header (T, its count of different words, in muted) and the text, wrapped
+        # each text gets an equal share of the lines that fit at WRITE_MIN_PITCH (below the headers); a text longer
+        # than its share (a checkpoint's BPE pieces) shows its first words and ends in "…" (values: shown_words)
         blocks = []
         width = 2 * abs(WRITE_LEFT)
+        room = WRITE_TOP - WRITE_BOTTOM - 0.25 * (len(samples) - 1)
+        share = max(1, (int(room / WRITE_MIN_PITCH + 1e-9) + 1 - len(samples)) // len(samples))
         for e in samples:
             header = Label(self.s("write_header", t=f"{e['T']:g}"), color=TEMPERATURE)
             count = Label(self.s("write_count", d=e["distinct"], n=steps), font_size=style.SMALL, color=MUTED)
-            lines = VGroup(*[Label(line) for line in wrap_words(
-                ["…"] + [style.token_label(x) for x in e["words"]], style.LABEL, width)])
-            blocks.append(VGroup(header, lines, count))
+            text, e["shown_words"] = wrap_at_most(["…"] + [style.token_label(x) for x in e["words"]], width, share)
+            e["shown_words"] -= 1      # the leading "…" (the prompt before) is no written word
+            blocks.append(VGroup(header, VGroup(*[Label(line) for line in text]), count))
+        self.written["lines_per_text"] = share
+        self.written["rule"] += ("; each text wrapped to the width, in at most lines_per_text lines (an equal share "
+                                 f"of the lines {WRITE_MIN_PITCH} apart that fit); a longer text shows its first "
+                                 "shown_words words and a closing …")
         n_lines = sum(1 + len(b[1]) for b in blocks)
-        pitch = min(0.5, (WRITE_TOP - WRITE_BOTTOM - 0.25 * (len(blocks) - 1)) / max(n_lines - 1, 1))
+        pitch = min(0.5, room / max(n_lines - 1, 1))
         y = WRITE_TOP
         for header, lines, count in blocks:
             header.on_baseline(y).shift(RIGHT * (WRITE_LEFT - header.get_left()[0]))

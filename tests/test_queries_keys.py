@@ -313,7 +313,10 @@ def test_the_dot_product_is_drawn_in_exact_geometry(scenes, gpt, lang):
         assert length == pytest.approx(unit * k, rel=1e-4) and angle == pytest.approx(a, abs=1e-3)
     assert unit * max(g["q_length"], max(g["k_lengths"])) == pytest.approx(3.1)
     s = v["source"]
-    assert [m.text for m in sc.angle_labels] == g["labels"]
-    assert g["labels"][0].endswith(f"{g['q_length']:.1f}") and g["labels"][1].endswith(f"{g['k_lengths'][s]:.1f}")
-    assert f"{g['angle_deg'][s]:.0f}" in g["labels"][2] and g["labels"][3].endswith(style.signed(g["dots"][s], 1))
+    shown = g["shown"]     # the numbers as drawn (no language's words: the manifest's numbers are alike in both)
+    assert shown == {"q_length": f"{g['q_length']:.1f}", "k_length": f"{g['k_lengths'][s]:.1f}",
+                     "theta_deg": f"{g['angle_deg'][s]:.0f}", "dot": style.signed(g["dots"][s], 1)}
+    assert [m.text for m in sc.angle_labels] == [sc.s("q_len", v=shown["q_length"]),
+                                                 sc.s("k_len", w=sc.h.word(s), v=shown["k_length"]),
+                                                 sc.s("theta", v=shown["theta_deg"]), sc.s("dot", v=shown["dot"])]
     assert v["caption_rules"]["angles"]["key"] == "angles_closest", "ours: the best match is also the closest"

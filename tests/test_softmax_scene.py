@@ -176,7 +176,8 @@ def test_bars_and_every_sweep_stop_show_the_manifest_values(lecture, lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_text_it_writes_is_the_models(lecture, gpt, lang):
     """The write beat: at each of a low, a medium and a high T, the words model.generate writes after the prompt with
-    the one seed shown; the lines on screen are those words in order; each header counts its text's different
+    the one seed shown; the lines on screen are those words in order (at most lines_per_text lines: a longer text
+    shows its first shown_words words and a closing "…"); each header counts its text's different
     words; the caption is the rule's (fewer different words at the lowest T than at the highest: write_wanders)."""
     from model.generate import generate
     from scenes.components import join_tokens
@@ -193,7 +194,10 @@ def test_the_text_it_writes_is_the_models(lecture, gpt, lang):
         assert header.text == S("write_header", lang, t=f"{s['T']:g}")
         assert count.text == S("write_count", lang, d=s["distinct"], n=w["steps"])
         shown = join_tokens([line.text for line in lines])
-        assert shown.replace(" ", "") == ("…" + "".join(style.token_label(x) for x in s["words"])).replace(" ", "")
+        cut = "…" if s["shown_words"] < len(s["words"]) else ""    # a text longer than its lines closes in "…"
+        assert shown.replace(" ", "") == ("…" + "".join(style.token_label(x) for x in s["words"][:s["shown_words"]])
+                                          + cut).replace(" ", "")
+        assert len(lines) <= w["lines_per_text"]
     said = [c for c in sc.captions if c["beat"] == "write"]
     rule = sc.values["caption_rules"]["write"]
     first, last = w["samples"][0]["distinct"], w["samples"][-1]["distinct"]
