@@ -82,17 +82,7 @@ def unit_sport_directions(gpt, lang: str, layer: int, held_out=None) -> dict:
 
 def mean_mlp_out(gpt, layer: int) -> np.ndarray:
     """The MLP output's mean over every position of the documented sample (its size and seed), traced here."""
-    key = ("means", id(gpt))
-    if key not in _CACHE:
-        vocab = gpt.tokenizer.vocab
-        streams = language().corpus(MEAN_SAMPLE["n_streams"], gpt.config.n_positions, MEAN_SAMPLE["seed"])
-        sums, n = np.zeros((gpt.config.n_layer, gpt.config.n_embd)), 0
-        for s in streams:
-            layers = gpt.trace([vocab[t.word] for t in s])["layers"]
-            sums += np.array([lay["mlp"]["out"].sum(0) for lay in layers])
-            n += len(s)
-        _CACHE[key] = sums / n
-    return _CACHE[key][layer]
+    return mean_out(gpt, layer, "mlp")
 
 
 def check_largest(v, rule, gpt):
@@ -277,20 +267,20 @@ def check_and(v, rule, gpt):
 
 
 def mean_out(gpt, layer: int, component: str) -> np.ndarray:
-    """An attention or MLP output's mean over every position of the documented sample, traced here."""
-    if component == "mlp":
-        return mean_mlp_out(gpt, layer)
-    key = ("attn_means", id(gpt))
+    """An attention ("attn") or MLP ("mlp") output's mean over every position of the documented sample (its size
+    and seed), traced here: both components' means from one pass over the sample."""
+    key = ("means", id(gpt))
     if key not in _CACHE:
         vocab = gpt.tokenizer.vocab
         streams = language().corpus(MEAN_SAMPLE["n_streams"], gpt.config.n_positions, MEAN_SAMPLE["seed"])
-        sums, n = np.zeros((gpt.config.n_layer, gpt.config.n_embd)), 0
+        sums, n = {c: np.zeros((gpt.config.n_layer, gpt.config.n_embd)) for c in ("attn", "mlp")}, 0
         for s in streams:
             layers = gpt.trace([vocab[t.word] for t in s])["layers"]
-            sums += np.array([lay["attn"]["out"].sum(0) for lay in layers])
+            for c in sums:
+                sums[c] += np.array([lay[c]["out"].sum(0) for lay in layers])
             n += len(s)
-        _CACHE[key] = sums / n
-    return _CACHE[key][layer]
+        _CACHE[key] = {c: total / n for c, total in sums.items()}
+    return _CACHE[key][component][layer]
 
 
 def attention_pushes(gpt, trace, answer_id: int, lang: str) -> list[float]:
