@@ -87,13 +87,17 @@ class LogChart(VGroup):
             n = NumberText(power_of_ten(k), SMALL, MUTED, align="left").place(0, -0.5)
             n.shift([x - n.get_center()[0], 0, 0])
             self.ticks.add(n)
-        for k in range(self.y0, self.y1 + 1, y_step):
-            y = self._y(10.0 ** k)
+        for value, text in self.y_ticks(y_step):
+            y = self._y(value)
             self.ticks.add(Line([0, y, 0], [-0.1, y, 0], stroke_color=MUTED, stroke_width=2))
-            n = NumberText(power_of_ten(k), SMALL, MUTED, align="right").place(-0.18, 0)
+            n = NumberText(text, SMALL, MUTED, align="right").place(-0.18, 0)
             n.shift([0, y - n.get_center()[1], 0])
             self.ticks.add(n)
         self.add(self.axes, self.ticks)
+
+    def y_ticks(self, y_step: int) -> list[tuple[float, str]]:
+        """The y axis' ticks: (value, label), every y_step decades."""
+        return [(10.0 ** k, power_of_ten(k)) for k in range(self.y0, self.y1 + 1, y_step)]
 
     def _x(self, value: float) -> float:
         return (math.log10(value) - self.x0) / (self.x1 - self.x0) * self.width_
@@ -136,26 +140,12 @@ class ChanceChart(LogChart):
     per-pair likelihood along the dimension, drawn on the same x axis as the counts of LogChart beside it."""
 
     def __init__(self, x_decades: tuple[int, int], *, width: float, height: float):
-        VGroup.__init__(self)
-        self.x0, self.x1 = x_decades
+        super().__init__(x_decades, (0, 1), width=width, height=height)
         self.y0, self.y1 = 0.0, 1.0
-        self.width_, self.height_ = width, height
-        self.axes = VGroup(Line([0, 0, 0], [width, 0, 0], stroke_color=MUTED, stroke_width=2),
-                           Line([0, 0, 0], [0, height, 0], stroke_color=MUTED, stroke_width=2))
-        self.ticks = VGroup()
-        for k in range(self.x0, self.x1 + 1):
-            x = self._x(10.0 ** k)
-            self.ticks.add(Line([x, 0, 0], [x, -0.1, 0], stroke_color=MUTED, stroke_width=2))
-            n = NumberText(power_of_ten(k), SMALL, MUTED, align="left").place(0, -0.5)
-            n.shift([x - n.get_center()[0], 0, 0])
-            self.ticks.add(n)
-        for q in (0, 25, 50, 75, 100):
-            y = self._y(q / 100)
-            self.ticks.add(Line([0, y, 0], [-0.1, y, 0], stroke_color=MUTED, stroke_width=2))
-            n = NumberText(f"{q}%", SMALL, MUTED, align="right").place(-0.18, 0)
-            n.shift([0, y - n.get_center()[1], 0])
-            self.ticks.add(n)
-        self.add(self.axes, self.ticks)
+
+    def y_ticks(self, y_step: int) -> list[tuple[float, str]]:
+        """Every 25%, whatever the step."""
+        return [(q / 100, f"{q}%") for q in (0, 25, 50, 75, 100)]
 
     def _y(self, value: float) -> float:
         return value * self.height_
