@@ -86,18 +86,25 @@ S = SHARED | Strings({
                   "{start} at the first LayerNorm, {end} at the last, {hi} at most.",
             "say_en": "The grey bars are the stream's variance before each LayerNorm, from the first to the last. "
                       "Here it drifts as sublayers add to it: {start} at the first, {end} at the last, "
-                      "{hi} at most. The coloured bars, after each LayerNorm, stay near 1.",
+                      "{hi} at most. The coloured bars are the variance after each LayerNorm.",
             "zh": "子层不断往残差流里加东西，残差流的方差随之漂移：\n"
                   "第一个 LayerNorm 处 {start}，最后一个 {end}，最大 {hi}。",
             "say_zh": "灰色的条是每个 LayerNorm 之前残差流的方差，从第一个到最后一个。这里，子层不断往残差流里"
-                      "加东西，方差随之漂移：第一个处 {start}，最后一个 {end}，最大 {hi}。LayerNorm 之后的条都在 1 附近。"},
+                      "加东西，方差随之漂移：第一个处 {start}，最后一个 {end}，最大 {hi}。彩色的条是每个 LayerNorm 之后的方差。"},
     "why_steady": {"en": "Sublayers add to the stream; here its variance stays between\n"
                          "{lo} and {hi}: {start} at the first LayerNorm, {end} at the last.",
                    "zh": "子层不断往残差流里加东西；这里方差保持在 {lo} 到 {hi} 之间：\n"
                          "第一个 LayerNorm 处 {start}，最后一个 {end}。"},
     "why_copy": {"en": "Yet each LayerNorm hands its sublayer numbers at variance\n"
                        "near 1: every sublayer reads numbers of one size, however deep.",
-                 "zh": "每个 LayerNorm 仍把方差约为 1 的数交给子层，\n所以无论多深，每个子层读到的数大小都一样。"},
+                 "say_en": "Yet the coloured bars, after each LayerNorm, all stand near 1, the lowest at {lo}: every "
+                           "sublayer reads numbers of one size, however deep.",
+                 "zh": "每个 LayerNorm 仍把方差约为 1 的数交给子层，\n所以无论多深，每个子层读到的数大小都一样。",
+                 "say_zh": "而 LayerNorm 之后的彩色条都在 1 附近，最低的是 {lo}：无论多深，每个子层读到的数"
+                           "大小都一样。"},
+    "why_copy_low": {"en": "Each LayerNorm scales its numbers towards variance 1, but\n"
+                           "the smallest input stops at {lo}: ε outweighs so small a variance.",
+                     "zh": "每个 LayerNorm 都把数缩放到方差接近 1，\n但最小的输入只到 {lo}：方差这么小时，ε 不可忽略。"},
     "post_title": {"en": "post-LN", "zh": "post-LN"},
     "post_who": {"en": "original Transformer, source article", "zh": "原始 Transformer、原文"},
     "pre_title": {"en": "pre-LN", "zh": "pre-LN"},
@@ -144,6 +151,7 @@ WHY_ZERO, WHY_UNIT, WHY_TALLEST = -1.15, 1.6, 1.95  # variance bars: baseline, h
 STEP, PAUSE = style.STEP, style.PAUSE
 SHARED_SCALE = 4.0  # the chart's stages share one scale while each one's longest bar is at least 1/this of the longest
 DRIFT = 1.25        # caption rule: the variance "drifts" when its largest value is at least this times its smallest
+NEAR_ONE = 0.05     # caption rule: a normalised variance "near 1" is within this of 1 as shown
 
 
 def chart_units(largest: list[float]) -> list[float]:
@@ -262,7 +270,12 @@ class AddNorm(FocusScene):
         self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.why_after], lag_ratio=0.15),
                   LaggedStart(*[FadeIn(n) for n in self.why_after_numbers], lag_ratio=0.15), run_time=2 * STEP)
         self.wait(PAUSE)
-        self.say("why_copy")
+        after = [float(texts[1]) for texts in self.why_numbers]          # the coloured bars' labels, as drawn
+        key = self.caption_rule("why_copy", "why_copy" if min(after) >= 1 - NEAR_ONE else "why_copy_low",
+                                f"the variance after each LayerNorm as shown: every label at least {1 - NEAR_ONE:g}: "
+                                "why_copy (near 1), else why_copy_low (the smallest named)",
+                                after_labels=[texts[1] for texts in self.why_numbers])
+        self.say(key, lo=style.statistic(min(after)), hi=style.statistic(max(after)))
         self.wait(PAUSE + 1)
 
     # --- building the pieces, from the model's numbers --------------------------------

@@ -257,6 +257,12 @@ def check_why(v, rule, gpt):
     return "why" if hi >= 1.25 * lo else "why_steady"
 
 
+def check_why_copy(v, rule, gpt):
+    after = [float(style.statistic(w["normalised_var"])) for w in v["why"]]       # as shown
+    assert all(a < 1 for a in (w["normalised_var"] for w in v["why"])), "ε keeps every variance under 1"
+    return "why_copy" if min(after) >= 0.95 else "why_copy_low"
+
+
 def check_lookback(v, rule, gpt):
     """The question beat: P(word) at the focus as trained and with the focus seeing only itself, recomputed here
     (the trace's self_only), then the caption decided from the bars' labels as recorded."""
@@ -576,7 +582,8 @@ CHECKS = {
                    "focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus)},
     "add_norm": {"layer_story": ({"layer_same", "layer_differs"}, check_layer_story),
                  "normalise": ({"normalise", "normalise_eps"}, check_normalise),
-                 "why": ({"why", "why_steady"}, check_why)},
+                 "why": ({"why", "why_steady"}, check_why),
+                 "why_copy": ({"why_copy", "why_copy_low"}, check_why_copy)},
     "mlp_steps": {"mlp_story": ({"mlp_story_same", "mlp_story_differs"}, check_mlp_story),
                   "gelu": ({"gelu_few", "gelu_many"}, check_gelu),
                   "readout": ({"readout_agrees", "readout_sum", "readout_neither", "readout_langs"}, check_readout),
