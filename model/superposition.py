@@ -292,6 +292,8 @@ def random_pair_outside(dim: int, eps_deg: float, points: int = 200_001) -> floa
     random pair falls outside 90 +- eps_deg. The cosine t has density (1 - t^2)^((d - 3)/2) / B(1/2, (d - 1)/2)
     on [-1, 1]; the tail is integrated numerically (float64, a grid packed towards sin eps, in log space)."""
     d, eps = _check_int("dim", dim, 2), _check_band(eps_deg)
+    if d == 2:        # in a plane the angle between two random directions is uniform on [0, 180]: exact, and the
+        return 1 - 2 * eps / 180   # cosine's density (1 - t^2)^(-1/2) is infinite at t = 1, so the grid cannot take it
     c = math.sin(math.radians(eps))
     u = torch.linspace(0, 1, points, dtype=torch.float64)
     t = c + (1 - c) * u ** 3

@@ -121,6 +121,11 @@ def test_the_random_estimate_matches_a_simulation():
         outside = ((a * b).sum(1).abs() > math.sin(math.radians(eps))).double().mean().item()
         assert lab.random_pair_outside(d, eps) == pytest.approx(outside, abs=0.004)
     assert lab.random_pair_outside(3, 30.0) == pytest.approx(0.5, abs=1e-9)       # uniform cosine in 3-D
+    assert lab.random_pair_outside(2, 1.0) == pytest.approx(178 / 180, abs=1e-12)  # uniform angle in a plane
+    a = torch.nn.functional.normalize(torch.randn(400_000, 2, generator=g, dtype=torch.float64), dim=1)
+    b = torch.nn.functional.normalize(torch.randn(400_000, 2, generator=g, dtype=torch.float64), dim=1)
+    outside = ((a * b).sum(1).abs() > math.sin(math.radians(20.0))).double().mean().item()
+    assert lab.random_pair_outside(2, 20.0) == pytest.approx(outside, abs=0.004)
     assert lab.random_count_estimate(12288, 1.0) == pytest.approx(1 / (2 * lab.random_pair_outside(12288, 1.0)))
 
 
