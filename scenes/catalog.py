@@ -237,7 +237,8 @@ CAUSAL_MASK = SceneSpec(
     summary="The causal mask puts −∞ on future keys; softmax normalises each query's line to weights that sum to 1.",
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "scaled", "mask", "softmax", "all_queries", "zeros", "growth", "summary"],
+    sections=lambda p: ["title", "question", "scaled", "mask", "softmax", "all_queries", "zeros", "growth",
+                        "summary"],
 )
 
 # --- attention chapter: values & ΔE, multi-head attention (helper chapter-C) ---
