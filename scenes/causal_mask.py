@@ -1,10 +1,13 @@
-"""Softmax per query, and the causal mask: future keys get −∞, each query's line becomes weights that sum
-to 1, masked cells become exactly 0; and the grid's size grows as context².
+"""Softmax per query, and the causal mask. It opens on the question the mask answers: one pass predicts the next
+word at every position, so a word that saw the words after it would read its answer. Then future keys get −∞, each
+query's line becomes weights that sum to 1, masked cells become exactly 0; the grid's size grows as context²; and
+it closes on the answer: every weight on a later word, in every layer and head, is exactly 0.
 
     manim render -ql scenes/causal_mask.py CausalMask
     python render.py causal_mask --lang zh --layer 0 --head 3
 
-Every number comes from the model's trace (scaled, masked, weights) for the head chosen by
+Every number comes from the model's trace (logits: model.analysis.next_word_predictions; scaled, masked, weights,
+and every head's weights: later_weights) for the head chosen by
 scenes.prompts.lookback_head, and from the configs (our context; GPT-3's, labelled as GPT-3's); the values
 shown are recorded at full precision in self.values (the manifest).
 """
@@ -65,36 +68,82 @@ S = CHAPTER_STRINGS | Strings({
     "top_note": {"en": "yellow: its top guess", "zh": "黄色：模型的首选"},
     "scaled": {"en": "The scaled scores of layer {layer}, head {head}, from the last scene.\n"
                      "Each column is one query's line: how well every key matches it.",
-               "zh": "上一节的缩放分数：第 {layer} 层第 {head} 个头。\n每一列属于一个查询：每个键与它有多匹配。"},
+               "zh": "上一节的缩放分数：第 {layer} 层第 {head} 个头。\n每一列属于一个查询：每个键与它有多匹配。",
+               "say_en": "The grid holds the scaled scores of layer {layer}, head {head}, from the last scene: queries "
+                         "run across, keys run down, blue for a positive score, red for a negative one. Each column "
+                         "is one query's line, how well every key matches it; the framed column is the line of "
+                         "\"{focus}\", its numbers written on the right.",
+               "say_zh": "网格里是上一节第 {layer} 层第 {head} 个头的缩放分数：查询横向排列，键纵向排列，蓝色为正，"
+                         "红色为负。每一列属于一个查询，表示每个键与它有多匹配；框出的一列属于“{focus}”，"
+                         "它的数写在右边。"},
     "mask": {"en": "A token may not look ahead: every key after the query\n"
                    "gets −∞ before the softmax. This is the causal mask.",
-             "zh": "一个词不能看后面的词：查询之后的每个键，\n在 softmax 之前都被设为 −∞。这就是因果遮罩。"},
+             "zh": "一个词不能看后面的词：查询之后的每个键，\n在 softmax 之前都被设为 −∞。这就是因果遮罩。",
+             "say_en": "A token may not look ahead. In each query's column, the cells of the keys after it turn dark "
+                       "red: each gets minus infinity before the softmax. This is the causal mask, the triangle "
+                       "below the diagonal.",
+             "say_zh": "一个词不能看后面的词。在每个查询的那一列里，它之后的键的格子都变成深红色：在 softmax 之前"
+                       "都被设为负无穷。这就是因果遮罩，对角线下方的三角形。"},
     "softmax": {"en": "Softmax down one query's line: e to each score, over their sum.\n"
                       "Every weight is positive, and the line adds up to 100%.",
-                "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n每个权重都是正数，整列加起来是 100%。"},
+                "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n每个权重都是正数，整列加起来是 100%。",
+                "say_en": "Softmax down the column of \"{focus}\": e to each score, over their sum. The numbers on the "
+                          "right are now its weights, in percent; every weight is positive, and the bracket adds "
+                          "them up to 100%.",
+                "say_zh": "沿“{focus}”那一列做 softmax：取 e 的幂，再除以总和。右边的数现在是它的权重，用百分数表示；"
+                          "每个权重都是正数，括号把它们加起来，是 100%。"},
     "softmax_masked": {"en": "Softmax down one query's line: e to each score, over their sum.\n"
                              "Masked keys get 0; the rest are positive and add up to 100%.",
-                       "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n被遮罩的键得到 0，其余权重都是正数，加起来是 100%。"},
+                       "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n被遮罩的键得到 0，其余权重都是正数，加起来是 100%。",
+                       "say_en": "Softmax down the column of \"{focus}\": e to each score, over their sum. The numbers "
+                                 "on the right are now its weights, in percent: the masked keys get 0, the rest are "
+                                 "positive, and the bracket adds them up to 100%.",
+                       "say_zh": "沿“{focus}”那一列做 softmax：取 e 的幂，再除以总和。右边的数现在是它的权重，用百分数"
+                                 "表示：被遮罩的键得到 0，其余都是正数，括号把它们加起来，是 100%。"},
     "softmax_nonneg": {"en": "Softmax down one query's line: e to each score, over their sum.\n"
                              "No weight is negative (the tiniest round to 0); the line adds up to 100%.",
-                       "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n没有负的权重（极小的舍入为 0），整列加起来是 100%。"},
+                       "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n没有负的权重（极小的舍入为 0），整列加起来是 100%。",
+                       "say_en": "Softmax down the column of \"{focus}\": e to each score, over their sum. The numbers "
+                                 "on the right are now its weights, in percent: none is negative, the tiniest round "
+                                 "to 0, and the bracket adds them up to 100%.",
+                       "say_zh": "沿“{focus}”那一列做 softmax：取 e 的幂，再除以总和。右边的数现在是它的权重，用百分数"
+                                 "表示：没有负的，极小的舍入为 0，括号把它们加起来，是 100%。"},
     "zeros_none": {"en": "Query \"{word}\" (position {i}) is the only token: it sees only itself,\n"
                          "so no key is masked and all 100% stays on it.",
                    "zh": "查询“{word}”（位置 {i}）是唯一的词：它只能看到自己，\n没有键被遮罩，100% 的权重都在它自己身上。"},
     "all_queries": {"en": "Every query's line is normalised the same way. The masked cells,\n"
                           "still dark red, become exactly 0, because e to the −∞ is 0.",
-                    "zh": "每个查询的那一列都这样归一化。被遮罩的格子仍是深红色，\n恰好变成 0，因为 e 的 −∞ 次幂是 0。"},
+                    "zh": "每个查询的那一列都这样归一化。被遮罩的格子仍是深红色，\n恰好变成 0，因为 e 的 −∞ 次幂是 0。",
+                    "say_en": "Every query's column is normalised the same way, one after another: the brighter a "
+                              "cell, the more weight. The masked cells, still dark red, become exactly 0, because e "
+                              "to the minus infinity is 0, as the legend on the right says.",
+                    "say_zh": "每个查询的那一列都这样依次归一化：格子越亮，权重越大。被遮罩的格子仍是深红色，恰好变成 0，"
+                              "因为 e 的负无穷次幂是 0，右边的图例也这样写着。"},
     "zeros": {"en": "Query \"{word}\" (position {i}) sees keys 0 to {i} only:\n"
                     "its {n} future keys get exactly 0, the rest add up to 100%.",
               "zh": "查询“{word}”（位置 {i}）只能看到位置 0 到 {i} 的键：\n后面 {n} 个键的权重恰好为 0，其余加起来是 100%。"},
     "growth": {"en": "One score per pair of tokens: n tokens make n × n cells.\n"
                      "Twice the context, four times the scores.",
-               "zh": "每一对词一个分数：n 个词就有 n × n 个格子。\n上下文加倍，分数变成四倍。"},
+               "zh": "每一对词一个分数：n 个词就有 n × n 个格子。\n上下文加倍，分数变成四倍。",
+               "say_en": "One score per pair of tokens: n tokens make n by n cells. The grid shrinks to the top left: "
+                         "our prompt's {T} tokens make {T2} scores, as the figures on the right count. Twice the "
+                         "context, four times the scores.",
+               "say_zh": "每一对词一个分数：n 个词就有 n 乘 n 个格子。网格缩到左上角：我们提示词的 {T} 个词，"
+                         "有 {T2} 个分数，右边的数字这样数着。上下文加倍，分数变成四倍。"},
     "context": {"en": "{Model}'s context is {n} tokens:\n{n2} scores per head, in each of its {L} layers.",
-                "zh": "{Model}的上下文是 {n} 个词：\n每层每个头 {n2} 个分数，共 {L} 层。"},
+                "zh": "{Model}的上下文是 {n} 个词：\n每层每个头 {n2} 个分数，共 {L} 层。",
+                "say_en": "The square grows a token at a time, to {Model}'s whole context of {n} tokens: {n2} scores "
+                          "per head, in each of its {L} layers. A line points to our prompt's small square in its "
+                          "corner.",
+                "say_zh": "方块一个词一个词地长大，直到{Model}的整个上下文，{n} 个词：每层每个头 {n2} 个分数，共 {L} 层。"
+                          "一条线指向角上我们提示词的小方块。"},
     "gpt3": {"en": "GPT-3's published shape: a context of {n} tokens,\n"
                    "{n2} scores per head, {H} heads in each of {L} layers.",
-             "zh": "GPT-3 公开的结构：上下文 {n} 个词，\n每个头 {n2} 个分数，{L} 层，每层 {H} 个头。"},
+             "zh": "GPT-3 公开的结构：上下文 {n} 个词，\n每个头 {n2} 个分数，{L} 层，每层 {H} 个头。",
+             "say_en": "Now the square stands for GPT-3's published context of {n} tokens, and ours shrinks into "
+                       "its top-left corner: {n2} scores per head, {H} heads in each of {L} layers.",
+             "say_zh": "现在这个方块代表 GPT-3 公开的上下文，{n} 个词；我们的缩进它的左上角："
+                       "每个头 {n2} 个分数，{L} 层，每层 {H} 个头。"},
     "in_all": {"en": "All heads and layers, by the configs: a full context makes\n"
                      "{gpt3} scores in GPT-3 and {ours} in {model}.",
                "zh": "按配置算出，所有层、所有头加起来，一个完整的上下文：\n"
@@ -342,7 +391,7 @@ class CausalMask(AttentionChapterScene):
     # --- the beats ------------------------------------------------------------------------------
     def beat_scaled(self):
         h = self.h
-        self.say("scaled", layer=style.shown(h.layer), head=style.shown(h.head))
+        self.say("scaled", layer=style.shown(h.layer), head=style.shown(h.head), focus=h.word(h.focus))
         self.scaled_scale = ColourScale.signed_for(h.scaled)
         grid = self.grid = place_grid(AttentionGrid(h.scaled, self.scaled_scale, tokens=h.tokens, lang=self.lang,
                                                     height=GRID_HEIGHT, focus=h.focus))
@@ -386,7 +435,7 @@ class CausalMask(AttentionChapterScene):
                                 "softmax_nonneg", "the focus line's weights: every unmasked weight > 0 (softmax if "
                                 "no key is masked, else softmax_masked), else softmax_nonneg",
                                 weights=line.tolist(), masked=masked.tolist())
-        self.say(key)
+        self.say(key, focus=h.word(h.focus))
         self.weight_scale = ColourScale("attention", 1.0)
         # masked cells keep the masked colour after the softmax, beside "masked: exactly 0" (a small weight is dark
         # grey: the two no longer look alike)
@@ -455,7 +504,7 @@ class CausalMask(AttentionChapterScene):
 
     def beat_growth(self):
         h, grid = self.h, self.grid
-        self.say("growth")
+        self.say("growth", T=h.T, T2=f"{h.T * h.T:,}")
         n_ctx, L, H = h.context, self.gpt.config.n_layer, h.n_head
         cell = AREA / n_ctx                            # the whole context fills the area
         origin = np.array([area_left(), TOP - 0.5, 0])   # top-left of the n × n area
