@@ -156,7 +156,8 @@ S = CHAPTER_STRINGS | Strings({
                           "that a word puts on a later word, and the largest of them is exactly 0.",
                 "say_zh": "回到开头的 {n} 个预测，每个词下面一根柱子。每一个都没有看到自己的答案：在全部 {L} 层、"
                           "每层 {H} 个头里，柱子旁边的框数出 {cells} 个看向后面词的权重，其中最大的也恰好是 0。"},
-    "answer_cells": {"en": "{cells} weights on later words", "zh": "看向后面词的 {cells} 个权重"},
+    "answer_cells": {"en": "{cells} weights", "zh": "{cells} 个权重"},
+    "answer_later": {"en": "on later words", "zh": "看向后面的词"},
     "answer_largest": {"en": "largest: {w}", "zh": "最大：{w}"},
     "cost": {"en": "At twice GPT-3's context, {n} tokens: {all2} scores,\n"
                    "four times as many. The square is why long contexts are costly.",
@@ -315,8 +316,8 @@ class CausalMask(AttentionChapterScene):
         last_line = row.question_lines[-1]
         if not bars:
             return VGroup()
-        if last_line.get_right()[0] + 0.5 + mob.width <= style.safe_half_width():
-            mob.next_to(last_line, RIGHT, buff=0.5)
+        if last_line.get_right()[0] + 0.4 + mob.width <= style.safe_half_width():
+            mob.next_to(last_line, RIGHT, buff=0.4)
             mob.shift(UP * (bars[-1][1].get_bottom()[1] + QUESTION_BAR / 2 - mob.get_center()[1]))
         else:
             mob.move_to([0, min(b[2].get_bottom()[1] for b in bars) - 0.2 - mob.height / 2, 0])
@@ -652,14 +653,15 @@ class CausalMask(AttentionChapterScene):
         self.play(FadeIn(VGroup(*row.chips, row.ellipsis, row.indices, guess, self.bar_tracks(row, bars))),
                   *[FadeIn(VGroup(b[1], b[2])) for b in bars], run_time=STEP)
         box = VGroup(Label(self.s("answer_cells", cells=f"{lw['cells']:,}"), font_size=style.SMALL, color=MUTED),
+                     Label(self.s("answer_later"), font_size=style.SMALL, color=MUTED),
                      Label(self.s("answer_largest", w=self.s("masked_zero") if lw["largest"] == 0 else
-                                  style.percent(lw["largest"])), font_size=style.LABEL,
-                           color=style.MASK_ACCENT)).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
-        frame = SurroundingRectangle(box, color=style.MASK_ACCENT, buff=0.2, corner_radius=0.1)
+                                  style.percent(lw["largest"])), font_size=style.SMALL,
+                           color=style.MASK_ACCENT)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+        frame = SurroundingRectangle(box, color=style.MASK_ACCENT, buff=0.15, corner_radius=0.1)
         answer = self.beside_bars(row, bars, VGroup(frame, box))
         self.play(Create(answer), run_time=STEP)
         self.wait(PAUSE + 2)
-        self.values["answer"] = {**lw, "label": box[1].text, "shown": len(answer) > 0,
+        self.values["answer"] = {**lw, "label": box[2].text, "shown": len(answer) > 0,
                                  "predictions": h.T}
 
     # --- building the pieces ----------------------------------------------------------------------
