@@ -234,10 +234,12 @@ QUERIES_KEYS = SceneSpec(
 CAUSAL_MASK = SceneSpec(
     name="causal_mask",
     cls="CausalMask",
-    summary="The causal mask puts −∞ on future keys; softmax normalises each query's line to weights that sum to 1.",
+    summary="One pass predicts the next word at every position, so no word may see its answer: the causal mask puts "
+            "−∞ on future keys; softmax normalises each query's line to weights that sum to 1.",
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "scaled", "mask", "softmax", "all_queries", "zeros", "growth", "summary"],
+    sections=lambda p: ["title", "question", "scaled", "mask", "softmax", "all_queries", "zeros", "growth",
+                        "summary"],
 )
 
 # --- attention chapter: values & ΔE, multi-head attention (helper chapter-C) ---

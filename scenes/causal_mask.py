@@ -1,10 +1,13 @@
-"""Softmax per query, and the causal mask: future keys get −∞, each query's line becomes weights that sum
-to 1, masked cells become exactly 0; and the grid's size grows as context².
+"""Softmax per query, and the causal mask. It opens on the question the mask answers: one pass predicts the next
+word at every position, so a word that saw the words after it would read its answer. Then future keys get −∞, each
+query's line becomes weights that sum to 1, masked cells become exactly 0; the grid's size grows as context²; and
+it closes on the answer: every weight on a later word, in every layer and head, is exactly 0.
 
     manim render -ql scenes/causal_mask.py CausalMask
     python render.py causal_mask --lang zh --layer 0 --head 3
 
-Every number comes from the model's trace (scaled, masked, weights) for the head chosen by
+Every number comes from the model's trace (logits: model.analysis.next_word_predictions; scaled, masked, weights,
+and every head's weights: later_weights) for the head chosen by
 scenes.prompts.lookback_head, and from the configs (our context; GPT-3's, labelled as GPT-3's); the values
 shown are recorded at full precision in self.values (the manifest).
 """
@@ -12,67 +15,155 @@ shown are recorded at full precision in self.values (the manifest).
 from __future__ import annotations
 
 import numpy as np
-from manim import (DL, DOWN, LEFT, RIGHT, UP, UR, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart,
-                   Line, Rectangle, ReplacementTransform, TransformFromCopy, UpdateFromAlphaFunc, VGroup)
+from manim import (DL, DOWN, LEFT, RIGHT, UP, UR, AnimationGroup, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart,
+                   Line, Rectangle, ReplacementTransform, SurroundingRectangle, TransformFromCopy, UpdateFromAlphaFunc,
+                   VGroup)
 
 from model import GPT3_175B
+from model.analysis import later_weights, next_word_predictions
 from scenes import style
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, LEGEND_X, TOP, AttentionChapterScene, line_numbers,
                                       place_grid, place_legend)
-from scenes.components import AttentionGrid, ColourLegend, ColourScale, FootedPercents, Label, NumberText
+from scenes.components import (AttentionGrid, ColourLegend, ColourScale, FootedPercents, Label, NumberText, TokenRow,
+                               keep_inside_safe_area)
 from scenes.prompts import own_language
-from scenes.style import MUTED, QUERY, Strings
+from scenes.style import MUTED, PROB, QUERY, Strings
 
 S = CHAPTER_STRINGS | Strings({
     "title": {"en": "The causal mask and softmax", "zh": "因果遮罩与 softmax"},
     "subtitle": {"en": "Softmax per query: how scores become attention weights",
                  "zh": "逐个查询做 softmax：分数如何变成注意力权重"},
+    # the question the mask answers, on the chapter's prompt (model.analysis.next_word_predictions: one real pass)
+    "question": {"en": "In training, one pass predicts the next word at every position.\n"
+                       "Under each word: its probability, from the words before it.",
+                 "zh": "训练时，模型一次就预测出每个位置的下一个词。\n每个词下面：只看它前面的词时，这个词的概率。",
+                 "say_en": "In training, the model predicts the next word at every position, all in one pass: our "
+                           "prompt's {n} tokens make {n} predictions at once. Under each word, a bar shows the "
+                           "probability the model gave that word when it could see only the words before it.",
+                 "say_zh": "训练时，模型一次就预测出每个位置的下一个词：我们的提示词有 {n} 个词，就同时做出 {n} 个预测。"
+                           "每个词下面的柱子，是模型只看到它前面的词时，给这个词的概率。"},
+    "predicted_some": {"en": "{k} of these {m} words were its top guess (yellow bars).\n"
+                             "After \"{last}\" its top guess is \"{top}\": {p}.",
+                       "zh": "这 {m} 个词里有 {k} 个是它的首选（黄色柱子）。\n在“{last}”之后，它的首选是“{top}”：{p}。"},
+    "predicted_all": {"en": "Every one of these {m} words was its top guess (yellow bars).\n"
+                            "After \"{last}\" its top guess is \"{top}\": {p}.",
+                      "zh": "这 {m} 个词每一个都是它的首选（黄色柱子）。\n在“{last}”之后，它的首选是“{top}”：{p}。"},
+    "predicted_none": {"en": "None of these {m} words was its top guess (grey bars).\n"
+                             "After \"{last}\" its top guess is \"{top}\": {p}.",
+                       "zh": "这 {m} 个词没有一个是它的首选（灰色柱子）。\n在“{last}”之后，它的首选是“{top}”：{p}。"},
+    "predicted_one": {"en": "One token, one prediction:\nafter \"{last}\" its top guess is \"{top}\": {p}.",
+                      "zh": "一个词，一个预测：\n在“{last}”之后，它的首选是“{top}”：{p}。"},
+    "peek": {"en": "If \"{word}\" saw the words after it, it would read \"{next}\":\n"
+                   "the answer, not a prediction. So each position looks only back.",
+             "zh": "如果“{word}”能看到后面的词，它就会直接读到“{next}”：\n那是答案，不是预测。所以每个位置只能往回看。",
+             "say_en": "If \"{word}\" could see the words after it, it would read the answer, \"{next}\", instead of "
+                       "predicting it. The dark red now covers every word after \"{word}\", the answer among "
+                       "them: each position may look only back.",
+             "say_zh": "如果“{word}”能看到后面的词，它就会直接读到答案“{next}”，而不是去预测它。"
+                       "现在深红色盖住了“{word}”后面的每个词，答案也在其中：每个位置只能往回看。"},
+    "peek_alone": {"en": "If a word saw the words after it, it would read the next one:\n"
+                         "the answer, not a prediction. So each position looks only back.",
+                   "zh": "如果一个词能看到后面的词，它就会直接读到下一个词：\n那是答案，不是预测。所以每个位置只能往回看。"},
+    "top_note": {"en": "yellow: its top guess", "zh": "黄色：模型的首选"},
     "scaled": {"en": "The scaled scores of layer {layer}, head {head}, from the last scene.\n"
                      "Each column is one query's line: how well every key matches it.",
-               "zh": "上一节的缩放分数：第 {layer} 层第 {head} 个头。\n每一列属于一个查询：每个键与它有多匹配。"},
+               "zh": "上一节的缩放分数：第 {layer} 层第 {head} 个头。\n每一列属于一个查询：每个键与它有多匹配。",
+               "say_en": "The grid holds the scaled scores of layer {layer}, head {head}, from the last scene: queries "
+                         "run across, keys run down, blue for a positive score, red for a negative one. Each column "
+                         "is one query's line, how well every key matches it; the framed column is the line of "
+                         "\"{focus}\", its numbers written on the right.",
+               "say_zh": "网格里是上一节第 {layer} 层第 {head} 个头的缩放分数：查询横向排列，键纵向排列，蓝色为正，"
+                         "红色为负。每一列属于一个查询，表示每个键与它有多匹配；框出的一列属于“{focus}”，"
+                         "它的数写在右边。"},
     "mask": {"en": "A token may not look ahead: every key after the query\n"
                    "gets −∞ before the softmax. This is the causal mask.",
-             "zh": "一个词不能看后面的词：查询之后的每个键，\n在 softmax 之前都被设为 −∞。这就是因果遮罩。"},
+             "zh": "一个词不能看后面的词：查询之后的每个键，\n在 softmax 之前都被设为 −∞。这就是因果遮罩。",
+             "say_en": "A token may not look ahead. In each query's column, the cells of the keys after it turn dark "
+                       "red: each gets minus infinity before the softmax. This is the causal mask, the triangle "
+                       "below the diagonal.",
+             "say_zh": "一个词不能看后面的词。在每个查询的那一列里，它之后的键的格子都变成深红色：在 softmax 之前"
+                       "都被设为负无穷。这就是因果遮罩，对角线下方的三角形。"},
     "softmax": {"en": "Softmax down one query's line: e to each score, over their sum.\n"
                       "Every weight is positive, and the line adds up to 100%.",
-                "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n每个权重都是正数，整列加起来是 100%。"},
+                "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n每个权重都是正数，整列加起来是 100%。",
+                "say_en": "Softmax down the column of \"{focus}\": e to each score, over their sum. The numbers on the "
+                          "right are now its weights, in percent; every weight is positive, and the bracket adds "
+                          "them up to 100%.",
+                "say_zh": "沿“{focus}”那一列做 softmax：取 e 的幂，再除以总和。右边的数现在是它的权重，用百分数表示；"
+                          "每个权重都是正数，括号把它们加起来，是 100%。"},
     "softmax_masked": {"en": "Softmax down one query's line: e to each score, over their sum.\n"
                              "Masked keys get 0; the rest are positive and add up to 100%.",
-                       "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n被遮罩的键得到 0，其余权重都是正数，加起来是 100%。"},
+                       "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n被遮罩的键得到 0，其余权重都是正数，加起来是 100%。",
+                       "say_en": "Softmax down the column of \"{focus}\": e to each score, over their sum. The numbers "
+                                 "on the right are now its weights, in percent: the masked keys get 0, the rest are "
+                                 "positive, and the bracket adds them up to 100%.",
+                       "say_zh": "沿“{focus}”那一列做 softmax：取 e 的幂，再除以总和。右边的数现在是它的权重，用百分数"
+                                 "表示：被遮罩的键得到 0，其余都是正数，括号把它们加起来，是 100%。"},
     "softmax_nonneg": {"en": "Softmax down one query's line: e to each score, over their sum.\n"
                              "No weight is negative (the tiniest round to 0); the line adds up to 100%.",
-                       "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n没有负的权重（极小的舍入为 0），整列加起来是 100%。"},
+                       "zh": "沿一个查询的那一列做 softmax：取 e 的幂，再除以总和。\n没有负的权重（极小的舍入为 0），整列加起来是 100%。",
+                       "say_en": "Softmax down the column of \"{focus}\": e to each score, over their sum. The numbers "
+                                 "on the right are now its weights, in percent: none is negative, the tiniest round "
+                                 "to 0, and the bracket adds them up to 100%.",
+                       "say_zh": "沿“{focus}”那一列做 softmax：取 e 的幂，再除以总和。右边的数现在是它的权重，用百分数"
+                                 "表示：没有负的，极小的舍入为 0，括号把它们加起来，是 100%。"},
     "zeros_none": {"en": "Query \"{word}\" (position {i}) is the only token: it sees only itself,\n"
                          "so no key is masked and all 100% stays on it.",
                    "zh": "查询“{word}”（位置 {i}）是唯一的词：它只能看到自己，\n没有键被遮罩，100% 的权重都在它自己身上。"},
     "all_queries": {"en": "Every query's line is normalised the same way. The masked cells,\n"
                           "still dark red, become exactly 0, because e to the −∞ is 0.",
-                    "zh": "每个查询的那一列都这样归一化。被遮罩的格子仍是深红色，\n恰好变成 0，因为 e 的 −∞ 次幂是 0。"},
+                    "zh": "每个查询的那一列都这样归一化。被遮罩的格子仍是深红色，\n恰好变成 0，因为 e 的 −∞ 次幂是 0。",
+                    "say_en": "Every query's column is normalised the same way, one after another: the brighter a "
+                              "cell, the more weight. The masked cells, still dark red, become exactly 0, because e "
+                              "to the minus infinity is 0, as the legend on the right says.",
+                    "say_zh": "每个查询的那一列都这样依次归一化：格子越亮，权重越大。被遮罩的格子仍是深红色，恰好变成 0，"
+                              "因为 e 的负无穷次幂是 0，右边的图例也这样写着。"},
     "zeros": {"en": "Query \"{word}\" (position {i}) sees keys 0 to {i} only:\n"
                     "its {n} future keys get exactly 0, the rest add up to 100%.",
               "zh": "查询“{word}”（位置 {i}）只能看到位置 0 到 {i} 的键：\n后面 {n} 个键的权重恰好为 0，其余加起来是 100%。"},
     "growth": {"en": "One score per pair of tokens: n tokens make n × n cells.\n"
                      "Twice the context, four times the scores.",
-               "zh": "每一对词一个分数：n 个词就有 n × n 个格子。\n上下文加倍，分数变成四倍。"},
+               "zh": "每一对词一个分数：n 个词就有 n × n 个格子。\n上下文加倍，分数变成四倍。",
+               "say_en": "One score per pair of tokens: n tokens make n by n cells. The grid shrinks to the top left: "
+                         "our prompt's {T} tokens make {T2} scores, as the figures on the right count. Twice the "
+                         "context, four times the scores.",
+               "say_zh": "每一对词一个分数：n 个词就有 n 乘 n 个格子。网格缩到左上角：我们提示词的 {T} 个词，"
+                         "有 {T2} 个分数，右边的数字这样数着。上下文加倍，分数变成四倍。"},
     "context": {"en": "{Model}'s context is {n} tokens:\n{n2} scores per head, in each of its {L} layers.",
-                "zh": "{Model}的上下文是 {n} 个词：\n每层每个头 {n2} 个分数，共 {L} 层。"},
+                "zh": "{Model}的上下文是 {n} 个词：\n每层每个头 {n2} 个分数，共 {L} 层。",
+                "say_en": "The square grows a token at a time, to {Model}'s whole context of {n} tokens: {n2} scores "
+                          "per head, in each of its {L} layers. A line points to our prompt's small square in its "
+                          "corner.",
+                "say_zh": "方块一个词一个词地长大，直到{Model}的整个上下文，{n} 个词：每层每个头 {n2} 个分数，共 {L} 层。"
+                          "一条线指向角上我们提示词的小方块。"},
     "gpt3": {"en": "GPT-3's published shape: a context of {n} tokens,\n"
                    "{n2} scores per head, {H} heads in each of {L} layers.",
-             "zh": "GPT-3 公开的结构：上下文 {n} 个词，\n每个头 {n2} 个分数，{L} 层，每层 {H} 个头。"},
+             "zh": "GPT-3 公开的结构：上下文 {n} 个词，\n每个头 {n2} 个分数，{L} 层，每层 {H} 个头。",
+             "say_en": "Now the square stands for GPT-3's published context of {n} tokens, and ours shrinks into "
+                       "its top-left corner: {n2} scores per head, {H} heads in each of {L} layers.",
+             "say_zh": "现在这个方块代表 GPT-3 公开的上下文，{n} 个词；我们的缩进它的左上角："
+                       "每个头 {n2} 个分数，{L} 层，每层 {H} 个头。"},
     "in_all": {"en": "All heads and layers, by the configs: a full context makes\n"
                      "{gpt3} scores in GPT-3 and {ours} in {model}.",
                "zh": "按配置算出，所有层、所有头加起来，一个完整的上下文：\n"
                      "GPT-3 有 {gpt3} 个分数，{model}有 {ours} 个。"},
-    "summary": {"en": "Masked and normalised, one line per query: these weights say\n"
-                      "how much of each earlier token flows into that token's vector.",
-                "zh": "遮罩并归一化后，每个查询一列：这些权重表示\n每个之前的词有多少信息流入这个词的向量。"},
+    "summary": {"en": "Each of these {n} predictions was made blind to its answer:\n"
+                      "in every layer and head, all {cells} weights on later words are 0.",
+                "zh": "这 {n} 个预测，每一个都没有看到自己的答案：\n每一层、每个头里，看向后面词的 {cells} 个权重全都是 0。",
+                "say_en": "Back to the opening's {n} predictions, one bar under each word. Each was made blind to its "
+                          "answer: in all {L} layers, {H} heads each, the box beside the bars counts {cells} weights "
+                          "that a word puts on a later word, and the largest of them is exactly 0.",
+                "say_zh": "回到开头的 {n} 个预测，每个词下面一根柱子。每一个都没有看到自己的答案：在全部 {L} 层、"
+                          "每层 {H} 个头里，柱子旁边的框数出 {cells} 个看向后面词的权重，其中最大的也恰好是 0。"},
+    "answer_cells": {"en": "{cells} weights", "zh": "{cells} 个权重"},
+    "answer_later": {"en": "on later words", "zh": "看向后面的词"},
+    "answer_largest": {"en": "largest: {w}", "zh": "最大：{w}"},
     "cost": {"en": "At twice GPT-3's context, {n} tokens: {all2} scores,\n"
                    "four times as many. The square is why long contexts are costly.",
              "zh": "把 GPT-3 的上下文加倍到 {n} 个词，分数变成四倍，\n"
                    "共 {all2} 个：这个平方让长上下文代价高昂。"},
     "masked_zero": {"en": "exactly 0", "zh": "恰好为 0"},   # beside the masked swatch, under the weights' legend
-    "where_weight": {"en": "weight {w}", "zh": "权重 {w}"},
     "scaled_scale": {"en": "q·k ÷ {root}", "zh": "q·k ÷ {root}"},
     "weight_scale_attn": {"en": "attention", "zh": "注意力权重"},
     "prompt_n": {"en": "our prompt: n = {n}", "zh": "本提示词：n = {n}"},
@@ -91,6 +182,8 @@ S = CHAPTER_STRINGS | Strings({
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
 BEATS = style.BEAT_TITLES | Strings({
+    "question":     {"en": "Why may a word not look ahead?", "zh": "为什么不能往后看"},
+    "summary":      {"en": "Blind to the answer", "zh": "看不到答案"},
     "scaled":       {"en": "The scaled scores", "zh": "缩放后的分数"},
     "mask":         {"en": "The causal mask", "zh": "因果遮罩"},
     "softmax":      {"en": "Softmax of one query", "zh": "一个查询的 softmax"},
@@ -130,6 +223,12 @@ def at_line(label: Label, line: float) -> Label:
     return label.shift(RIGHT * (TEXT_X - label.get_left()[0])).on_baseline(GROWTH_FIRST_LINE - line * GROWTH_PITCH)
 
 
+QUESTION_LINE = 2.8       # the question's prompt, on two lines where one is too wide: between their tops
+QUESTION_BELOW, QUESTION_BAR, QUESTION_BAR_W = 0.5, 0.85, 0.3   # a bar's room below its chip; 100%'s height; width
+QUESTION_STAGGER = 0.33   # a percentage that would touch its neighbour steps down this far
+QUESTION_LOWEST = -2.2    # the lowest the note on yellow may reach (a two-line caption's top is below)
+
+
 def example_query(h) -> tuple[int, str]:
     """A query with future keys, to show its exact zeros, and the rule that picked it."""
     if h.focus < h.T - 1:
@@ -146,11 +245,154 @@ class CausalMask(AttentionChapterScene):
 
     def prepare(self):
         self.h = self.choose_head()
+        self.predictions = next_word_predictions(self.gpt, self.h.trace)   # the one pass's every prediction
+        self.later = later_weights(self.h.trace)          # every weight on a later key, in every layer and head
+
+    # --- the question: every position predicts its next word at once, so none may see ahead -------------------
+    def question_row(self) -> tuple[TokenRow, list]:
+        """The prompt with a "?" slot after it, on one line where it fits the title-safe width, else on two (broken
+        after the first sentence's end, else in the middle; where two lines do not hold it either, one line whose
+        earliest tokens give way to a "⋯"). Under every word from the second on, a bar: P(that word) from the words
+        before it (yellow where it was the top guess), its percentage under it (one that would touch the one before
+        it steps down); under the slot, the last word's top guess's. Returns the row and, per bar, (position predicted
+        from, bar, label, probability, is top guess)."""
+        h, preds = self.h, self.predictions
+        slot_word = style.token_label(preds[-1]["top_word"])
+        width = 2 * style.safe_half_width() - 0.2
+        row = TokenRow(h.tokens, lang=self.lang, next_slot=True, slot_word=slot_word, max_width=1e9)
+        boxes = [*row.chips, row.slot]
+        extra = max(row.slot_filled(slot_word).width - row.slot.width, 0)   # the top guess fills the slot later
+        if row.width + extra <= width:
+            lines = [VGroup(row)]
+        else:
+            ends = [i + 1 for i, t in enumerate(h.tokens[:-1]) if t.strip() in (".", "\u3002")]
+            split = ends[0] if ends else (h.T + 1) // 2
+            lines = [VGroup(*[VGroup(boxes[i], row.indices[i]) for i in range(split)]),
+                     VGroup(*[VGroup(boxes[i], row.indices[i]) for i in range(split, len(boxes))])]
+            if lines[0].width > width or lines[1].width + extra > width:      # a checkpoint's long BPE pieces: one line, from "⋯" on
+                row = TokenRow(h.tokens, lang=self.lang, next_slot=True, slot_word=slot_word,
+                               max_width=2 * style.safe_half_width() - 0.2)      # keeps room for the top guess
+                boxes, lines = [*row.chips, row.slot], [VGroup(row)]
+        left = -max(line.width + (extra if n == len(lines) - 1 else 0) for n, line in enumerate(lines)) / 2
+        # the lines as one block, centred (with the top guess in the slot), a second one starting under the first
+        for n, line in enumerate(lines):
+            line.shift(RIGHT * (left - line.get_left()[0]) + UP * (TOP - 0.1 - n * QUESTION_LINE - line.get_top()[1]))
+        label = lambda p: NumberText(style.percent(p), style.SMALL, style.TEXT)   # noqa: E731
+        bars = []
+        for j, box in enumerate(boxes):
+            i = row.first_shown + j - 1            # the position whose prediction this box is (chip i + 1, or the slot)
+            if i < 0:
+                continue
+            r = preds[i]
+            p, top = (r["p_next"], bool(r["next_is_top"])) if r["next_word"] is not None else (r["p_top"], True)
+            x, base = box.get_center()[0], box.get_bottom()[1] - QUESTION_BELOW - QUESTION_BAR
+            bar = Rectangle(width=QUESTION_BAR_W, height=max(QUESTION_BAR * p, 0.01), stroke_width=0,
+                            fill_color=PROB if top else MUTED, fill_opacity=1)
+            bar.move_to([x, base + bar.height / 2, 0])
+            text = keep_inside_safe_area(label(p).place(x + label(p).width / 2, base - 0.36))
+            if bars and bars[-1][2].get_right()[0] + 0.08 > text.get_left()[0] and \
+                    abs(bars[-1][2].baseline() - text.baseline()) < 1e-6:
+                text.shift(DOWN * QUESTION_STAGGER)     # a label that would touch the one before it steps down
+            bars.append((i, bar, text, p, top))
+        row.question_lines = lines
+        return row, bars
+
+    @staticmethod
+    def bar_tracks(row: TokenRow, bars: list) -> VGroup:
+        """A base line under each line's bars, as long as the line."""
+        track = VGroup()
+        for line in row.question_lines:
+            own = [b[1] for b in bars if line.get_left()[0] - 1e-6 <= b[1].get_center()[0] <= line.get_right()[0] + 1e-6
+                   and line.get_bottom()[1] - 2 * QUESTION_BAR < b[1].get_bottom()[1] < line.get_bottom()[1]]
+            if own:
+                y = own[0].get_bottom()[1]
+                track.add(Line([line.get_left()[0], y, 0], [line.get_right()[0], y, 0], stroke_width=2, color=MUTED))
+        return track
+
+    @staticmethod
+    def beside_bars(row: TokenRow, bars: list, mob) -> VGroup:
+        """`mob` beside the last line's bars where it fits the title-safe width, else centred under the bars where it
+        stays clear of a two-line caption; else an empty group (no room)."""
+        last_line = row.question_lines[-1]
+        if not bars:
+            return VGroup()
+        if last_line.get_right()[0] + 0.4 + mob.width <= style.safe_half_width():
+            mob.next_to(last_line, RIGHT, buff=0.4)
+            mob.shift(UP * (bars[-1][1].get_bottom()[1] + QUESTION_BAR / 2 - mob.get_center()[1]))
+        else:
+            mob.move_to([0, min(b[2].get_bottom()[1] for b in bars) - 0.2 - mob.height / 2, 0])
+        return VGroup(mob) if mob.get_bottom()[1] >= QUESTION_LOWEST else VGroup()
+
+    def question_position(self, row: TokenRow) -> tuple[int | None, str]:
+        """The position whose next word the peek shows: the zeros beat's query (example_query) where it has a next
+        word on screen, else the last shown position that has one; None when no shown word has a next word."""
+        h = self.h
+        q, rule = example_query(h)
+        if row.first_shown <= q < h.T - 1:
+            return q, rule
+        if row.first_shown <= h.T - 2:
+            return h.T - 2, "the last shown token with a next word (the zeros beat's query is not on screen)"
+        return None, "no shown token has a next word"
+
+    def beat_question(self):
+        h, preds = self.h, self.predictions
+        self.say("question", n=h.T)
+        row, bars = self.question_row()
+        track = self.bar_tracks(row, bars)
+        self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in row.chips], lag_ratio=0.05),
+                  FadeIn(row.ellipsis), FadeIn(row.indices), FadeIn(row.slot), FadeIn(track),
+                  run_time=STEP + 0.05 * len(row.chips))
+        self.play(LaggedStart(*[GrowFromEdge(b[1], DOWN) for b in bars], lag_ratio=0.08),
+                  LaggedStart(*[FadeIn(b[2]) for b in bars], lag_ratio=0.08), run_time=2 * STEP)
+        note = self.beside_bars(row, bars, Label(self.s("top_note"), font_size=style.SMALL, color=PROB))
+        self.play(FadeIn(note), run_time=0.6)       # (no room for it: the next caption says what yellow means)
+        # how many of the prompt's next words were the model's top guess; the last word's top guess fills the slot
+        inner = [r for r in preds[:-1]]
+        k, m = sum(bool(r["next_is_top"]) for r in inner), len(inner)
+        key = self.caption_rule("predicted", "predicted_one" if not m else "predicted_all" if k == m else
+                                "predicted_none" if k == 0 else "predicted_some",
+                                "of the prompt's next words (positions 0..T-2), how many are the model's top guess "
+                                "(argmax, lower id on a tie): predicted_all if every one, predicted_none if none, "
+                                "else predicted_some; predicted_one for a one-token prompt",
+                                top_count=k, next_words=m, next_is_top=[r["next_is_top"] for r in inner])
+        last = preds[-1]
+        self.say(key, k=k, m=m, last=h.word(h.T - 1), top=style.token_label(last["top_word"]),
+                 p=style.percent(last["p_top"]))
+        guess = row.slot_filled(style.token_label(last["top_word"]))
+        self.play(FadeOut(row.slot), FadeIn(guess), run_time=STEP)
+        self.wait(PAUSE)
+        # the peek: if a word could see what follows, it would read its answer
+        q, q_rule = self.question_position(row)
+        boxes = [*row.chips, guess]
+        marks = VGroup()
+        if q is not None:
+            self.say("peek", word=h.word(q), next=h.word(q + 1))
+            chip_of = lambda i: boxes[i - row.first_shown]     # noqa: E731
+            marks.add(SurroundingRectangle(chip_of(q), color=style.TEXT, buff=0.06, corner_radius=0.1),
+                      SurroundingRectangle(chip_of(q + 1), color=style.MASK_ACCENT, buff=0.06, corner_radius=0.1))
+            self.play(Create(marks), run_time=0.8)
+            self.wait(PAUSE)
+            covers = VGroup(*[Rectangle(width=b.width + 0.04, height=b.height + 0.04, stroke_width=2,
+                                        stroke_color=style.MASK_ACCENT, fill_color=style.MASKED, fill_opacity=0.92)
+                              .move_to(b) for b in boxes[q + 1 - row.first_shown:]])
+            self.play(LaggedStart(*[FadeIn(c) for c in covers], lag_ratio=0.1), run_time=STEP)
+            marks.add(covers)
+        else:
+            self.say("peek_alone")
+        self.caption_rule("peek", "peek" if q is not None else "peek_alone", "peek if a shown token has a next word "
+                          "(the position: " + q_rule + "), else peek_alone", position=q,
+                          next_word=None if q is None else h.tokens[q + 1])
+        self.wait(PAUSE + 1)
+        self.values["question"] = {
+            "predictions": preds, "first_shown": row.first_shown, "top_count": k, "next_words": m,
+            "bars": [{"position": i, "p": p, "label": t.text, "top": top} for i, _, t, p, top in bars],
+            "slot_word": last["top_word"], "peek": q, "peek_rule": q_rule, "note": len(note) > 0}
+        self.question_group = VGroup(row, guess, track, note, marks, *[VGroup(b[1], b[2]) for b in bars])
 
     # --- the beats ------------------------------------------------------------------------------
     def beat_scaled(self):
         h = self.h
-        self.say("scaled", layer=style.shown(h.layer), head=style.shown(h.head))
+        self.say("scaled", layer=style.shown(h.layer), head=style.shown(h.head), focus=h.word(h.focus))
         self.scaled_scale = ColourScale.signed_for(h.scaled)
         grid = self.grid = place_grid(AttentionGrid(h.scaled, self.scaled_scale, tokens=h.tokens, lang=self.lang,
                                                     height=GRID_HEIGHT, focus=h.focus))
@@ -161,6 +403,7 @@ class CausalMask(AttentionChapterScene):
         self.numbers = line_numbers(grid, [style.signed(v, 1) for v in h.scaled[h.focus]])
         self.header = self.line_header(grid, self.numbers)
         self.frame = grid.line_frame(h.focus)
+        self.play(FadeOut(self.question_group), run_time=0.8)        # the question's picture gives way to the grid
         self.play(FadeIn(grid.axes), LaggedStart(*[FadeIn(grid.line(q)) for q in range(h.T)], lag_ratio=0.06),
                   FadeIn(self.scaled_legend), run_time=2 * STEP)
         self.play(Create(self.frame), FadeIn(self.header), FadeIn(self.numbers), run_time=STEP)
@@ -193,7 +436,7 @@ class CausalMask(AttentionChapterScene):
                                 "softmax_nonneg", "the focus line's weights: every unmasked weight > 0 (softmax if "
                                 "no key is masked, else softmax_masked), else softmax_nonneg",
                                 weights=line.tolist(), masked=masked.tolist())
-        self.say(key)
+        self.say(key, focus=h.word(h.focus))
         self.weight_scale = ColourScale("attention", 1.0)
         # masked cells keep the masked colour after the softmax, beside "masked: exactly 0" (a small weight is dark
         # grey: the two no longer look alike)
@@ -262,7 +505,7 @@ class CausalMask(AttentionChapterScene):
 
     def beat_growth(self):
         h, grid = self.h, self.grid
-        self.say("growth")
+        self.say("growth", T=h.T, T2=f"{h.T * h.T:,}")
         n_ctx, L, H = h.context, self.gpt.config.n_layer, h.n_head
         cell = AREA / n_ctx                            # the whole context fills the area
         origin = np.array([area_left(), TOP - 0.5, 0])   # top-left of the n × n area
@@ -399,12 +642,27 @@ class CausalMask(AttentionChapterScene):
         return table
 
     def beat_summary(self):
-        """Where the weights are made: the pipeline lit at this head's layer's attention, with the focus's weight on
-        the key the head looks back to."""
-        self.say("summary")
-        h = self.h
-        weight = float(h.weights[h.focus][h.source])
-        self.show_head_where((self.s("where_weight", w=style.percent(weight)), style.TEXT), weight=weight)
+        """The opening's question answered on its own picture: the prompt's predictions again, each made without
+        seeing its answer, for every weight on a later word, in every layer and head, is exactly 0
+        (model.analysis.later_weights)."""
+        h, lw = self.h, self.later
+        self.clear_stage()                         # the growth's areas and table give way
+        self.say("summary", n=h.T, cells=f"{lw['cells']:,}", L=lw["layers"], H=lw["heads"])
+        row, bars = self.question_row()
+        guess = row.slot_filled(style.token_label(self.predictions[-1]["top_word"]))
+        self.play(FadeIn(VGroup(*row.chips, row.ellipsis, row.indices, guess, self.bar_tracks(row, bars))),
+                  *[FadeIn(VGroup(b[1], b[2])) for b in bars], run_time=STEP)
+        box = VGroup(Label(self.s("answer_cells", cells=f"{lw['cells']:,}"), font_size=style.SMALL, color=MUTED),
+                     Label(self.s("answer_later"), font_size=style.SMALL, color=MUTED),
+                     Label(self.s("answer_largest", w=self.s("masked_zero") if lw["largest"] == 0 else
+                                  style.percent(lw["largest"])), font_size=style.SMALL,
+                           color=style.MASK_ACCENT)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+        frame = SurroundingRectangle(box, color=style.MASK_ACCENT, buff=0.15, corner_radius=0.1)
+        answer = self.beside_bars(row, bars, VGroup(frame, box))
+        self.play(Create(answer), run_time=STEP)
+        self.wait(PAUSE + 2)
+        self.values["answer"] = {**lw, "label": box[2].text, "shown": len(answer) > 0,
+                                 "predictions": h.T}
 
     # --- building the pieces ----------------------------------------------------------------------
     def line_sum(self, numbers, total: str, avoid=None) -> VGroup:

@@ -119,6 +119,42 @@ def test_without_positions_layer_0_cannot_see_word_order(gpt, trace):
         order_sensitivity(gpt, ids[:2])
 
 
+def test_one_pass_predicts_every_position_as_its_prefix_alone_does(gpt, trace):
+    """next_word_predictions reads one pass; each position's prediction is what a pass over the words up to it alone
+    gives (the model looks only back), the next word is the prompt's own, and the top guess is the argmax."""
+    from model import probabilities
+    from model.analysis import next_word_predictions
+    ids = [int(i) for i in trace["token_ids"]]
+    preds = next_word_predictions(gpt, trace)
+    assert [r["position"] for r in preds] == list(range(len(ids)))
+    for i, r in enumerate(preds):
+        alone = probabilities(gpt.trace(ids[:i + 1])["logits"][-1])
+        assert r["top_id"] == int(np.argmax(alone)) and r["p_top"] == pytest.approx(float(alone.max()), abs=1e-9)
+        assert r["top_word"] == gpt.tokenizer.words[r["top_id"]]
+        if i + 1 < len(ids):
+            assert r["next_id"] == ids[i + 1] and r["next_word"] == trace["tokens"][i + 1]
+            assert r["p_next"] == pytest.approx(float(alone[ids[i + 1]]), abs=1e-9)
+            assert r["next_is_top"] == (ids[i + 1] == r["top_id"])
+        else:
+            assert r["next_word"] is None and r["p_next"] is None and r["next_is_top"] is None
+    assert any(r["next_is_top"] for r in preds[:-1]) and not all(r["next_is_top"] for r in preds[:-1])
+
+
+def test_later_weights_are_every_heads_weights_after_the_query(gpt, trace):
+    """later_weights counts and reads exactly the cells after each query, in every layer and head: all 0 in a causal
+    model, while the cells up to the query hold the weights (each line's sum, 1)."""
+    from model.analysis import later_weights
+    lw = later_weights(trace)
+    L, H, T = gpt.config.n_layer, gpt.config.n_head, len(trace["tokens"])
+    assert (lw["layers"], lw["heads"], lw["cells"]) == (L, H, L * H * T * (T - 1) // 2)
+    assert lw["largest"] == 0.0 and lw["per_query"][:-1] == [0.0] * (T - 1) and lw["per_query"][-1] is None
+    for layer in trace["layers"]:
+        w = layer["attn"]["weights"]
+        np.testing.assert_allclose(np.tril(w).sum(-1), 1.0, atol=1e-9)
+    leaky = {"layers": [{"attn": {"weights": np.full((H, T, T), 1.0 / T)}}]}      # no mask: every later cell 1/T
+    assert later_weights(leaky)["largest"] == pytest.approx(1.0 / T)
+
+
 # --- interventions, attribution and directions, each against transformers' GPT-2 with forward hooks ---------
 import torch  # noqa: E402
 

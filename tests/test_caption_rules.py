@@ -140,6 +140,34 @@ def check_causal_softmax(v, rule, gpt):
     return "softmax_masked" if masked.any() else "softmax"
 
 
+def check_predicted(v, rule, gpt):
+    """The question's count: of the prompt's next words, those that were the model's top guess, decided again from a
+    fresh trace of the prompt."""
+    from model import probabilities
+    trace = gpt.trace([int(i) for i in v["token_ids"]])
+    p, ids = probabilities(trace["logits"]), [int(i) for i in v["token_ids"]]
+    top = [int(np.argmax(row)) for row in p[:-1]]
+    k = sum(t == n for t, n in zip(top, ids[1:]))
+    assert rule["inputs"]["top_count"] == k and rule["inputs"]["next_words"] == len(ids) - 1
+    q = v["question"]
+    assert [b["top"] for b in q["bars"]] == [True if b["position"] == len(ids) - 1 else top[b["position"]] ==
+                                             ids[b["position"] + 1] for b in q["bars"]], "yellow bars: top guesses"
+    assert [b["label"] for b in q["bars"]] == [style.percent(b["p"]) for b in q["bars"]]
+    if len(ids) == 1:
+        return "predicted_one"
+    return "predicted_all" if k == len(ids) - 1 else "predicted_none" if k == 0 else "predicted_some"
+
+
+def check_peek(v, rule, gpt):
+    """The peek names a position with a next word on screen, and that word is the prompt's own."""
+    q, T = v["question"]["peek"], len(v["tokens"])
+    if q is None:
+        assert v["question"]["first_shown"] > T - 2
+        return "peek_alone"
+    assert v["question"]["first_shown"] <= q < T - 1 and rule["inputs"]["next_word"] == v["tokens"][q + 1]
+    return "peek"
+
+
 def check_zeros(v, rule, gpt):
     z = v["zeros"]
     weights, q = np.asarray(z["weights"]), z["query"]
@@ -568,6 +596,9 @@ CHECKS = {
                      "angles": ({"angles_closest", "angles_length"}, check_angles),
                      "scale": ({"scale", "scale_same"}, check_scale)},
     "causal_mask": {"story": ({"story_same", "story_differs"}, check_story),
+                    "predicted": ({"predicted_some", "predicted_all", "predicted_none", "predicted_one"},
+                                  check_predicted),
+                    "peek": ({"peek", "peek_alone"}, check_peek),
                     "softmax": ({"softmax", "softmax_masked", "softmax_nonneg"}, check_causal_softmax),
                     "zeros": ({"zeros", "zeros_none"}, check_zeros)},
     "softmax_temperature": {"sweep *": ({"zero", "zero_tie", "neutral", "hotter", "colder", "colder_tie",
@@ -619,10 +650,17 @@ def cost_is_four_times(v) -> bool:
     return g["double_context"] == 2 * g["n_positions"] and g["double_context_all_cells"] == 4 * g["all_cells"]
 
 
+def blind_to_the_answer(v) -> bool:
+    """causal_mask's closing: every weight on a later word, in every layer and head, is 0 (the count as drawn)."""
+    a, T = v["answer"], len(v["tokens"])
+    return a["largest"] == 0.0 and a["cells"] == a["layers"] * a["heads"] * T * (T - 1) // 2 and \
+        a["predictions"] == T
+
+
 # captions whose claim holds by construction: checked against the numbers whenever they are said
 CLAIMS = {
     "causal_mask": {"all_queries": lambda v: all(w == 0 for w in v["weights"]["masked_weights"]),
-                    "cost": cost_is_four_times},
+                    "cost": cost_is_four_times, "summary": blind_to_the_answer},
     "multi_head": {"focus": targets_by_park_rule, "focus_same": targets_by_park_rule,
                    "focus_shared": targets_by_park_rule, "split": split_adds_up},
     "softmax_temperature": {

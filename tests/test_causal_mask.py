@@ -152,5 +152,31 @@ def test_growth_ends_on_the_cost_said_for_the_ear(scenes):
         assert f"{g['double_context_all_cells']:,}" in growth[-1]["text"] and f"{g['double_context']:,}" in growth[-1]["text"]
         said = spoken(growth[-1]["say"], lang)
         assert {"en": "about one hundred fifty-five billion", "zh": "约一千五百五十亿"}[lang] in said, said
+
+
+
+def test_the_question_is_one_pass_and_the_closing_answers_it(scenes, gpt):
+    """The opening: one bar per prediction of the one pass (P of the word that comes next, read from a fresh trace;
+    yellow where it was the top guess), the peek at the zeros beat's query; the closing: the same predictions, and
+    every weight on a later word in every layer and head exactly 0, counted as drawn."""
+    from model import probabilities
+    for lang, sc in scenes.items():
+        v, h = sc.values, sc.h
+        ids = [int(i) for i in v["token_ids"]]
+        p = probabilities(gpt.trace(ids)["logits"])
+        q = v["question"]
+        assert [b["position"] for b in q["bars"]] == list(range(q["first_shown"] - 1 if q["first_shown"] else 0, len(ids)))
+        for b in q["bars"]:
+            i = b["position"]
+            want = p[i, ids[i + 1]] if i + 1 < len(ids) else p[i].max()
+            assert b["p"] == pytest.approx(float(want), abs=1e-9) and b["label"] == style.percent(b["p"])
+        assert q["slot_word"] == gpt.tokenizer.words[int(np.argmax(p[-1]))]
+        assert q["peek"] == example_query(h)[0] and v["caption_rules"]["peek"]["key"] == "peek"
+        keys = [c["key"] for c in sc.captions]
+        assert keys.index("question") < keys.index("scaled") and keys[-1] == "summary"
+        a = v["answer"]
+        T = len(ids)
+        assert a["largest"] == 0.0 and a["shown"] and a["label"] == {"en": "largest: exactly 0", "zh": "最大：恰好为 0"}[lang]
+        assert a["cells"] == gpt.config.n_layer * gpt.config.n_head * T * (T - 1) // 2
         summary = [c for c in sc.captions if c["key"] == "summary"][0]["text"]
-        assert {"en": "into that token's vector", "zh": "流入这个词的向量"}[lang] in summary
+        assert f"{a['cells']:,}" in summary and str(T) in summary

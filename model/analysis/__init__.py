@@ -8,7 +8,8 @@ attribution  direct logit attribution per component, head and MLP neuron; a neur
 directions   attribute directions in the stream at the last name; semantic directions in the embedding
 circuits     where a person's sport is looked up (causal tracing over the language's templates)
 lens         the logit lens: the prediction read after every block
-context      why context matters: the same last word after different words, the largest change in the prediction
+context      why context matters: the same last word after different words, the largest change in the prediction;
+             the next word predicted at every position in one pass
 factpath     how one prompt recalls a fact: the path (ablation, logit attribution, the attention that carries it),
              held-out sport directions with a shuffled null, an AND neuron by rule and its input split by name
              (import model.analysis.factpath)
@@ -19,11 +20,11 @@ superposition  the embeddings' angles vs random directions, a polysemantic neuro
 from .attribution import (direct_logit_attribution, logit_direction, neuron_direction_attribution, neuron_top_contexts,
                           top_k_shares, top_neurons)
 from .circuits import person_causal_trace
-from .context import largest_context_effect, total_variation
+from .context import largest_context_effect, next_word_predictions, total_variation
 from .directions import (contrast_direction, neuron_attribute_profile, projections, semantic_directions,
                          stream_attribute_directions)
 from .heads import (ablation_effect, best_lookback_head, head_contribution, head_update, head_write_sizes,
-                    heads_ablation_effect, layer_norm_steps, lookback_blocked, lookback_scores, order_sensitivity,
+                    heads_ablation_effect, later_weights, layer_norm_steps, lookback_blocked, lookback_scores, order_sensitivity,
                     promoted_words, query_key_geometry)
 from .lens import lens_points, logit_lens
 from .mlp import ACTIVE, gelu_curve, mlp_steps, neuron_readout, vector_readout
@@ -31,10 +32,10 @@ from .patching import (causal_trace, mean_ablation, mean_states, noised_ids_patc
                        state)
 
 __all__ = ["ablation_effect", "best_lookback_head", "head_contribution", "head_update", "head_write_sizes",
-           "heads_ablation_effect", "layer_norm_steps", "lookback_blocked", "query_key_geometry",
+           "heads_ablation_effect", "later_weights", "layer_norm_steps", "lookback_blocked", "query_key_geometry",
            "lookback_scores", "order_sensitivity", "promoted_words", "causal_trace", "mean_ablation", "mean_states",
            "noised_ids_patch", "patch_effect", "sample_states", "state", "direct_logit_attribution",
            "logit_direction", "neuron_top_contexts", "top_neurons", "semantic_directions",
-           "stream_attribute_directions", "largest_context_effect", "total_variation", "lens_points", "logit_lens",
+           "stream_attribute_directions", "largest_context_effect", "next_word_predictions", "total_variation", "lens_points", "logit_lens",
            "ACTIVE", "gelu_curve", "mlp_steps", "neuron_readout", "vector_readout", "neuron_direction_attribution",
            "top_k_shares", "person_causal_trace", "contrast_direction", "neuron_attribute_profile", "projections"]

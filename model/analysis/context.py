@@ -1,7 +1,8 @@
 """Why context matters: the same last word after different earlier words, and how far the next-word
 distributions move apart.
 
-One trace per sentence gives the next-word distribution after every prefix of it (the model is causal). Prefixes
+One trace per sentence gives the next-word distribution after every prefix of it (the model is causal): as in
+training, one pass predicts the next word at every position (next_word_predictions). Prefixes
 that end on the same token are compared pairwise by total variation distance, ½ Σ |p − q| (0: the same
 distribution, 1: no word in common), the largest change a choice of earlier words can make to the prediction.
 """
@@ -63,3 +64,21 @@ def largest_context_effect(gpt, sentences: list[list[int]], min_tokens: int = 2,
     return {"prefixes": [list(prefixes[a]), list(prefixes[b])], "distance": distance,
             "prefixes_compared": len(prefixes), "pairs_compared": pairs,
             "distributions": [dist[a], dist[b]]}
+
+
+def next_word_predictions(gpt, trace: dict) -> list[dict]:
+    """What one pass predicts at every position of a traced prompt, as in training: for each position i, the model's
+    top guess for the next word (the lower id on a tie) and its probability (T = 1), and, where the prompt has a word
+    after i, that word and its probability and whether it is the top guess (None at the last position)."""
+    p = probabilities(trace["logits"])
+    ids = [int(i) for i in trace["token_ids"]]
+    words = gpt.tokenizer.words
+    out = []
+    for i, row in enumerate(p):
+        top = int(np.argmax(row))                      # argmax: the first (lowest id) maximum
+        nxt = ids[i + 1] if i + 1 < len(ids) else None
+        out.append({"position": i, "top_word": words[top], "top_id": top, "p_top": float(row[top]),
+                    "next_word": None if nxt is None else words[nxt], "next_id": nxt,
+                    "p_next": None if nxt is None else float(row[nxt]),
+                    "next_is_top": None if nxt is None else nxt == top})
+    return out

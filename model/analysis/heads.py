@@ -281,3 +281,15 @@ def head_patching(gpt: NumpyGPT, clean_ids: list[int], corrupt_ids: list[list[in
     return {"scores": scores, "p_patched": p_patched, "p_clean": float(np.exp(lp_clean)),
             "p_corrupt": float(np.mean([np.exp(_answer_logp(t, answer_id, position)) for t in corrupts])),
             "sets": together, "corruptions": len(corrupts)}
+
+
+def later_weights(trace: dict) -> dict:
+    """The attention weights every query puts on the keys after it, in every head of every layer of a trace (the
+    causal mask sets their scores to −∞, so the softmax makes them exactly 0): how many such weights there are
+    (layers × heads × T(T−1)/2), the largest of them, and, per query position, the largest over every layer and head."""
+    w = np.stack([layer["attn"]["weights"] for layer in trace["layers"]])        # (L, H, T, T) [query, key]
+    T = w.shape[-1]
+    later = np.triu(np.ones((T, T), dtype=bool), 1)
+    per_query = [float(w[..., q, q + 1:].max()) if q + 1 < T else None for q in range(T)]
+    return {"cells": int(later.sum()) * w.shape[0] * w.shape[1], "largest": float(w[..., later].max()) if later.any()
+            else 0.0, "per_query": per_query, "layers": int(w.shape[0]), "heads": int(w.shape[1])}
