@@ -38,16 +38,16 @@ S = SHARED | ATTENTION | Strings({
                     "its largest weight, {score}, is on \"{src}\".",
               "zh": "第 {layer} 层第 {head} 个头，看词元 \u201c{focus}\u201d：\n它最大的权重 {score} 落在 \u201c{src}\u201d 上。"},
     # the question values answer (model.analysis.attention_lens: the logit lens around the head's layer's attention)
-    "question_where": {"en": "The weights say where \"{focus}\" looks: its largest weight, {w},\n"
-                             "is on \"{src}\", {distance} tokens back. But what does it take from there?",
-                       "zh": "权重说明“{focus}”看向哪里：它最大的权重 {w}\n"
-                             "落在 {distance} 个词元之前的“{src}”上。但权重没有说明从那里取走了什么。"},
-    "question_where_self": {"en": "The weights say where \"{focus}\" looks: its largest weight, {w},\n"
-                                  "is on itself. But what does it take from there?",
-                            "zh": "权重说明“{focus}”看向哪里：它最大的权重 {w}\n"
-                                  "落在它自己身上。但权重没有说明从那里取走了什么。"},
-    "question_raises": {"en": "Through the logit lens, the vector of \"{focus}\" gives \"{word}\" {p_before};\n"
-                              "after layer {layer}'s attention, {p_after}. What did attention write into it?",
+    "question_where": {"en": "The weights say where \"{focus}\" looks: {w} of them on \"{src}\",\n"
+                             "{distance} tokens back. They do not say what it takes from there.",
+                       "zh": "权重说明“{focus}”看向哪里：{w} 落在 {distance} 个词元之前的“{src}”上。\n"
+                             "但权重没有说明从那里取走了什么。"},
+    "question_where_self": {"en": "The weights say where \"{focus}\" looks: {w} of them on itself.\n"
+                                  "They do not say what it takes from there.",
+                            "zh": "权重说明“{focus}”看向哪里：{w} 落在它自己身上。\n"
+                                  "但权重没有说明从那里取走了什么。"},
+    "question_raises": {"en": "Through the logit lens, the vector of \"{focus}\" gives \"{word}\"\n"
+                              "{p_before}, then {p_after} after layer {layer}'s attention. What did it write?",
                         "say_en": "Two bar charts read the vector of \"{focus}\" as if it were the model's last layer. "
                                   "Entering layer {layer}'s attention, on the left, \"{word}\" gets {p_before}; after "
                                   "it, on the right, {p_after}. What did attention write into the vector?",
@@ -55,8 +55,8 @@ S = SHARED | ATTENTION | Strings({
                               "经过第 {layer} 层的注意力后是 {p_after}。注意力往向量里写了什么？",
                         "say_zh": "两组条形图把“{focus}”的向量当作模型的最后一层来读。左边是进入第 {layer} 层注意力"
                                   "之前，“{word}”是 {p_before}；右边是经过它之后，是 {p_after}。注意力往这个向量里写了什么？"},
-    "question_lowers": {"en": "Through the logit lens, the vector of \"{focus}\" gives \"{word}\" {p_before};\n"
-                              "after layer {layer}'s attention, {p_after}. What did attention write into it?",
+    "question_lowers": {"en": "Through the logit lens, the vector of \"{focus}\" gives \"{word}\"\n"
+                              "{p_before}, then {p_after} after layer {layer}'s attention. What did it write?",
                         "say_en": "Two bar charts read the vector of \"{focus}\" as if it were the model's last layer. "
                                   "Entering layer {layer}'s attention, on the left, \"{word}\" gets {p_before}; after "
                                   "it, on the right, it falls to {p_after}. What did attention write into the vector?",
@@ -64,8 +64,8 @@ S = SHARED | ATTENTION | Strings({
                               "经过第 {layer} 层的注意力后降到 {p_after}。注意力往向量里写了什么？",
                         "say_zh": "两组条形图把“{focus}”的向量当作模型的最后一层来读。左边是进入第 {layer} 层注意力"
                                   "之前，“{word}”是 {p_before}；右边是经过它之后，降到 {p_after}。注意力往这个向量里写了什么？"},
-    "question_alike": {"en": "Through the logit lens, the vector of \"{focus}\" gives \"{word}\" {p_before}\n"
-                             "before and after layer {layer}'s attention. So what did attention write into it?",
+    "question_alike": {"en": "Through the logit lens, the vector of \"{focus}\" gives \"{word}\"\n"
+                             "{p_before} before and after layer {layer}'s attention. What did it write?",
                        "say_en": "Two bar charts read the vector of \"{focus}\" as if it were the model's last layer. "
                                  "Entering layer {layer}'s attention, on the left, and after it, on the right, \"{word}\" "
                                  "gets {p_before}. So what did attention write into the vector?",
@@ -78,7 +78,11 @@ S = SHARED | ATTENTION | Strings({
     "lens_after": {"en": "after layer {layer}'s attention", "zh": "经过第 {layer} 层注意力之后"},
     "values": {"en": "Besides a query and a key, each token makes a value v:\n"
                      "{dh} numbers (d_head), from the {d} of its normalised x\u0302.",
-               "zh": "除了查询和键，每个词元还生成一个值向量 v：\n由归一化向量 x\u0302 的 {d} 个数得到 {dh} 个数（d_head）。"},
+               "say_en": "Besides a query and a key, each token makes a value v. Drawn for the word \"{src}\": the "
+                         "value matrix times its normalised vector, plus a bias, turns its {d} numbers into {dh}.",
+               "zh": "除了查询和键，每个词元还生成一个值向量 v：\n由归一化向量 x\u0302 的 {d} 个数得到 {dh} 个数（d_head）。",
+               "say_zh": "除了查询和键，每个词元还生成一个值向量 v。画出的是“{src}”的：值矩阵乘以它归一化后的向量，"
+                         "再加上偏置，把 {d} 个数变成 {dh} 个数。"},
     "all_values": {"en": "Every token has its own v: one row of {dh} numbers,\n"
                          "brighter where an entry is larger (one scale for all).",
                    "zh": "每个词元都有自己的 v：一行 {dh} 个数，\n数值越大越亮（全部使用同一尺度）。"},
@@ -86,7 +90,10 @@ S = SHARED | ATTENTION | Strings({
                       "its column of the attention grid. They add up to 1.",
                 "zh": "查询 \u201c{focus}\u201d 带来它的注意力权重：\n即注意力网格里它的那一列，总和为 1。"},
     "weighted": {"en": "Each value is multiplied by its weight:\na weight near 0 leaves almost nothing.",
-                 "zh": "每个值向量乘以它的权重：\n权重接近 0，就几乎什么都不剩。"},
+                 "say_en": "A new column of strips, weight times V: each value multiplied by its weight. "
+                           "A weight near 0 leaves almost nothing.",
+                 "zh": "每个值向量乘以它的权重：\n权重接近 0，就几乎什么都不剩。",
+                 "say_zh": "新的一列条带是权重乘以 V：每个值向量乘以它的权重。权重接近 0，就几乎什么都不剩。"},
     "sum": {"en": "Adding them up gives the head's output at \"{focus}\":\n"
                   "almost entirely the value of \"{src}\".",
             "zh": "把它们加起来，就是这个头在 \u201c{focus}\u201d 处的输出：\n几乎全是 \u201c{src}\u201d 的值向量。"},
@@ -152,22 +159,22 @@ S = SHARED | ATTENTION | Strings({
     "plus_head": {"en": "+ layer {layer}, head {head}", "zh": "+ 第 {layer} 层第 {head} 个头"},
     "p_adj": {"en": "P(next word = \"{adj}\")", "zh": "P(下一个词 = “{adj}”)"},
     # the closing beat: the opening question answered by the scene's chain, and the job shared
-    "summary_lifts": {"en": "The answer: the weight picks \"{src}\"; W_O turns its value into \u0394E.\n"
+    "summary_lifts": {"en": "Answer: the weight picks \"{src}\"; W_O makes its value \u0394E.\n"
                             "This head's \u0394E alone lifts P(\"{word}\") from {p_before} to {p_head}.",
                       "say_en": "The answer, drawn as a chain under the prompt: the weight picks \"{src}\", its value is "
                                 "summed into the head's output, and W_O turns that into \u0394E. The bars below: added "
-                                "alone to the vector of \"{focus}\", this head's \u0394E lifts P of \"{word}\" from "
+                                "alone to the vector of \"{focus}\", this head's \u0394E lifts the chance of \"{word}\" from "
                                 "{p_before} to {p_head}.",
                       "zh": "答案：权重选中“{src}”，它的值向量被求和，W_O 把它变成 \u0394E。\n"
                             "只加这个头的 \u0394E，P(“{word}”) 就从 {p_before} 升到 {p_head}。",
                       "say_zh": "答案画成提示下面的一条链：权重选中“{src}”，它的值向量被加进头的输出，W_O 再把输出变成 "
                                 "\u0394E。下面的条形：只把这个头的 \u0394E 加到“{focus}”的向量上，“{word}”的概率就从 "
                                 "{p_before} 升到 {p_head}。"},
-    "summary_other": {"en": "The answer: the weight picks \"{src}\"; W_O turns its value into \u0394E.\n"
-                            "This head's \u0394E alone leaves P(\"{word}\") at {p_head} (from {p_before}).",
+    "summary_other": {"en": "Answer: the weight picks \"{src}\"; W_O makes its value \u0394E.\n"
+                            "Alone, this head's \u0394E leaves P(\"{word}\") at {p_head}, from {p_before}.",
                       "say_en": "The answer, drawn as a chain under the prompt: the weight picks \"{src}\", its value is "
                                 "summed into the head's output, and W_O turns that into \u0394E. The bars below: added "
-                                "alone to the vector of \"{focus}\", this head's \u0394E leaves P of \"{word}\" at "
+                                "alone to the vector of \"{focus}\", this head's \u0394E leaves the chance of \"{word}\" at "
                                 "{p_head}, from {p_before}; it writes something else.",
                       "zh": "答案：权重选中“{src}”，它的值向量被求和，W_O 把它变成 \u0394E。\n"
                             "只加这个头的 \u0394E，P(“{word}”) 是 {p_head}（原来 {p_before}）。",
@@ -178,7 +185,7 @@ S = SHARED | ATTENTION | Strings({
                              "that write it: swapped alone it left {p1}; {k} heads together, {pk}.",
                        "say_en": "The third bar: all of layer {layer}'s attention gives {p_after}. This head is one of "
                                  "several that write it: when only this head saw another {kind} in place of \"{adj}\", "
-                                 "P stayed at {p1}; when {k} heads did, it fell to {pk}.",
+                                 "its chance stayed at {p1}; when {k} heads did, it fell to {pk}.",
                        "zh": "第 {layer} 层的全部注意力给出 {p_after}。这个头只是写入它的几个头之一：\n"
                              "只换它，还剩 {p1}；{k} 个头一起换，{pk}。",
                        "say_zh": "第三根条：第 {layer} 层的全部注意力给出 {p_after}。这个头只是写入它的几个头之一："
@@ -186,18 +193,18 @@ S = SHARED | ATTENTION | Strings({
     "summary_alone": {"en": "All of layer {layer}'s attention gives {p_after}. This head carries\n"
                             "most of it: swapped alone, P fell to {p1}.",
                       "say_en": "The third bar: all of layer {layer}'s attention gives {p_after}. This head carries "
-                                "most of it: when only this head saw another {kind} in place of \"{adj}\", P fell to {p1}.",
+                                "most of it: when only this head saw another {kind} in place of \"{adj}\", its chance fell to {p1}.",
                       "zh": "第 {layer} 层的全部注意力给出 {p_after}。这个头承载了大部分：\n只换它，P 就降到 {p1}。",
                       "say_zh": "第三根条：第 {layer} 层的全部注意力给出 {p_after}。这个头承载了大部分：只让这个头看到"
                                 "另一种{kind}代替“{adj}”，概率就降到 {p1}。"},
     "summary_spread": {"en": "All of layer {layer}'s attention gives {p_after}. Many heads write it:\n"
                              "even {k} swapped together left {pk}.",
                        "say_en": "The third bar: all of layer {layer}'s attention gives {p_after}. Many heads write "
-                                 "it: even when {k} heads saw another {kind} in place of \"{adj}\", P stayed at {pk}.",
+                                 "it: even when {k} heads saw another {kind} in place of \"{adj}\", its chance stayed at {pk}.",
                        "zh": "第 {layer} 层的全部注意力给出 {p_after}。许多头都在写入它：\n即使 {k} 个头一起换，仍有 {pk}。",
                        "say_zh": "第三根条：第 {layer} 层的全部注意力给出 {p_after}。许多头都在写入它：即使 {k} 个头一起"
                                  "看到另一种{kind}代替“{adj}”，概率仍有 {pk}。"},
-    "summary_layer": {"en": "All of layer {layer}'s attention, every head and W_O's bias, gives {p_after}:\n"
+    "summary_layer": {"en": "All of layer {layer}'s attention, with W_O's bias, gives {p_after}:\n"
                             "attention moves information by writing it into a token's vector.",
                       "say_en": "The third bar: all of layer {layer}'s attention, every head and W_O's bias, gives "
                                 "{p_after}. Attention moves information by writing it into a token's vector.",
@@ -457,7 +464,7 @@ class ValuesUpdate(LectureScene):
         self.wait(PAUSE + 1)
 
     def beat_values(self):
-        self.say("values", dh=self.h.dh, d=self.h.d)
+        self.say("values", dh=self.h.dh, d=self.h.d, src=self.h.tokens[self.h.source])
         self.clear_stage()
         product = self.value_product
         self.play(FadeIn(self.value_formula), FadeIn(product.matrix), FadeIn(product.legend), FadeIn(product.vector),
