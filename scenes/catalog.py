@@ -246,13 +246,15 @@ CAUSAL_MASK = SceneSpec(
 VALUES_UPDATE = SceneSpec(
     name="values_update",
     cls="ValuesUpdate",
-    summary="V = LN(E) W_v; the focus token's weighted sum of values; the head's ΔE through W_O; E′ = E + ΔE; "
+    summary="The question (the logit lens at the focus before and after the head's layer's attention: what did it "
+            "write?); V = LN(E) W_v; the focus token's weighted sum of values; the head's ΔE through W_O; E′ = E + ΔE; "
             "the measured effect of zeroing the head; and, on the default prompt, the heads that share the job "
-            "(the top heads patched with another adjective, alone and together).",
+            "(the top heads patched with another adjective, alone and together); the answer: the chain, this head's "
+            "ΔE alone and the layer's attention read by the lens.",
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "values", "all_values", "weights", "weighted", "sum", "delta", "update", "meaning",
-                        "ablation", "shared", "summary"],
+    sections=lambda p: ["title", "question", "values", "all_values", "weights", "weighted", "sum", "delta", "update",
+                        "meaning", "ablation", "shared", "summary"],
 )
 
 MULTI_HEAD = SceneSpec(

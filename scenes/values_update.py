@@ -11,15 +11,15 @@ full precision in self.values (the manifest).
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Create, CurvedArrow, FadeIn, FadeOut, GrowFromEdge,
+from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Arrow, Create, CurvedArrow, FadeIn, FadeOut, GrowFromEdge,
                    LaggedStart, ReplacementTransform, SurroundingRectangle, TransformFromCopy, VGroup)
 
 from model import probabilities
-from model.analysis import ablation_effect, head_update
+from model.analysis import ablation_effect, attention_lens, head_update
 from scenes import style
 from scenes.attention_chapter import WHERE
 from scenes.components import (sum_decimals, column_texts, footed_columns, FootedPercents, AttentionGrid, keep_inside_safe_area, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
-                               LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText,
+                               LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText, ProbabilityBars,
                                TokenColumn, VectorColumn, keep_right_of, magnitude_scale, rule)
 from scenes.lecture import LectureScene
 from scenes.params import ParamError
@@ -37,9 +37,52 @@ S = SHARED | ATTENTION | Strings({
     "given": {"en": "Layer {layer}, head {head}, at the token \"{focus}\":\n"
                     "its largest weight, {score}, is on \"{src}\".",
               "zh": "第 {layer} 层第 {head} 个头，看词元 \u201c{focus}\u201d：\n它最大的权重 {score} 落在 \u201c{src}\u201d 上。"},
+    # the question values answer (model.analysis.attention_lens: the logit lens around the head's layer's attention)
+    "question_where": {"en": "The weights say where \"{focus}\" looks: {w} of them on \"{src}\",\n"
+                             "{distance} tokens back. They do not say what it takes from there.",
+                       "zh": "权重说明“{focus}”看向哪里：{w} 落在 {distance} 个词元之前的“{src}”上。\n"
+                             "但权重没有说明从那里取走了什么。"},
+    "question_where_self": {"en": "The weights say where \"{focus}\" looks: {w} of them on itself.\n"
+                                  "They do not say what it takes from there.",
+                            "zh": "权重说明“{focus}”看向哪里：{w} 落在它自己身上。\n"
+                                  "但权重没有说明从那里取走了什么。"},
+    "question_raises": {"en": "Through the logit lens, the vector of \"{focus}\" gives \"{word}\"\n"
+                              "{p_before}, then {p_after} after layer {layer}'s attention. What did it write?",
+                        "say_en": "Two bar charts read the vector of \"{focus}\" as if it were the model's last layer. "
+                                  "Entering layer {layer}'s attention, on the left, \"{word}\" gets {p_before}; after "
+                                  "it, on the right, {p_after}. What did attention write into the vector?",
+                        "zh": "用 logit 透镜读“{focus}”的向量：“{word}”先是 {p_before}，\n"
+                              "经过第 {layer} 层的注意力后是 {p_after}。注意力往向量里写了什么？",
+                        "say_zh": "两组条形图把“{focus}”的向量当作模型的最后一层来读。左边是进入第 {layer} 层注意力"
+                                  "之前，“{word}”是 {p_before}；右边是经过它之后，是 {p_after}。注意力往这个向量里写了什么？"},
+    "question_lowers": {"en": "Through the logit lens, the vector of \"{focus}\" gives \"{word}\"\n"
+                              "{p_before}, then {p_after} after layer {layer}'s attention. What did it write?",
+                        "say_en": "Two bar charts read the vector of \"{focus}\" as if it were the model's last layer. "
+                                  "Entering layer {layer}'s attention, on the left, \"{word}\" gets {p_before}; after "
+                                  "it, on the right, it falls to {p_after}. What did attention write into the vector?",
+                        "zh": "用 logit 透镜读“{focus}”的向量：“{word}”先是 {p_before}，\n"
+                              "经过第 {layer} 层的注意力后降到 {p_after}。注意力往向量里写了什么？",
+                        "say_zh": "两组条形图把“{focus}”的向量当作模型的最后一层来读。左边是进入第 {layer} 层注意力"
+                                  "之前，“{word}”是 {p_before}；右边是经过它之后，降到 {p_after}。注意力往这个向量里写了什么？"},
+    "question_alike": {"en": "Through the logit lens, the vector of \"{focus}\" gives \"{word}\"\n"
+                             "{p_before} before and after layer {layer}'s attention. What did it write?",
+                       "say_en": "Two bar charts read the vector of \"{focus}\" as if it were the model's last layer. "
+                                 "Entering layer {layer}'s attention, on the left, and after it, on the right, \"{word}\" "
+                                 "gets {p_before}. So what did attention write into the vector?",
+                       "zh": "用 logit 透镜读“{focus}”的向量：经过第 {layer} 层的注意力前后，\n"
+                             "“{word}”都是 {p_before}。那么注意力往向量里写了什么？",
+                       "say_zh": "两组条形图把“{focus}”的向量当作模型的最后一层来读。左边是进入第 {layer} 层注意力"
+                                 "之前，右边是经过它之后，“{word}”都是 {p_before}。那么注意力往这个向量里写了什么？"},
+    "lens_header": {"en": "P(next word), read from the vector of \"{focus}\"", "zh": "从“{focus}”的向量读出的下一个词概率"},
+    "lens_before": {"en": "entering layer {layer}'s attention", "zh": "进入第 {layer} 层注意力之前"},
+    "lens_after": {"en": "after layer {layer}'s attention", "zh": "经过第 {layer} 层注意力之后"},
     "values": {"en": "Besides a query and a key, each token makes a value v:\n"
                      "{dh} numbers (d_head), from the {d} of its normalised x\u0302.",
-               "zh": "除了查询和键，每个词元还生成一个值向量 v：\n由归一化向量 x\u0302 的 {d} 个数得到 {dh} 个数（d_head）。"},
+               "say_en": "Besides a query and a key, each token makes a value v. Drawn for the word \"{src}\": the "
+                         "value matrix times its normalised vector, plus a bias, turns its {d} numbers into {dh}.",
+               "zh": "除了查询和键，每个词元还生成一个值向量 v：\n由归一化向量 x\u0302 的 {d} 个数得到 {dh} 个数（d_head）。",
+               "say_zh": "除了查询和键，每个词元还生成一个值向量 v。画出的是“{src}”的：值矩阵乘以它归一化后的向量，"
+                         "再加上偏置，把 {d} 个数变成 {dh} 个数。"},
     "all_values": {"en": "Every token has its own v: one row of {dh} numbers,\n"
                          "brighter where an entry is larger (one scale for all).",
                    "zh": "每个词元都有自己的 v：一行 {dh} 个数，\n数值越大越亮（全部使用同一尺度）。"},
@@ -47,7 +90,10 @@ S = SHARED | ATTENTION | Strings({
                       "its column of the attention grid. They add up to 1.",
                 "zh": "查询 \u201c{focus}\u201d 带来它的注意力权重：\n即注意力网格里它的那一列，总和为 1。"},
     "weighted": {"en": "Each value is multiplied by its weight:\na weight near 0 leaves almost nothing.",
-                 "zh": "每个值向量乘以它的权重：\n权重接近 0，就几乎什么都不剩。"},
+                 "say_en": "A new column of strips, weight times V: each value multiplied by its weight. "
+                           "A weight near 0 leaves almost nothing.",
+                 "zh": "每个值向量乘以它的权重：\n权重接近 0，就几乎什么都不剩。",
+                 "say_zh": "新的一列条带是权重乘以 V：每个值向量乘以它的权重。权重接近 0，就几乎什么都不剩。"},
     "sum": {"en": "Adding them up gives the head's output at \"{focus}\":\n"
                   "almost entirely the value of \"{src}\".",
             "zh": "把它们加起来，就是这个头在 \u201c{focus}\u201d 处的输出：\n几乎全是 \u201c{src}\u201d 的值向量。"},
@@ -112,12 +158,68 @@ S = SHARED | ATTENTION | Strings({
     "this_head_named": {"en": "this head: layer {layer}, head {head}", "zh": "这个头：第 {layer} 层第 {head} 个头"},
     "plus_head": {"en": "+ layer {layer}, head {head}", "zh": "+ 第 {layer} 层第 {head} 个头"},
     "p_adj": {"en": "P(next word = \"{adj}\")", "zh": "P(下一个词 = “{adj}”)"},
-    "summary": {"en": "Attention moves information between tokens: the weights\n"
-                      "choose the source, values carry it, \u0394E writes it in.",
-                "zh": "注意力在词元之间搬运信息：权重选择来源，\n值向量携带信息，\u0394E 把它写进向量。"},
-    "where_p": {"en": "P(\"{word}\") next", "zh": "下一个是\u201c{word}\u201d的概率"},
-    "where_with": {"en": "with the head: {p}", "zh": "有这个头：{p}"},
-    "where_without": {"en": "head zeroed: {p}", "zh": "把它置零：{p}"},
+    # the closing beat: the opening question answered by the scene's chain, and the job shared
+    "summary_lifts": {"en": "Answer: the weight picks \"{src}\"; W_O makes its value \u0394E.\n"
+                            "This head's \u0394E alone lifts P(\"{word}\") from {p_before} to {p_head}.",
+                      "say_en": "The answer, drawn as a chain under the prompt: the weight picks \"{src}\", its value is "
+                                "summed into the head's output, and W_O turns that into \u0394E. The bars below: added "
+                                "alone to the vector of \"{focus}\", this head's \u0394E lifts the chance of \"{word}\" from "
+                                "{p_before} to {p_head}.",
+                      "zh": "答案：权重选中“{src}”，它的值向量被求和，W_O 把它变成 \u0394E。\n"
+                            "只加这个头的 \u0394E，P(“{word}”) 就从 {p_before} 升到 {p_head}。",
+                      "say_zh": "答案画成提示下面的一条链：权重选中“{src}”，它的值向量被加进头的输出，W_O 再把输出变成 "
+                                "\u0394E。下面的条形：只把这个头的 \u0394E 加到“{focus}”的向量上，“{word}”的概率就从 "
+                                "{p_before} 升到 {p_head}。"},
+    "summary_other": {"en": "Answer: the weight picks \"{src}\"; W_O makes its value \u0394E.\n"
+                            "Alone, this head's \u0394E leaves P(\"{word}\") at {p_head}, from {p_before}.",
+                      "say_en": "The answer, drawn as a chain under the prompt: the weight picks \"{src}\", its value is "
+                                "summed into the head's output, and W_O turns that into \u0394E. The bars below: added "
+                                "alone to the vector of \"{focus}\", this head's \u0394E leaves the chance of \"{word}\" at "
+                                "{p_head}, from {p_before}; it writes something else.",
+                      "zh": "答案：权重选中“{src}”，它的值向量被求和，W_O 把它变成 \u0394E。\n"
+                            "只加这个头的 \u0394E，P(“{word}”) 是 {p_head}（原来 {p_before}）。",
+                      "say_zh": "答案画成提示下面的一条链：权重选中“{src}”，它的值向量被加进头的输出，W_O 再把输出变成 "
+                                "\u0394E。下面的条形：只把这个头的 \u0394E 加到“{focus}”的向量上，“{word}”的概率是 "
+                                "{p_head}，原来是 {p_before}：它写进的是别的信息。"},
+    "summary_shared": {"en": "All of layer {layer}'s attention gives {p_after}. This head is one of several\n"
+                             "that write it: swapped alone it left {p1}; {k} heads together, {pk}.",
+                       "say_en": "The third bar: all of layer {layer}'s attention gives {p_after}. This head is one of "
+                                 "several that write it: when only this head saw another {kind} in place of \"{adj}\", "
+                                 "its chance stayed at {p1}; when {k} heads did, it fell to {pk}.",
+                       "zh": "第 {layer} 层的全部注意力给出 {p_after}。这个头只是写入它的几个头之一：\n"
+                             "只换它，还剩 {p1}；{k} 个头一起换，{pk}。",
+                       "say_zh": "第三根条：第 {layer} 层的全部注意力给出 {p_after}。这个头只是写入它的几个头之一："
+                                 "只让这个头看到另一种{kind}代替“{adj}”，概率还剩 {p1}；{k} 个头一起换，降到 {pk}。"},
+    "summary_alone": {"en": "All of layer {layer}'s attention gives {p_after}. This head carries\n"
+                            "most of it: swapped alone, P fell to {p1}.",
+                      "say_en": "The third bar: all of layer {layer}'s attention gives {p_after}. This head carries "
+                                "most of it: when only this head saw another {kind} in place of \"{adj}\", its chance fell to {p1}.",
+                      "zh": "第 {layer} 层的全部注意力给出 {p_after}。这个头承载了大部分：\n只换它，P 就降到 {p1}。",
+                      "say_zh": "第三根条：第 {layer} 层的全部注意力给出 {p_after}。这个头承载了大部分：只让这个头看到"
+                                "另一种{kind}代替“{adj}”，概率就降到 {p1}。"},
+    "summary_spread": {"en": "All of layer {layer}'s attention gives {p_after}. Many heads write it:\n"
+                             "even {k} swapped together left {pk}.",
+                       "say_en": "The third bar: all of layer {layer}'s attention gives {p_after}. Many heads write "
+                                 "it: even when {k} heads saw another {kind} in place of \"{adj}\", its chance stayed at {pk}.",
+                       "zh": "第 {layer} 层的全部注意力给出 {p_after}。许多头都在写入它：\n即使 {k} 个头一起换，仍有 {pk}。",
+                       "say_zh": "第三根条：第 {layer} 层的全部注意力给出 {p_after}。许多头都在写入它：即使 {k} 个头一起"
+                                 "看到另一种{kind}代替“{adj}”，概率仍有 {pk}。"},
+    "summary_layer": {"en": "All of layer {layer}'s attention, with W_O's bias, gives {p_after}:\n"
+                            "attention moves information by writing it into a token's vector.",
+                      "say_en": "The third bar: all of layer {layer}'s attention, every head and W_O's bias, gives "
+                                "{p_after}. Attention moves information by writing it into a token's vector.",
+                      "zh": "第 {layer} 层的全部注意力（所有头加上 W_O 的偏置）给出 {p_after}：\n"
+                            "注意力把信息写进词元的向量，以此搬运信息。",
+                      "say_zh": "第三根条：第 {layer} 层的全部注意力，所有头加上 W_O 的偏置，给出 {p_after}。"
+                                "注意力把信息写进词元的向量，以此搬运信息。"},
+    "chain_weight": {"en": "weight {w}", "zh": "权重 {w}"},
+    "chain_value": {"en": "V of \"{src}\"", "zh": "“{src}”的 V"},
+    "chain_sum": {"en": "\u03a3: head output", "zh": "\u03a3：头的输出"},
+    "chain_wo": {"en": "\u00d7 W_O", "zh": "\u00d7 W_O"},
+    "chain_delta": {"en": "\u0394E", "zh": "\u0394E"},
+    "answer_before": {"en": "entering layer {layer}", "zh": "进入第 {layer} 层"},
+    "answer_head": {"en": "+ this head's \u0394E only", "zh": "+ 只加这个头的 \u0394E"},
+    "answer_after": {"en": "+ all of layer {layer}'s attention", "zh": "+ 第 {layer} 层的全部注意力"},
     "v_header": {"en": "V", "zh": "V"},
     "w_header": {"en": "weight", "zh": "权重"},
     "wv_header": {"en": "weight \u00d7 V", "zh": "权重 \u00d7 V"},
@@ -132,6 +234,7 @@ S = SHARED | ATTENTION | Strings({
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
 BEATS = style.BEAT_TITLES | Strings({
+    "question":    {"en": "Where, and what?", "zh": "看向哪里，取走什么"},
     "values":      {"en": "The value vector", "zh": "值向量"},
     "all_values":  {"en": "Every token's value", "zh": "每个词元的值"},
     "weights":     {"en": "The query's weights", "zh": "查询的注意力权重"},
@@ -142,6 +245,7 @@ BEATS = style.BEAT_TITLES | Strings({
     "meaning":     {"en": "What the head moves", "zh": "这个头搬运了什么"},
     "ablation":    {"en": "Zeroing the head", "zh": "把这个头置零"},
     "shared":      {"en": "Heads that share the job", "zh": "分担工作的几个头"},
+    "summary":     {"en": "The answer, end to end", "zh": "从头到尾的答案"},
 })
 
 MAX_KEYS = 14    # the table lists every key up to the focus, one row each, at the legibility floor
@@ -188,6 +292,8 @@ class HeadAtFocus:
         p = probabilities(tr["logits"][f])
         self.word = gpt.tokenizer.words[int(np.argmax(p))]
         self.ablation = ablation_effect(gpt, self.token_ids[: f + 1], L, H, self.word)
+        # the question: the logit lens at the focus entering the layer, with this head's ΔE alone, after the attention
+        self.lens = attention_lens(gpt, tr, L, H, f, self.word)
 
     def effect(self) -> str:
         with_, without = self.ablation["p_with_head"], self.ablation["p_without_head"]
@@ -242,7 +348,7 @@ class HeadAtFocus:
             "pattern": self.pattern[: self.focus + 1, : self.focus + 1],
             "V": self.v, "weights": self.weights, "weighted_values": self.weighted, "head_out": self.head_out,
             "W_O_rows": self.W_O_rows, "delta_E": self.delta, "E": self.E, "E_new": self.E_new,
-            "next_word": self.word, "ablation": self.ablation, "effect": self.effect(), "share": self.share(),
+            "next_word": self.word, "lens": self.lens, "ablation": self.ablation, "effect": self.effect(), "share": self.share(),
             "shared": ({"sets": self.sets(), "p_clean": self.choice["story"]["p_clean"][self.choice["prompt_rule"]["lang"]],
                         "p_corrupt": self.choice["story"]["p_corrupt"][self.choice["prompt_rule"]["lang"]],
                         "adjective": self.choice["prompt_rule"]["adjective"], "carries": CARRIES}
@@ -279,6 +385,15 @@ FORMULA_Y = 3.2
 MATRIX_LEGEND_X, MATRIX_LEGEND_TOP = -4.85, 3.35  # a product's matrix legend: top left, beside the formula line
 MATRIX_LEGEND_W = 1.8
 PROMPT_Y, ARC_ANGLE = 1.5, -0.55
+# the question: the prompt row with the head's arrow, then two panels of the logit lens (before / after the attention)
+QUESTION_ROW_Y, LENS_HEADER_Y, PANEL_TITLE_Y = 2.2, 1.1, 0.6
+PANEL_FIRST, PANEL_PITCH = -0.05, 0.45
+PULL_ARC = -0.25              # the head's arrow over the question's and the answer's row (flatter: the label stays low)
+PANELS = ({"label_right": -4.15, "bar_left": -4.0, "bar_width": 1.8, "number_right": -0.7},
+          {"label_right": 2.15, "bar_left": 2.3, "bar_width": 1.8, "number_right": 6.25})
+# the answer: the row again, the chain under it, three bars of P(word)
+ANSWER_ROW_Y, CHAIN_Y, CHAIN_GAP = 2.2, 0.8, 0.45
+ANSWER_BARS_TOP, ANSWER_PITCH = -0.65, 0.55
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -302,8 +417,55 @@ class ValuesUpdate(LectureScene):
         return self.s("chosen", layer=style.shown(h.layer), head=style.shown(h.head), focus=h.tokens[h.focus], src=keys,
                       score=style.percent(h.choice["score"]))
 
+    def beat_question(self):
+        """The question values answer: the prompt up to the focus, the head's largest weight drawn as an arrow (where
+        the focus looks), then the logit lens at the focus entering the head's layer and after its attention
+        (model.analysis.attention_lens): what did attention write into the vector?"""
+        h = self.h
+        key = self.caption_rule("question_where", "question_where_self" if h.source == h.focus else "question_where",
+                                "the key with the focus's largest weight (source): itself: question_where_self, else "
+                                "question_where", source=h.source, focus=h.focus)
+        self.say(key, focus=h.tokens[h.focus], src=h.tokens[h.source], w=style.percent(h.weights[h.source]),
+                 distance=h.focus - h.source)
+        row, marks, arrow, label = self.pull_row(QUESTION_ROW_Y)
+        self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in row.chips], lag_ratio=0.06),
+                  FadeIn(row.ellipsis), FadeIn(row.indices), FadeIn(row.slot), run_time=STEP + 0.05 * len(row.chips))
+        self.play(Create(marks), run_time=0.8)
+        self.play(Create(arrow), FadeIn(label), run_time=STEP)
+        self.wait(PAUSE)
+        lens, layer = h.lens, style.shown(h.layer)
+        header = Label(self.s("lens_header", focus=h.tokens[h.focus]), font_size=style.LABEL, color=PROB)
+        header.move_to([0, LENS_HEADER_Y, 0])
+        self.play(FadeIn(header), run_time=0.6)
+        shown, labels = {}, {}
+        for name, panel, x in (("before", PANELS[0], -3.2), ("after", PANELS[1], 3.2)):
+            bars = self.lens_bars(lens[name], panel)
+            title = Label(self.s(f"lens_{name}", layer=layer), font_size=style.LABEL, color=MUTED)
+            title.move_to([x, PANEL_TITLE_Y, 0])
+            frame = SurroundingRectangle(VGroup(bars.labels[bars.word_row], bars.numbers[bars.word_row]),
+                                         color=VALUE, buff=0.08, corner_radius=0.06)
+            self.play(FadeIn(title), FadeIn(bars.labels), FadeIn(bars.bars.tracks), run_time=0.8)
+            self.play(*[GrowFromEdge(b, LEFT) for b in bars.bars.bars], FadeIn(bars.numbers), run_time=STEP)
+            self.play(Create(frame), run_time=0.6)
+            self.record_sum("question", f"{name}: probabilities = 100%", bars.footed)
+            labels[name] = bars.footed.labels[bars.word_row]
+            shown[name] = {"words": [r["word"] for r in lens[name]["shown"]], "p": [r["p"] for r in lens[name]["shown"]],
+                           "other": lens[name]["other"], "labels": list(bars.footed.labels)}
+        self.values["question"] = {"shown": shown, "word": lens["word"]}
+        before, after = lens["before"]["p_word"], lens["after"]["p_word"]
+        key = "question_alike" if labels["before"] == labels["after"] else \
+            "question_raises" if after > before else "question_lowers"
+        key = self.caption_rule("question", key, "P(word) read by the logit lens at the focus entering the layer and "
+                                "after its attention, as the bars show them: alike: question_alike; after above "
+                                "before: question_raises; else question_lowers", p_before=before, p_after=after,
+                                labels=labels)
+        self.say(key, focus=h.tokens[h.focus], word=style.token_label(lens["word"]), layer=layer,
+                 p_before=labels["before"], p_after=labels["after"])
+        self.wait(PAUSE + 1)
+
     def beat_values(self):
-        self.say("values", dh=self.h.dh, d=self.h.d)
+        self.say("values", dh=self.h.dh, d=self.h.d, src=self.h.tokens[self.h.source])
+        self.clear_stage()
         product = self.value_product
         self.play(FadeIn(self.value_formula), FadeIn(product.matrix), FadeIn(product.legend), FadeIn(product.vector),
                   FadeIn(product.plus),
@@ -454,17 +616,63 @@ class ValuesUpdate(LectureScene):
         self.values["shared_shown"] = {"names": names, "p": probs, "labels": texts, "k": k}
 
     def beat_summary(self):
-        """Where the information moves: the pipeline lit at this head's layer's attention, with the next word's
-        probability with the head and with it zeroed (the ablation's numbers)."""
-        self.say("summary")
+        """The opening question answered: the prompt and the head's arrow again, the scene's chain under it (weight,
+        V, Σ, W_O, ΔE), and P(word) read by the logit lens entering the layer, with this head's ΔE alone, and after
+        the layer's whole attention (attention_lens); then the job shared (the shared beat's patched sets)."""
         h = self.h
-        with_, without = h.ablation["p_with_head"], h.ablation["p_without_head"]
-        self.show_where([f"attention:{h.layer}"], [
-            (WHERE("head", self.lang, layer=style.shown(h.layer), head=style.shown(h.head)), MUTED),
-            (self.s("where_p", word=style.token_label(h.word)), PROB),
-            (self.s("where_with", p=style.percent(with_)), style.TEXT),
-            (self.s("where_without", p=style.percent(without)), MUTED)],
-            layer=h.layer, head=h.head, p_with_head=with_, p_without_head=without)
+        lens, layer = h.lens, style.shown(h.layer)
+        p = {name: lens[name]["p_word"] for name in ("before", "head_only", "after")}
+        texts = {name: style.percent(v) for name, v in p.items()}
+        key = "summary_lifts" if p["head_only"] > p["before"] and texts["head_only"] != texts["before"] \
+            else "summary_other"
+        key = self.caption_rule("summary", key, "P(word) read by the logit lens at the focus entering the layer and "
+                                "with this head's ΔE alone added: above it and shown apart: summary_lifts; else "
+                                "summary_other", p_before=p["before"], p_head=p["head_only"])
+        word = style.token_label(lens["word"])
+        self.say(key, focus=h.tokens[h.focus], src=h.tokens[h.source], word=word, p_before=texts["before"],
+                 p_head=texts["head_only"])
+        self.clear_stage()
+        row, marks, arrow, label = self.pull_row(ANSWER_ROW_Y)
+        self.play(FadeIn(row), Create(marks), Create(arrow), FadeIn(label), run_time=STEP)
+        chain_texts = [self.s("chain_weight", w=style.percent(h.weights[h.source])),
+                       self.s("chain_value", src=h.tokens[h.source]), self.s("chain_sum"), self.s("chain_wo"),
+                       self.s("chain_delta")]
+        chain = self.chain(chain_texts)
+        self.play(LaggedStart(*[FadeIn(c) for c in chain], lag_ratio=0.5), run_time=2.5 * STEP)
+        names = [self.s("answer_before", layer=layer), self.s("answer_head"), self.s("answer_after", layer=layer)]
+        ys = [ANSWER_BARS_TOP - i * ANSWER_PITCH for i in range(3)]
+        header = Label(self.s("p_next", word=lens["word"]), font_size=style.LABEL, color=PROB)
+        header.move_to([1.2, ANSWER_BARS_TOP + 0.6, 0])
+        labels = LabelColumn(names, ys, -0.6, font_size=style.LABEL, colours=[style.TEXT, VALUE, style.TEXT])
+        bars = BarColumn([p["before"], p["head_only"], p["after"]], ys, -0.4, 5.0, PROB, track=1.0)
+        numbers = NumberColumn([texts["before"], texts["head_only"], texts["after"]], ys, 6.3, color=PROB)
+        self.play(FadeIn(header), FadeIn(labels), FadeIn(bars.tracks), run_time=STEP)
+        for i in range(2):
+            self.play(GrowFromEdge(bars.bars[i], LEFT), FadeIn(numbers[i]), run_time=STEP)
+        self.wait(PAUSE)
+        shared, k = h.shared()
+        sets = h.sets()
+        together = {"shared": "summary_shared", "shared_alone": "summary_alone",
+                    "shared_spread": "summary_spread"}.get(shared, "summary_layer")
+        together = self.caption_rule("summary_together", together, "the shared beat's rule over the patched sets "
+                                     "(shared -> summary_shared, shared_alone -> summary_alone, shared_spread -> "
+                                     "summary_spread); no sets (a head not chosen by the causal rule): summary_layer",
+                                     shared=shared)
+        probs = [s["p_patched"] for s in sets]
+        kind, adj = "", ""
+        if sets:
+            from scenes.attention_chapter import KINDS
+            from scenes.prompts import adjective_kind
+            rule = h.choice["prompt_rule"]
+            kind, adj = KINDS(adjective_kind(rule["lang"], rule["adjective"]), self.lang), \
+                style.token_label(rule["adjective"])
+        self.say(together, layer=layer, p_after=texts["after"], p1=style.percent(probs[0]) if probs else "",
+                 k=k, pk=style.percent(probs[k - 1]) if probs else "", kind=kind, adj=adj)
+        self.play(GrowFromEdge(bars.bars[2], LEFT), FadeIn(numbers[2]), run_time=STEP)
+        self.wait(PAUSE + 2)
+        self.values["answer"] = {"names": names, "p": [p["before"], p["head_only"], p["after"]],
+                                 "labels": [texts["before"], texts["head_only"], texts["after"]],
+                                 "chain": chain_texts, "weight": float(h.weights[h.source])}
 
     # --- building the pieces, from the model's numbers ---------------------------------------------
     def prepare(self):
@@ -646,6 +854,58 @@ class ValuesUpdate(LectureScene):
         }
 
     # --- helpers ---------------------------------------------------------------------------------
+    def pull_row(self, y: float):
+        """The prompt up to the focus and a "?" slot (the earliest tokens give way to "⋯" on a long prompt), the
+        focus framed, the token the head looks at most framed and its weight drawn as an arrow to the focus."""
+        h, lang = self.h, self.lang
+        row = CompactTokenRow(h.tokens[:h.focus + 1], lang=lang, next_slot=True)
+        if row.first_shown > h.source:
+            raise ParamError(f"prompt: the token the head looks at most (position {h.source}) does not fit on the "
+                             f"prompt's row with the focus; a shorter prompt or an earlier focus shows it")
+        row.move_to([0, y, 0])
+        chip = lambda i: row.chips[i - row.first_shown]  # noqa: E731
+        focus = chip(h.focus).box.copy().set_fill(opacity=0).set_stroke(QUERY, width=5)
+        source = chip(h.source).box.copy().set_fill(opacity=0).set_stroke(VALUE, width=5)
+        text = S("head_name", lang, layer=style.shown(h.layer), head=style.shown(h.head)) + ": " + \
+            style.percent(h.weights[h.source])
+        label = Label(text, font_size=style.SMALL, color=VALUE)
+        if h.source == h.focus:
+            arrow, marks = VGroup(), VGroup(focus)
+            label.next_to(focus, UP, buff=0.2)
+        else:
+            marks = VGroup(focus, source)
+            arrow = CurvedArrow(source.get_top() + UP * 0.05, focus.get_top() + UP * 0.05, angle=PULL_ARC,
+                                color=VALUE, stroke_width=3, tip_length=0.18)
+            label.next_to(arrow, UP, buff=0.1)
+        edge = style.safe_half_width()
+        label.shift(RIGHT * (min(edge - label.get_right()[0], 0) + max(-edge - label.get_left()[0], 0)))
+        return row, marks, arrow, label
+
+    def lens_bars(self, run: dict, panel: dict) -> ProbabilityBars:
+        """One lens point's top words, then the followed word if it is not among them, then "other" (the rest)."""
+        rows, word = run["shown"], self.h.lens["word"]
+        keep = next(i for i, r in enumerate(rows) if r["word"] == word)
+        ys = [PANEL_FIRST - i * PANEL_PITCH for i in range(len(rows) + 1)]
+        bars = ProbabilityBars([style.token_label(r["word"]) for r in rows], [r["p"] for r in rows], run["other"], ys,
+                               lang=self.lang, keep=(keep,), **panel)
+        bars.word_row = keep
+        return bars
+
+    def chain(self, texts: list[str]) -> VGroup:
+        """The scene's chain in one line: boxed steps joined by arrows, centred at CHAIN_Y."""
+        boxes = VGroup(*[Label(t, font_size=style.SMALL, color=VALUE) for t in texts])
+        frames = VGroup(*[SurroundingRectangle(b, color=VALUE, buff=0.12, corner_radius=0.08) for b in boxes])
+        steps = VGroup(*[VGroup(f, b) for f, b in zip(frames, boxes)]).arrange(RIGHT, buff=CHAIN_GAP)
+        steps.move_to([0, CHAIN_Y, 0])
+        arrows = VGroup(*[Arrow(a.get_right(), b.get_left(), buff=0.05, color=MUTED, stroke_width=3,
+                                max_tip_length_to_length_ratio=0.35) for a, b in zip(steps[:-1], steps[1:])])
+        out = VGroup()
+        for i, step in enumerate(steps):
+            out.add(VGroup(step, arrows[i - 1]) if i else step)
+        if out.width > 2 * style.safe_half_width():
+            out.scale_to_fit_width(2 * style.safe_half_width())
+        return out
+
     def column_header(self, text: str, x: float, colour) -> Label:
         return self.header(text, x, colour, min(HEADER_BASELINE + self.row_top - ROW_TOP, HEADER_MAX))
 

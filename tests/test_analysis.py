@@ -76,6 +76,35 @@ def test_head_update_is_the_residual_plus_that_heads_write(gpt, trace):
         head_update(gpt, trace, 0, c.n_head)
 
 
+def test_attention_lens_reads_the_stream_around_one_layers_attention(gpt, trace):
+    """attention_lens: the logit lens's own points entering the layer (the previous block's) and after its attention,
+    and the head's ΔE alone added in between, read the same way; the shown rows and "other" add up to 1."""
+    from model.analysis import attention_lens, lens_read, logit_lens
+    c, f = gpt.config, len(trace["tokens"]) - 1
+    lens = logit_lens(gpt, trace, f)
+    for layer in range(c.n_layer):
+        for head in (0, c.n_head - 1):
+            out = attention_lens(gpt, trace, layer, head, f)
+            w = gpt.tokenizer.words.index(out["word"])
+            assert out["word"] == gpt.tokenizer.words[int(np.argmax(trace["logits"][f]))]
+            assert out["before"]["p_word"] == lens[2 * layer]["probabilities"][w]       # the block before's point
+            assert out["after"]["p_word"] == lens[2 * layer + 1]["probabilities"][w]    # after this attention
+            alone = trace["layers"][layer]["resid_pre"][f] + head_contribution(gpt, trace, layer, head)[f]
+            assert out["head_only"]["p_word"] == lens_read(gpt, alone)[w]
+            for name in ("before", "head_only", "after"):
+                run = out[name]
+                assert [r["p"] for r in run["top"]] == sorted((r["p"] for r in run["top"]), reverse=True)
+                assert sum(r["p"] for r in run["shown"]) + run["other"] == pytest.approx(1.0, abs=1e-12)
+                assert out["word"] in [r["word"] for r in run["shown"]]
+    rare = attention_lens(gpt, trace, 0, 0, f, word="fox")            # a word outside the top 3 is still shown
+    assert [r["word"] for r in rare["before"]["shown"]][-1] == "fox" or "fox" in [r["word"] for r in rare["before"]["top"]]
+    for call in (lambda: attention_lens(gpt, trace, 0, 0, len(trace["tokens"])),
+                 lambda: attention_lens(gpt, trace, 0, c.n_head, f),
+                 lambda: attention_lens(gpt, trace, 0, 0, f, word="bleu")):
+        with pytest.raises(ModelError):
+            call()
+
+
 # --- LayerNorm step by step, and word order (attention chapter: add & norm, positional encoding) ---
 @pytest.mark.parametrize("where", ["h.0.ln_1", "h.0.ln_2", "h.1.ln_2", "ln_f"])
 def test_layer_norm_steps_rebuild_the_traces_layer_norm(gpt, trace, where):

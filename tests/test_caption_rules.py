@@ -242,6 +242,56 @@ def check_shared(v, rule, gpt):
     return "shared" if any(s >= 0.9 for s in shares) else "shared_spread"
 
 
+def lens_around_by_hand(v, gpt) -> dict:
+    """values_update's logit lens written out here: the stream at the focus entering the head's layer, with the
+    head's own ΔE (its output through its rows of W_O, as recorded) added, and after the layer's attention; each
+    through ln_f and the tied unembedding, softmax; P(the followed word) checked against the manifest."""
+    trace, eps = gpt.trace(v["token_ids"]), gpt.config.layer_norm_epsilon
+    layer, f = trace["layers"][v["layer"]], v["focus"]
+    delta = np.asarray(v["head_out"], np.float64) @ np.asarray(v["W_O_rows"], np.float64)
+    points = {"before": layer["resid_pre"][f], "head_only": np.asarray(layer["resid_pre"][f], np.float64) + delta,
+              "after": layer["resid_mid"][f]}
+    w = gpt.tokenizer.words.index(v["lens"]["word"])
+    p = {name: float(softmax_row(layer_norm_rows(x, gpt.p("ln_f.weight"), gpt.p("ln_f.bias"), eps) @ gpt.W_E.T)[w])
+         for name, x in points.items()}
+    for name in p:
+        assert v["lens"][name]["p_word"] == pytest.approx(p[name], rel=1e-4, abs=1e-7)
+    return p
+
+
+def check_question_where(v, rule, gpt):
+    source, _ = source_weight(v)
+    return "question_where_self" if source == v["focus"] else "question_where"
+
+
+def check_question(v, rule, gpt):
+    """The bars' labels of the followed word (footed to 100%: a word under 0.05% reads 0.0%), each within a unit of
+    its last digit of P recomputed by hand; alike labels, else the order of the recomputed P, decide the key."""
+    p = lens_around_by_hand(v, gpt)
+    label = {}
+    for name in ("before", "after"):
+        shown = v["question"]["shown"][name]
+        label[name] = shown["labels"][shown["words"].index(v["lens"]["word"])]
+        assert abs(float(label[name].strip("<>%")) - 100 * p[name]) <= 0.1 + 1e-9, (name, label[name], p[name])
+    assert rule["inputs"]["labels"] == label, "the caption quotes the bars as drawn"
+    if label["before"] == label["after"]:
+        return "question_alike"
+    return "question_raises" if p["after"] > p["before"] else "question_lowers"
+
+
+def check_summary(v, rule, gpt):
+    p = lens_around_by_hand(v, gpt)
+    lifts = p["head_only"] > p["before"] and style.percent(p["head_only"]) != style.percent(p["before"])
+    return "summary_lifts" if lifts else "summary_other"
+
+
+def check_summary_together(v, rule, gpt):
+    if not v["shared"]:
+        return "summary_layer"
+    return {"shared": "summary_shared", "shared_alone": "summary_alone",
+            "shared_spread": "summary_spread"}[check_shared(v, v["caption_rules"]["shared"], gpt)]
+
+
 def check_heads_focus(v, rule, gpt):
     f = v["focus"]
     tops = [int(np.argmax(p[f, :f + 1])) for p in np.asarray(v["patterns"])]
@@ -605,6 +655,11 @@ CHECKS = {
                                          "unchanged"}, check_sweep),
                             "write": ({"write_wanders", "write_alike"}, check_write)},
     "values_update": {"story": ({"story_same", "story_differs"}, check_story),
+                      "question_where": ({"question_where", "question_where_self"}, check_question_where),
+                      "question": ({"question_raises", "question_lowers", "question_alike"}, check_question),
+                      "summary": ({"summary_lifts", "summary_other"}, check_summary),
+                      "summary_together": ({"summary_shared", "summary_alone", "summary_spread", "summary_layer"},
+                                           check_summary_together),
                       "sum": ({"sum", "sum_mostly", "sum_blend"}, check_sum),
                       "meaning": ({"meaning", "meaning_blend", "meaning_self", "meaning_self_blend"}, check_meaning),
                       "ablation": ({"needed", "helps", "no_help", "unseen"}, check_ablation),

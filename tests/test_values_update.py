@@ -153,8 +153,9 @@ def test_labels_are_the_rounded_numbers(played):
                 for j in vp.matrix.cols_shown if j is not None]
     assert [c[1].text for c in cells] == expected
     np.testing.assert_array_equal(product["V"], v["V"][src])
-    weights_sum, update_sum = v["sums"]          # drawn sums: the weights' 100%, E + ΔE = E′ (footed)
-    assert assert_sums_foot(v, "values_update") == 2
+    weights_sum, update_sum = [m for m in v["sums"] if m["beat"] in ("weights", "update")]   # the weights' 100%,
+    assert [m["beat"] for m in v["sums"]].count("question") == 2      # E + ΔE = E′, and the question's two columns
+    assert assert_sums_foot(v, "values_update") == 4
     assert [t["values"] for t in weights_sum["terms"]] == [[w] for w in v["weights"]]
     assert texts(s.weight_numbers) == [t["labels"][0] for t in weights_sum["terms"]]     # weights as %, adding up
     assert texts(s.weight_numbers)[v["source"]["position"]] == style.percent(v["source"]["weight"])   # as quoted
@@ -277,3 +278,55 @@ def test_no_shared_beat_without_the_causal_story(gpt):
     assert h.sets() == [] and h.shared() == (None, 0) and h.record()["shared"] is None
     h = HeadAtFocus(gpt, {**VALUES_UPDATE.defaults(), "layer": 0, "head": 0})
     assert h.sets() == [], "a given head is not the rule's: the lesson is the rule's heads"
+
+
+# --- the question (opening) and its answer (closing) ---------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_question_and_its_answer_are_the_lens_numbers(played, gpt, lang):
+    """The opening question and the closing answer read the logit lens at the focus (attention_lens), written out
+    here again: entering the head's layer, with this head's ΔE alone, after the layer's attention. In both languages
+    the attention lifts P(word) from under 2% to over 90%, and this head's ΔE alone lifts it above 80%."""
+    s = played[lang]
+    v = s.values
+    trace, eps = gpt.trace(v["token_ids"]), gpt.config.layer_norm_epsilon
+    layer, f = trace["layers"][v["layer"]], v["focus"]
+    delta = np.asarray(v["head_out"], np.float64) @ np.asarray(v["W_O_rows"], np.float64)
+    w = gpt.tokenizer.words.index(v["lens"]["word"])
+    assert v["lens"]["word"] == v["next_word"]
+    for name, x in (("before", layer["resid_pre"][f]), ("head_only", layer["resid_pre"][f] + delta),
+                    ("after", layer["resid_mid"][f])):
+        z = layer_norm(np.asarray(x, np.float64)[None], gpt.p("ln_f.weight"), gpt.p("ln_f.bias"), eps)[0] @ gpt.W_E.T
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        assert v["lens"][name]["p_word"] == pytest.approx(float(p[w]), rel=1e-4, abs=1e-7)
+        assert v["lens"][name]["other"] == pytest.approx(1 - sum(r["p"] for r in v["lens"][name]["shown"]), abs=1e-6)
+    lens = v["lens"]
+    assert lens["before"]["p_word"] < 0.02 and lens["after"]["p_word"] > 0.9 and lens["head_only"]["p_word"] > 0.8
+    # the question: the two panels are the lens's rows and add up to 100% as drawn; the caption quotes them
+    q = v["question"]["shown"]
+    sums = [m for m in v["sums"] if m["beat"] == "question"]
+    for name, m in zip(("before", "after"), sums):
+        assert q[name]["p"] == [r["p"] for r in lens[name]["shown"]] and q[name]["other"] == lens[name]["other"]
+        assert q[name]["labels"] == [t["labels"][0] for t in m["terms"]] and m["total"]["labels"] == ["100.0%"]
+    rules = v["caption_rules"]
+    assert rules["question"]["key"] == "question_raises" and rules["question_where"]["key"] == "question_where"
+    said = [c for c in s.captions if c["key"] == "question_raises"][0]["text"]
+    word_label = lambda name: q[name]["labels"][q[name]["words"].index(lens["word"])]  # noqa: E731
+    assert word_label("before") in said and word_label("after") in said
+    # the answer: the chain's weight, three bars of P(word), and the shared beat's numbers in its caption
+    a = v["answer"]
+    assert a["p"] == [lens["before"]["p_word"], lens["head_only"]["p_word"], lens["after"]["p_word"]]
+    assert a["labels"] == [style.percent(p) for p in a["p"]]
+    assert a["chain"][0].endswith(style.percent(v["source"]["weight"]))
+    assert rules["summary"]["key"] == "summary_lifts" and rules["summary_together"]["key"] == "summary_shared"
+    lifts = [c for c in s.captions if c["key"] == "summary_lifts"][0]["text"]
+    assert a["labels"][0] in lifts and a["labels"][1] in lifts
+    together = [c for c in s.captions if c["key"] == "summary_shared"][0]["text"]
+    shown = v["shared_shown"]
+    assert a["labels"][2] in together and shown["labels"][1] in together and shown["labels"][2] in together
+
+
+def test_the_opening_comes_first_and_the_closing_last(played):
+    s = played["en"]
+    keys = [c["key"] for c in s.captions]
+    assert keys.index("question_where") < keys.index("values") and keys[-1] == "summary_shared"

@@ -26,7 +26,7 @@ from .directions import (contrast_direction, neuron_attribute_profile, projectio
 from .heads import (ablation_effect, best_lookback_head, head_contribution, head_update, head_write_sizes,
                     heads_ablation_effect, later_weights, layer_norm_steps, lookback_blocked, lookback_scores, order_sensitivity,
                     promoted_words, query_key_geometry)
-from .lens import lens_points, logit_lens
+from .lens import attention_lens, lens_points, lens_read, logit_lens
 from .mlp import ACTIVE, gelu_curve, mlp_steps, neuron_readout, vector_readout
 from .patching import (causal_trace, mean_ablation, mean_states, noised_ids_patch, patch_effect, sample_states,
                        state)
@@ -36,6 +36,6 @@ __all__ = ["ablation_effect", "best_lookback_head", "head_contribution", "head_u
            "lookback_scores", "order_sensitivity", "promoted_words", "causal_trace", "mean_ablation", "mean_states",
            "noised_ids_patch", "patch_effect", "sample_states", "state", "direct_logit_attribution",
            "logit_direction", "neuron_top_contexts", "top_neurons", "semantic_directions",
-           "stream_attribute_directions", "largest_context_effect", "next_word_predictions", "total_variation", "lens_points", "logit_lens",
+           "stream_attribute_directions", "largest_context_effect", "next_word_predictions", "total_variation", "lens_points", "logit_lens", "attention_lens", "lens_read",
            "ACTIVE", "gelu_curve", "mlp_steps", "neuron_readout", "vector_readout", "neuron_direction_attribution",
            "top_k_shares", "person_causal_trace", "contrast_direction", "neuron_attribute_profile", "projections"]

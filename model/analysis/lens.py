@@ -25,7 +25,6 @@ def logit_lens(gpt: NumpyGPT, trace: dict, position: int = -1) -> list[dict]:
     T = len(trace["tokens"])
     if not -T <= position < T:
         raise ModelError(f"no position {position}: the prompt has {T} tokens")
-    g, b, eps = gpt.p("ln_f.weight"), gpt.p("ln_f.bias"), gpt.config.layer_norm_epsilon
     out = []
     for part, layer in lens_points(gpt.config.n_layer):
         if part == "embeddings":
@@ -33,6 +32,49 @@ def logit_lens(gpt: NumpyGPT, trace: dict, position: int = -1) -> list[dict]:
         else:
             x = trace["layers"][layer]["resid_mid" if part == "attn" else "resid_post"][position]
         x = np.asarray(x, dtype=np.float64)
-        logits = layer_norm(x[None, :], g, b, eps)["out"][0] @ gpt.W_E.T
-        out.append({"part": part, "layer": layer, "stream": x, "probabilities": softmax(logits.astype(np.float64))})
+        out.append({"part": part, "layer": layer, "stream": x, "probabilities": lens_read(gpt, x)})
+    return out
+
+
+def lens_read(gpt: NumpyGPT, x: np.ndarray) -> np.ndarray:
+    """One stream vector read as if the model stopped there: ln_f (its own mean and variance), the unembedding,
+    softmax (float64): every word's next-word probability."""
+    g, b, eps = gpt.p("ln_f.weight"), gpt.p("ln_f.bias"), gpt.config.layer_norm_epsilon
+    x = np.asarray(x, dtype=np.float64)
+    logits = layer_norm(x[None, :], g, b, eps)["out"][0] @ gpt.W_E.T
+    return softmax(logits.astype(np.float64))
+
+
+def attention_lens(gpt: NumpyGPT, trace: dict, layer: int, head: int, position: int, word: str | None = None,
+                   k: int = 3) -> dict:
+    """What one layer's attention wrote into the vector at `position`, read by the logit lens: the stream entering
+    the layer (resid_pre), that stream plus one head's own write alone (its ΔE, heads.head_contribution: E + ΔE),
+    and the stream after the layer's whole attention (resid_mid: every head and the W_O bias).
+    `word`: the word followed (None: the model's own next word at `position`, from the trace's logits).
+    Per point: P(word), the top k words (word, P; the lower id on a tie), the "shown" rows (those k, then the word
+    itself if it is not among them) and "other", the true total of the rest."""
+    from .heads import head_contribution
+    T = len(trace["tokens"])
+    if not 0 <= position < T:
+        raise ModelError(f"no position {position}: the prompt has {T} tokens")
+    delta = head_contribution(gpt, trace, layer, head)[position]     # checks layer and head
+    words = gpt.tokenizer.words
+    if word is None:
+        word = words[int(np.argmax(trace["logits"][position]))]
+    if word not in words:
+        raise ModelError(f"unknown word {word!r}")
+    w = words.index(word)
+    before = np.asarray(trace["layers"][layer]["resid_pre"][position], dtype=np.float64)
+    points = {"before": before, "head_only": before + delta,
+              "after": np.asarray(trace["layers"][layer]["resid_mid"][position], dtype=np.float64)}
+    out = {"word": word, "layer": layer, "head": head, "position": position,
+           "rule": "the logit lens (ln_f, unembedding, softmax) of the stream at the position entering the layer, "
+                   "plus the head's own ΔE alone, and after the layer's attention"}
+    for name, x in points.items():
+        p = lens_read(gpt, x)
+        top = [int(i) for i in np.argsort(-p, kind="stable")[:k]]
+        shown = top + ([] if w in top else [w])
+        row = lambda i: {"word": words[i], "p": float(p[i])}  # noqa: E731
+        out[name] = {"p_word": float(p[w]), "top": [row(i) for i in top], "shown": [row(i) for i in shown],
+                     "other": float(1.0 - p[shown].sum())}
     return out
