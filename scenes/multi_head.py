@@ -15,7 +15,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Group, Lagged
                    ReplacementTransform, SurroundingRectangle, VGroup, VMobject)
 
 from model import GPT3_175B
-from model.analysis import head_contribution, head_delta_sizes, head_write_sizes
+from model.analysis import head_contribution, head_delta_sizes, head_write_sizes, heads_delta
 from model.params import parameter_split
 from scenes import style
 from scenes.components import (AttentionGrid, ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label,
@@ -130,6 +130,18 @@ S = SHARED | ATTENTION | Strings({
                     "把各头的 \u0394E 与 b_O 相加，得到同一个 out。",
               "say_zh": "输出矩阵为每个头留了 {dh} 行，每一块把对应头的输出变成这个头对词向量的改变量。"
                         "把 {n} 个改变量和偏置逐项相加，得到同一个输出：第一行里，{row}。"},
+    "split_grouped": {"en": "W_O has {dh} rows for each head: each block turns its head's output\n"
+                            "into that head's \u0394E; heads {a}\u2013{b} are added in one column.",
+                      "say_en": "The output matrix has {dh} rows for each head, and each block turns its head's output "
+                                "into that head's own change to the word's vector. The first heads get a column each; "
+                                "heads {a} to {b} are added entry by entry into one column. The {n} changes and the "
+                                "bias, added entry by entry, give the same output: in the first row, {row}.",
+                      "zh": "W_O 为每个头留了 {dh} 行：每一块把对应头的输出变成该头的 \u0394E；\n"
+                            "第 {a}\u2013{b} 个头的 \u0394E 相加成一列。",
+                      "say_zh": "输出矩阵为每个头留了 {dh} 行，每一块把对应头的输出变成这个头对词向量的改变量。"
+                                "前几个头各占一列；第 {a} 到第 {b} 个头的改变量逐项相加成一列。"
+                                "把 {n} 个改变量和偏置逐项相加，得到同一个输出：第一行里，{row}。"},
+    "heads_range": {"en": "heads {a}\u2013{b}", "zh": "头 {a}\u2013{b}"},
     "delta_head": {"en": "head {h} \u0394E", "zh": "头 {h} \u0394E"},
     "scale": {"en": "For scale: GPT-3, from its published shape, has {layers} layers\n"
                     "of {heads} heads. Ours has {our_layers} layers of {our_heads}.",
@@ -276,18 +288,18 @@ def question_rule(top_keys: list[int]) -> str:
     return "question_same" if k == 1 else "question" if k == len(top_keys) else "question_shared"
 
 
-MAX_SPLIT_HEADS = 4       # W_O split into per-head blocks is drawn as columns for at most this many heads
+MAX_SPLIT_HEADS = 4       # W_O split into per-head blocks: this many columns of heads at most (more: the rest in one)
 MAX_SPOKEN_HEADS = 8      # the focus beat names at most this many heads' targets (then "and n more")
 
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------------------
 GRID_W, GRID_GAP = 2.3, 0.42
 GRID_TOP = 2.45
-MAX_ROWS = 6              # the question and summary draw at most this many heads' rows (then "⋯ n more heads")
+MAX_ROWS = 4              # the question and summary draw at most this many heads' rows (then "⋯ n more heads")
 ROW_TOP, ROW_PITCH, CELL_H = 3.3, 0.92, 0.32   # their prompt row's top, a head's line and cells, a weight cell
 ROWS_FLOOR = -1.9         # the lowest of their lines (|out|) keeps above a two-line caption
 PARK_DIM = 0.3            # a parked head's grid (focus beat) is drawn at this opacity
-PARK_LINE = 0.45          # and its tag takes one more line under its labels
+PARK_LINE = 0.45          # and its tag takes one more line under its labels (where there is room)
 TITLE_ROOM = 2.2          # room left of the first grid for its axis titles
 HEAD_TITLE_Y = 3.3
 GPT3_GRID = 2.2
@@ -374,14 +386,14 @@ class MultiHead(LectureScene):
                   FadeIn(product.output.brackets), FadeIn(product.output.size_label), run_time=STEP)
         product.play(self, slow_rows=1)
         self.wait(PAUSE + 1)
-        if self.split is None:      # too many heads to draw each one's ΔE as a column (a checkpoint's 12)
-            return
         # W_O split into per-head blocks: each head's ΔE, added with b_O, is the same out (footed as shown)
         m, split = self.m, self.split
         terms = [labels[0] for labels in self.split_footed.labels]      # the first row, for the ear
         first = (", ".join(terms[:-1]) + " and " + terms[-1] + " add up to " if self.lang == "en" else
                  "、".join(terms[:-1]) + " 和 " + terms[-1] + " 相加得 ") + self.split_footed.total_labels[0]
-        self.say("split", dh=m.dh, n=m.n_head, row=first)
+        grouped = [g for g in self.split_groups if len(g) > 1]
+        self.say("split_grouped" if grouped else "split", dh=m.dh, n=m.n_head, row=first,
+                 a=style.shown(grouped[0][0]) if grouped else "", b=style.shown(grouped[0][-1]) if grouped else "")
         self.clear_stage()
         columns, heads, ops = split
         self.play(FadeIn(self.split_formula), run_time=STEP)
@@ -509,7 +521,7 @@ class MultiHead(LectureScene):
             top = m.top_keys[h]
             target = Label(f"\u2192 {style.token_label(m.tokens[top])} {style.percent(m.top_weights[h])}",
                            font_size=style.SMALL)
-            targets.append(target.next_to(name, RIGHT, buff=0.2).on_baseline(y - 0.3))
+            targets.append(target.next_to(name, RIGHT, buff=0.35).on_baseline(y - 0.3))
             cy = y - 0.3 - 0.16 - CELL_H / 2
             line = VGroup(*[Rectangle(width=c.box.width, height=CELL_H, stroke_color=style.CELL_OUTLINE,
                                       stroke_width=1, fill_color=scale.colour(float(weights[j])), fill_opacity=1)
@@ -590,27 +602,26 @@ class MultiHead(LectureScene):
         self.values["grid_top_labels"] = [{"head": h, "key": m.top_keys[h], "word": m.tokens[m.top_keys[h]],
                                            "weight": m.top_weights[h]} for h in range(m.n_head)]
 
-    def labels_below(self) -> float:
-        """How far a grid's labels reach under it: "→ word" and weight, and a parked head's tag (PARK_LINE) when
-        any head of the layer parks."""
-        return LABELS_BELOW + (PARK_LINE if any(self.m.parked) else 0.0)
-
     def build_park_tags(self):
         """A parked head (PARK_RULE) is marked where the grids are drawn: its grid dimmed (PARK_DIM) and a muted tag
-        under its labels, "parked: nothing to fetch", or "parked" where that is wider than the grid's room, or none
-        where even that is (the dimming remains). Recorded in values["parked_shown"]."""
+        under its labels, "parked: nothing to fetch", or "parked" where that is wider than the grid's room. A tag
+        needs a line of its own: only the last row of grids has one, and only above the caption (LABELS_FLOOR); where
+        there is no room (a checkpoint's upper row, or a tag wider than its grid) the dimming alone marks the head.
+        Recorded in values["parked_shown"]."""
         m, lang = self.m, self.lang
         room = self.grid_w + GRID_GAP - TEXT_GAP
         self.park_tags, tagged, texts = VGroup(), [], []
         for h, (g, labels) in enumerate(zip(self.grids, self.top_labels)):
             tag = VGroup()
-            if m.parked[h]:
+            base = g.squares.get_bottom()[1] - 0.5 - 0.45 - PARK_LINE
+            last_row = h // self.per_row == self.grid_rows - 1
+            if m.parked[h] and last_row:
                 for key in ("parked_tag", "parked_short"):
                     label = Label(S(key, lang), font_size=style.SMALL, color=MUTED)
-                    if label.width <= room:
-                        x = g.squares.get_center()[0]
-                        tag = label.shift(RIGHT * (x - label.get_center()[0])).on_baseline(
-                            g.squares.get_bottom()[1] - 0.5 - 0.45 - PARK_LINE)
+                    x = g.squares.get_center()[0]
+                    label.shift(RIGHT * (x - label.get_center()[0])).on_baseline(base)
+                    if label.width <= room and label.get_bottom()[1] >= LABELS_FLOOR:
+                        tag = label
                         tagged.append(h)
                         texts.append(label.text)
                         break
@@ -646,7 +657,7 @@ class MultiHead(LectureScene):
                 side = room / per_row
                 first = self.grid(0, side)
             drop = self.title_drop(first)
-            tall = (GRID_TOP - drop - LABELS_FLOOR - self.labels_below() - (rows - 1) * self.row_extra(first)) / rows
+            tall = (GRID_TOP - drop - LABELS_FLOOR - LABELS_BELOW - (rows - 1) * self.row_extra(first)) / rows
             if tall < side - 1e-9:
                 side = tall
                 first = self.grid(0, side)
@@ -678,7 +689,7 @@ class MultiHead(LectureScene):
         and head titles."""
         title_h = Label(S("head", self.lang, h="1"), font_size=style.SMALL).height
         over = first.query_indices.get_top()[1] - first.squares.get_top()[1] + ROW_TITLE_GAP + title_h
-        return self.labels_below() + TEXT_GAP + over
+        return LABELS_BELOW + TEXT_GAP + over
 
     def name_heads_by_stride(self):
         """Each head's title is centred over its grid but never starts left of it, nor within TEXT_GAP + 0.1 of the
@@ -772,13 +783,18 @@ class MultiHead(LectureScene):
 
     def build_split(self):
         """W_O in per-head blocks: each head's ΔE at the focus (its output through its own rows of W_O) as a column,
-        + ... + b_O = out, footed row by row (components.sums). Drawn for at most MAX_SPLIT_HEADS heads."""
+        + ... + b_O = out, footed row by row (components.sums). Up to MAX_SPLIT_HEADS heads one column each; more
+        (a checkpoint's 12) keep the first MAX_SPLIT_HEADS − 1 and add the rest in one column ("heads 4–12": their
+        ΔEs added entry by entry, model.analysis.heads_delta), so the drawn sum still adds up as shown."""
         m, lang = self.m, self.lang
-        self.split, self.split_footed = None, None
-        if m.n_head > MAX_SPLIT_HEADS:
-            self.values["split"] = None
-            return
-        vectors = [*m.head_deltas, m.b_O, m.out]
+        if m.n_head <= MAX_SPLIT_HEADS:
+            groups = [[h] for h in range(m.n_head)]
+        else:
+            groups = [[h] for h in range(MAX_SPLIT_HEADS - 1)] + [list(range(MAX_SPLIT_HEADS - 1, m.n_head))]
+        self.split_groups = groups
+        deltas = [m.head_deltas[g[0]] if len(g) == 1 else heads_delta(self.gpt, m.trace, m.layer, m.focus, g)
+                  for g in groups]
+        vectors = [*deltas, m.b_O, m.out]
         d = sum_decimals(vectors)
         footed = footed_columns(vectors, shown=7, decimals=d)
         texts = column_texts(footed)
@@ -789,26 +805,39 @@ class MultiHead(LectureScene):
                    for v, t, x in zip(vectors, texts, xs)]
         for c in columns[:-1]:          # one size label, under out: the columns' own would run together
             c.remove(c.size_label)
-        # each column named over it: "head h" over "ΔE" (b_O and out on the lower line)
+        # each column named over it: "head h" (or "heads a–b") over "ΔE" (b_O and out on the lower line)
         top = columns[0].brackets.get_top()[1] + 0.2
-        names = [(S("head", lang, h=style.shown(h)), "\u0394E") for h in range(m.n_head)] + [("", "b_O"), ("", "out")]
-        colours = [VALUE] * m.n_head + [MUTED, VALUE]
+        names = [(S("head", lang, h=style.shown(g[0])) if len(g) == 1 else
+                  S("heads_range", lang, a=style.shown(g[0]), b=style.shown(g[-1])), "\u0394E") for g in groups]
+        names += [("", "b_O"), ("", "out")]
+        colours = [VALUE] * len(groups) + [MUTED, VALUE]
         heads = [VGroup(*([Label(a, font_size=style.SMALL, color=c).move_to([x, 0, 0]).on_baseline(top + 0.42)]
                           if a else []),
                         Label(b, font_size=style.SMALL, color=c).move_to([x, 0, 0]).on_baseline(top))
                  for (a, b), c, x in zip(names, colours, xs)]
         y = columns[0].entries.get_center()[1]
-        # the formula: the one product, split into one block of W_O per head
+        # the formula: the one product, split into one block of W_O per head (the grouped ones as one Σ)
         parts = [r"\text{out}", "="]
-        for h in range(m.n_head):
-            parts += [f"W_{{O,{h + 1}}}^{{\\top}}\\,h_{{{h + 1}}}", "+"]
+        for g in groups:
+            parts += [f"W_{{O,{g[0] + 1}}}^{{\\top}}\\,h_{{{g[0] + 1}}}" if len(g) == 1 else
+                      f"\\textstyle\\sum_{{i={g[0] + 1}}}^{{{g[-1] + 1}}} W_{{O,i}}^{{\\top}}\\,h_i", "+"]
         self.split_formula = self.tex(*parts, "b_O", colours={r"\text{out}": VALUE}).move_to([0, 3.2, 0])
+        if self.split_formula.width > 2 * style.safe_half_width():      # a checkpoint's Σ over heads 4–12 is wider
+            self.split_formula.scale_to_fit_width(2 * style.safe_half_width() - 0.2)
+        keep_inside_safe_area(self.split_formula)
+        over = self.split_formula.get_top()[1] - (style.safe_half_height() - 0.02)   # and its limits stand taller
+        self.split_formula.shift(DOWN * max(0.0, over))
         ops = VGroup(*[Label("=" if i == n - 2 else "+", font_size=style.HEADER).move_to([(xs[i] + xs[i + 1]) / 2, y, 0])
                        for i in range(n - 1)])
+        clash = VGroup(*heads).get_top()[1] + 0.12 - self.split_formula.get_bottom()[1]
+        if clash > 0:            # the formula's subscripts (Σ's limits) reach the column names: the columns come down
+            for m_ in (*columns, *heads, ops):
+                m_.shift(DOWN * clash)
         self.split, self.split_footed = (columns, heads, ops), footed
         self.record_sum("project", "ΔE₁ + … + b_O = out", footed)
-        self.values["split"] = {"heads": m.n_head, "decimals": d, "source": "model.analysis.head_contribution "
-                                "(each head's output through gpt.head(layer, h).W_O)"}
+        self.values["split"] = {"heads": m.n_head, "groups": groups, "decimals": d,
+                                "source": "model.analysis.head_contribution (each head's output through "
+                                          "gpt.head(layer, h).W_O); a group's column: model.analysis.heads_delta"}
 
     def build_scale(self):
         """Our 2 × 4 heads (their real patterns) and GPT-3's 96 × 96, one cell per head, ours as its corner."""

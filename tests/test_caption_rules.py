@@ -638,7 +638,8 @@ CLAIMS = {
     "causal_mask": {"all_queries": lambda v: all(w == 0 for w in v["weights"]["masked_weights"]),
                     "cost": cost_is_four_times},
     "multi_head": {"focus": targets_by_park_rule, "focus_same": targets_by_park_rule,
-                   "focus_shared": targets_by_park_rule, "split": split_adds_up, "summary": answer_lengths_as_shown},
+                   "focus_shared": targets_by_park_rule, "split": split_adds_up,
+                   "split_grouped": split_adds_up, "summary": answer_lengths_as_shown},
     "softmax_temperature": {
         "exp": lambda v: all(e > 0 for e in v["softmax_steps"]["exp"]) and
         (v["other"]["words"] == 0 or v["softmax_steps"]["exp_other"] > 0),

@@ -47,6 +47,15 @@ def head_delta_sizes(gpt: NumpyGPT, trace: dict, layer: int, position: int) -> d
             "out_length": float(np.linalg.norm(trace["layers"][layer]["attn"]["out"][position]))}
 
 
+def heads_delta(gpt: NumpyGPT, trace: dict, layer: int, position: int, heads) -> np.ndarray:
+    """The ΔE of several heads of one layer at `position`, added entry by entry (each head's output through its own
+    rows of W_O): the part of the attention output those heads write together."""
+    T = len(trace["tokens"])
+    if not 0 <= position < T or not len(heads):
+        raise ModelError(f"a position in 0..{T - 1} and at least one head, got {position} and {list(heads)}")
+    return np.sum([head_contribution(gpt, trace, layer, int(h))[position] for h in heads], axis=0)
+
+
 def head_write_sizes(gpt: NumpyGPT, trace: dict, layer: int, head: int, position: int) -> np.ndarray:
     """What one head could write at `position`, key by key: |v_j W_O|, the length of the change to the stream the
     head would make if it put all its weight on key j (j = 0 .. position; its value vector through its own rows of
