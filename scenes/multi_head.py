@@ -15,11 +15,11 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Group, Lagged
                    ReplacementTransform, SurroundingRectangle, VGroup, VMobject)
 
 from model import GPT3_175B
-from model.analysis import head_contribution, head_write_sizes
+from model.analysis import head_contribution, head_delta_sizes, head_write_sizes, heads_delta
 from model.params import parameter_split
 from scenes import style
-from scenes.components import (AttentionGrid, ColourLegend, ColourScale, Heatmap, Label, LabelColumn,
-                               MagnitudeStrip, MatrixVectorProduct, NumberColumn, VectorColumn, column_texts,
+from scenes.components import (AttentionGrid, ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label,
+                               LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, VectorColumn, column_texts,
                                footed_columns, keep_inside_safe_area, keep_right_of, magnitude_scale, place_by_body,
                                shown_indices, sum_decimals)
 from scenes.lecture import LectureScene
@@ -38,6 +38,52 @@ S = SHARED | ATTENTION | Strings({
                     "zh": "{model}的第 {layer} 层有 {n} 个头。我们观察词元 \u201c{focus}\u201d。"},
     "layer_given": {"en": "Layer {layer} of {model} has {n} heads.\nWe watch the token \"{focus}\".",
                     "zh": "{model}的第 {layer} 层有 {n} 个头。\n我们观察词元 \u201c{focus}\u201d。"},
+    # the opening question (beat question): one head, one weighted average; the layer's heads look at other words
+    "question": {"en": "One head gives \"{focus}\" one weighted average: its weights add up to 100%.\n"
+                       "The {n} heads of layer {layer} each look most at a different word.",
+                 "say_en": "Why more than one head? The prompt runs across the top, and under it one row of squares "
+                           "for each head of layer {layer}, brighter where that head's attention from \"{focus}\" "
+                           "goes. One head gives \"{focus}\" one weighted average of the words, its weights adding "
+                           "up to a hundred percent: what it takes from one word it cannot take from another. Here "
+                           "each of the {n} heads looks most at a different word, framed in its row.",
+                 "zh": "一个头只给\u201c{focus}\u201d一个加权平均：它的权重加起来是 100%。\n"
+                       "第 {layer} 层的 {n} 个头各自最关注一个不同的词。",
+                 "say_zh": "为什么要多个头？上方是提示词，下面每一行方块是第 {layer} 层的一个头，越亮表示这个头从"
+                           "\u201c{focus}\u201d看向那个词越多。一个头只给\u201c{focus}\u201d一个加权平均，"
+                           "权重加起来是百分之百：给了一个词，就不能再给另一个词。这里 {n} 个头各自最关注一个"
+                           "不同的词，在各自那一行里框出。"},
+    "question_shared": {"en": "One head gives \"{focus}\" one weighted average: its weights add up to 100%.\n"
+                              "The {n} heads of layer {layer} look most at {k} different words.",
+                        "say_en": "Why more than one head? The prompt runs across the top, and under it one row of "
+                                  "squares for each head of layer {layer}, brighter where that head's attention from "
+                                  "\"{focus}\" goes. One head gives \"{focus}\" one weighted average of the words, "
+                                  "its weights adding up to a hundred percent: what it takes from one word it cannot "
+                                  "take from another. Here the {n} heads look most at {k} different words, each "
+                                  "head's framed in its row.",
+                        "zh": "一个头只给\u201c{focus}\u201d一个加权平均：它的权重加起来是 100%。\n"
+                              "第 {layer} 层的 {n} 个头最关注的是 {k} 个不同的词。",
+                        "say_zh": "为什么要多个头？上方是提示词，下面每一行方块是第 {layer} 层的一个头，越亮表示这个"
+                                  "头从\u201c{focus}\u201d看向那个词越多。一个头只给\u201c{focus}\u201d一个加权"
+                                  "平均，权重加起来是百分之百：给了一个词，就不能再给另一个词。这里 {n} 个头最关注"
+                                  "的是 {k} 个不同的词，在各自那一行里框出。"},
+    "question_same": {"en": "One head gives \"{focus}\" one weighted average: its weights add up to 100%.\n"
+                            "All {n} heads of layer {layer} look most at the same word, \"{src}\".",
+                      "say_en": "Why more than one head? The prompt runs across the top, and under it one row of "
+                                "squares for each head of layer {layer}, brighter where that head's attention from "
+                                "\"{focus}\" goes. One head gives \"{focus}\" one weighted average of the words, "
+                                "its weights adding up to a hundred percent. Here all {n} heads look most at the same "
+                                "word, \"{src}\", framed in every row, each reading it with its own weights.",
+                      "zh": "一个头只给\u201c{focus}\u201d一个加权平均：它的权重加起来是 100%。\n"
+                            "第 {layer} 层的 {n} 个头都最关注同一个词\u201c{src}\u201d。",
+                      "say_zh": "为什么要多个头？上方是提示词，下面每一行方块是第 {layer} 层的一个头，越亮表示这个头"
+                                "从\u201c{focus}\u201d看向那个词越多。一个头只给\u201c{focus}\u201d一个加权平均，"
+                                "权重加起来是百分之百。这里 {n} 个头都最关注同一个词\u201c{src}\u201d，每一行都"
+                                "框出了它，各个头用各自的权重读它。"},
+    "question_more": {"en": "\u22ef {n} more heads", "zh": "\u22ef 另外 {n} 个头"},
+    "parked_tag": {"en": "parked: nothing to fetch", "zh": "停靠：无可取"},
+    "parked_short": {"en": "parked", "zh": "停靠"},
+    "delta_length": {"en": "|\u0394E| {x}", "zh": "|\u0394E| {x}"},
+    "out_length": {"en": "all heads + b_O: |out| {x}", "zh": "各头相加 + b_O：|out| {x}"},
     "heads": {"en": "One grid per head, keys down, queries across. Each head has its\n"
                     "own W_q, W_k and W_v, so each learns its own attention pattern.",
               "zh": "每个网格是一个头，键向下、查询向右。各个头各自有\n"
@@ -63,9 +109,9 @@ S = SHARED | ATTENTION | Strings({
     # each head's target, spoken in the focus beat (the labels under the grids), by the park rule (PARK_RULE)
     "target": {"en": "head {h} looks most at \"{word}\", {w}", "zh": "第 {h} 个头最关注\u201c{word}\u201d，{w}"},
     "target_parked": {"en": "head {h} rests on \"{word}\", {w}, but what it reads there is smaller than at most "
-                            "words: with nothing to fetch, it parks where it changes little",
+                            "words: with nothing to fetch, it parks where it changes little, and its grid is dimmed and tagged parked",
                       "zh": "第 {h} 个头停在\u201c{word}\u201d上，{w}，但它在那里读到的比大多数词都小："
-                            "没有要取的信息，它就停在改变很少的地方"},
+                            "没有要取的信息，它就停在改变很少的地方，它的网格变暗并标上停靠"},
     "target_more": {"en": "and {n} more heads", "zh": "还有另外 {n} 个头"},
     "concat": {"en": "Each head outputs {dh} numbers for \"{focus}\". Side by side,\n"
                      "the {n} outputs make one vector of {d}: the concatenation.",
@@ -84,6 +130,18 @@ S = SHARED | ATTENTION | Strings({
                     "把各头的 \u0394E 与 b_O 相加，得到同一个 out。",
               "say_zh": "输出矩阵为每个头留了 {dh} 行，每一块把对应头的输出变成这个头对词向量的改变量。"
                         "把 {n} 个改变量和偏置逐项相加，得到同一个输出：第一行里，{row}。"},
+    "split_grouped": {"en": "W_O has {dh} rows for each head: each block turns its head's output\n"
+                            "into that head's \u0394E; heads {a}\u2013{b} are added in one column.",
+                      "say_en": "The output matrix has {dh} rows for each head, and each block turns its head's output "
+                                "into that head's own change to the word's vector. The first heads get a column each; "
+                                "heads {a} to {b} are added entry by entry into one column. The {n} changes and the "
+                                "bias, added entry by entry, give the same output: in the first row, {row}.",
+                      "zh": "W_O 为每个头留了 {dh} 行：每一块把对应头的输出变成该头的 \u0394E；\n"
+                            "第 {a}\u2013{b} 个头的 \u0394E 相加成一列。",
+                      "say_zh": "输出矩阵为每个头留了 {dh} 行，每一块把对应头的输出变成这个头对词向量的改变量。"
+                                "前几个头各占一列；第 {a} 到第 {b} 个头的改变量逐项相加成一列。"
+                                "把 {n} 个改变量和偏置逐项相加，得到同一个输出：第一行里，{row}。"},
+    "heads_range": {"en": "heads {a}\u2013{b}", "zh": "头 {a}\u2013{b}"},
     "delta_head": {"en": "head {h} \u0394E", "zh": "头 {h} \u0394E"},
     "scale": {"en": "For scale: GPT-3, from its published shape, has {layers} layers\n"
                     "of {heads} heads. Ours has {our_layers} layers of {our_heads}.",
@@ -107,12 +165,22 @@ S = SHARED | ATTENTION | Strings({
                                    "按比例是它左上角的那一块；下面的表比较两者的参数。",
                          "zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头；\n"
                                "这个检查点有 {our_layers} 层，每层 {our_heads} 个。"},
-    "summary": {"en": "Every head looks in its own way and writes its own \u0394E;\n"
-                      "W_O combines them into one update for each token.",
-                "zh": "每个头用自己的方式观察，写出自己的 \u0394E；\nW_O 把它们合成每个词元的一次更新。"},
-    "where_looks": {"en": "top key of \"{focus}\":", "zh": "\u201c{focus}\u201d最关注："},   # the closing map
-    "where_one": {"en": "head {head}: \"{word}\" {w}", "zh": "头 {head}：\u201c{word}\u201d {w}"},
-    "where_more": {"en": "\u22ef {n} more heads", "zh": "\u22ef 另外 {n} 个头"},
+    # the closing answer (beat summary): the question's rows again, each head's target and the length of its ΔE
+    "summary": {"en": "Each head fetches from where it looks most and writes its own \u0394E;\n"
+                      "W_O's blocks add them, with b_O, into one update of \"{focus}\".",
+                "say_en": "So that is why there are several heads. The same rows again, one per head of layer "
+                          "{layer}, now with the length of each head's change to \"{focus}\" on the right: "
+                          "{answers}. The output matrix's blocks add these changes entry by entry, with the bias, "
+                          "into one update, of length {out}.",
+                "zh": "每个头从它最关注的地方取信息，写出自己的 \u0394E；\n"
+                      "W_O 的各块把它们连同 b_O 相加，成为\u201c{focus}\u201d的一次更新。",
+                "say_zh": "这就是要多个头的原因。还是这几行，每行是第 {layer} 层的一个头，右边是每个头对"
+                          "\u201c{focus}\u201d的改变量的长度：{answers}。输出矩阵的各块把这些改变量连同偏置"
+                          "逐项相加，成为一次更新，长度 {out}。"},
+    "answer": {"en": "head {h} looks most at \"{word}\" and writes a change of length {x}",
+               "zh": "第 {h} 个头最关注\u201c{word}\u201d，写出长度 {x} 的改变量"},
+    "answer_parked": {"en": "head {h} parks on \"{word}\" and writes a change of length {x}",
+                      "zh": "第 {h} 个头停在\u201c{word}\u201d上，写出长度 {x} 的改变量"},
     "head": {"en": "head {h}", "zh": "头 {h}"},
     "output_of": {"en": "head {h}: {dh}", "zh": "头 {h}：{dh}"},
     "concat_label": {"en": "concat: {n} \u00d7 {dh} = {d} numbers", "zh": "拼接：{n} \u00d7 {dh} = {d} 个数"},
@@ -135,11 +203,13 @@ S = SHARED | ATTENTION | Strings({
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
 BEATS = style.BEAT_TITLES | Strings({
+    "question": {"en": "Why more than one head?", "zh": "为什么要多个头"},
     "heads":    {"en": "Every head of the layer", "zh": "这一层的每个头"},
     "focus":    {"en": "Where each head looks", "zh": "每个头看向哪里"},
     "concat":   {"en": "Concatenating the outputs", "zh": "拼接各头的输出"},
     "project":  {"en": "Projecting with W_O", "zh": "用 W_O 投影"},
     "scale":    {"en": "GPT-3's heads", "zh": "GPT-3 的注意力头"},
+    "summary":  {"en": "Each head's part of the update", "zh": "每个头在更新中的份额"},
 })
 
 STEP, PAUSE = style.STEP, style.PAUSE
@@ -174,6 +244,7 @@ class LayerHeads:
         self.parked = [bool(sizes[k] < np.median(sizes)) for sizes, k in zip(self.write_sizes, self.top_keys)]
         # each head's ΔE at the focus: its output through its own rows of W_O (gpt.head(layer, h).W_O)
         self.head_deltas = np.array([head_contribution(gpt, tr, L, h)[f] for h in range(self.n_head)])
+        self.sizes = head_delta_sizes(gpt, tr, L, f)                     # |ΔE| of each head, |out| (the answer)
         self.ours, self.gpt3 = parameter_split(c), parameter_split(GPT3_175B)
 
     def scale_figures(self) -> dict:
@@ -198,7 +269,8 @@ class LayerHeads:
             "top_keys": self.top_keys, "top_weights": self.top_weights,
             "head_out": self.head_out, "concat": self.concat, "W_O": self.W_O, "b_O": self.b_O, "out": self.out,
             "write_sizes": [w.tolist() for w in self.write_sizes], "parked": self.parked, "park_rule": PARK_RULE,
-            "head_deltas": self.head_deltas,
+            "head_deltas": self.head_deltas, "delta_lengths": self.sizes["delta_lengths"],
+            "out_length": self.sizes["out_length"],
             "scale": self.scale_figures(),
         }
 
@@ -206,14 +278,28 @@ class LayerHeads:
 PARK_RULE = ("a head parks when the key it weights most writes less than the median key would: |v_k W_O| (the "
              "head's value at that key through its own rows of W_O, model.analysis.head_write_sizes) below the "
              "median over the keys 0 .. focus")
-MAX_SPLIT_HEADS = 4       # W_O split into per-head blocks is drawn as columns for at most this many heads
+QUESTION_RULE = ("question_same when every head's largest weight from the focus is on one word, question when each "
+                 "head's is on a different word, else question_shared")
+
+
+def question_rule(top_keys: list[int]) -> str:
+    """The opening caption's key, by how many different words the heads look at most (QUESTION_RULE)."""
+    k = len(set(top_keys))
+    return "question_same" if k == 1 else "question" if k == len(top_keys) else "question_shared"
+
+
+MAX_SPLIT_HEADS = 4       # W_O split into per-head blocks: this many columns of heads at most (more: the rest in one)
 MAX_SPOKEN_HEADS = 8      # the focus beat names at most this many heads' targets (then "and n more")
 
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------------------
 GRID_W, GRID_GAP = 2.3, 0.42
 GRID_TOP = 2.45
-MAX_WHERE_HEADS = 8       # the closing map lists at most this many heads (GPT-2's 12 would not fit beside it)
+MAX_ROWS = 4              # the question and summary draw at most this many heads' rows (then "⋯ n more heads")
+ROW_TOP, ROW_PITCH, CELL_H = 3.3, 0.92, 0.32   # their prompt row's top, a head's line and cells, a weight cell
+ROWS_FLOOR = -1.9         # the lowest of their lines (|out|) keeps above a two-line caption
+PARK_DIM = 0.3            # a parked head's grid (focus beat) is drawn at this opacity
+PARK_LINE = 0.45          # and its tag takes one more line under its labels (where there is room)
 TITLE_ROOM = 2.2          # room left of the first grid for its axis titles
 HEAD_TITLE_Y = 3.3
 GPT3_GRID = 2.2
@@ -246,6 +332,7 @@ class MultiHead(LectureScene):
 
     def beat_heads(self):
         self.say("heads")
+        self.clear_stage()
         self.play(LaggedStart(*[FadeIn(VGroup(t, g.squares, g.query_indices))
                                 for t, g in zip(self.head_titles, self.grids)], lag_ratio=0.3),
                   FadeIn(VGroup(*[m for m in self.grids[0].axes if m is not self.grids[0].query_indices])),
@@ -264,6 +351,10 @@ class MultiHead(LectureScene):
         self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
         self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
                   run_time=2 * STEP)
+        parked = [h for h in range(m.n_head) if m.parked[h]]
+        if parked:       # the heads that park: their grids dimmed, their tags under them
+            self.play(*[self.grids[h].squares.animate.set_opacity(PARK_DIM) for h in parked],
+                      *[FadeIn(self.park_tags[h]) for h in parked], run_time=STEP)
         self.wait(PAUSE + 1)
 
     def beat_concat(self):
@@ -272,7 +363,7 @@ class MultiHead(LectureScene):
         # heads in rows: the titles go with the grids (the outputs are stacked in rows of their own, each named)
         titles_now = [self.head_titles] if self.grid_rows > 1 else []
         self.play(FadeOut(VGroup(*[VGroup(g.squares, g.query_indices) for g in self.grids], self.grids[0].axes,
-                                 *self.focus_frames, *self.top_labels, *titles_now)), run_time=0.8)
+                                 *self.focus_frames, *self.top_labels, self.park_tags, *titles_now)), run_time=0.8)
         self.play(LaggedStart(*[FadeIn(s, shift=UP * 0.2) for s in self.out_strips], lag_ratio=0.2),
                   FadeIn(self.out_labels), FadeIn(self.legend), run_time=2 * STEP)
         self.wait(PAUSE)
@@ -295,14 +386,14 @@ class MultiHead(LectureScene):
                   FadeIn(product.output.brackets), FadeIn(product.output.size_label), run_time=STEP)
         product.play(self, slow_rows=1)
         self.wait(PAUSE + 1)
-        if self.split is None:      # too many heads to draw each one's ΔE as a column (a checkpoint's 12)
-            return
         # W_O split into per-head blocks: each head's ΔE, added with b_O, is the same out (footed as shown)
         m, split = self.m, self.split
         terms = [labels[0] for labels in self.split_footed.labels]      # the first row, for the ear
         first = (", ".join(terms[:-1]) + " and " + terms[-1] + " add up to " if self.lang == "en" else
                  "、".join(terms[:-1]) + " 和 " + terms[-1] + " 相加得 ") + self.split_footed.total_labels[0]
-        self.say("split", dh=m.dh, n=m.n_head, row=first)
+        grouped = [g for g in self.split_groups if len(g) > 1]
+        self.say("split_grouped" if grouped else "split", dh=m.dh, n=m.n_head, row=first,
+                 a=style.shown(grouped[0][0]) if grouped else "", b=style.shown(grouped[0][-1]) if grouped else "")
         self.clear_stage()
         columns, heads, ops = split
         self.play(FadeIn(self.split_formula), run_time=STEP)
@@ -322,19 +413,60 @@ class MultiHead(LectureScene):
         self.play(LaggedStart(*[FadeIn(r) for r in self.table], lag_ratio=0.3), run_time=2 * STEP)
         self.wait(PAUSE + 3)
 
+    def beat_question(self):
+        """Why more than one head: the prompt up to the focus, and under each word one square per head of the layer,
+        its attention weight from the focus (ColourScale attention); each head's top key framed and named on the
+        right. The caption is chosen by how many different words the heads look at most (question_rule)."""
+        m, rows = self.m, self.rows
+        k = len(set(m.top_keys))
+        key = self.caption_rule("question", question_rule(m.top_keys), QUESTION_RULE, top_keys=m.top_keys)
+        self.say(key, focus=m.tokens[m.focus], n=m.n_head, k=k, layer=style.shown(m.layer),
+                 src=style.token_label(m.tokens[m.top_keys[0]]))
+        self.clear_stage()
+        row = rows["prompt"]
+        self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in row.chips], lag_ratio=0.06),
+                  FadeIn(row.ellipsis), run_time=STEP + 0.04 * len(row.chips))
+        self.play(Create(rows["focus_frame"]), run_time=0.6)
+        self.play(LaggedStart(*[FadeIn(VGroup(n, c)) for n, c in zip(rows["names"], rows["cells"])], lag_ratio=0.2),
+                  FadeIn(rows["more"]), run_time=2 * STEP)
+        self.play(LaggedStart(*[Create(f) for f in rows["frames"]], lag_ratio=0.2),
+                  LaggedStart(*[FadeIn(t) for t in rows["targets"]], lag_ratio=0.2), run_time=2 * STEP)
+        self.wait(PAUSE + 1)
+
     def beat_summary(self):
-        """Every head in the one place they all live: the pipeline lit at this layer's attention, with where each
-        head looks most from the focus token, side by side (the grids' top labels; at most MAX_WHERE_HEADS)."""
-        self.say("summary")
-        m = self.m
-        shown = range(min(m.n_head, MAX_WHERE_HEADS))
-        lines = [(self.s("where_looks", focus=style.token_label(m.tokens[m.focus])), MUTED)]
-        lines += [(self.s("where_one", head=style.shown(h), word=style.token_label(m.tokens[m.top_keys[h]]),
-                          w=style.percent(m.top_weights[h])), style.TEXT) for h in shown]
-        if m.n_head > len(shown):
-            lines.append((self.s("where_more", n=m.n_head - len(shown)), MUTED))
-        self.show_where([f"attention:{m.layer}"], lines, layer=m.layer,
-                        heads=[{"head": h, "key": m.top_keys[h], "weight": m.top_weights[h]} for h in shown])
+        """The answer, on the question's rows: each head's target again, and the length of the ΔE it writes at the
+        focus (model.analysis.head_delta_sizes); under them the length of out, all of them added by W_O's blocks
+        with b_O (added entry by entry, as the split beat drew: lengths do not add up)."""
+        m, rows = self.m, self.rows
+        answers = self.spoken_answers()
+        self.say("summary", focus=m.tokens[m.focus], layer=style.shown(m.layer), answers=answers,
+                 out=rows["out_text"])
+        self.clear_stage()
+        row = rows["prompt"]
+        self.play(FadeIn(row.chips), FadeIn(row.ellipsis), FadeIn(rows["focus_frame"]),
+                  FadeIn(VGroup(*rows["names"], *rows["cells"], rows["more"], *rows["frames"], *rows["targets"])),
+                  run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(t, shift=LEFT * 0.1) for t in rows["lengths"]], lag_ratio=0.2),
+                  run_time=2 * STEP)
+        parked = [i for i, h in enumerate(rows["heads"]) if m.parked[h]]
+        if parked:       # the heads that park, muted and tagged as in the focus beat
+            self.play(*[FadeIn(rows["parks"][i]) for i in parked],
+                      *[VGroup(rows["names"][i], rows["lengths"][i]).animate.set_color(MUTED) for i in parked],
+                      run_time=STEP)
+        self.play(FadeIn(rows["out"]), run_time=STEP)
+        self.wait(PAUSE + 2)
+
+    def spoken_answers(self) -> str:
+        """Each shown head's target and the length of its ΔE, for the ear (a parked head says it parks)."""
+        from speech.spoken import announced
+        m, lang = self.m, self.lang
+        parts = [announced(self.strings.table["answer_parked" if m.parked[h] else "answer"][lang],
+                           {"h": style.shown(h), "word": style.token_label(m.tokens[m.top_keys[h]]),
+                            "x": self.rows["length_texts"][i]}, lang)
+                 for i, h in enumerate(self.rows["heads"])]
+        if m.n_head > len(self.rows["heads"]):
+            parts.append(self.s("target_more", n=m.n_head - len(self.rows["heads"])))
+        return ("; " if lang == "en" else "；").join(parts)
 
     def spoken_targets(self) -> str:
         """Each head's target from the focus, for the ear (the focus beat's spoken line): where it looks most and
@@ -358,11 +490,73 @@ class MultiHead(LectureScene):
         self.params.update(prompt=m.prompt, focus=m.focus, layer=m.layer)    # `auto` resolved
         self.values.update(m.record())
         self.figures = m.scale_figures()
+        self.build_rows()
         self.build_grids()
         self.build_concat()
         self.build_product()
         self.build_split()
         self.build_scale()
+
+    def build_rows(self):
+        """The question's and the summary's picture: the prompt up to the focus across the top (CompactTokenRow; a
+        long prompt's earliest words give way to "⋯"), and per head (at most MAX_ROWS rows, the first heads, then
+        "⋯ n more heads") a line "head h → word w" over a row of cells under the words, each the head's attention
+        weight from the focus, its top key's cell framed; for the summary, |ΔE| of each head at the end of its line
+        and |out| under the rows."""
+        m, lang = self.m, self.lang
+        row = CompactTokenRow(m.tokens[:m.focus + 1], lang=lang, indices=False)
+        row.shift([-row.get_center()[0], ROW_TOP - row.get_top()[1], 0])
+        chip_of = {row.first_shown + i: c for i, c in enumerate(row.chips)}
+        heads = list(range(m.n_head)) if m.n_head <= MAX_ROWS else list(range(MAX_ROWS - 1))
+        lines = len(heads) + (m.n_head > len(heads)) + 1                   # the heads, "⋯", |out|
+        pitch = min(ROW_PITCH, (row.get_bottom()[1] - ROWS_FLOOR) / lines)
+        scale = ColourScale("attention")
+        left, right = row.get_left()[0], row.get_right()[0]
+        names, cells, frames, targets, lengths, length_texts = [], [], [], [], [], []
+        y = row.get_bottom()[1] - 0.2
+        for h in heads:
+            weights = m.patterns[h][m.focus]
+            name = Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
+            names.append(name.shift(RIGHT * (left - name.get_left()[0])).on_baseline(y - 0.3))
+            top = m.top_keys[h]
+            target = Label(f"\u2192 {style.token_label(m.tokens[top])} {style.percent(m.top_weights[h])}",
+                           font_size=style.SMALL)
+            targets.append(target.next_to(name, RIGHT, buff=0.35).on_baseline(y - 0.3))
+            cy = y - 0.3 - 0.16 - CELL_H / 2
+            line = VGroup(*[Rectangle(width=c.box.width, height=CELL_H, stroke_color=style.CELL_OUTLINE,
+                                      stroke_width=1, fill_color=scale.colour(float(weights[j])), fill_opacity=1)
+                            .move_to([c.get_center()[0], cy, 0]) for j, c in chip_of.items()])
+            cells.append(line)
+            frames.append(SurroundingRectangle(line[top - row.first_shown], color=QUERY, buff=0.03, stroke_width=3)
+                          if top in chip_of else VGroup())
+            text = f"{m.sizes['delta_lengths'][h]:.2f}"
+            length_texts.append(text)
+            length = Label(S("delta_length", lang, x=text), font_size=style.SMALL, color=VALUE)
+            lengths.append(length.shift(RIGHT * (right - length.get_right()[0])).on_baseline(y - 0.3))
+            y -= pitch
+        more = VGroup()
+        if m.n_head > len(heads):
+            more = Label(S("question_more", lang, n=m.n_head - len(heads)), font_size=style.SMALL, color=MUTED)
+            more.shift(RIGHT * (left - more.get_left()[0])).on_baseline(y - 0.3)
+            y -= pitch
+        out_text = f"{m.sizes['out_length']:.2f}"
+        out = Label(S("out_length", lang, x=out_text), font_size=style.SMALL, color=VALUE)
+        out.shift(RIGHT * (right - out.get_right()[0])).on_baseline(y - 0.3)
+        focus_frame = SurroundingRectangle(chip_of[m.focus], color=QUERY, buff=0.05, corner_radius=0.08)
+        # the summary marks a parked head (PARK_RULE) on its line, as the focus beat's tag does
+        parks = [Label(S("parked_short", lang), font_size=style.SMALL, color=MUTED).next_to(t, RIGHT, buff=0.3)
+                 .on_baseline(n.baseline()) if m.parked[h] else VGroup() for h, t, n in zip(heads, targets, names)]
+        self.rows = {"parks": parks, "prompt": row, "heads": heads, "names": names, "cells": cells, "frames": frames,
+                     "targets": targets, "lengths": lengths, "length_texts": length_texts, "more": more, "out": out,
+                     "out_text": out_text, "focus_frame": focus_frame}
+        self.values["question"] = {"heads_shown": heads, "first_word_shown": row.first_shown,
+                                   "weights": [m.patterns[h][m.focus][: m.focus + 1].tolist() for h in heads],
+                                   "targets": [t.text for t in targets], "distinct_top_keys": len(set(m.top_keys)),
+                                   "rule": QUESTION_RULE}
+        self.values["answer"] = {"heads_shown": heads, "delta_lengths": m.sizes["delta_lengths"],
+                                 "delta_labels": length_texts, "out_length": m.sizes["out_length"],
+                                 "out_label": out_text, "parked": [m.parked[h] for h in heads],
+                                 "source": "model.analysis.head_delta_sizes (|ΔE| of each head at the focus, |out|)"}
 
     def build_grids(self):
         """One AttentionGrid per head (keys down, queries across, as everywhere); words on the first only. The heads
@@ -403,9 +597,38 @@ class MultiHead(LectureScene):
             weight.shift(RIGHT * (x - weight.get_center()[0])).on_baseline(base - 0.45)
             self.top_labels.add(VGroup(word, weight))
         self.name_heads_by_stride()
+        self.build_park_tags()
         # the first grid's axis titles sit above its word labels, clear of the head titles
         self.values["grid_top_labels"] = [{"head": h, "key": m.top_keys[h], "word": m.tokens[m.top_keys[h]],
                                            "weight": m.top_weights[h]} for h in range(m.n_head)]
+
+    def build_park_tags(self):
+        """A parked head (PARK_RULE) is marked where the grids are drawn: its grid dimmed (PARK_DIM) and a muted tag
+        under its labels, "parked: nothing to fetch", or "parked" where that is wider than the grid's room. A tag
+        needs a line of its own: only the last row of grids has one, and only above the caption (LABELS_FLOOR); where
+        there is no room (a checkpoint's upper row, or a tag wider than its grid) the dimming alone marks the head.
+        Recorded in values["parked_shown"]."""
+        m, lang = self.m, self.lang
+        room = self.grid_w + GRID_GAP - TEXT_GAP
+        self.park_tags, tagged, texts = VGroup(), [], []
+        for h, (g, labels) in enumerate(zip(self.grids, self.top_labels)):
+            tag = VGroup()
+            base = g.squares.get_bottom()[1] - 0.5 - 0.45 - PARK_LINE
+            last_row = h // self.per_row == self.grid_rows - 1
+            if m.parked[h] and last_row:
+                for key in ("parked_tag", "parked_short"):
+                    label = Label(S(key, lang), font_size=style.SMALL, color=MUTED)
+                    x = g.squares.get_center()[0]
+                    label.shift(RIGHT * (x - label.get_center()[0])).on_baseline(base)
+                    if label.width <= room and label.get_bottom()[1] >= LABELS_FLOOR:
+                        tag = label
+                        tagged.append(h)
+                        texts.append(label.text)
+                        break
+            self.park_tags.add(tag)
+        self.values["parked_shown"] = {"rule": PARK_RULE, "parked": [bool(p) for p in m.parked],
+                                       "dimmed": [h for h in range(m.n_head) if m.parked[h]], "opacity": PARK_DIM,
+                                       "tagged": tagged, "tags": texts}
 
     def grid(self, h: int, side: float) -> AttentionGrid:
         m = self.m
@@ -560,13 +783,18 @@ class MultiHead(LectureScene):
 
     def build_split(self):
         """W_O in per-head blocks: each head's ΔE at the focus (its output through its own rows of W_O) as a column,
-        + ... + b_O = out, footed row by row (components.sums). Drawn for at most MAX_SPLIT_HEADS heads."""
+        + ... + b_O = out, footed row by row (components.sums). Up to MAX_SPLIT_HEADS heads one column each; more
+        (a checkpoint's 12) keep the first MAX_SPLIT_HEADS − 1 and add the rest in one column ("heads 4–12": their
+        ΔEs added entry by entry, model.analysis.heads_delta), so the drawn sum still adds up as shown."""
         m, lang = self.m, self.lang
-        self.split, self.split_footed = None, None
-        if m.n_head > MAX_SPLIT_HEADS:
-            self.values["split"] = None
-            return
-        vectors = [*m.head_deltas, m.b_O, m.out]
+        if m.n_head <= MAX_SPLIT_HEADS:
+            groups = [[h] for h in range(m.n_head)]
+        else:
+            groups = [[h] for h in range(MAX_SPLIT_HEADS - 1)] + [list(range(MAX_SPLIT_HEADS - 1, m.n_head))]
+        self.split_groups = groups
+        deltas = [m.head_deltas[g[0]] if len(g) == 1 else heads_delta(self.gpt, m.trace, m.layer, m.focus, g)
+                  for g in groups]
+        vectors = [*deltas, m.b_O, m.out]
         d = sum_decimals(vectors)
         footed = footed_columns(vectors, shown=7, decimals=d)
         texts = column_texts(footed)
@@ -577,26 +805,39 @@ class MultiHead(LectureScene):
                    for v, t, x in zip(vectors, texts, xs)]
         for c in columns[:-1]:          # one size label, under out: the columns' own would run together
             c.remove(c.size_label)
-        # each column named over it: "head h" over "ΔE" (b_O and out on the lower line)
+        # each column named over it: "head h" (or "heads a–b") over "ΔE" (b_O and out on the lower line)
         top = columns[0].brackets.get_top()[1] + 0.2
-        names = [(S("head", lang, h=style.shown(h)), "\u0394E") for h in range(m.n_head)] + [("", "b_O"), ("", "out")]
-        colours = [VALUE] * m.n_head + [MUTED, VALUE]
+        names = [(S("head", lang, h=style.shown(g[0])) if len(g) == 1 else
+                  S("heads_range", lang, a=style.shown(g[0]), b=style.shown(g[-1])), "\u0394E") for g in groups]
+        names += [("", "b_O"), ("", "out")]
+        colours = [VALUE] * len(groups) + [MUTED, VALUE]
         heads = [VGroup(*([Label(a, font_size=style.SMALL, color=c).move_to([x, 0, 0]).on_baseline(top + 0.42)]
                           if a else []),
                         Label(b, font_size=style.SMALL, color=c).move_to([x, 0, 0]).on_baseline(top))
                  for (a, b), c, x in zip(names, colours, xs)]
         y = columns[0].entries.get_center()[1]
-        # the formula: the one product, split into one block of W_O per head
+        # the formula: the one product, split into one block of W_O per head (the grouped ones as one Σ)
         parts = [r"\text{out}", "="]
-        for h in range(m.n_head):
-            parts += [f"W_{{O,{h + 1}}}^{{\\top}}\\,h_{{{h + 1}}}", "+"]
+        for g in groups:
+            parts += [f"W_{{O,{g[0] + 1}}}^{{\\top}}\\,h_{{{g[0] + 1}}}" if len(g) == 1 else
+                      f"\\textstyle\\sum_{{i={g[0] + 1}}}^{{{g[-1] + 1}}} W_{{O,i}}^{{\\top}}\\,h_i", "+"]
         self.split_formula = self.tex(*parts, "b_O", colours={r"\text{out}": VALUE}).move_to([0, 3.2, 0])
+        if self.split_formula.width > 2 * style.safe_half_width():      # a checkpoint's Σ over heads 4–12 is wider
+            self.split_formula.scale_to_fit_width(2 * style.safe_half_width() - 0.2)
+        keep_inside_safe_area(self.split_formula)
+        over = self.split_formula.get_top()[1] - (style.safe_half_height() - 0.02)   # and its limits stand taller
+        self.split_formula.shift(DOWN * max(0.0, over))
         ops = VGroup(*[Label("=" if i == n - 2 else "+", font_size=style.HEADER).move_to([(xs[i] + xs[i + 1]) / 2, y, 0])
                        for i in range(n - 1)])
+        clash = VGroup(*heads).get_top()[1] + 0.12 - self.split_formula.get_bottom()[1]
+        if clash > 0:            # the formula's subscripts (Σ's limits) reach the column names: the columns come down
+            for m_ in (*columns, *heads, ops):
+                m_.shift(DOWN * clash)
         self.split, self.split_footed = (columns, heads, ops), footed
         self.record_sum("project", "ΔE₁ + … + b_O = out", footed)
-        self.values["split"] = {"heads": m.n_head, "decimals": d, "source": "model.analysis.head_contribution "
-                                "(each head's output through gpt.head(layer, h).W_O)"}
+        self.values["split"] = {"heads": m.n_head, "groups": groups, "decimals": d,
+                                "source": "model.analysis.head_contribution (each head's output through "
+                                          "gpt.head(layer, h).W_O); a group's column: model.analysis.heads_delta"}
 
     def build_scale(self):
         """Our 2 × 4 heads (their real patterns) and GPT-3's 96 × 96, one cell per head, ours as its corner."""

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from model import ModelError, NumpyGPT
-from model.analysis import ablation_effect, best_lookback_head, head_contribution, lookback_scores
+from model.analysis import ablation_effect, best_lookback_head, head_contribution, head_delta_sizes, heads_delta,
+                            lookback_scores
 
 PROMPT = "a fluffy blue tiny fox scurried the misty forest . the fox was"
 
@@ -34,6 +35,33 @@ def test_head_contributions_add_up_to_the_attention_output(gpt, trace):
         total = sum(head_contribution(gpt, trace, layer, h) for h in range(gpt.config.n_head))
         np.testing.assert_allclose(total + gpt.p(f"h.{layer}.attn.c_proj.bias"),
                                    trace["layers"][layer]["attn"]["out"], atol=1e-12)
+
+
+def test_head_delta_sizes_are_the_lengths_of_each_heads_change(gpt, trace):
+    """|ΔE| per head at one position, from the heads' outputs and their own rows of W_O (not head_contribution), and
+    |out| of the layer's attention there; a position outside the prompt is one clear error."""
+    layer, pos = 1, 12
+    sizes = head_delta_sizes(gpt, trace, layer, pos)
+    attn = trace["layers"][layer]["attn"]
+    W_O, dh = gpt.p(f"h.{layer}.attn.c_proj.weight"), gpt.config.d_head
+    by_hand = [np.linalg.norm(attn["head_out"][h][pos] @ W_O[h * dh:(h + 1) * dh]) for h in range(gpt.config.n_head)]
+    np.testing.assert_allclose(sizes["delta_lengths"], by_hand, atol=1e-9)
+    assert sizes["out_length"] == pytest.approx(np.linalg.norm(attn["out"][pos]), abs=1e-12)
+    assert len(set(np.round(by_hand, 6))) == gpt.config.n_head      # the heads really write different amounts
+    with pytest.raises(ModelError):
+        head_delta_sizes(gpt, trace, layer, len(trace["tokens"]))
+
+
+def test_heads_delta_adds_the_chosen_heads_changes(gpt, trace):
+    """Several heads' ΔE added: with the other heads' and b_O it is the layer's attention output, entry by entry."""
+    layer, pos, n = 1, 12, gpt.config.n_head
+    rest = heads_delta(gpt, trace, layer, pos, range(1, n))
+    first = head_contribution(gpt, trace, layer, 0)[pos]
+    np.testing.assert_allclose(first + rest + gpt.p(f"h.{layer}.attn.c_proj.bias"),
+                               trace["layers"][layer]["attn"]["out"][pos], atol=1e-9)
+    np.testing.assert_array_equal(heads_delta(gpt, trace, layer, pos, [2]), head_contribution(gpt, trace, layer, 2)[pos])
+    with pytest.raises(ModelError):
+        heads_delta(gpt, trace, layer, pos, [])
 
 
 def test_ablation_zeroes_exactly_one_head(gpt, trace):

@@ -300,6 +300,16 @@ def check_heads_focus(v, rule, gpt):
     return "focus_same" if k == 1 else "focus" if k == len(tops) else "focus_shared"
 
 
+def check_heads_question(v, rule, gpt):
+    """multi_head's opening: how many different words the layer's heads look at most from the focus, decided again
+    from the recorded patterns (the top keys are recomputed, not read from the rule's inputs)."""
+    f = v["focus"]
+    tops = [int(np.argmax(p[f, :f + 1])) for p in np.asarray(v["patterns"])]
+    assert list(rule["inputs"]["top_keys"]) == tops and v["question"]["distinct_top_keys"] == len(set(tops))
+    k = len(set(tops))
+    return "question_same" if k == 1 else "question" if k == len(tops) else "question_shared"
+
+
 def story_choices(story) -> dict:
     """Each language's head by the causal rule, from every head's score recorded for both languages."""
     out = {}
@@ -665,7 +675,8 @@ CHECKS = {
                       "ablation": ({"needed", "helps", "no_help", "unseen"}, check_ablation),
                       "shared": ({"shared", "shared_alone", "shared_spread"}, check_shared)},
     "multi_head": {"layer_story": ({"layer_same", "layer_differs"}, check_layer_story),
-                   "focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus)},
+                   "focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus),
+                   "question": ({"question", "question_same", "question_shared"}, check_heads_question)},
     "add_norm": {"layer_story": ({"layer_same", "layer_differs"}, check_layer_story),
                  "normalise": ({"normalise", "normalise_eps"}, check_normalise),
                  "why": ({"why", "why_steady"}, check_why),
@@ -695,6 +706,16 @@ def targets_by_park_rule(v) -> bool:
     return v["targets"]["keys"] == keys[:len(v["targets"]["heads"])] and v["parked"] == [k != "target" for k in keys]
 
 
+def answer_lengths_as_shown(v) -> bool:
+    """multi_head's summary: each head's |ΔE| and |out| are the lengths of the recorded vectors, shown to 2 decimals."""
+    a = v["answer"]
+    lengths = np.linalg.norm(np.asarray(v["head_deltas"]), axis=1)
+    return (np.allclose(a["delta_lengths"], lengths, atol=1e-9)
+            and a["delta_labels"] == [f"{lengths[h]:.2f}" for h in a["heads_shown"]]
+            and a["out_label"] == f"{np.linalg.norm(np.asarray(v['out'])):.2f}"
+            and a["parked"] == [v["parked"][h] for h in a["heads_shown"]])
+
+
 def split_adds_up(v) -> bool:
     """multi_head's split: every head's ΔE and b_O add up to out (the sum as drawn is footed by the sum checks)."""
     return np.allclose(np.sum(v["head_deltas"], axis=0) + np.asarray(v["b_O"]), v["out"], atol=1e-5)
@@ -717,7 +738,8 @@ CLAIMS = {
     "causal_mask": {"all_queries": lambda v: all(w == 0 for w in v["weights"]["masked_weights"]),
                     "cost": cost_is_four_times, "summary": blind_to_the_answer},
     "multi_head": {"focus": targets_by_park_rule, "focus_same": targets_by_park_rule,
-                   "focus_shared": targets_by_park_rule, "split": split_adds_up},
+                   "focus_shared": targets_by_park_rule, "split": split_adds_up,
+                   "split_grouped": split_adds_up, "summary": answer_lengths_as_shown},
     "softmax_temperature": {
         "exp": lambda v: all(e > 0 for e in v["softmax_steps"]["exp"]) and
         (v["other"]["words"] == 0 or v["softmax_steps"]["exp_other"] > 0),

@@ -158,6 +158,18 @@ def test_multi_head_lays_many_heads_in_rows(tmp_path, gpt2_tokenizer_dir, tex_ca
         assert [round(g.squares.get_left()[0], 6) for g in scene.grids[6:]] == \
             [round(g.squares.get_left()[0], 6) for g in scene.grids[:6]]
         assert_legible(scene.snapshots, lang, **LEGIBILITY.get("multi_head", {}))
+        # W_O's split at 12 heads: the first three heads a column each, heads 4-12 added in one, footed as drawn
+        v = scene.values
+        assert v["split"]["groups"] == [[0], [1], [2], list(range(3, 12))]
+        assert [c["key"] for c in scene.captions if c["beat"] == "project"][-1] == "split_grouped"
+        (split,) = [x for x in v["sums"] if x["beat"] == "project"]
+        assert len(split["terms"]) == 5                                     # 4 ΔE columns and b_O
+        from scenes.components import shown_indices
+        rows = [i for i in shown_indices(len(v["out"]), 7) if i is not None]
+        np.testing.assert_allclose(np.sum(np.asarray(v["head_deltas"])[3:], axis=0)[rows], split["terms"][3]["values"],
+                                   atol=1e-9)
+        # the question's and the answer's rows: the first three heads, then "⋯ 9 more heads"
+        assert v["question"]["heads_shown"] == list(range(3)) and scene.rows["more"].text.startswith("\u22ef")
 
 
 def test_token_embeddings_tokens_caption_follows_how_the_prompt_was_cut(gpt, gpt2_small):

@@ -266,3 +266,82 @@ def test_the_split_adds_every_heads_delta_e_as_shown(gpt, played):
         said = [c for c in s.captions if c["key"] == "split"][0]["say"]
         terms = [t["labels"][0] for t in split["terms"]]
         assert all(t in said for t in terms) and said.rstrip("。.").endswith(split["total"]["labels"][0])
+
+
+# --- the opening question, the parked heads on screen, the closing answer ---------------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_question_rows_are_each_heads_weights_and_its_caption_the_rule(played, lang):
+    """The question beat: one row of cells per shown head under the prompt's words, each cell the head's weight from
+    the focus (the attention colour scale), its top key's cell framed, "→ word w" the rounding; the caption by how many
+    different words the heads look at most, decided again here from the patterns."""
+    from scenes.components import ColourScale
+    from scenes.multi_head import question_rule
+    s = played[lang]
+    v, rows = s.values, s.rows
+    f, first = v["focus"], v["question"]["first_word_shown"]
+    patterns = np.asarray(v["patterns"])
+    scale = ColourScale("attention")
+    for i, h in enumerate(rows["heads"]):
+        cells = rows["cells"][i]
+        weights = patterns[h, f, first:f + 1]
+        assert len(cells) == len(weights)
+        assert [c.get_fill_color().to_hex() for c in cells] == [scale.colour(float(w)).to_hex() for w in weights]
+        top = int(np.argmax(patterns[h, f, :f + 1]))
+        assert rows["targets"][i].text == f"\u2192 {style.token_label(v['tokens'][top])} " \
+                                          f"{style.percent(patterns[h, f, top])}"
+        if top >= first:
+            assert rows["frames"][i].get_center() == pytest.approx(cells[top - first].get_center())
+    tops = [int(np.argmax(p[f, :f + 1])) for p in patterns]
+    assert s.values["caption_rules"]["question"]["key"] == question_rule(tops)
+    said = [c for c in s.captions if c["beat"] == "question"]
+    assert said and said[0]["key"] == question_rule(tops)
+    expected = "question_shared" if len(set(tops)) not in (1, len(tops)) else None
+    if expected:      # the shipped model: English 3 words of 4 heads, Chinese 2
+        assert said[0]["key"] == expected
+
+
+def test_question_rule_covers_every_case():
+    from scenes.multi_head import question_rule
+    assert question_rule([2, 2, 2]) == "question_same"
+    assert question_rule([2, 9, 11]) == "question"
+    assert question_rule([2, 9, 2, 11]) == "question_shared"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_parked_heads_are_marked_on_screen_by_the_rule(rendered, gpt, played, lang):
+    """A parked head (its top key writes less than the median key, recomputed from the weights) is dimmed and tagged
+    in the focus beat, in the manifest of the rendered clip and in the scene as played; no other head is."""
+    v = manifest_of(rendered[lang])["values"]
+    parked = []
+    for h in range(v["n_head"]):
+        sizes = write_sizes_by_hand(gpt, v["prompt"], v["layer"], v["focus"], h)
+        parked.append(bool(sizes[v["top_keys"][h]] < np.median(sizes)))
+    shown = v["parked_shown"]
+    assert shown["parked"] == parked and shown["dimmed"] == [h for h, p in enumerate(parked) if p]
+    assert set(shown["tagged"]) <= set(shown["dimmed"])
+    s = played[lang]
+    from scenes.multi_head import PARK_DIM
+    for h, g in enumerate(s.grids):
+        opacity = g.squares.get_fill_opacity()
+        assert (opacity == pytest.approx(PARK_DIM)) == parked[h], (h, opacity)
+        assert (len(s.park_tags[h].points) > 0 or len(s.park_tags[h].submobjects) > 0) == (h in shown["tagged"])
+    if lang == "en":
+        assert shown["dimmed"] == [0, 1] and shown["tagged"] == [0, 1]
+    else:
+        assert shown["dimmed"] == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_summary_answers_with_each_heads_target_and_delta_e(gpt, played, lang):
+    """The closing beat: the question's rows with each head's |ΔE| at the focus (its output through its own rows of
+    W_O) and |out|, as drawn and as spoken; a parked head is tagged there too."""
+    s = played[lang]
+    v, rows = s.values, s.rows
+    lengths = [np.linalg.norm(np.asarray(v["head_out"][h]) @ gpt.head(v["layer"], h).W_O) for h in range(v["n_head"])]
+    for i, h in enumerate(rows["heads"]):
+        assert rows["lengths"][i].text == f"|\u0394E| {lengths[h]:.2f}"
+        assert (len(rows["parks"][i].submobjects) + len(rows["parks"][i].points) > 0) == v["parked"][h]
+    out = f"{np.linalg.norm(np.asarray(v['out'])):.2f}"
+    assert rows["out"].text.endswith(f"|out| {out}")
+    said = [c for c in s.captions if c["beat"] == "summary"][0]["say"]
+    assert all(f"{lengths[h]:.2f}" in said for h in rows["heads"]) and out in said

@@ -35,6 +35,27 @@ def head_contribution(gpt: NumpyGPT, trace: dict, layer: int, head: int) -> np.n
     return trace["layers"][layer]["attn"]["head_out"][head] @ W_O
 
 
+def head_delta_sizes(gpt: NumpyGPT, trace: dict, layer: int, position: int) -> dict:
+    """How much each head of a layer changes the stream at `position`: the length |ΔE_h| of each head's ΔE there (its
+    output through its own rows of W_O), and the length of the layer's attention output (every ΔE added entry by
+    entry, plus b_O). Lengths do not add up: the ΔEs are vectors, added entry by entry."""
+    T = len(trace["tokens"])
+    if not 0 <= position < T:
+        raise ModelError(f"a position in 0..{T - 1}, got {position}")
+    deltas = np.array([head_contribution(gpt, trace, layer, h)[position] for h in range(gpt.config.n_head)])
+    return {"layer": layer, "position": position, "delta_lengths": np.linalg.norm(deltas, axis=1).tolist(),
+            "out_length": float(np.linalg.norm(trace["layers"][layer]["attn"]["out"][position]))}
+
+
+def heads_delta(gpt: NumpyGPT, trace: dict, layer: int, position: int, heads) -> np.ndarray:
+    """The ΔE of several heads of one layer at `position`, added entry by entry (each head's output through its own
+    rows of W_O): the part of the attention output those heads write together."""
+    T = len(trace["tokens"])
+    if not 0 <= position < T or not len(heads):
+        raise ModelError(f"a position in 0..{T - 1} and at least one head, got {position} and {list(heads)}")
+    return np.sum([head_contribution(gpt, trace, layer, int(h))[position] for h in heads], axis=0)
+
+
 def head_write_sizes(gpt: NumpyGPT, trace: dict, layer: int, head: int, position: int) -> np.ndarray:
     """What one head could write at `position`, key by key: |v_j W_O|, the length of the change to the stream the
     head would make if it put all its weight on key j (j = 0 .. position; its value vector through its own rows of
