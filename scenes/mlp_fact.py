@@ -24,7 +24,8 @@ from model import language as model_language
 from model import probabilities
 from model.analysis import (contrast_direction, mean_ablation, mean_states, neuron_attribute_profile,
                             neuron_direction_attribution, person_causal_trace, projections,
-                            stream_attribute_directions, top_k_shares, vector_readout)
+                            push_share, stream_attribute_directions, top_k_shares,
+                            vector_readout)
 from model.analysis.factpath import (and_search, fact_path, held_out_directions, held_out_rise,
                                      pair_words, pre_activation_parts)
 from model.analysis.patching import MEAN_SAMPLE
@@ -213,33 +214,58 @@ S = SHARED | Strings({
     "col_others": {"en": "others", "zh": "其他人"},
     "players_of": {"en": "{sport} players", "zh": "{sport}选手"},
     "neuron_note": {"en": "activation at the last name of each of the {n} people", "zh": "在 {n} 个人各自姓氏处的激活"},
-    "spread_many": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
-                          "the top 5 {p5}, the top 20 {p20}: no one \"{sport} neuron\".",
-                    "zh": "有多分散：最强的神经元只占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。没有单一的\u201c{sport}神经元\u201d。"},
-    "spread_one": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
-                         "the top 5 {p5}, the top 20 {p20}.",
-                   "zh": "有多分散：最强的神经元占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。"},
-    "spread_many_over": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
-                               "the top 5 {p5}, the top 20 {p20}: no one \"{sport} neuron\".\n"
-                               "Past 100% because the other neurons push the other way.",
-                         "zh": "有多分散：最强的神经元只占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。"
-                               "没有单一的\u201c{sport}神经元\u201d。\n超过 100%，是因为其余的神经元往反方向推。"},
-    "spread_one_over": {"en": "How spread out: the top neuron carries {p1} of all neurons' push,\n"
-                              "the top 5 {p5}, the top 20 {p20}.\n"
-                              "Past 100% because the other neurons push the other way.",
-                        "zh": "有多分散：最强的神经元占全部推动的 {p1}，\n前 5 个 {p5}，前 20 个 {p20}。\n"
-                              "超过 100%，是因为其余的神经元往反方向推。"},
-    "spread_against": {"en": "All {n} neurons together push away from \"{sport}\" ({total});\n"
-                             "the top 1, 5, 20 alone push {s1}, {s5}, {s20}.",
-                       "zh": "全部 {n} 个神经元合起来把\u201c{sport}\u201d推开（{total}）；\n"
-                             "单是前 1、5、20 个就推动 {s1}、{s5}、{s20}。"},
-    "spread_back": {"en": "All {n} neurons together push toward \"{sport}\" by {total};\n"
-                          "the top 1, 5, 20 alone {s1}, {s5}, {s20}. The rest push back.",
-                    "zh": "全部 {n} 个神经元合起来推向\u201c{sport}\u201d {total}；\n"
-                          "单是前 1、5、20 个就推动 {s1}、{s5}、{s20}，其余的往回推。"},
+    # the spread: the lecture's one "share of the push" (model.analysis.attribution.push_share): a share of the push
+    # toward the sport, the whole (100%) being every neuron that pushes toward it; those pushing the other way apart
+    "spread_many": {"en": "Of the push toward \"{sport}\", the top neuron gives {p1},\n"
+                          "the top 5 {p5}, the top 20 {p20}: no one \"{sport} neuron\".\n"
+                          "{na} of the {n} neurons push the other way ({against}), counted apart.",
+                    "zh": "在推向\u201c{sport}\u201d的推力中，最强的神经元只占 {p1}，\n"
+                          "前 5 个占 {p5}，前 20 个占 {p20}。没有单一的\u201c{sport}神经元\u201d。\n"
+                          "{n} 个神经元中有 {na} 个往反方向推（合计 {against}），另算。",
+                    "say_en": "How spread out is it? Each bar is the top neurons' share of the push toward the word "
+                              "{sport}; the line at one hundred percent is all of that push, from {m} neurons. The top "
+                              "neuron gives {p1}, the top 5 {p5}, the top 20 {p20}: there is no one {sport} neuron. "
+                              "The other {na} neurons push the other way, {against} in all, and are counted apart.",
+                    "say_zh": "有多分散？每根柱是最强的几个神经元在推向“{sport}”的推力中所占的份额；100% 的那条线是这股"
+                              "推力的全部，来自 {m} 个神经元。最强的一个只占 {p1}，前 5 个占 {p5}，前 20 个占 {p20}："
+                              "没有单一的“{sport}神经元”。另外 {na} 个神经元往反方向推，合计 {against}，另算。"},
+    "spread_one": {"en": "Of the push toward \"{sport}\", the top neuron gives {p1},\n"
+                         "the top 5 {p5}, the top 20 {p20}.\n"
+                         "{na} of the {n} neurons push the other way ({against}), counted apart.",
+                   "zh": "在推向\u201c{sport}\u201d的推力中，最强的神经元占 {p1}，\n"
+                         "前 5 个占 {p5}，前 20 个占 {p20}。\n"
+                         "{n} 个神经元中有 {na} 个往反方向推（合计 {against}），另算。",
+                   "say_en": "How spread out is it? Each bar is the top neurons' share of the push toward the word "
+                             "{sport}; the line at one hundred percent is all of that push, from {m} neurons. The top "
+                             "neuron gives {p1}, the top 5 {p5}, the top 20 {p20}. The other {na} neurons push the "
+                             "other way, {against} in all, and are counted apart.",
+                   "say_zh": "有多分散？每根柱是最强的几个神经元在推向“{sport}”的推力中所占的份额；100% 的那条线是这股"
+                             "推力的全部，来自 {m} 个神经元。最强的一个占 {p1}，前 5 个占 {p5}，前 20 个占 {p20}。"
+                             "另外 {na} 个神经元往反方向推，合计 {against}，另算。"},
+    # no neuron pushes the other way: the push toward the sport is every neuron's
+    "spread_many_all": {"en": "Of the push toward \"{sport}\", the top neuron gives {p1},\n"
+                              "the top 5 {p5}, the top 20 {p20}: no one \"{sport} neuron\".\n"
+                              "None of the {n} neurons pushes the other way.",
+                        "zh": "在推向\u201c{sport}\u201d的推力中，最强的神经元只占 {p1}，\n"
+                              "前 5 个占 {p5}，前 20 个占 {p20}。没有单一的\u201c{sport}神经元\u201d。\n"
+                              "{n} 个神经元没有一个往反方向推。"},
+    "spread_one_all": {"en": "Of the push toward \"{sport}\", the top neuron gives {p1},\n"
+                             "the top 5 {p5}, the top 20 {p20}.\n"
+                             "None of the {n} neurons pushes the other way.",
+                       "zh": "在推向\u201c{sport}\u201d的推力中，最强的神经元占 {p1}，\n"
+                             "前 5 个占 {p5}，前 20 个占 {p20}。\n"
+                             "{n} 个神经元没有一个往反方向推。"},
+    # no neuron pushes toward the sport: no share to give
+    "spread_none": {"en": "No neuron pushes toward \"{sport}\" here;\n"
+                          "all {na} of the {n} push the other way ({against}).",
+                    "zh": "这里没有神经元推向\u201c{sport}\u201d；\n"
+                          "{n} 个神经元中有 {na} 个往反方向推（合计 {against}）。"},
     "top_n": {"en": "top {k}", "zh": "前 {k} 个"},
-    "all_neurons": {"en": "all {n} neurons = 100%", "zh": "全部 {n} 个 = 100%"},
-    "all_neurons_push": {"en": "all {n} neurons: {total}", "zh": "全部 {n} 个：{total}"},
+    "towards_all": {"en": "all {m} neurons pushing toward it = 100%", "zh": "推向它的全部 {m} 个神经元 = 100%"},
+    "towards_none": {"en": "no neuron pushes toward it", "zh": "没有神经元推向它"},
+    "against_note": {"en": "pushing the other way, counted apart: {na} neurons, {against} in all",
+                     "zh": "往反方向推的，另算：{na} 个神经元，合计 {against}"},
+    "against_none": {"en": "no neuron pushes the other way", "zh": "没有神经元往反方向推"},
     "ablation_flip": {"en": "Replace that MLP output by its language-wide mean:\n"
                             "P({sport}) falls from {p0} to {p1}; now \"{new}\" leads.",
                      "zh": "把这个 MLP 输出换成它在整个语言上的平均：\n"
@@ -294,7 +320,6 @@ S = SHARED | Strings({
 MAX_TOKENS = 10      # columns of the tracing grid
 K_NEURONS = 3        # neurons in the table: the largest pushes toward the sport
 SPREAD_KS = (1, 5, 20)
-SHARE_VIEW_MAX = 2.0 # the spread as shares while no top k carries more than twice all neurons' push
 N_WORDS = 5          # words the MLP output raises most
 STEP, PAUSE = style.STEP, style.PAUSE
 
@@ -302,9 +327,9 @@ STEP, PAUSE = style.STEP, style.PAUSE
 _MODELS: dict = {}
 
 
-def share_percent(share: float) -> str:
-    """A share of the neurons' summed push as a percentage: negative (or above 100%) when some push back."""
-    return style.percent(share) if share >= 0 else "\u2212" + style.percent(-share)
+def nan_none(x: float):
+    """A share for the manifest: None where there is none (no neuron pushes toward the answer)."""
+    return None if np.isnan(x) else float(x)
 
 
 def sample_means(gpt) -> dict:
@@ -444,18 +469,13 @@ class FactLookup:
         return "readout_sport" if top == self.answer else "readout_verb" if top == self.verb else "readout_other"
 
     def spread_key(self) -> str:
-        if not self.spread["total"] > 0:
-            return "spread_against"
-        if max(self.spread["shares"].values()) > SHARE_VIEW_MAX:
-            return "spread_back"
+        """The lecture's one share of the push (push_share): no neuron pushes toward the sport: spread_none; else
+        the top neuron gives less than half of the push toward it: spread_many, else spread_one; either with _all
+        when no neuron pushes the other way."""
+        if not self.spread["n_towards"]:
+            return "spread_none"
         key = "spread_many" if self.spread["shares"][1] < 0.5 else "spread_one"
-        return key + "_over" if max(self.spread["shares"].values()) > 1 else key   # a bar past the 100% line
-
-    def spread_in_shares(self) -> bool:
-        """The spread drawn as shares of all neurons' push (spread_many, spread_one), or else as the pushes
-        themselves (spread_against, spread_back): a share of a sum that is not positive, or that the top few
-        exceed more than SHARE_VIEW_MAX times, would mislead."""
-        return self.spread_key() in ("spread_many", "spread_one", "spread_many_over", "spread_one_over")
+        return key + "_all" if not self.spread["n_against"] else key
 
     def story_entry(self) -> dict:
         """What the story compares between the languages: the lookup point and every conclusion's key and numbers."""
@@ -520,7 +540,8 @@ class FactLookup:
             "readout": {"top": self.readout["top"], "ranks": {str(k): v for k, v in self.readout["ranks"].items()},
                         "n_words": self.readout["n_words"], "verb": self.verb},
             "neurons": [{"neuron": n, "push": float(self.attribution["per_neuron"][n]),
-                         "share": float(self.attribution["per_neuron"][n] / self.spread["total"]),
+                         "share": nan_none(push_share(float(self.attribution["per_neuron"][n]),
+                                                      self.attribution["per_neuron"])),
                          "fires_most_for": pr["best"], "fires_most_for_word": self.g.t(pr["best"]),
                          "mean_them": pr["mean_best"], "mean_others": pr["mean_others"], "by_value": pr["by_value"]}
                         for n, pr in zip(self.top, self.profiles)],
@@ -528,9 +549,14 @@ class FactLookup:
                              "sports' unit directions)) at the lookup point",
             "push_all": self.attribution["per_neuron"], "push_bias": self.attribution["bias"],
             "push_total": self.attribution["total"],
-            "spread": {str(k): v for k, v in self.spread["shares"].items()}, "spread_total": self.spread["total"],
+            # the lecture's one share of the push (push_share): the top k's push toward the sport over all of it
+            "spread": {str(k): nan_none(v) for k, v in self.spread["shares"].items()},
             "spread_sums": {str(k): v for k, v in self.spread["sums"].items()},
-            "spread_view": "shares" if self.spread_in_shares() else "pushes",
+            "spread_towards": {"sum": self.spread["towards"], "n": self.spread["n_towards"]},
+            "spread_against": {"sum": self.spread["against"], "n": self.spread["n_against"]},
+            "spread_total": self.spread["total"],
+            "share_of_push": "model.analysis.attribution.push_share: a push over the summed push of every neuron "
+                             "that pushes toward the sport; the neurons pushing the other way counted apart",
             "ablation": {**self.ablation, "layer": self.layer, "component": "mlp", "position": self.position,
                          "new_top": self.new_top, "sample": MEAN_SAMPLE},
             "and": self.variants,
@@ -708,34 +734,28 @@ class MlpFact(LectureScene):
         self.neuron_note.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.8)
 
     def build_spread(self):
-        f = self.f
-        n = f.attribution["per_neuron"].size
+        """The top 1, 5, 20 neurons' share of the push toward the sport (push_share: at most 100%, the line at 100%
+        being every neuron that pushes toward it); the neurons pushing the other way, counted apart, in a note."""
+        f, sp = self.f, self.f.spread
         ys = [1.6 - r * 0.8 for r in range(len(SPREAD_KS))]
         self.spread_labels = LabelColumn([self.s("top_n", k=k) for k in SPREAD_KS], ys, -3.4)
-        if f.spread_in_shares():        # shares of the whole: the whole is the line at 100%
-            values, whole = [f.spread["shares"][k] for k in SPREAD_KS], 1.0
-            texts = [share_percent(v) for v in values]
-            whole_text = self.s("all_neurons", n=n)
-        else:                           # the pushes themselves: the whole is the line at all neurons' sum
-            values, whole = [f.spread["sums"][k] for k in SPREAD_KS], f.spread["total"]
-            texts = [style.signed(v, 2) for v in values]
-            whole_text = self.s("all_neurons_push", n=n, total=style.signed(whole, 2))
+        some = sp["n_towards"] > 0
+        values = [sp["shares"][k] if some else 0.0 for k in SPREAD_KS]
+        texts = [style.percent(v) if some else "\u2014" for v in values]
         self.spread_values = values
-        lo, hi = min(min(values), whole, 0.0), max(max(values), whole, 0.0)
-        unit = 6.0 / (hi - lo)                                   # the chart spans x = -3 .. 3 whatever the signs
-        x0 = -3.0 - lo * unit
-        self.spread_bars = BarColumn(values, ys, x0, unit, NEURON_ACTIVE, height=0.36)
+        x0, unit = -3.0, 6.0                                     # 0% .. 100% spans x = -3 .. 3
+        self.spread_bars = BarColumn(values, ys, x0, unit, NEURON_ACTIVE, height=0.36, track=1.0)
         self.spread_numbers = NumberColumn(texts, ys, 5.8, color=NEURON_ACTIVE)
-        # the zero the bars grow from, drawn when it is not the chart's left edge (some value is negative)
-        self.spread_zero = VGroup(*([Line([x0, ys[-1] - 0.3, 0], [x0, ys[0] + 0.45, 0], color=MUTED, stroke_width=2)]
-                                    if lo < 0 else []))
-        x_whole = x0 + whole * unit
-        self.full_line = Line([x_whole, ys[-1] - 0.3, 0], [x_whole, ys[0] + 0.75, 0], color=TEXT, stroke_width=2)
-        self.full_label = Label(whole_text, font_size=style.SMALL, color=TEXT)
+        self.full_line = Line([x0 + unit, ys[-1] - 0.3, 0], [x0 + unit, ys[0] + 0.75, 0], color=TEXT, stroke_width=2)
+        self.full_label = Label(self.s("towards_all", m=sp["n_towards"]) if some else self.s("towards_none"),
+                                font_size=style.SMALL, color=TEXT)
         half = style.safe_half_width() - 0.2
-        x = min(max(x_whole, -half + self.full_label.width / 2), half - self.full_label.width / 2)
+        x = min(max(x0 + unit, -half + self.full_label.width / 2), half - self.full_label.width / 2)
         self.full_label.shift(RIGHT * (x - self.full_label.get_center()[0]))
         self.full_label.on_baseline(ys[0] + 0.85)
+        self.against_note = Label(self.s("against_note", na=sp["n_against"], against=style.signed(sp["against"], 2))
+                                  if sp["n_against"] else self.s("against_none"), font_size=style.SMALL, color=MUTED)
+        self.against_note.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.85)
 
     def build_ablation(self):
         f = self.f
@@ -925,24 +945,24 @@ class MlpFact(LectureScene):
         self.wait(PAUSE)
 
     def beat_spread(self):
-        f = self.f
-        sh, sums = f.spread["shares"], f.spread["sums"]
-        key = self.caption_rule("spread", f.spread_key(), "all neurons' push adds up to 0 or less: spread_against; "
-                                f"else some top k carries more than {SHARE_VIEW_MAX:g} times it: spread_back; else "
-                                "the top neuron carries less than half of it: spread_many, else spread_one; either "
-                                "with _over when some top k carries more than all of it (its bar past 100%)",
-                                shares={str(k): v for k, v in sh.items()}, total=f.spread["total"],
-                                sums={str(k): v for k, v in sums.items()})
-        self.say(key, p1=share_percent(sh[1]), p5=share_percent(sh[5]), p20=share_percent(sh[20]), sport=f.answer,
-                 total=style.signed(f.spread["total"], 2), n=f.attribution["per_neuron"].size,
-                 s1=style.signed(sums[1], 2), s5=style.signed(sums[5], 2), s20=style.signed(sums[20], 2))
+        f, sp = self.f, self.f.spread
+        sh = sp["shares"]
+        key = self.caption_rule("spread", f.spread_key(), "the lecture's one share of the push (push_share: a push "
+                                "over the summed push of every neuron pushing toward the sport): no neuron pushes "
+                                "toward it: spread_none; else the top neuron gives less than half of that push: "
+                                "spread_many, else spread_one; either with _all when no neuron pushes the other way",
+                                shares={str(k): nan_none(v) for k, v in sh.items()}, n_towards=sp["n_towards"],
+                                n_against=sp["n_against"])
+        self.say(key, p1=style.percent(sh[1]) if sp["n_towards"] else "", p5=style.percent(sh[5]) if sp["n_towards"]
+                 else "", p20=style.percent(sh[20]) if sp["n_towards"] else "", sport=f.answer,
+                 n=f.attribution["per_neuron"].size, m=sp["n_towards"], na=sp["n_against"],
+                 against=style.signed(sp["against"], 2))
         self.clear_stage()
-        self.play(FadeIn(self.spread_labels), FadeIn(self.spread_zero), Create(self.full_line), FadeIn(self.full_label),
-                  run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT if v >= 0 else RIGHT) for b, v in zip(self.spread_bars.bars,
-                                                                                 self.spread_values)],
-                  FadeIn(self.spread_numbers),
+        self.play(FadeIn(self.spread_labels), FadeIn(self.spread_bars.tracks), Create(self.full_line),
+                  FadeIn(self.full_label), run_time=STEP)
+        self.play(*[GrowFromEdge(b, LEFT) for b in self.spread_bars.bars], FadeIn(self.spread_numbers),
                   run_time=2 * STEP)
+        self.play(FadeIn(self.against_note), run_time=STEP)
         self.wait(PAUSE)
 
     def beat_ablation(self):

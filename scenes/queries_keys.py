@@ -25,7 +25,7 @@ from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
                                      place_grid, place_legend, shown_matrix, shown_vector)
 from scenes.components import (AttentionGrid, inside_safe_area, keep_inside_safe_area, ColourLegend, ColourScale, HeatMatrix, Label, MatrixGrid,
-                               MatrixVectorProduct, ProbabilityBars, TokenRow, keep_right_of)
+                               MatrixVectorProduct, NumberColumn, ProbabilityBars, TokenRow, keep_right_of)
 from scenes.prompts import LANGS, adjective_kind
 from scenes.style import KEY, MUTED, QUERY, VALUE, Strings
 
@@ -143,10 +143,42 @@ S = CHAPTER_STRINGS | Strings({
                              "to {sd_scaled}, so the softmax does not saturate. The colours dim.",
                    "say_zh": "每个分数再除以 {root}，也就是 d k 的平方根：{dh} 个数的点积大约随 {dh} 的平方根增长。"
                              "除以它，分数的离散程度从 {sd} 降到 {sd_scaled}，softmax 就不会饱和。网格的颜色随之变暗。"},
-    "summary": {"en": "Queries ask, keys answer: a large q·k means \"look here\".\n"
-                      "Next: the causal mask, and a softmax down each query's line.",
-                "zh": "查询提问，键来回答：q·k 越大，越是“看这里”。\n接下来：因果遮罩，以及对每个查询那一列做 softmax。"},
-    "where_score": {"en": "q·k ÷ {root} = {s}", "zh": "q·k ÷ {root} = {s}"},
+    # the closing: the opening question answered on its own prompt row, with the scene's numbers (a rule over them)
+    "answer_word": {"en": "Back to the question: the query of \"{focus}\" met {n} keys.\n"
+                          "The answer, \"{src}\", matched best: q·k = {dot}, ÷ {root} = {s},\n"
+                          "the top score, so it gets {w} of the attention.",
+                    "zh": "回到开头的问题：“{focus}”的查询与 {n} 个键逐一相乘。\n"
+                          "答案“{src}”最匹配：q·k = {dot}，÷ {root} = {s}，\n"
+                          "分数最高，所以它得到 {w} 的注意力。",
+                    "say_en": "Back to the opening question. The query of \"{focus}\" met all {n} keys up to it; the "
+                              "table lists the best matches. The key of \"{src}\", the word that holds the answer, matched "
+                              "best: q dot k is {dot}; divided by {root}, {s}, the top score. So \"{src}\" gets {w} "
+                              "of the attention, and that is how the answer, {back} words back, reaches \"{focus}\".",
+                    "say_zh": "回到开头的问题。“{focus}”的查询与到它为止的 {n} 个键逐一相乘，表里列出最匹配的几个。答案"
+                              "“{src}”的键最匹配：q 点乘 k 是 {dot}，除以 {root} 得 {s}，分数最高。所以“{src}”得到 {w} "
+                              "的注意力，{back} 个位置之前的答案就这样到了“{focus}”这里。"},
+    "answer_not_word": {"en": "Back to the question: the query of \"{focus}\" met {n} keys.\n"
+                              "\"{src}\" matched best, not \"{adj}\": q·k = {dot}, ÷ {root} = {s},\n"
+                              "the top score, so it gets {w} of the attention.",
+                        "zh": "回到开头的问题：“{focus}”的查询与 {n} 个键逐一相乘。\n"
+                              "最匹配的是“{src}”，不是“{adj}”：q·k = {dot}，÷ {root} = {s}，\n"
+                              "分数最高，所以它得到 {w} 的注意力。"},
+    "answer_back": {"en": "Back to the question: the query of \"{focus}\" met {n} keys.\n"
+                          "\"{src}\" matched best: q·k = {dot}, ÷ {root} = {s},\n"
+                          "the top score, so it gets {w} of the attention.",
+                    "zh": "回到开头的问题：“{focus}”的查询与 {n} 个键逐一相乘。\n"
+                          "“{src}”最匹配：q·k = {dot}，÷ {root} = {s}，\n"
+                          "分数最高，所以它得到 {w} 的注意力。"},
+    "answer_self": {"en": "Back to the question: the query of \"{focus}\" met {n} keys.\n"
+                          "Its own key matched best: q·k = {dot}, ÷ {root} = {s},\n"
+                          "the top score, so it keeps {w} of the attention.",
+                    "zh": "回到开头的问题：“{focus}”的查询与 {n} 个键逐一相乘。\n"
+                          "它自己的键最匹配：q·k = {dot}，÷ {root} = {s}，\n"
+                          "分数最高，所以它自己留住 {w} 的注意力。"},
+    "col_key": {"en": "key", "zh": "键"},
+    "col_dot": {"en": "q·k", "zh": "q·k"},
+    "col_scaled": {"en": "÷ {root}", "zh": "÷ {root}"},
+    "col_weight": {"en": "attention weight", "zh": "注意力权重"},
     "n_scores": {"en": "{n} scores", "zh": "{n} 个分数"},
     "entry_scale": {"en": "entry value", "zh": "分量的值"},
     "score_scale": {"en": "score q·k", "zh": "分数 q·k"},
@@ -164,6 +196,7 @@ BEATS = style.BEAT_TITLES | Strings({
     "angles":       {"en": "A dot product as an angle", "zh": "点积即夹角"},
     "scores":       {"en": "Scores: keys times the query", "zh": "分数：键乘以查询"},
     "scale":        {"en": "Dividing by √d_k", "zh": "除以 √d_k"},
+    "summary":      {"en": "The question, answered", "zh": "回答开头的问题"},
 })
 
 STEP, PAUSE = style.STEP, style.PAUSE
@@ -186,6 +219,10 @@ NEEDED_SHARE = 0.5
 ROLES_Y = (0.05, -0.6, -1.25)   # the idea beat's three lines: query, key, value
 FAN_ORIGIN, FAN_RADIUS = (-2.9, -1.2), 3.1    # the angles beat: where q and the keys start; the longest's length
 FAN_TEXT_X, FAN_TEXT_TOP, FAN_TEXT_PITCH = 1.3, 1.6, 0.62   # its numbers, on the right
+# the closing table under the question's row: the focus's best-matching keys, then "other"
+ANSWER_ROWS, ANSWER_FIRST, ANSWER_PITCH = 3, 0.1, 0.5
+ANSWER_COLS = {"label_right": -3.3, "dot_right": -1.75, "scaled_right": -0.2, "bar_left": 0.3, "bar_width": 3.6,
+               "number_right": 5.9}
 
 
 class QueriesKeys(AttentionChapterScene):
@@ -585,14 +622,73 @@ class QueriesKeys(AttentionChapterScene):
         self.values["scaled"] = {"grid": h.scaled.tolist(), "d_k": h.d_head, "sqrt_d_k": root, "spread": sp,
                                  "focus_line": h.scaled[h.focus].tolist(), "scale": self.grid.colour_scale.limit}
 
-    def beat_summary(self):
-        """Where queries meet keys: the pipeline lit at this head's layer's attention, with the focus's scaled score
-        against the key the head looks back to."""
-        self.say("summary")
+    def answer_rule(self) -> str:
+        """The key the focus's query matches best (source: its largest weight, so its top scaled score among the keys
+        up to it): the focus itself: answer_self; in the story, the adjective the question asked for: answer_word,
+        another word: answer_not_word; without a story: answer_back."""
         h = self.h
-        score = float(h.scaled[h.focus][h.source])
-        self.show_head_where((self.s("where_score", root=f"{math.sqrt(h.d_head):g}", s=style.signed(score, 1)),
-                              style.TEXT), scaled_score=score)
+        if h.source == h.focus:
+            return "answer_self"
+        if self.story:
+            return "answer_word" if h.source == h.choice["prompt_rule"]["adjective_index"] else "answer_not_word"
+        return "answer_back"
+
+    def beat_summary(self):
+        """The opening question answered on its prompt row: the focus's query met every key up to it; a table of
+        the best-matching keys (q·k, ÷ √d_k, the attention weight; the rest as "other", the weights footed to
+        100%), the best one framed on the row and in the table."""
+        h = self.h
+        n = h.focus + 1
+        dots, scaled, weights = (np.asarray(m[h.focus][:n], np.float64) for m in (h.scores, h.scaled, h.weights))
+        order = [int(j) for j in np.argsort(-scaled, kind="stable")[:min(ANSWER_ROWS, n)]]
+        root = f"{math.sqrt(h.d_head):g}"
+        self.clear_stage()
+        row = self.story_row()
+        marks = VGroup(SurroundingRectangle(self.chip_in(row, h.focus), color=QUERY, buff=0.06, corner_radius=0.1))
+        if h.source != h.focus and h.source >= row.first_shown:
+            marks.add(SurroundingRectangle(self.chip_in(row, h.source), color=KEY, buff=0.06, corner_radius=0.1))
+        ys = [ANSWER_FIRST - i * ANSWER_PITCH for i in range(len(order) + 1)]
+        c = ANSWER_COLS
+        bars = ProbabilityBars([h.word(j) for j in order], [float(weights[j]) for j in order],
+                               float(weights.sum() - weights[order].sum()), ys, lang=self.lang,
+                               label_right=c["label_right"], bar_left=c["bar_left"], bar_width=c["bar_width"],
+                               number_right=c["number_right"], color=VALUE, keep=(0,))
+        dot_col = NumberColumn([style.signed(dots[j], 1) for j in order], ys[:len(order)], c["dot_right"])
+        scaled_col = NumberColumn([style.signed(scaled[j], 1) for j in order], ys[:len(order)], c["scaled_right"])
+        heads = VGroup(*[Label(self.s(k, root=root), font_size=style.SMALL, color=MUTED) for k in
+                         ("col_key", "col_dot", "col_scaled", "col_weight")])
+        for head, x in zip(heads, (c["label_right"], c["dot_right"], c["scaled_right"], c["number_right"])):
+            head.shift(RIGHT * (x - head.get_right()[0])).on_baseline(PANEL_HEADER_Y)
+        best = SurroundingRectangle(VGroup(bars.labels[0], bars.numbers[0]), color=KEY, buff=0.06, corner_radius=0.06)
+        self.play(LaggedStart(*[FadeIn(ch, shift=DOWN * 0.15) for ch in row.chips], lag_ratio=0.04),
+                  FadeIn(row.ellipsis), FadeIn(row.indices), FadeIn(row.slot), run_time=STEP + 0.04 * len(row.chips))
+        self.play(Create(marks[0]), FadeIn(heads), run_time=0.8)
+        key = self.caption_rule("answer", self.answer_rule(), "the key the focus's query matches best (its largest "
+                                "attention weight, the top scaled score among the keys up to it): the focus itself: "
+                                "answer_self; in the story, the adjective asked for: answer_word, else "
+                                "answer_not_word; without a story: answer_back", source=h.source, focus=h.focus,
+                                story=self.story, adjective_index=(h.choice["prompt_rule"]["adjective_index"]
+                                                                   if self.story else None))
+        w_label = bars.footed.labels[0]
+        self.say(key, focus=h.word(h.focus), src=h.word(h.source), n=n, dot=style.signed(dots[h.source], 1),
+                 root=root, s=style.signed(scaled[h.source], 1), w=w_label,
+                 adj=style.token_label(h.choice["prompt_rule"]["adjective"]) if self.story else "",
+                 back=h.focus - h.source)
+        self.play(FadeIn(bars.labels), FadeIn(dot_col), run_time=STEP)
+        self.play(FadeIn(scaled_col), run_time=STEP)
+        self.play(FadeIn(bars.bars.tracks), *[GrowFromEdge(b, LEFT) for b in bars.bars.bars], FadeIn(bars.numbers),
+                  run_time=STEP)
+        self.play(Create(best), *[Create(m) for m in marks[1:]], run_time=0.8)
+        self.wait(PAUSE + 1.5)
+        self.answer_table = VGroup(heads, bars, dot_col, scaled_col, best)
+        self.answer_row = row
+        self.record_sum("summary", "the focus's attention weights = 100%", bars.footed)
+        self.values["answer"] = {"keys": n, "source": h.source, "rows": [{"key": j, "word": h.tokens[j], "dot": float(dots[j]),
+                                                      "scaled": float(scaled[j]), "weight": float(weights[j])}
+                                                     for j in order],
+                                 "other": float(weights.sum() - weights[order].sum()),
+                                 "labels": {"dot": [m.text for m in dot_col], "scaled": [m.text for m in scaled_col],
+                                            "weight": list(bars.footed.labels)}}
 
     # --- building the pieces ----------------------------------------------------------------------
     def product(self, W, x, b, out, symbol: str, colour) -> MatrixVectorProduct:

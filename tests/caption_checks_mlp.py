@@ -190,27 +190,26 @@ def check_spread(v, rule, gpt):
     act = np.asarray(gpt.trace(v["prompt"])["layers"][layer]["mlp"]["act"][position], np.float64)
     push = act * (gpt.p(f"h.{layer}.mlp.c_proj.weight") @ contrast)
     np.testing.assert_allclose(v["push_all"], push, atol=1e-6)
-    total = float(push.sum())
-    ranked = np.sort(push)[::-1]
+    push = np.asarray(v["push_all"], np.float64)    # as checked: its signs decide the counts exactly
+    # the lecture's one share of the push: over the summed push of every neuron that pushes toward the sport
+    towards, against = push[push > 0], push[push < 0]
+    ranked = np.sort(towards)[::-1]
     sums = {k: float(ranked[:k].sum()) for k in (1, 5, 20)}
-    assert v["spread_total"] == pytest.approx(total, abs=1e-6) and rule["inputs"]["total"] == v["spread_total"]
+    assert v["spread_towards"] == {"sum": pytest.approx(float(towards.sum()), abs=1e-6), "n": len(towards)}
+    assert v["spread_against"] == {"sum": pytest.approx(float(against.sum()), abs=1e-6), "n": len(against)}
+    assert v["spread_total"] == pytest.approx(float(push.sum()), abs=1e-6)
+    assert (rule["inputs"]["n_towards"], rule["inputs"]["n_against"]) == (len(towards), len(against))
     for k, s in sums.items():
-        assert v["spread_sums"][str(k)] == pytest.approx(s, abs=1e-6) == rule["inputs"]["sums"][str(k)]
+        assert v["spread_sums"][str(k)] == pytest.approx(s, abs=1e-6)
         assert rule["inputs"]["shares"][str(k)] == v["spread"][str(k)]
-        if total:
-            assert v["spread"][str(k)] == pytest.approx(s / total, abs=1e-6)
-    if total <= 0:          # the neurons together push away from the sport: no share of a positive whole
-        key = "spread_against"
-    elif max(s / total for s in sums.values()) > 2:   # some top k more than twice the whole: the rest push back
-        assert min(total - s for s in sums.values()) < 0
-        key = "spread_back"
-    else:
-        key = "spread_many" if sums[1] / total < 0.5 else "spread_one"
-        if max(s / total for s in sums.values()) > 1:    # a bar past the 100% line: the caption says why
-            assert min(total - s for s in sums.values()) < 0, "past 100%: the other neurons push the other way"
-            key += "_over"
-    assert v["spread_view"] == ("shares" if key.startswith(("spread_many", "spread_one")) else "pushes")
-    return key
+        if len(towards):
+            assert v["spread"][str(k)] == pytest.approx(s / towards.sum(), abs=1e-6) and 0 < v["spread"][str(k)] <= 1
+        else:
+            assert v["spread"][str(k)] is None
+    if not len(towards):    # no neuron pushes toward the sport: no share to give
+        return "spread_none"
+    key = "spread_many" if sums[1] / towards.sum() < 0.5 else "spread_one"
+    return key if len(against) else key + "_all"
 
 
 def check_fact_ablation(v, rule, gpt):
@@ -432,8 +431,8 @@ MLP_CHAPTER_CHECKS: dict = {
     "mlp_fact": {"largest": ({"largest_one", "largest_spread", "largest_over"}, check_largest),
                  "lookup": ({"lookup_clean", "lookup_most", "lookup_not", "lookup_langs"}, check_lookup),
                  "readout": ({"readout_sport", "readout_verb", "readout_other"}, check_readout),
-                 "spread": ({"spread_many", "spread_one", "spread_many_over", "spread_one_over", "spread_against",
-                             "spread_back"}, check_spread),
+                 "spread": ({"spread_many", "spread_one", "spread_many_all", "spread_one_all", "spread_none"},
+                            check_spread),
                  "ablation": ({"ablation_none", "ablation_drop", "ablation_flip", "ablation_langs"}, check_fact_ablation),
                  "and": ({"and_yes", "and_partly"}, check_and),
                  "carry": ({"carry_lookup", "carry_kept", "carry_other", "carry_none", "carry_langs"}, check_carry),

@@ -481,8 +481,9 @@ def test_the_fact_scenes_tools_read_torchs_states(gpt, hf, language):
     assert push["per_neuron"].sum() + push["bias"] == pytest.approx(states[0, "mlp"][2] @ direction, abs=1e-6)
     shares = top_k_shares(push["per_neuron"], (1, 256))
     assert shares["shares"][256] == pytest.approx(1.0)
-    assert shares["sums"][1] == pytest.approx(push["per_neuron"].max()) and \
-        shares["sums"][256] == pytest.approx(push["per_neuron"].sum())
+    pn = push["per_neuron"]     # the share of the push: over the neurons pushing toward it, the others apart
+    assert shares["sums"][1] == pytest.approx(pn.max()) and shares["sums"][256] == pytest.approx(pn[pn > 0].sum())
+    assert shares["against"] == pytest.approx(pn[pn < 0].sum()) and shares["n_against"] == int((pn < 0).sum())
     assert shares["order"][0] == int(np.argmax(push["per_neuron"]))
     # a vector read out: Torch's MLP output through ln_f (Torch's own final-LN statistics) and the unembedding
     read = vector_readout(gpt, trace, 2, trace["layers"][0]["mlp"]["out"][2], k=3, rank_of=[answer])

@@ -418,6 +418,33 @@ def check_idea(v, rule, gpt):
     return "idea_self" if v["source"] == f else "idea_value"
 
 
+def check_answer(v, rule, gpt):
+    """The closing: the focus's line recomputed from the recorded Q and K (q·k, ÷ √d_k, softmax over the keys up to
+    it), the table's rows the best-matching keys with those numbers as drawn, then the key from the story's adjective."""
+    f, a = v["focus"], v["answer"]
+    q, K = np.asarray(v["Q"]["values"], np.float64)[f], np.asarray(v["K"]["values"], np.float64)[:f + 1]
+    dots = K @ q
+    scaled = dots / np.sqrt(v["scaled"]["d_k"])
+    weights = np.exp(scaled - scaled.max())
+    weights /= weights.sum()
+    source = int(np.argmax(weights))
+    assert a["source"] == v["source"] == source and a["keys"] == f + 1
+    order = list(np.argsort(-scaled, kind="stable")[:len(a["rows"])])
+    assert [r["key"] for r in a["rows"]] == order and order[0] == source and len(order) == min(3, f + 1)
+    for r in a["rows"]:
+        assert r["dot"] == pytest.approx(dots[r["key"]], rel=1e-5, abs=1e-5)
+        assert r["scaled"] == pytest.approx(scaled[r["key"]], rel=1e-5, abs=1e-5)
+        assert r["weight"] == pytest.approx(weights[r["key"]], rel=1e-4, abs=1e-6)
+    assert a["labels"]["dot"] == [style.signed(r["dot"], 1) for r in a["rows"]]
+    assert a["labels"]["scaled"] == [style.signed(r["scaled"], 1) for r in a["rows"]]
+    assert a["other"] == pytest.approx(1 - sum(r["weight"] for r in a["rows"]), abs=1e-5)
+    if source == f:
+        return "answer_self"
+    if v["question"]["story"]:
+        return "answer_word" if source == v["question"]["adjective_index"] else "answer_not_word"
+    return "answer_back"
+
+
 def check_key(v, rule, gpt):
     f = v["focus"]
     scaled = np.asarray(v["scaled"]["grid"], np.float64)[f, :f + 1]       # causal: the focus sees 0..f
@@ -654,7 +681,8 @@ CHECKS = {
                      "lookback": ({"lookback_needed", "lookback_helps", "lookback_unneeded"}, check_lookback),
                      "idea": ({"idea_value", "idea_self"}, check_idea),
                      "angles": ({"angles_closest", "angles_length"}, check_angles),
-                     "scale": ({"scale", "scale_same"}, check_scale)},
+                     "scale": ({"scale", "scale_same"}, check_scale),
+                     "answer": ({"answer_word", "answer_not_word", "answer_back", "answer_self"}, check_answer)},
     "causal_mask": {"story": ({"story_same", "story_differs"}, check_story),
                     "predicted": ({"predicted_some", "predicted_all", "predicted_none", "predicted_one"},
                                   check_predicted),

@@ -23,8 +23,9 @@ from scenes import style
 from scenes.catalog import MLP_FACT
 from scenes.components import Caption, TokenChip, TraceGrid, caption, inside_safe_area
 from scenes.components.tracing import share_text
-from scenes.mlp_fact import K_NEURONS, MAX_TOKENS, S, SHARE_VIEW_MAX, FactLookup, MlpFact
+from scenes.mlp_fact import K_NEURONS, MAX_TOKENS, S, FactLookup, MlpFact
 from scenes.params import ParamError
+from model.analysis import push_share, top_k_shares
 from scenes.prompts import FACT_STREAM_WORDS, join_words, sport_fact_prompt
 
 __module_test__ = "mlp_fact"
@@ -239,9 +240,12 @@ def test_projections_readout_neurons_ablation_and_the_and(gpt, facts, sample_mea
     push = lay["mlp"]["act"][f.position] * (gpt.p(f"h.{f.layer}.mlp.c_proj.weight") @ contrast)
     np.testing.assert_allclose(f.attribution["per_neuron"], push, atol=1e-9)
     assert f.top == list(np.argsort(-push, kind="stable")[:K_NEURONS])
-    order = np.argsort(-push, kind="stable")
+    # the lecture's one share of the push: over the summed push of the neurons pushing toward the sport
+    towards = np.sort(push[push > 0])[::-1]
     for k in (1, 5, 20):
-        assert f.spread["shares"][k] == pytest.approx(push[order[:k]].sum() / push.sum(), abs=1e-9)
+        assert f.spread["shares"][k] == pytest.approx(towards[:k].sum() / towards.sum(), abs=1e-9)
+    assert (f.spread["n_towards"], f.spread["n_against"]) == ((push > 0).sum(), (push < 0).sum())
+    assert f.spread["against"] == pytest.approx(push[push < 0].sum(), abs=1e-9)
     # what each neuron fires for: its activation at the last name of each person
     people = language.Language().people
     g = language.Language().grammar(f.prompt_lang)
@@ -281,19 +285,29 @@ def test_the_caption_rules_can_choose_otherwise(facts):
 
 
 def test_the_spread_rule_can_choose_otherwise(facts):
-    """Shifted pushes choose the other spread captions, and with them the chart of the pushes themselves."""
+    """Other pushes choose the other spread captions: one neuron giving most of the push toward the sport, no neuron
+    pushing the other way, no neuron pushing toward it."""
     f = facts["en"]
-    saved = dict(f.spread)
+    saved = f.spread
     try:
-        for total, shares, key in ((-0.5, (-0.6, -1.2, -0.4), "spread_against"), (0.1, (1.5, 2.5, 3.0), "spread_back"),
-                                   (1.0, (0.3, 0.8, 0.95), "spread_many"), (1.0, (0.7, 0.9, 0.95), "spread_one"),
-                                   (1.0, (0.3, 0.8, 1.3), "spread_many_over"), (1.0, (0.7, 1.1, 1.4), "spread_one_over")):
-            f.spread.update(total=total, shares=dict(zip((1, 5, 20), shares)))
-            assert f.spread_key() == key, (total, shares)
-            assert f.spread_in_shares() == key.startswith(("spread_many", "spread_one"))
+        for pushes, key in (([1.0, 1.0, 1.0, -2.0], "spread_many"), ([3.0, 1.0, -2.0], "spread_one"),
+                            ([1.0, 1.0, 1.0, 0.0], "spread_many_all"), ([3.0, 1.0], "spread_one_all"),
+                            ([-1.0, -2.0, 0.0], "spread_none")):
+            f.spread = top_k_shares(pushes, (1, 5, 20))
+            assert f.spread_key() == key, (pushes, f.spread)
     finally:
-        f.spread.clear()
-        f.spread.update(saved)
+        f.spread = saved
+
+
+def test_the_share_of_the_push_is_the_lectures_one(facts):
+    """mlp_fact's spread is push_share: the top 20 never give more than all the push toward the sport, and the
+    top-k sums over that push are the shares (the neurons pushing the other way are not netted in)."""
+    for f in facts.values():
+        v = f.attribution["per_neuron"]
+        for k in (1, 5, 20):
+            assert f.spread["shares"][k] == push_share(f.spread["sums"][k], v) <= 1
+        assert f.spread["towards"] + f.spread["against"] == pytest.approx(f.spread["total"])
+    assert top_k_shares([2.0, -5.0], (1, 5))["shares"] == {1: 1.0, 5: 1.0}     # the net (-3) would say -67%
 
 
 # --- every valid prompt fits: the widest words and numbers any prompt could bring --------------------------------
@@ -307,7 +321,7 @@ def widest_fills(gpt):
     """Per language of the captions: each value a caption takes, at its widest. The words of either language (a
     prompt may be written in the other one), the longest sport and sport verb, the last layer's component name,
     and numbers at their longest as shown: a restored share (share_text), a signed projection change, a
-    percentage, a signed push, a rank in the vocabulary; shares of the spread up to SHARE_VIEW_MAX."""
+    percentage, a signed push, a rank in the vocabulary; shares of the spread up to 100%."""
     lang_ = language.Language()
     words = [style.token_label(w) for lang in ("en", "zh") for w in language.vocabulary_of(lang)]
     token = widest(words)
@@ -315,7 +329,7 @@ def widest_fills(gpt):
     verb = widest([lang_.grammar(lang).t(v) for lang in ("en", "zh") for v in language.SPORT_VERBS.values()])
     share = widest([style.MINUS + "8.88", "88.8", "8888"])
     percent = widest([style.percent(x) for x in (1.0, 0.888, 0.9996)])
-    spread = style.percent(SHARE_VIEW_MAX)
+    spread = style.percent(0.888)
     n = str(max(gpt.config.n_inner, len(words)))
     fills = {}
     for lang in ("en", "zh"):
@@ -325,22 +339,20 @@ def widest_fills(gpt):
         fills[lang] = dict(answer=sport, sport=sport, other=sport, verb=verb, word=token, new=token, ta=token,
                            tb=token, tok=token, a=short, b=short, comp=comp, sa=share, sb=share,
                            d=style.signed(-88.8, 1), od=style.signed(-88.8, 1), p=percent, p0=percent, p1=percent,
-                           p5=spread, p20=spread, total=style.signed(-88.88, 2), s1=style.signed(-88.88, 2),
-                           s5=style.signed(-88.88, 2), s20=style.signed(-88.88, 2), n=n, rank=len(words),
+                           p5=spread, p20=spread, against=style.signed(-88.88, 2), na=n, m=n, n=n, rank=len(words),
                            vrank=len(words), k=3, l=style.shown(gpt.config.n_layer - 1), language=language_name)
     return fills
 
 
 CAPTION_KEYS = ("where", "largest_spread", "largest_one", "largest_over", "lookup_clean", "lookup_most",
                 "lookup_not", "readout_verb", "readout_sport", "readout_other", "neurons", "spread_many", "spread_one",
-                "spread_many_over", "spread_one_over",
-                "spread_against", "spread_back", "ablation_flip", "ablation_drop", "ablation_none", "and_yes",
-                "and_partly", "summary")
+                "spread_many_all", "spread_one_all", "spread_none", "ablation_flip", "ablation_drop", "ablation_none",
+                "and_yes", "and_partly", "summary")
 
 
 # what a caption's own rule bounds: spread_many's top neuron carries under half; after a flip another word is on
 # top, so the answer keeps under half; a drop loses at least 5 points
-RULE_BOUNDS = {"spread_many": {"p1": style.percent(0.4888)}, "spread_many_over": {"p1": style.percent(0.4888)},
+RULE_BOUNDS = {"spread_many": {"p1": style.percent(0.4888)}, "spread_many_all": {"p1": style.percent(0.4888)},
                "ablation_flip": {"p1": style.percent(0.4888)},
                "ablation_drop": {"p1": style.percent(0.888)}}
 
@@ -473,10 +485,10 @@ def test_labels_are_the_rounded_numbers(played, lang):
     for row, n in zip(s.neuron_numbers, v["neurons"]):
         assert [m.text for m in row] == [f"#{n['neuron']}", style.signed(n["push"], 2), f"{n['mean_them']:.2f}",
                                          f"{n['mean_others']:.2f}"]
-    if v["spread_view"] == "shares":
-        assert [n.text for n in s.spread_numbers] == [style.percent(v["spread"][k]) for k in ("1", "5", "20")]
-    else:
-        assert [n.text for n in s.spread_numbers] == [style.signed(v["spread_sums"][k], 2) for k in ("1", "5", "20")]
+    assert [n.text for n in s.spread_numbers] == [style.percent(v["spread"][k]) for k in ("1", "5", "20")]
+    sa = v["spread_against"]
+    assert s.against_note.text == S("against_note", s.lang, na=sa["n"], against=style.signed(sa["sum"], 2))
+    assert S("towards_all", s.lang, m=v["spread_towards"]["n"]) == s.full_label.text
     a = v["ablation"]
     assert [n.text for n in s.abl_numbers] == [style.percent(a["p_before"]), style.percent(a["p_after"])]
     assert [n.text for n in s.and_numbers] == [style.percent(x["p"]) for x in v["and"]]
@@ -490,7 +502,8 @@ def test_labels_are_the_rounded_numbers(played, lang):
 def test_components_stay_inside_the_frame(played):
     for lang in ("en", "zh"):
         s = played[lang]
-        for m in (s.grid, s.legend, s.look_words, s.look_numbers, s.neuron_rows, s.spread_numbers, s.abl_labels,
+        for m in (s.grid, s.legend, s.look_words, s.look_numbers, s.neuron_rows, s.spread_numbers, s.against_note,
+                  s.full_label, s.abl_labels,
                   s.and_rows):
             assert inside_safe_area(m), (lang, type(m).__name__)
 

@@ -320,3 +320,42 @@ def test_the_dot_product_is_drawn_in_exact_geometry(scenes, gpt, lang):
                                                  sc.s("k_len", w=sc.h.word(s), v=shown["k_length"]),
                                                  sc.s("theta", v=shown["theta_deg"]), sc.s("dot", v=shown["dot"])]
     assert v["caption_rules"]["angles"]["key"] == "angles_closest", "ours: the best match is also the closest"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_closing_answers_the_question_on_its_row(scenes, lang):
+    """The closing beat goes back to the question's prompt row: the focus's query met every key up to it; the table
+    is the best-matching keys with their q·k, ÷ √d_k and attention weight as drawn (the weights and "other" footed to
+    100%), the best one the word the question asked for (answer_word with the shipped model: en "orange" 93.9%, zh
+    "橙色" 96.8%), and the caption quotes the table's numbers."""
+    sc = scenes[lang]
+    v, a = sc.values, sc.values["answer"]
+    f = v["focus"]
+    assert a["keys"] == f + 1 and a["source"] == v["source"] == a["rows"][0]["key"]
+    assert v["question"]["story"] and a["source"] == v["question"]["adjective_index"]
+    assert v["caption_rules"]["answer"]["key"] == "answer_word"
+    scaled = np.asarray(v["scaled"]["focus_line"][:f + 1])
+    assert [r["key"] for r in a["rows"]] == list(np.argsort(-scaled, kind="stable")[:3])
+    heads, bars, dots, scaled_col, best = sc.answer_table
+    assert texts(dots) == a["labels"]["dot"] and texts(scaled_col) == a["labels"]["scaled"]
+    assert texts(bars.numbers) == a["labels"]["weight"]
+    assert a["labels"]["weight"][0] == v["idea"]["label"], "the weight the idea beat showed"
+    said = next(c["text"] for c in sc.captions if c["key"] == "answer_word")
+    for label in (a["labels"]["dot"][0], a["labels"]["scaled"][0], a["labels"]["weight"][0]):
+        assert label in said
+    assert_sums_foot(v, "queries_keys")
+
+
+def test_the_closing_rule_can_choose_otherwise(scenes, monkeypatch):
+    """Another best match chooses another closing: the focus itself, another word than the story's adjective, a
+    prompt without a story."""
+    sc = scenes["en"]
+    h = sc.h
+    adj = h.choice["prompt_rule"]["adjective_index"]
+    assert sc.answer_rule() == "answer_word"
+    monkeypatch.setattr(h, "source", h.focus)
+    assert sc.answer_rule() == "answer_self"
+    monkeypatch.setattr(h, "source", adj + 1)
+    assert sc.answer_rule() == "answer_not_word"
+    monkeypatch.setattr(sc, "story", False)
+    assert sc.answer_rule() == "answer_back"

@@ -18,7 +18,7 @@ superposition  the embeddings' angles vs random directions, a polysemantic neuro
 """
 
 from .attribution import (direct_logit_attribution, logit_direction, neuron_direction_attribution, neuron_top_contexts,
-                          top_k_shares, top_neurons)
+                          neurons_for_share, push_share, top_k_shares, top_neurons)
 from .circuits import person_causal_trace
 from .context import largest_context_effect, next_word_predictions, total_variation
 from .directions import (contrast_direction, neuron_attribute_profile, projections, semantic_directions,
@@ -39,4 +39,5 @@ __all__ = ["ablation_effect", "best_lookback_head", "head_contribution", "head_d
            "logit_direction", "neuron_top_contexts", "top_neurons", "semantic_directions",
            "stream_attribute_directions", "largest_context_effect", "next_word_predictions", "total_variation", "lens_points", "logit_lens", "attention_lens", "lens_read",
            "ACTIVE", "gelu_curve", "mlp_steps", "neuron_readout", "vector_readout", "neuron_direction_attribution",
-           "top_k_shares", "person_causal_trace", "contrast_direction", "neuron_attribute_profile", "projections"]
+           "top_k_shares", "push_share", "neurons_for_share", "person_causal_trace", "contrast_direction",
+           "neuron_attribute_profile", "projections"]

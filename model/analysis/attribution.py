@@ -113,15 +113,18 @@ def neuron_direction_attribution(gpt: NumpyGPT, trace: dict, layer: int, positio
 
 
 def top_k_shares(per_neuron, ks=(1, 5, 20)) -> dict:
-    """How spread out a sum over neurons is: the neurons ranked by contribution (largest first) and, for each k,
-    the top k's summed contribution (`sums`) and that sum as a share of all neurons' sum (`shares`: above 1 when
-    others push against it; negative or meaningless when the whole sum is not positive)."""
+    """How spread out the push towards an answer is, in the lecture's one "share of the push" (push_share): the
+    neurons ranked by push (largest first); for each k, the summed push of the top k among the neurons that push
+    towards it (`sums`: fewer than k when fewer push towards it) and its push_share (`shares`: 0..1, NaN when none
+    pushes towards it); the whole, 100%: the push towards it (`towards`, from `n_towards` neurons); the neurons that
+    push the other way, counted apart (`n_against`, their summed push `against`, 0 or less); `total` the net sum."""
     v = np.asarray(per_neuron, np.float64)
     order = np.argsort(-v, kind="stable")
-    total = float(v.sum())
-    sums = {int(k): float(v[order[:k]].sum()) for k in ks}
-    return {"order": order.tolist(), "total": total, "sums": sums,
-            "shares": {k: (s / total if total else float("nan")) for k, s in sums.items()}}
+    towards = np.clip(v[order], 0.0, None)          # the ranked pushes towards the answer (0 past the last one)
+    sums = {int(k): float(towards[:k].sum()) for k in ks}
+    return {"order": order.tolist(), "sums": sums, "shares": {k: push_share(s, v) for k, s in sums.items()},
+            "towards": float(v[v > 0].sum()), "n_towards": int((v > 0).sum()),
+            "against": float(v[v < 0].sum()), "n_against": int((v < 0).sum()), "total": float(v.sum())}
 
 
 def push_share(contribution: float, per_neuron) -> float:
