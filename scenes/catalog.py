@@ -159,10 +159,11 @@ TOKEN_EMBEDDING = SceneSpec(
 POSITIONAL_ENCODING = SceneSpec(
     name="positional_encoding",
     cls="PositionalEncoding",
-    summary="The sin/cos position table, E = token embedding + position vector, and why attention needs it.",
+    summary="Does word order matter (the prompt reversed, the model's next word), the sin/cos position table, "
+            "E = token embedding + position vector, and why attention needs it.",
     params=(LOOKBACK_PROMPT, FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "table", "prompt", "add", "all", "no_order", "order", "summary"],
+    sections=lambda p: ["title", "question", "table", "prompt", "add", "all", "no_order", "order", "answer"],
 )
 
 ARCHITECTURE = SceneSpec(

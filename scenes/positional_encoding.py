@@ -1,5 +1,7 @@
-"""Positional encoding: the position table (our sin/cos one, or a checkpoint's learned one, shown as what it is),
-E = token embedding + position vector, and why attention needs it.
+"""Positional encoding: the question (does word order matter? the model's next word after the prompt and after the
+same words with the earlier ones reversed), the position table (our sin/cos one, or a checkpoint's learned one, shown
+as what it is), E = token embedding + position vector, why attention needs it, and the answer drawn on the question's
+two rows (one word at its two positions, the scene's numbers).
 
     manim render -ql scenes/positional_encoding.py PositionalEncoding
     python render.py positional_encoding --lang zh --set focus=3
@@ -7,7 +9,7 @@ E = token embedding + position vector, and why attention needs it.
 The table is the model's own position table gpt.W_pos (32 positions × 64 numbers, filled by
 model.numpy_gpt.sinusoidal_positions), drawn one COLUMN per position. The vectors are the trace's
 token_embeddings, position_vectors and embeddings; the word-order experiment is
-model.analysis.order_sensitivity. All values shown are recorded at full precision in self.values.
+model.analysis.order_sensitivity, the question's next words model.analysis.order_prediction. All values shown are recorded at full precision in self.values.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, MathTex,
                    Rectangle, SurroundingRectangle, Transform, TransformFromCopy, VGroup, config)
 
-from model.analysis import order_sensitivity
+from model.analysis import order_prediction, order_sensitivity
 from scenes import style
 from scenes.components import (sum_decimals, column_texts, footed_columns, ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
-                               VectorColumn, light, place_by_body)
+                               ProbabilityBars, VectorColumn, light, place_by_body)
 from scenes.attention_chapter import FocusScene
 from scenes.params import ParamError
 from scenes.style import MUTED, SHARED, TEXT, Strings
@@ -30,18 +32,114 @@ S = SHARED | Strings({
     "model_note": {"en": "Every number here comes from {model}:\n"
                          "{d}-number vectors, a context of {n_pos} positions.",
                    "zh": "这里的每个数字都来自{model}：\n{d} 维向量，上下文共 {n_pos} 个位置。"},
+    # the opening question, on the prompt and the same words reversed (model.analysis.order_prediction)
+    "question": {"en": "Attention compares each word with every other word, as a set:\n"
+                       "nothing in it says which came first. Does the order matter?",
+                 "say_en": "Attention compares each word with every other word, as a set: nothing in it says which "
+                           "word came first. Does the order matter? The top row is our prompt; the row below holds "
+                           "the same words, the earlier ones reversed and the last word, \"{last}\", kept in its "
+                           "place. The bars are the model's next word after each row: on the left after our order, "
+                           "on the right after the reversed one.",
+                 "zh": "注意力把每个词和其他所有词作为一个集合来比较：\n其中没有任何东西说明谁先谁后。顺序重要吗？",
+                 "say_zh": "注意力把每个词和其他所有词作为一个集合来比较：其中没有任何东西说明哪个词在前。顺序重要吗？"
+                           "上面一行是我们的提示词；下面一行是同样的词，前面的词倒过来，最后一个词\u201c{last}\u201d"
+                           "留在原位。柱子是模型在每一行之后预测的下一个词：左边是原顺序之后，右边是倒序之后。"},
+    "question_changes": {"en": "Our order: \"{word}\" {p}. Same words reversed: {p_rev}; the top\n"
+                               "word is now \"{rev_word}\". The model tells the orders apart: how?",
+                         "say_en": "After our order, the left bars give \"{word}\" {p}. After the same words "
+                                   "reversed, the right bars give it {p_rev}, and their top word is now "
+                                   "\"{rev_word}\". The model tells the two orders apart: how?",
+                         "zh": "原顺序：\u201c{word}\u201d{p}；同样的词倒过来：{p_rev}，\n"
+                               "第一名变成\u201c{rev_word}\u201d。模型分得清这两种顺序：它是怎么做到的？",
+                         "say_zh": "原顺序之后，左边的柱子给\u201c{word}\u201d{p}；同样的词倒过来之后，右边的柱子只给它"
+                                   " {p_rev}，第一名变成\u201c{rev_word}\u201d。模型分得清这两种顺序：它是怎么做到的？"},
+    "question_moves": {"en": "Our order: \"{word}\" {p}. Same words reversed: {p_rev}. The guess\n"
+                             "stays, its probability moves: the model tells the orders apart. How?",
+                       "say_en": "After our order, the left bars give \"{word}\" {p}. After the same words reversed, "
+                                 "the right bars give it {p_rev}: still the top word, with another probability. The "
+                                 "model tells the two orders apart: how?",
+                       "zh": "原顺序：\u201c{word}\u201d{p}。同样的词倒过来：{p_rev}。猜测不变，概率变了：\n"
+                             "模型分得清这两种顺序。它是怎么做到的？",
+                       "say_zh": "原顺序之后，左边的柱子给\u201c{word}\u201d{p}；同样的词倒过来之后，右边的柱子给它"
+                                 " {p_rev}：仍是第一名，概率却变了。模型分得清这两种顺序：它是怎么做到的？"},
+    "question_alike": {"en": "Our order: \"{word}\" {p}. Same words reversed: {p_rev}. The order\n"
+                             "leaves its probability as shown: this guess does not need the order.",
+                       "say_en": "After our order, the left bars give \"{word}\" {p}; after the same words reversed, "
+                                 "the right bars give it {p_rev}. The order leaves its probability as shown: this "
+                                 "guess does not need the order.",
+                       "zh": "原顺序：\u201c{word}\u201d{p}。同样的词倒过来：{p_rev}。\n"
+                             "顺序没有改变它显示的概率：这个猜测用不着顺序。",
+                       "say_zh": "原顺序之后，左边的柱子给\u201c{word}\u201d{p}；同样的词倒过来之后，右边的柱子给它"
+                                 " {p_rev}。顺序没有改变它显示的概率：这个猜测用不着顺序。"},
+    "as_written": {"en": "our order (top row)", "zh": "原顺序（上一行）"},
+    "reversed": {"en": "reversed (lower row)", "zh": "倒序（下一行）"},
+    # the closing answer: the question's two rows, the same word at its two positions, and the scene's numbers
+    "answer": {"en": "A position vector is added to every word: the same word at two\n"
+                     "places is two inputs, and attention can tell the orders apart.",
+               "say_en": "The answer, on the question's two rows: a position vector is added to every word, so "
+                         "\"{mark}\", framed at position {a} in our order and at position {b} reversed, is two "
+                         "different inputs. The lines below give the numbers: without position vectors, what "
+                         "attention adds to the last word's E moves {blind} at most; with them, {seen}; and "
+                         "the model gives \"{word}\" {p} after our order, {p_rev} after the reversed one.",
+               "zh": "每个词都加上了位置向量：同一个词在两个位置上\n是两个不同的输入，注意力因此分得清顺序。",
+               "say_zh": "答案就在开头的两行上：每个词都加上了位置向量，所以框出的\u201c{mark}\u201d在原顺序的位置 {a} "
+                         "和倒序的位置 {b}，是两个不同的输入。下面几行是数字：没有位置向量时，注意力加到最后一个词的 E "
+                         "上的数最多变了 {blind}；有位置向量时变了 {seen}；模型在原顺序之后给\u201c{word}\u201d{p}，"
+                         "在倒序之后给 {p_rev}。"},
+    "answer_same": {"en": "A position vector is added to every word, but this prompt reads the\n"
+                          "same reversed: here the two orders are one input.",
+                    "say_en": "A position vector is added to every word, but this prompt reads the same reversed: "
+                              "the two rows hold the same words in the same places, so here the two orders are one "
+                              "input. The lines below give the numbers: what attention adds to the last word's E "
+                              "moves {blind} without position vectors and {seen} with them, and the model gives "
+                              "\"{word}\" {p} after both.",
+                    "zh": "每个词都加上了位置向量，但这个提示词倒过来还是一样：\n这里两种顺序是同一个输入。",
+                    "say_zh": "每个词都加上了位置向量，但这个提示词倒过来还是一样：两行在同样的位置上是同样的词，"
+                              "所以这里两种顺序是同一个输入。下面几行是数字：注意力加到最后一个词的 E 上的数，"
+                              "没有位置向量时变了 {blind}，有位置向量时变了 {seen}；模型在两种顺序之后都给"
+                              "\u201c{word}\u201d{p}。"},
+    "answer_positions": {"en": "\"{mark}\": position {a} here, position {b} reversed",
+                         "zh": "\u201c{mark}\u201d：这里在位置 {a}，倒序后在位置 {b}"},
+    "answer_without": {"en": "without position vectors, what attention adds to E moves {x}",
+                       "zh": "没有位置向量：注意力加到 E 上的数最多变了 {x}"},
+    "answer_with": {"en": "with them, it moves {x}, in E's units (layer {layer})",
+                    "zh": "有位置向量：最多变了 {x}，以 E 的单位计（第 {layer} 层）"},
+    "answer_word": {"en": "next word \"{word}\": {p} after our order, {p_rev} reversed",
+                    "zh": "下一个词\u201c{word}\u201d：原顺序 {p}，倒序 {p_rev}"},
     "table": {"en": "Each position 0 to {last} gets a fixed vector of {d} numbers:\n"
                     "sines and cosines, fast in the first dimensions, slow in the last.",
-              "zh": "每个位置（0 到 {last}）都有一个固定的 {d} 维向量：\n由正弦和余弦构成，前面的维度变化快，后面的变化慢。"},
+              "zh": "每个位置（0 到 {last}）都有一个固定的 {d} 维向量：\n由正弦和余弦构成，前面的维度变化快，后面的变化慢。",
+              "say_en": "Each position, 0 to {last}, gets a fixed vector of {d} numbers: sines and cosines, by the "
+                        "formula at the top. The grid below draws the whole table: one column per position, left to "
+                        "right, its {d} numbers from top to bottom, blue for positive and red for negative. The "
+                        "colours change fast in the first rows and slowly in the last.",
+              "say_zh": "每个位置（0 到 {last}）都有一个固定的 {d} 维向量，由上方公式里的正弦和余弦构成。"
+                        "下面的网格画出整张表：每个位置一列，从左到右；它的 {d} 个数从上到下，蓝色为正，红色为负。"
+                        "前面几行的颜色变化快，后面几行变化慢。"},
     "prompt": {"en": "Our prompt has {n} tokens, so it uses positions 0 to {last}.\n"
                      "Each token takes the column of its position.",
-               "zh": "提示词有 {n} 个词元，用到位置 0 到 {last}。\n每个词元取其位置对应的那一列。"},
+               "zh": "提示词有 {n} 个词元，用到位置 0 到 {last}。\n每个词元取其位置对应的那一列。",
+               "say_en": "Our prompt has {n} tokens, in a row above the table, each with its position number under it, "
+                         "so it uses positions 0 to {last}. A line runs from each token down to its column, and a "
+                         "frame marks those columns: each token takes the column of its position.",
+               "say_zh": "提示词有 {n} 个词元，排成表格上方的一行，每个词元下面是它的位置编号，用到位置 0 到 {last}。"
+                         "每个词元有一条线连到它的那一列，框出的就是这些列：每个词元取其位置对应的那一列。"},
     "add": {"en": "The position vector is added to the token's embedding:\nE = token embedding + position vector.",
-            "zh": "把位置向量加到词元的嵌入上：\nE = 词元嵌入 + 位置向量。"},
+            "zh": "把位置向量加到词元的嵌入上：\nE = 词元嵌入 + 位置向量。",
+            "say_en": "The position vector is added to the token's embedding. For \"{word}\" at position {pos}: on "
+                      "the left its token embedding, in the middle its position vector, on the right their sum, E, "
+                      "number by number; {shown} of the {d} numbers are written out.",
+            "say_zh": "把位置向量加到词元的嵌入上。以位置 {pos} 上的\u201c{word}\u201d为例：左边是它的词元嵌入，"
+                      "中间是它的位置向量，右边是两者逐个相加得到的 E；{d} 个数中写出了 {shown} 个。"},
     "all": {"en": "Each strip is one token's E, its {d} numbers by size: brighter\n"
                   "is larger, sign aside. Each holds what it is and where it is.",
             "zh": "每一条是一个词元的 E：{d} 个数按大小着色，越亮越大，不看正负。\n"
-                  "每个词元既带着“是什么”，也带着“在哪里”。"},
+                  "每个词元既带着“是什么”，也带着“在哪里”。",
+            "say_en": "Under each token of the prompt hangs a strip: that token's E, its {d} numbers from top to "
+                      "bottom, coloured by size: brighter is larger, sign aside. Each holds what it is and where it "
+                      "is.",
+            "say_zh": "提示词的每个词元下面挂着一条：那个词元的 E，{d} 个数从上到下，按大小着色，越亮越大，"
+                      "不看正负。每个词元既带着“是什么”，也带着“在哪里”。"},
     "no_order": {"en": "No positions, reversed: \"{word}\" (layer {layer}, head {head}) keeps each\n"
                        "weight; the {d} numbers attention adds to E move {blind} at most.",
                  "say_en": "No positions now, and the earlier words reversed in the lower row. The bar under each "
@@ -67,24 +165,41 @@ S = SHARED | Strings({
     "order": {"en": "With positions, the weights follow the order; what attention adds\n"
                     "to E moves by up to {seen}. Alone, attention has no sense of order.",
               "zh": "加上位置向量后，权重随顺序而变：注意力加到 E 上的数最多变了 {seen}。\n"
-                    "注意力本身没有顺序感：位置向量给了它顺序。"},
+                    "注意力本身没有顺序感：位置向量给了它顺序。",
+              "say_en": "Now with position vectors, the bars change: the tallest in the prompt's row is under "
+                        "\"{peak}\", {peak_p}, and in the reversed row under \"{peak_rev}\", {peak_rev_p}. A word's "
+                        "weight changes with its place, by up to {moved}, and what attention adds to E moves by up to "
+                        "{seen}. Alone, attention has no sense of order.",
+              "say_zh": "现在加上位置向量，柱子变了：原来那一行最高的柱子在\u201c{peak}\u201d下面，{peak_p}；倒序那一行"
+                        "最高的在\u201c{peak_rev}\u201d下面，{peak_rev_p}。一个词的权重随位置而变，最多变了 {moved}，"
+                        "注意力加到 E 上的数最多变了 {seen}。注意力本身没有顺序感：位置向量给了它顺序。"},
     "order_little": {"en": "With positions, the weights barely move (at most {moved}): this head\n"
                            "hardly uses order. What attention adds to E moves {seen} at most.",
                      "zh": "加上位置向量后，这里的权重几乎不变：最多变了 {moved}。\n"
-                           "注意力加到 E 上的数最多变了 {seen}。这个头几乎不利用顺序。"},
+                           "注意力加到 E 上的数最多变了 {seen}。这个头几乎不利用顺序。",
+                     "say_en": "Now with position vectors: the bars under the two rows barely move, a word's weight "
+                               "by at most {moved}; the tallest in the prompt's row is under \"{peak}\", {peak_p}, "
+                               "in the reversed row under \"{peak_rev}\", {peak_rev_p}. This head hardly uses order. "
+                               "What attention adds to E moves {seen} at most.",
+                     "say_zh": "现在加上位置向量：两行下面的柱子几乎不动，一个词的权重最多变了 {moved}；原来那一行最高的"
+                               "柱子在\u201c{peak}\u201d下面，{peak_p}，倒序那一行在\u201c{peak_rev}\u201d下面，"
+                               "{peak_rev_p}。这个头几乎不利用顺序。注意力加到 E 上的数最多变了 {seen}。"},
     "order_none": {"en": "Reversed, the earlier words read the same: this prompt cannot\n"
                          "show order. What attention adds to E moves by {seen}.",
-                   "zh": "倒过来以后，前面的词还是原样，所以什么都不会变：\n这个提示词无法展示词序：注意力加到 E 上的数变了 {seen}。"},
-    "summary": {"en": "With position vectors, the same word at two places becomes\n"
-                      "two different inputs, so attention can use word order.",
-                "zh": "位置向量让同一个词在不同位置成为不同的输入，\n注意力因此能利用词序。"},
-    "where_reversed": {"en": "reversed: largest change", "zh": "倒序后，注意力加到 E 上的"},   # closing map
-    "where_reversed_2": {"en": "of what attention adds:", "zh": "数最多变了："},
-    "where_without": {"en": "without positions: {x}", "zh": "没有位置：{x}"},
-    "where_with": {"en": "with positions: {x}", "zh": "有位置：{x}"},
+                   "zh": "倒过来以后，前面的词还是原样，所以什么都不会变：\n这个提示词无法展示词序：注意力加到 E 上的数变了 {seen}。",
+                   "say_en": "Now with position vectors, but the reversed row reads the same as the prompt's row, so "
+                             "the bars under the two rows stay alike: this prompt cannot show order. What attention "
+                             "adds to E moves by {seen}.",
+                   "say_zh": "现在加上位置向量，但倒序那一行和原来那一行读起来一样，所以两行下面的柱子还是一样："
+                             "这个提示词无法展示词序。注意力加到 E 上的数变了 {seen}。"},
     "table_learned": {"en": "Each position 0 to {last} has a vector of {d} numbers,\n"
                             "learned in training like any weight: no formula.",
-                      "zh": "每个位置（0 到 {last}）都有一个 {d} 维向量，\n和其他权重一样是训练学到的，没有公式。"},
+                      "zh": "每个位置（0 到 {last}）都有一个 {d} 维向量，\n和其他权重一样是训练学到的，没有公式。",
+                      "say_en": "Each position, 0 to {last}, has a vector of {d} numbers, learned in training like "
+                                "any weight: no formula. The grid draws the table: one column per position, left to "
+                                "right, its numbers from top to bottom, blue for positive and red for negative.",
+                      "say_zh": "每个位置（0 到 {last}）都有一个 {d} 维向量，和其他权重一样是训练学到的，没有公式。"
+                                "网格画出这张表：每个位置一列，从左到右；它的数从上到下，蓝色为正，红色为负。"},
     "table_part": {"en": "P: {d} (\u2193) \u00d7 the first {shown} of {n_pos} positions (\u2192)",
                    "zh": "P：{d}（\u2193）\u00d7 {n_pos} 个位置中的前 {shown} 个（\u2192）"},
     "table_label": {"en": "P: {d} numbers (\u2193) \u00d7 {n_pos} positions (\u2192)",
@@ -99,12 +214,14 @@ S = SHARED | Strings({
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
 BEATS = style.BEAT_TITLES | Strings({
+    "question":  {"en": "Does order matter?", "zh": "顺序重要吗"},
     "table":     {"en": "The position table", "zh": "位置表"},
     "prompt":    {"en": "The prompt's positions", "zh": "提示词的位置"},
     "add":       {"en": "Adding the position vector", "zh": "加上位置向量"},
     "all":       {"en": "Every token's E", "zh": "每个词元的 E"},
     "no_order":  {"en": "Attention without positions", "zh": "没有位置的注意力"},
     "order":     {"en": "Attention with positions", "zh": "有位置的注意力"},
+    "answer":    {"en": "Same word, two places", "zh": "同一个词，两个位置"},
 })
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
@@ -118,6 +235,11 @@ STEP, PAUSE = style.STEP, style.PAUSE
 # caption rules: a weight "stays the same" when it moves less than the last digit shown (0.1%), and "follows the
 # order" when some word's weight moves by at least a point
 SAME_WEIGHT, FOLLOWS_ORDER = 0.0005, 0.01
+# the question beat: the reversed row under the prompt's, two panels of next-word bars below (our order, reversed)
+Q_ROW_GAP, PANEL_HEADER_GAP, PANEL_PITCH = 0.3, 0.45, 0.44
+PANELS = ({"label_right": -4.15, "bar_left": -4.0, "bar_width": 1.8, "number_right": -0.7},
+          {"label_right": 2.15, "bar_left": 2.3, "bar_width": 1.8, "number_right": 6.25})
+ANSWER_PITCH = 0.6                            # the answer's lines of numbers
 
 
 TABLE_POSITIONS = 64   # positions drawn in the table at most (ours has 32; GPT-2's 1,024 would be 786k cells)
@@ -131,7 +253,46 @@ class PositionalEncoding(FocusScene):
     def title_note(self) -> str:
         return self.s("model_note", model=self.model_words("plain"), d=self.d, n_pos=self.n_pos)
 
+    def beat_question(self):
+        """The prompt and the same words with the earlier ones reversed, and the model's next word after each:
+        the question position vectors answer, asked by the model's own run (model.analysis.order_prediction)."""
+        q, rows, panels = self.prediction, self.q_rows, self.q_panels
+        self.say("question", last=self.tokens[-1])
+        self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.1) for c in rows[0].chips], lag_ratio=0.05),
+                  FadeIn(rows[0].ellipsis), FadeIn(rows[0].indices), run_time=STEP + 0.05 * len(rows[0].chips))
+        a, b = rows[0].first_shown, rows[1].first_shown       # a long prompt's rows show their last tokens
+        self.play(*[TransformFromCopy(rows[0].chips[i - a], rows[1].chips[j - b]) for j, i in enumerate(q["order"])
+                    if i >= a and j >= b], *[FadeIn(rows[1].chips[j - b]) for j, i in enumerate(q["order"])
+                                             if i < a <= j],
+                  FadeIn(rows[1].ellipsis), FadeIn(rows[1].indices), run_time=2 * STEP)
+        self.wait(PAUSE)
+        for title, bars in panels:
+            self.play(FadeIn(title), FadeIn(bars.labels), FadeIn(bars.bars.tracks), run_time=0.8)
+            self.play(*[GrowFromEdge(b, LEFT) for b in bars.bars.bars], FadeIn(bars.numbers), run_time=STEP)
+        key = self.question_key()
+        self.say(key, word=style.token_label(q["word"]), rev_word=style.token_label(q["reversed"]["top"][0]["word"]),
+                 **self.question_labels())
+        self.wait(PAUSE + 2)
+
+    def question_labels(self) -> dict:
+        """The compared word's percentage as each panel's bar shows it (footed: each column adds up to 100.0%)."""
+        return {name: bars.footed.labels[bars.word_row] for name, (_, bars) in zip(("p", "p_rev"), self.q_panels)}
+
+    def question_key(self) -> str:
+        q, labels = self.prediction, self.question_labels()
+        changes = q["reversed"]["top"][0]["word"] != q["word"]
+        key = ("question_alike" if q["same_words"] or labels["p"] == labels["p_rev"] else
+               "question_changes" if changes else "question_moves")
+        return self.caption_rule("question", key, "the prompt's most likely next word after the prompt and after the "
+                                 "same words with the earlier ones reversed: question_alike if the reversal changes no "
+                                 "token or the two bars' labels are alike, question_changes if the reversed run's "
+                                 "most likely word is another, else question_moves", word=q["word"],
+                                 p=q["as_written"]["p_word"], p_reversed=q["reversed"]["p_word"],
+                                 reversed_top=q["reversed"]["top"][0]["word"], same_words=q["same_words"],
+                                 labels=labels)
+
     def beat_table(self):
+        self.play(FadeOut(VGroup(*self.q_rows, *[VGroup(*p) for p in self.q_panels])), run_time=0.8)
         self.say("table" if self.sin_cos else "table_learned", last=self.n_pos - 1, d=self.d)
         self.play(FadeIn(self.formula), run_time=STEP)
         self.play(FadeIn(self.table), FadeIn(self.table_axes), run_time=2 * STEP)
@@ -148,7 +309,8 @@ class PositionalEncoding(FocusScene):
         self.wait(PAUSE + 1)
 
     def beat_add(self):
-        self.say("add")
+        self.say("add", word=self.tokens[self.focus], pos=self.focus, shown=len(self.values["sum"]["dims"]),
+                 d=self.d)
         self.play(FadeOut(VGroup(self.table, self.table_axes, self.used_frame, self.position_lines)),
                   FadeOut(VGroup(*self.legend)), Create(self.focus_frame), run_time=STEP)
         token, position, total = self.sum_columns
@@ -189,23 +351,32 @@ class PositionalEncoding(FocusScene):
                                 "order_little", f"with positions: order_none if the reversed prompt is the same "
                                 f"words, else order if one word's weight changes by at least {FOLLOWS_ORDER}, else "
                                 "order_little", largest_change=moved, reversed_is_same=same_words)
-        self.say(key, moved=style.percent(moved), seen=self.change_text(o["with_positions"]["output_change"]))
+        peak, peak_rev = self.peak_words["with_positions"]      # the word under each row's tallest bar
+        self.say(key, moved=style.percent(moved), seen=self.change_text(o["with_positions"]["output_change"]),
+                 peak=peak, peak_rev=peak_rev, peak_p=self.peak_texts["with_positions"][0],
+                 peak_rev_p=self.peak_texts["with_positions"][1])
         self.play(FadeOut(self.peak_labels["without"]), run_time=0.5)
         self.play(*[Transform(a, b) for a, b in zip(self.bars["without"], self.bars["with"])], run_time=2 * STEP)
         self.play(FadeIn(self.peak_labels["with"]), run_time=STEP)
         self.wait(PAUSE + 3)
 
-    def beat_summary(self):
-        """Where position enters and where it is used: the pipeline lit at the embedding (+ position) and at the
-        attention of the order experiment's layer, with the output change without and with positions."""
-        self.say("summary")
-        o = self.order
-        blind, seen = o["without_positions"]["output_change"], o["with_positions"]["output_change"]
-        self.show_where(["embedding", f"attention:{o['layer']}"], [
-            (self.s("where_reversed"), style.MUTED), (self.s("where_reversed_2"), style.MUTED),
-            (self.s("where_without", x=self.change_text(blind)), style.MUTED),
-            (self.s("where_with", x=self.change_text(seen)), style.TEXT)],
-            layer=o["layer"], output_change={"without_positions": blind, "with_positions": seen})
+    def beat_answer(self):
+        """The question's two rows again, the answer drawn on them: one word framed at its two positions (two
+        different position vectors, so two different inputs), and the scene's numbers below: the output change
+        without and with positions, and the next word after each order."""
+        a = self.answer
+        q = self.prediction
+        key = self.caption_rule("answer", "answer_same" if q["same_words"] else "answer", "answer_same if the "
+                                "reversal changes no token (the two orders are one input), else answer",
+                                same_words=q["same_words"])
+        self.say(key, **a["say"])
+        self.clear_stage()
+        rows = self.q_rows
+        self.play(*[FadeIn(VGroup(r.chips, r.ellipsis, r.indices)) for r in rows], run_time=STEP)
+        self.play(Create(self.answer_frames), FadeIn(self.answer_lines[0]), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(line, shift=UP * 0.1) for line in self.answer_lines[1:]], lag_ratio=0.5),
+                  run_time=2 * STEP)
+        self.wait(PAUSE + 3)
 
     def weight_moves(self, state: str) -> float:
         """The largest change of one word's weight between the prompt and its reversed run (display only)."""
@@ -292,6 +463,10 @@ class PositionalEncoding(FocusScene):
         # the word-order experiment (layer 0, the last token)
         self.order = order_sensitivity(gpt, self.token_ids)
         self.build_order_experiment()
+        # the question: the model's next word after the prompt and after the reversed one; the closing answer
+        self.prediction = order_prediction(gpt, self.token_ids)
+        self.build_question()
+        self.build_answer()
 
         shown_dims = [i for i in columns[0].indices_shown if i is not None]
         self.values.update({
@@ -314,10 +489,74 @@ class PositionalEncoding(FocusScene):
                                  "weights_reversed": [float(w) for w in self.order[state]["weights_reversed"]],
                                  "output_change": self.order[state]["output_change"],
                                  "output_change_label": self.change_text(self.order[state]["output_change"]),
-                                 "peak_labels": self.peak_texts[state]}
+                                 "peak_labels": self.peak_texts[state], "peak_words": self.peak_words[state]}
                          for state in ("without_positions", "with_positions")}},
         })
         self.record_sum("add", "E = token + position", self.footed)
+
+    def build_question(self):
+        """The question's two rows (the prompt as the table's row will be, the reversed words under it) and its two
+        panels of next-word bars, each recorded with its sum (a whole distribution: 100%)."""
+        q, T = self.prediction, len(self.tokens)
+        reversed_words = [self.gpt.tokenizer.words[i] for i in q["reversed_ids"]]
+        top = CompactTokenRow(self.tokens, lang=self.lang).move_to(self.row.get_center())
+        below = CompactTokenRow(reversed_words, lang=self.lang, prompt=self.tokens)
+        below.move_to([0, top.get_bottom()[1] - Q_ROW_GAP - below.height / 2, 0])
+        self.q_rows = (top, below)
+        header = below.get_bottom()[1] - PANEL_HEADER_GAP
+        panels, shown = [], {}
+        for name, panel, x in (("as_written", PANELS[0], -3.2), ("reversed", PANELS[1], 3.2)):
+            run = q[name]
+            rows = run["shown"]
+            ys = [header - 0.6 - i * PANEL_PITCH for i in range(len(rows) + 1)]
+            keep = next(i for i, r in enumerate(rows) if r["word"] == q["word"])
+            bars = ProbabilityBars([style.token_label(r["word"]) for r in rows], [r["p"] for r in rows], run["other"],
+                                   ys, lang=self.lang, keep=(keep,), **panel)
+            bars.word_row = keep
+            title = Label(self.s(name), font_size=style.LABEL, color=TEXT).move_to([x, header, 0])
+            panels.append((title, bars))
+            self.record_sum("question", f"{name}: probabilities = 100%", bars.footed)
+            shown[name] = {"words": [r["word"] for r in rows], "p": [r["p"] for r in rows], "other": run["other"],
+                           "labels": list(bars.footed.labels), "p_word": run["p_word"]}
+        self.q_panels = panels
+        self.values["question"] = {"word": q["word"], "rule": q["rule"], "order": q["order"],
+                                   "reversed_tokens": reversed_words, "same_words": q["same_words"], "shown": shown,
+                                   "top": {name: q[name]["top"] for name in ("as_written", "reversed")}}
+
+    def build_answer(self):
+        """The answer on the question's rows: one word framed in both (the predicted word where it is among the
+        earlier words, else the first word: the one the reversal moves furthest), and four lines of numbers."""
+        q, o, T = self.prediction, self.order, len(self.tokens)
+        top, below = self.q_rows
+        ids = self.token_ids
+        mark = next((i for i in range(T - 1) if self.gpt.tokenizer.words[ids[i]] == q["word"]), 0)
+        if mark < top.first_shown:                        # a long prompt's row: the earliest word it shows
+            mark = top.first_shown
+        moved = q["order"].index(mark)                    # where the marked word stands reversed
+        frames = VGroup(*[SurroundingRectangle(row.chips[p - row.first_shown], color=style.POSITION, buff=0.05,
+                                               corner_radius=0.08)
+                          for row, p in ((top, mark), (below, moved)) if p >= row.first_shown])
+        self.answer_frames = frames
+        blind, seen = (self.change_text(o[k]["output_change"]) for k in ("without_positions", "with_positions"))
+        labels = self.question_labels()
+        word, mark_word = style.token_label(q["word"]), style.token_label(self.tokens[mark])
+        texts = [(self.s("answer_positions", mark=mark_word, a=mark, b=moved), style.POSITION),
+                 (self.s("answer_without", x=blind), MUTED),
+                 (self.s("answer_with", layer=style.shown(o["layer"]), x=seen), TEXT),
+                 (self.s("answer_word", word=word, **labels), TEXT)]
+        y0 = below.get_bottom()[1] - 0.55
+        self.answer_lines = VGroup(*[Label(t, font_size=style.LABEL, color=c).move_to([0, y0 - n * ANSWER_PITCH, 0])
+                                     for n, (t, c) in enumerate(texts)])
+        self.answer = {"say": {"mark": mark_word, "a": mark, "b": moved, "blind": blind, "seen": seen, "word": word,
+                               **labels}}
+        self.values["answer"] = {"marked_position": mark, "marked_token": self.tokens[mark],
+                                 "marked_position_reversed": moved,
+                                 "mark_rule": "the prompt's most likely next word where it is among the earlier "
+                                              "tokens (its first place), else the first token shown",
+                                 "lines": [t for t, _ in texts], "output_change": {
+                                     "without_positions": o["without_positions"]["output_change"],
+                                     "with_positions": o["with_positions"]["output_change"]},
+                                 "p_word": {name: q[name]["p_word"] for name in ("as_written", "reversed")}}
 
     def sin_cos_formula(self) -> VGroup:
         d = self.d
@@ -354,9 +593,9 @@ class PositionalEncoding(FocusScene):
         # a word keeps its colour when it moves: the colours are the prompt's
         self.row_b = CompactTokenRow(reversed_words, lang=self.lang, prompt=self.tokens).move_to([0, ROW_B_Y, 0])
         where_b = {o["order"][j]: j for j in range(T)}           # original token -> position in the reversed run
-        self.bars, self.peak_labels, self.peak_texts = {}, {}, {}
+        self.bars, self.peak_labels, self.peak_texts, self.peak_words = {}, {}, {}, {}
         for state, key in (("without", "without_positions"), ("with", "with_positions")):
-            bars, peaks, texts = VGroup(), VGroup(), []
+            bars, peaks, texts, words = VGroup(), VGroup(), [], []
             for weights, row, place in ((o[key]["weights"], self.row, lambda i: i),
                                         (o[key]["weights_reversed"], self.row_b, lambda i: where_b[i])):
                 top, row_bars = row.indices.get_bottom()[1] - 0.12, []
@@ -368,8 +607,9 @@ class PositionalEncoding(FocusScene):
                     bar = Rectangle(width=BAR_WIDTH, height=h, stroke_width=0, fill_color=style.token_colour(self.tokens, i),
                                     fill_opacity=0.9).move_to([row.centre_x(j), top - h / 2, 0])
                     bars.add(bar)
-                    row_bars.append((float(weights[i]), bar))
-                w, bar = max(row_bars, key=lambda wb: wb[0])
+                    row_bars.append((float(weights[i]), bar, i))
+                w, bar, i = max(row_bars, key=lambda wb: wb[0])
+                words.append(self.tokens[i])
                 text = style.percent(w)
                 texts.append(text)
                 label = NumberText(text, font_size=style.SMALL, color=TEXT, align="left").place(0, 0)
@@ -378,7 +618,7 @@ class PositionalEncoding(FocusScene):
                 label.shift(RIGHT * (min(edge - label.get_right()[0], 0) + max(-edge - label.get_left()[0], 0)))
                 peaks.add(label)
             self.bars[state], self.peak_labels[state] = bars, peaks
-            self.peak_texts[key] = texts
+            self.peak_texts[key], self.peak_words[key] = texts, words
 
     @staticmethod
     def change_text(x: float) -> str:

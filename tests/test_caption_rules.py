@@ -130,6 +130,36 @@ def check_order(v, rule, gpt):
     return "order" if moved >= 0.01 else "order_little"
 
 
+def check_question(v, rule, gpt):
+    """positional_encoding's question: the prompt's next word after the prompt and after its earlier tokens reversed,
+    recomputed from two traces; the caption quotes the panels' labels of that word."""
+    from model.numpy_gpt import probabilities
+    ids = list(v["token_ids"])
+    rev = ids[-2::-1] + ids[-1:]
+    p, p_rev = (probabilities(gpt.trace(run)["logits"][-1]) for run in (ids, rev))
+    word = int(np.argmax(p))
+    q = v["question"]
+    assert q["word"] == gpt.tokenizer.words[word] and q["reversed_tokens"] == v["order"]["reversed_tokens"]
+    shown = q["shown"]
+    assert shown["as_written"]["p_word"] == pytest.approx(p[word], abs=1e-9)
+    assert shown["reversed"]["p_word"] == pytest.approx(p_rev[word], abs=1e-9)
+    labels = [shown[n]["labels"][shown[n]["words"].index(q["word"])] for n in ("as_written", "reversed")]
+    assert rule["inputs"]["labels"] == {"p": labels[0], "p_rev": labels[1]}
+    for name, probs in (("as_written", p), ("reversed", p_rev)):     # each panel: top words, then "other", 100%
+        assert shown[name]["words"][0] == gpt.tokenizer.words[int(np.argmax(probs))]
+        assert shown[name]["other"] == pytest.approx(1 - sum(shown[name]["p"]), abs=1e-9)
+    if rev == ids or labels[0] == labels[1]:
+        return "question_alike"
+    return "question_changes" if int(np.argmax(p_rev)) != word else "question_moves"
+
+
+def check_answer(v, rule, gpt):
+    ids = list(v["token_ids"])
+    a = v["answer"]
+    assert v["tokens"][a["marked_position"]] == v["order"]["reversed_tokens"][a["marked_position_reversed"]]
+    return "answer_same" if ids[-2::-1] + ids[-1:] == ids else "answer"
+
+
 def check_causal_softmax(v, rule, gpt):
     weights = np.asarray(v["softmax"]["weights"])
     masked = np.array([x is None for x in v["masked"]["focus_line"]])
@@ -675,7 +705,9 @@ def check_rich(v, rule, gpt):
 # scene -> rule name (or "prefix*") -> (every key the rule may choose, the check that decides it again)
 CHECKS = {
     "positional_encoding": {"no_order": ({"no_order", "no_order_moves"}, check_no_order),
-                            "order": ({"order", "order_little", "order_none"}, check_order)},
+                            "order": ({"order", "order_little", "order_none"}, check_order),
+                            "question": ({"question_changes", "question_moves", "question_alike"}, check_question),
+                            "answer": ({"answer", "answer_same"}, check_answer)},
     "queries_keys": {"story": ({"story_same", "story_differs"}, check_story),
                      "key": ({"key", "key_self"}, check_key),
                      "lookback": ({"lookback_needed", "lookback_helps", "lookback_unneeded"}, check_lookback),

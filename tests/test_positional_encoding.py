@@ -54,7 +54,7 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
                       ("embedding", "embeddings")):
         np.testing.assert_allclose(s[name]["values"], trace[key][f][s["dims"]], atol=1e-12, err_msg=name)
     assert s["embedding"]["labels"] == [style.signed(x, 1) for x in s["embedding"]["values"]]   # E: plain rounding
-    assert assert_sums_foot(v, f"positional_encoding {lang}") == 1          # the terms: footed to E, as drawn
+    assert assert_sums_foot(v, f"positional_encoding {lang}") == 3   # E = token + position; the question's panels
     np.testing.assert_allclose(s["position_vector"]["values"], P[f][s["dims"]], atol=1e-12)
     np.testing.assert_allclose(np.add(s["token_embedding"]["values"], s["position_vector"]["values"]),
                                s["embedding"]["values"], atol=1e-12)                       # E = token + position
@@ -88,10 +88,10 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     v = scene.values
     for column, name in zip(scene.sum_columns, ("token_embedding", "position_vector", "embedding")):
         assert texts_of(column.entries) == v["sum"][name]["labels"]
-    (added,) = v["sums"]                 # E = token + position: the columns as drawn, adding up row by row
+    (added,) = [s for s in v["sums"] if s["beat"] == "add"]   # E = token + position: the columns as drawn, row by row
     assert [t["labels"] for t in added["terms"]] + [added["total"]["labels"]] == \
         [v["sum"][name]["labels"] for name in ("token_embedding", "position_vector", "embedding")]
-    assert_sums_foot(v, f"positional_encoding {lang}", required=True)
+    assert assert_sums_foot(v, f"positional_encoding {lang}", required=True) == 3   # and the question's two panels
     for state, key in (("without", "without_positions"), ("with", "with_positions")):
         o = v["order"][key]
         assert texts_of(scene.peak_labels[state]) == [style.percent(max(o[k])) for k in ("weights", "weights_reversed")]
@@ -159,3 +159,45 @@ def test_output_change_is_what_attention_adds_to_e(gpt, dry):
         order = [t for k, t in said.items() if k in ("order", "order_little", "order_none")][0]
         assert {"en": "adds to E", "zh": "加到 E 上"}[lang] in order
         assert {"en": "by size", "zh": "按大小"}[lang] in said["all"] and str(v["d_model"]) in said["all"]
+
+
+def test_the_question_and_its_answer_are_the_models_runs(gpt, dry):
+    """The opening question: the model's next word after the prompt and after its earlier tokens reversed (two
+    traces, recomputed here), each panel a whole distribution adding up to 100.0% as drawn; the closing answer: the
+    same two rows, one word framed at its two positions, the output changes and the two probabilities as lines."""
+    from model.numpy_gpt import probabilities
+    for lang, scene in dry.items():
+        v, q = scene.values, scene.values["question"]
+        assert scene.section_names[1] == "question" and scene.section_names[-1] == "answer"
+        ids = v["token_ids"]
+        rev = ids[-2::-1] + ids[-1:]
+        p, p_rev = (probabilities(gpt.trace(run)["logits"][-1]) for run in (ids, rev))
+        word = int(np.argmax(p))
+        assert q["word"] == gpt.tokenizer.words[word] == scene.tokens[2]        # our prompt: its adjective, back
+        assert q["reversed_tokens"] == [gpt.tokenizer.words[i] for i in rev] == v["order"]["reversed_tokens"]
+        for (title, bars), name, probs in zip(scene.q_panels, ("as_written", "reversed"), (p, p_rev)):
+            shown = q["shown"][name]
+            top = [gpt.tokenizer.words[i] for i in np.argsort(-probs, kind="stable")[:3]]
+            assert shown["words"][:3] == top and q["word"] in shown["words"]
+            np.testing.assert_allclose(shown["p"], [probs[gpt.tokenizer.words.index(w)] for w in shown["words"]],
+                                       atol=1e-9)
+            assert shown["other"] == pytest.approx(1 - sum(shown["p"]), abs=1e-9)
+            assert texts_of(bars.numbers) == shown["labels"]
+            assert title.text == S(name, lang)
+        sums = [s for s in v["sums"] if s["beat"] == "question"]
+        assert len(sums) == 2 and assert_sums_foot(v, f"positional_encoding {lang}", required=True) == 3
+        said = {c["key"]: c for c in scene.captions}
+        assert [k for k in said if k != "title_note"][:2] == ["question", v["caption_rules"]["question"]["key"]]
+        labels = v["caption_rules"]["question"]["inputs"]["labels"]
+        assert labels["p"] in said[v["caption_rules"]["question"]["key"]]["text"]
+        # the reversed run moves this prompt's answer: a claim the English and Chinese lectures make alike
+        assert v["caption_rules"]["question"]["key"] == "question_changes" and p_rev[word] < 0.1 < 0.99 < p[word]
+        a = v["answer"]
+        assert (a["marked_token"], a["marked_position"], a["marked_position_reversed"]) == \
+            (q["word"], 2, len(ids) - 1 - 3)
+        blind, seen = (v["order"][k]["output_change_label"] for k in ("without_positions", "with_positions"))
+        lines = [line.text for line in scene.answer_lines]
+        assert lines == a["lines"] and blind in lines[1] and seen in lines[2]
+        assert labels["p"] in lines[3] and labels["p_rev"] in lines[3]
+        assert v["caption_rules"]["answer"]["key"] == "answer"
+        assert blind in said["answer"]["say"] and seen in said["answer"]["say"]     # the voice says the numbers

@@ -153,11 +153,45 @@ def lookback_blocked(gpt: NumpyGPT, token_ids: list[int], word: str | None = Non
     out = {"word": word, "position": len(ids) - 1,
            "rule": "the last token's query sees only its own key in every head of every layer (self_only)"}
     for name, p in runs.items():
-        top = [int(i) for i in np.argsort(-p, kind="stable")[:k]]
-        shown = top + ([] if w in top else [w])
-        row = lambda i: {"word": gpt.tokenizer.words[i], "p": float(p[i])}  # noqa: E731
-        out[name] = {"p_word": float(p[w]), "top": [row(i) for i in top], "shown": [row(i) for i in shown],
-                     "other": float(1.0 - p[shown].sum())}
+        out[name] = _next_word_rows(gpt, p, w, k)
+    return out
+
+
+def _next_word_rows(gpt: NumpyGPT, p: np.ndarray, w: int, k: int) -> dict:
+    """P(word w), the top k next words (word, P; most likely first, the lower id on a tie), the "shown" rows (those
+    k, then w if it is not among them) and "other", the true total of the rest."""
+    top = [int(i) for i in np.argsort(-p, kind="stable")[:k]]
+    shown = top + ([] if w in top else [w])
+    row = lambda i: {"word": gpt.tokenizer.words[i], "p": float(p[i])}  # noqa: E731
+    return {"p_word": float(p[w]), "top": [row(i) for i in top], "shown": [row(i) for i in shown],
+            "other": float(1.0 - p[shown].sum())}
+
+
+def reversed_order(T: int) -> list[int]:
+    """The word-order experiments' reordering: the earlier tokens reversed, the last one kept in its place
+    (reordered[j] = original[order[j]])."""
+    return list(range(T - 2, -1, -1)) + [T - 1]
+
+
+def order_prediction(gpt: NumpyGPT, token_ids: list[int], k: int = 3) -> dict:
+    """The model's next word (as trained, positions and all) after the prompt and after the same tokens in another
+    order: the earlier ones reversed, the last kept (reversed_order, as order_sensitivity). `word` is the prompt's
+    most likely next word (the lower id on a tie); each run ("as_written", "reversed") has P(word), its top k, its
+    shown rows (the top k, then the word) and "other" (the true rest). same_words: the reversal changes nothing."""
+    ids = list(token_ids)
+    if len(ids) < 3:
+        raise ModelError("reordering needs at least two earlier tokens before the last one")
+    order = reversed_order(len(ids))
+    reversed_ids = [ids[i] for i in order]
+    runs = {name: probabilities(gpt.trace(run)["logits"][-1]) for name, run in (("as_written", ids),
+                                                                                ("reversed", reversed_ids))}
+    w = int(np.argmax(runs["as_written"]))
+    out = {"word": gpt.tokenizer.words[w], "order": order, "reversed_ids": reversed_ids,
+           "same_words": reversed_ids == ids,
+           "rule": "the prompt's most likely next word, its probability after the prompt and after the same tokens "
+                   "with the earlier ones reversed (the last kept), the model as trained"}
+    for name, p in runs.items():
+        out[name] = _next_word_rows(gpt, p, w, k)
     return out
 
 
@@ -216,7 +250,7 @@ def order_sensitivity(gpt: NumpyGPT, token_ids: list[int], head: int | None = No
         raise ModelError("reordering needs at least two earlier tokens before the last one")
     if head is not None:
         gpt.check_head(0, head)
-    order = list(range(T - 2, -1, -1)) + [T - 1]           # reversed[j] = ids[order[j]]
+    order = reversed_order(T)                              # reversed[j] = ids[order[j]]
     back = np.argsort(order)                               # where original token i sits in the reversed run
     reversed_ids = [ids[i] for i in order]
 
