@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from model import ModelError, NumpyGPT
-from model.analysis import ablation_effect, best_lookback_head, head_contribution, head_delta_sizes, heads_delta,
-                            lookback_scores
+from model.analysis import (ablation_effect, best_lookback_head, head_contribution, head_delta_sizes, heads_delta,
+                            lookback_scores)
 
 PROMPT = "a fluffy blue tiny fox scurried the misty forest . the fox was"
 
