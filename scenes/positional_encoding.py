@@ -553,7 +553,8 @@ class PositionalEncoding(FocusScene):
                                  "marked_position_reversed": moved,
                                  "mark_rule": "the prompt's most likely next word where it is among the earlier "
                                               "tokens (its first place), else the first token shown",
-                                 "lines": [t for t, _ in texts], "output_change": {
+                                 "labels": {"without_positions": blind, "with_positions": seen, **labels},
+                                 "output_change": {
                                      "without_positions": o["without_positions"]["output_change"],
                                      "with_positions": o["with_positions"]["output_change"]},
                                  "p_word": {name: q[name]["p_word"] for name in ("as_written", "reversed")}}

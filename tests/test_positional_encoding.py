@@ -197,7 +197,8 @@ def test_the_question_and_its_answer_are_the_models_runs(gpt, dry):
             (q["word"], 2, len(ids) - 1 - 3)
         blind, seen = (v["order"][k]["output_change_label"] for k in ("without_positions", "with_positions"))
         lines = [line.text for line in scene.answer_lines]
-        assert lines == a["lines"] and blind in lines[1] and seen in lines[2]
+        assert a["labels"] == {"without_positions": blind, "with_positions": seen, **labels}
+        assert blind in lines[1] and seen in lines[2] and q["word"] in lines[3]
         assert labels["p"] in lines[3] and labels["p_rev"] in lines[3]
         assert v["caption_rules"]["answer"]["key"] == "answer"
         assert blind in said["answer"]["say"] and seen in said["answer"]["say"]     # the voice says the numbers
