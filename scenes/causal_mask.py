@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (DL, DOWN, LEFT, RIGHT, UP, UR, AnimationGroup, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart,
-                   Line, Rectangle, ReplacementTransform, SurroundingRectangle, TransformFromCopy, UpdateFromAlphaFunc,
-                   VGroup)
+                   Line, Rectangle, ReplacementTransform, RoundedRectangle, SurroundingRectangle, TransformFromCopy,
+                   UpdateFromAlphaFunc, VGroup)
 
 from model import GPT3_175B
 from model.analysis import later_weights, next_word_predictions
@@ -652,17 +652,23 @@ class CausalMask(AttentionChapterScene):
         guess = row.slot_filled(style.token_label(self.predictions[-1]["top_word"]))
         self.play(FadeIn(VGroup(*row.chips, row.ellipsis, row.indices, guess, self.bar_tracks(row, bars))),
                   *[FadeIn(VGroup(b[1], b[2])) for b in bars], run_time=STEP)
-        box = VGroup(Label(self.s("answer_cells", cells=f"{lw['cells']:,}"), font_size=style.SMALL, color=MUTED),
-                     Label(self.s("answer_later"), font_size=style.SMALL, color=MUTED),
-                     Label(self.s("answer_largest", w=self.s("masked_zero") if lw["largest"] == 0 else
-                                  style.percent(lw["largest"])), font_size=style.SMALL,
-                           color=style.MASK_ACCENT)).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
-        frame = SurroundingRectangle(box, color=style.MASK_ACCENT, buff=0.15, corner_radius=0.1)
+        def lines(lang: str) -> VGroup:
+            w = S("masked_zero", lang) if lw["largest"] == 0 else style.percent(lw["largest"])
+            return VGroup(Label(S("answer_cells", lang, cells=f"{lw['cells']:,}"), font_size=style.SMALL, color=MUTED),
+                          Label(S("answer_later", lang), font_size=style.SMALL, color=MUTED),
+                          Label(S("answer_largest", lang, w=w), font_size=style.SMALL, color=style.MASK_ACCENT)
+                          ).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+        box = lines(self.lang)
+        # one frame in both languages: as wide and tall as the wider language's lines need
+        sizes = [(g.width, g.height) for g in (lines("en"), lines("zh"))]
+        frame = RoundedRectangle(width=max(w for w, _ in sizes) + 0.3, height=max(hh for _, hh in sizes) + 0.3,
+                                 corner_radius=0.1, color=style.MASK_ACCENT)
+        box.shift(frame.get_corner(UP + LEFT) + np.array([0.15, -0.15, 0]) - box.get_corner(UP + LEFT))
         answer = self.beside_bars(row, bars, VGroup(frame, box))
         self.play(Create(answer), run_time=STEP)
         self.wait(PAUSE + 2)
-        self.values["answer"] = {**lw, "label": box[2].text, "shown": len(answer) > 0,
-                                 "predictions": h.T}
+        self.values["answer"] = {**lw, "label": "exactly 0" if lw["largest"] == 0 else style.percent(lw["largest"]),
+                                 "shown": len(answer) > 0, "predictions": h.T}
 
     # --- building the pieces ----------------------------------------------------------------------
     def line_sum(self, numbers, total: str, avoid=None) -> VGroup:
