@@ -531,9 +531,13 @@ class MultiHead(LectureScene):
                           if top in chip_of else VGroup())
             text = f"{m.sizes['delta_lengths'][h]:.2f}"
             length_texts.append(text)
-            length = Label(S("delta_length", lang, x=text), font_size=style.SMALL, color=VALUE)
-            lengths.append(length.shift(RIGHT * (right - length.get_right()[0])).on_baseline(y - 0.3))
+            lengths.append(Label(S("delta_length", lang, x=text), font_size=style.SMALL, color=VALUE)
+                           .on_baseline(y - 0.3))
             y -= pitch
+        # |ΔE| at the row's right end, or past the widest "head h → word w" and its park tag where the prompt is short
+        right = max(right, max(t.get_right()[0] for t in targets) + 1.5 + max(t.width for t in lengths))
+        for length in lengths:
+            length.shift(RIGHT * (right - length.get_right()[0]))
         more = VGroup()
         if m.n_head > len(heads):
             more = Label(S("question_more", lang, n=m.n_head - len(heads)), font_size=style.SMALL, color=MUTED)
@@ -546,6 +550,9 @@ class MultiHead(LectureScene):
         # the summary marks a parked head (PARK_RULE) on its line, as the focus beat's tag does
         parks = [Label(S("parked_short", lang), font_size=style.SMALL, color=MUTED).next_to(t, RIGHT, buff=0.3)
                  .on_baseline(n.baseline()) if m.parked[h] else VGroup() for h, t, n in zip(heads, targets, names)]
+        picture = VGroup(row, focus_frame, *names, *cells, *frames, *targets, *lengths, more, out, *parks)
+        if picture.get_right()[0] > style.safe_half_width():       # a short prompt's |ΔE| past the row: centred
+            picture.shift(LEFT * picture.get_center()[0])
         self.rows = {"parks": parks, "prompt": row, "heads": heads, "names": names, "cells": cells, "frames": frames,
                      "targets": targets, "lengths": lengths, "length_texts": length_texts, "more": more, "out": out,
                      "out_text": out_text, "focus_frame": focus_frame}
