@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Arrow, Create, CurvedArrow, FadeIn, FadeOut, GrowFromEdge,
-                   LaggedStart, ReplacementTransform, SurroundingRectangle, TransformFromCopy, VGroup)
+                   LaggedStart, ReplacementTransform, RoundedRectangle, SurroundingRectangle, TransformFromCopy, VGroup)
 
 from model import probabilities
 from model.analysis import ablation_effect, attention_lens, head_update
@@ -392,7 +392,7 @@ PULL_ARC = -0.25              # the head's arrow over the question's and the ans
 PANELS = ({"label_right": -4.15, "bar_left": -4.0, "bar_width": 1.8, "number_right": -0.7},
           {"label_right": 2.15, "bar_left": 2.3, "bar_width": 1.8, "number_right": 6.25})
 # the answer: the row again, the chain under it, three bars of P(word)
-ANSWER_ROW_Y, CHAIN_Y, CHAIN_GAP = 2.2, 0.8, 0.45
+ANSWER_ROW_Y, CHAIN_Y, CHAIN_GAP, CHAIN_BOX_H = 2.2, 0.8, 0.45, 0.5
 ANSWER_BARS_TOP, ANSWER_PITCH = -0.65, 0.55
 STEP, PAUSE = style.STEP, style.PAUSE
 
@@ -634,10 +634,9 @@ class ValuesUpdate(LectureScene):
         self.clear_stage()
         row, marks, arrow, label = self.pull_row(ANSWER_ROW_Y)
         self.play(FadeIn(row), Create(marks), Create(arrow), FadeIn(label), run_time=STEP)
-        chain_texts = [self.s("chain_weight", w=style.percent(h.weights[h.source])),
-                       self.s("chain_value", src=h.tokens[h.source]), self.s("chain_sum"), self.s("chain_wo"),
-                       self.s("chain_delta")]
-        chain = self.chain(chain_texts)
+        steps = [("chain_weight", {"w": style.percent(h.weights[h.source])}), ("chain_value", {"src": h.tokens[h.source]}),
+                 ("chain_sum", {}), ("chain_wo", {}), ("chain_delta", {})]
+        chain = self.chain(steps)
         self.play(LaggedStart(*[FadeIn(c) for c in chain], lag_ratio=0.5), run_time=2.5 * STEP)
         names = [self.s("answer_before", layer=layer), self.s("answer_head"), self.s("answer_after", layer=layer)]
         ys = [ANSWER_BARS_TOP - i * ANSWER_PITCH for i in range(3)]
@@ -670,9 +669,9 @@ class ValuesUpdate(LectureScene):
                  k=k, pk=style.percent(probs[k - 1]) if probs else "", kind=kind, adj=adj)
         self.play(GrowFromEdge(bars.bars[2], LEFT), FadeIn(numbers[2]), run_time=STEP)
         self.wait(PAUSE + 2)
-        self.values["answer"] = {"names": names, "p": [p["before"], p["head_only"], p["after"]],
+        self.values["answer"] = {"p": [p["before"], p["head_only"], p["after"]],
                                  "labels": [texts["before"], texts["head_only"], texts["after"]],
-                                 "chain": chain_texts, "weight": float(h.weights[h.source])}
+                                 "weight": float(h.weights[h.source]), "weight_label": steps[0][1]["w"]}
 
     # --- building the pieces, from the model's numbers ---------------------------------------------
     def prepare(self):
@@ -891,12 +890,17 @@ class ValuesUpdate(LectureScene):
         bars.word_row = keep
         return bars
 
-    def chain(self, texts: list[str]) -> VGroup:
-        """The scene's chain in one line: boxed steps joined by arrows, centred at CHAIN_Y."""
-        boxes = VGroup(*[Label(t, font_size=style.SMALL, color=VALUE) for t in texts])
-        frames = VGroup(*[SurroundingRectangle(b, color=VALUE, buff=0.12, corner_radius=0.08) for b in boxes])
-        steps = VGroup(*[VGroup(f, b) for f, b in zip(frames, boxes)]).arrange(RIGHT, buff=CHAIN_GAP)
-        steps.move_to([0, CHAIN_Y, 0])
+    def chain(self, steps: list[tuple[str, dict]]) -> VGroup:
+        """The scene's chain in one line: boxed steps (string key, values) joined by arrows, centred at CHAIN_Y.
+        Each box is as wide as its step's text in the wider language: one layout in both."""
+        boxes = VGroup(*[Label(self.s(key, **values), font_size=style.SMALL, color=VALUE) for key, values in steps])
+        widths = [max(Label(S(key, lang, **values), font_size=style.SMALL).width for lang in style.LANGUAGES)
+                  for key, values in steps]
+        frames = VGroup(*[RoundedRectangle(width=w + 0.24, height=CHAIN_BOX_H, corner_radius=0.08, color=VALUE)
+                          for w in widths]).arrange(RIGHT, buff=CHAIN_GAP).move_to([0, CHAIN_Y, 0])
+        for frame, box in zip(frames, boxes):     # the frames by the widths alone; each text centred in its frame
+            box.move_to(frame)
+        steps = VGroup(*[VGroup(f, b) for f, b in zip(frames, boxes)])
         arrows = VGroup(*[Arrow(a.get_right(), b.get_left(), buff=0.05, color=MUTED, stroke_width=3,
                                 max_tip_length_to_length_ratio=0.35) for a, b in zip(steps[:-1], steps[1:])])
         out = VGroup()

@@ -317,7 +317,7 @@ def test_the_question_and_its_answer_are_the_lens_numbers(played, gpt, lang):
     a = v["answer"]
     assert a["p"] == [lens["before"]["p_word"], lens["head_only"]["p_word"], lens["after"]["p_word"]]
     assert a["labels"] == [style.percent(p) for p in a["p"]]
-    assert a["chain"][0].endswith(style.percent(v["source"]["weight"]))
+    assert a["weight_label"] == style.percent(v["source"]["weight"]) == style.percent(a["weight"])
     assert rules["summary"]["key"] == "summary_lifts" and rules["summary_together"]["key"] == "summary_shared"
     lifts = [c for c in s.captions if c["key"] == "summary_lifts"][0]["text"]
     assert a["labels"][0] in lifts and a["labels"][1] in lifts
