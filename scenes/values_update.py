@@ -123,9 +123,13 @@ S = SHARED | ATTENTION | Strings({
                                  "its largest share stays on the token itself.",
                            "zh": "所以在 \u201c{focus}\u201d 处，这个头把注意力分散开；\n"
                                  "最大的一份留在词元自己身上。"},
-    "ablation": {"en": "Measured: the model's next-word probability at \"{focus}\",\n"
+    "ablation": {"en": "An ablation: the model's next-word probability at \"{focus}\",\n"
                        "with the head, and with its output set to zero.",
-                 "zh": "实测：模型在 \u201c{focus}\u201d 处预测下一个词的概率，\n保留这个头，以及把它的输出置零。"},
+                 "say_en": "An ablation removes one part and measures what changes. Here: the model's next-word "
+                           "probability at the word \"{focus}\", with the head, and with its output set to zero.",
+                 "zh": "消融实验：模型在 \u201c{focus}\u201d 处预测下一个词的概率，\n保留这个头，以及把它的输出置零。",
+                 "say_zh": "消融，就是去掉一个部件，看结果变了多少。这里：模型在\u201c{focus}\u201d这个词处预测下一个词的"
+                           "概率，保留这个头，以及把它的输出置零。"},
     "needed": {"en": "Zeroed, P(\"{word}\") drops from {p_with} to {p_without}:\n"
                      "this prediction depends on this head.",
                "zh": "置零后，P(\u201c{word}\u201d) 从 {p_with} 降到 {p_without}：\n这个预测依赖于这个头。"},

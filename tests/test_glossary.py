@@ -80,10 +80,7 @@ GLOSSARY = (
          {"en": ("toy_superposition", "define_pentagon"), "zh": ("toy_superposition", "define_pentagon")}),
     Term("ablation", {"en": r"\bablat", "zh": r"消融"},
          {"en": r"set to zero|zeroed|replace", "zh": r"置零|设为 ?0|替换"},
-         {"en": ("values_update", "ablation"), "zh": ("values_update", "ablation")},
-         gap={lang: "values_update's ablation caption does it without naming it; the name is first said bare in "
-                    "mlp_fact's summary (the attention and MLP chapters: another engineer's this session)"
-              for lang in LANGS}),
+         {"en": ("values_update", "ablation"), "zh": ("values_update", "ablation")}),
 )
 
 
