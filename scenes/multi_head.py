@@ -837,7 +837,8 @@ class MultiHead(LectureScene):
         self.split_formula.shift(DOWN * max(0.0, over))
         ops = VGroup(*[Label("=" if i == n - 2 else "+", font_size=style.HEADER).move_to([(xs[i] + xs[i + 1]) / 2, y, 0])
                        for i in range(n - 1)])
-        clash = VGroup(*heads).get_top()[1] + 0.12 - self.split_formula.get_bottom()[1]
+        clash = top + 0.42 + 0.3 + 0.12 - self.split_formula.get_bottom()[1]     # by the names' baseline: alike in
+                                                                                   # both languages
         if clash > 0:            # the formula's subscripts (Σ's limits) reach the column names: the columns come down
             for m_ in (*columns, *heads, ops):
                 m_.shift(DOWN * clash)
