@@ -534,8 +534,12 @@ class MultiHead(LectureScene):
             lengths.append(Label(S("delta_length", lang, x=text), font_size=style.SMALL, color=VALUE)
                            .on_baseline(y - 0.3))
             y -= pitch
+        # the summary marks a parked head (PARK_RULE) on its line, as the focus beat's tag does
+        parks = [Label(S("parked_short", lang), font_size=style.SMALL, color=MUTED).next_to(t, RIGHT, buff=0.3)
+                 .on_baseline(n.baseline()) if m.parked[h] else VGroup() for h, t, n in zip(heads, targets, names)]
         # |ΔE| at the row's right end, or past the widest "head h → word w" and its park tag where the prompt is short
-        right = max(right, max(t.get_right()[0] for t in targets) + 1.5 + max(t.width for t in lengths))
+        ends = [(p if m.parked[h] else t).get_right()[0] for h, t, p in zip(heads, targets, parks)]
+        right = max(right, max(ends) + 0.4 + max(t.width for t in lengths))
         for length in lengths:
             length.shift(RIGHT * (right - length.get_right()[0]))
         more = VGroup()
@@ -547,9 +551,6 @@ class MultiHead(LectureScene):
         out = Label(S("out_length", lang, x=out_text), font_size=style.SMALL, color=VALUE)
         out.shift(RIGHT * (right - out.get_right()[0])).on_baseline(y - 0.3)
         focus_frame = SurroundingRectangle(chip_of[m.focus], color=QUERY, buff=0.05, corner_radius=0.08)
-        # the summary marks a parked head (PARK_RULE) on its line, as the focus beat's tag does
-        parks = [Label(S("parked_short", lang), font_size=style.SMALL, color=MUTED).next_to(t, RIGHT, buff=0.3)
-                 .on_baseline(n.baseline()) if m.parked[h] else VGroup() for h, t, n in zip(heads, targets, names)]
         picture = VGroup(row, focus_frame, *names, *cells, *frames, *targets, *lengths, more, out, *parks)
         if picture.get_right()[0] > style.safe_half_width():       # a short prompt's |ΔE| past the row: centred
             picture.shift(LEFT * picture.get_center()[0])
@@ -836,7 +837,8 @@ class MultiHead(LectureScene):
         self.split_formula.shift(DOWN * max(0.0, over))
         ops = VGroup(*[Label("=" if i == n - 2 else "+", font_size=style.HEADER).move_to([(xs[i] + xs[i + 1]) / 2, y, 0])
                        for i in range(n - 1)])
-        clash = VGroup(*heads).get_top()[1] + 0.12 - self.split_formula.get_bottom()[1]
+        clash = top + 0.42 + 0.3 + 0.12 - self.split_formula.get_bottom()[1]     # by the names' baseline: alike in
+                                                                                   # both languages
         if clash > 0:            # the formula's subscripts (Σ's limits) reach the column names: the columns come down
             for m_ in (*columns, *heads, ops):
                 m_.shift(DOWN * clash)
