@@ -217,14 +217,6 @@ class FocusScene(LectureScene):
                              f"{len(row.chips)} tokens); choose a focus from {row.first_shown} on")
 
 
-# the closing map's lines about the head (AttentionChapterScene.show_head_where; values_update's head line)
-WHERE = Strings({
-    "head": {"en": "layer {layer}, head {head}", "zh": "第 {layer} 层，第 {head} 个头"},
-    "query": {"en": "query \"{focus}\"", "zh": "查询\u201c{focus}\u201d"},
-    "key": {"en": "key \"{src}\"", "zh": "键\u201c{src}\u201d"},
-})
-
-
 class AttentionChapterScene(LectureScene):
     """A scene about one head chosen by computation (self.h): its title card says which and why."""
 
@@ -256,15 +248,4 @@ class AttentionChapterScene(LectureScene):
     def chip(self, i: int) -> TokenChip:
         """Token i's chip, in the colour it has in every token row of this prompt."""
         return TokenRow(self.h.tokens, lang=self.lang, indices=False, max_width=1e9).chips[i].copy()
-
-    def show_head_where(self, last: tuple[str, object], **numbers) -> None:
-        """The closing map of a scene about one head: its layer's attention lit, and beside it the head, its query,
-        the key it looks back to and `last` (text, colour: the scene's own number of that pair); the numbers
-        (full precision) go into values["where"] with the layer, head, query and key."""
-        h, lang = self.h, self.lang
-        self.show_where([f"attention:{h.layer}"], [
-            (WHERE("head", lang, layer=style.shown(h.layer), head=style.shown(h.head)), style.MUTED),
-            (WHERE("query", lang, focus=style.token_label(h.tokens[h.focus])), QUERY),
-            (WHERE("key", lang, src=style.token_label(h.tokens[h.source])), style.KEY), last],
-            layer=h.layer, head=h.head, query=h.focus, key=h.source, **numbers)
 

@@ -17,7 +17,6 @@ from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Arrow, Create, Curve
 from model import probabilities
 from model.analysis import ablation_effect, attention_lens, head_update
 from scenes import style
-from scenes.attention_chapter import WHERE
 from scenes.components import (sum_decimals, column_texts, footed_columns, FootedPercents, AttentionGrid, keep_inside_safe_area, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
                                LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText, ProbabilityBars,
                                TokenColumn, VectorColumn, keep_right_of, magnitude_scale, rule)
