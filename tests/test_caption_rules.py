@@ -130,7 +130,7 @@ def check_order(v, rule, gpt):
     return "order" if moved >= 0.01 else "order_little"
 
 
-def check_question(v, rule, gpt):
+def check_order_question(v, rule, gpt):
     """positional_encoding's question: the prompt's next word after the prompt and after its earlier tokens reversed,
     recomputed from two traces; the caption quotes the panels' labels of that word."""
     from model.numpy_gpt import probabilities
@@ -153,7 +153,7 @@ def check_question(v, rule, gpt):
     return "question_changes" if int(np.argmax(p_rev)) != word else "question_moves"
 
 
-def check_answer(v, rule, gpt):
+def check_order_answer(v, rule, gpt):
     ids = list(v["token_ids"])
     a = v["answer"]
     assert v["tokens"][a["marked_position"]] == v["order"]["reversed_tokens"][a["marked_position_reversed"]]
@@ -294,7 +294,7 @@ def check_question_where(v, rule, gpt):
     return "question_where_self" if source == v["focus"] else "question_where"
 
 
-def check_question(v, rule, gpt):
+def check_values_question(v, rule, gpt):
     """The bars' labels of the followed word (footed to 100%: a word under 0.05% reads 0.0%), each within a unit of
     its last digit of P recomputed by hand; alike labels, else the order of the recomputed P, decide the key."""
     p = lens_around_by_hand(v, gpt)
@@ -448,7 +448,7 @@ def check_idea(v, rule, gpt):
     return "idea_self" if v["source"] == f else "idea_value"
 
 
-def check_answer(v, rule, gpt):
+def check_qk_answer(v, rule, gpt):
     """The closing: the focus's line recomputed from the recorded Q and K (q·k, ÷ √d_k, softmax over the keys up to
     it), the table's rows the best-matching keys with those numbers as drawn, then the key from the story's adjective."""
     f, a = v["focus"], v["answer"]
@@ -706,15 +706,15 @@ def check_rich(v, rule, gpt):
 CHECKS = {
     "positional_encoding": {"no_order": ({"no_order", "no_order_moves"}, check_no_order),
                             "order": ({"order", "order_little", "order_none"}, check_order),
-                            "question": ({"question_changes", "question_moves", "question_alike"}, check_question),
-                            "answer": ({"answer", "answer_same"}, check_answer)},
+                            "question": ({"question_changes", "question_moves", "question_alike"}, check_order_question),
+                            "answer": ({"answer", "answer_same"}, check_order_answer)},
     "queries_keys": {"story": ({"story_same", "story_differs"}, check_story),
                      "key": ({"key", "key_self"}, check_key),
                      "lookback": ({"lookback_needed", "lookback_helps", "lookback_unneeded"}, check_lookback),
                      "idea": ({"idea_value", "idea_self"}, check_idea),
                      "angles": ({"angles_closest", "angles_length"}, check_angles),
                      "scale": ({"scale", "scale_same"}, check_scale),
-                     "answer": ({"answer_word", "answer_not_word", "answer_back", "answer_self"}, check_answer)},
+                     "answer": ({"answer_word", "answer_not_word", "answer_back", "answer_self"}, check_qk_answer)},
     "causal_mask": {"story": ({"story_same", "story_differs"}, check_story),
                     "predicted": ({"predicted_some", "predicted_all", "predicted_none", "predicted_one"},
                                   check_predicted),
@@ -726,7 +726,7 @@ CHECKS = {
                             "write": ({"write_wanders", "write_alike"}, check_write)},
     "values_update": {"story": ({"story_same", "story_differs"}, check_story),
                       "question_where": ({"question_where", "question_where_self"}, check_question_where),
-                      "question": ({"question_raises", "question_lowers", "question_alike"}, check_question),
+                      "question": ({"question_raises", "question_lowers", "question_alike"}, check_values_question),
                       "summary": ({"summary_lifts", "summary_other"}, check_summary),
                       "summary_together": ({"summary_shared", "summary_alone", "summary_spread", "summary_layer"},
                                            check_summary_together),
