@@ -153,11 +153,11 @@ def lookback_blocked(gpt: NumpyGPT, token_ids: list[int], word: str | None = Non
     out = {"word": word, "position": len(ids) - 1,
            "rule": "the last token's query sees only its own key in every head of every layer (self_only)"}
     for name, p in runs.items():
-        out[name] = _next_word_rows(gpt, p, w, k)
+        out[name] = next_word_rows(gpt, p, w, k)
     return out
 
 
-def _next_word_rows(gpt: NumpyGPT, p: np.ndarray, w: int, k: int) -> dict:
+def next_word_rows(gpt: NumpyGPT, p: np.ndarray, w: int, k: int) -> dict:
     """P(word w), the top k next words (word, P; most likely first, the lower id on a tie), the "shown" rows (those
     k, then w if it is not among them) and "other", the true total of the rest."""
     top = [int(i) for i in np.argsort(-p, kind="stable")[:k]]
@@ -191,7 +191,7 @@ def order_prediction(gpt: NumpyGPT, token_ids: list[int], k: int = 3) -> dict:
            "rule": "the prompt's most likely next word, its probability after the prompt and after the same tokens "
                    "with the earlier ones reversed (the last kept), the model as trained"}
     for name, p in runs.items():
-        out[name] = _next_word_rows(gpt, p, w, k)
+        out[name] = next_word_rows(gpt, p, w, k)
     return out
 
 

@@ -53,7 +53,7 @@ def attention_lens(gpt: NumpyGPT, trace: dict, layer: int, head: int, position: 
     `word`: the word followed (None: the model's own next word at `position`, from the trace's logits).
     Per point: P(word), the top k words (word, P; the lower id on a tie), the "shown" rows (those k, then the word
     itself if it is not among them) and "other", the true total of the rest."""
-    from .heads import head_contribution
+    from .heads import head_contribution, next_word_rows
     T = len(trace["tokens"])
     if not 0 <= position < T:
         raise ModelError(f"no position {position}: the prompt has {T} tokens")
@@ -71,10 +71,5 @@ def attention_lens(gpt: NumpyGPT, trace: dict, layer: int, head: int, position: 
            "rule": "the logit lens (ln_f, unembedding, softmax) of the stream at the position entering the layer, "
                    "plus the head's own ΔE alone, and after the layer's attention"}
     for name, x in points.items():
-        p = lens_read(gpt, x)
-        top = [int(i) for i in np.argsort(-p, kind="stable")[:k]]
-        shown = top + ([] if w in top else [w])
-        row = lambda i: {"word": words[i], "p": float(p[i])}  # noqa: E731
-        out[name] = {"p_word": float(p[w]), "top": [row(i) for i in top], "shown": [row(i) for i in shown],
-                     "other": float(1.0 - p[shown].sum())}
+        out[name] = next_word_rows(gpt, lens_read(gpt, x), w, k)
     return out
