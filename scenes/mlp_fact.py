@@ -752,9 +752,9 @@ class MlpFact(LectureScene):
         x = min(max(x0 + unit, -half + self.full_label.width / 2), half - self.full_label.width / 2)
         self.full_label.shift(RIGHT * (x - self.full_label.get_center()[0]))
         self.full_label.on_baseline(ys[0] + 0.85)
-        # the line at 100% stops under its label (a label wider than the space to its right is shifted over it)
-        self.full_line = Line([x0 + unit, ys[-1] - 0.3, 0], [x0 + unit, self.full_label.get_bottom()[1] - 0.08, 0],
-                              color=TEXT, stroke_width=2)
+        # the line at 100% stops well under its label (a label wider than the space to its right is shifted over
+        # it), at one height in every language
+        self.full_line = Line([x0 + unit, ys[-1] - 0.3, 0], [x0 + unit, ys[0] + 0.45, 0], color=TEXT, stroke_width=2)
         self.against_note = Label(self.s("against_note", na=sp["n_against"], against=style.signed(sp["against"], 2))
                                   if sp["n_against"] else self.s("against_none"), font_size=style.SMALL, color=MUTED)
         self.against_note.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.85)
