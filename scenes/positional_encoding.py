@@ -509,10 +509,7 @@ class PositionalEncoding(FocusScene):
             run = q[name]
             rows = run["shown"]
             ys = [header - 0.6 - i * PANEL_PITCH for i in range(len(rows) + 1)]
-            keep = next(i for i, r in enumerate(rows) if r["word"] == q["word"])
-            bars = ProbabilityBars([style.token_label(r["word"]) for r in rows], [r["p"] for r in rows], run["other"],
-                                   ys, lang=self.lang, keep=(keep,), **panel)
-            bars.word_row = keep
+            bars = ProbabilityBars.next_words(run, q["word"], ys, lang=self.lang, **panel)
             title = Label(self.s(name), font_size=style.LABEL, color=TEXT).move_to([x, header, 0])
             panels.append((title, bars))
             self.record_sum("question", f"{name}: probabilities = 100%", bars.footed)

@@ -258,15 +258,8 @@ class QueriesKeys(AttentionChapterScene):
     # --- the question, and the idea of queries, keys and values ----------------------------------------------------
     def question_bars(self, run: dict, panel: dict) -> ProbabilityBars:
         """A run's top words, then the compared word if it is not among them, then "other" (their true rest)."""
-        lb, rows, other = self.lookback, run["shown"], run["other"]
-        keep = next(i for i, r in enumerate(rows) if r["word"] == lb["word"])
-        ys = [PANEL_FIRST - i * PANEL_PITCH for i in range(len(rows) + 1)]
-        bars = ProbabilityBars([style.token_label(r["word"]) for r in rows], [r["p"] for r in rows], other, ys,
-                               lang=self.lang, keep=(keep,), **panel)
-        bars.word_row = keep
-        bars.rows = rows
-        bars.other_p = other
-        return bars
+        ys = [PANEL_FIRST - i * PANEL_PITCH for i in range(len(run["shown"]) + 1)]
+        return ProbabilityBars.next_words(run, self.lookback["word"], ys, lang=self.lang, **panel)
 
     def story_row(self) -> TokenRow:
         """The prompt up to the focus and a "?" slot: on one line where it fits the title-safe width, else on two,

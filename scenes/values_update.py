@@ -885,13 +885,8 @@ class ValuesUpdate(LectureScene):
 
     def lens_bars(self, run: dict, panel: dict) -> ProbabilityBars:
         """One lens point's top words, then the followed word if it is not among them, then "other" (the rest)."""
-        rows, word = run["shown"], self.h.lens["word"]
-        keep = next(i for i, r in enumerate(rows) if r["word"] == word)
-        ys = [PANEL_FIRST - i * PANEL_PITCH for i in range(len(rows) + 1)]
-        bars = ProbabilityBars([style.token_label(r["word"]) for r in rows], [r["p"] for r in rows], run["other"], ys,
-                               lang=self.lang, keep=(keep,), **panel)
-        bars.word_row = keep
-        return bars
+        ys = [PANEL_FIRST - i * PANEL_PITCH for i in range(len(run["shown"]) + 1)]
+        return ProbabilityBars.next_words(run, self.h.lens["word"], ys, lang=self.lang, **panel)
 
     def chain(self, steps: list[tuple[str, dict]]) -> VGroup:
         """The scene's chain in one line: boxed steps (string key, values) joined by arrows, centred at CHAIN_Y.

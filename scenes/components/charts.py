@@ -92,6 +92,18 @@ class ProbabilityBars(VGroup):
         self.numbers = NumberColumn(self.footed.labels, baselines, number_right, color=color)
         self.add(self.labels, self.bars, self.numbers)
 
+    @classmethod
+    def next_words(cls, run: dict, word: str, baselines: list[float], *, lang: str, **layout) -> "ProbabilityBars":
+        """A next-word panel from an analysis record (model.analysis.heads.next_word_rows: its "shown" rows, the top
+        words then the followed word if it is not among them, and "other", their true rest), the followed word's row
+        kept at its plain rounding as captions quote it. `word_row` is that row, `rows` and `other_p` the record's."""
+        rows = run["shown"]
+        keep = next(i for i, r in enumerate(rows) if r["word"] == word)
+        bars = cls([style.token_label(r["word"]) for r in rows], [r["p"] for r in rows], run["other"], baselines,
+                   lang=lang, keep=(keep,), **layout)
+        bars.word_row, bars.rows, bars.other_p = keep, rows, run["other"]
+        return bars
+
     def foot(self, values):
         """The column is a whole distribution (the top words and "other"): its percentages add up to 100.0% as shown
         (components.sums.FootedPercents); the rows in `keep` keep their plain rounding, as captions quote them."""
