@@ -20,125 +20,15 @@ from scenes.components import NormOrder, sum_decimals, column_texts, footed_colu
 from scenes.attention_chapter import FocusScene
 from scenes.params import AUTO, ParamError
 from scenes.prompts import own_language
-from scenes.style import MUTED, SHARED, TEXT, Strings
+from scenes.style import MUTED, SHARED, TEXT
+from scenes.words import Words
 
-S = SHARED | Strings({
-    "title": {"en": "Add & Norm", "zh": "残差相加与层归一化"},
-    "subtitle": {"en": "The residual add, and the LayerNorm before each sublayer",
-                 "zh": "残差相加，以及每个子层之前的 LayerNorm"},
-    "model_note": {"en": "Every number here comes from {model}:\n"
-                         "layer {layer} of {n}, the token \"{word}\" at position {pos}.",
-                   "zh": "这里的每个数字都来自{model}：\n第 {layer} 层（共 {n} 层），位置 {pos} 的词元 \u201c{word}\u201d。"},
-    "residual": {"en": "Add: attention's output is added to its input, not put in its place.\n"
-                       "The sum, the residual stream, carries everything so far.",
-                 "zh": "相加：注意力的输出加到它的输入上，而不是替换输入。\n这个和就是残差流，携带着到目前为止的一切。"},
-    "statistics": {"en": "Norm: LayerNorm first measures the {d} numbers of this vector:\n"
-                         "their mean and their variance.",
-                   "zh": "归一化：LayerNorm 先测量这个向量的 {d} 个数：\n它们的均值和方差。"},
-    "normalise": {"en": "Subtract the mean, divide by the standard deviation:\n"
-                        "now the mean is 0 and the variance is 1.",
-                  "zh": "减去均值，再除以标准差：\n均值变成 0，方差变成 1。"},
-    "normalise_eps": {"en": "Subtract the mean, divide by the standard deviation (plus a tiny \u03b5):\n"
-                            "now the mean is 0 and the variance is {var}, just under 1.",
-                      "zh": "减去均值，再除以标准差（加上很小的 \u03b5）：\n均值变成 0，方差是 {var}，略小于 1。"},
-    "scale": {"en": "Then a learned gain \u03b3 and bias \u03b2 ({d} numbers each) rescale it.\n"
-                    "This is what the MLP of layer {layer} reads.",
-              "zh": "再用学到的增益 \u03b3 和偏置 \u03b2（各 {d} 个数）重新缩放。\n第 {layer} 层的 MLP 读入的就是它。"},
-    "eps": {"en": "\u03b5 under the root is LayerNorm's own small number, {eps}: it keeps\n"
-                  "the division safe when the variance is near 0.",
-            "say_en": "The epsilon under the square root is LayerNorm's own small number, {eps}: it keeps the "
-                      "division safe when the variance is near zero. A later chapter's epsilon is a different thing.",
-            "zh": "根号下的 \u03b5 是 LayerNorm 自己的一个很小的数，{eps}：\n方差接近 0 时，它让除法不至于除以零。",
-            "say_zh": "根号下的 \u03b5 是 LayerNorm 自己的一个很小的数，{eps}：方差接近 0 时，它让除法不至于除以零。"
-                      "后面一章里的 \u03b5 是另一回事。"},
-    "placement": {"en": "Our model, like GPT-2, normalises before each sublayer (pre-LN):\n"
-                        "only the copy a sublayer reads is normalised, not the stream.",
-                  "say_en": "Where does the LayerNorm sit? On the right, our model, like GPT-2, normalises before "
-                            "each sublayer, attention or MLP: this is called pre-LN. The stream, the grey line, goes "
-                            "round the LayerNorm and the sublayer into the add: only the copy a sublayer reads is "
-                            "normalised, not the stream.",
-                  "zh": "我们的模型和 GPT-2 一样，在每个子层之前归一化（pre-LN）：\n"
-                        "归一化的只是子层读入的那份拷贝，而不是残差流。",
-                  "say_zh": "LayerNorm 放在哪里？右边是我们的模型，和 GPT-2 一样，在每个子层（注意力或 MLP）之前归一化，"
-                            "这叫 pre-LN。灰色的残差流绕过 LayerNorm 和子层，直接进入相加：归一化的只是子层读入的那份拷贝，"
-                            "而不是残差流。"},
-    # the same at a checkpoint of one's own (scenes.prompts.own_language: numbers not of our model): GPT-2's own kind
-    "placement_checkpoint": {"en": "GPT-2 checkpoints normalise before each sublayer (pre-LN):\n"
-                                   "only the copy a sublayer reads is normalised, not the stream.",
-                             "say_en": "Where does the LayerNorm sit? On the right, a GPT-2 checkpoint, like this one, "
-                                       "normalises before each sublayer, attention or MLP: this is called pre-LN. The "
-                                       "stream, the grey line, goes round the LayerNorm and the sublayer into the add: "
-                                       "only the copy a sublayer reads is normalised, not the stream.",
-                             "zh": "GPT-2 检查点（这个也是）在每个子层之前归一化（pre-LN）：\n"
-                                   "归一化的只是子层读入的那份拷贝，而不是残差流。",
-                             "say_zh": "LayerNorm 放在哪里？右边是 GPT-2 检查点的做法，这个检查点也一样：在每个子层"
-                                       "（注意力或 MLP）之前归一化，这叫 pre-LN。灰色的残差流绕过 LayerNorm 和子层，"
-                                       "直接进入相加：归一化的只是子层读入的那份拷贝，而不是残差流。"},
-    "placement_post": {"en": "The original Transformer and the source article normalise after\n"
-                             "the add (post-LN): there the stream itself is normalised.",
-                       "say_en": "On the left, the original Transformer, and the source article, normalise after "
-                                 "the add: post-LN. There the LayerNorm sits on the stream itself, after every "
-                                 "sublayer.",
-                       "zh": "原始 Transformer 和原文则在相加之后归一化（post-LN，\n每一层模块之后）：那里残差流本身被归一化。",
-                       "say_zh": "左边是原始 Transformer 和原文的做法：相加之后再归一化，即 post-LN，每一层模块之后。"
-                                 "那里 LayerNorm 就在残差流本身上。"},
-    "why": {"en": "The stream's variance drifts as sublayers add to it:\n"
-                  "{start} at the first LayerNorm, {end} at the last, {hi} at most.",
-            "say_en": "The grey bars are the stream's variance before each LayerNorm, from the first to the last. "
-                      "Here it drifts as sublayers add to it: {start} at the first, {end} at the last, "
-                      "{hi} at most. The coloured bars are the variance after each LayerNorm.",
-            "zh": "子层不断往残差流里加东西，残差流的方差随之漂移：\n"
-                  "第一个 LayerNorm 处 {start}，最后一个 {end}，最大 {hi}。",
-            "say_zh": "灰色的条是每个 LayerNorm 之前残差流的方差，从第一个到最后一个。这里，子层不断往残差流里"
-                      "加东西，方差随之漂移：第一个处 {start}，最后一个 {end}，最大 {hi}。彩色的条是每个 LayerNorm 之后的方差。"},
-    "why_steady": {"en": "Sublayers add to the stream; here its variance stays between\n"
-                         "{lo} and {hi}: {start} at the first LayerNorm, {end} at the last.",
-                   "zh": "子层不断往残差流里加东西；这里方差保持在 {lo} 到 {hi} 之间：\n"
-                         "第一个 LayerNorm 处 {start}，最后一个 {end}。"},
-    "why_copy": {"en": "Yet each LayerNorm hands its sublayer numbers at variance\n"
-                       "near 1: every sublayer reads numbers of one size, however deep.",
-                 "say_en": "Yet the coloured bars, after each LayerNorm, all stand near 1, the lowest at {lo}: every "
-                           "sublayer reads numbers of one size, however deep.",
-                 "zh": "每个 LayerNorm 仍把方差约为 1 的数交给子层，\n所以无论多深，每个子层读到的数大小都一样。",
-                 "say_zh": "而 LayerNorm 之后的彩色条都在 1 附近，最低的是 {lo}：无论多深，每个子层读到的数"
-                           "大小都一样。"},
-    "why_copy_low": {"en": "Each LayerNorm scales its numbers towards variance 1, but\n"
-                           "the smallest input stops at {lo}: ε outweighs so small a variance.",
-                     "zh": "每个 LayerNorm 都把数缩放到方差接近 1，\n但最小的输入只到 {lo}：方差这么小时，ε 不可忽略。"},
-    "post_title": {"en": "post-LN", "zh": "post-LN"},
-    "post_who": {"en": "original Transformer, source article", "zh": "原始 Transformer、原文"},
-    "pre_title": {"en": "pre-LN", "zh": "pre-LN"},
-    "pre_who": {"en": "GPT-2, our model", "zh": "GPT-2、我们的模型"},
-    "pre_who_checkpoint": {"en": "GPT-2, this checkpoint", "zh": "GPT-2、这个检查点"},
-    "sublayer": {"en": "attention or MLP", "zh": "注意力或 MLP"},
-    "ln_box": {"en": "LayerNorm", "zh": "LayerNorm"},
-    "ghost": {"en": "grey: before", "zh": "灰色：归一化之前"},
-    "x_head": {"en": "x into layer {layer}", "zh": "进入第 {layer} 层的 x"},
-    "attn_head": {"en": "attention output", "zh": "注意力输出"},
-    "sum_head": {"en": "x + attention", "zh": "x + 注意力"},
-    "normalised_head": {"en": "normalised", "zh": "归一化后"},
-    "out_head": {"en": "LayerNorm output", "zh": "LayerNorm 输出"},
-    "mean": {"en": "mean {v}", "zh": "均值 {v}"},
-    "variance": {"en": "variance {v}", "zh": "方差 {v}"},
-    "longest": {"en": "longest bar: {v}", "zh": "最长的条：{v}"},
-    "sublayer_attn": {"en": "L{layer} attn", "zh": "L{layer} 注意力"},
-    "sublayer_mlp": {"en": "L{layer} MLP", "zh": "L{layer} MLP"},
-    "final": {"en": "final", "zh": "最终"},
-    "before": {"en": "variance before LayerNorm", "zh": "LayerNorm 之前的方差"},
-    "after": {"en": "after (mean 0, before \u03b3, \u03b2)", "zh": "之后（均值 0，乘 \u03b3、加 \u03b2 之前）"},
-    "why_axis": {"en": "the LayerNorm before each sublayer (L = layer), token \"{word}\"",
-                 "zh": "每个子层之前的 LayerNorm（L = 层），词元 \u201c{word}\u201d"},
-})
+WORDS = Words.beside(__file__)     # add_norm.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "residual":    {"en": "Add: the residual stream", "zh": "相加：残差流"},
-    "statistics":  {"en": "Mean and variance", "zh": "均值与方差"},
-    "normalise":   {"en": "Normalising", "zh": "归一化"},
-    "scale":       {"en": "Gain and bias", "zh": "增益与偏置"},
-    "placement":   {"en": "Pre-LN and post-LN", "zh": "pre-LN 与 post-LN"},
-    "why":         {"en": "Why normalise", "zh": "为何要归一化"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 COLUMN_XS = (-3.4, 0.0, 3.4)                  # x, attention output, x + attention

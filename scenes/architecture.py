@@ -26,98 +26,15 @@ from scenes.attention_chapter import FocusScene, shown_matrix, shown_vector
 from scenes.prompts import own_language
 from scenes.components import (BarColumn, Label, LabelColumn, MatrixVectorProduct, NumberColumn, NumberText,
                                RoundedBox, CompactTokenRow, TokenRow)
-from scenes.style import LOGIT, MUTED, PROB, SHARED, TEXT, Strings
+from scenes.style import LOGIT, MUTED, PROB, SHARED, TEXT
+from scenes.words import Words
 
-S = SHARED | Strings({
-    "title": {"en": "The architecture", "zh": "模型的结构"},
-    "subtitle": {"en": "From words to a prediction, block by block", "zh": "从词到预测，一层接一层"},
-    "model_note": {"en": "Every shape here is from the config of {model};\n"
-                         "GPT-3's shapes come from its published config.",
-                   "zh": "这里的形状都来自{model}的配置；\nGPT-3 的形状来自它公开的配置。"},
-    "pipeline": {"en": "Each word becomes a vector of {d} numbers, its embedding;\n"
-                       "then {n} layers of attention and MLP (multilayer perceptron).",
-                 "say_en": "The pipeline runs from top to bottom. Each word becomes a vector of {d} numbers, its "
-                           "embedding: the top box. Then come {n} layers, two boxes each: attention, where a word "
-                           "looks back at earlier words, and an MLP, a multilayer perceptron, which works on each "
-                           "word by itself: it widens the word's {d} numbers to {hidden} and brings them back to {d}.",
-                 "zh": "每个词变成一个 {d} 维向量，即它的嵌入；\n再经过 {n} 层注意力和多层感知机（MLP）。",
-                 "say_zh": "流水线从上往下走。每个词先变成一个 {d} 维向量，即它的嵌入，就是最上面一格。然后是 {n} 层，"
-                           "每层两格：注意力，让一个词回看前面的词；多层感知机，也叫 MLP，逐个处理每个词："
-                           "把每个词的 {d} 个数升维到 {hidden} 个，再降维回 {d} 个。"},
-    "heads_gloss": {"en": "Attention runs as {h} heads: each head looks back at\n"
-                          "earlier words in its own way, all at once.",
-                    "zh": "注意力分成 {h} 个头：每个头各自回看前面的词，\n彼此并行。"},
-    "pipeline_out": {"en": "At the bottom, softmax turns the final scores into\n"
-                           "probabilities, one for each of the {vocab} words.",
-                     "zh": "最后由 softmax 把最终的分数变成\n{vocab} 个词各自的概率。"},
-    "stream": {"en": "One word's {d} numbers flow down the residual stream:\n"
-                     "each block reads them and adds its output back.",
-               "say_en": "The line down the left is the residual stream: one word's {d} numbers flow down it, "
-                         "and each block reads them and adds its output back.",
-               "zh": "一个词的 {d} 个数沿残差流向下流动：\n每个模块读取它们，再把输出加回去。",
-               "say_zh": "左边这条竖线是残差流：一个词的 {d} 个数沿着它向下流动，每个模块读取它们，再把输出加回去。"},
-    "stream_norm": {"en": "Before a block reads them, a LayerNorm rescales the numbers\n"
-                          "to mean 0 and variance 1 (its own chapter comes later).",
-                    "zh": "模块读取之前，先由 LayerNorm 把这些数\n缩放到均值 0、方差 1（后面有专门的一章）。"},
-    "gpt3": {"en": "GPT-3 has the same pipeline, only larger: {layers} layers,\n"
-                   "vectors of {d} numbers, a vocabulary of {vocab}.",
-             "say_en": "The table at the right compares: GPT-3 has the same pipeline, only larger: {layers} layers, "
-                       "vectors of {d} numbers, a vocabulary of {vocab}.",
-             "zh": "GPT-3 的流程完全相同，只是更大：\n{layers} 层，{d} 维向量，词表有 {vocab} 个。",
-             "say_zh": "右边的表格作比较：GPT-3 的流程完全相同，只是更大：{layers} 层，{d} 维向量，词表有 {vocab} 个。"},
-    "unembed": {"en": "The unembedding W_U is the embedding table W_E turned:\n"
-                      "{d} × {vocab}, the same numbers (tied), drawn here as W_E.",
-                "zh": "解嵌入 W_U 就是嵌入表 W_E 的转置：\n{d} × {vocab}，同一批数（共用），这里画成 W_E。"},
-    "unembed_rows": {"en": "A row per word: its row times x̂ (the stream after the final\n"
-                           "LayerNorm), added up, is that word's score, its logit.",
-                     "zh": "每个词一行：这一行与 x̂（经最终 LayerNorm 后的残差流）\n"
-                           "逐项相乘再求和，就是这个词的分数，即 logit。"},
-    "unembed_all": {"en": "Every one of the {vocab} words gets a logit this way:\n"
-                          "this column is the model's output, before softmax.",
-                    "zh": "词表中 {vocab} 个词都这样得到一个 logit：\n这一列就是模型的输出，还没有经过 softmax。"},
-    "lens_forms": {"en": "A logit lens unembeds the stream after each block, as if last:\n"
-                         "\"{answer}\" has the top logit (score) from {where} on.",
-                   "zh": "logit 透镜把每个模块之后的残差流都当作最后一层来解嵌入：\n"
-                         "从{where}起，\u201c{answer}\u201d的 logit（分数）一直排第一。"},
-    "lens_embedding": {"en": "A logit lens unembeds the stream after each block, as if last:\n"
-                             "\"{answer}\" has the top logit (score) from the embedding on.",
-                       "zh": "logit 透镜把每个模块之后的残差流都当作最后一层来解嵌入：\n"
-                             "从嵌入起，\u201c{answer}\u201d的 logit（分数）一直排第一。"},
-    "embedding": {"en": "embedding", "zh": "嵌入"},
-    "attention": {"en": "attention", "zh": "注意力"},
-    "mlp": {"en": "MLP", "zh": "MLP"},
-    "ln_f": {"en": "final LayerNorm", "zh": "最终 LayerNorm"},
-    "ln_f_gloss": {"en": "rescales each vector", "zh": "把每个向量重新缩放"},   # what a LayerNorm does, beside its box
-    "unembedding": {"en": "unembedding, softmax", "zh": "解嵌入，softmax"},
-    "layer": {"en": "layer {n}", "zh": "第 {n} 层"},
-    "heads": {"en": "{h} heads", "zh": "{h} 个头"},
-    "stream_label": {"en": "stream\nd = {d}", "zh": "残差流\nd = {d}"},   # one Label a line, beside the last rows
-    "where_attn": {"en": "layer {n}'s attention", "zh": "第 {n} 层的注意力"},
-    "where_mlp": {"en": "layer {n}'s MLP", "zh": "第 {n} 层的 MLP"},
-    "ours": {"en": "our model", "zh": "我们的模型"},
-    "ours_checkpoint": {"en": "checkpoint", "zh": "检查点"},     # a checkpoint of one's own's column: never "ours"
-    "gpt3_name": {"en": "GPT-3", "zh": "GPT-3"},
-    "row_layers": {"en": "layers", "zh": "层数"},
-    "row_d": {"en": "vector size", "zh": "向量维数"},
-    "row_heads": {"en": "heads", "zh": "每层的头"},
-    "row_mlp": {"en": "MLP hidden", "zh": "MLP 隐藏层"},
-    "row_vocab": {"en": "vocabulary", "zh": "词表"},
-    "row_context": {"en": "context", "zh": "上下文"},
-    "top_word": {"en": "top word", "zh": "排第一的词"},
-    "more_layers": {"en": "{n} more layers", "zh": "另外 {n} 层"},     # the elided middle of a deep model
-    "n_logits": {"en": "{n} logits", "zh": "{n} 个 logit"},
-    "largest": {"en": "largest:", "zh": "最大的："},    # of all the logits (the caption counts them)
-    "p_answer": {"en": "P(\"{answer}\")", "zh": "P(\u201c{answer}\u201d)"},
-})
+WORDS = Words.beside(__file__)     # architecture.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "pipeline":  {"en": "The pipeline", "zh": "整条流水线"},
-    "stream":    {"en": "The residual stream", "zh": "残差流"},
-    "gpt3":      {"en": "The same pipeline in GPT-3", "zh": "GPT-3 的同一条流水线"},
-    "unembed":   {"en": "Unembedding: a logit per word", "zh": "解嵌入：每个词一个 logit"},
-    "lens":      {"en": "A logit lens", "zh": "logit 透镜：逐层读出"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 STREAM_X = -4.72                       # the residual stream, a vertical line

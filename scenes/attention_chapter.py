@@ -13,50 +13,27 @@ from scenes.components import AttentionGrid, ColourLegend, Label, MatrixVectorPr
 from scenes.lecture import LectureScene
 from scenes.params import ParamError
 from scenes.prompts import adjective_kind, chapter_focus, lookback_head
-from scenes.style import ATTENTION, QUERY, SHARED, Strings
+from scenes.style import ATTENTION, QUERY, SHARED
+from scenes.words import Words
 
-STRINGS = SHARED | ATTENTION | Strings({
-    "chosen": {"en": "Layer {layer}, head {head} of {model}, chosen by computation:\n"
-                     "its \"{focus}\" puts {score} of its attention on {keys}.",
-               "zh": "{model}的第 {layer} 层第 {head} 个头，由计算选出：\n"
-                     "它的“{focus}”把 {score} 的注意力放在{keys}上。"},
-    "given": {"en": "Layer {layer}, head {head} of {model}, as requested:\n"
-                    "its \"{focus}\" puts {score} of its attention on {keys}.",
-              "zh": "{model}的第 {layer} 层第 {head} 个头（按指定）：\n"
-                    "它的“{focus}”把 {score} 的注意力放在{keys}上。"},
-})
+WORDS = Words.beside(__file__)     # attention_chapter.toml: the captions, their spoken forms, the beat titles
+
+STRINGS = SHARED | ATTENTION | WORDS["strings"]
 
 TOP = 3.55                       # top of the title-safe area, less a hair
 
 # The default lecture's head, chosen by what it does (scenes.prompts.HEAD_RULE), in its title note
-CAUSAL = Strings({
-    "chosen_causal": {"en": "Layer {layer}, head {head} of {model}, chosen by what it does:\n"
-                            "if only this head sees another {kind}: P(\"{adj}\") {p} \u2192 {p_patched}.",
-                      "zh": "{model}的第 {layer} 层第 {head} 个头，按作用选出：\n"
-                            "只让这个头看到别的{kind}：P(“{adj}”) {p} \u2192 {p_patched}。"},
-})
+CAUSAL = WORDS["causal"]
 # One story in two languages: the default lecture's head (scenes.prompts.story_heads) is chosen by one rule on both
 # languages' prompts; this line says which head each language's rule picked, in both lectures alike.
-STORY = Strings({
-    "story_same": {"en": "The rule picks this same head in English and in Chinese.",
-                   "zh": "在英文和中文里，这条规则选出的是同一个头。"},
-    "story_differs": {"en": "By this rule: layer {en_layer}, head {en_head} in English; layer {zh_layer}, head "
-                            "{zh_head} in Chinese.\nThe model learned this step once per language.",
-                      "zh": "按这条规则：英文里是第 {en_layer} 层第 {en_head} 个头，中文里是第 {zh_layer} 层"
-                            "第 {zh_head} 个头。\n模型为每种语言各学了一遍这一步。"},
-})
+STORY = WORDS["story"]
 STORY_RULE = ("story_same if the causal head rule (scenes.prompts.HEAD_RULE) picks the same (layer, head) on the "
               "English and the Chinese default prompts, else story_differs naming both")
-KINDS = Strings({"colour": {"en": "colour", "zh": "颜色"}, "texture": {"en": "texture", "zh": "质地"}})
+KINDS = WORDS["kinds"]
 
 
 # The layer of that head, where a scene follows a layer (multi_head, add_norm): the same story, said of the layer.
-LAYER_STORY = Strings({
-    "layer_same": {"en": "Its head carries \"{adj}\", in English and in Chinese alike.",
-                   "zh": "承载“{adj}”的头就在这一层，英文和中文都一样。"},
-    "layer_differs": {"en": "Its head carries \"{adj}\": layer {en_layer} in English, layer {zh_layer} in Chinese.",
-                      "zh": "承载“{adj}”的头：英文在第 {en_layer} 层，中文在第 {zh_layer} 层。"},
-})
+LAYER_STORY = WORDS["layer_story"]
 LAYER_STORY_RULE = ("layer_same if the causal head rule (scenes.prompts.HEAD_RULE) picks a head in the same layer on "
                     "the English and the Chinese default prompts, else layer_differs naming both layers")
 
@@ -132,8 +109,8 @@ class ChosenHead:
         return style.token_label(self.tokens[i])
 
     def keys_text(self, lang: str) -> str:
-        words = [(f"\"{self.word(k)}\"" if lang == "en" else f"“{self.word(k)}”") for k in self.choice["keys"]]
-        return (" + " if lang == "en" else "、").join(words)
+        words = [SHARED("quoted", lang, w=self.word(k)) for k in self.choice["keys"]]
+        return SHARED("keys_joiner", lang).join(words)
 
     def record(self) -> dict:
         ch = self.choice

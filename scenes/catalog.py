@@ -145,7 +145,7 @@ MAX_POSITIONS = 1024
 LOOKBACK_PROMPT = Param("prompt", Text(), AUTO, "the prompt (default: the first story pair in the scene's language, "
                         "cut before its recall word; see scenes/prompts.py lookback_prompt)", check_prompt)
 FOCUS = Param("focus", IndexOrAuto(0, MAX_POSITIONS - 1), AUTO, "position of the token in focus (default: the default prompt's "
-              "recall token \"was\" (是), else the last token)", _check_focus)
+              "recall token \"was\" (\u662f), else the last token)", _check_focus)
 
 TOKEN_EMBEDDING = SceneSpec(
     name="token_embedding",

@@ -22,102 +22,15 @@ from scenes.components import BarColumn, Label, LabelColumn, NumberColumn
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import language_of, lookback_prompt
-from scenes.style import MUTED, SHARED, TEXT, Strings
+from scenes.style import MUTED, SHARED, TEXT
+from scenes.words import Words
 
-S = SHARED | Strings({
-    "title": {"en": "The embedding space", "zh": "嵌入空间"},
-    "subtitle": {"en": "Directions that carry meaning, measured", "zh": "承载含义的方向：实测"},
-    "model_note": {"en": "Every point here is a row of our small GPT's embedding matrix.\n"
-                         "Each direction was measured, then tested on held-out words:\n"
-                         "words that were not used to measure it.",
-                   "zh": "这里的每个点都是小型 GPT 嵌入矩阵中的一行。\n"
-                         "每个方向都是测出来的，并在留出的词上检验：\n"
-                         "留出的词，就是测量这个方向时没有用来测的词。"},
-    "words": {"en": "The {n} creatures' embeddings ({d} numbers each) on two\n"
-                    "measured directions; it keeps {kept} of their spread (variance).",
-              "zh": "{n} 种动物的嵌入（每个 {d} 个数），投影到两个实测方向上。\n这个平面视图保留了它们 {kept} 的离散程度（方差）。"},
-    "direction_separates": {"en": "Held out one by one, each creature lands on its habitat's\n"
-                                  "side {acc} of the time; with shuffled labels, {null}.",
-                            "zh": "每次留出一种动物，它落在自己栖息地一侧的比例是 {acc}；\n标签打乱后只有 {null}。"},
-    "direction_no_better": {"en": "Held out one by one, the creatures land on their habitat's\n"
-                                  "side {acc} of the time, no better than shuffled ({null}).",
-                            "zh": "每次留出一种动物，落在自己栖息地一侧的比例是 {acc}：\n并不比打乱标签（{null}）更好。"},
-    "example_hit": {"en": "Of the creatures, \"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\"\n"
-                          "(cosine {cos}): \"{d}\" − \"{c}\" matches \"{b}\" − \"{a}\".",
-                    "say_en": "\"{b}\" minus \"{a}\" plus \"{c}\": of the creatures, the nearest is \"{d}\", with a "
-                              "cosine of {cos}, where 1 would mean pointing the same way. \"{d}\" differs from "
-                              "\"{c}\" as \"{b}\" differs from \"{a}\".",
-                    "say_zh": "\u201c{b}\u201d减\u201c{a}\u201d加\u201c{c}\u201d：在所有动物中，最近的是\u201c{d}\u201d，"
-                              "余弦 {cos}，余弦为 1 表示方向完全相同。它与\u201c{c}\u201d之差正如\u201c{b}\u201d与\u201c{a}\u201d之差。",
-                    "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：在所有动物中最近的是\u201c{d}\u201d，\n它与\u201c{c}\u201d之差正如\u201c{b}\u201d与\u201c{a}\u201d（余弦 {cos}，1 为同向）。"},
-    "example_miss": {"en": "Of the creatures, \"{b}\" − \"{a}\" + \"{c}\" is nearest to \"{d}\"\n"
-                           "(cosine {cos}), not the creature the parallelogram asks for.",
-                     "say_en": "\"{b}\" minus \"{a}\" plus \"{c}\": of the creatures, the nearest is \"{d}\", with a "
-                               "cosine of {cos}, where 1 would mean pointing the same way. It is not the creature "
-                               "the parallelogram asks for.",
-                     "say_zh": "\u201c{b}\u201d减\u201c{a}\u201d加\u201c{c}\u201d：在所有动物中，最近的是\u201c{d}\u201d，"
-                               "余弦 {cos}，余弦为 1 表示方向完全相同。它并不是平行四边形要求的那一个。",
-                     "zh": "\u201c{b}\u201d − \u201c{a}\u201d + \u201c{c}\u201d：在所有动物中最近的是\u201c{d}\u201d，\n并不是平行四边形要求的那一个（余弦 {cos}，1 为同向）。"},
-    "parallelogram_often": {"en": "In all {n} quadruples, the 4th word is the nearest creature {acc}\n"
-                                  "of the time: above shuffled labels ({null}; 1 in 20 reach {p95}).",
-                            "zh": "全部 {n} 组中，第四个词正是最近动物的比例为 {acc}：\n"
-                                  "高于打乱标签（{null}；二十次里有一次达到 {p95}）。"},
-    "parallelogram_chance": {"en": "In all {n} quadruples, the 4th word is the nearest creature {acc}\n"
-                                   "of the time; shuffled labels: {null}, and 1 in 20 reach {p95}.",
-                             "zh": "全部 {n} 组中，第四个词正是最近动物的比例为 {acc}：\n"
-                                   "打乱标签也差不多（{null}；二十次里有一次达到 {p95}）。"},
-    "lesson_often": {"en": "So the parallelogram is real in our small model, but it holds\n"
-                           "for only some quadruples: analogies hold roughly, not exactly.",
-                     "zh": "所以在我们的小模型里，平行四边形确实存在，\n但只对一部分组成立：类比大致成立，并不精确。"},
-    "lesson_chance": {"en": "So in our small model this parallelogram is no better than chance:\n"
-                            "analogies hold roughly at best, not reliably.",
-                      "zh": "所以在我们的小模型里，这个平行四边形并不比随机好：\n类比至多大致成立，并不可靠。"},
-    "picture_langs": {"en": "The picture's axes used every creature. Held out, \"{missed}\"\n"
-                            "falls on the wrong side in {miss_lang}; in {all_lang}, none does.",
-                      "zh": "图中的坐标轴用到了所有动物。留出检验时，\n"
-                            "{miss_lang}里\u201c{missed}\u201d落到了另一侧，{all_lang}里没有一种落错。"},
-    "parallelogram_langs": {"en": "In all {n} quadruples, the 4th word is the nearest creature {acc}\n"
-                                  "of the time; shuffled labels: {null}, and 1 in 20 reach {p95}.",
-                            "zh": "全部 {n} 组中，第四个词正是最近动物的比例为 {acc}；\n"
-                                  "打乱标签为 {null}，二十次里有一次达到 {p95}。"},
-    "lesson_langs": {"en": "Against its own shuffles, it beats chance in {beats} ({beats_acc}),\n"
-                           "not in {fails} ({fails_acc}): analogies hold roughly at best.",
-                     "zh": "与各自的打乱标签相比：{beats}（{beats_acc}）胜过随机，\n"
-                           "{fails}（{fails_acc}）没有。类比至多大致成立。"},
-    "lang_en": {"en": "English", "zh": "英文"},
-    "lang_zh": {"en": "Chinese", "zh": "中文"},
-    "picture_missed": {"en": "Why not 100%? The picture's axes used every creature. Held\n"
-                             "out, measured without itself, \"{missed}\" falls on the wrong side.",
-                       "zh": "为什么不是 100%？图中的坐标轴用到了所有动物；留出检验时，\n"
-                             "方向在没有它的情况下测得，这时\u201c{missed}\u201d落到了另一侧。"},
-    "picture_all": {"en": "The picture's axes used every creature; held out, each is measured\n"
-                          "without itself, and every one still lands on its own side.",
-                    "zh": "图中的坐标轴用到了所有动物；留出检验时每种动物都不参与测量，\n它们仍然全都落在自己一侧。"},
-    "neighbours": {"en": "The nearest words to \"{word}\" over all {d} numbers (cosine):\n"
-                         "{k} of these {n} are creatures.",
-                   "zh": "按全部 {d} 个数的余弦，离\u201c{word}\u201d最近的词：\n这 {n} 个里有 {k} 个是动物。"},
-    "summary": {"en": "Meaning shows up as directions in the embedding:\nmeasured, held out, and checked against chance.",
-                "zh": "含义表现为嵌入空间中的方向：\n测出来、留出检验、并与随机对照。"},
-    "where_measured": {"en": "measured: {acc}", "zh": "实测：{acc}"},   # the closing map
-    "where_shuffled": {"en": "shuffled labels: {null}", "zh": "打乱标签：{null}"},
-    "water": {"en": "water", "zh": "水中"}, "land": {"en": "land", "zh": "陆地"},
-    "big": {"en": "big", "zh": "大"}, "small": {"en": "small", "zh": "小"},
-    "legend_size": {"en": "large dot: big creature", "zh": "大圆点：大型动物"},
-    "kept": {"en": "{kept} of the variance kept", "zh": "保留了 {kept} 的方差"},
-    "held_out": {"en": "held-out accuracy", "zh": "留出准确率"},
-    "measured": {"en": "measured", "zh": "实测"},
-    "shuffled": {"en": "shuffled labels", "zh": "打乱标签"},
-    "parallelogram": {"en": "parallelogram holds", "zh": "平行四边形成立"},
-    "nearest_to": {"en": "nearest to \"{word}\"", "zh": "离\u201c{word}\u201d最近"},
-})
+WORDS = Words.beside(__file__)     # embedding_space.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "words":          {"en": "Creatures on two directions", "zh": "两个方向上的动物"},
-    "direction":      {"en": "Holding out a direction", "zh": "留出法检验一个方向"},
-    "parallelogram":  {"en": "A parallelogram", "zh": "平行四边形"},
-    "neighbours":     {"en": "Nearest words", "zh": "最近的词"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 HABITAT_COLOUR = {"water": style.POSITIVE, "land": "#C8A165"}   # the classes a measured direction points between
 SIZE_RADIUS = {"big": 0.1, "small": 0.06}
@@ -158,10 +71,10 @@ class EmbeddingSpace(LectureScene):
         if self.rules["picture"] == "picture_langs":   # one language's held-out test misses a creature, the other's not
             miss = self.words_lang if missed else self.other_lang
             words = missed or self.other["held_out_missed"]
-            self.say("picture_langs", missed=("、" if self.lang == "zh" else ", ").join(words),
+            self.say("picture_langs", missed=self.s("list_joiner").join(words),
                      miss_lang=self.s(f"lang_{miss}"), all_lang=self.s(f"lang_{self.other_lang if missed else self.words_lang}"))
         else:
-            self.say(self.rules["picture"], missed=("、" if self.lang == "zh" else ", ").join(missed))
+            self.say(self.rules["picture"], missed=self.s("list_joiner").join(missed))
         if self.missed_labels:
             self.play(*[label.animate.set_color(style.ACCENT) for label in self.missed_labels], run_time=STEP)
         self.wait(PAUSE)

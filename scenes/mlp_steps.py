@@ -27,176 +27,15 @@ from scenes.components import (sum_decimals, column_texts, footed_columns, BarCo
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
 from scenes.prompts import fact_prompt, language_of, own_language
-from scenes.style import EMBEDDING, EMBEDDING_UPDATED, LOGIT, MUTED, NEURON_ACTIVE, SHARED, TEXT, Strings
+from scenes.style import EMBEDDING, EMBEDDING_UPDATED, LOGIT, MUTED, NEURON_ACTIVE, SHARED, TEXT
+from scenes.words import Words
 
-S = SHARED | Strings({
-    "title": {"en": "Inside the MLP", "zh": "MLP 内部"},
-    "subtitle": {"en": "What the feed-forward layer does to one token", "zh": "前馈层对一个词元做了什么"},
-    "chosen": {"en": "Layer {layer}'s MLP at \"{focus}\": of the {n} layers,\n"
-                     "its output there is the largest (length {norm}).",
-               "zh": "第 {layer} 层的 MLP，看 \u201c{focus}\u201d：在 {n} 层中，\n它在这里的输出最大（长度 {norm}）。"},
-    "mlp_story_same": {"en": "The same rule picks this layer and neuron {en_neuron} in English and in Chinese.",
-                       "zh": "在英文和中文里，同一规则都选出这一层和神经元 {en_neuron}。"},
-    "mlp_story_differs": {"en": "By this rule: layer {en_layer}, neuron {en_neuron} in English;\n"
-                                "layer {zh_layer}, neuron {zh_neuron} in Chinese.",
-                          "zh": "按这条规则：英文里是第 {en_layer} 层的神经元 {en_neuron}；\n"
-                                "中文里是第 {zh_layer} 层的神经元 {zh_neuron}。"},
-    "given": {"en": "Layer {layer}'s MLP at \"{focus}\":\nits output there has length {norm}.",
-              "zh": "第 {layer} 层的 MLP，看 \u201c{focus}\u201d：\n它在这里的输出长度为 {norm}。"},
-    "up": {"en": "Up-projection: x's {d} numbers become {n}, one per neuron.\n"
-                 "Each neuron's column of W_in is a direction: the question it asks.",
-           "zh": "升维：x 的 {d} 个数变成 {n} 个，每个神经元一个。\nW_in 中每个神经元的那一列是一个方向：它提出的问题。",
-           "say_en": "First, the up-projection: the token's {d} numbers become {n}, one for each neuron. Each neuron "
-                     "has its own direction in the token's space, a column of the up-projection matrix: "
-                     "the question that neuron asks.",
-           "say_zh": "第一步是升维：词元的 {d} 个数变成 {n} 个，每个神经元一个。每个神经元在升维矩阵里有自己的一列，"
-                     "是词元空间里的一个方向：这就是它提出的问题。"},
-    "up_align": {"en": "Its input: how well x aligns with that direction (x·W_in[:, i]),\n"
-                       "plus a bias. The {k} most active at \"{focus}\": {z}.",
-                 "zh": "它的输入：x 与这个方向对齐的程度（x·W_in[:, i]），\n再加偏置。在\u201c{focus}\u201d处最活跃的 {k} 个：{z}。",
-                 "say_en": "A neuron's input is how well the token's vector lines up with that direction, their dot "
-                           "product, plus a bias. Drawn: three neurons' directions as rows, times the vector x, plus "
-                           "their biases. The {k} neurons that fire most at \"{focus}\" get inputs {z}.",
-                 "say_zh": "神经元的输入，是词元向量与这个方向对齐的程度，也就是点积，再加偏置。画面上：三个神经元的方向排成行，"
-                           "乘以向量 x，再加各自的偏置。在\u201c{focus}\u201d处最活跃的 {k} 个神经元，输入分别是 {z}。"},
-    "up_rows": {"en": "rows of W_in\u1d40", "zh": "W_in\u1d40 的行"},
-    "shapes": {"en": "up-projection W_in: {d} \u00d7 {n} here; GPT-3: {gd} \u00d7 {gn}",
-               "zh": "升维矩阵 W_in：这里 {d} \u00d7 {n}；GPT-3：{gd} \u00d7 {gn}"},
-    "contexts": {"en": "What neuron {neuron} answers yes to, in {n} sample texts:\n"
-                       "it fires most at {words}.",
-                 "zh": "神经元 {neuron} 对什么回答\u201c是\u201d：在 {n} 段样本文本中，\n它在{words}处激活最高。",
-                 "say_en": "What does neuron {neuron} answer yes to, across the language? Listed: the texts, among {n} "
-                           "samples, where it fires most, each with its activation. They end at the words {words}.",
-                 "say_zh": "神经元 {neuron} 在整个语言里对什么回答\u201c是\u201d？画面列出它在 {n} 段样本文本中激活最高的几处语境，"
-                           "每处带着它的激活。它们结尾的词是{words}。"},
-    "list_1": {"en": "{a}", "zh": "{a}"},          # a short list in words: "a, b and c" / "a、b和c"
-    "list_2": {"en": "{a} and {b}", "zh": "{a}和{b}"},
-    "list_3": {"en": "{a}, {b} and {c}", "zh": "{a}、{b}和{c}"},
-    "quoted": {"en": "\"{w}\"", "zh": "\u201c{w}\u201d"},
-    "contexts_header": {"en": "neuron {neuron}, layer {layer}: highest activations",
-                        "zh": "第 {layer} 层神经元 {neuron}：最高激活"},
-    "gelu_few": {"en": "GELU squashes negatives to near 0 and lets positives pass:\n"
-                       "only {active} of {n} neurons are active (above {t}).",
-                 "zh": "GELU 把负数压到接近 0，正数通过：\n{n} 个神经元中只有 {active} 个被激活（大于 {t}）。",
-                 "say_en": "Next, GELU squashes negative inputs to near zero and lets positive ones pass. Drawn: its "
-                           "curve, a neuron's input across and its output up, with a dot for each of the {n} neurons. "
-                           "Only {active} of them are active, above {t}: the green dots.",
-                 "say_zh": "接着，GELU 把负的输入压到接近零，正的输入通过。画面上是它的曲线：横轴是神经元的输入，纵轴是输出，"
-                           "{n} 个神经元各是一个点。其中只有 {active} 个被激活，大于 {t}：绿色的点。"},
-    "gelu_many": {"en": "GELU squashes negatives to near 0 and lets positives pass:\n"
-                        "{active} of {n} neurons are active (above {t}).",
-                  "zh": "GELU 把负数压到接近 0，正数通过：\n{n} 个神经元中有 {active} 个被激活（大于 {t}）。",
-                  "say_en": "Next, GELU squashes negative inputs to near zero and lets positive ones pass. Drawn: its "
-                            "curve, a neuron's input across and its output up, with a dot for each of the {n} neurons. "
-                            "{active} of them are active, above {t}: the green dots.",
-                  "say_zh": "接着，GELU 把负的输入压到接近零，正的输入通过。画面上是它的曲线：横轴是神经元的输入，纵轴是输出，"
-                            "{n} 个神经元各是一个点。其中 {active} 个被激活，大于 {t}：绿色的点。"},
-    "active_count": {"en": "active (> {t}): {active} of {n}", "zh": "激活（> {t}）：{active} / {n}"},
-    "gelu_axis": {"en": "GELU(x)", "zh": "GELU(x)"},
-    "x_axis": {"en": "x: a neuron's input", "zh": "x：神经元的输入"},
-    "down": {"en": "Down-projection: each neuron writes its row of W_out times its\n"
-                   "activation; all {n} writes plus a bias add up to one vector of {d}.",
-             "zh": "降维：每个神经元写出 W_out 中它的那一行，乘以它的激活；\n全部 {n} 份加上偏置，合成一个 {d} 维向量。",
-             "say_en": "Then the down-projection, from {n} numbers back to {d}: each neuron writes its own direction, "
-                       "a row of the down-projection matrix, times its activation. Drawn: the top three writes, "
-                       "neuron {i} times {a} first; plus the {rest} others and a bias, they add up to the MLP's "
-                       "output, {d} numbers.",
-             "say_zh": "然后是降维，从 {n} 个数回到 {d} 个：每个神经元写出自己的方向，也就是降维矩阵里它的那一行，乘以它的激活。"
-                       "画面上是前三份写入，第一份是神经元 {i} 的那一行乘以 {a}；再加上另外 {rest} 份和偏置，"
-                       "合成 MLP 的输出，{d} 个数。"},
-    "neuron_n": {"en": "neuron {i}", "zh": "神经元 {i}"},
-    "times_row": {"en": "{a} \u00d7 row", "zh": "{a} \u00d7 行"},   # the column drawn is this product
-    "rest": {"en": "+ {n} more", "zh": "+ 另外 {n} 个"},
-    "mlp_out": {"en": "MLP output", "zh": "MLP 输出"},
-    "readout": {"en": "Read through the unembedding, neuron {neuron}'s row\nraises \"{word}\" most; the MLP's whole output,\n"
-                      "all {n} writes together, raises \"{sum_word}\" most.",
-                "zh": "经过解嵌入读出：神经元 {neuron} 的那一行\n最提升\u201c{word}\u201d；全部 {n} 份写入之和，\n即 MLP 的输出，最提升\u201c{sum_word}\u201d。",
-                "say_en": "Read through the unembedding, as scores for the next word. On the left, the five words "
-                          "neuron {neuron}'s row raises most per unit of activation, \"{word}\" first, by {a}. On the "
-                          "right, the five that all {n} writes together raise most, \"{sum_word}\" first, by {b}. "
-                          "Below, the model's own top {k} guesses here.",
-                "say_zh": "经过解嵌入读出，变成下一个词的分数。左边是神经元 {neuron} 的那一行每单位激活最提升的五个词，"
-                          "第一是\u201c{word}\u201d，加 {a}。右边是全部 {n} 份写入之和最提升的五个词，第一是\u201c{sum_word}\u201d，"
-                          "加 {b}。下面是模型在这里自己的前 {k} 个候选。"},
-    "readout_agrees": {"en": "\"{word}\" is among the model's top {k} guesses here:\n"
-                             "this one neuron already points toward the model's guesses.",
-                       "zh": "\u201c{word}\u201d在模型此处的前 {k} 个候选里：\n这一个神经元已经指向模型的候选。"},
-    "readout_sum": {"en": "\"{word}\" is not among the model's top {k} guesses;\n\"{sum_word}\" is: one neuron alone "
-                          "does not point\ntoward the model's guesses, the sum of many does.",
-                    "zh": "\u201c{word}\u201d不在模型此处的前 {k} 个候选里，\n\u201c{sum_word}\u201d在：单个神经元不指向模型的候选，\n许多神经元之和才指向。"},
-    "readout_neither": {"en": "Neither word is among the model's top {k} guesses here:\n"
-                              "this layer's write is not read as the next word directly.",
-                        "zh": "两个词都不在模型此处的前 {k} 个候选里：\n这一层的写入并不直接读成下一个词。"},
-    "readout_langs": {"en": "The two languages differ here.\nIn English, {en_finding};\nin Chinese, {zh_finding}.",
-                      "zh": "两种语言在这里不同。\n英文里，{en_finding}；\n中文里，{zh_finding}。"},
-    "finding_agrees": {"en": "the neuron's own word is a top-{k} guess",
-                       "zh": "神经元自己最提升的词就是前 {k} 个候选之一"},
-    "finding_sum": {"en": "only the sum's word is a top-{k} guess",
-                    "zh": "只有写入之和最提升的词是前 {k} 个候选之一"},
-    "finding_neither": {"en": "neither word is a top-{k} guess",
-                        "zh": "两个词都不是前 {k} 个候选"},
-    "guesses": {"en": "the model's top {k} guesses: {words}", "zh": "模型此处的前 {k} 个候选：{words}"},
-    "sum_header": {"en": "logit from the MLP output (all {n})", "zh": "MLP 输出（全部 {n} 份）的 logit"},
-    "readout_header": {"en": "logit per unit of neuron {neuron}", "zh": "神经元 {neuron} 每单位激活的 logit"},
-    "residual_big": {"say_en": "The MLP's output is added to the stream: the stream plus what the MLP computes from "
-                               "its normalised copy. Drawn: the stream's {d} numbers, plus the MLP's output, equals the "
-                               "new stream. The MLP's output is longer than the stream it joins: length {out} against "
-                               "{mid}.",
-                     "say_zh": "MLP 的输出加回残差流：残差流，加上 MLP 从它归一化后的副本算出的结果。画面上：残差流的 {d} 个数，"
-                               "加上 MLP 的输出，等于新的残差流。MLP 的输出比它加入的残差流还长：长度 {out}，对 {mid}。",
-                     "en": "The MLP's output is added to the stream: E\u2032 + MLP(LN(E\u2032)).\n"
-                           "It is longer than the stream it joins: length {out} against {mid}.",
-                     "zh": "MLP 的输出加回残差流：E\u2032 + MLP(LN(E\u2032))。\n它比它加入的残差流还长：长度 {out}，对 {mid}。"},
-    "residual_small": {"say_en": "The MLP's output is added to the stream: the stream plus what the MLP computes from "
-                                 "its normalised copy. Drawn: the stream's {d} numbers, plus the MLP's output, equals "
-                                 "the new stream. The MLP's output is shorter than the stream it joins: length {out} "
-                                 "against {mid}.",
-                       "say_zh": "MLP 的输出加回残差流：残差流，加上 MLP 从它归一化后的副本算出的结果。画面上：残差流的 {d} 个数，"
-                                 "加上 MLP 的输出，等于新的残差流。MLP 的输出比它加入的残差流短：长度 {out}，对 {mid}。",
-                       "en": "The MLP's output is added to the stream: E\u2032 + MLP(LN(E\u2032)).\n"
-                             "It is shorter than the stream it joins: length {out} against {mid}.",
-                       "zh": "MLP 的输出加回残差流：E\u2032 + MLP(LN(E\u2032))。\n它比它加入的残差流短：长度 {out}，对 {mid}。"},
-    "length": {"en": "length {v}", "zh": "长度 {v}"},
-    "e_prime": {"en": "E\u2032", "zh": "E\u2032"},
-    "e_next": {"en": "E\u2032 + MLP", "zh": "E\u2032 + MLP"},
-    "all_tokens": {"en": "Every token goes through the same W_in and W_out at once:\n"
-                         "one matrix product, {T} \u00d7 {d} by {d} \u00d7 {n}; {t} of the {T} drawn.",
-                   "zh": "每个词元同时经过同一个 W_in 和 W_out：一次矩阵乘法，\n{T} \u00d7 {d} 乘 {d} \u00d7 {n}；画出 {T} 个中的 {t} 个。",
-                   "say_en": "Every token goes through the same up- and down-projection at once, in one matrix product "
-                             "for the whole text of {T} tokens. Drawn: {t} of them, one row each, from a sample text that "
-                             "ends where neuron {neuron} fires most: each row is that token's {n} neurons, grey "
-                             "inactive, green active, and on the right how many are active, from {lo} to {hi}. The "
-                             "framed row is the word \"{word}\".",
-                   "say_zh": "所有词元同时经过同一个升维和降维，整段 {T} 个词元的文本只做一次矩阵乘法。画面上是其中 {t} 个，每个词元一行，"
-                             "取自一段样本文本，神经元 {neuron} 在它最后一个词上激活最高：每行是它的 {n} 个神经元，灰色未激活，"
-                             "绿色激活，右边是激活的个数，从 {lo} 到 {hi}。框出的一行是\u201c{word}\u201d这个词。"},
-    "active_short": {"en": "> {t}", "zh": "> {t}"},
-    "all_header": {"en": "all {n} neurons per token: grey inactive, green active",
-                   "zh": "每个词元的 {n} 个神经元：灰色未激活，绿色激活"},
-    "summary": {"en": "So each token, on its own, gets {n} questions: at \"{focus}\",\n"
-                      "{active} answered yes, and their directions add a write of length {out}.",
-                "zh": "所以 MLP 对每个词元单独提出 {n} 个问题：在\u201c{focus}\u201d处，\n"
-                      "{active} 个回答\u201c是\u201d，它们的方向加起来，写入一个长度 {out} 的向量。",
-                "say_en": "So, the whole MLP in one sentence. The up-projection asks each token {n} questions on its "
-                          "own; at \"{focus}\", {active} neurons answered yes; the down-projection adds their "
-                          "directions back into the stream, a write of length {out}. Lit on the map: layer {layer}'s "
-                          "MLP, where this happened.",
-                "say_zh": "所以，用一句话说 MLP：升维对每个词元单独提出 {n} 个问题；在\u201c{focus}\u201d处，{active} 个神经元回答\u201c是\u201d；"
-                          "降维把它们的方向加回残差流，写入一个长度 {out} 的向量。图上亮起的是第 {layer} 层的 MLP，就是这里。"},
-    "write_length": {"en": "write: length {out}", "zh": "写入：长度 {out}"},
-    "where_at": {"en": "at \"{focus}\":", "zh": "在\u201c{focus}\u201d处："},   # the closing map
-})
+WORDS = Words.beside(__file__)     # mlp_steps.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "up":          {"en": "Up-projection: neurons ask", "zh": "升维：神经元的问题"},
-    "contexts":    {"en": "A neuron's top contexts", "zh": "一个神经元的高激活语境"},
-    "gelu":        {"en": "GELU", "zh": "GELU 激活"},
-    "down":        {"en": "Down-projection: writing back", "zh": "降维：写回"},
-    "readout":     {"en": "Reading a neuron and the sum", "zh": "读出一个神经元与总和"},
-    "residual":    {"en": "Adding to the stream", "zh": "加回残差流"},
-    "all_tokens":  {"en": "Every token at once", "zh": "所有词元一起"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 K_NEURONS = 3        # neurons drawn in the up- and down-projection: the largest activations at the focus
 N_CONTEXTS = 4       # top-activating contexts listed for the top neuron
@@ -401,11 +240,11 @@ class MlpSteps(LectureScene):
         return note
 
     def listed(self, items: list[str]) -> str:
-        """Up to three items as a list in the scene's language: "a, b and c" / "a、b和c"."""
+        """Up to three items as a list in the scene's language: "a, b and c" (list_2, list_3 in mlp_steps.toml)."""
         return self.s(f"list_{len(items)}", **dict(zip("abc", items)))
 
     def quoted_list(self, words: list[str]) -> str:
-        """Words in quotes, as a list: the voice announces them as words ("the words ..." / "…这个词")."""
+        """Words in quotes, as a list: the voice announces them as words ("the words ...", and in Chinese "... this word")."""
         return self.listed([self.s("quoted", w=style.token_label(w)) for w in words])
 
     # --- the numbers and the pieces ------------------------------------------------------------------------

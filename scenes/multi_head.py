@@ -25,192 +25,15 @@ from scenes.components import (AttentionGrid, ColourLegend, ColourScale, Compact
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import lookback_head, own_language
-from scenes.style import ATTENTION, EMBEDDING_UPDATED, MUTED, QUERY, SHARED, VALUE, Strings
+from scenes.style import ATTENTION, EMBEDDING_UPDATED, MUTED, QUERY, SHARED, VALUE
+from scenes.words import Words
 
-S = SHARED | ATTENTION | Strings({
-    "title": {"en": "Multi-head attention", "zh": "多头注意力"},
-    "subtitle": {"en": "Several heads look in parallel, each its own way", "zh": "多个头并行观察，各有各的方式"},
-    "layer_note": {"en": "Layer {layer} of {model} has {n} heads. We watch \"{focus}\";\n"
-                         "this layer holds the head that looks back hardest from it.",
-                   "zh": "{model}的第 {layer} 层有 {n} 个头。我们观察词元 \u201c{focus}\u201d；\n"
-                         "这一层是从它回看得最用力的那个头所在的层。"},
-    "layer_watch": {"en": "Layer {layer} of {model} has {n} heads. We watch \"{focus}\".",
-                    "zh": "{model}的第 {layer} 层有 {n} 个头。我们观察词元 \u201c{focus}\u201d。"},
-    "layer_given": {"en": "Layer {layer} of {model} has {n} heads.\nWe watch the token \"{focus}\".",
-                    "zh": "{model}的第 {layer} 层有 {n} 个头。\n我们观察词元 \u201c{focus}\u201d。"},
-    # the opening question (beat question): one head, one weighted average; the layer's heads look at other words
-    "question": {"en": "One head gives \"{focus}\" one weighted average: its weights add up to 100%.\n"
-                       "The {n} heads of layer {layer} each look most at a different word.",
-                 "say_en": "Why more than one head? The prompt runs across the top, and under it one row of squares "
-                           "for each head of layer {layer}, brighter where that head's attention from \"{focus}\" "
-                           "goes. One head gives \"{focus}\" one weighted average of the words, its weights adding "
-                           "up to a hundred percent: what it takes from one word it cannot take from another. Here "
-                           "each of the {n} heads looks most at a different word, framed in its row.",
-                 "zh": "一个头只给\u201c{focus}\u201d一个加权平均：它的权重加起来是 100%。\n"
-                       "第 {layer} 层的 {n} 个头各自最关注一个不同的词。",
-                 "say_zh": "为什么要多个头？上方是提示词，下面每一行方块是第 {layer} 层的一个头，越亮表示这个头从"
-                           "\u201c{focus}\u201d看向那个词越多。一个头只给\u201c{focus}\u201d一个加权平均，"
-                           "权重加起来是百分之百：给了一个词，就不能再给另一个词。这里 {n} 个头各自最关注一个"
-                           "不同的词，在各自那一行里框出。"},
-    "question_shared": {"en": "One head gives \"{focus}\" one weighted average: its weights add up to 100%.\n"
-                              "The {n} heads of layer {layer} look most at {k} different words.",
-                        "say_en": "Why more than one head? The prompt runs across the top, and under it one row of "
-                                  "squares for each head of layer {layer}, brighter where that head's attention from "
-                                  "\"{focus}\" goes. One head gives \"{focus}\" one weighted average of the words, "
-                                  "its weights adding up to a hundred percent: what it takes from one word it cannot "
-                                  "take from another. Here the {n} heads look most at {k} different words, each "
-                                  "head's framed in its row.",
-                        "zh": "一个头只给\u201c{focus}\u201d一个加权平均：它的权重加起来是 100%。\n"
-                              "第 {layer} 层的 {n} 个头最关注的是 {k} 个不同的词。",
-                        "say_zh": "为什么要多个头？上方是提示词，下面每一行方块是第 {layer} 层的一个头，越亮表示这个"
-                                  "头从\u201c{focus}\u201d看向那个词越多。一个头只给\u201c{focus}\u201d一个加权"
-                                  "平均，权重加起来是百分之百：给了一个词，就不能再给另一个词。这里 {n} 个头最关注"
-                                  "的是 {k} 个不同的词，在各自那一行里框出。"},
-    "question_same": {"en": "One head gives \"{focus}\" one weighted average: its weights add up to 100%.\n"
-                            "All {n} heads of layer {layer} look most at the same word, \"{src}\".",
-                      "say_en": "Why more than one head? The prompt runs across the top, and under it one row of "
-                                "squares for each head of layer {layer}, brighter where that head's attention from "
-                                "\"{focus}\" goes. One head gives \"{focus}\" one weighted average of the words, "
-                                "its weights adding up to a hundred percent. Here all {n} heads look most at the same "
-                                "word, \"{src}\", framed in every row, each reading it with its own weights.",
-                      "zh": "一个头只给\u201c{focus}\u201d一个加权平均：它的权重加起来是 100%。\n"
-                            "第 {layer} 层的 {n} 个头都最关注同一个词\u201c{src}\u201d。",
-                      "say_zh": "为什么要多个头？上方是提示词，下面每一行方块是第 {layer} 层的一个头，越亮表示这个头"
-                                "从\u201c{focus}\u201d看向那个词越多。一个头只给\u201c{focus}\u201d一个加权平均，"
-                                "权重加起来是百分之百。这里 {n} 个头都最关注同一个词\u201c{src}\u201d，每一行都"
-                                "框出了它，各个头用各自的权重读它。"},
-    "question_more": {"en": "\u22ef {n} more heads", "zh": "\u22ef 另外 {n} 个头"},
-    "parked_tag": {"en": "parked: nothing to fetch", "zh": "停靠：无可取"},
-    "parked_short": {"en": "parked", "zh": "停靠"},
-    "delta_length": {"en": "|\u0394E| {x}", "zh": "|\u0394E| {x}"},
-    "out_length": {"en": "all heads + b_O: |out| {x}", "zh": "各头相加 + b_O：|out| {x}"},
-    "heads": {"en": "One grid per head, keys down, queries across. Each head has its\n"
-                    "own W_q, W_k and W_v, so each learns its own attention pattern.",
-              "zh": "每个网格是一个头，键向下、查询向右。各个头各自有\n"
-                    "W_q、W_k 和 W_v，所以各自学到自己的注意力模式。"},
-    "focus": {"en": "At \"{focus}\" (its column in each grid), each head puts\n"
-                       "its largest weight on a different token.",
-              "say_en": "At \"{focus}\", its column in each grid, each head puts its largest weight on a different "
-                        "token: {targets}.",
-              "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n各个头的最大权重分别落在不同的词元上。",
-              "say_zh": "在\u201c{focus}\u201d处，也就是每个网格中它的那一列，各个头的最大权重分别落在不同的词元上：{targets}。"},
-    "focus_shared": {"en": "At \"{focus}\" (its column in each grid), the {n} heads put\n"
-                           "their largest weights on {k} different tokens.",
-                     "say_en": "At \"{focus}\", its column in each grid, the {n} heads put their largest weights on {k} "
-                               "different tokens: {targets}.",
-                     "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重落在 {k} 个不同的词元上。",
-                     "say_zh": "在\u201c{focus}\u201d处，也就是每个网格中它的那一列，{n} 个头的最大权重落在 {k} 个不同的词元上：{targets}。"},
-    "focus_same": {"en": "At \"{focus}\" (its column in each grid), all {n} heads put\n"
-                         "their largest weight on the same token, \"{src}\".",
-                   "say_en": "At \"{focus}\", its column in each grid, all {n} heads put their largest weight on the "
-                             "same token, \"{src}\": {targets}.",
-                   "zh": "在 \u201c{focus}\u201d 处（每个网格中它的那一列），\n{n} 个头的最大权重都落在同一个词元 \u201c{src}\u201d 上。",
-                   "say_zh": "在\u201c{focus}\u201d处，也就是每个网格中它的那一列，{n} 个头的最大权重都落在同一个词元\u201c{src}\u201d上：{targets}。"},
-    # each head's target, spoken in the focus beat (the labels under the grids), by the park rule (PARK_RULE)
-    "target": {"en": "head {h} looks most at \"{word}\", {w}", "zh": "第 {h} 个头最关注\u201c{word}\u201d，{w}"},
-    "target_parked": {"en": "head {h} rests on \"{word}\", {w}, but what it reads there is smaller than at most "
-                            "words: with nothing to fetch, it parks where it changes little, and its grid is dimmed and tagged parked",
-                      "zh": "第 {h} 个头停在\u201c{word}\u201d上，{w}，但它在那里读到的比大多数词都小："
-                            "没有要取的信息，它就停在改变很少的地方，它的网格变暗并标上停靠"},
-    "target_more": {"en": "and {n} more heads", "zh": "还有另外 {n} 个头"},
-    "concat": {"en": "Each head outputs {dh} numbers for \"{focus}\". Side by side,\n"
-                     "the {n} outputs make one vector of {d}: the concatenation.",
-               "zh": "每个头为 \u201c{focus}\u201d 输出 {dh} 个数。把 {n} 个输出\n并排拼接，得到一个 {d} 维向量。"},
-    "project": {"say_en": "The output matrix mixes the heads: the heads' outputs, joined and projected back to the width of the stream, plus a bias. This is the same as adding every head's change to the word's vector, plus the bias.",
-                "say_zh": '输出矩阵把各个头混合起来：各头的输出拼接后投影回残差流的宽度，再加上偏置。这等于把每个头对词向量的改变量相加，再加上偏置。',
-                "en": "W_O mixes the heads: out = W_O\u1d40 concat + b_O. This is\n"
-                      "the same as adding every head's \u0394E, plus the bias.",
-                "zh": "W_O 把各个头混合起来：out = W_O\u1d40 concat + b_O，\n等于把每个头的 \u0394E 相加，再加上偏置。"},
-    "split": {"en": "W_O has {dh} rows for each head: each block turns its head's output\n"
-                    "into that head's \u0394E. Added up with b_O, they make the same out.",
-              "say_en": "The output matrix has {dh} rows for each head, and each block turns its head's output into "
-                        "that head's own change to the word's vector. The {n} changes and the bias, added entry by "
-                        "entry, give the same output: in the first row, {row}.",
-              "zh": "W_O 为每个头留了 {dh} 行：每一块把对应头的输出变成该头的 \u0394E。\n"
-                    "把各头的 \u0394E 与 b_O 相加，得到同一个 out。",
-              "say_zh": "输出矩阵为每个头留了 {dh} 行，每一块把对应头的输出变成这个头对词向量的改变量。"
-                        "把 {n} 个改变量和偏置逐项相加，得到同一个输出：第一行里，{row}。"},
-    "split_grouped": {"en": "W_O has {dh} rows for each head: each block turns its head's output\n"
-                            "into that head's \u0394E; heads {a}\u2013{b} are added in one column.",
-                      "say_en": "The output matrix has {dh} rows for each head, and each block turns its head's output "
-                                "into that head's own change to the word's vector. The first heads get a column each; "
-                                "heads {a} to {b} are added entry by entry into one column. The {n} changes and the "
-                                "bias, added entry by entry, give the same output: in the first row, {row}.",
-                      "zh": "W_O 为每个头留了 {dh} 行：每一块把对应头的输出变成该头的 \u0394E；\n"
-                            "第 {a}\u2013{b} 个头的 \u0394E 相加成一列。",
-                      "say_zh": "输出矩阵为每个头留了 {dh} 行，每一块把对应头的输出变成这个头对词向量的改变量。"
-                                "前几个头各占一列；第 {a} 到第 {b} 个头的改变量逐项相加成一列。"
-                                "把 {n} 个改变量和偏置逐项相加，得到同一个输出：第一行里，{row}。"},
-    "heads_range": {"en": "heads {a}\u2013{b}", "zh": "头 {a}\u2013{b}"},
-    "delta_head": {"en": "head {h} \u0394E", "zh": "头 {h} \u0394E"},
-    "scale": {"en": "For scale: GPT-3, from its published shape, has {layers} layers\n"
-                    "of {heads} heads. Ours has {our_layers} layers of {our_heads}.",
-              "say_en": "For scale: GPT-3, from its published shape, has {layers} layers of {heads} heads, "
-                        "{total} heads, one square each on the right. Ours, {our_layers} layers of {our_heads}, drawn large "
-                        "on the left, is the tiny block in its top left corner; the table below compares their "
-                        "parameters.",
-              "say_zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头，共 {total} 个头，"
-                        "右边每个小方块是一个头。我们的模型只有 {our_layers} 层，每层 {our_heads} 个，左边放大画出，"
-                        "按比例只是它左上角的那一小块；下面的表比较两者的参数。",
-              "zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头；\n"
-                    "我们的模型只有 {our_layers} 层，每层 {our_heads} 个。"},
-    "scale_checkpoint": {"en": "For scale: GPT-3, from its published shape, has {layers} layers\n"
-                               "of {heads} heads. This checkpoint has {our_layers} layers of {our_heads}.",
-                         "say_en": "For scale: GPT-3, from its published shape, has {layers} layers of {heads} heads, "
-                                   "{total} heads, one square each on the right. This checkpoint, {our_layers} "
-                                   "layers of {our_heads}, drawn large on the left, is the block in its top left "
-                                   "corner; the table below compares their parameters.",
-                         "say_zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头，共 {total} 个头，"
-                                   "右边每个小方块是一个头。这个检查点有 {our_layers} 层，每层 {our_heads} 个，左边放大画出，"
-                                   "按比例是它左上角的那一块；下面的表比较两者的参数。",
-                         "zh": "作为对比：按公开的结构，GPT-3 有 {layers} 层，每层 {heads} 个头；\n"
-                               "这个检查点有 {our_layers} 层，每层 {our_heads} 个。"},
-    # the closing answer (beat summary): the question's rows again, each head's target and the length of its ΔE
-    "summary": {"en": "Each head fetches from where it looks most and writes its own \u0394E;\n"
-                      "W_O's blocks add them, with b_O, into one update of \"{focus}\".",
-                "say_en": "So that is why there are several heads. The same rows again, one per head of layer "
-                          "{layer}, now with the length of each head's change to \"{focus}\" on the right: "
-                          "{answers}. The output matrix's blocks add these changes entry by entry, with the bias, "
-                          "into one update, of length {out}.",
-                "zh": "每个头从它最关注的地方取信息，写出自己的 \u0394E；\n"
-                      "W_O 的各块把它们连同 b_O 相加，成为\u201c{focus}\u201d的一次更新。",
-                "say_zh": "这就是要多个头的原因。还是这几行，每行是第 {layer} 层的一个头，右边是每个头对"
-                          "\u201c{focus}\u201d的改变量的长度：{answers}。输出矩阵的各块把这些改变量连同偏置"
-                          "逐项相加，成为一次更新，长度 {out}。"},
-    "answer": {"en": "head {h} looks most at \"{word}\" and writes a change of length {x}",
-               "zh": "第 {h} 个头最关注\u201c{word}\u201d，写出长度 {x} 的改变量"},
-    "answer_parked": {"en": "head {h} parks on \"{word}\" and writes a change of length {x}",
-                      "zh": "第 {h} 个头停在\u201c{word}\u201d上，写出长度 {x} 的改变量"},
-    "head": {"en": "head {h}", "zh": "头 {h}"},
-    "output_of": {"en": "head {h}: {dh}", "zh": "头 {h}：{dh}"},
-    "concat_label": {"en": "concat: {n} \u00d7 {dh} = {d} numbers", "zh": "拼接：{n} \u00d7 {dh} = {d} 个数"},
-    "ours": {"en": "ours", "zh": "我们的模型"},
-    "gpt3": {"en": "GPT-3 (published shape)", "zh": "GPT-3（公开结构）"},
-    "our_heads": {"en": "ours: {layers} \u00d7 {heads} = {total} heads", "zh": "我们：{layers} \u00d7 {heads} = {total} 个头"},
-    "gpt3_heads": {"en": "GPT-3: {layers} \u00d7 {heads} = {total} heads",
-                   "zh": "GPT-3：{layers} \u00d7 {heads} = {total} 个头"},
-    "row_heads": {"en": "heads, all layers", "zh": "所有层的头数"},
-    "row_dhead": {"en": "d_head", "zh": "d_head"},
-    "row_attention": {"en": "attention parameters", "zh": "注意力参数"},
-    "row_total": {"en": "all parameters", "zh": "全部参数"},
-    "corner": {"en": "ours, to scale", "zh": "同比例下的我们"},
-    # the same three labels of a checkpoint of one's own (scenes.prompts.own_language): never "ours"
-    "ours_checkpoint": {"en": "checkpoint", "zh": "检查点"},
-    "our_heads_checkpoint": {"en": "{layers} \u00d7 {heads} = {total} heads",   # under the frame the corner names
-                             "zh": "{layers} \u00d7 {heads} = {total} 个头"},
-    "corner_checkpoint": {"en": "checkpoint, to scale", "zh": "同比例下的检查点"},
-})
+WORDS = Words.beside(__file__)     # multi_head.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | ATTENTION | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "question": {"en": "Why more than one head?", "zh": "为什么要多个头"},
-    "heads":    {"en": "Every head of the layer", "zh": "这一层的每个头"},
-    "focus":    {"en": "Where each head looks", "zh": "每个头看向哪里"},
-    "concat":   {"en": "Concatenating the outputs", "zh": "拼接各头的输出"},
-    "project":  {"en": "Projecting with W_O", "zh": "用 W_O 投影"},
-    "scale":    {"en": "GPT-3's heads", "zh": "GPT-3 的注意力头"},
-    "summary":  {"en": "Each head's part of the update", "zh": "每个头在更新中的份额"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 STEP, PAUSE = style.STEP, style.PAUSE
 
@@ -389,8 +212,8 @@ class MultiHead(LectureScene):
         # W_O split into per-head blocks: each head's ΔE, added with b_O, is the same out (footed as shown)
         m, split = self.m, self.split
         terms = [labels[0] for labels in self.split_footed.labels]      # the first row, for the ear
-        first = (", ".join(terms[:-1]) + " and " + terms[-1] + " add up to " if self.lang == "en" else
-                 "、".join(terms[:-1]) + " 和 " + terms[-1] + " 相加得 ") + self.split_footed.total_labels[0]
+        first = self.s("sum_row", terms=self.s("list_joiner").join(terms[:-1]), last=terms[-1],
+                       total=self.split_footed.total_labels[0])
         grouped = [g for g in self.split_groups if len(g) > 1]
         self.say("split_grouped" if grouped else "split", dh=m.dh, n=m.n_head, row=first,
                  a=style.shown(grouped[0][0]) if grouped else "", b=style.shown(grouped[0][-1]) if grouped else "")
@@ -466,7 +289,7 @@ class MultiHead(LectureScene):
                  for i, h in enumerate(self.rows["heads"])]
         if m.n_head > len(self.rows["heads"]):
             parts.append(self.s("target_more", n=m.n_head - len(self.rows["heads"])))
-        return ("; " if lang == "en" else "；").join(parts)
+        return self.s("clause_joiner").join(parts)
 
     def spoken_targets(self) -> str:
         """Each head's target from the focus, for the ear (the focus beat's spoken line): where it looks most and
@@ -482,7 +305,7 @@ class MultiHead(LectureScene):
         if m.n_head > len(shown):
             parts.append(self.s("target_more", n=m.n_head - len(shown)))
         self.values["targets"] = {"rule": PARK_RULE, "keys": keys, "heads": list(shown)}
-        return ("; " if lang == "en" else "；").join(parts)
+        return self.s("clause_joiner").join(parts)
 
     # --- building the pieces ---------------------------------------------------------------------
     def prepare(self):

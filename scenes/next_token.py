@@ -21,85 +21,15 @@ from scenes.components import Label, NumberText, ProbabilityBars, TokenChip, Tok
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import context_pair, language_of, own_language, uncertain_prompt
-from scenes.style import MUTED, PROB, SHARED, TEMPERATURE, TEXT, Strings
+from scenes.style import MUTED, PROB, SHARED, TEMPERATURE, TEXT
+from scenes.words import Words
 
-S = SHARED | Strings({
-    "title": {"en": "Predicting the next word", "zh": "预测下一个词"},
-    "subtitle": {"en": "What a GPT is trained to do, and how it writes", "zh": "GPT 被训练来做什么，又如何写出文字"},
-    "model_note": {"en": "Every number here comes from {model}:\n"
-                         "{layers} layers, {d}-number vectors, {vocabulary}.",
-                   "zh": "这里的每个数字都来自{model}：\n{layers} 层，{d} 维向量，{vocabulary}。"},
-    "task": {"en": "A GPT has one job: read the words so far\nand predict the word that comes next.",
-             "zh": "GPT 只做一件事：读入已有的词，\n预测接下来的那个词。"},
-    "distribution": {"en": "Its answer is not one word: it gives each of its\n"
-                           "{vocab} words a probability. Here the top {k}, and the rest.",
-                     "zh": "它的回答不是一个词，而是给词表中\n{vocab} 个词各一个概率。这里是前 {k} 个和其余的。"},
-    "distribution_both": {"en": "Its answer is not one word: each of its {vocab} words (English\n"
-                                "and Chinese) gets a probability. Here the top {k}, and the rest.",
-                          "zh": "它的回答不是一个词，而是给词表中 {vocab} 个词\n"
-                                "（英文词和中文词都有）各一个概率。这里是前 {k} 个和其余的。"},
-    "sample_top": {"en": "To write, it draws: the words lie end to end on 0 to 1,\n"
-                         "and a seeded random u = {u} falls on \"{word}\" ({p}).",
-                   "zh": "要写出文字就抽一个词：各词按概率排在 0 到 1 上，\n带种子的随机数 u = {u} 落在\u201c{word}\u201d上（{p}）。"},
-    "sample_other": {"en": "To write, it draws: the words lie end to end on 0 to 1,\n"
-                           "and u = {u} falls past the top {k}, on \"{word}\" ({p}).",
-                     "zh": "要写出文字就抽一个词：各词按概率排在 0 到 1 上，\n随机数 u = {u} 落在前 {k} 个之外的\u201c{word}\u201d上（{p}）。"},
-    "sample_argmax": {"en": "At temperature T = 0 there is no draw:\nthe most likely word, \"{word}\" ({p}), is taken.",
-                      "zh": "温度 T = 0 时不抽签：\n直接取概率最大的词\u201c{word}\u201d（{p}）。"},
-    "settings": {"en": "Temperature T = {t} divides the scores before the draw (T = 1:\n"
-                       "no change); the random seed {seed} fixes u: same seed, same words.",
-                 "say_en": "Two settings are shown under the strip. The temperature, T = {t}, divides the model's "
-                           "scores before the draw; at T = 1 nothing changes, and a later chapter shows more. "
-                           "The random seed, {seed}, fixes the random number u: the same seed draws the same words.",
-                 "zh": "温度 T = {t}：抽词之前先把模型的分数除以 T（T = 1 时不变）；\n"
-                       "随机种子 {seed} 决定 u：种子相同，抽出的词就相同。",
-                 "say_zh": "长条下面写着两个设置。温度 T = {t}：抽词之前先把模型的分数除以 T，T = 1 时什么都不变，后面一章会细讲。"
-                           "随机种子 {seed} 决定随机数 u：种子相同，抽出的词就相同。"},
-    "settings_argmax": {"en": "Temperature T = 0 means: no draw, take the most likely word\n"
-                              "(a later chapter shows why); the seed {seed} is not used.",
-                        "zh": "温度 T = 0 的意思是：不抽签，直接取最可能的词\n（后面一章会讲原因）；种子 {seed} 用不上。"},
-    "loop": {"en": "Append the word, predict again, draw again:\n"
-                   "{n} words, one at a time. This loop is how a GPT writes.",
-             "zh": "把这个词接上，再预测、再抽：一次一个词，共 {n} 个。\nGPT 就是这样一个词一个词写出来的。"},
-    "context_apart": {"en": "Both end in \"{word}\", after different words. Total variation,\n"
-                            "the probability they do not share, is {tv}: they share almost none.",
-                      "say_en": "Both end in the word \"{word}\", after different words. The share of probability "
-                                "the two predictions do not have in common, called the total variation, is {tv}: "
-                                "they share almost none of it.",
-                      "zh": "两句都以\u201c{word}\u201d结尾，前面的词不同。总变差，即两个预测\n"
-                            "不共有的概率份额，为 {tv}：几乎毫无重合。"},
-    "context_differ": {"en": "Both end in \"{word}\", after different words. Total variation,\n"
-                             "the probability they do not share, is {tv} (at most 1).",
-                       "say_en": "Both end in the word \"{word}\", after different words. The share of probability "
-                                 "the two predictions do not have in common, called the total variation, is {tv}, "
-                                 "out of at most 1: the predictions differ.",
-                       "zh": "两句都以\u201c{word}\u201d结尾，前面的词不同。总变差，即两个预测\n"
-                             "不共有的概率份额，为 {tv}（最大为 1）：预测随之不同。"},
-    "context_note": {"en": "The model reads every earlier word, not only the last one.",
-                     "zh": "模型读的是前面所有的词，而不只是最后一个。"},
-    "summary": {"en": "A GPT turns all the words so far into a distribution\n"
-                      "over the next one. Drawing from it, again and again, writes.",
-                "zh": "GPT 把已有的全部词变成下一个词的概率分布。\n一次次从中抽词，就写出了文字。"},
-    "summary_stack": {"en": "The stack inside: {layers} layers each look back at earlier words,\n"
-                            "then work on each word; the last box gives the probabilities.",
-                      "zh": "模型内部是一叠 {layers} 层：每层先回看前面的词，\n再逐个处理每个词；最后一格给出各词的概率。"},
-    "where_after": {"en": "after \"{last}\":", "zh": "\u201c{last}\u201d之后："},   # the closing map
-    "where_top": {"en": "\"{word}\"  {p}", "zh": "\u201c{word}\u201d {p}"},
-    "where_vocab": {"en": "the most likely of {n}", "zh": "{n} 个词中最可能"},
-    "temperature": {"en": "temperature T = {t}", "zh": "温度 T = {t}"},
-    "temperature_note": {"en": "(see the softmax chapter)", "zh": "（见 softmax 一章）"},
-    "seed": {"en": "random seed {seed}", "zh": "随机种子 {seed}"},
-    "tv_label": {"en": "total variation", "zh": "总变差"},
-})
+WORDS = Words.beside(__file__)     # next_token.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "task":          {"en": "The one job", "zh": "唯一的任务"},
-    "distribution":  {"en": "A probability for every word", "zh": "每个词的概率"},
-    "sample":        {"en": "Sampling one word", "zh": "抽样一个词"},
-    "loop":          {"en": "Writing word by word", "zh": "一个词一个词地写"},
-    "context":       {"en": "Why context matters", "zh": "上下文为何重要"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 LABEL_RIGHT, BAR_LEFT, BAR_WIDTH, PERCENT_RIGHT = -4.1, -3.9, 2.3, 0.15   # the distribution, left half

@@ -19,63 +19,15 @@ from scenes.components import CountSum, Label, NumberText
 from scenes.lecture import LectureScene
 from scenes.mlp_chapter import chapter_finding
 from scenes.prompts import own_language
-from scenes.style import MUTED, SHARED, TEXT, Strings
+from scenes.style import MUTED, SHARED, TEXT
+from scenes.words import Words
 
-S = SHARED | Strings({
-    "title": {"en": "Where the parameters are", "zh": "参数在哪里"},
-    "subtitle": {"en": "GPT-3's parameters, counted from its shape", "zh": "GPT-3 的参数，按结构数出来"},
-    "note": {"en": "GPT-3's figures come from its published shape;\nthose of {model} from its own config.",
-             "zh": "GPT-3 的数字来自它公开的结构；\n{model}的数字来自它自己的配置。"},
-    "count": {"en": "Counted from GPT-3's shape: d = {d}, {layers} layers,\n"
-                    "a {vocab}-word vocabulary; the unembedding is tied to W_E.",
-              "zh": "按 GPT-3 的结构计数：d = {d}，{layers} 层，\n词表 {vocab} 个词；解嵌入与 W_E 共用。"},
-    "embedding": {"en": "embedding", "zh": "嵌入"},
-    "attention": {"en": "attention", "zh": "注意力"},
-    "mlp": {"en": "MLP", "zh": "MLP"},
-    "layernorm": {"en": "LayerNorm", "zh": "LayerNorm"},
-    "unembedding": {"en": "unembedding", "zh": "解嵌入"},
-    "tied": {"en": "tied: 0", "zh": "共用：0"},
-    "total": {"en": "total", "zh": "合计"},
-    "split": {"en": "The MLPs hold {mlp} of {total}: {mlp_pct},\nabout {frac}. Attention holds {attn_pct}.",
-              "zh": "MLP 占 {total} 中的 {mlp}：{mlp_pct}，\n约{frac}。注意力占 {attn_pct}。"},
-    "frac_1_4": {"en": "a quarter", "zh": "四分之一"},
-    "frac_1_3": {"en": "a third", "zh": "三分之一"},
-    "frac_1_2": {"en": "a half", "zh": "一半"},
-    "frac_2_3": {"en": "two thirds", "zh": "三分之二"},
-    "frac_3_4": {"en": "three quarters", "zh": "四分之三"},
-    "gpt3": {"en": "GPT-3: {total}", "zh": "GPT-3：{total}"},
-    "ours_bar": {"en": "{model}: {total}", "zh": "{model}：{total}"},
-    "ours_less": {"en": "{model}, by its config: MLPs hold {pct} of {total},\n"
-                        "less than GPT-3's {gpt3}; its embedding alone takes {emb}.",
-                  "zh": "{model}（按其配置）：MLP 占 {total} 中的 {pct}，\n少于 GPT-3 的 {gpt3}；光嵌入就占了 {emb}。"},
-    "ours_more": {"en": "{model}, by its config: MLPs hold {pct} of {total},\n"
-                        "more than GPT-3's {gpt3}.",
-                  "zh": "{model}（按其配置）：MLP 占 {total} 中的 {pct}，\n多于 GPT-3 的 {gpt3}。"},
-    "segment": {"en": "{name} {pct}", "zh": "{name} {pct}"},
-    "summary": {"en": "Most parameters of both sit in the MLPs; in ours, layer {l}'s\n"
-                      "writes sports into names ({en} of {n} held out in English, {zh} in Chinese).",
-                "zh": "两个模型的大部分参数都在 MLP 里；我们的第 {l} 层 MLP 把运动写进名字\n"
-                      "（逐个留出 {n} 人：英文命中 {en} 人，中文 {zh} 人）。"},
-    # the MLP chapter's finding did not hold in both languages (chapter_finding): the share, and no claim about it
-    "summary_untraced": {"en": "In both models most parameters sit in the MLPs;\n"
-                               "the MLP chapter could not show what ours store in both languages.",
-                         "zh": "两个模型的大部分参数都在 MLP 里；\nMLP 一章没能在两种语言里都证明我们的 MLP 存了什么。"},
-    "summary_checkpoint": {"en": "In both models most parameters sit in the MLPs:\n"
-                                 "the layers GPT-2 and GPT-3 are mostly made of.",
-                           "zh": "两个模型的大部分参数都在 MLP 里：\nGPT-2 和 GPT-3 主要由这些层构成。"},
-    "where_share": {"en": "the MLPs' share:", "zh": "MLP 所占比例："},   # the closing map
-    "where_ours": {"en": "{model}: {pct}", "zh": "{model}：{pct}"},
-    "where_gpt3": {"en": "GPT-3: {pct}", "zh": "GPT-3：{pct}"},
-    "summary_not": {"en": "The MLPs' share differs between the models:\nthe counts above come from each one's shape.",
-                    "zh": "两个模型中 MLP 的占比不同：\n上面的数字来自各自的结构。"},
-})
+WORDS = Words.beside(__file__)     # parameters.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "count":  {"en": "Counting GPT-3's parameters", "zh": "数一数 GPT-3 的参数"},
-    "split":  {"en": "GPT-3's split", "zh": "GPT-3 的参数分布"},
-    "ours":   {"en": "The model's own split", "zh": "本模型的参数分布"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 PARTS = ("embedding", "attention", "mlp", "layernorm")
 FOUND_P = 0.05   # the MLP chapter's finding holds in a language when its held-out count beats shuffled labels so

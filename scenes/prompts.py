@@ -14,9 +14,9 @@ word is then as uncertain as the language gets while still having favourites,
 which is what temperature acts on.
 
 Rule (attention chapter): walk the same seeded stream and take its first story
-sentence pair ("a <texture> <colour> <size> <creature> ... . the <creature> was <colour> ."; in Chinese
-"一只 ... 。 这只 <creature> 是 <colour> 。").
-Cut it just before its recall word, so the prompt ends on "was" (or "felt"; 是 or 摸起来): that
+sentence pair ("a <texture> <colour> <size> <creature> ... . the <creature> was <colour> ."; in Chinese the
+same story in the Chinese grammar of model/language.py).
+Cut it just before its recall word, so the prompt ends on "was" (or "felt"; in Chinese their translations): that
 last token can only predict the recall word by looking back to the adjective it
 repeats. The focus token is that last token; the adjective is the earlier word
 the recall repeats; the noun is the creature in the first sentence.
@@ -25,7 +25,9 @@ the recall repeats; the noun is the creature in the first sentence.
 from __future__ import annotations
 
 import random
+import tomllib
 import unicodedata
+from pathlib import Path
 
 import numpy as np
 
@@ -37,18 +39,10 @@ LANGS = ("en", "zh")
 # kind's list, in the scene's language, that encodes to at most DRAWN_TOKENS tokens and fits the model's context.
 # The Chinese prompts show GPT-2's byte pieces as they are (<0xNN>); --prompt replaces any of them.
 DRAWN_TOKENS = 13   # the longest default row the token scenes draw at a legible size
-CHECKPOINT_PROMPTS = {
-    # attention: the last token can look back to an earlier word it repeats ("fox")
-    "lookback": {"en": ["Alice saw a red fox. The fox was", "A red fox. The fox was", "The fox was"],
-                 "zh": ["猫是红的。猫是", "猫是"]},
-    # softmax, next token: an open continuation
-    "uncertain": {"en": ["The weather today is", "Today is"], "zh": ["今天天气", "今天"]},
-    # the MLP: a person whose fact the next token would need
-    "fact": {"en": ["Michael Jordan plays the sport of", "Michael Jordan plays"], "zh": ["乔丹", "丹"]},
-    # the context beat: the same last token after different words (pairs, the first pair that fits wins)
-    "context": {"en": [("She sat on the river bank", "She put her money in the bank")],
-                "zh": [("河边的", "银行的")]},
-}
+_DATA = tomllib.loads(Path(__file__).with_suffix(".toml").read_text(encoding="utf-8"))   # prompts.toml
+CHECKPOINT_PROMPTS = {kind: {lang: [tuple(p) if isinstance(p, list) else p for p in prompts]
+                             for lang, prompts in langs.items()}
+                      for kind, langs in _DATA["checkpoint_prompts"].items()}
 
 
 def own_language(gpt) -> bool:
@@ -59,27 +53,7 @@ def own_language(gpt) -> bool:
 # --- what the numbers come from, said by one rule: our own model in today's words; a checkpoint of one's own as what
 # it is, from its config (the loader accepts only GPT-2 configs). Every title note and every caption that names the
 # model takes its words from model_words(), never "our model" of someone else's weights.
-MODEL_WORDS = {
-    # the model, in full: ours, or a checkpoint with its depth (a title note is one line wide: its width, when it
-    # matters, is said by the note's second line or by the scene)
-    "full": {"ours": {"en": "our own small trained GPT", "zh": "本项目训练的小型 GPT"},
-             "checkpoint": {"en": "a {layers}-layer GPT-2 checkpoint", "zh": "{layers} 层的 GPT-2 检查点"}},
-    # the same where the sentence goes on to give the shape itself (its layers, its vector size)
-    "plain": {"ours": {"en": "our own small trained GPT", "zh": "本项目训练的小型 GPT"},
-              "checkpoint": {"en": "a GPT-2 checkpoint", "zh": "一个 GPT-2 检查点"}},
-    # where a line has little room left ("Layer 2, head 3 of {model}, chosen by computation:")
-    "compact": {"ours": {"en": "our small trained GPT", "zh": "我们训练的小型 GPT"},
-                "checkpoint": {"en": "a GPT-2 checkpoint", "zh": "GPT-2 检查点"}},
-    # short, as a sentence's subject or owner ("Layer 2 of {model} has 4 heads", "{model}的第 2 层")
-    "short": {"ours": {"en": "our model", "zh": "我们模型"},
-              "checkpoint": {"en": "this checkpoint", "zh": "这个检查点"}},
-    # as a sentence's subject, at its start
-    "subject": {"ours": {"en": "Our model", "zh": "我们的模型"},
-                "checkpoint": {"en": "This checkpoint", "zh": "这个检查点"}},
-    # a vocabulary of n entries: our words, a checkpoint's (BPE) tokens
-    "vocabulary": {"ours": {"en": "a {n}-word vocabulary", "zh": "词表共 {n} 个词"},
-                   "checkpoint": {"en": "a {n}-token vocabulary", "zh": "词表共 {n} 个词元"}},
-}
+MODEL_WORDS = _DATA["model_words"]   # form -> ours / checkpoint -> language (prompts.toml)
 
 
 def model_words(gpt, lang: str, form: str = "full", **values) -> str:
@@ -123,7 +97,7 @@ def _stream(lang: str):
 
 
 def is_punctuation(word: str) -> bool:
-    """A token that is a punctuation mark ("," "." "，" "。"): every character of it is one."""
+    """A token that is a punctuation mark ("," "." and the Chinese full-width comma and full stop): every character of it is one."""
     return bool(word) and all(unicodedata.category(ch).startswith("P") for ch in word)
 
 
@@ -138,7 +112,8 @@ def spaces_before(words, lang: str) -> list[bool]:
 
 
 def join_words(words, lang: str) -> str:
-    """A prompt as its language writes it (spaces_before): "mr michael jordan, indeed, plays", 迈克尔乔丹打."""
+    """A prompt as its language writes it (spaces_before): "mr michael jordan, indeed, plays"; Chinese
+    without spaces."""
     words = list(words)
     return "".join((" " if space else "") + w for w, space in zip(words, spaces_before(words, lang)))
 
@@ -193,7 +168,7 @@ def lookback_prompt(lang: str = "en", gpt=None) -> dict:
             return {
                 "prompt": join_words(prompt_words, lang),
                 "tokens": prompt_words,
-                "focus_index": len(prompt_words) - 1,          # "was" / "felt" (是 / 摸起来)
+                "focus_index": len(prompt_words) - 1,          # "was" / "felt" (in Chinese, their translations)
                 "adjective_index": prompt_words.index(tok.word),  # the earlier word the recall repeats
                 "noun_index": prompt_words.index(words[i - 2]),   # the creature in the first sentence
                 "focus_word": prompt_words[-1],
@@ -201,7 +176,7 @@ def lookback_prompt(lang: str = "en", gpt=None) -> dict:
                 "rule": "the first story sentence pair in the first "
                         f"{STREAM_WORDS} words of the training language's seeded {lang} stream "
                         f"(seed {language.SEED}), cut just before its recall word: the last token "
-                        "(\"was\"/\"felt\", 是/摸起来) must look back to the adjective it repeats",
+                        "(\"was\"/\"felt\", \u662f/\u6478\u8d77\u6765) must look back to the adjective it repeats",
                 "lang": lang,
             }
         if tok.word == g.t("."):
@@ -416,7 +391,7 @@ FACT_STREAM_WORDS = 600   # the sport-fact rule reads further: person sentences 
 
 # The example the lecture's source article gives for a fact an MLP stores: Michael Jordan plays basketball.
 EXAMPLE_PERSON = ("michael", "jordan")
-# model/evaluate.py facts_known asks every person's sport with this template: "first last plays" (迈克尔 乔丹 打)
+# model/evaluate.py facts_known asks every person's sport with this template: "first last plays"
 EXAMPLE_TEMPLATE = "plays"
 
 
@@ -448,10 +423,10 @@ def _first_sport_sentence(lang: str, person: tuple[str, str] | None = None) -> d
 
 
 def example_fact_prompt(lang: str = "en") -> dict:
-    """The source article's example, Michael Jordan (迈克尔 乔丹) and his sport, as a prompt in `lang`, cut just
+    """The source article's example, Michael Jordan (in both languages) and his sport, as a prompt in `lang`, cut just
     before the sport: the first sentence of the seeded stream (FACT_STREAM_WORDS words, as sport_fact_prompt reads)
     that names him and asks his sport, not through a pronoun; if the stream has none, the template model/evaluate.py
-    facts_known asks every person's sport with, "first last plays" (迈克尔 乔丹 打)."""
+    facts_known asks every person's sport with, "first last plays"."""
     from model import language
 
     if lang not in LANGS:
@@ -488,7 +463,7 @@ def sport_fact_prompt(lang: str = "en", gpt=None) -> dict:
     """The fact scene's prompt in `lang`: the source article's example if the model knows it, else the first
     sentence of the seeded stream that names a person and then asks their sport, cut just before the sport.
 
-    Rule: take example_fact_prompt(lang) (Michael Jordan, 迈克尔 乔丹, from the seeded stream or else facts_known's
+    Rule: take example_fact_prompt(lang) (Michael Jordan, from the seeded stream or else facts_known's
     template) and measure it on the model (`gpt`, default the shipped model): if its top-1 next word is his sport
     (knows_fact), that is the prompt (branch "example"). Otherwise (branch "fallback"): walk the first seeded stream
     of the language (FACT_STREAM_WORDS words, the same seed as the other rules); take the first answer word that is

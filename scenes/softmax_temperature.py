@@ -27,108 +27,15 @@ from scenes.components import math_tex as tex
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import uncertain_prompt
-from scenes.style import LOGIT, MUTED, PROB, SHARED, TEMPERATURE, TEXT, Strings
+from scenes.style import LOGIT, MUTED, PROB, SHARED, TEMPERATURE, TEXT
+from scenes.words import Words
 
-S = SHARED | Strings({
-    "title": {"en": "Softmax and temperature", "zh": "Softmax 与温度"},
-    "subtitle": {"en": "How a GPT turns its scores into probabilities", "zh": "GPT 如何把分数变成概率"},
-    "model_note": {"en": "Every number here comes from {model}:\n"
-                         "{layers} layers, {d}-number vectors, {vocabulary}.",
-                   "zh": "这里的每个数字都来自{model}：\n{layers} 层，{d} 维向量，{vocabulary}。"},
-    "prompt": {"en": "The model reads the prompt\nand must predict the next word.",
-               "zh": "模型读入提示词，\n要预测下一个词。"},
-    "logits": {"en": "It gives each of its {vocab} words a score, a logit.\n"
-                     "Logits are raw scores, not probabilities yet.",
-               "zh": "它给词表中的 {vocab} 个词各打一个分数：logit。\nlogit 只是原始分数，还不是概率。"},
-    "exp": {"en": "Step 1: exponentiate, e to the power of each logit:\n"
-                  "a logit 1 higher gives e ≈ 2.7 times as much.",
-            "say_en": "Step 1: exponentiate: raise e to the power of each logit. A logit one higher gives about "
-                      "2.7 times as much.",
-            "zh": "第一步：取指数，即 e 的 logit 次方：\nlogit 每高 1，结果就是 e ≈ 2.7 倍。",
-            "say_zh": "第一步：取指数，即 e 的 logit 次方。logit 每高 1，结果就约是原来的 2.7 倍。"},
-    "exp_unit": {"en": "Step 1: exponentiate, e to the power of each logit: a logit\n"
-                       "1 higher gives e ≈ 2.7 times as much. Shown in units of 10{sup}.",
-                 "say_en": "Step 1: exponentiate: raise e to the power of each logit. A logit one higher gives "
-                           "about 2.7 times as much. The column shows the results in units of 10 to the power "
-                           "{power}.",
-                 "zh": "第一步：取指数，即 e 的 logit 次方：logit 每高 1，\n结果就是 e ≈ 2.7 倍。这一列以 10{sup} 为单位。",
-                 "say_zh": "第一步：取指数，即 e 的 logit 次方。logit 每高 1，结果就约是原来的 2.7 倍。"
-                           "这一列以 10 的 {power} 次方为单位。"},
-    "sum": {"en": "Step 2: add them up, over all {vocab} words,\nnot only the {k} shown.",
-            "zh": "第二步：求和，对全部 {vocab} 个词，\n而不只是这里的 {k} 个。"},
-    "divide": {"en": "Step 3: divide each by the sum. The results are\npositive and add up to 100%: probabilities.",
-               "zh": "第三步：每一项除以总和。结果都为正，\n且总和为 100%：这就是概率。"},
-    "temperature": {"en": "Temperature T divides the logits before the softmax.\nAt T = 1 nothing changes.",
-                    "zh": "温度 T：在 softmax 之前先把 logit 除以 T。\nT = 1 时什么都不变。"},
-    "hotter": {"en": "T = {t}: a large T shrinks the gaps between logits,\n"
-                     "so the probability spreads out: \"{word}\" {p1} → {p}.",
-               "say_en": "T = {t}: a large T shrinks the gaps between logits, so the probability spreads out: "
-                         "\"{word}\" goes from {p1} at T = 1 to {p}.",
-               "zh": "T = {t}：T 较大，logit 之间的差距缩小，\n概率变得分散：\u201c{word}\u201d {p1} → {p}。",
-               "say_zh": "T = {t}：T 较大，logit 之间的差距缩小，概率变得分散：\u201c{word}\u201d从 T = 1 时的 {p1} "
-                         "降到 {p}。"},
-    "colder": {"en": "T = {t}: a small T stretches the gaps, so the probability\n"
-                     "shifts toward the top word: \"{word}\" {p1} → {p}.",
-               "say_en": "T = {t}: a small T stretches the gaps, so the probability shifts toward the top word: "
-                         "\"{word}\" goes from {p1} at T = 1 to {p}.",
-               "zh": "T = {t}：T 较小，差距被拉大，\n概率向最高的词靠拢：\u201c{word}\u201d {p1} → {p}。",
-               "say_zh": "T = {t}：T 较小，差距被拉大，概率向最高的词靠拢：\u201c{word}\u201d从 T = 1 时的 {p1} "
-                         "升到 {p}。"},
-    "neutral": {"en": "T = 1: the model's own distribution again: \"{word}\" has {p}.",
-                "zh": "T = 1：又回到模型本来的分布：\u201c{word}\u201d是 {p}。"},
-    "zero": {"en": "T = 0: only the largest logit counts.\nAll the probability goes to it: argmax.",
-             "zh": "T = 0：只看最大的 logit，\n全部概率都给它：argmax。"},
-    "colder_tie": {"en": "T = {t}: a small T stretches the gaps,\nso the probability shifts toward the {n} top words.",
-                   "zh": "T = {t}：T 较小，差距被拉大，\n概率向并列最高的 {n} 个词靠拢。"},
-    "unchanged": {"en": "T = {t}: every logit is the same here,\nso the probabilities do not change.",
-                  "zh": "T = {t}：这里每个 logit 都相同，\n所以概率不变。"},
-    "zero_tie": {"en": "T = 0: only the largest logit counts. {n} words tie for it,\n"
-                       "so they share all the probability equally.",
-                 "zh": "T = 0：只看最大的 logit。有 {n} 个词并列最大，\n它们平分全部概率。"},
-    "write_seed": {"en": "Now it writes: {n} words after the prompt at T = {lo}, {mid} and {hi}.\n"
-                         "One seed, {seed}, for all three: the same random numbers u.",
-                   "say_en": "Now the model writes: {n} words after the prompt, three times, at T = {lo}, {mid} "
-                             "and {hi}, top to bottom. One seed, {seed}, for all three: they draw the same random "
-                             "numbers u, so only the temperature makes the texts differ.",
-                   "zh": "现在让它写：在提示词之后写 {n} 个词，T = {lo}、{mid}、{hi} 各一次。\n"
-                         "三次用同一个种子 {seed}：抽到的随机数 u 完全相同。",
-                   "say_zh": "现在让模型写：在提示词之后写 {n} 个词，自上而下温度分别为 {lo}、{mid} 和 {hi}。"
-                             "三次用同一个种子 {seed}，抽到的随机数 u 完全相同，所以文字的不同只来自温度。"},
-    "write_wanders": {"en": "At T = {lo} the text repeats itself: {d_lo} different words of {n}.\n"
-                            "At T = {hi} it wanders: {d_hi} different words of {n}.",
-                      "say_en": "At T = {lo}, the top text, the same words come back: only {d_lo} different words "
-                                "of {n}. At T = {hi}, the bottom text, it wanders: {d_hi} different words.",
-                      "zh": "T = {lo} 时文字反复出现：{n} 个词里只有 {d_lo} 个不同。\n"
-                            "T = {hi} 时文字四处游走：有 {d_hi} 个不同的词。",
-                      "say_zh": "最上面 T = {lo} 的文字，同样的词反复出现：{n} 个词里只有 {d_lo} 个不同。"
-                                "最下面 T = {hi} 的文字四处游走：有 {d_hi} 个不同的词。"},
-    "write_alike": {"en": "Different words of {n}: {d_lo} at T = {lo}, {d_mid} at T = {mid},\n"
-                          "{d_hi} at T = {hi}: here the hotter text is not more varied.",
-                    "zh": "{n} 个词中不同的词：T = {lo} 时 {d_lo} 个，T = {mid} 时 {d_mid} 个，\n"
-                          "T = {hi} 时 {d_hi} 个：这里温度高的文字并不更多样。"},
-    "write_header": {"en": "T = {t}", "zh": "T = {t}"},
-    "write_count": {"en": "{d} different words of {n}", "zh": "{n} 个词中 {d} 个不同"},
-    "write_seed_label": {"en": "seed {seed}", "zh": "种子 {seed}"},
-    "summary": {"en": "Large T spreads the probability; small T concentrates it.\n"
-                      "As T → 0 the model only considers the maximum.",
-                "zh": "T 越大，概率越分散；T 越小，概率越集中。\nT → 0 时，模型只考虑最大值。"},
-    "where_header": {"en": "P(\"{word}\") at each T", "zh": "各温度下的 P(\u201c{word}\u201d)"},   # the closing map
-    "where_stop": {"en": "T = {t}:  {p}", "zh": "T = {t}：{p}"},
-    "logit": {"en": "logit", "zh": "logit"},
-})
+WORDS = Words.beside(__file__)     # softmax_temperature.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "prompt":       {"en": "The prompt", "zh": "提示词"},
-    "logits":       {"en": "Logits: raw scores", "zh": "logit：原始分数"},
-    "exp":          {"en": "Step 1: exponentiate", "zh": "第一步：取指数"},
-    "sum":          {"en": "Step 2: add them up", "zh": "第二步：求和"},
-    "divide":       {"en": "Step 3: divide by the sum", "zh": "第三步：除以总和"},
-    "temperature":  {"en": "Introducing temperature", "zh": "引入温度"},
-    "stop":         {"en": "Temperature T = {t}", "zh": "温度 T = {t}"},
-    "stop_again":   {"en": "Temperature T = {t} again ({n})", "zh": "再次：温度 T = {t}（第 {n} 次）"},
-    "write":        {"en": "The text it writes", "zh": "它写出的文字"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 
 # --- the numbers: read from the model, never computed here beyond display -----------

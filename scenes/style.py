@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 
+from .words import LANGUAGES, Strings, Words  # noqa: F401  (Strings, LANGUAGES: the words' API, used from style)
 from manim import BLUE_C, GREY_B, RED_C, TEAL_C, WHITE, YELLOW_C, ManimColor, config, interpolate_color
 
 # --- colour carries meaning --------------------------------------------------------
@@ -220,52 +221,23 @@ def temperature(t: float) -> str:
 # --- layers and heads: counted from 1 on screen --------------------------------------
 # The one place where an index becomes the number a viewer reads. The model, the command line (--layer 0) and the
 # manifests (values["layer"], values["head"]) count from 0; every caption, label and chapter name counts from 1:
-# "layer 1 of 3", "head 3", "MLP of layer 1", "第 1 层", "第 3 个头". A scene passes the zero-based index through
+# "layer 1 of 3", "head 3", "MLP of layer 1", and the same in Chinese. A scene passes the zero-based index through
 # shown() and never adds 1 itself (tests/test_layer_convention.py reads every text on screen against the manifest).
 def shown(index: int) -> int:
     """A layer's or head's zero-based index as it is counted on screen: from 1."""
     return int(index) + 1
 
 
-# --- every on-screen string in both languages --------------------------------------
-LANGUAGES = ("en", "zh")
+# --- every on-screen string in both languages: scenes/words.py, the words in scenes/style.toml and beside each scene
+WORDS = Words.beside(__file__)     # style.toml: the strings every scene shares, the beat titles', the attention grids'
 
-
-class Strings:
-    """A table key -> {en, zh}. Missing translations are an error at import time, not on screen."""
-
-    def __init__(self, table: dict[str, dict[str, str]]):
-        for key, versions in table.items():
-            missing = [lang for lang in LANGUAGES if not versions.get(lang)]
-            if missing:
-                raise ValueError(f"string {key!r} has no {', '.join(missing)} version")
-        self.table = table
-
-    def __call__(self, key: str, lang: str, **values) -> str:
-        return self.table[key][lang].format(**values)
-
-    def __or__(self, other: "Strings") -> "Strings":
-        return Strings({**self.table, **other.table})
-
-
-SHARED = Strings({
-    "other": {"en": "other", "zh": "其他"},
-    "n_numbers": {"en": "{n} numbers", "zh": "{n} 个数"},
-    "n_more_words": {"en": "{n} more words", "zh": "另外 {n} 个词"},
-    "n_more": {"en": "{n} more", "zh": "另外 {n} 个"},     # the same, where n has five digits or more (GPT-2's)
-    "vocabulary": {"en": "{n}-word vocabulary", "zh": "词表共 {n} 个词"},
-    "earlier_tokens": {"en": "{n} earlier", "zh": "前 {n} 个"},
-    "weight_scale": {"en": "weight", "zh": "权重"},           # the legend of a weight matrix's cells
-    "size_legend": {"en": "size of an entry", "zh": "数值大小"},  # the legend of an activation's cells
-})
+SHARED = WORDS["shared"]
 
 # Beat titles: a scene's `beat_titles` table names each of its beats (by section name) in a few words, in English and
 # Chinese: the chapter names of its clip's chapter track, the lecture's chapters, the course page and the deck. A title
 # names what the beat shows and states no property of the numbers. The title card's beat is named by the scene's
-# "title" string. Every scene's table starts from this one: `beat_titles = BEAT_TITLES | Strings({...})`.
-BEAT_TITLES = Strings({
-    "summary": {"en": "Summary", "zh": "小结"},
-})
+# "title" string. Every scene's table starts from this one: `BEATS = BEAT_TITLES | WORDS["beat_titles"]`.
+BEAT_TITLES = WORDS["beat_titles"]
 
 # --- attention chapter: grids, masks, legends ------------------------------------------
 ATTENTION_ZERO = "#1A1A1A"   # an attention weight of 0 (and the dark end of every cell scale)
@@ -279,11 +251,7 @@ def attention_colour(weight: float) -> ManimColor:
     return interpolate_color(ManimColor(ATTENTION_ZERO), ManimColor(WHITE), min(max(float(weight), 0.0), 1.0))
 
 
-ATTENTION = Strings({
-    "keys_axis": {"en": "keys \u2193", "zh": "\u952e \u2193"},
-    "queries_axis": {"en": "queries \u2192", "zh": "\u67e5\u8be2 \u2192"},
-    "masked": {"en": "masked", "zh": "\u5c4f\u853d"},
-})
+ATTENTION = WORDS["attention"]
 
 # --- the MLP chapter: GELU curves and neurons ----------------------------------------------------------
 GELU_CURVE = "#83C167"       # ReLU / GELU curves: green (ReLU would be yellow)

@@ -26,68 +26,20 @@ from scenes import style
 from scenes.components import BarColumn, Label, LabelColumn, NumberColumn, NumberText, TokenChip
 from scenes.lecture import LectureScene
 from scenes.prompts import lookback_head
-from scenes.style import MUTED, PROB, SHARED, TEXT, Strings
+from scenes.style import MUTED, PROB, SHARED, TEXT
+from scenes.words import Words
 
 DATA_FILES = ("docs/parallel_pass.json",)   # read here, so render.py's cache keys on it (pipeline.cache.declared_data)
 PARALLEL_PASS = Path(__file__).resolve().parents[1] / DATA_FILES[0]
 EPS_DEG = (1, 5)   # the bands around 90° the scaling row names
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
-S = SHARED | Strings({
-    "title": {"en": "Why this design works", "zh": "这个设计为何有效"},
-    "subtitle": {"en": "Four advantages, each with a number", "zh": "四个优势，各有一个数字"},
-    "model_note": {"en": "Every number here comes from {model},\n"
-                         "or from GPT-3's published config.",
-                   "zh": "这里的每个数字都来自{model}，\n或来自 GPT-3 公开的配置。"},
-    "context": {"en": "Global context: any word can look at any earlier word.\n"
-                      "Here a head reaches {n} tokens back with weight {w}.",
-                "zh": "全局上下文：每个词都能看到之前的任何词。\n这里一个头往回看 {n} 个词元，权重 {w}。"},
-    "parallel_faster": {"en": "Parallel: one matrix product covers every position.\n"
-                              "All {T} tokens in one pass: {ratio}× faster than one by one.",
-                        "zh": "并行：一次矩阵乘法覆盖所有位置。\n{T} 个词元一次算完，比逐个算快 {ratio} 倍。"},
-    "parallel_not_faster": {"en": "Parallel: one matrix product covers every position.\n"
-                                  "On this machine one pass was not faster ({ratio}×).",
-                            "zh": "并行：一次矩阵乘法覆盖所有位置。\n在这台机器上一次算完并没有更快（{ratio} 倍）。"},
-    # the recorded benchmark ran on this language's default prompt: with another prompt on screen, say so
-    "parallel_faster_recorded": {"en": "Parallel: one matrix product covers every position.\n"
-                                       "On a recorded {T}-token prompt, one pass was {ratio}× faster.",
-                                 "zh": "并行：一次矩阵乘法覆盖所有位置。\n记录的 {T} 个词元的提示一次算完，比逐个算快 {ratio} 倍。"},
-    "parallel_not_faster_recorded": {"en": "Parallel: one matrix product covers every position.\n"
-                                           "On a recorded {T}-token prompt, one pass was not faster ({ratio}×).",
-                                     "zh": "并行：一次矩阵乘法覆盖所有位置。\n记录的 {T} 个词元一次算完，在这台机器上并没有更快（{ratio} 倍）。"},
-    "rich_grows": {"en": "Rich representations: each block adds to the stream,\n"
-                         "and P(\"{answer}\") grows from {p0} to {p1} across the blocks.",
-                   "zh": "丰富的表示：每个模块都往残差流里添加信息，\nP(\u201c{answer}\u201d) 从 {p0} 增长到 {p1}。"},
-    "rich_flat": {"en": "Rich representations: each block adds to the stream;\n"
-                        "here P(\"{answer}\") goes from {p0} to {p1}.",
-                  "zh": "丰富的表示：每个模块都往残差流里添加信息；\n这里 P(\u201c{answer}\u201d) 从 {p0} 变为 {p1}。"},
-    "rich_same": {"en": "Rich representations: each block adds to the stream;\n"
-                        "here P(\"{answer}\") reads {p0} before the blocks and after them.",
-                  "zh": "丰富的表示：每个模块都往残差流里添加信息；\n这里 P(\u201c{answer}\u201d) 在各模块前后都显示为 {p0}。"},
-    "scaling": {"en": "Scaling: GPT-3 has {params} parameters. Its {d}\n"
-                      "dimensions fit about {far} random directions within {e2}°.",
-                "zh": "规模：GPT-3 有 {params} 个参数，它的 {d} 维\n能容纳约 {far} 个彼此偏离 90° 不到 {e2}° 的随机方向。"},
-    "h_context": {"en": "global context", "zh": "全局上下文"},
-    "h_parallel": {"en": "parallel processing", "zh": "并行处理"},
-    "h_rich": {"en": "rich representations", "zh": "丰富的表示"},
-    "h_scaling": {"en": "scaling", "zh": "规模"},
-    "d_context": {"en": "layer {l}, head {h}: {n} tokens back", "zh": "第 {l} 层第 {h} 个头：往回 {n} 个词元"},
-    "d_parallel": {"en": "median of {runs} runs, {cpus} cores", "zh": "{runs} 次的中位数，{cpus} 个核"},
-    "d_rich": {"en": "P(\"{answer}\") after each block", "zh": "每个模块之后的 P(\u201c{answer}\u201d)"},
-    "d_scaling": {"en": "GPT-3: {d} dimensions", "zh": "GPT-3：{d} 维"},
-    "at_once": {"en": "all at once", "zh": "一次算完"},
-    "one_by_one": {"en": "one by one", "zh": "逐个计算"},
-    "within": {"en": "random at 90° ± {e}°", "zh": "随机方向：90° ± {e}°"},
-    "params_label": {"en": "parameters", "zh": "参数"},
-})
+WORDS = Words.beside(__file__)     # summary.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "context":          {"en": "Global context", "zh": "全局上下文"},
-    "parallel":         {"en": "Parallel processing", "zh": "并行处理"},
-    "representations":  {"en": "Rich representations", "zh": "丰富的表示"},
-    "scaling":          {"en": "Scaling", "zh": "规模"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 ROW_YS = (2.75, 1.5, 0.25, -1.0)       # the four advantages, top to bottom

@@ -26,111 +26,15 @@ from scenes.components.superposition import AngleHistogram
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
 from scenes.prompts import fact_prompt, join_words
-from scenes.style import ANGLE_BARS, MUTED, NEURON_ACTIVE, RANDOM_ESTIMATE, SHARED, TEXT, TOPIC_COLOURS, Strings
+from scenes.style import ANGLE_BARS, MUTED, NEURON_ACTIVE, RANDOM_ESTIMATE, SHARED, TEXT, TOPIC_COLOURS
+from scenes.words import Words
 
-S = SHARED | Strings({
-    "title": {"en": "Superposition in our model", "zh": "我们模型里的叠加"},
-    "subtitle": {"en": "More things to store than dimensions to store them in", "zh": "要存的东西比维度多"},
-    "note": {"en": "The numbers: our trained model ({d} dimensions): its {n} word\n"
-                   "embeddings, its {k} MLP neurons over {s} sample texts, one fact.",
-             "zh": "数字来自我们训练的模型（{d} 维）：{n} 个词嵌入，\n{k} 个 MLP 神经元在 {s} 段样本上的激活，一个事实。"},
-    "like_random": {"en": "{n} words in {d} dimensions: not all at 90°, spread around it\n"
-                          "like random ones: {s} of pairs within 85\u201395°, random {r}.",
-                    "zh": "{d} 维里的 {n} 个词：夹角像随机方向一样分布在 90° 附近，\n"
-                          "并不都是 90°：{s} 的词对在 85\u201395° 内，随机为 {r}。",
-                    "say_en": "{n} words in {d} dimensions. The bars are the angles between every pair of our word "
-                              "embeddings; the curve is what random directions of the same size would give. Both "
-                              "spread around ninety degrees, not all at ninety, and alike. In a band ten degrees wide, "
-                              "85 to 95 degrees, wider than the last scene's 89 to 91: {s} of our pairs, against {r} "
-                              "for random directions.",
-                    "say_zh": "{d} 维里的 {n} 个词。柱子是我们每一对词嵌入之间的夹角，曲线是同样维数的随机方向会给出的"
-                              "分布。两者都分布在 90 度附近，并不都是 90 度，而且差不多。换一个十度宽的区间，85 到 95 度，"
-                              "比上一段的 89 到 91 度宽：{s} 的词对落在其中，随机方向是 {r}。"},
-    "less_random": {"en": "{n} words in {d} dimensions: less perpendicular than random\n"
-                          "directions ({s} of pairs within 85\u201395°, random {r}).",
-                    "zh": "{d} 维里的 {n} 个词：不如随机方向垂直\n（{s} 的词对在 85\u201395° 内，随机为 {r}）。"},
-    "more_random": {"en": "{n} words in {d} dimensions: more perpendicular than random\n"
-                          "directions ({s} of pairs within 85\u201395°, random {r}).",
-                    "zh": "{d} 维里的 {n} 个词：比随机方向更垂直\n（{s} 的词对在 85\u201395° 内，随机为 {r}）。"},
-    "hist_header": {"en": "angles between all {pairs} pairs of word embeddings", "zh": "全部 {pairs} 对词嵌入之间的夹角"},
-    "ours": {"en": "our model's words", "zh": "我们模型的词"},
-    "random": {"en": "random directions", "zh": "随机方向"},
-    "polysemantic": {"en": "Neuron {i} of layer {l}, the most mixed of all {all}: its top {n}\n"
-                           "contexts end in words of {k} topics. One neuron, many features.",
-                     "zh": "第 {l} 层神经元 {i}：全部 {all} 个神经元中最杂的，前 {n} 个语境\n"
-                           "结尾的词分属 {k} 个主题：一个神经元，多个特征。",
-                     "say_en": "We searched all {all} neurons for the one whose top {n} contexts end in words of the "
-                               "most topics, because a neuron that fires for unrelated things is what superposition "
-                               "looks like from inside. Neuron {i} of layer {l} wins: its top {n} contexts, listed "
-                               "with their activations, end in words of {k} different topics. One neuron, many "
-                               "features.",
-                     "say_zh": "我们在全部 {all} 个神经元里，找前 {n} 个语境结尾的词主题最多的那一个，因为对互不相关的"
-                               "东西都激活，正是从内部看到的叠加。胜出的是第 {l} 层神经元 {i}：列出的前 {n} 个语境和"
-                               "它们的激活，结尾的词分属 {k} 个主题。一个神经元，多个特征。"},
-    "monosemantic": {"en": "No neuron's top {n} contexts span {need} topics here;\n"
-                           "the most varied, neuron {i} of layer {l}, spans {k}.",
-                     "zh": "这里没有神经元的前 {n} 个语境跨越 {need} 个主题；\n最杂的第 {l} 层神经元 {i} 跨越 {k} 个。"},
-    "neuron_header": {"en": "layer {l}, neuron {i}: highest activations", "zh": "第 {l} 层神经元 {i}：最高激活"},
-    "topic_people": {"en": "people", "zh": "人名"},
-    "topic_sports": {"en": "sports", "zh": "运动"},
-    "topic_places of people": {"en": "cities, countries", "zh": "城市、国家"},
-    "topic_creatures": {"en": "creatures", "zh": "动物"},
-    "topic_looks": {"en": "appearance", "zh": "外观"},           # colours, textures, sizes
-    "topic_habitats": {"en": "habitats", "zh": "栖息地"},
-    "topic_movements": {"en": "movements", "zh": "动作"},
-    "topic_function words": {"en": "function words", "zh": "功能词"},
-    "spread": {"en": "\"{fact} {answer}\": no single neuron holds it.\n"
-                     "Of the push towards \"{answer}\", the top neuron gives {top};\n"
-                     "{half} neurons give half, {n90} give 90%.",
-               "zh": "\u201c{fact}{answer}\u201d不属于单个神经元：\n"
-                     "在推向\u201c{answer}\u201d的推力中，最大的神经元只占 {top}；\n"
-                     "{half} 个神经元给出一半，{n90} 个给出 90%。",
-               "say_en": "The fact {fact} {answer}: no single neuron holds it. Each bar is one neuron's share of "
-                         "the push towards the word {answer}, out of all the neurons that push towards it. The top "
-                         "neuron gives {top}; it takes {half} neurons for half of the push, and {n90} for ninety "
-                         "percent.",
-               "say_zh": "“{fact}{answer}”这个事实不属于单个神经元。每根柱是一个神经元在所有推向“{answer}”的推力中"
-                         "所占的份额。最大的神经元只占 {top}；一半推力要 {half} 个神经元，九成要 {n90} 个。"},
-    "concentrated": {"en": "\"{fact} {answer}\" rests mostly on one neuron:\n"
-                           "of the push towards \"{answer}\", it gives {top};\n"
-                           "{half} neurons give half, {n90} give 90%.",
-                     "zh": "\u201c{fact}{answer}\u201d主要靠一个神经元：\n"
-                           "在推向\u201c{answer}\u201d的推力中，它占 {top}；\n"
-                           "{half} 个神经元给出一半，{n90} 个给出 90%。"},
-    "spread_header": {"en": "share of the push towards \"{answer}\", per neuron", "zh": "每个神经元推向\u201c{answer}\u201d的份额"},
-    "spread_count": {"en": "{pos} of {all} neurons push towards it: their pushes are 100%",
-                     "zh": "{all} 个神经元中有 {pos} 个推向它：它们的推力合计 100%"},
-    "neuron_name": {"en": "L{l} #{i}", "zh": "L{l} #{i}"},
-    # the closing caption states what the histogram measured (a rule over the word and dimension counts)
-    "summary": {"en": "{n} words share {d} dimensions: more features than dimensions.\n"
-                      "{s} of their pairs lie within 85\u201395° (random directions: {r}).",
-                "zh": "{n} 个词共享 {d} 个维度：特征比维度多。\n其中 {s} 的词对夹角在 85\u201395° 之内（随机方向：{r}）。"},
-    "summary_reading": {"en": "Reading a model: {n} words in {d} dimensions share directions;\n"
-                              "one neuron mixes {k} topics; half a fact's push takes {half} neurons.",
-                        "zh": "读模型时：{d} 维里的 {n} 个词共用方向；\n"
-                              "一个神经元混着 {k} 个主题；一个事实的一半推力要靠 {half} 个神经元。",
-                        "say_en": "What superposition means for reading a model: with {n} words in {d} dimensions, "
-                                  "features must share directions. So one neuron, like neuron {i} of layer {l}, "
-                                  "mixes {k} topics; and one fact, the push towards the word {answer}, needs {half} "
-                                  "neurons for half of it. The map lights the embedding and every MLP layer: no "
-                                  "single neuron is the unit to read.",
-                        "say_zh": "叠加对读模型意味着什么：{d} 维里有 {n} 个词，特征只能共用方向。所以一个神经元，比如"
-                                  "第 {l} 层神经元 {i}，混着 {k} 个主题；一个事实，推向“{answer}”这个词的推力，一半就要"
-                                  "靠 {half} 个神经元。图上亮的是嵌入和每一层多层感知机：单个神经元不是读模型的单位。"},
-    "summary_fewer": {"en": "{n} words in {d} dimensions: no more features than dimensions here.\n"
-                            "{s} of their pairs lie within 85\u201395° (random directions: {r}).",
-                      "zh": "{d} 维里的 {n} 个词：这里特征并不比维度多。\n其中 {s} 的词对夹角在 85\u201395° 之内（随机方向：{r}）。"},
-    "where_words": {"en": "{n} words, {d} dimensions", "zh": "{n} 个词，{d} 维"},   # the closing map
-    "where_push": {"en": "\"{answer}\": half its push", "zh": "\u201c{answer}\u201d的一半推力"},
-    "where_from": {"en": "from {half} of {all} neurons", "zh": "来自 {all} 个神经元中的 {half} 个"},
-})
+WORDS = Words.beside(__file__)     # superposition_in_gpt.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "embeddings":  {"en": "Our embeddings' angles", "zh": "我们嵌入向量的夹角"},
-    "neuron":      {"en": "One neuron's contexts", "zh": "一个神经元的语境"},
-    "spread":      {"en": "One fact's neurons", "zh": "一个事实的神经元"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 HIST = dict(x=-5.6, y=-1.5, width=11.2, height=2.9)
 N_ROWS = TOP_CONTEXTS   # contexts shown: all the rule looked at

@@ -22,51 +22,15 @@ from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatm
                                VectorColumn, place_by_body)
 from scenes.attention_chapter import FocusScene
 from scenes.prompts import language_of, own_language
-from scenes.style import MUTED, SHARED, Strings
+from scenes.style import MUTED, SHARED
+from scenes.words import Words
 
-S = SHARED | Strings({
-    "title": {"en": "Tokens and embeddings", "zh": "词元与嵌入"},
-    "subtitle": {"en": "How words become vectors", "zh": "词如何变成向量"},
-    "model_note": {"en": "Every number here comes from {model}:\n"
-                         "{d}-number vectors, {vocabulary}.",
-                   "zh": "这里的每个数字都来自{model}：\n{d} 维向量，{vocabulary}。"},
-    "tokens": {"en": "The model does not read letters. It splits the prompt\ninto tokens: here, one token per word.",
-               "zh": "模型不是一个字一个字地读：它先把提示词\n切分成词元（token），这里每个词就是一个词元。"},
-    "tokens_pieces": {"en": "The model does not read letters. It splits the prompt\n"
-                            "into tokens: common words whole, the rest in pieces.",
-                      "zh": "模型不直接读文字：它先把提示词切分成词元（token）：\n常见的词是一个词元，其余的拆成几段。"},
-    "tokens_bytes": {"en": "The model does not read letters. It splits the prompt into tokens:\n"
-                           "words, pieces of words, and single bytes such as {byte}.",
-                     "zh": "模型不直接读文字：它先把提示词切分成词元（token）：\n词、词的一部分，还有单个字节，如 {byte}。"},
-    "ids": {"en": "Each token is replaced by its id:\nits number in the {vocab}-word vocabulary.",
-            "zh": "每个词元换成它的编号（id）：\n即它在 {vocab} 个词的词表中的序号。"},
-    "table": {"en": "The embedding matrix W_E holds a row of {d} numbers per word,\n"
-                    "{vocab} × {d} in all. Drawn here turned (W_E\u1d40): a column per word.",
-              "zh": "嵌入矩阵 W_E 为每个词存一行 {d} 个数，共 {vocab} × {d} 个学到的数；\n"
-                    "这里转过来画（W_E\u1d40）：每个词一列。"},
-    "lookup": {"en": "Each id picks its row of W_E: a lookup, no arithmetic.\n"
-                     "Here is row {id}, the vector for \"{word}\", drawn as a column.",
-               "zh": "每个 id 取出 W_E 中对应的那一行：只是查表，不做运算。\n"
-                     "这是编号 {id} 的那一行，即 \u201c{word}\u201d 的向量，画成一列。"},
-    "vectors": {"en": "The prompt is now a row of {n} vectors, {d} numbers each.\n"
-                      "The same word always gets the same vector, wherever it stands.",
-                "zh": "提示词变成了一排 {n} 个向量，每个 {d} 个数。\n同一个词无论在哪个位置，得到的向量都相同。"},
-    "matrix_shape": {"en": "W_E\u1d40: {d} numbers \u00d7 {vocab} words", "zh": "W_E\u1d40：{d} 个数 \u00d7 {vocab} 个词"},
-    "matrix_part": {"en": "W_E\u1d40: {shown} of {vocab} columns", "zh": "W_E\u1d40：{vocab} 列中的 {shown} 列"},
-    "legend": {"en": "W_E entries", "zh": "W_E 的数值"},
-    "column_label": {"en": "{d} numbers", "zh": "{d} 个数"},
-    "vectors_label": {"en": "{n} vectors \u00d7 {d} numbers (colour: the same scale as W_E)",
-                      "zh": "{n} 个向量 \u00d7 {d} 个数（颜色与 W_E 同一标尺）"},
-})
+WORDS = Words.beside(__file__)     # token_embedding.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "tokens":   {"en": "Splitting into tokens", "zh": "切分成词元"},
-    "ids":      {"en": "Token ids", "zh": "词元编号"},
-    "table":    {"en": "The embedding matrix W_E", "zh": "嵌入矩阵 W_E"},
-    "lookup":   {"en": "Looking up a row", "zh": "查出一行"},
-    "vectors":  {"en": "A row of vectors", "zh": "一行向量"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
 TABLE_LEFT, TABLE_WIDTH = -6.0, 9.2           # W_E, one column per word

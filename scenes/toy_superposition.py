@@ -24,166 +24,17 @@ from scenes.components import Label, NumberText
 from scenes.components.sums import CountSum, FootedPercents
 from scenes.components.superposition import VectorFan
 from scenes.lecture import LectureScene
-from scenes.style import FEATURE_COLOURS, MUTED, SHARED, TEXT, Strings
+from scenes.style import FEATURE_COLOURS, MUTED, SHARED, TEXT
+from scenes.words import Words
 
 DATA_FILES = ("model/snapshots/superposition.json",)   # read through load_snapshots: render.py keys on it
 
-S = SHARED | Strings({
-    "title": {"en": "Superposition in a toy model", "zh": "玩具模型里的叠加"},
-    "subtitle": {"en": "Five features, two dimensions (Elhage et al., 2022)", "zh": "五个特征，两个维度（Elhage 等，2022）"},
-    "note": {"en": "The numbers: our own recorded training runs of this toy model.",
-             "zh": "数字来自我们自己记录的这个玩具模型的训练。"},
-    # the definition, at the chapter's first use of the word, on the sparsest run's own arrows (a rule: pentagon)
-    "define_pentagon": {
-        "en": "Superposition: more features than dimensions, one direction each.\n"
-              "Here 5 features share 2 dimensions, {lo}\u2013{hi}\u00b0 apart, not 90\u00b0:\n"
-              "reading feature 1 also picks up part of its neighbours (dashed).",
-        "zh": "叠加：特征比维度多，每个特征存放在自己的方向上。\n"
-              "这里 5 个特征共用 2 个维度，相隔 {lo}\u2013{hi}\u00b0，不是 90\u00b0：\n"
-              "沿特征 1 的箭头读数，也会读到相邻特征的一部分（虚线投影）。",
-        "say_en": "Superposition means more features than dimensions, each stored along its own "
-                  "direction. Here five features share two dimensions as a pentagon: neighbouring arrows are "
-                  "{lo} to {hi} degrees apart, not ninety. So reading feature 1 along its arrow also picks up "
-                  "part of its two neighbours: the dashed lines drop their tips onto feature 1's direction.",
-        "say_zh": "叠加，就是特征比维度多，每个特征存放在自己的方向上。这里五个特征共用两个维度，排成五边形："
-                  "相邻的箭头相隔 {lo} 到 {hi} 度，不是 90 度。所以沿特征 1 的箭头读数，也会读到两个相邻特征的"
-                  "一部分：虚线把它们的箭头尖投到特征 1 的方向上。"},
-    "define_plain": {
-        "en": "Superposition: more features than dimensions, one direction each,\n"
-              "not quite perpendicular, so reading one picks up some of the others.\n"
-              "Here: the sparsest run, {k} of the 5 features with a direction.",
-        "zh": "叠加：特征比维度多，每个特征存放在自己的方向上，\n"
-              "这些方向并不完全垂直，所以读一个特征时也会读到一点别的特征。\n"
-              "这里是最稀疏那次运行的箭头：5 个特征中有 {k} 个得到方向。"},
-    "five_in_two": {"en": "{n} features, {m} dimensions", "zh": "{n} 个特征，{m} 个维度"},
-    "model": {"en": "It squeezes 5 features x into 2 numbers (W x), then back (W\u1d40),\n"
-                    "adds a bias b, then ReLU: every negative number becomes 0.\n"
-                    "Each matters 0.9\u00d7 the one before; each is 0 with probability S.",
-              "zh": "模型把 5 个特征 x 压成 2 个数（W x），再映射回去（W\u1d40），\n"
-                    "加上偏置 b，再用 ReLU：把每个负数变成 0。\n"
-                    "每个特征的重要性是前一个的 0.9 倍；每个特征以概率 S（稀疏度）为 0。",
-              "say_en": "The model squeezes five features into two numbers, maps those two back out to five, adds "
-                        "a bias, and applies ReLU, which turns every negative number into zero. On the bars: each "
-                        "feature matters 0.9 times as much as the one before, and each is zero with probability S, "
-                        "the sparsity.",
-              "say_zh": "模型把五个特征压成两个数，再把这两个数映射回五个，加上偏置，再用 ReLU：把每个负数变成零。"
-                        "柱子是重要性：每个特征是前一个的 0.9 倍；每个特征以概率 S 为零，S 就是稀疏度。"},
-    "importance": {"en": "importance", "zh": "重要性"},
-    "feature": {"en": "feature", "zh": "特征"},
-    "shape": {"en": "n = {n} features, m = {m} dimensions, W: {m} \u00d7 {n}",
-              "zh": "n = {n} 个特征，m = {m} 个维度，W：{m} \u00d7 {n}"},
-    "train": {"en": "W's five columns in the plane as training runs,\n"
-                    "at {k} sparsities, from the recorded checkpoints.",
-              "zh": "训练过程中 W 的五列在平面上的样子，\n{k} 个稀疏度，取自记录的检查点。"},
-    "sparsity": {"en": "S = {s}", "zh": "S = {s}"},
-    "step": {"en": "step", "zh": "第"},
-    "of_steps": {"en": "of {steps}", "zh": "步（共 {steps}）"},
-    "dims_falls": {"say_en": "Under each panel, one bar per feature: how much of a dimension that feature gets. A bar "
-                             "up to the top line is a whole dimension to itself; the line at 0.4 is two fifths. Each "
-                             "loss is measured on its own run's inputs, and sparser inputs hold fewer features to "
-                             "rebuild, so the loss falls from left to right: four different tests, not one contest.",
-                   "say_zh": "每个面板下面，每个特征一根柱：它分到多少个维度。柱子顶到上面那条线，就是独占一整个维度；"
-                             "0.4 那条线是五分之二。每个损失都在它自己那次运行的输入上测量，越稀疏，要还原的特征越少，"
-                             "所以损失从左到右下降：这是四场不同的测试，不是一场比赛。",
-                   "en": "D\u1d62: the share of a dimension feature i gets (bars; 1 = a whole one).\n"
-                         "Each loss is on its own run's inputs; it falls as they get sparser.",
-                   "zh": "D\u1d62：特征 i 分到的维度份额（柱；1 = 一整个维度）。\n"
-                         "每个损失都在各自运行的输入上测量：越稀疏越低（不是同一场比赛）。"},
-    "dims_mixed": {"say_en": "Under each panel, one bar per feature: how much of a dimension that feature gets. A bar "
-                             "up to the top line is a whole dimension to itself; the line at 0.4 is two fifths. Each "
-                             "loss is measured on its own run's inputs, and here it does not fall steadily with "
-                             "sparsity.",
-                   "say_zh": "每个面板下面，每个特征一根柱：它分到多少个维度。柱子顶到上面那条线，就是独占一整个维度；"
-                             "0.4 那条线是五分之二。每个损失都在它自己那次运行的输入上测量，这里并不随稀疏度稳定下降。",
-                   "en": "D\u1d62: the share of a dimension feature i gets (bars; 1 = a whole one).\n"
-                         "Each loss is on its own run's inputs; here it does not fall steadily.",
-                   "zh": "D\u1d62：特征 i 分到的维度份额（柱；1 = 一整个维度）。\n"
-                         "每个损失都在各自运行的输入上测量：这里并不随稀疏度稳定下降。"},
-    "loss": {"en": "loss", "zh": "损失"},
-    "geom_orthogonal": {"en": "{k} at {a}°", "zh": "{k} 个，{a}°"},
-    "geom_antipodal": {"en": "{k} in opposite pairs", "zh": "{k} 个，两两相反"},
-    "geom_pentagon": {"en": "pentagon", "zh": "五边形"},
-    "geom_other": {"en": "{k} represented", "zh": "表示了 {k} 个"},
-    "gaps": {"en": "{lo}\u2013{hi}° apart", "zh": "相隔 {lo}\u2013{hi}°"},
-    "gap": {"en": "{a}° apart", "zh": "相隔 {a}°"},
-    "pentagon": {"en": "At S = {s} all five share the plane, {lo}\u2013{hi}° apart (pentagon: 72°),\n"
-                       "D\u1d62 {dlo} to {dhi} (2/5 = 0.4). Dense: only the top {top} get a direction.",
-                 "zh": "S = {s} 时，五个特征共享平面：相隔 {lo}\u2013{hi}°（五边形：72°），\n"
-                       "D\u1d62 在 {dlo} 到 {dhi} 之间（2/5 = 0.4）。稠密时只有前 {top} 个有方向。"},
-    # why sparsity allows it: a collision in the sparsest run's own data (model.analysis.superposition toy_collisions)
-    "collide_over": {
-        "en": "Why sparsity allows it: features {i} and {j}, {a}\u00b0 apart, on together\n"
-              "in one input of S = {s}'s data. Each reads part of the other:\n"
-              "{xi} comes out {oi}, {xj} comes out {oj}.",
-        "zh": "稀疏为什么让叠加可行：在 S = {s} 自己的数据里，\n"
-              "相隔 {a}\u00b0 的特征 {i} 和 {j} 同时出现。各自读到对方的一部分：\n"
-              "{xi} 输出成 {oi}，{xj} 输出成 {oj}。",
-        "say_en": "Why does sparsity allow superposition? Here is one input from the sparsest run's own data with "
-                  "two features on together: features {i} and {j}, whose arrows are {a} degrees apart. The grey "
-                  "bars are the input, the coloured bars what the model gives back. Each feature reads part of the "
-                  "other: {xi} comes out as {oi}, and {xj} as {oj}, both too big by what the other adds, about "
-                  "{gi} and {gj}.",
-        "say_zh": "稀疏为什么让叠加可行？这是最稀疏那次运行自己的数据里的一个输入，有两个特征同时出现：特征 {i} 和 {j}，"
-                  "它们的箭头相隔 {a} 度。灰色柱是输入，彩色柱是模型还原的输出。每个特征都读到了对方的一部分："
-                  "{xi} 输出成 {oi}，{xj} 输出成 {oj}，都大了，多出的约 {gi} 和 {gj} 来自对方。"},
-    "collide_mixed": {
-        "en": "Why sparsity allows it: features {i} and {j}, {a}\u00b0 apart, on together\n"
-              "in one input of S = {s}'s data. They interfere:\n"
-              "{xi} comes out {oi}, {xj} comes out {oj}.",
-        "zh": "稀疏为什么让叠加可行：在 S = {s} 自己的数据里，\n"
-              "相隔 {a}\u00b0 的特征 {i} 和 {j} 同时出现。它们互相干扰：\n"
-              "{xi} 输出成 {oi}，{xj} 输出成 {oj}。"},
-    "collide_header": {"en": "one input of S = {s}'s data: features {i} and {j} on",
-                       "zh": "S = {s} 数据中的一个输入：特征 {i} 和 {j} 同时出现"},
-    "input": {"en": "input x", "zh": "输入 x"},
-    "output": {"en": "output x\u2032", "zh": "输出 x\u2032"},
-    "rare_pays": {
-        "en": "Two or more on together: {count} of {batch} inputs, about 1 in {one_in}.\n"
-              "They carry {cost} of the loss, yet on these same inputs the pentagon\n"
-              "loses {times}\u00d7 less than keeping features 1, 2 exactly and dropping 3\u20135.",
-        "zh": "两个以上特征同时出现：{batch} 个输入中只有 {count} 个，约 {one_in} 个里 1 个。\n"
-              "它们占了损失的 {cost}；但在同样的输入上，五边形的损失只有\n"
-              "精确保留特征 1、2、丢掉 3\u20135 的约 {times} 分之一。",
-        "say_en": "How often does that happen? The table counts the {batch} inputs the loss was measured on, by how "
-                  "many features are on: two or more in only {count} of them, about one in {one_in}. Those few "
-                  "carry {cost} of the loss. Yet on these same inputs, the bars compare the pentagon with keeping "
-                  "features 1 and 2 exactly and dropping 3 to 5: the pentagon loses about {times} times less. "
-                  "Collisions are rare, so sharing directions pays.",
-        "say_zh": "这种碰撞多常见？表格把测量损失用的 {batch} 个输入按同时出现的特征数来数：两个以上的只有 {count} 个，"
-                  "约 {one_in} 个里一个。这少数几个占了损失的 {cost}。但在同样的输入上，下面的条把五边形和“精确保留"
-                  "特征 1、2、丢掉 3 到 5”相比：五边形的损失只有约 {times} 分之一。碰撞很少，所以共用方向划算。"},
-    "rare_costs": {
-        "en": "Two or more on together: {count} of {batch} inputs, about 1 in {one_in}.\n"
-              "They carry {cost} of the loss; on these same inputs keeping features 1, 2\n"
-              "exactly and dropping 3\u20135 would lose less than this model.",
-        "zh": "两个以上特征同时出现：{batch} 个输入中只有 {count} 个，约 {one_in} 个里 1 个。\n"
-              "它们占了损失的 {cost}；在同样的输入上，精确保留特征 1、2、\n丢掉 3\u20135，损失反而比这个模型小。"},
-    "rare_header": {"en": "S = {s}: the {batch} inputs its loss is measured on",
-                    "zh": "S = {s}：测量损失用的 {batch} 个输入"},
-    "on_title": {"en": "features on", "zh": "同时出现的特征"},
-    "on_none": {"en": "none", "zh": "没有"},
-    "on_one": {"en": "one", "zh": "一个"},
-    "on_more": {"en": "two or more", "zh": "两个以上"},
-    "row_inputs": {"en": "inputs", "zh": "输入数"},
-    "row_loss": {"en": "share of the loss", "zh": "占损失"},
-    "same_inputs": {"en": "loss on these same inputs", "zh": "在同样输入上的损失"},
-    "bar_pentagon": {"en": "pentagon: 5 in 2 dims", "zh": "五边形：5 个共用 2 维"},
-    "bar_keep_two": {"en": "keep 1, 2; drop 3\u20135", "zh": "保留 1、2，丢掉 3\u20135"},
-    "no_pentagon": {"en": "At S = {s}, {k} of the five features get a direction:\n"
-                          "no pentagon in this run.",
-                    "zh": "S = {s} 时，五个特征中有 {k} 个得到方向：\n这次运行没有形成五边形。"},
-})
+WORDS = Words.beside(__file__)     # toy_superposition.toml: the captions, their spoken forms, the beat titles
+
+S = SHARED | WORDS["captions"]
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
-BEATS = style.BEAT_TITLES | Strings({
-    "define":    {"en": "What superposition is", "zh": "什么是叠加"},
-    "model":     {"en": "The toy model", "zh": "玩具模型"},
-    "train":     {"en": "Training at each sparsity", "zh": "各稀疏度下的训练"},
-    "dims":      {"en": "Dimensions per feature", "zh": "每个特征占的维度"},
-    "geometry":  {"en": "The geometry", "zh": "几何形状"},
-    "collide":   {"en": "Two features at once", "zh": "两个特征同时出现"},
-    "rare":      {"en": "How rare collisions are", "zh": "碰撞有多少"},
-})
+BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 PANEL_XS = (-4.35, -1.3, 1.75, 4.8)
 PANEL_Y, RADIUS = 0.95, 0.95

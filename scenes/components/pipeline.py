@@ -20,19 +20,14 @@ from __future__ import annotations
 from manim import Circle, Create, FadeIn, Line, VGroup
 
 from .. import style
-from ..style import ACCENT, MUTED, SMALL, TEXT, Strings
+from ..style import ACCENT, MUTED, SMALL, TEXT
+from ..words import Words
 from .boxes import RoundedBox
 from .text import Label, LayoutError
 
-STRINGS = Strings({
-    "embedding": {"en": "embedding + position", "zh": "嵌入 + 位置"},
-    "attention": {"en": "attention", "zh": "注意力"},
-    "mlp": {"en": "MLP", "zh": "MLP"},
-    "ln_f": {"en": "final LayerNorm", "zh": "最终 LayerNorm"},
-    "unembedding": {"en": "unembedding, softmax", "zh": "解嵌入，softmax"},
-    "layer": {"en": "layer {n}", "zh": "第 {n} 层"},
-    "more_layers": {"en": "\u22ee {n} more layers", "zh": "\u22ee 另外 {n} 层"},
-})
+WORDS = Words.beside(__file__)     # pipeline.toml: the captions, their spoken forms, the beat titles
+
+STRINGS = WORDS["strings"]
 
 # --- geometry (scene units; title-safe is ±6.4 × ±3.6, the caption below y = -2.3), the architecture scene's ---
 STREAM_X = -4.72

@@ -161,8 +161,8 @@ class NumberText(VGroup):
         return self.anchor_point()[1]
 
 
-NO_BREAK_BEFORE = set("\uff0c\u3002\uff1b\uff1a\u3001\uff09\u201d\u2019\uff01\uff1f,.;:)")   # ，。；：、）”’！？
-NO_BREAK_AFTER = set("\u201c\u2018\uff08(")                                              # “‘（
+NO_BREAK_BEFORE = set("\uff0c\u3002\uff1b\uff1a\u3001\uff09\u201d\u2019\uff01\uff1f,.;:)")   # full-width , . ; : (enumeration comma) ) closing quotes ! ?
+NO_BREAK_AFTER = set("\u201c\u2018\uff08(")                                              # opening quotes, full-width (
 
 
 def _is_cjk(ch: str) -> bool:
@@ -178,7 +178,7 @@ def break_units(text: str) -> list[tuple[str, bool]]:
     for i, ch in enumerate(text):
         after = text[i + 1:i + 2]
         if ch == " " and current and (after.isdigit() or (current[-1].isdigit() and _is_cjk(after))):
-            # "MLP 2", "attn 0", "前 5 个": a word and its number, a number and its Chinese word
+            # "MLP 2", "attn 0", "5" in Chinese "the first 5": a word and its number, a number and its Chinese word
             current += ch
             continue
         if ch == " ":
@@ -189,7 +189,7 @@ def break_units(text: str) -> list[tuple[str, bool]]:
             continue
         prev = text[i - 1] if i else ""
         if current and (_is_cjk(ch) or _is_cjk(prev)) and ch not in NO_BREAK_BEFORE and prev not in NO_BREAK_AFTER \
-                and not (prev.isdigit() or prev in "% "):      # "5个", "20%的": a number and its word stay together
+                and not (prev.isdigit() or prev in "% "):      # "5" + a Chinese counter, "20%" + a particle: a number and its word stay together
             units.append((current, gap))
             current, gap = "", False
         current += ch
