@@ -11,7 +11,7 @@ frames; what speaking costs is benchmarks/bench_narration.py's.
 The set is the lecture recipe (lecture.toml) rendered in both languages. Each run
 starts from empty media folders for both tools (no LaTeX, text or partial-movie
 cache), then times a no-op rerun of render.py (everything up to date). Medians are
-reported; docs/rendering.md records the figures.
+reported; docs/lab/rendering-measurements.md records the figures.
 
 With --scene, one scene (default parameters) instead: plain `manim render` from a cold
 cache; `render.py --jobs 2` from empty media (its first render: split while it renders,

@@ -1,5 +1,5 @@
 """Benchmark the narration voices: load time, real-time factor, synthesis seconds per minute of speech, speaking
-rate; writes docs/voices.json and a spectrogram PNG of one line per language (drawn with numpy + PIL).
+rate; writes docs/lab/voices.json and a spectrogram PNG of one line per language (drawn with numpy + PIL).
 
     .venv/bin/python benchmarks/bench_voices.py [--runs 3]
 """
@@ -127,7 +127,7 @@ def bench(lang: str, runs: int) -> dict:
         result["note"] = "characters per second counts Han characters over all the audio, Latin runs included"
         result["runs_of_spectrogram_line"] = v.runs(SENTENCES[lang][SPECTROGRAM_LINE[lang]])
     line = SENTENCES[lang][SPECTROGRAM_LINE[lang]]
-    png = REPO / "docs" / f"voice_spectrogram_{lang}.png"
+    png = REPO / "docs" / "lab" / f"voice_spectrogram_{lang}.png"
     spectrogram_png(trimmed[SPECTROGRAM_LINE[lang]], v.sample_rate, png, f"{v.name}: {line}")
     result["spectrogram"] = str(png.relative_to(REPO))
     return result
@@ -143,7 +143,7 @@ def main() -> None:
     for lang in ("en", "zh"):
         results[lang] = bench(lang, args.runs)
         print(json.dumps({lang: results[lang]}, ensure_ascii=False, indent=1))
-    (REPO / "docs" / "voices.json").write_text(json.dumps(results, ensure_ascii=False, indent=2) + "\n",
+    (REPO / "docs" / "lab" / "voices.json").write_text(json.dumps(results, ensure_ascii=False, indent=2) + "\n",
                                                encoding="utf-8")
 
 

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/course_page.py --course media/preview/course   # a rendered course page
     .venv/bin/python benchmarks/course_page.py                                  # a page of no clips, built here
 
-Measures, and writes to docs/course_page.json (--out):
+Measures, and writes to docs/lab/course_page.json (--out):
 - the page without clips: every file of the course folder but the clips/ folder (index.html, tryit/, posters/), and
   without the posters too;
 - the first answer: from navigation start to the panel's first drawn answer (window.gptLecture.firstAnswer, set when
@@ -85,7 +85,7 @@ def main() -> int:
     ap.add_argument("--course", type=Path, help="a course folder (with index.html); default: build one of no clips")
     ap.add_argument("--loads", type=int, default=5)
     ap.add_argument("--runs", type=int, default=100)
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "course_page.json")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "lab" / "course_page.json")
     ap.add_argument("--screenshots", type=Path)
     ap.add_argument("--label", help="what the course is, for the results (default: its path)")
     args = ap.parse_args()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What libx264's preset costs and changes: CPU time, file size and fidelity of each preset on a real clip.
 
-    python benchmarks/encoder_presets.py --scene token_embedding --quality high --json docs/encoder_presets.json
+    python benchmarks/encoder_presets.py --scene token_embedding --quality high --json docs/lab/encoder_presets.json
 
 Renders the scene once as render.py does but with lossless partial movies (libx264 qp 0 of the yuv420p frames
 manim hands the encoder), then encodes those frames again with each preset at ManimCE's rate factor (crf 23),

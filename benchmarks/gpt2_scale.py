@@ -3,7 +3,7 @@ tokenizer built from js-tiktoken's ranks): load time, checkpoint digest (first a
 trace (in the precision the rule gives a checkpoint, float32, and by turns against the same trace in float64), the top-k
 over 50,257 tokens, and each scene's preview render time against our model's.
 
-    .venv/bin/python benchmarks/gpt2_scale.py                         # everything; writes docs/gpt2_scale.json
+    .venv/bin/python benchmarks/gpt2_scale.py                         # everything; writes docs/lab/gpt2_scale.json
     .venv/bin/python benchmarks/gpt2_scale.py --scenes next_token,parameters --checkpoint /tmp/gpt2-small
     .venv/bin/python benchmarks/gpt2_scale.py --scenes none           # the model figures only
 
@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from gpt2_checkpoints import FULL, make_checkpoint  # noqa: E402
 from scenes.catalog import CHECKPOINT_SCENES  # noqa: E402
 
-OUT = REPO / "docs" / "gpt2_scale.json"
+OUT = REPO / "docs" / "lab" / "gpt2_scale.json"
 PROMPT_TOKENS = 32
 
 

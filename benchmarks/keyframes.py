@@ -1,6 +1,6 @@
 """Audit: does every beat of every rendered clip start on a key frame, and how far from its nominal time?
 
-    python benchmarks/keyframes.py media/preview media/high [--json docs/keyframes.json]
+    python benchmarks/keyframes.py media/preview media/high [--json docs/lab/keyframes.json]
 
 For every clip with a manifest in the folders given, and for every beat of its timeline: the frame the beat starts
 on (by its nominal time, round(start * fps)), whether that frame is a key frame, and how many ticks of the stream's

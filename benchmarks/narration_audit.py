@@ -1,7 +1,7 @@
 """Audit the narration of rendered clips: each cue against its speech onset, found in the clip's decoded sound by
 an energy detector (speech.audio.speech_onsets), and the loudness and true peak of every clip.
 
-    python benchmarks/narration_audit.py media/preview [media/high ...] [--json docs/narration_audit.json]
+    python benchmarks/narration_audit.py media/preview [media/high ...] [--json docs/lab/narration_audit.json]
 
 For every spoken clip with a manifest in the folders given: per line, the nearest detected onset to the cue's start
 and the difference; per clip, its integrated loudness (EBU R128) and true peak; and the speaking rate of the clip's

@@ -1,7 +1,7 @@
 """Benchmark: one forward pass over a prompt's T tokens at once against T passes of one token each.
 
     .venv/bin/python benchmarks/parallel_pass.py                 # print the figures, for each language
-    .venv/bin/python benchmarks/parallel_pass.py --write         # and record them in docs/parallel_pass.json
+    .venv/bin/python benchmarks/parallel_pass.py --write         # and record them in docs/lab/parallel_pass.json
     .venv/bin/python benchmarks/parallel_pass.py --lang zh --write   # one language's entry only
 
 The summary scene shows the recorded figures (the seed's point on parallel processing: one matrix product covers
@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 from model import NumpyGPT  # noqa: E402
 from scenes.prompts import lookback_prompt  # noqa: E402
 
-RESULT = REPO / "docs" / "parallel_pass.json"
+RESULT = REPO / "docs" / "lab" / "parallel_pass.json"
 
 
 def measure(runs: int, lang: str = "en") -> dict:

@@ -1,6 +1,6 @@
 """The Latin runs of the Chinese narration, before and after they are shifted to the Chinese voice
 (speech/voices.py, SPLICE_SHIFT): pitch, formants, joins, loudness and speaking rate over every Chinese lecture
-line that has a Latin run; writes docs/zh_splice.json and docs/zh_splice_spectrogram.png.
+line that has a Latin run; writes docs/lab/zh_splice.json and docs/lab/zh_splice_spectrogram.png.
 
     .venv/bin/python render.py narration export --config lecture.toml --lang zh --narration /tmp/narration
     .venv/bin/python benchmarks/zh_splice.py /tmp/narration/zh/script.csv [--candidates]
@@ -224,8 +224,8 @@ def main(argv=None) -> int:
     p.add_argument("script", type=Path, help="narration/zh/script.csv from `render.py narration export --lang zh`")
     p.add_argument("--candidates", action="store_true", help="also measure the WORLD vocoder (needs pyworld)")
     p.add_argument("--limit", type=int, default=0, help="only the first N lines (a quick look)")
-    p.add_argument("--json", type=Path, default=REPO / "docs" / "zh_splice.json")
-    p.add_argument("--png", type=Path, default=REPO / "docs" / "zh_splice_spectrogram.png")
+    p.add_argument("--json", type=Path, default=REPO / "docs" / "lab" / "zh_splice.json")
+    p.add_argument("--png", type=Path, default=REPO / "docs" / "lab" / "zh_splice_spectrogram.png")
     args = p.parse_args(argv)
     import parselmouth
     rows = list(csv.DictReader(args.script.open(encoding="utf-8")))

@@ -89,7 +89,7 @@ def imported_names(path: Path, root: Path = REPO) -> set[str]:
 
 
 def declared_data(path: Path, root: Path = REPO) -> list[Path]:
-    """The data files a module declares it reads: a module-level `DATA_FILES = ("docs/x.json", ...)` of string
+    """The data files a module declares it reads: a module-level `DATA_FILES = ("docs/lab/x.json", ...)` of string
     literals, paths relative to the project's root (a recorded benchmark, the lab's snapshots)."""
     try:
         tree = ast.parse(path.read_bytes(), filename=str(path))

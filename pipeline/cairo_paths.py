@@ -3,7 +3,7 @@
 ManimCE's camera (`Camera.set_cairo_context_path`) builds every drawn shape's path with one
 `ctx.curve_to(...)` call per cubic Bézier curve, every frame. A frame of our scenes has about 18,000
 curves (glyphs are most of them), and that Python loop was the largest single cost of a render
-(benchmarks/profile_render.py; docs/rendering.md "Where the time of a render goes").
+(benchmarks/profile_render.py; docs/lab/rendering-measurements.md "Where the time of a render goes").
 
 `fast_set_cairo_context_path` builds the same path as a `cairo_path_t` array with NumPy and passes it to
 cairo's own `cairo_append_path`, which calls `cairo_move_to`, `cairo_curve_to` and `cairo_close_path` for

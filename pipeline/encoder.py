@@ -2,9 +2,9 @@
 
 **The preset.** ManimCE encodes every partial movie with libx264 at its default preset (medium) and crf 23,
 and gives no option for it. At 1080p60 that encoder took about half of a render's CPU time
-(docs/rendering.md). `install(preset)` sets the preset of the libx264 partial movies; render.py chooses it
+(docs/lab/rendering-measurements.md). `install(preset)` sets the preset of the libx264 partial movies; render.py chooses it
 per quality (pipeline.worker.ENCODER_PRESETS). A faster preset changes the encoded pixels: benchmarks/encoder_presets.py
-measures each preset's CPU time, file size and fidelity to the drawn frames (docs/encoder_presets.json), and
+measures each preset's CPU time, file size and fidelity to the drawn frames (docs/lab/encoder_presets.json), and
 render.py uses the fastest one whose frames are at least as close to the drawn frames as ManimCE's own
 (mean and worst-frame PSNR) with files at most twice the size. tests/test_render.py holds a high-quality
 render.py clip to plain `manim render`'s within the tolerance stated there.

@@ -93,12 +93,12 @@ def check_remote(job: dict) -> None:
 # render's wall time in benchmarks/profile_render.py); 4 saved 13 % of the wall time, but twice, on a loaded
 # machine, one animation's frames of such a render differed from plain `manim render`'s (CI, and a helper's run;
 # never reproduced on demand), so render.py encodes one partial movie at a time, as ManimCE does, until that is
-# understood (docs/rendering.md). tests/test_render.py compares every frame with plain `manim render`.
+# understood (docs/lab/rendering-measurements.md). tests/test_render.py compares every frame with plain `manim render`.
 ENCODERS_IN_FLIGHT = 1
 # libx264's preset for the partial movies, per quality (None: ManimCE's, medium). At 1080p60 medium took about
 # half of a render's CPU time; superfast is the fastest preset whose frames are at least as close to the drawn
 # frames as medium's (PSNR, mean and worst frame) with files at most twice the size, at 1080p60 and at 2160p60:
-# benchmarks/encoder_presets.py, docs/encoder_presets.json and encoder_presets_4k.json, docs/rendering.md. Preview
+# benchmarks/encoder_presets.py, docs/lab/encoder_presets.json and encoder_presets_4k.json, docs/lab/rendering-measurements.md. Preview
 # and medium keep ManimCE's encoding, byte for byte.
 ENCODER_PRESETS = {"preview": None, "medium": None, "high": "superfast", "4k": "superfast"}
 PLAN_FROM = 10**9   # a planning pass starts drawing at this play number: never

@@ -92,8 +92,8 @@ class EmbeddingSpace(LectureScene):
                  null=style.percent(self.par["null_mean"]), p95=style.percent(self.par["null_p95"]))
         self.show_bars(self.par_bars)
         self.wait(PAUSE)
-        # what the finding means (teaching.md §5): roughly, not exactly; or, for a language at chance, not reliably;
-        # or, where the two languages differ, both named (teaching.md §6)
+        # what the finding means (docs/teaching.md §5): roughly, not exactly; or, for a language at chance, not reliably;
+        # or, where the two languages differ, both named (docs/teaching.md §6)
         if self.rules["parallelogram"] == "parallelogram_langs":
             mine = {self.words_lang: self.par["measured"], self.other_lang: self.other["parallelogram"]}
             beats = self.words_lang if self.par["measured"] > self.par["null_p95"] else self.other_lang

@@ -1,4 +1,4 @@
-"""The shared visual language (shared/design/visual-language.md) as constants and helpers.
+"""The shared visual language (docs/visual-language.md) as constants and helpers.
 
 Colours carry meaning, sizes are chosen for 854x480, numbers are formatted in one
 way everywhere, and every on-screen string exists in English and Chinese.

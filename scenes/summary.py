@@ -4,7 +4,7 @@
     python render.py summary --lang zh
 
 Global context from the attention chapter's head rule (scenes/prompts.py lookback_head), parallel processing
-from the recorded benchmark (benchmarks/parallel_pass.py → docs/parallel_pass.json), rich representations from
+from the recorded benchmark (benchmarks/parallel_pass.py → docs/lab/parallel_pass.json), rich representations from
 the logit lens (model.analysis.lens), scaling from GPT-3's config (model.params) and the superposition lab's
 random-direction estimate (model.superposition.random_count_estimate).
 """
@@ -29,7 +29,7 @@ from scenes.prompts import lookback_head
 from scenes.style import MUTED, PROB, SHARED, TEXT
 from scenes.words import Words
 
-DATA_FILES = ("docs/parallel_pass.json",)   # read here, so render.py's cache keys on it (pipeline.cache.declared_data)
+DATA_FILES = ("docs/lab/parallel_pass.json",)   # read here, so render.py's cache keys on it (pipeline.cache.declared_data)
 PARALLEL_PASS = Path(__file__).resolve().parents[1] / DATA_FILES[0]
 EPS_DEG = (1, 5)   # the bands around 90° the scaling row names
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")

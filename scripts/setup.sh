@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-runtime}"
 
-# Debian packages (see DEVELOPERS.md): cairo/pango to build manim, LaTeX for numbers and formulas,
+# Debian packages (README.md, "Quick start"): cairo/pango to build manim, LaTeX for numbers and formulas,
 # Noto CJK for Chinese text. For the tests also Chromium and its driver, to check the course page in a real
 # browser (tests/test_course.py, tests/test_scorm.py).
 APT_PACKAGES=(build-essential python3-dev pkg-config libcairo2-dev libpango1.0-dev

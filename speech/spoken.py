@@ -68,7 +68,7 @@ TERMS: dict[str, dict[str, str]] = {
     "vs.": {"en": "versus", "zh": "对比"},
 }
 
-# A weight matrix is said by what it is, not spelled ("W q transpose"): the screen keeps the symbol (teaching.md §3).
+# A weight matrix is said by what it is, not spelled ("W q transpose"): the screen keeps the symbol (docs/teaching.md §3).
 # Turned (ᵀ) or not, it is the same matrix to the ear; where the caption already names it ("the embedding matrix
 # W_E"), the symbol is not said a second time.
 MATRICES: dict[str, dict[str, str]] = {

@@ -359,7 +359,7 @@ def split_runs(text: str) -> list[tuple[str, str]]:
 # median F0 of the line's own Chinese speech (Praat To Pitch (ac), 75-600 Hz), so the word sits in the sentence's
 # register; a line without voiced Chinese speech takes the Chinese voice's median over the whole lecture. The formant
 # ratio 1.2 brings the Latin runs' median F3 (the formant that follows the speaker's vocal tract more than the vowel)
-# to the Chinese voice's. benchmarks/zh_splice.py measured these choices (docs/zh_splice.json, docs/voices.md).
+# to the Chinese voice's. benchmarks/zh_splice.py measured these choices (docs/lab/zh_splice.json, docs/voices.md).
 # Any change here, or in the Praat that runs it, changes ZhttsVoice.digest() and with it every line's cache key.
 SPLICE_SHIFT = {
     "method": "praat Change gender",

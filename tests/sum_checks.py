@@ -1,4 +1,4 @@
-"""Every drawn sum adds up as shown (teaching.md §7), checked from the manifest alone.
+"""Every drawn sum adds up as shown (docs/teaching.md §7), checked from the manifest alone.
 
 A scene records each sum it draws in values["sums"] (LectureScene.record_sum, scenes/components/sums.py):
 {"beat", "what", "terms": [{"values", "labels"}, ...], "total": {"values", "labels"}}. Read as a viewer reads them,

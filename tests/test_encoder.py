@@ -80,8 +80,8 @@ def test_the_comparison_can_fail(tmp_path):
 
 @pytest.mark.parametrize("quality, record_file", [("high", "encoder_presets.json"), ("4k", "encoder_presets_4k.json")])
 def test_the_preset_is_the_one_the_measurement_chose(quality, record_file):
-    """worker.ENCODER_PRESETS follows the recorded benchmark of its quality (docs/encoder_presets.json at 1080p60,
-    docs/encoder_presets_4k.json at 2160p60) by its stated rule."""
+    """worker.ENCODER_PRESETS follows the recorded benchmark of its quality (docs/lab/encoder_presets.json at 1080p60,
+    docs/lab/encoder_presets_4k.json at 2160p60) by its stated rule."""
     import json
     import sys
 
@@ -89,7 +89,7 @@ def test_the_preset_is_the_one_the_measurement_chose(quality, record_file):
     from pipeline import worker
     sys.path.insert(0, str(REPO / "benchmarks"))
     import encoder_presets
-    record = json.loads((REPO / "docs" / record_file).read_text())
+    record = json.loads((REPO / "docs" / "lab" / record_file).read_text())
     assert record["quality"] == quality
     assert "medium" in record["presets"] and len(record["presets"]) >= 4
     assert record["chosen"] == encoder_presets.choose(record["presets"])

@@ -1,4 +1,4 @@
-"""Define before use (docs: ../shared/design/teaching.md §3): every term of the glossary below is glossed the first
+"""Define before use (docs/teaching.md §3): every term of the glossary below is glossed the first
 time the default lecture says it, in English and in Chinese.
 
 The lecture's captions are taken in lecture order (the catalog's, which is lecture.toml's: test_render.py) from the

@@ -94,7 +94,7 @@ def test_the_speech_starts_on_its_cue_within_a_frame_at_the_right_loudness(spoke
 # on two have been seen to differ slightly, and by a different amount each time: 13 of architecture's 1,179 frames
 # (one fade, PSNR 53.4 dB at worst) in one CI run, 97 frames (66.9 dB at worst) in a local run; other runs none. Where
 # located, the frames were inside one fade of the second part, which starts with the animations before it skipped,
-# not drawn (docs/rendering.md). The clips are held to the same
+# not drawn (docs/lab/rendering-measurements.md). The clips are held to the same
 # picture: every frame within SPLIT_MIN_PSNR_DB of its twin, a bound far under what an eye sees and far over a
 # frame of other content (a frame late or a shape missing is 20 to 30 dB; test_render.py's paired_psnr).
 SPLIT_MIN_PSNR_DB = 45.0       # every frame

@@ -813,7 +813,7 @@ def test_one_clip_without_a_plan_is_split_while_it_renders_frame_identical(tmp_p
 # At high quality render.py encodes its partial movies with libx264's superfast preset (worker.ENCODER_PRESETS;
 # ManimCE: medium), so the encoded pixels differ from plain `manim render`'s by the two encoders' losses. Stated
 # tolerance, per frame, between the two clips' decoded frames (yuv420p): PSNR at least HIGH_MIN_PSNR_DB on every
-# frame and HIGH_MEAN_PSNR_DB on average. Measured (token_embedding's "ids" beat, 1080p60): see docs/rendering.md.
+# frame and HIGH_MEAN_PSNR_DB on average. Measured (token_embedding's "ids" beat, 1080p60): see docs/lab/rendering-measurements.md.
 # A frame of other content (one frame late, a shape missing) is far below: about 20 to 30 dB.
 HIGH_MIN_PSNR_DB, HIGH_MEAN_PSNR_DB = 40.0, 44.0
 

@@ -168,7 +168,7 @@ def latin_words(text: str) -> list[str]:
     return re.findall(r"[A-Za-z]+", text)
 
 
-# --- for the ear (teaching.md §7): quoted tokens announced as words, no number read out at a length no lecturer uses
+# --- for the ear (docs/teaching.md §7): quoted tokens announced as words, no number read out at a length no lecturer uses
 EN_NUMBER_WORD = re.compile(r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
                             r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
                             r"seventy|eighty|ninety|hundred|thousand|million|billion|trillion|point)"

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
+from conftest import REPO
 from model import GPT3_175B
 from model.analysis.lens import logit_lens
 from model.params import parameter_split
@@ -75,7 +76,7 @@ def test_counts_are_written_plainly_then_as_powers_of_ten():
 
 def test_the_benchmark_refuses_a_bad_run_count_in_one_line():
     r = subprocess.run([sys.executable, "benchmarks/parallel_pass.py", "--runs", "0"], capture_output=True,
-                       text=True, cwd=PARALLEL_PASS.parents[1])
+                       text=True, cwd=REPO)
     assert r.returncode == 2 and r.stderr.strip() == "error: --runs must be at least 1"
 
 

@@ -1,5 +1,5 @@
 """The shared mobjects of every scene, so a token, a vector, a matrix or a bar looks the same everywhere
-(the visual language: shared/design/visual-language.md). `from scenes.components import X` works for all of them.
+(the visual language: docs/visual-language.md). `from scenes.components import X` works for all of them.
 
 Numbers are always given at full precision and rounded only by the label formatters in scenes/style.py.
 `scenes/gallery.py` draws one of each from the model's numbers (and tests/test_components.py checks its frames).
