@@ -107,7 +107,8 @@ def declared_data(path: Path, root: Path = REPO) -> list[Path]:
 
 def source_closure(entries: list[Path], root: Path = REPO) -> list[Path]:
     """The project files reachable from `entries` through imports at any depth (see imported_names), with the
-    __init__.py of every package on the way, and the data files each of them declares (declared_data). Names
+    __init__.py of every package on the way, the data files each of them declares (declared_data) and the words file
+    beside each (x.toml beside x.py: a reworded caption renders its clips again). Names
     that do not resolve to a file under root (numpy, manim, the standard library) are not followed."""
     seen: set[Path] = set()
     todo = [p.resolve() for p in entries]
@@ -118,6 +119,9 @@ def source_closure(entries: list[Path], root: Path = REPO) -> list[Path]:
         seen.add(path)
         if path.suffix == ".py":
             todo += [d.resolve() for d in declared_data(path, root) if d.is_file()]
+            words = path.with_suffix(".toml")     # the words beside a module (scenes/words.py): its captions
+            if words.is_file():
+                todo.append(words.resolve())
         else:
             continue
         for name in imported_names(path, root):

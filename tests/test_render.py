@@ -428,6 +428,14 @@ def test_the_source_closure_holds_the_data_files_a_module_declares(tmp_path):
     assert closure == {"main.py", "reader.py", "docs/figures.json"}   # a missing file is no dependency
 
 
+def test_the_source_closure_holds_the_words_beside_a_module(tmp_path):
+    """A scene's captions live in the TOML file beside it (scenes/words.py): rewording one renders the clip again."""
+    write_tree(tmp_path, {"main.py": "import scene\n", "scene.py": "import style\n", "scene.toml": "[captions]\n",
+                          "style.py": "", "style.toml": "[shared]\n", "unused.toml": "[x]\n"})
+    closure = {p.relative_to(tmp_path).as_posix() for p in cache.source_closure([tmp_path / "main.py"], tmp_path)}
+    assert closure == {"main.py", "scene.py", "scene.toml", "style.py", "style.toml"}
+
+
 def test_the_source_closure_follows_every_kind_of_import(tmp_path):
     write_tree(tmp_path, {
         "main.py": "import numpy\nfrom pkg import scene\n",
