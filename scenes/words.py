@@ -48,7 +48,12 @@ def check_entry(where: str, key: str, versions: dict) -> None:
         raise WordsError(f"{where}: string {key!r} has unknown versions {', '.join(unknown)} (known: {', '.join(VERSIONS)})")
     for version, text in versions.items():
         if not isinstance(text, str):
-            raise WordsError(f"{where}: {key!r}'s {version} is not text")
+            raise WordsError(f"{where}: string {key!r}'s {version} is not text")
+    for prefix in ("", "say_"):       # the caption in each language, then its spoken form in each
+        fields = {lang: placeholders(versions.get(f"{prefix}{lang}", versions[lang])) for lang in LANGUAGES}
+        if len({frozenset(f) for f in fields.values()}) > 1:
+            detail = "; ".join(f"{prefix}{lang}: {', '.join(sorted(f)) or 'none'}" for lang, f in fields.items())
+            raise WordsError(f"{where}: string {key!r} fills in different placeholders by language ({detail})")
 
 
 class Strings:

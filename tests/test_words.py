@@ -52,6 +52,11 @@ def test_every_key_checked():
         check_entry("f.toml", "k", {"en": "x", "zh": "y", "say_fr": "z"})
     with pytest.raises(WordsError, match="not text"):
         check_entry("f.toml", "k", {"en": "x", "zh": 3})
+    with pytest.raises(WordsError, match=r"different placeholders by language \(en: n; zh: none\)"):
+        check_entry("f.toml", "k", {"en": "{n} words", "zh": "词"})
+    with pytest.raises(WordsError, match=r"say_en: n, p; say_zh: n"):
+        check_entry("f.toml", "k", {"en": "{n}", "zh": "{n}", "say_en": "{n} at {p}", "say_zh": "{n}"})
+    check_entry("f.toml", "k", {"en": "{n}", "zh": "{n}", "say_en": "{n} at {p}", "say_zh": "{p}: {n}"})
 
 
 def test_bad_file_is_one_clear_error(tmp_path):
