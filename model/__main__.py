@@ -174,7 +174,7 @@ def cmd_demo(args) -> int:
 
 
 def cmd_superposition(argv: list[str]) -> int:
-    from .superposition import cli
+    from .superposition_cli import cli
     return cli(argv)
 
 

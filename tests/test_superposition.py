@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from model.errors import ModelError
-from model.superposition import (cli, jl_dimension, jl_epsilons, jl_tenfold_dims, pack_near_orthogonal,
+from model.superposition_cli import cli
+from model.superposition import (jl_dimension, jl_epsilons, jl_tenfold_dims, pack_near_orthogonal,
                                  packing_bounds, random_projection_distortion, train_toy_model, toy_model_sweep)
 
 
