@@ -15,7 +15,7 @@ The skeleton plays the title card, starts each beat (a manim section), fades the
 first beat, and holds every caption on screen until it has been said: in a voiced clip (render.py sets
 GPT_LECTURE_VOICE, speech/narrator.py) until its line has been spoken, from when it is fully shown, plus
 SPEECH_GAP; in a silent one long enough to read it (READING_RATE: characters a second); in both, at least as long
-as its caption track in the other language needs (TRACK_RATE). A beat's animations keep their run times; no scene
+as its caption tracks in every language need (TRACK_RATE). A beat's animations keep their run times; no scene
 tunes a caption's hold by hand. A caption that states
 a property of the numbers is chosen by a rule over them: `caption_rule()` records the rule, its inputs and
 the key it chose in the manifest (values["caption_rules"]).
@@ -252,22 +252,23 @@ class LectureScene(Scene):
 
     def hold_time(self, caption_entry: dict) -> float:
         """Seconds a caption stays once fully shown: its speech and SPEECH_GAP in a voiced clip, else the time to
-        read it; and at least as long as its caption track in another language needs (other_tracks_time)."""
+        read it; and at least as long as its caption tracks need (tracks_time)."""
         if "speech" in caption_entry:
             own = caption_entry["speech"]["seconds"] + SPEECH_GAP
         else:
             own = self.reading_time(caption_entry["text"])
-        return max(own, self.other_tracks_time(caption_entry))
+        return max(own, self.tracks_time(caption_entry))
 
-    def other_tracks_time(self, caption_entry: dict) -> float:
-        """Seconds the line needs in the clip's caption tracks of the other languages: render.py writes every
-        language's track on the clip's times (pipeline/tracks.py), and a cue may read at most TRACK_RATE. The same
-        key and values in that language (the title card's note: title_note() in it), as the manifest records it."""
+    def tracks_time(self, caption_entry: dict) -> float:
+        """Seconds the line needs in the clip's caption tracks: render.py writes every language's track on the clip's
+        times (pipeline/tracks.py), and a cue may read at most TRACK_RATE, however fast the voice speaks. The other
+        languages' lines are the same key and values in that language (the title card's note: title_note() in
+        it), as the manifest records them."""
         need = 0.0
         for lang in style.LANGUAGES:
             if lang == self.lang:
-                continue
-            if caption_entry["key"] == "title_note":
+                text = caption_entry["text"]
+            elif caption_entry["key"] == "title_note":
                 own, self.lang = self.lang, lang
                 try:
                     text = self.title_note()
