@@ -18,6 +18,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+from .encoder import muxer_options
 from .page import UI, beat_description, clock
 from .tracks import (COURSE_VERSION, PackagingError, clip_identity, lecture_chapter, read_manifest, vtt_text,
                      write_text_atomic)
@@ -75,7 +76,7 @@ def beat_segments(clip: Path, manifest: dict, folder: Path) -> list[Path]:
             first = min(p.pts for p in mine)
             tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.mp4")
             try:
-                with av.open(str(tmp), "w") as out:
+                with av.open(str(tmp), "w", options=muxer_options(tmp)) as out:   # moov first
                     ostream = out.add_stream_from_template(stream)
                     audio = None
                     if sound is not None:   # this beat's stretch of the sound, from its first frame to the next's

@@ -20,6 +20,14 @@ before), converts it once more with the reformatter and settings the codec uses,
 to the codec as ready yuv420p frames. The codec receives the same pixels in the same order, so the encoded
 bytes are the same (tests/test_encoder.py compares the files; tests/test_render.py compares a whole clip
 with plain `manim render` frame by frame).
+
+**Ready for the web.** Every mp4 (and mov) the project writes has its index (the moov box) before the media data
+(mdat), as ffmpeg's `-movflags +faststart` writes it: a browser plays it from its first bytes, without reading
+its end first, and without HTTP Range requests too. `muxer_options(path)` is that option for our own writers (the
+narration mux, the joined lecture, the deck's beats); `install()` and `install_faststart()` give it to ManimCE's
+join of the partial movies (SceneFileWriter.combine_files, which opens its output with no options), the file
+every clip is made from. tests/test_scorm.py reads the top-level boxes of every mp4 of a render, its course page
+and its SCORM package.
 """
 
 from __future__ import annotations
@@ -62,9 +70,56 @@ def encode_and_write_frame(self, frame, num_frames: int) -> None:
             self.container.mux(packet)
 
 
+FASTSTART = {"movflags": "+faststart"}      # libavformat's mov/mp4 muxer: moov moved before mdat when it closes
+FASTSTART_SUFFIXES = (".mp4", ".mov")
+_manim_combine_files = None
+
+
+def muxer_options(path) -> dict:
+    """The options an output container opened at `path` is written with: faststart for an mp4 or a mov."""
+    return dict(FASTSTART) if str(path).lower().endswith(FASTSTART_SUFFIXES) else {}
+
+
+class _FaststartAv:
+    """The av module as ManimCE's scene_file_writer sees it during combine_files: an output it opens gets
+    muxer_options; everything else is av's own."""
+
+    def __init__(self, av_module):
+        self._av = av_module
+
+    def __getattr__(self, name):
+        return getattr(self._av, name)
+
+    def open(self, file, mode="r", **kwargs):
+        if mode == "w":
+            kwargs["options"] = {**muxer_options(file), **(kwargs.get("options") or {})}
+        return self._av.open(file, mode, **kwargs)
+
+
+def combine_files(self, input_files, output_file, *args, **kwargs):
+    """SceneFileWriter.combine_files, its output written with muxer_options (faststart for mp4 and mov)."""
+    import manim.scene.scene_file_writer as writer
+    real = writer.av
+    writer.av = _FaststartAv(real)
+    try:
+        return _manim_combine_files(self, input_files, output_file, *args, **kwargs)
+    finally:
+        writer.av = real
+
+
+def install_faststart() -> None:
+    """ManimCE's join of the partial movies writes its mp4 with moov first. Idempotent."""
+    global _manim_combine_files
+    from manim.scene.scene_file_writer import SceneFileWriter
+    if SceneFileWriter.combine_files is not combine_files:
+        _manim_combine_files = SceneFileWriter.combine_files
+        SceneFileWriter.combine_files = combine_files
+
+
 def install(preset: str | None = None) -> None:
-    """Put the convert-once path into ManimCE's partial movie encoder, and set libx264's preset for the partial
-    movies opened from now on (None: ManimCE's). Idempotent; the preset can change between renders."""
+    """Put the convert-once path into ManimCE's partial movie encoder, set libx264's preset for the partial
+    movies opened from now on (None: ManimCE's), and join them with faststart (install_faststart). Idempotent; the
+    preset can change between renders."""
     global _manim_encode_and_write_frame, _manim_open_partial_movie_stream, _preset
     from manim.scene.scene_file_writer import SceneFileWriter, _PartialMovieEncodeJob
     _preset = preset
@@ -75,6 +130,7 @@ def install(preset: str | None = None) -> None:
     if SceneFileWriter.open_partial_movie_stream is not open_partial_movie_stream:
         _manim_open_partial_movie_stream = SceneFileWriter.open_partial_movie_stream
         SceneFileWriter.open_partial_movie_stream = open_partial_movie_stream
+    install_faststart()
 
 
 def used() -> dict:

@@ -97,7 +97,9 @@ def join_clips(clips: list[Path], output: Path, chapters: list[tuple[float, floa
             streams.append(container.streams.video[0])
         signatures = [stream_signature(s) for s in streams]
         same = all(s == signatures[0] for s in signatures)
-        with av.open(str(tmp), "w", format=output.suffix.lstrip(".").replace("mkv", "matroska")) as out:
+        from .encoder import muxer_options
+        with av.open(str(tmp), "w", format=output.suffix.lstrip(".").replace("mkv", "matroska"),
+                     options=muxer_options(output)) as out:
             if same:
                 copy_packets(inputs, streams, out, sound)
             else:

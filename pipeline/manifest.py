@@ -157,7 +157,8 @@ def voice_clip(produced: Path, record: dict) -> dict:
     duration = record["timeline"][-1]["end"] if record.get("timeline") else 0.0
     samples = mux.narration_track(record["captions"], duration)
     voiced = produced.with_name(f"voiced{produced.suffix}")
-    mux.with_narration(produced, samples, voiced)
+    from .encoder import muxer_options
+    mux.with_narration(produced, samples, voiced, options=muxer_options(produced))   # the clip as it is installed
     os.replace(voiced, produced)
     return {"codec": mux.CODECS[produced.suffix.lstrip(".")][0], "rate": mux.RATE}
 

@@ -323,9 +323,12 @@ def finish_split(job: Job, group: dict, head: str, media: Path) -> str:
 
 def join_movies(files: list[str], output: Path, quality: str, fmt: str, transparent: bool) -> None:
     """Join partial movie files in order without re-encoding, with manim's own join (the one a single-process
-    render uses), so the packets are the same."""
+    render uses), so the packets are the same; written with faststart (pipeline.encoder)."""
     from manim import config, tempconfig
     from manim.scene.scene_file_writer import SceneFileWriter
+
+    from . import encoder
+    encoder.install_faststart()      # the clip's mp4 with moov first
     with tempconfig({"quality": QUALITIES[quality][0], "verbosity": "WARNING", "progress_bar": "none"}):
         config.transparent = transparent
         config.format = fmt

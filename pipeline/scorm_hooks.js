@@ -6,9 +6,12 @@
 //   the end of its last beat (the beats' times are the manifests'); cmi.core.lesson_location, the clip being
 //   watched and its time ("lesson-3@41.2"), read back when the page opens to open that clip there again;
 //   cmi.suspend_data, the clips watched so far ("watched=1,3"), so that completion counts over sessions;
-//   LMSCommit after each of these changes and when the learner pauses; cmi.core.session_time, cmi.core.exit
-//   "suspend" (the LMS keeps the location for the next session, completed or not) and LMSFinish when the page is
-//   left. Without the API the page works on its own and none of this runs.
+//   cmi.core.exit "suspend" right after LMSInitialize (the LMS keeps the location for the next session, completed
+//   or not, however the session ends); LMSCommit after each of these changes and when the learner pauses;
+//   cmi.core.session_time and LMSFinish when the page is left, and no LMSCommit then: LMSFinish commits, and a
+//   browser refuses the synchronous request an LMS's LMSCommit may make while a page is dismissed (scorm-again's
+//   LMSFinish sends with sendBeacon). Nothing is called after LMSFinish. Without the API the page works on its
+//   own and none of this runs.
 document.addEventListener("DOMContentLoaded", () => {
   "use strict";
   const MAX_PARENTS = 500;     // how far up the frames to look, as the run-time environment's search does
@@ -43,11 +46,13 @@ document.addEventListener("DOMContentLoaded", () => {
   if (!api || String(api.LMSInitialize("")) !== "true") return;
 
   const started = Date.now();
+  let finished = false;        // after LMSFinish the API is not called again
   const sections = [...document.querySelectorAll("section.lesson")];
   const number = section => sections.indexOf(section) + 1;
   const get = key => String(api.LMSGetValue(key) ?? "");
-  const set = (key, value) => String(api.LMSSetValue(key, String(value))) === "true";
-  const commit = () => api.LMSCommit("");
+  const set = (key, value) => !finished && String(api.LMSSetValue(key, String(value))) === "true";
+  const commit = () => { if (!finished) api.LMSCommit(""); };
+  set("cmi.core.exit", "suspend");
 
   const watched = new Set();
   const saved = /^watched=([\d,]*)$/.exec(get("cmi.suspend_data"));
@@ -117,20 +122,19 @@ document.addEventListener("DOMContentLoaded", () => {
     back.querySelector("h2").focus({preventScroll: true});
   }
 
-  function sessionTime() {
-    const t = Math.max(0, (Date.now() - started) / 1000);
-    const h = Math.floor(t / 3600), m = Math.floor((t % 3600) / 60), s = t % 60;
-    return String(Math.min(h, 9999)).padStart(2, "0") + ":" + String(m).padStart(2, "0") + ":" +
-      s.toFixed(2).padStart(5, "0");
+  // SCORM 1.2's CMITimespan, HHHH:MM:SS.SS: counted in whole hundredths first, so that 59.996 s is "00:01:00.00",
+  // never "00:00:60.00"; at most 9999:59:59.99.
+  function sessionTime(ms) {
+    const cs = Math.min(Math.round(Math.max(0, ms) / 10), 9999 * 360000 + 359999);
+    const h = Math.floor(cs / 360000), m = Math.floor(cs / 6000) % 60, s = Math.floor(cs / 100) % 60;
+    const two = n => String(n).padStart(2, "0");
+    return two(h) + ":" + two(m) + ":" + two(s) + "." + two(cs % 100);
   }
 
-  let finished = false;
   function finish() {
     if (finished) return;
+    set("cmi.core.session_time", sessionTime(Date.now() - started));
     finished = true;
-    set("cmi.core.session_time", sessionTime());
-    set("cmi.core.exit", "suspend");
-    commit();
     api.LMSFinish("");
   }
   window.addEventListener("pagehide", finish);

@@ -24,7 +24,7 @@ import webvtt
 from webvtt.models import Caption
 
 LANGS = ("en", "zh")
-COURSE_VERSION = "3"   # bump when what this module writes changes, so that the lecture is rebuilt
+COURSE_VERSION = "4"   # bump when what this module writes changes, so that the lecture is rebuilt
 DURATION_SLACK = 1e-3  # seconds: cues are rounded to the millisecond
 
 
@@ -63,14 +63,36 @@ def clip_identity(clip: Path, manifest: dict) -> dict:
             "mtime_ns": st.st_mtime_ns}
 
 
+# The fastest a cue may ask to be read, in characters a second (line breaks aside): subtitling guidelines' adult
+# ceilings (Netflix: 20 for English, 9-10 for Chinese). The scenes hold a line at 17 and 9 (scenes/lecture.py).
+MAX_READING_RATE = {"en": 20.0, "zh": 10.0}
+
+
+def reading_seconds(text: str, lang: str) -> float:
+    """The least time a cue of `text` must stay up: its characters at MAX_READING_RATE."""
+    return len(text.replace("\n", "")) / MAX_READING_RATE[lang]
+
+
 def caption_cues(manifest: dict, lang: str) -> list[tuple[float, float, str]]:
-    """The narration lines of a clip in `lang`, timed as the clip shows them (the manifest's captions)."""
-    cues = []
+    """The narration lines of a clip in `lang`, timed as the clip shows them: each from the manifest's start (when
+    the line is fully shown) to its end (the span of its speech, or its hold in a silent clip), held on, if that is
+    faster than MAX_READING_RATE in `lang`, until it can be read or the next line comes (or the clip ends).
+
+    The manifest's span is the clip's own language's: a voice that speaks faster than a subtitle is read, or the
+    other language's longer line on the same times, made cues too fast to read (softmax_temperature's English track
+    had one at 22 characters a second) though the line stays on screen after its speech, until the next one."""
+    lines = []
     for c in manifest.get("captions", []):
         text = (c.get("texts") or {}).get(lang)
         if text is None:
             raise PackagingError(f"{manifest.get('output')}: caption {c.get('key')!r} has no {lang} text")
-        cues.append((c["start"], c["end"], text))
+        lines.append((c["start"], c["end"], text))
+    duration = clip_duration(manifest)
+    cues = []
+    for i, (start, end, text) in enumerate(lines):
+        room = lines[i + 1][0] if i + 1 < len(lines) else max(duration, end)
+        need = round(start + reading_seconds(text, lang), 3)
+        cues.append((start, max(end, min(need, room)), text))
     return cues
 
 

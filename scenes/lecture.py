@@ -14,8 +14,9 @@ A scene declares three things and the skeleton does the rest:
 The skeleton plays the title card, starts each beat (a manim section), fades the title card out at the
 first beat, and holds every caption on screen until it has been said: in a voiced clip (render.py sets
 GPT_LECTURE_VOICE, speech/narrator.py) until its line has been spoken, from when it is fully shown, plus
-SPEECH_GAP; in a silent one long enough to read it (READING_RATE: characters a second). A beat's animations keep
-their run times; no scene tunes a caption's hold by hand. A caption that states
+SPEECH_GAP; in a silent one long enough to read it (READING_RATE: characters a second); in both, at least as long
+as its caption tracks in every language need (TRACK_RATE). A beat's animations keep their run times; no scene
+tunes a caption's hold by hand. A caption that states
 a property of the numbers is chosen by a rule over them: `caption_rule()` records the rule, its inputs and
 the key it chose in the manifest (values["caption_rules"]).
 
@@ -83,6 +84,7 @@ class LectureScene(Scene):
     strings: style.Strings = style.SHARED
     beat_titles: style.Strings = style.BEAT_TITLES   # section name -> the beat's short title (its chapter name)
     READING_RATE = {"en": 17.0, "zh": 9.0}   # characters a second: the reading speeds of professional subtitles
+    TRACK_RATE = {"en": 20.0, "zh": 10.0}    # the fastest a caption track's cue may read (pipeline/tracks.py)
     CAPTION_FADE = 0.6                       # seconds: one caption out, the next in
     TITLE_FADE = 0.8                         # seconds: the title card out, at the first beat
     TITLE_TOP, NOTE_Y = 1.2, -1.4            # the title card: the title's centre, the note's centre
@@ -250,10 +252,32 @@ class LectureScene(Scene):
 
     def hold_time(self, caption_entry: dict) -> float:
         """Seconds a caption stays once fully shown: its speech and SPEECH_GAP in a voiced clip, else the time to
-        read it."""
+        read it; and at least as long as its caption tracks need (tracks_time)."""
         if "speech" in caption_entry:
-            return caption_entry["speech"]["seconds"] + SPEECH_GAP
-        return self.reading_time(caption_entry["text"])
+            own = caption_entry["speech"]["seconds"] + SPEECH_GAP
+        else:
+            own = self.reading_time(caption_entry["text"])
+        return max(own, self.tracks_time(caption_entry))
+
+    def tracks_time(self, caption_entry: dict) -> float:
+        """Seconds the line needs in the clip's caption tracks: render.py writes every language's track on the clip's
+        times (pipeline/tracks.py), and a cue may read at most TRACK_RATE, however fast the voice speaks. The other
+        languages' lines are the same key and values in that language (the title card's note: title_note() in
+        it), as the manifest records them."""
+        need = 0.0
+        for lang in style.LANGUAGES:
+            if lang == self.lang:
+                text = caption_entry["text"]
+            elif caption_entry["key"] == "title_note":
+                own, self.lang = self.lang, lang
+                try:
+                    text = self.title_note()
+                finally:
+                    self.lang = own
+            else:
+                text = self.strings(caption_entry["key"], lang, **caption_entry.get("values", {}))
+            need = max(need, len(text.replace("\n", "")) / self.TRACK_RATE[lang])
+        return need
 
     def caption_shown(self, key: str, text: str, say: str | None = None) -> None:
         """A caption is fully on screen: in a voiced clip its line is said from now (synthesised first, or the

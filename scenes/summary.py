@@ -123,10 +123,12 @@ class Summary(LectureScene):
         # one for this clip's language (measured on its default prompt, and said to be a recorded prompt's)
         records = json.loads(PARALLEL_PASS.read_text())
         # the same prompt: the same tokens (a record keeps the text as it was written, "lake ." or "lake.")
+        # (the records' prompts are tokenized without the context's limit: at a checkpoint of one's own with a short
+        # context and a small vocabulary one may not fit, and then it is simply not the prompt on screen)
         shown = self.gpt.encode(head["prompt"])
-        self.parallel = p = next((r for r in records.values() if self.gpt.encode(r["prompt"]) == shown),
+        self.parallel = p = next((r for r in records.values() if self.gpt.tokenizer.encode(r["prompt"]) == shown),
                                  records[self.lang])
-        same = self.gpt.encode(p["prompt"]) == shown
+        same = self.gpt.tokenizer.encode(p["prompt"]) == shown
         said = ("parallel_faster" if p["ratio"] > 1 else "parallel_not_faster") + ("" if same else "_recorded")
         self.parallel_key = self.caption_rule("parallel", said, "parallel_faster if one pass over all tokens took less "
                                               "time than one token at a time, else parallel_not_faster; with "

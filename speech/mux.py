@@ -105,14 +105,15 @@ class AudioTrack:
             self.next += 1
 
 
-def with_narration(video: Path, samples: np.ndarray, out_path: Path) -> None:
+def with_narration(video: Path, samples: np.ndarray, out_path: Path, options: dict | None = None) -> None:
     """`video`'s stream (packets copied) with `samples` as its sound, written to a temporary name in out_path's
-    folder and renamed to out_path."""
+    folder and renamed to out_path; `options` are the muxer's (render.py's: faststart, pipeline.encoder)."""
     import av
     fmt = out_path.suffix.lstrip(".")
     tmp = out_path.with_name(f".{out_path.stem}.{os.getpid()}.voiced{out_path.suffix}")
     try:
-        with av.open(str(video)) as src, av.open(str(tmp), "w", format=fmt if fmt != "mov" else "mov") as out:
+        with av.open(str(video)) as src, av.open(str(tmp), "w", format=fmt if fmt != "mov" else "mov",
+                                                 options=options or {}) as out:
             vin = src.streams.video[0]
             vout = out.add_stream_from_template(vin)
             audio = AudioTrack(out, samples, fmt)

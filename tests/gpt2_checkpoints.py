@@ -43,3 +43,43 @@ def make_checkpoint(directory: Path, shape: dict, seed: int = 0, tokenizer_dir: 
     else:
         build(js_tiktoken_ranks(), directory)
     return directory
+
+
+# A lecturer's own checkpoint (issue 44): another shape than GPT-2's, and a byte-level BPE trained on a few sentences
+# of long words, so that whole long words ("␣internationalization") are single tokens that captions and labels name.
+OWN = dict(n_layer=3, n_embd=96, n_head=6, n_positions=64)
+OWN_SENTENCES = [
+    "Alice saw a red fox. The fox was quick, and the fox was clever.",
+    "The weather today is extraordinarily unpredictable and uncharacteristically warm.",
+    "Michael Jordan plays the sport of basketball; his attention to fundamentals was legendary.",
+    "She sat on the river bank. She put her money in the bank.",
+    "Internationalization and counterrevolutionary misunderstandings complicate telecommunications.",
+    "Incomprehensibilities notwithstanding, the representational characteristics were overwhelmingly straightforward.",
+    "猫是红的。猫是今天天气很好。乔丹在河边的银行的。",
+]
+
+
+def make_own_checkpoint(directory: Path, shape: dict = OWN, seed: int = 3, sentences=OWN_SENTENCES) -> Path:
+    """A random-init GPT2LMHeadModel of `shape` with its own byte-level BPE (a `tokenizers` BpeTrainer on `sentences`,
+    repeated until every word is merged whole), its vocabulary as large as the tokenizer's, saved as a lecturer
+    would: safetensors, config.json and tokenizer.json."""
+    import torch
+    from tokenizers import Tokenizer, decoders, pre_tokenizers
+    from tokenizers.models import BPE
+    from tokenizers.trainers import BpeTrainer
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    tok = Tokenizer(BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = BpeTrainer(vocab_size=2000, min_frequency=1, special_tokens=["<|endoftext|>"],
+                         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train_from_iterator(list(sentences) * 4, trainer=trainer)
+    tok.save(str(directory / "tokenizer.json"))
+    torch.manual_seed(seed)
+    config = GPT2Config(vocab_size=tok.get_vocab_size(), n_ctx=shape["n_positions"], bos_token_id=0, eos_token_id=0,
+                        **shape)
+    GPT2LMHeadModel(config).eval().save_pretrained(directory, safe_serialization=True)
+    return directory

@@ -112,6 +112,46 @@ def test_caption_and_chapter_tracks_parse_fit_the_clip_and_do_not_overlap(made, 
         assert m["beat_titles"]["en"] == titles
 
 
+def test_a_cue_is_held_until_it_can_be_read_or_the_next_line_comes():
+    """Issue 44: a line's span in the manifest (its speech, or the clip's own language's hold) may be shorter than its
+    text needs in a track (a fast voice; the other language's longer line): the cue stays up to MAX_READING_RATE,
+    never into the next cue nor past the clip; a cue readable as it is keeps its span."""
+    from scenes.lecture import LectureScene
+    assert tracks.MAX_READING_RATE == LectureScene.TRACK_RATE == {"en": 20.0, "zh": 10.0}
+    en = "x" * 44                                 # 2.2 s at 20 characters a second
+    m = {"output": "x.mp4", "timeline": [{"section": "title", "start": 0.0, "end": 9.0}],
+         "captions": [{"key": "a", "start": 1.0, "end": 3.0, "texts": {"en": en, "zh": "甲" * 10}},    # 22/s: held
+                      {"key": "b", "start": 3.5, "end": 5.0, "texts": {"en": "y" * 10, "zh": "乙" * 30}},
+                      {"key": "c", "start": 6.0, "end": 7.0, "texts": {"en": "z\n" * 30, "zh": "丙"}}]}
+    assert tracks.caption_cues(m, "en") == [(1.0, 3.2, en), (3.5, 5.0, "y" * 10), (6.0, 7.5, "z\n" * 30)]
+    assert tracks.caption_cues(m, "zh") == [(1.0, 3.0, "甲" * 10), (3.5, 6.0, "乙" * 30), (6.0, 7.0, "丙")]
+    m["timeline"][0]["end"] = 7.2                 # the last cue: no further than the clip's end
+    assert tracks.caption_cues(m, "en")[-1] == (6.0, 7.2, "z\n" * 30)
+
+
+def cue_rates(folder: Path) -> list[tuple[str, float, float, float]]:
+    """Every caption cue of every track in `folder` (clips and lecture, VTT and SRT): (file, start, characters a
+    second, the limit of the track's language)."""
+    out = []
+    for path in sorted(folder.glob("*.*.vtt")) + sorted(folder.glob("*.*.srt")):
+        lang = path.suffixes[-2].lstrip(".")
+        if lang == "chapters":
+            continue
+        parse = tracks.parsed_vtt if path.suffix == ".vtt" else tracks.parsed_srt
+        for a, b, text in parse(path.read_text(encoding="utf-8")):
+            out.append((path.name, a, len(text.replace("\n", "")) / (b - a), tracks.MAX_READING_RATE[lang]))
+    return out
+
+
+@pytest.mark.parametrize("run", ["made", "made_zh"])
+def test_no_cue_reads_faster_than_a_subtitle_may(request, run):
+    """Issue 44: in every caption track the tests build (English and Chinese clips, the lectures, both languages'
+    tracks of each), no cue faster than 20 characters a second in English, 10 in Chinese."""
+    rates = cue_rates(request.getfixturevalue(run)["dir"])
+    assert len({r[0] for r in rates}) >= 4 * 3 and len(rates) > 20
+    assert [r for r in rates if r[2] > r[3] + 1e-6] == []
+
+
 def test_tracks_of_a_broken_manifest_are_one_line_and_nothing_written(tmp_path):
     clip = tmp_path / "x.mp4"
     clip.write_bytes(b"")

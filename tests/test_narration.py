@@ -74,6 +74,16 @@ def test_every_cue_is_its_speech_and_every_beat_waits_for_its_line(spoken):
     assert not any(ch in c["spoken"] for c in captions for ch in "0123456789_√∞%")
 
 
+def test_no_cue_of_a_spoken_clip_reads_faster_than_a_subtitle_may(spoken):
+    """Issue 44: the voice may speak faster than a subtitle is read (softmax_temperature's English track had a cue at
+    22 characters a second): every cue of the spoken clip's and lecture's tracks, in both languages, at most 20
+    characters a second in English and 10 in Chinese (the line held on screen for it, and its cue held on)."""
+    from test_course import cue_rates
+    rates = cue_rates(spoken["dir"])
+    assert {r[0] for r in rates} >= {f"architecture.{lang}.{x}" for lang in ("en", "zh") for x in ("vtt", "srt")}
+    assert [r for r in rates if r[2] > r[3] + 1e-6] == []
+
+
 def test_the_speech_starts_on_its_cue_within_a_frame_at_the_right_loudness(spoken):
     """Onsets found in the clip's decoded sound by an energy detector (not read from the manifest)."""
     m = manifest(spoken["clip"])

@@ -7,16 +7,18 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import re
 import shutil
 import sys
 import threading
+import time
 import zipfile
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
 
-from conftest import render_recipe, run_render
+from conftest import REPO, render_recipe, run_render
 from test_course import browser, wait_for  # noqa: F401  (the headless Chromium of the course page's tests)
 
 from pipeline import scorm, tryit
@@ -129,10 +131,24 @@ def test_a_rerun_writes_the_same_bytes_and_an_unchanged_package_is_left_alone(ma
 
 # --- the page and an LMS ------------------------------------------------------------------------------------------
 class QuietFiles(http.server.SimpleHTTPRequestHandler):
-    """Static files for the browser, with byte ranges (a browser seeks a video by asking for a range)."""
+    """Static files for the browser, with byte ranges (a browser seeks a video by asking for a range); and the LMS's
+    commit URL, /commit: every POST's body kept in the server's `commits`, answered as an LMS does."""
 
     def log_message(self, *args):
         pass
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path != "/commit":
+            self.send_error(404)
+            return
+        self.server.commits.append(json.loads(body.decode("utf-8")))
+        answer = json.dumps({"result": "true", "errorCode": 0}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
 
     def send_head(self):
         spec = self.headers.get("Range", "")
@@ -170,20 +186,23 @@ class QuietFiles(http.server.SimpleHTTPRequestHandler):
 def lms(made, tmp_path):
     """A web server on this machine with the package unzipped under /package/ and scorm-again beside it; yields a
     function that writes a host page (the LMS's frame: window.API, optionally with the saved data of an earlier
-    session) and returns its URL."""
+    session) and returns its URL. scorm-again commits to the server as an LMS's run-time does: LMSCommit with a
+    synchronous request, LMSFinish's own commit with sendBeacon (host.commits: what it received). Every API call the
+    page makes is kept with LMSGetLastError() just after it (window.errors)."""
     assert SCORM_AGAIN.is_file(), "scripts/setup.sh test unpacks scorm-again into the venv"
     root = tmp_path / "site"
     with zipfile.ZipFile(made["zip"]) as z:
         z.extractall(root / "package")
     shutil.copyfile(SCORM_AGAIN, root / "scorm12.min.js")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietFiles, directory=str(root)))
+    server.commits = []
     threading.Thread(target=server.serve_forever, daemon=True).start()
 
     def host(name: str, saved: dict | None) -> str:
         (root / name).write_text(f"""<!doctype html>
 <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><script src="scorm12.min.js"></script>
 <script>
-window.API = new Scorm12API({{logLevel: 5}});
+window.API = new Scorm12API({{logLevel: 5, lmsCommitUrl: "/commit"}});
 const saved = {json.dumps(saved)};
 if (saved) window.API.loadFromJSON(saved);
 window.calls = [];
@@ -191,10 +210,21 @@ for (const name of ["LMSInitialize", "LMSSetValue", "LMSCommit", "LMSFinish"]) {
   window.API.on(name, (key, value) => window.calls.push([name, key === undefined ? null : key,
                                                          value === undefined ? null : value]));
 }}
+window.errors = [];   // [call, its first argument, LMSGetLastError() just after it, what it returned]
+for (const name of ["LMSInitialize", "LMSGetValue", "LMSSetValue", "LMSCommit", "LMSFinish"]) {{
+  const call = window.API[name].bind(window.API);
+  window.API[name] = (...args) => {{
+    const result = call(...args);
+    window.errors.push([name, args.length ? String(args[0]) : null, String(window.API.LMSGetLastError()),
+                        String(result)]);
+    return result;
+  }};
+}}
 </script></head>
 <body><iframe id="sco" src="package/index.html" style="width: 1100px; height: 700px"></iframe></body></html>
 """)
         return f"http://127.0.0.1:{server.server_address[1]}/{name}"
+    host.commits = server.commits
     yield host
     server.shutdown()
     server.server_close()
@@ -226,6 +256,27 @@ def leave(d):
     wait_for(d, "return window.calls.some(c => c[0] === 'LMSFinish')")
 
 
+def assert_every_call_succeeded(d, lms, commits_before: int) -> list:
+    """LMSGetLastError() was "0" after every call the page made, each returned "true" (or a value), LMSFinish was the
+    last, and the session's end made no LMSCommit: LMSFinish's own commit reached the LMS with the session's time
+    and exit. Returns the calls."""
+    calls = d.execute_script("return window.errors")
+    assert calls and calls[0][0] == "LMSInitialize" and calls[-1][0] == "LMSFinish", calls
+    failed = [c for c in calls if c[2] != "0" or (c[0] != "LMSGetValue" and c[3] != "true")]
+    assert failed == [], failed
+    assert calls[1][:2] == ["LMSSetValue", "cmi.core.exit"], calls[:3]     # exit "suspend" right after LMSInitialize
+    assert [c[0] for c in calls[-2:]] == ["LMSSetValue", "LMSFinish"] and calls[-2][1] == "cmi.core.session_time"
+    assert calls.count(calls[-1]) == 1                                     # one LMSFinish, nothing after it
+    for _ in range(100):              # LMSFinish's commit (a beacon) reaches the server a moment later
+        if len(lms.commits) > commits_before:
+            break
+        time.sleep(0.05)
+    last = lms.commits[-1]
+    assert len(lms.commits) > commits_before and last["cmi"]["core"]["exit"] == "suspend", lms.commits[-1:]
+    assert re.fullmatch(r"\d{2,4}:[0-5]\d:[0-5]\d(\.\d{1,2})?", last["cmi"]["core"]["session_time"]), last
+    return calls
+
+
 def test_the_page_reports_to_the_lms_and_resumes_where_the_learner_was(made, lms, browser):
     d = browser
     manifests = [json.loads((made["dir"] / f"{c}.mp4.json").read_text()) for c in CLIPS]
@@ -234,6 +285,7 @@ def test_the_page_reports_to_the_lms_and_resumes_where_the_learner_was(made, lms
     d.get(lms("host1.html", None))
     wait_for(d, "return window.calls.some(c => c[0] === 'LMSSetValue' && c[1] === 'cmi.core.lesson_status')")
     assert d.execute_script("return window.calls[0]")[0] == "LMSInitialize"
+    assert d.execute_script("return window.calls[1]") == ["LMSSetValue", "cmi.core.exit", "suspend"]
     assert cmi(d, "lesson_status") == "incomplete"
     seek(d, 1)
     wait_for(d, "return window.API.cmi.suspend_data === 'watched=1'")
@@ -242,11 +294,13 @@ def test_the_page_reports_to_the_lms_and_resumes_where_the_learner_was(made, lms
     seek(d, 2, 3.4)
     wait_for(d, "return window.API.cmi.core.lesson_location === 'lesson-2@3.4'")
     assert cmi(d, "lesson_status") == "incomplete"   # the second clip is not watched to its last beat
+    commits = len(lms.commits)
     leave(d)
     names = [c[0] for c in d.execute_script("return window.calls")]
     assert "LMSCommit" in names and names[-1] == "LMSFinish"
     assert set_values(d, "cmi.core.exit") == ["suspend"]
     assert len(set_values(d, "cmi.core.session_time")) == 1
+    assert_every_call_succeeded(d, lms, commits)
     saved = d.execute_script("return JSON.parse(JSON.stringify(window.API.cmi))")
     assert saved["core"]["lesson_location"] == "lesson-2@3.4" and saved["suspend_data"] == "watched=1"
     saved["core"]["entry"] = "resume"   # as an LMS launches a suspended SCO again
@@ -270,9 +324,61 @@ def test_the_page_reports_to_the_lms_and_resumes_where_the_learner_was(made, lms
     assert set_values(d, "cmi.core.lesson_status") == ["incomplete", "completed"]
     assert cmi(d, "suspend_data") == "watched=1,2"
     assert cmi(d, "lesson_location") == f"lesson-2@{manifests[1]['timeline'][-1]['end']:.1f}"
+    commits = len(lms.commits)
     leave(d)
     assert cmi(d, "lesson_status") == "completed"
+    assert_every_call_succeeded(d, lms, commits)
+    assert lms.commits[-1]["cmi"]["core"]["lesson_status"] == "completed"
     assert [e for e in d.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_watching_everything_in_one_session_completes_with_no_error(made, lms, browser):
+    """Both clips watched to their end, then the page left: every call's error code 0, completion and the session's
+    end committed by LMSFinish."""
+    d = browser
+    d.get(lms("host-all.html", None))
+    wait_for(d, "return window.calls.some(c => c[0] === 'LMSSetValue' && c[1] === 'cmi.core.lesson_status')")
+    seek(d, 1)
+    seek(d, 2)
+    wait_for(d, "return window.API.cmi.core.lesson_status === 'completed'")
+    statuses = set_values(d, "cmi.core.lesson_status")   # "incomplete" at the start and when the first clip is seen
+    assert statuses[-1] == "completed" and set(statuses[:-1]) == {"incomplete"}
+    commits = len(lms.commits)
+    leave(d)
+    calls = assert_every_call_succeeded(d, lms, commits)
+    assert [c[0] for c in calls].count("LMSCommit") >= 2             # the changes before the end were committed
+    assert lms.commits[-1]["cmi"]["core"]["lesson_status"] == "completed"
+    assert lms.commits[-1]["cmi"]["suspend_data"] == "watched=1,2"
+    assert [e for e in d.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_session_time_is_a_scorm_timespan_at_every_length(browser):
+    """cmi.core.session_time (the hooks' sessionTime, run in Chromium): HHHH:MM:SS.SS counted in hundredths, so a
+    time a few milliseconds under a minute or an hour carries over, never ':60.00'."""
+    source = (REPO / "pipeline" / "scorm_hooks.js").read_text(encoding="utf-8")
+    body = re.search(r"\n  function sessionTime\(ms\) \{\n.*?\n  \}\n", source, flags=re.S).group(0)
+    cases = {0: "00:00:00.00", 4: "00:00:00.00", 5: "00:00:00.01", 59994: "00:00:59.99", 59995: "00:01:00.00",
+             59996: "00:01:00.00", 3599996: "01:00:00.00", 3599994: "00:59:59.99", 36000000 * 100: "1000:00:00.00",
+             10000 * 3600000: "9999:59:59.99", -5: "00:00:00.00"}
+    got = browser.execute_script(body + "return arguments[0].map(sessionTime);", list(cases))
+    assert dict(zip(cases, got)) == cases
+    assert all(re.fullmatch(r"\d{2,4}:[0-5]\d:[0-5]\d\.\d\d", t) for t in got)
+
+
+def test_every_mp4_is_ready_for_the_web(made):
+    """Issue 44: the clips, the joined lecture, the course page's copies and the SCORM package's: each mp4's index
+    (moov) before its media data (mdat), read from its top-level boxes."""
+    from helpers import assert_moov_before_mdat
+    found = sorted(made["dir"].rglob("*.mp4"))
+    names = {p.relative_to(made["dir"]).as_posix() for p in found}
+    assert {f"{c}.mp4" for c in CLIPS} | {f"course/clips/{c}.mp4" for c in CLIPS} | {"lecture.mp4"} <= names, names
+    for path in found:
+        assert_moov_before_mdat(path.read_bytes(), path.name)
+    with zipfile.ZipFile(made["zip"]) as z:
+        packed = [n for n in z.namelist() if n.endswith(".mp4")]
+        assert len(packed) == len(CLIPS)
+        for name in packed:
+            assert_moov_before_mdat(z.read(name), name)
 
 
 def test_without_an_lms_the_packaged_page_plays_on_its_own(made, browser, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -206,22 +207,19 @@ BREAK_AFTER = set(",.;:\uff0c\u3002\uff1b\uff1a")      # a line had best end on 
 MID_CLAUSE = 1.0          # scene units a line may be wider to end on one of BREAK_AFTER rather than mid-clause
 
 
+def _one_line(text: str) -> str:
+    """The author's lines joined: by a space, or by nothing where either side is Chinese."""
+    lines = text.split("\n")
+    return "".join(line if i == 0 else (("" if _is_cjk(before[-1:]) or _is_cjk(line[:1]) else " ") + line)
+                   for i, (line, before) in enumerate(zip(lines, [""] + lines)))
+
+
 def rebreak(text: str, n_lines: int, font_size: float, max_width: float) -> list[str] | None:
     """The caption's words in `n_lines` lines (the author's breaks dropped), broken where the widest line is
     narrowest, counting a break that is not after punctuation as MID_CLAUSE wider (half as much again between two
     characters with no space, as inside a Chinese phrase); None if no break fits."""
-    joined = "".join(line if i == 0 else (("" if _is_cjk(text_end[-1:]) or _is_cjk(line[:1]) else " ") + line)
-                     for i, (line, text_end) in enumerate(zip(text.split("\n"), [""] + text.split("\n"))))
-    units = break_units(joined)
-    unit_w = [_unit_width(t, font_size) for t, _ in units]
-    # a line's width: its units' own widths and, between two units, the room the whole text as drawn puts there
-    # on average (a space, and the glyphs' side bearings the units' own widths leave out)
-    room = (Label(join_units(units), font_size=font_size).width - sum(unit_w)) / max(len(units) - 1, 1)
-    at = np.concatenate([[0.0], np.cumsum([w + (room if i else 0.0) for i, w in enumerate(unit_w)])])
-
-    def width(i: int, j: int) -> float:          # a line of units i..j-1 (the room before unit i is not in it)
-        return at[j] - at[i] - (room if i else 0.0)
-
+    units = break_units(_one_line(text))
+    width = _line_widths(units, font_size, _room(units, font_size))
     # where a line as drawn is still wider than allowed, the break is chosen again within a limit lowered by that much
     limit = max_width
     for _ in range(8):
@@ -233,6 +231,23 @@ def rebreak(text: str, n_lines: int, font_size: float, max_width: float) -> list
             return lines
         limit -= widest - max_width + 0.05
     return None
+
+
+def _room(units, font_size: float) -> float:
+    """Between two units, the room the whole text as drawn puts there on average (a space, and the glyphs' side
+    bearings the units' own widths leave out)."""
+    own = sum(_unit_width(t, font_size) for t, _ in units)
+    return (Label(join_units(units), font_size=font_size).width - own) / max(len(units) - 1, 1)
+
+
+def _line_widths(units, font_size: float, room: float):
+    """width(i, j): a line of units i..j-1 as estimated from the units' own widths and the room between them."""
+    unit_w = [_unit_width(t, font_size) for t, _ in units]
+    at = np.concatenate([[0.0], np.cumsum([w + (room if i else 0.0) for i, w in enumerate(unit_w)])])
+
+    def width(i: int, j: int) -> float:          # the room before unit i is not in it
+        return at[j] - at[i] - (room if i else 0.0)
+    return width
 
 
 def _best_breaks(units, n_lines: int, width, max_width: float) -> list[str] | None:
@@ -268,24 +283,19 @@ class Caption(VGroup):
     Lines sit on fixed baselines, so a one-line and a two-line caption, in English or
     Chinese, end on the same line at the bottom of the title-safe area.
 
-    Where the numbers or words filled in make an author's line wider than the title-safe area, the words are
-    broken again into as many lines, where the widest is narrowest (rebreak: at spaces, and between Chinese
-    characters); `text` is then the caption as shown. Only if no such break fits is it a LayoutError.
+    Where the numbers or words filled in make an author's line wider than the title-safe area, the caption is
+    fitted (fit_caption), never refused: its words broken again into as many lines (rebreak); failing that, set
+    smaller, down to the legibility floor (style.SMALL); failing that, its longest words cut with "…" (a
+    checkpoint's long BPE tokens), then its end. `text` is the caption as shown, `fitted` how it was fitted
+    ("", "rebroken", "scaled", "elided").
     """
 
     LEADING = 1.45   # baseline to baseline, in em
 
     def __init__(self, text: str, lang: str, font_size: float = style.CAPTION, bottom: float | None = None):
         super().__init__()
-        limit = 2 * style.safe_half_width()
-        lines = [Label(line, font_size=font_size) for line in text.split("\n")]
-        wide = next((line for line in lines if line.width > limit), None)
-        if wide is not None:
-            again = rebreak(text, len(lines), font_size, limit)
-            if again is None:
-                raise LayoutError(f"caption line too wide for the title-safe area ({lang}): {wide.text!r}")
-            text = "\n".join(again)
-            lines = [Label(line, font_size=font_size) for line in again]
+        lines, font_size, self.fitted = fit_caption(text, font_size, 2 * style.safe_half_width())
+        text = "\n".join(line.text for line in lines)
         self.text, self.font_size = text, font_size
         em = font_size * style.EM_PX_PER_FONT_SIZE / 60  # scene units per em (60 px per unit at 480p)
         last = (-style.safe_half_height() + 0.3 * em) if bottom is None else bottom
@@ -293,6 +303,105 @@ class Caption(VGroup):
             line.move_to(ORIGIN, coor_mask=np.array([1, 0, 0]))
             line.on_baseline(last + (len(lines) - 1 - i) * self.LEADING * em)
         self.add(*lines)
+
+
+ELLIPSIS = "\u2026"
+MIN_LETTERS = 3     # a word in a caption is cut with "…" to no fewer letters than this
+QUOTED = set('"\u201c\u201d\u2423\u2026')   # a unit with one of these is a quoted word or a token: the one to cut
+WORD_IN_MARKS = re.compile(r"^(\W*?)(\w.*?\w|\w)?(\u2026?\W*)$")   # opening marks, letters, "…", closing marks
+
+
+def fit_caption(text: str, font_size: float, limit: float) -> tuple[list[Label], float, str]:
+    """The caption's lines, each at most `limit` wide, their size, and how they were fitted, in this order of
+    preference (the first that fits):
+      ""          the author's lines as they are;
+      "rebroken"  the words in as many lines, broken again (rebreak);
+      "scaled"    the same at a smaller size, a pixel at a time down to the legibility floor (style.SMALL);
+      "elided"    at the floor, every quoted word or token without a digit cut to the most letters that fit, with
+                  "…" (a checkpoint's BPE token, already cut to style.LABEL_UNITS, cut further), down to
+                  MIN_LETTERS; if that does not fit, the last words are dropped for a "…".
+    The number of lines never grows: the scene above the caption keeps its room."""
+    n = text.count("\n") + 1
+    lines = [Label(line, font_size=font_size) for line in text.split("\n")]
+    if all(line.width <= limit for line in lines):
+        return lines, font_size, ""
+    sizes = [font_size]
+    px = font_size * style.EM_PX_PER_FONT_SIZE
+    while style.font_size_for_px(px - 1) >= style.SMALL - 1e-9:
+        px -= 1
+        sizes.append(style.font_size_for_px(px))
+    if sizes[-1] > style.SMALL:
+        sizes.append(style.SMALL)
+    for size in sizes:
+        again = rebreak(text, n, size, limit)
+        if again is not None:
+            return [Label(line, font_size=size) for line in again], size, "rebroken" if size == font_size else "scaled"
+    size = sizes[-1]
+    units = break_units(_one_line(text))
+    room = _room(units, size)
+
+    def fits(candidate) -> list[str] | None:     # estimated first (cheap), then broken and measured as drawn
+        if _best_breaks(candidate, n, _line_widths(candidate, size, room), limit) is None:
+            return None
+        return rebreak(join_units(candidate), n, size, limit)
+
+    # the quoted words and tokens, every one cut to at most `letters` letters: the most letters that fit
+    longest = max((len(m.group(2) or "") for t, _ in units if _cuttable(t) for m in [WORD_IN_MARKS.match(t)]),
+                  default=0)
+    options = list(range(longest - 1, MIN_LETTERS - 1, -1))
+    found = _first_fit(options, lambda letters: fits(_cut_words(units, letters)))
+    if found is not None:
+        return [Label(line, font_size=size) for line in found], size, "elided"
+    units = _cut_words(units, MIN_LETTERS)
+    # then the most units from the start that fit, ended by "…"
+    found = _first_fit(list(range(len(units) - 1, 0, -1)), lambda k: fits(_ended(units[:k])))
+    if found is not None:
+        return [Label(line, font_size=size) for line in found], size, "elided"
+    units = units[:1]
+    # one unit with nothing to cut (a number wider than the frame): set to the width, below the floor, never a crash
+    line = Label(join_units(units), font_size=size)
+    ratio = limit / line.width
+    line.scale(ratio)
+    line.font_size = size * ratio
+    return [line], size * ratio, "elided"
+
+
+def _cuttable(unit: str) -> bool:
+    """A quoted word or a token (QUOTED), letters inside, no digit: what elision may cut."""
+    m = WORD_IN_MARKS.match(unit)
+    return bool(QUOTED.intersection(unit)) and not any(ch.isdigit() for ch in unit) and m is not None and \
+        len(m.group(2) or "") > MIN_LETTERS
+
+
+def _cut_words(units: list[tuple[str, bool]], letters: int) -> list[tuple[str, bool]]:
+    """Every cuttable unit with more than `letters` letters cut to that many, "…" before its closing marks."""
+    out = []
+    for t, gap in units:
+        if _cuttable(t) and len(WORD_IN_MARKS.match(t).group(2)) > letters:
+            lead, word, trail = WORD_IN_MARKS.match(t).groups()
+            t = lead + word[:letters] + (trail if trail.startswith(ELLIPSIS) else ELLIPSIS + trail)
+        out.append((t, gap))
+    return out
+
+
+def _ended(units: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """The units with "…" at the end of the last (its closing punctuation or "…" dropped first)."""
+    *head, (t, gap) = units
+    return head + [(t.rstrip(",.;:\uff0c\u3002\uff1b\uff1a\u2026") + ELLIPSIS, gap)]
+
+
+def _first_fit(options: list, attempt):
+    """attempt(option) for options in order of preference, where fitting is monotone (if one fits, every later one
+    does): found by bisection, so a handful of attempts measure text. The first option's result that fits, or None."""
+    lo, hi, best = 0, len(options) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        got = attempt(options[mid])
+        if got is not None:
+            best, hi = got, mid - 1
+        else:
+            lo = mid + 1
+    return best
 
 
 def caption(text: str, lang: str, y: float | None = None, font_size: float = style.CAPTION) -> Caption:
