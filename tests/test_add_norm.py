@@ -53,7 +53,7 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
                         ("resid_mid", layer["resid_mid"][f])):
         np.testing.assert_allclose(r[name]["values"], value[dims], atol=1e-12, err_msg=name)
     assert r["resid_mid"]["labels"] == [style.signed(x, 1) for x in r["resid_mid"]["values"]]   # the sum: rounded
-    (added,) = v["sums"]                                   # the terms: rounded to it, as drawn
+    (added,) = v["sums"]                                   # the terms and the total, as drawn
     assert [t["labels"] for t in added["terms"]] + [added["total"]["labels"]] == \
         [r[name]["labels"] for name in ("resid_pre", "attn_out", "resid_mid")]
     assert_sums_as_shown(v, f"add_norm {lang}", required=True)

@@ -99,7 +99,7 @@ def test_labels_are_the_rounded_manifest_values(scenes):
     v = sc.values
     z = v["zeros"]
     # the numbers left on screen: the example query's weights, exact zeros written "0%", and their sum
-    softmax_sum, zeros_sum = v["sums"]              # both lines drawn as adding up to 100%, rounded
+    softmax_sum, zeros_sum = v["sums"]              # both lines drawn with Σ = (or ≈) 100%
     assert assert_sums_as_shown(v, "causal_mask") == 2
     assert [t["values"][0] for t in zeros_sum["terms"]] == z["weights"]
     assert [t["values"][0] for t in softmax_sum["terms"]] == v["softmax"]["weights"]

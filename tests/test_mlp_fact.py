@@ -456,7 +456,7 @@ def test_labels_are_the_rounded_numbers(played, lang):
     assert [n.text for n in s.grid.numbers] == [share_text(grid[r, c]) for r, c in s.grid.written]
     assert sorted(s.grid.written) == sorted(zip(*np.nonzero(grid >= v["causal_trace"]["written_floor"])))
     pr = v["projections"]
-    lookup, carry, andn = v["sums"]     # before + rise = after, per sport: rounded, the rise as the caption says it
+    lookup, carry, andn = v["sums"]     # before + rise = after, per sport, the rise as the caption says it
     np.testing.assert_allclose(lookup["terms"][0]["values"], pr["before"], atol=1e-12)
     np.testing.assert_allclose(lookup["total"]["values"], pr["after"], atol=1e-12)
     np.testing.assert_allclose(lookup["terms"][1]["values"], np.subtract(pr["after"], pr["before"]), atol=1e-9)

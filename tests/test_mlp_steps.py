@@ -219,7 +219,7 @@ def test_labels_are_the_rounded_numbers(played, lang):
     term = {"en": ("up-projection", "down-projection"), "zh": ("升维", "降维")}[lang]
     assert term[0] in said["up"]["say"].lower() and term[0] in s.shapes.text.lower()
     assert term[1] in said["down"]["say"].lower() and term[1] in said["down"]["text"].lower()
-    (added,) = v["sums"]                     # E′ + MLP = E″, rounded: the columns as drawn, adding up row by row
+    (added,) = v["sums"]                     # E′ + MLP = E″: the columns as drawn, row by row
     rows = [i for i in s.res_columns[0].indices_shown if i is not None]
     for col, key, term in zip(s.res_columns, ("resid_mid", "mlp_out", "resid_post"), added["terms"] + [added["total"]]):
         np.testing.assert_array_equal(term["values"], np.asarray(v[key])[rows])

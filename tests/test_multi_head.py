@@ -247,7 +247,7 @@ def test_every_heads_target_is_spoken_by_the_park_rule(gpt, played, lang):
 
 def test_the_split_adds_every_heads_delta_e_as_shown(gpt, played):
     """W_O split into per-head blocks: each column is the head's ΔE at the focus (its output through its own rows of
-    W_O, gpt.head(layer, h).W_O), the columns and b_O add up to out row by row as drawn (rounded), and the columns'
+    W_O, gpt.head(layer, h).W_O), the columns and b_O add up to out row by row (≈ drawn where the labels miss), and the columns'
     texts are the manifest's labels."""
     from sum_checks import assert_sums_as_shown
     for lang, s in played.items():

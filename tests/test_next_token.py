@@ -182,7 +182,7 @@ def test_its_manifest_matches_the_model(lecture, gpt, lang):
 def test_labels_are_the_rounded_numbers(lecture, lang):
     s = lecture.dry("next_token", lang)
     v = s.values
-    sums = v["sums"]                    # every bar column is a whole distribution: rounded to 100.0%
+    sums = v["sums"]                    # every bar column is a whole distribution (100%)
     assert assert_sums_as_shown(v, f"next_token {lang}") == len(v["steps"]) + len(v["context"]["prompts"])
     for step, bars, marker, drawn in zip(v["steps"], s.bars, s.markers, sums):
         assert [t["values"][0] for t in drawn["terms"]] == [c["probability"] for c in step["candidates"]] + \

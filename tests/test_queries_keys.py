@@ -251,7 +251,7 @@ def test_the_question_is_a_real_run_and_its_caption_the_rule(scenes, gpt, lang):
     assert q["looking_back"]["p_word"] > 0.9 > 0.01 > q["blocked"]["p_word"]
     rule = v["caption_rules"]["lookback"]
     assert rule["key"] == "lookback_needed"
-    # the bars show the runs' rows and "other", adding up to 100.0% as drawn (rounded), and the caption quotes them
+    # the bars show the runs' rows and "other", each at its plain rounding, and the caption quotes them
     for panel, name in zip(sc.question_panels, ("looking_back", "blocked")):
         bars = panel[1]
         shown = q["shown"][name]
@@ -325,8 +325,8 @@ def test_the_dot_product_is_drawn_in_exact_geometry(scenes, gpt, lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_closing_answers_the_question_on_its_row(scenes, lang):
     """The closing beat goes back to the question's prompt row: the focus's query met every key up to it; the table
-    is the best-matching keys with their q·k, ÷ √d_k and attention weight as drawn (the weights and "other" rounded to
-    100%), the best one the word the question asked for (answer_word with the shipped model: en "orange" 93.9%, zh
+    is the best-matching keys with their q·k, ÷ √d_k and attention weight as drawn (the weights and "other", each at
+    its plain rounding), the best one the word the question asked for (answer_word with the shipped model: en "orange" 93.9%, zh
     "橙色" 96.8%), and the caption quotes the table's numbers."""
     sc = scenes[lang]
     v, a = sc.values, sc.values["answer"]
