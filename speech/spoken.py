@@ -179,6 +179,7 @@ SYMBOLS: list[tuple[str, str, str]] = [
     (r"(?<=\S)\s*>\s*(?=\S)", " is greater than ", " 大于 "),
     (r"=", " equals ", " 等于 "),
     (r"±", " plus or minus ", " 正负 "),
+    (r"\s*[·⋅]\s*(?=the words? |[\"“])", " at ", "，"),     # L2 attn·“plays”: a component at a token
     (r"(?<=\w)\s*[·⋅]\s*(?=\w)", " dot ", " 点乘 "),
     (r"[·⋅]", ", ", "，"),                           # MLP 3·“乔丹”: a component at a token
     (r"×", " times ", " 乘以 "),
@@ -325,8 +326,8 @@ def spoken(text: str, lang: str) -> str:
 # ("{word}", “{focus}”) is filled with a token; a quote written in the template ("look here", “是什么”) is a phrase,
 # and stays as it is. announced() rewrites the template before it is filled:
 #   en: "{w}"  -> the word "{w}" (the words, for a value of two or three words; a longer value is a quoted text and
-#       gets a pause on each side), with a comma after it where the sentence goes on (the pause that keeps "was"
-#       from being heard as the verb); P("{w}") -> the probability of the word "{w}"; after "query" or "key",
+#       gets a pause on each side), a comma after it only before a number ("the word plays, 0.21"): before the
+#       rest of a sentence "the word" announces it, and a pause would break the sentence (issue 41); P("{w}") -> the probability of the word "{w}"; after "query" or "key",
 #       "of the word"; after "word", "token" or "words" nothing is added;
 #   zh: “{w}” -> “{w}”这个词 (after 词, 词元 or before 这个词 nothing is added); P(“{w}”) -> “{w}”这个词的概率.
 EN_QUOTED = re.compile(r'(?P<p>P\()?"\{(?P<name>\w+)\}"(?P<close>\))?')
@@ -366,7 +367,7 @@ def announced(template: str, values: dict, lang: str) -> str:
             said = f"of {noun} {whole}"
         else:
             said = f"{noun} {whole}"
-        # a comma where the sentence goes on: the pause that keeps "was" from being heard as the verb
-        return wrap(said) + ("," if re.match(r"\s*[A-Za-z0-9(]", after) else "")
+        # a pause before a number that follows (the word plays, 0.21), never before the rest of the sentence
+        return wrap(said) + ("," if re.match(r"\s*[+\u2212-]?[0-9{]", after) else "")
 
     return quoted.sub(announce, template).format(**values)

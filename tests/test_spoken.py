@@ -49,6 +49,7 @@ EXAMPLES = {
         "L2 attn.": "layer two's attention",
         "L3 MLP pushes": "layer three's MLP pushes",
         "the attn weights": "the attention weights",
+        'L2 attn·"plays"': "layer two's attention at plays",
         "-2": "minus two",
         "1.4 × 10²¹": "one point four times ten to the twenty-first",
         "5.97×10⁵": "five point nine seven times ten to the fifth",
@@ -274,9 +275,13 @@ def assert_sayable(captions: list[dict], lang: str, where: str) -> None:
 # --- the words for the ear: the rule's examples --------------------------------------------------------------------
 @pytest.mark.parametrize("lang, template, values, said", [
     ("en", 'The query "{focus}" brings its attention weights:', {"focus": "was"},
-     "The query of the word was, brings its attention weights"),
+     "The query of the word was brings its attention weights"),
     ("en", 'Zeroed, P("{word}") drops', {"word": "orange"}, "Zeroed, the probability of the word orange drops"),
     ("en", 'We watch the token "{focus}".', {"focus": "was"}, "We watch the token was."),
+    ("en", 'Largest: {a}·"{x}" {p}, then {b}·"{y}" {q}.', {"a": "L2 attn", "x": "plays", "p": "0.21", "b": "L1 MLP",
+                                                          "y": "jordan", "q": "0.18"},
+     "Largest: layer two's attention at the word plays, zero point two one, then layer one's MLP at the word jordan, "
+     "zero point one eight."),
     ("en", 'reads\n"{prompt}"\nand says "{w}".', {"prompt": "a silky orange tiny frog", "w": "orange"},
      "reads a silky orange tiny frog and says the word orange."),
     ("en", '"look here" at "{w}"', {"w": "michael jordan"}, "look here at the words michael jordan"),
