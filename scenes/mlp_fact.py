@@ -832,11 +832,11 @@ class MlpFact(LectureScene):
                                  font_size=style.LABEL, color=TEXT).move_to([0, HEADER_Y, 0])
         keys = ("first", "last", "other", "bias")
         self.andn_rounded = RoundedSum([[r[k] for r in rows] for k in keys], [r["pre"] for r in rows], 2)
-        xs = {"first": -1.95, "last": -0.55, "other": 0.85, "bias": 2.15, "input": 3.6, "gelu": 5.3}
+        xs = {"first": -1.95, "last": -0.55, "other": 0.85, "bias": 2.15, "input": 3.75, "gelu": 5.4}
         chip_right = -2.85                      # the pair's chips end here; they start inside the title-safe area
         head_y, ys = 2.45, [1.6 - r * 0.75 for r in range(len(rows))]
         self.andn_heads = VGroup(*[self.header(self.s(f"col_{k}"), xs[k], MUTED, head_y) for k in xs])
-        self.andn_rows, self.andn_numbers = VGroup(), VGroup()
+        self.andn_rows, self.andn_numbers, self.andn_signs = VGroup(), VGroup(), []
         names = [*f.tokens, *(w for row in rows for w in row["pair"])]   # a new name, a colour of its own
         for r, (row, y) in enumerate(zip(rows, ys)):
             chips = VGroup(*[TokenChip(w, colour) for w, colour in zip(row["pair"], style.token_colours(row["pair"], names))])
@@ -847,13 +847,18 @@ class MlpFact(LectureScene):
             chips.shift([chip_right - chips.get_right()[0], y + 0.1 - chips.get_center()[1], 0])
             numbers = VGroup(*[NumberText(self.andn_rounded.labels[j][r], style.LABEL, TEXT).place(xs[k] + 0.45, y)
                                for j, k in enumerate(keys)],
-                             NumberText(self.andn_rounded.total_text(r), style.LABEL, TEXT).place(xs["input"] + 0.45, y),
+                             NumberText(self.andn_rounded.total_labels[r], style.LABEL, TEXT).place(xs["input"] + 0.45, y),
                              NumberText(style.signed(row["act"], 2), style.LABEL,
                                         NEURON_ACTIVE if row["act"] > a["threshold"] else MUTED).place(xs["gelu"] + 0.45, y))
+            # ≈ just left of a row's input where its labels do not add up to it (the header says "= input")
+            sign = NumberText("\u2248" if self.andn_rounded.approx_rows[r] else "=", style.LABEL, TEXT)
+            sign.place(numbers[len(keys)].get_left()[0] - 0.06, y)
             self.andn_numbers.add(numbers)
-            self.andn_rows.add(VGroup(chips, numbers))
+            self.andn_signs.append(sign)
+            self.andn_rows.add(VGroup(chips, numbers, *([sign] if self.andn_rounded.approx_rows[r] else [])))
         self.record_sum("and_neuron", "first name + last name + other words + bias = input", self.andn_rounded,
-                        drawn=[numbers[len(keys)] for numbers in self.andn_numbers])     # each row's input
+                        drawn=[sign if sign in row else row[1][len(keys)]          # ≈ drawn, or the input alone
+                               for sign, row in zip(self.andn_signs, self.andn_rows)])
         self.andn_note = Label(self.s("andn_note", k=f.andn_k, m=len(a["pairs"])),
                                font_size=style.SMALL, color=MUTED)
         self.andn_note.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.8)
