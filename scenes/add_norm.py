@@ -16,7 +16,7 @@ from manim import (DOWN, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, GrowFro
 
 from model.analysis import best_lookback_head, layer_norm_steps
 from scenes import style
-from scenes.components import NormOrder, sum_decimals, column_texts, footed_columns, CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body, shown_indices
+from scenes.components import NormOrder, sum_decimals, column_texts, rounded_columns, CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body, shown_indices
 from scenes.attention_chapter import FocusScene
 from scenes.params import AUTO, ParamError
 from scenes.prompts import own_language
@@ -189,12 +189,13 @@ class AddNorm(FocusScene):
         # the residual add
         colours = (style.EMBEDDING, style.VALUE, style.EMBEDDING_UPDATED)
         d = sum_decimals((x, delta, mid), shown=7)      # one sum: one number of decimals
-        self.footed = footed_columns((x, delta, mid), shown=7, decimals=d)     # it adds up as shown
+        self.rounded = rounded_columns((x, delta, mid), shown=7, decimals=d)     # each label its value's rounding
         self.columns = [place_by_body(self.column(v, colour, d, texts), cx, 0.05)
-                        for v, colour, cx, texts in zip((x, delta, mid), colours, COLUMN_XS, column_texts(self.footed))]
+                        for v, colour, cx, texts in zip((x, delta, mid), colours, COLUMN_XS, column_texts(self.rounded))]
         mid_y = self.columns[0].entries.get_center()[1]
         self.plus = Label("+", font_size=style.HEADER).move_to([(COLUMN_XS[0] + COLUMN_XS[1]) / 2, mid_y, 0])
-        self.equals = Label("=", font_size=style.HEADER).move_to([(COLUMN_XS[1] + COLUMN_XS[2]) / 2, mid_y, 0])
+        self.equals = Label(self.rounded.relation, font_size=style.HEADER).move_to([(COLUMN_XS[1] + COLUMN_XS[2]) / 2,
+                                                                                  mid_y, 0])   # ≈ where they miss
         texts = (S("x_head", self.lang, layer=style.shown(self.layer)), S("attn_head", self.lang), S("sum_head", self.lang))
         self.heads = VGroup(*[self.head(t, colour, col) for t, colour, col in zip(texts, colours, self.columns)])
 
@@ -280,7 +281,7 @@ class AddNorm(FocusScene):
             "why_of": len(places),      # LayerNorms in the stack; "why" lists those drawn (all of ours)
             "why_range_labels": self.why_texts,
         })
-        self.record_sum("residual", "x + attention output", self.footed)
+        self.record_sum("residual", "x + attention output", self.rounded, drawn=self.equals)
 
     def choose_layer(self, trace, chosen) -> tuple[int, dict]:
         """The given layer; for the default prompt and focus, the layer of the attention chapter's head (the causal

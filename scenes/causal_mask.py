@@ -25,7 +25,7 @@ from scenes import style
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, LEGEND_X, TOP, AttentionChapterScene, line_numbers,
                                       place_grid, place_legend)
-from scenes.components import (AttentionGrid, ColourLegend, ColourScale, FootedPercents, Label, NumberText, TokenRow,
+from scenes.components import (AttentionGrid, ColourLegend, ColourScale, RoundedPercents, Label, NumberText, TokenRow,
                                keep_inside_safe_area)
 from scenes.prompts import own_language
 from scenes.style import MUTED, PROB, QUERY
@@ -295,10 +295,10 @@ class CausalMask(AttentionChapterScene):
         room = style.safe_half_width() - (words.get_left()[0] - self.weight_legend.bar.get_left()[0]) - widest
         self.weight_legend.shift(RIGHT * (min(LEGEND_X, room) - self.weight_legend.bar.get_left()[0]))
         total = float(np.sum(h.weights[h.focus]))          # display only: the model's weights, added up
-        footed = FootedPercents(h.weights[h.focus], total, keep=(h.source,))   # adds up as shown; the quoted weight
-        weights = line_numbers(grid, footed.labels)
-        self.sum_mark = self.line_sum(weights, footed.total_label, avoid=self.weight_legend)
-        self.record_sum("softmax", "\u03a3 = 100%", footed)
+        rounded = RoundedPercents(h.weights[h.focus], total)    # each weight at its plain rounding, as quoted
+        weights = line_numbers(grid, rounded.labels)
+        self.sum_mark = self.line_sum(weights, rounded, avoid=self.weight_legend)
+        self.record_sum("softmax", "\u03a3 = 100%", rounded, drawn=self.sum_mark[1])
         self.play(*grid.recolour(self.drawn_weights(), self.weight_scale, queries=[h.focus]),
                   *[TransformFromCopy(a, b) for a, b in zip(self.numbers, weights)], FadeOut(self.numbers),
                   FadeIn(self.weight_legend), run_time=2 * STEP)
@@ -333,11 +333,11 @@ class CausalMask(AttentionChapterScene):
                                 future_weights=h.weights[q, q + 1:].tolist())
         self.say(key, word=h.word(q), i=q, n=future)
         total = float(np.sum(h.weights[q]))
-        footed = FootedPercents(h.weights[q], total)
-        numbers = line_numbers(grid, footed.labels)
+        rounded = RoundedPercents(h.weights[q], total)
+        numbers = line_numbers(grid, rounded.labels)
         header = self.line_header(grid, numbers, q)
-        sum_mark = self.line_sum(numbers, footed.total_label, avoid=self.weight_legend)
-        self.record_sum("zeros", "\u03a3 = 100%", footed)
+        sum_mark = self.line_sum(numbers, rounded, avoid=self.weight_legend)
+        self.record_sum("zeros", "\u03a3 = 100%", rounded, drawn=sum_mark[1])
         self.play(self.frame.animate.move_to(grid.line(q)), FadeOut(self.numbers), FadeIn(numbers),
                   FadeOut(self.header), FadeIn(header), FadeOut(self.sum_mark), FadeIn(sum_mark), run_time=STEP)
         zero_frame = VGroup(*[grid.cell_square(q, k) for k in range(q + 1, h.T)])
@@ -517,15 +517,16 @@ class CausalMask(AttentionChapterScene):
                                  "shown": len(answer) > 0, "predictions": h.T}
 
     # --- building the pieces ----------------------------------------------------------------------
-    def line_sum(self, numbers, total: str, avoid=None) -> VGroup:
-        """A bracket down the right of a line's numbers and its sum, level with the last row; where the sum would
+    def line_sum(self, numbers, rounded, avoid=None) -> VGroup:
+        """A bracket down the right of a line's numbers and its sum (components.sums.RoundedPercents: "Σ = 100.0%", or
+        "Σ ≈ 100.0%" where the labels do not add up to it), level with the last row; where the sum would
         come within SUM_CLEARANCE of `avoid` (the weight legend, top right, beside a short line's last row), it
         sits under the bracket's foot instead, its right end at the bracket."""
         x = numbers.get_right()[0] + 0.15
         top, bottom = numbers.get_top()[1] + 0.05, numbers.get_bottom()[1] - 0.05
         bracket = VGroup(Line([x, top, 0], [x, bottom, 0]), Line([x - 0.08, top, 0], [x, top, 0]),
                          Line([x - 0.08, bottom, 0], [x, bottom, 0])).set_stroke(MUTED, 2)
-        text = Label("\u03a3 = " + total, font_size=style.SMALL, color=QUERY)
+        text = Label(f"\u03a3 {rounded.relation} {rounded.total_label}", font_size=style.SMALL, color=QUERY)
         text.next_to(bracket, RIGHT, buff=0.15)
         text.on_baseline(numbers[-1].baseline())
         if avoid is not None and boxes_meet(text, avoid, SUM_CLEARANCE):

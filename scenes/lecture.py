@@ -241,10 +241,17 @@ class LectureScene(Scene):
         self.values.setdefault("caption_rules", {})[name] = {"rule": rule, "inputs": inputs, "key": key}
         return key
 
-    def record_sum(self, beat: str, what: str, footed) -> None:
-        """A sum drawn in `beat` (components.sums: FootedSum, FootedPercents), recorded in values["sums"] with its
-        true values and its labels as drawn; `what` names it as shown ("E + ΔE = E′")."""
-        self.values.setdefault("sums", []).append(footed.record(beat, what))
+    def record_sum(self, beat: str, what: str, rounded, drawn=None) -> None:
+        """A sum drawn in `beat` (components.sums: RoundedSum, RoundedPercents, CountSum), recorded in values["sums"]
+        with its true values, its labels as drawn and whether they add up ("approx"); `what` names it as shown
+        ("E + ΔE = E′"). `drawn`: what writes its relation on screen, the sign between its columns (= or ≈) or its
+        total under a rule ("≈ 100.0%"), one mobject for the whole sum or a list, one per row (a table's totals):
+        their texts go into the entry's "drawn" (tests/sum_checks.py holds ≈ there to "approx")."""
+        from scenes.components.sums import drawn_text
+        entry = rounded.record(beat, what)
+        if drawn is not None:
+            entry["drawn"] = [drawn_text(m) for m in (drawn if isinstance(drawn, (list, tuple)) else [drawn])]
+        self.values.setdefault("sums", []).append(entry)
 
     def reading_time(self, text: str) -> float:
         """Seconds a caption needs on screen: its characters (line breaks aside) at the language's rate."""

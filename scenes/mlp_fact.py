@@ -30,7 +30,7 @@ from model.analysis.factpath import (and_search, fact_path, held_out_directions,
                                      pair_words, pre_activation_parts)
 from model.analysis.patching import MEAN_SAMPLE
 from scenes import style
-from scenes.components import (BarColumn, ColourLegend, FootedSum, Label, LabelColumn, NumberColumn, NumberText, TokenChip,
+from scenes.components import (BarColumn, ColourLegend, RoundedSum, Label, LabelColumn, NumberColumn, NumberText, TokenChip,
                                TraceGrid)
 from scenes.components.tracing import share_text
 from scenes.lecture import LectureScene
@@ -392,14 +392,15 @@ class MlpFact(LectureScene):
         self.bars_before = BarColumn(before, ys, 0.0, unit, EMBEDDING, height=0.14, lift=0.22)
         self.bars_after = BarColumn(after, ys, 0.0, unit, EMBEDDING_UPDATED, height=0.14, lift=0.05)
         self.zero_line = Line([0, ys[-1] - 0.15, 0], [0, ys[0] + 0.4, 0], color=MUTED, stroke_width=2)
-        # before + rise = after, per sport: the rise the caption says and the two numbers drawn add up as shown
+        # before + rise = after, per sport: the rise the caption says and the two numbers drawn, each at its plain
+        # rounding (approx in the manifest where they miss; no sign is drawn: "before → after")
         deltas = f.deltas()
-        self.look_footed = FootedSum([before, [deltas[s] for s in f.sports]], after, 1, keep=(1,))
-        self.look_numbers = NumberColumn([f"{b} \u2192 {a}" for b, a in zip(self.look_footed.labels[0],
-                                                                             self.look_footed.total_labels)],
+        self.look_rounded = RoundedSum([before, [deltas[s] for s in f.sports]], after, 1)
+        self.look_numbers = NumberColumn([f"{b} \u2192 {a}" for b, a in zip(self.look_rounded.labels[0],
+                                                                             self.look_rounded.total_labels)],
                                          ys, 6.2, color=TEXT)
-        self.rise_label = dict(zip(f.sports, self.look_footed.labels[1]))
-        self.record_sum("lookup", "before + rise = after", self.look_footed)
+        self.rise_label = dict(zip(f.sports, self.look_rounded.labels[1]))
+        self.record_sum("lookup", "before + rise = after", self.look_rounded)
         key_y = ys[-1] - 0.55
         self.look_key = VGroup(Label(self.s("before"), font_size=style.SMALL, color=EMBEDDING),
                                Label(self.s("after"), font_size=style.SMALL, color=EMBEDDING_UPDATED))
@@ -493,15 +494,14 @@ class MlpFact(LectureScene):
 
     def build_carry(self):
         """The push toward the answer at the last word, part by part (direct logit attribution; the parts and the
-        final LayerNorm's bias add up to the logit difference, footed), and where the carrier's head reads."""
+        final LayerNorm's bias add up to the logit difference, rounded), and where the carrier's head reads."""
         f, d = self.f, self.f.path["dla"]
         L = f.n_layer
         names = [self.s("part_embedding")] + [self.comp_name(l, c, short=True) for l in range(L)
                                                for c in ("attn", "mlp")] + [self.s("part_ln_f")]
         values = [d["embeddings"]] + [d[c][l] for l in range(L) for c in ("attn", "mlp")] + [d["ln_f_bias"]]
-        self.carry_footed = FootedSum([[v] for v in values], [d["logit_diff"]], 2)
-        self.record_sum("carry", "parts + final LN bias = logit difference", self.carry_footed)
-        texts = [lab[0] for lab in self.carry_footed.labels]
+        self.carry_rounded = RoundedSum([[v] for v in values], [d["logit_diff"]], 2)
+        texts = [lab[0] for lab in self.carry_rounded.labels]
         self.carry_texts = dict(zip(["embedding"] + [f"{c}.{l}" for l in range(L) for c in ("attn", "mlp")] +
                                     ["ln_f"], texts))
         ys = [2.6 - r * 0.4 for r in range(len(values))]
@@ -518,8 +518,10 @@ class MlpFact(LectureScene):
         y_total = ys[-1] - 0.45
         self.carry_rule = Line([-0.3, y_total + 0.32, 0], [1.0, y_total + 0.32, 0], color=MUTED, stroke_width=2)
         self.carry_total = VGroup(Label(self.s("part_total"), font_size=style.SMALL, color=TEXT),
-                                  NumberText(self.carry_footed.total_labels[0], style.SMALL, TEXT).place(0.9, y_total))
+                                  NumberText(self.carry_rounded.total_text(), style.SMALL, TEXT).place(0.9, y_total))
         self.carry_total[0].shift(RIGHT * (-3.6 - self.carry_total[0].get_right()[0])).on_baseline(y_total)
+        self.record_sum("carry", "parts + final LN bias = logit difference", self.carry_rounded,
+                        drawn=self.carry_total[1])
         c, t = f.path["carrier"], f.path["through_lookup"]
         attn = self.comp_name(carrier, "attn", short=True)
         texts = [self.s("head_reads", attn=attn, h=c["head"] + 1, name=f.tokens[c["reads_most"]],
@@ -539,19 +541,18 @@ class MlpFact(LectureScene):
 
     def build_and_neuron(self):
         """The AND search's neuron: its input for the person and for the best pair keeping each name, split into what
-        each name adds, the other words and the bias (footed), then GELU."""
+        each name adds, the other words and the bias (rounded), then GELU."""
         f, a = self.f, self.f.andn
         rows = f.and_rows
         self.andn_header = Label(self.s("andn_header", n=a["neuron"], mlp=self.comp_name(f.layer, "mlp", short=True)),
                                  font_size=style.LABEL, color=TEXT).move_to([0, HEADER_Y, 0])
         keys = ("first", "last", "other", "bias")
-        self.andn_footed = FootedSum([[r[k] for r in rows] for k in keys], [r["pre"] for r in rows], 2)
-        self.record_sum("and_neuron", "first name + last name + other words + bias = input", self.andn_footed)
-        xs = {"first": -1.95, "last": -0.55, "other": 0.85, "bias": 2.15, "input": 3.6, "gelu": 5.3}
+        self.andn_rounded = RoundedSum([[r[k] for r in rows] for k in keys], [r["pre"] for r in rows], 2)
+        xs = {"first": -1.95, "last": -0.55, "other": 0.85, "bias": 2.15, "input": 3.75, "gelu": 5.4}
         chip_right = -2.85                      # the pair's chips end here; they start inside the title-safe area
         head_y, ys = 2.45, [1.6 - r * 0.75 for r in range(len(rows))]
         self.andn_heads = VGroup(*[self.header(self.s(f"col_{k}"), xs[k], MUTED, head_y) for k in xs])
-        self.andn_rows, self.andn_numbers = VGroup(), VGroup()
+        self.andn_rows, self.andn_numbers, self.andn_signs = VGroup(), VGroup(), []
         names = [*f.tokens, *(w for row in rows for w in row["pair"])]   # a new name, a colour of its own
         for r, (row, y) in enumerate(zip(rows, ys)):
             chips = VGroup(*[TokenChip(w, colour) for w, colour in zip(row["pair"], style.token_colours(row["pair"], names))])
@@ -560,13 +561,20 @@ class MlpFact(LectureScene):
             if chips.width > room:
                 chips.scale_to_fit_width(room)
             chips.shift([chip_right - chips.get_right()[0], y + 0.1 - chips.get_center()[1], 0])
-            numbers = VGroup(*[NumberText(self.andn_footed.labels[j][r], style.LABEL, TEXT).place(xs[k] + 0.45, y)
+            numbers = VGroup(*[NumberText(self.andn_rounded.labels[j][r], style.LABEL, TEXT).place(xs[k] + 0.45, y)
                                for j, k in enumerate(keys)],
-                             NumberText(self.andn_footed.total_labels[r], style.LABEL, TEXT).place(xs["input"] + 0.45, y),
+                             NumberText(self.andn_rounded.total_labels[r], style.LABEL, TEXT).place(xs["input"] + 0.45, y),
                              NumberText(style.signed(row["act"], 2), style.LABEL,
                                         NEURON_ACTIVE if row["act"] > a["threshold"] else MUTED).place(xs["gelu"] + 0.45, y))
+            # ≈ just left of a row's input where its labels do not add up to it (the header says "= input")
+            sign = NumberText("\u2248" if self.andn_rounded.approx_rows[r] else "=", style.LABEL, TEXT)
+            sign.place(numbers[len(keys)].get_left()[0] - 0.06, y)
             self.andn_numbers.add(numbers)
-            self.andn_rows.add(VGroup(chips, numbers))
+            self.andn_signs.append(sign)
+            self.andn_rows.add(VGroup(chips, numbers, *([sign] if self.andn_rounded.approx_rows[r] else [])))
+        self.record_sum("and_neuron", "first name + last name + other words + bias = input", self.andn_rounded,
+                        drawn=[sign if sign in row else row[1][len(keys)]          # ≈ drawn, or the input alone
+                               for sign, row in zip(self.andn_signs, self.andn_rows)])
         self.andn_note = Label(self.s("andn_note", k=f.andn_k, m=len(a["pairs"])),
                                font_size=style.SMALL, color=MUTED)
         self.andn_note.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.8)
@@ -621,7 +629,7 @@ class MlpFact(LectureScene):
                           languages=langs)
         phrases = {}
         for lang, e in (self.story or {}).items():   # each language's conclusion, in this lecture's words
-            de = e["deltas"]         # this lecture's own numbers as its chart draws them (footed), the other's rounded
+            de = e["deltas"]         # this lecture's own numbers as its chart draws them (rounded), the other's rounded
             said = self.rise_label if lang == self.lang else {k: style.signed(v, 1) for k, v in de.items()}
             phrases[lang] = self.s(e["lookup_key"] + "_is", other=style.token_label(f.g.t(e["best_other"])),
                                    od=said[e["best_other"]], d=said[e["sport"]])
@@ -744,7 +752,7 @@ class MlpFact(LectureScene):
         carrier = c["layer"]
         self.clear_stage()
         self.say(key, tok=f.tokens[-1], attn=self.comp_name(carrier, "attn"), sport=f.answer,
-                 push=self.carry_texts[f"attn.{carrier}"], total=self.carry_footed.total_labels[0], h=c["head"] + 1,
+                 push=self.carry_texts[f"attn.{carrier}"], total=self.carry_rounded.total_labels[0], h=c["head"] + 1,
                  name=f.tokens[c["reads_most"]], read=f.tokens[c["reads_most"]],
                  w=style.percent(c["reads"][c["reads_most"]]), mlp=self.comp_name(f.layer, "mlp"),
                  after=style.signed(t["push_after"], 2), **phrases)
@@ -765,7 +773,7 @@ class MlpFact(LectureScene):
                                 "for the person: andn_none; else andn_sum when both one-name pairs pass the threshold, "
                                 "andn_one when one does", neuron=a["neuron"], act=a["act"], margin=a["margin"],
                                 one_name=a["groups"], threshold=a["threshold"])
-        rows, lab = f.and_rows, self.andn_footed.labels
+        rows, lab = f.and_rows, self.andn_rounded.labels
         first, last = rows[0]["pair"]
         g = a["groups"]
         one = first if g["same_first"]["act"] > a["threshold"] else last

@@ -21,7 +21,7 @@ from model.analysis.mlp import vector_readout
 from model.analysis.patching import MEAN_SAMPLE
 from model.config import GPT3_175B
 from scenes import style
-from scenes.components import (sum_decimals, column_texts, footed_columns, BarColumn, GeluPlot, Label, LabelColumn, MatrixVectorProduct, NeuronStrip,
+from scenes.components import (sum_decimals, column_texts, rounded_columns, BarColumn, GeluPlot, Label, LabelColumn, MatrixVectorProduct, NeuronStrip,
                                NumberColumn, NumberText, TokenColumn, VectorColumn, keep_inside_safe_area,
                                keep_right_of)
 from scenes.lecture import LectureScene
@@ -410,11 +410,10 @@ class MlpSteps(LectureScene):
         m, lang = self.m, self.lang
         xs = [-3.6, 0.0, 3.6]
         d = sum_decimals((m.resid_mid, m.mlp_out, m.resid_post), shown=6)      # one sum: one number of decimals
-        # it adds up as shown; the MLP's output keeps the labels the beat before drew
-        footed = footed_columns((m.resid_mid, m.mlp_out, m.resid_post), shown=6, decimals=d, keep=(1,))
+        # every label its value's plain rounding (the MLP's output reads as the beat before drew it); ≈ where they miss
+        rounded = rounded_columns((m.resid_mid, m.mlp_out, m.resid_post), shown=6, decimals=d)
         cols = [VectorColumn(v, lang=lang, shown=6, pitch=0.42, decimals=d, texts=texts)
-                for v, texts in zip((m.resid_mid, m.mlp_out, m.resid_post), column_texts(footed))]
-        self.record_sum("residual", "E\u2032 + MLP output = E\u2032 + MLP", footed)
+                for v, texts in zip((m.resid_mid, m.mlp_out, m.resid_post), column_texts(rounded))]
         self.res_columns = VGroup(*[place_column(c, x, COLUMN_TOP) for c, x in zip(cols, xs)])
         self.res_columns[0].brackets.set_color(EMBEDDING)
         self.res_columns[1].brackets.set_color(NEURON_ACTIVE)
@@ -429,7 +428,8 @@ class MlpSteps(LectureScene):
                                                             (EMBEDDING, NEURON_ACTIVE, EMBEDDING_UPDATED))])
         y = self.res_columns[0].brackets.get_center()[1]
         self.res_signs = VGroup(Label("+", font_size=style.HEADER).move_to([-1.8, y, 0]),
-                                Label("=", font_size=style.HEADER).move_to([1.8, y, 0]))
+                                Label(rounded.relation, font_size=style.HEADER).move_to([1.8, y, 0]))
+        self.record_sum("residual", "E\u2032 + MLP output = E\u2032 + MLP", rounded, drawn=self.res_signs[1])
 
     def build_all(self):
         m = self.m

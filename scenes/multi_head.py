@@ -20,7 +20,7 @@ from model.params import parameter_split
 from scenes import style
 from scenes.components import (AttentionGrid, ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label,
                                LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, VectorColumn, column_texts,
-                               footed_columns, keep_inside_safe_area, keep_right_of, magnitude_scale, place_by_body,
+                               rounded_columns, keep_inside_safe_area, keep_right_of, magnitude_scale, place_by_body,
                                shown_indices, sum_decimals)
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
@@ -209,11 +209,11 @@ class MultiHead(LectureScene):
                   FadeIn(product.output.brackets), FadeIn(product.output.size_label), run_time=STEP)
         product.play(self, slow_rows=1)
         self.wait(PAUSE + 1)
-        # W_O split into per-head blocks: each head's ΔE, added with b_O, is the same out (footed as shown)
+        # W_O split into per-head blocks: each head's ΔE, added with b_O, is the same out (rounded as shown)
         m, split = self.m, self.split
-        terms = [labels[0] for labels in self.split_footed.labels]      # the first row, for the ear
+        terms = [labels[0] for labels in self.split_rounded.labels]      # the first row, for the ear
         first = self.s("sum_row", terms=self.s("list_joiner").join(terms[:-1]), last=terms[-1],
-                       total=self.split_footed.total_labels[0])
+                       total=self.split_rounded.total_labels[0])
         grouped = [g for g in self.split_groups if len(g) > 1]
         self.say("split_grouped" if grouped else "split", dh=m.dh, n=m.n_head, row=first,
                  a=style.shown(grouped[0][0]) if grouped else "", b=style.shown(grouped[0][-1]) if grouped else "")
@@ -614,7 +614,7 @@ class MultiHead(LectureScene):
 
     def build_split(self):
         """W_O in per-head blocks: each head's ΔE at the focus (its output through its own rows of W_O) as a column,
-        + ... + b_O = out, footed row by row (components.sums). Up to MAX_SPLIT_HEADS heads one column each; more
+        + ... + b_O = out, rounded row by row (components.sums). Up to MAX_SPLIT_HEADS heads one column each; more
         (a checkpoint's 12) keep the first MAX_SPLIT_HEADS − 1 and add the rest in one column ("heads 4–12": their
         ΔEs added entry by entry, model.analysis.heads_delta), so the drawn sum still adds up as shown."""
         m, lang = self.m, self.lang
@@ -627,8 +627,8 @@ class MultiHead(LectureScene):
                   for g in groups]
         vectors = [*deltas, m.b_O, m.out]
         d = sum_decimals(vectors)
-        footed = footed_columns(vectors, shown=7, decimals=d)
-        texts = column_texts(footed)
+        rounded = rounded_columns(vectors, shown=7, decimals=d)
+        texts = column_texts(rounded)
         n = len(vectors)
         pitch = min(2.05, 2 * style.safe_half_width() / n)      # column centres, one operator between each two
         xs = [(i - (n - 1) / 2) * pitch for i in range(n)]
@@ -658,15 +658,15 @@ class MultiHead(LectureScene):
         keep_inside_safe_area(self.split_formula)
         over = self.split_formula.get_top()[1] - (style.safe_half_height() - 0.02)   # and its limits stand taller
         self.split_formula.shift(DOWN * max(0.0, over))
-        ops = VGroup(*[Label("=" if i == n - 2 else "+", font_size=style.HEADER).move_to([(xs[i] + xs[i + 1]) / 2, y, 0])
+        ops = VGroup(*[Label(rounded.relation if i == n - 2 else "+", font_size=style.HEADER).move_to([(xs[i] + xs[i + 1]) / 2, y, 0])
                        for i in range(n - 1)])
         clash = top + 0.42 + 0.3 + 0.12 - self.split_formula.get_bottom()[1]     # by the names' baseline: alike in
                                                                                    # both languages
         if clash > 0:            # the formula's subscripts (Σ's limits) reach the column names: the columns come down
             for m_ in (*columns, *heads, ops):
                 m_.shift(DOWN * clash)
-        self.split, self.split_footed = (columns, heads, ops), footed
-        self.record_sum("project", "ΔE₁ + … + b_O = out", footed)
+        self.split, self.split_rounded = (columns, heads, ops), rounded
+        self.record_sum("project", "ΔE₁ + … + b_O = out", rounded, drawn=ops[-1])
         self.values["split"] = {"heads": m.n_head, "groups": groups, "decimals": d,
                                 "source": "model.analysis.head_contribution (each head's output through "
                                           "gpt.head(layer, h).W_O); a group's column: model.analysis.heads_delta"}

@@ -185,10 +185,10 @@ class NextToken(LectureScene):
             bars = ProbabilityBars([style.token_label(c["word"]) for c in step["candidates"]],
                                    [c["probability"] for c in step["candidates"]], step["other"], ys, lang=self.lang,
                                    bar_left=BAR_LEFT, bar_width=BAR_WIDTH, number_right=PERCENT_RIGHT,
-                                   label_right=LABEL_RIGHT, keep=(0, min(step["sampled"]["rank"], self.k)))
+                                   label_right=LABEL_RIGHT)
             self.bars.append(bars)
             self.record_sum("distribution" if not self.bars[:-1] else "loop",
-                            f"step {len(self.bars)}: probabilities = 100%", bars.footed)
+                            f"step {len(self.bars)}: probabilities = 100%", bars.rounded)
             strip = self.strip(step)
             self.strips.append(strip)
             self.markers.append(self.marker(step))
@@ -218,7 +218,7 @@ class NextToken(LectureScene):
                                    [c["probability"] for c in shown], other, ys_ctx,
                                    lang=self.lang, bar_left=CTX_BAR_LEFT, bar_width=CTX_BAR_WIDTH,
                                    number_right=CTX_PERCENT_RIGHT, label_right=CTX_LABEL_RIGHT)
-            self.record_sum("context", f"prompt {n + 1}: probabilities = 100%", bars.footed)
+            self.record_sum("context", f"prompt {n + 1}: probabilities = 100%", bars.rounded)
             self.pair_rows.append(row)
             self.pair_bars.append(bars)
             self.pair_frames.append(SurroundingRectangle(row.chips[-1], color=style.ACCENT, buff=0.05,

@@ -20,7 +20,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge,
 
 from model.analysis import order_prediction, order_sensitivity
 from scenes import style
-from scenes.components import (sum_decimals, column_texts, footed_columns, ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
+from scenes.components import (sum_decimals, column_texts, rounded_columns, ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
                                ProbabilityBars, VectorColumn, light, place_by_body)
 from scenes.attention_chapter import FocusScene
 from scenes.params import ParamError
@@ -85,8 +85,8 @@ class PositionalEncoding(FocusScene):
         self.wait(PAUSE + 2)
 
     def question_labels(self) -> dict:
-        """The compared word's percentage as each panel's bar shows it (footed: each column adds up to 100.0%)."""
-        return {name: bars.footed.labels[bars.word_row] for name, (_, bars) in zip(("p", "p_rev"), self.q_panels)}
+        """The compared word's percentage as each panel's bar shows it (its plain rounding)."""
+        return {name: bars.rounded.labels[bars.word_row] for name, (_, bars) in zip(("p", "p_rev"), self.q_panels)}
 
     def question_key(self) -> str:
         q, labels = self.prediction, self.question_labels()
@@ -244,16 +244,17 @@ class PositionalEncoding(FocusScene):
         # E = token + position, for the token in focus
         f = self.focus
         d = sum_decimals([v[f] for v in (tok, pos, E)], shown=7)       # one sum: one number of decimals
-        self.footed = footed_columns([v[f] for v in (tok, pos, E)], shown=7, decimals=d)   # adds up as shown
+        self.rounded = rounded_columns([v[f] for v in (tok, pos, E)], shown=7, decimals=d)   # each at its rounding
         columns = [VectorColumn(v[f], lang=self.lang, shown=7, pitch=0.4, decimals=d, texts=texts)
-                   for v, texts in zip((tok, pos, E), column_texts(self.footed))]
+                   for v, texts in zip((tok, pos, E), column_texts(self.rounded))]
         columns[1].brackets.set_color(style.POSITION)
         columns[2].brackets.set_color(style.EMBEDDING)
         for column, x in zip(columns, (-3.0, 0.0, 3.0)):
             place_by_body(column, x, 0.05)
         self.sum_columns = columns
         self.plus = Label("+", font_size=style.HEADER).move_to([-1.5, columns[0].entries.get_center()[1], 0])
-        self.equals = Label("=", font_size=style.HEADER).move_to([1.5, columns[0].entries.get_center()[1], 0])
+        self.equals = Label(self.rounded.relation, font_size=style.HEADER).move_to([1.5, columns[0].entries.get_center()[1],
+                                                                                 0])     # ≈ where the labels miss
         heads = [S("token_head", self.lang, word=self.tokens[f]), S("position_head", self.lang, pos=f),
                  S("e_head", self.lang)]
         self.sum_heads = VGroup(*[Label(h, font_size=style.SMALL, color=col).move_to([c.get_center()[0], 0, 0])
@@ -290,7 +291,7 @@ class PositionalEncoding(FocusScene):
             "sum": {"dims": shown_dims,
                     **{name: {"values": [float(v[f][i]) for i in shown_dims], "labels": texts}
                        for (name, v), texts in zip((("token_embedding", tok), ("position_vector", pos),
-                                                    ("embedding", E)), column_texts(self.footed))}},
+                                                    ("embedding", E)), column_texts(self.rounded))}},
             "E_strips": {"positions": self.shown, "colour_limit": e_scale.limit},
             "order": {"layer": self.order["layer"], "head": self.order["head"], "score": self.order["score"],
                       "rule": self.order["rule"], "query": T - 1,
@@ -302,7 +303,7 @@ class PositionalEncoding(FocusScene):
                                  "peak_labels": self.peak_texts[state], "peak_words": self.peak_words[state]}
                          for state in ("without_positions", "with_positions")}},
         })
-        self.record_sum("add", "E = token + position", self.footed)
+        self.record_sum("add", "E = token + position", self.rounded, drawn=self.equals)
 
     def build_question(self):
         """The question's two rows (the prompt as the table's row will be, the reversed words under it) and its two
@@ -322,9 +323,9 @@ class PositionalEncoding(FocusScene):
             bars = ProbabilityBars.next_words(run, q["word"], ys, lang=self.lang, **panel)
             title = Label(self.s(name), font_size=style.LABEL, color=TEXT).move_to([x, header, 0])
             panels.append((title, bars))
-            self.record_sum("question", f"{name}: probabilities = 100%", bars.footed)
+            self.record_sum("question", f"{name}: probabilities = 100%", bars.rounded)
             shown[name] = {"words": [r["word"] for r in rows], "p": [r["p"] for r in rows], "other": run["other"],
-                           "labels": list(bars.footed.labels), "p_word": run["p_word"]}
+                           "labels": list(bars.rounded.labels), "p_word": run["p_word"]}
         self.q_panels = panels
         self.values["question"] = {"word": q["word"], "rule": q["rule"], "order": q["order"],
                                    "reversed_tokens": reversed_words, "same_words": q["same_words"], "shown": shown,

@@ -89,9 +89,9 @@ class QueriesKeys(AttentionChapterScene):
         return "lookback_needed" if p_blocked < NEEDED_SHARE * p else "lookback_helps"
 
     def shown_label(self, name: str) -> str:
-        """The compared word's percentage as its bar shows it (footed: the column adds up to 100.0%)."""
+        """The compared word's percentage as its bar shows it (its plain rounding)."""
         bars = self.question_bars(self.lookback[name], PANELS[0])
-        return bars.footed.labels[bars.word_row]
+        return bars.rounded.labels[bars.word_row]
 
     # --- the question, and the idea of queries, keys and values ----------------------------------------------------
     def question_bars(self, run: dict, panel: dict) -> ProbabilityBars:
@@ -151,12 +151,12 @@ class QueriesKeys(AttentionChapterScene):
             self.play(*[GrowFromEdge(b, LEFT) for b in bars.bars.bars], FadeIn(bars.numbers), run_time=STEP)
             self.play(Create(frame), run_time=0.6)
             panels.add(VGroup(title, bars, frame))
-            self.record_sum("question", f"{name}: probabilities = 100%", bars.footed)
+            self.record_sum("question", f"{name}: probabilities = 100%", bars.rounded)
             shown[name] = {"words": [r["word"] for r in bars.rows], "p": [r["p"] for r in bars.rows],
-                           "other": bars.other_p, "labels": list(bars.footed.labels)}
+                           "other": bars.other_p, "labels": list(bars.rounded.labels)}
         self.values["question"]["shown"] = shown
         p, p_blocked = lb["looking_back"]["p_word"], lb["blocked"]["p_word"]
-        label = {name: panels[i][1].footed.labels[panels[i][1].word_row] for i, name in
+        label = {name: panels[i][1].rounded.labels[panels[i][1].word_row] for i, name in
                  enumerate(("looking_back", "blocked"))}      # the caption quotes the bars' labels
         key = self.caption_rule("lookback", self.lookback_rule(), "P(word) seeing only the focus (blocked) against "
                                 "looking back: the two bars' labels alike, or blocked >= looking back: "
@@ -466,8 +466,8 @@ class QueriesKeys(AttentionChapterScene):
 
     def beat_summary(self):
         """The opening question answered on its prompt row: the focus's query met every key up to it; a table of
-        the best-matching keys (q·k, ÷ √d_k, the attention weight; the rest as "other", the weights footed to
-        100%), the best one framed on the row and in the table."""
+        the best-matching keys (q·k, ÷ √d_k, the attention weight; the rest as "other", each weight at its
+        plain rounding), the best one framed on the row and in the table."""
         h = self.h
         n = h.focus + 1
         dots, scaled, weights = (np.asarray(m[h.focus][:n], np.float64) for m in (h.scores, h.scaled, h.weights))
@@ -483,7 +483,7 @@ class QueriesKeys(AttentionChapterScene):
         bars = ProbabilityBars([h.word(j) for j in order], [float(weights[j]) for j in order],
                                float(weights.sum() - weights[order].sum()), ys, lang=self.lang,
                                label_right=c["label_right"], bar_left=c["bar_left"], bar_width=c["bar_width"],
-                               number_right=c["number_right"], color=VALUE, keep=(0,))
+                               number_right=c["number_right"], color=VALUE)
         dot_col = NumberColumn([style.signed(dots[j], 1) for j in order], ys[:len(order)], c["dot_right"])
         scaled_col = NumberColumn([style.signed(scaled[j], 1) for j in order], ys[:len(order)], c["scaled_right"])
         heads = VGroup(*[Label(self.s(k, root=root), font_size=style.SMALL, color=MUTED) for k in
@@ -500,7 +500,7 @@ class QueriesKeys(AttentionChapterScene):
                                 "answer_not_word; without a story: answer_back", source=h.source, focus=h.focus,
                                 story=self.story, adjective_index=(h.choice["prompt_rule"]["adjective_index"]
                                                                    if self.story else None))
-        w_label = bars.footed.labels[0]
+        w_label = bars.rounded.labels[0]
         self.say(key, focus=h.word(h.focus), src=h.word(h.source), n=n, dot=style.signed(dots[h.source], 1),
                  root=root, s=style.signed(scaled[h.source], 1), w=w_label,
                  adj=style.token_label(h.choice["prompt_rule"]["adjective"]) if self.story else "",
@@ -513,13 +513,13 @@ class QueriesKeys(AttentionChapterScene):
         self.wait(PAUSE + 1.5)
         self.answer_table = VGroup(heads, bars, dot_col, scaled_col, best)
         self.answer_row = row
-        self.record_sum("summary", "the focus's attention weights = 100%", bars.footed)
+        self.record_sum("summary", "the focus's attention weights = 100%", bars.rounded)
         self.values["answer"] = {"keys": n, "source": h.source, "rows": [{"key": j, "word": h.tokens[j], "dot": float(dots[j]),
                                                       "scaled": float(scaled[j]), "weight": float(weights[j])}
                                                      for j in order],
                                  "other": float(weights.sum() - weights[order].sum()),
                                  "labels": {"dot": [m.text for m in dot_col], "scaled": [m.text for m in scaled_col],
-                                            "weight": list(bars.footed.labels)}}
+                                            "weight": list(bars.rounded.labels)}}
 
     # --- building the pieces ----------------------------------------------------------------------
     def product(self, W, x, b, out, symbol: str, colour) -> MatrixVectorProduct:

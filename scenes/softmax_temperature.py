@@ -21,7 +21,7 @@ from model import probabilities, softmax_steps
 from model.generate import generate
 from scenes import style
 from scenes.catalog import stop_section_names, sweep_stops
-from scenes.components import (BarColumn, FootedSum, Label, LabelColumn, NumberColumn, NumberText, ProbabilityBars, TokenRow,
+from scenes.components import (BarColumn, RoundedSum, Label, LabelColumn, NumberColumn, NumberText, ProbabilityBars, TokenRow,
                                row_positions, rule, wrap_words)
 from scenes.components import math_tex as tex
 from scenes.lecture import LectureScene
@@ -216,13 +216,13 @@ class SoftmaxTemperature(LectureScene):
         self.wait(PAUSE + 1)
 
     def sweep_to(self, t: float):
-        # the top word's probability is said as its bar will show it (the footed column's label)
+        # the top word's probability is said as its bar will show it (its plain rounding)
         p, other = self.next.at(t)
-        shown = self.prob_bars.foot(list(p) + [other]).labels[0]
+        shown = self.prob_bars.percents(list(p) + [other]).labels[0]
         p1, other1 = self.next.at(1.0)
         self.say(self.sweep_caption(t), t=f"{t:g}", n=len(self.next.argmax()),
                  word=style.token_label(self.next.words[int(self.next.top[0])]), p=shown,
-                 p1=self.prob_bars.foot(list(p1) + [other1]).labels[0])
+                 p1=self.prob_bars.percents(list(p1) + [other1]).labels[0])
         if t == 0:  # z/0 has no value: the column steps back, and only the order of the logits matters
             self.play(FadeOut(self.scaled_numbers), self.scaled_header.animate.set_opacity(0.5), run_time=STEP)
         elif self.at_zero:
@@ -377,28 +377,30 @@ class SoftmaxTemperature(LectureScene):
         self.logit_header.shift(RIGHT * ((LOGIT_NUMBER_RIGHT - 1.3 + left + width) / 2 - self.logit_header.get_center()[0]))
 
         exps, exp_other, exp_total = nt.exponentials()
-        # one unit for the whole column (e^z / 10^power), so that the terms, footed, add up to the sum as shown
+        # one unit for the whole column (e^z / 10^power): the terms and the sum at one precision, each at its plain
+        # rounding; "Σ ≈" where the terms' labels do not add up to the sum's
         self.exp_power = exp_power(max([*exps, exp_other]))
         unit = 10.0 ** self.exp_power
         per = [r"\,/\,10^{" + str(self.exp_power) + "}"] if self.exp_power else []
-        self.exp_footed = FootedSum([[v / unit] for v in exps] + [[exp_other / unit]], [exp_total / unit],
+        self.exp_rounded = RoundedSum([[v / unit] for v in exps] + [[exp_other / unit]], [exp_total / unit],
                                     EXP_DECIMALS, sign=False, unit=unit)
         self.exp_header = self.header_tex(["e^{", "z_i", "}", *per])
-        self.exp_numbers = NumberColumn([labels[0] for labels in self.exp_footed.labels], ys, MIDDLE_RIGHT)
+        self.exp_numbers = NumberColumn([labels[0] for labels in self.exp_rounded.labels], ys, MIDDLE_RIGHT)
         self.exp_numbers[-1].set_color(MUTED)
         self.sum_rule = rule(MIDDLE_RIGHT - 2.0, MIDDLE_RIGHT, ys[k] - 0.2)
-        self.exp_sum = NumberText(self.exp_footed.total_labels[0]).place(MIDDLE_RIGHT, sum_y)
-        sigma = tex(r"\textstyle\sum_{j=1}^{" + str(self.vocab) + "}", "e^{", "z_j", "}", *per, "=",
+        self.exp_sum = NumberText(self.exp_rounded.total_labels[0]).place(MIDDLE_RIGHT, sum_y)
+        relation = r"\approx" if self.exp_rounded.approx else "="
+        sigma = tex(r"\textstyle\sum_{j=1}^{" + str(self.vocab) + "}", "e^{", "z_j", "}", *per, relation,
                     colours={"z_j": LOGIT})
         sigma.next_to(self.exp_sum, LEFT, buff=0.2)
-        sigma.shift(UP * (self.exp_sum.baseline() - sigma[-1].get_bottom()[1] - 0.07))  # "=" sits on the baseline
+        sigma.shift(UP * (self.exp_sum.baseline() - sigma[-1].get_bottom()[1] - 0.07))  # "=" (≈) on the baseline
         self.sum_label = sigma
 
         p, other = nt.at(1.0)
         self.prob_bars = ProbabilityBars(words, p, other, ys, lang=self.lang, bar_left=PROB_BAR[0],
                                          bar_width=PROB_BAR[1], number_right=PERCENT_RIGHT)
         self.prob_rule = rule(PERCENT_RIGHT - 1.3, PERCENT_RIGHT, ys[k] - 0.2)
-        self.prob_total = NumberText(self.prob_bars.footed.total_label, color=PROB).place(PERCENT_RIGHT, sum_y)
+        self.prob_total = NumberText(self.prob_bars.rounded.total_text(), color=PROB).place(PERCENT_RIGHT, sum_y)
         self.formula = formula(False).move_to([(PROB_BAR[0] + PERCENT_RIGHT) / 2, HEADER_BASELINE + 0.12, 0])
         self.t_formula = formula(True).move_to(self.formula)
 
@@ -424,9 +426,10 @@ class SoftmaxTemperature(LectureScene):
         })
         if self.prompt_rule:
             self.values["prompt_rule"] = self.prompt_rule
-        self.record_sum("sum", f"e^z / 10^{self.exp_power}: terms = sum", self.exp_footed)   # in its unit
+        self.record_sum("sum", f"e^z / 10^{self.exp_power}: terms = sum", self.exp_rounded,   # in its unit
+                        drawn=self.sum_label[-1])
         self.values["softmax_steps"]["exp_power"] = self.exp_power
-        self.record_sum("divide", "probabilities = 100%", self.prob_bars.footed)
+        self.record_sum("divide", "probabilities = 100%", self.prob_bars.rounded, drawn=self.prob_total)
         self.prepare_write(prompt)
 
     def header_tex(self, parts) -> MathTex:
@@ -454,9 +457,9 @@ class SoftmaxTemperature(LectureScene):
         nt = self.next
         p, other = nt.at(t)
         entry = {"T": float(t), "probabilities": [float(v) for v in p], "other": float(other)}
-        # the column on screen is a whole distribution: its percentages, footed, add up to 100%
+        # the column on screen is a whole distribution: its percentages, each at its plain rounding
         self.record_sum(self.section_names[self.beats_done - 1], f"probabilities at T = {t:g}",
-                        self.prob_bars.foot(list(p) + [other]))
+                        self.prob_bars.percents(list(p) + [other]))
         if t > 0:
             entry["logits_over_T"] = [float(v) for v in nt.logits[nt.top] / t]
         else:

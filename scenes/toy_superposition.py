@@ -21,7 +21,7 @@ from model.analysis.superposition import toy_collisions
 from model.superposition_record import load as load_snapshots
 from scenes import style
 from scenes.components import Label, NumberText
-from scenes.components.sums import CountSum, FootedPercents
+from scenes.components.sums import CountSum, RoundedPercents
 from scenes.components.superposition import VectorFan
 from scenes.lecture import LectureScene
 from scenes.style import FEATURE_COLOURS, MUTED, SHARED, TEXT
@@ -284,7 +284,7 @@ class ToySuperposition(LectureScene):
                           f"{c['batch']:,}")
         losses = [c["mean_loss"][k] * c["inputs"][k] / (c["loss"] * c["batch"]) if c["inputs"][k] else 0.0
                   for k in kinds]
-        shares = FootedPercents(losses, total=sum(losses))
+        shares = RoundedPercents(losses, total=sum(losses))
         self.record_sum("rare", "inputs by features on = the batch", counts)
         self.record_sum("rare", "shares of the loss = 100%", shares)
         xs, label_x = [-0.4, 2.2, 4.8], -1.9

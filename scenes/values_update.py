@@ -17,7 +17,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Arrow, Create, Curve
 from model import probabilities
 from model.analysis import ablation_effect, attention_lens, head_update
 from scenes import style
-from scenes.components import (sum_decimals, column_texts, footed_columns, FootedPercents, AttentionGrid, keep_inside_safe_area, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
+from scenes.components import (sum_decimals, column_texts, rounded_columns, RoundedPercents, AttentionGrid, keep_inside_safe_area, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Label,
                                LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText, ProbabilityBars,
                                TokenColumn, VectorColumn, keep_right_of, magnitude_scale, rule)
 from scenes.lecture import LectureScene
@@ -232,10 +232,10 @@ class ValuesUpdate(LectureScene):
             self.play(FadeIn(title), FadeIn(bars.labels), FadeIn(bars.bars.tracks), run_time=0.8)
             self.play(*[GrowFromEdge(b, LEFT) for b in bars.bars.bars], FadeIn(bars.numbers), run_time=STEP)
             self.play(Create(frame), run_time=0.6)
-            self.record_sum("question", f"{name}: probabilities = 100%", bars.footed)
-            labels[name] = bars.footed.labels[bars.word_row]
+            self.record_sum("question", f"{name}: probabilities = 100%", bars.rounded)
+            labels[name] = bars.rounded.labels[bars.word_row]
             shown[name] = {"words": [r["word"] for r in lens[name]["shown"]], "p": [r["p"] for r in lens[name]["shown"]],
-                           "other": lens[name]["other"], "labels": list(bars.footed.labels)}
+                           "other": lens[name]["other"], "labels": list(bars.rounded.labels)}
         self.values["question"] = {"shown": shown, "word": lens["word"]}
         before, after = lens["before"]["p_word"], lens["after"]["p_word"]
         key = "question_alike" if labels["before"] == labels["after"] else \
@@ -520,20 +520,20 @@ class ValuesUpdate(LectureScene):
         self.grid.shift([WV_LEFT + 0.35 - self.grid.squares.get_left()[0], ys[0] - self.grid.row_y(0), 0])
         self.grid_frame = self.grid.line_frame(h.focus)
         baselines = [self.grid.row_baseline(k) for k in self.keys]
-        # the weights add up to 100.0% as shown (footed; the weight the captions quote keeps its plain rounding)
-        self.weights_footed = FootedPercents(h.weights, total=float(h.weights.sum()), keep=(self.keys.index(h.source),))
-        self.weight_numbers = NumberColumn(self.weights_footed.labels, baselines, WEIGHT_RIGHT, color=QUERY)
+        # each weight at its plain rounding, as the captions quote it; the total "≈ 100.0%" where the labels miss it
+        self.weights_rounded = RoundedPercents(h.weights, total=float(h.weights.sum()))
+        self.weight_numbers = NumberColumn(self.weights_rounded.labels, baselines, WEIGHT_RIGHT, color=QUERY)
         self.w_header = self.column_header(S("w_header", self.lang), WEIGHT_RIGHT - 0.37, QUERY)
         # right-aligned like its numbers: clear of the next column's header in either language
         self.w_header.shift(RIGHT * (WEIGHT_RIGHT - self.w_header.get_right()[0]))
         self.weight_rule = rule(WEIGHT_RIGHT - 0.8, WEIGHT_RIGHT, ys[-1] - 0.25)
-        self.weight_total = NumberText(self.weights_footed.total_label, color=QUERY)
+        self.weight_total = NumberText(self.weights_rounded.total_text(), color=QUERY)
         if ys[-1] >= TOTAL_FLOOR:
             self.weight_total.place(WEIGHT_RIGHT, ys[-1] - 0.6)
         else:                                      # beside the rule, under the last weight's right end
             self.weight_total.place(WEIGHT_RIGHT + 0.3 + self.weight_total.width, baselines[-1])
         self.values["weights_total"] = float(h.weights.sum())
-        self.record_sum("weights", "weights = 100%", self.weights_footed)
+        self.record_sum("weights", "weights = 100%", self.weights_rounded, drawn=self.weight_total)
 
     def build_sum(self):
         """weight × v per key (the trace's weighted values), and their sum: the head's output (the trace's)."""
@@ -571,18 +571,18 @@ class ValuesUpdate(LectureScene):
         h, lang = self.h, self.lang
         y = 0.1
         d = sum_decimals((h.E, h.delta, h.E_new))      # one sum: one number of decimals
-        footed = footed_columns((h.E, h.delta, h.E_new), shown=7, decimals=d, keep=(1,))   # ΔE as the beat before
-        e_texts, delta_texts, new_texts = column_texts(footed)
+        rounded = rounded_columns((h.E, h.delta, h.E_new), shown=7, decimals=d)   # ΔE reads as the beat before
+        e_texts, delta_texts, new_texts = column_texts(rounded)
         self.E_column = place_column(VectorColumn(h.E, lang=lang, pitch=0.42, decimals=d, texts=e_texts), -3.6, y)
         self.delta_column = place_column(VectorColumn(h.delta, lang=lang, pitch=0.42, decimals=d, texts=delta_texts),
                                          0, y)
         self.delta_column.brackets.set_color(VALUE)
         self.E_new_column = place_column(VectorColumn(h.E_new, lang=lang, pitch=0.42, decimals=d, texts=new_texts),
                                          3.6, y)
-        self.record_sum("update", "E + \u0394E = E\u2032", footed)
         self.E_new_column.brackets.set_color(EMBEDDING_UPDATED)
         self.update_signs = VGroup(Label("+", font_size=style.HEADER).move_to([-1.8, y + 0.2, 0]),
-                                   Label("=", font_size=style.HEADER).move_to([1.8, y + 0.2, 0]))
+                                   Label(rounded.relation, font_size=style.HEADER).move_to([1.8, y + 0.2, 0]))
+        self.record_sum("update", "E + \u0394E = E\u2032", rounded, drawn=self.update_signs[1])
         head_y = self.E_column.get_top()[1] + 0.4
         self.update_headers = VGroup(
             self.tex("E", colours={"E": EMBEDDING}).move_to([-3.6, head_y, 0]),

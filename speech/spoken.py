@@ -8,14 +8,18 @@ inside Chinese text stays Latin and is spliced in with the English voice. The ru
 
 1. layout: a line break is a space (nothing between two Chinese characters); full-width Latin letters, digits and
    signs (ＡＢ１２％＋) are their ASCII forms;
-2. terms: a small pronunciation table for words the voices misread (GELU -> "gee-loo", <eos>, ...),
-   whole words only; a quoted punctuation mark (a word of the vocabulary: "," is the top word) by its name;
-3. numbers, every one of them, into words (num2words for English, cn2an for Chinese numerals): signs (+, −, -),
-   thousands separators, decimals (the digits after the point one by one, as shown: "0.40" is "zero point four
-   zero"), percents, degrees, ranges (89–91°), powers of ten (1.4×10²¹), comparisons in front of a number
+2. terms: a small pronunciation table for words the voices misread (GELU -> "gee-loo", <eos>, "attn" ->
+   "attention", ...), whole words only; a quoted punctuation mark (a word of the vocabulary: "," is the top word) by
+   its name; a weight matrix (W_q), an indexed symbol (Dᵢ, d_model) and a layer's short label ("L2 attn": "layer
+   two's attention", 第二层的注意力) by what they name, never spelled;
+3. numbers, every one of them, into words (speech/spoken_numbers.py; num2words for English, cn2an for Chinese
+   numerals): signs (+, −, -), thousands separators, decimals (the digits after the point one by one, trailing zeros
+   dropped: "0.40" is "zero point four", "1.00" is "one", "0.000" is "zero"), a year as a year (Geva et al. 2023:
+   "twenty twenty-three", 二零二三年), a difference of percentages written "+12.3 pp" in percentage points
+   (个百分点), percents, degrees, ranges (89–91°), powers of ten (1.4×10²¹), comparisons in front of a number
    (<0.1%, >99.9%), shapes (64 × 16: "sixty-four by sixteen"), counts in B/M/K (116.0 B: "one hundred sixteen
-   point zero billion", 一千一百六十亿), English ordinals (2nd), #42; a number touching a letter is set apart
-   (L1: "L one"); in Chinese 两 for a lone 2 before a measure word (2 个 -> 两个, but 第 2 层 -> 第二层); a comma
+   billion", 一千一百六十亿), English ordinals (2nd), #42; a number touching a letter is set apart
+   (GPT3: "GPT three"); in Chinese 两 for a lone 2 before a measure word (2 个 -> 两个, but 第 2 层 -> 第二层); a comma
    between two numbers only a space apart (the top 5 44.3%; Chinese numerals would run together);
 4. symbols and letters: a table per language (→, ≈, =, √, ∞, ·, ×, ÷, ±, Greek letters, primes, ᵀ, x̂, ...);
    an identifier's underscore is a space (W_out -> "W out");
@@ -30,12 +34,13 @@ whenever the rules change what is said.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 
-from cn2an import an2cn
-from num2words import num2words
+from .spoken_numbers import (  # noqa: F401 - step 3 (numbers), and what the tests use of it
+    SUPERSCRIPT_DIGITS, SUBSCRIPT_DIGITS, FROM_SUPERSCRIPT, MINUS_SIGNS, EN_DIGITS, ZH_DIGITS, QUOTES, ZH_NUMERALS,
+    ZH_MEASURE, _SUP, SCALED, SCALES, EXACT_FIGURES, LONG_DIGITS, en_number, zh_number, en_power, zh_power,
+    en_ordinal, en_year, zh_year, lecturer_number, significant_digits, numbers, POINTS, YEAR)
 
-SPOKEN_VERSION = "2"
+SPOKEN_VERSION = "3"
 
 LANGUAGES = ("en", "zh")
 CJK = "\u4e00-\u9fff"                         # CJK unified ideographs
@@ -66,7 +71,43 @@ TERMS: dict[str, dict[str, str]] = {
     "e.g.": {"en": "for example", "zh": "例如"},
     "i.e.": {"en": "that is", "zh": "即"},
     "vs.": {"en": "versus", "zh": "对比"},
+    "attn.": {"en": "attention", "zh": "注意力"},
+    "attn": {"en": "attention", "zh": "注意力"},
 }
+
+# A label's short form of a layer's component, said whole: "L2 attn" is "layer 2's attention", "L2 MLP" "layer 2's
+# MLP", a bare "L1" (L1 #42) "layer 1"; in Chinese 第2层的注意力, 第2层的 MLP, 第1层 (the numbers are said next).
+LAYER = re.compile(r"(?<![A-Za-z0-9_])L(?P<n>[0-9]+)(?:[ \u00a0]*(?P<part>attn\.?|attention|MLP|注意力)(?![A-Za-z]))?"
+                   r"(?![A-Za-z0-9])")
+LAYER_PARTS = {"en": {"attn": "attention", "attn.": "attention", "attention": "attention", "MLP": "MLP",
+                      "注意力": "attention"},
+               "zh": {"attn": "注意力", "attn.": "注意力", "attention": "注意力", "MLP": " MLP", "注意力": "注意力"}}
+
+
+def layers(text: str, lang: str) -> str:
+    def said(m):
+        part = LAYER_PARTS[lang].get(m["part"] or "")
+        if lang == "en":
+            return f"layer {m['n']}'s {part}" if part else f"layer {m['n']}"
+        return f"第{m['n']}层的{part}" if part else f"第{m['n']}层"
+    return LAYER.sub(said, text)
+
+
+# A symbol with an index, said by what it names where a caption writes it (the screen keeps the symbol): Dᵢ, the
+# toy model's dimensionality of feature i, not "D i". spelled_symbols() finds an indexed symbol no table names.
+NAMED_SYMBOLS: dict[str, dict[str, str]] = {
+    "D\u1d62": {"en": "the dimensionality of feature i", "zh": "特征 i 的维度份额"},
+    "d_model": {"en": "the model width", "zh": "模型宽度"},
+    "d_head": {"en": "the head width", "zh": "头宽度"},
+    "b_O": {"en": "the output bias", "zh": "输出偏置"},
+}
+INDEXED = re.compile(r"(?<![A-Za-z])(?:[A-Za-zΔ]+_[A-Za-z0-9]+|[A-Za-zΔ][₀-₉ᵢⱼₖₙₜₓ]+)(?![A-Za-z0-9_])")
+
+
+def spelled_symbols(text: str) -> list[str]:
+    """The indexed symbols of a caption (x_i, E₁, Dᵢ) that no table says by name (MATRICES, NAMED_SYMBOLS): the
+    voice would spell them."""
+    return [m[0] for m in INDEXED.finditer(text) if m[0] not in NAMED_SYMBOLS and not MATRIX.fullmatch(m[0])]
 
 # A weight matrix is said by what it is, not spelled ("W q transpose"): the screen keeps the symbol (docs/teaching.md §3).
 # Turned (ᵀ) or not, it is the same matrix to the ear; where the caption already names it ("the embedding matrix
@@ -109,265 +150,6 @@ def matrices(text: str, lang: str) -> str:
     return MATRIX.sub(said, text)
 
 
-# --- 3. numbers -----------------------------------------------------------------------------------------------
-SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-SUBSCRIPT_DIGITS = "₀₁₂₃₄₅₆₇₈₉"
-FROM_SUPERSCRIPT = str.maketrans(SUPERSCRIPT_DIGITS + "⁻⁺", "0123456789-+")
-MINUS_SIGNS = "−-"                      # U+2212 as the lecture writes it, and the ASCII hyphen-minus
-EN_DIGITS = "zero one two three four five six seven eight nine".split()
-ZH_DIGITS = "零一二三四五六七八九"
-QUOTES = "\"“”‘’«»「」『』"
-ZH_NUMERALS = "零一二三四五六七八九十百千万亿两负正"   # what a Chinese number starts or ends with
-# a Chinese measure word: a lone 2 before one is 两 (两个, 两层), never after 第 (第二层)
-ZH_MEASURE = "个层次种位倍头组步列行张条句件类处份段项名轮遍"
-
-_INT = r"[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+"
-_NUM = rf"(?:{_INT})(?:\.[0-9]+)?"
-_SIGN = rf"[+{MINUS_SIGNS}]"
-# a sign belongs to a number only where nothing it could be subtracted from stands right before it
-_SIGNED = rf"(?:(?<![A-Za-z0-9_)\]′]){_SIGN})?{_NUM}"
-_SUP = rf"[⁻⁺]?[{SUPERSCRIPT_DIGITS}]+"
-
-SCIENTIFIC = re.compile(rf"(?P<m>{_SIGNED})\s*[×x]\s*10(?P<e>{_SUP})")
-POWER = re.compile(rf"(?P<m>{_SIGNED})(?P<e>{_SUP})")
-RANGE = re.compile(rf"(?P<a>{_SIGNED})(?:%|°)?\s*[–—]\s*(?P<b>{_SIGNED})\s*(?P<unit>%|°)?"
-                   rf"|(?P<a2>{_SIGNED})-(?P<b2>{_NUM})\s*(?P<unit2>%|°)?")
-# what a comparison may follow to stand between two terms (x ≤ 3, d_k > 0, f(x) < 1): a letter alone, an identifier
-# with an index, a number, a bracket closed, a prime; after a word ("falls to <0.1%") it reads "less than"
-OPERAND = re.compile(r"(?:(?<![A-Za-z])[A-Za-z]|[A-Za-z]+_[A-Za-z0-9]+|[0-9%°)\]′])$")
-COMPARED = re.compile(rf"(?P<cmp>[<>≤≥])\s*(?=[+{MINUS_SIGNS}]?[0-9])")
-ORDINAL = re.compile(r"(?<![0-9.,])(?P<n>[0-9]+)(?P<suffix>st|nd|rd|th)\b")
-# whole numbers (or one-letter sizes) multiplied are a shape (64 × 16 numbers: "sixty-four by sixteen"; n × n
-# cells); other products are "times"
-SHAPE = re.compile(rf"(?<![0-9.,\w])(?P<a>{_INT}|[A-Za-z])\s*×\s*"
-                   rf"(?=(?:{_INT}|[A-Za-z](?!\w))(?!\.?[0-9]|\s*×\s*10[{SUPERSCRIPT_DIGITS}⁻]))")
-# 2/5: a fraction; 3 / 318 (spaced): one of a count
-FRACTION = re.compile(rf"(?P<a>{_SIGNED})(?P<gap>\s*)/\s*(?P<b>{_NUM})(?![0-9])")
-# 116.0 B, 3.4 M, 12 K: a count in billions, millions, thousands (a capital letter right after the number)
-SCALES = {"B": ("billion", 10 ** 9), "M": ("million", 10 ** 6), "K": ("thousand", 10 ** 3)}
-SCALED = re.compile(rf"(?P<num>{_SIGNED}) ?(?P<scale>[BMK])(?![A-Za-z0-9])")
-NUMBERED = re.compile(r"#\s*(?P<n>[0-9]+)(?![0-9.,])")
-LETTER = re.compile("[A-Za-z]")
-NUMBER = re.compile(rf"(?P<num>{_SIGNED})(?P<unit>\s*%|°)?")
-
-
-def _parts(number: str) -> tuple[str, str, str]:
-    """'−12,288.50' -> ('−', '12288', '50')."""
-    sign = number[0] if number[0] in "+" + MINUS_SIGNS else ""
-    body = number[len(sign):].replace(",", "")
-    whole, _, fraction = body.partition(".")
-    return sign, whole, fraction
-
-
-def _en_int(whole: str) -> str:
-    return num2words(int(whole)).replace(" and ", " ").replace(",", "")
-
-
-def en_number(number: str) -> str:
-    """An English number as words: 'plus three point eight', 'twelve thousand two hundred eighty-eight'."""
-    sign, whole, fraction = _parts(number)
-    words = _en_int(whole)
-    if fraction:
-        words += " point " + " ".join(EN_DIGITS[int(d)] for d in fraction)
-    return {"": "", "+": "plus "}.get(sign, "minus ") + words
-
-
-def zh_number(number: str) -> str:
-    """A Chinese number in Chinese numerals: '正三点八', '一万二千二百八十八', '负零点五'."""
-    sign, whole, fraction = _parts(number)
-    whole = str(int(whole))
-    # cn2an reads up to 16 digits (千万亿); a longer one has no common name: digit by digit, like an id
-    words = an2cn(whole, "low") if len(whole) <= 16 else "".join(ZH_DIGITS[int(d)] for d in whole)
-    if fraction:
-        words += "点" + "".join(ZH_DIGITS[int(d)] for d in fraction)
-    return {"": "", "+": "正"}.get(sign, "负") + words
-
-
-# A number of more than LONG_DIGITS significant digits is said rounded, as a lecturer says it (the screen keeps every
-# digit): "174,604,259,328" -> "about one hundred seventy-five billion", "约一千七百五十亿"; in English in the largest of
-# billion/million/thousand, whole from ten up and with one decimal below ("about four point two million"); in
-# Chinese three significant digits in 亿 or 万 ("约三百八十七亿"). EXACT_FIGURES are said whole: their digits are the
-# point (GPT-3's width 12,288 and its MLP's 49,152 = 4 × 12,288, the vocabulary's 50,257: docs/voices.md).
-LONG_DIGITS = 4
-EXACT_FIGURES = {12288, 49152, 50257}
-EN_SCALES = ((10 ** 9, "billion"), (10 ** 6, "million"), (10 ** 3, "thousand"))
-ZH_SCALES = ((10 ** 8, "亿"), (10 ** 4, "万"))
-
-
-def significant_digits(number: str) -> int:
-    _, whole, fraction = _parts(number)
-    digits = (whole + fraction).lstrip("0")
-    return len(digits.rstrip("0")) if not fraction else len(digits)
-
-
-def lecturer_number(number: str, lang: str) -> str | None:
-    """A long number as a lecturer says it (see above), or None where it is said as written."""
-    sign, whole, fraction = _parts(number)
-    if significant_digits(number) <= LONG_DIGITS or (not fraction and int(whole) in EXACT_FIGURES):
-        return None
-    value = Decimal(f"{whole}.{fraction or 0}")
-    say = en_number if lang == "en" else zh_number
-    signed = {"": "", "+": "+"}.get(sign, "−")
-    if lang == "en":
-        for size, name in EN_SCALES:
-            if value >= size:
-                x = value / size
-                shown = str(int(x.quantize(Decimal(1)))) if x >= 10 else format(x.quantize(Decimal("0.1")), "f")
-                shown = shown[:-2] if shown.endswith(".0") else shown           # about one million
-                return f"about {say(signed + shown)} {name}"
-        shown = format(value.quantize(Decimal(1).scaleb(value.adjusted() - 2)), "f")    # three significant digits
-        return f"about {say(signed + shown)}"
-    for size, name in ZH_SCALES:
-        if value >= size:
-            x = value / size
-            x = x.quantize(Decimal(1).scaleb(x.adjusted() - 2))            # three significant digits
-            shown = str(int(x)) if x == int(x) else format(x.normalize(), "f")
-            return f"约{say(signed + shown)}{name}"
-    shown = format(value.quantize(Decimal(1).scaleb(value.adjusted() - 2)), "f")
-    return f"约{say(signed + shown)}"
-
-
-def en_ordinal(n: int) -> str:
-    return num2words(n, to="ordinal").replace(" and ", " ").replace(",", "")
-
-
-def en_power(exponent: str) -> str:
-    """'²¹' -> 'to the twenty-first'; '⁻³' -> 'to the minus third'; '²' -> 'squared'."""
-    e = exponent.translate(FROM_SUPERSCRIPT)
-    if e in ("2", "3"):
-        return {"2": "squared", "3": "cubed"}[e]
-    sign = "minus " if e[0] == "-" else ""
-    return f"to the {sign}{en_ordinal(int(e.lstrip('+-')))}"
-
-
-def zh_power(exponent: str) -> str:
-    """'²¹' -> '的二十一次方'; '²' -> '的平方'."""
-    e = exponent.translate(FROM_SUPERSCRIPT)
-    return "的平方" if e == "2" else f"的{zh_number(e)}次方"
-
-
-def en_unit(words: str, unit: str | None, number: str) -> str:
-    unit = (unit or "").strip()
-    if unit == "%":
-        return f"{words} percent"
-    if unit == "°":
-        return f"{words} {'degree' if _parts(number)[1:] == ('1', '') else 'degrees'}"
-    return words
-
-
-def zh_unit(words: str, unit: str | None) -> str:
-    unit = (unit or "").strip()
-    if unit == "%":
-        sign = words[0] if words[0] in "正负" else ""
-        return f"{sign}百分之{words[len(sign):]}"
-    return words + ("度" if unit == "°" else "")
-
-
-EN_COMPARE = {"<": "less than", ">": "more than", "≤": "at most", "≥": "at least"}
-ZH_COMPARE = {"<": "不到", ">": "超过", "≤": "至多", "≥": "至少"}
-EN_BETWEEN = {"<": "is less than", ">": "is greater than", "≤": "is at most", "≥": "is at least"}
-ZH_BETWEEN = {"<": "小于", ">": "大于", "≤": "小于等于", "≥": "大于等于"}
-
-
-def numbers(text: str, lang: str) -> str:
-    """Every number in `text` as words of `lang` (step 3)."""
-    en = lang == "en"
-    say = en_number if en else zh_number
-
-    def scientific(m):
-        if en:
-            return f"{say(m['m'])} times ten {en_power(m['e'])}"
-        return f"{say(m['m'])}乘以十{zh_power(m['e'])}"
-
-    def power(m):
-        if en:
-            return f"{say(m['m'])} {en_power(m['e'])}"
-        return f"{say(m['m'])}{zh_power(m['e'])}"
-
-    def ranged(m):
-        a, b, unit = (m["a"], m["b"], m["unit"]) if m["a"] else (m["a2"], m["b2"], m["unit2"])
-        if en:
-            return f"{say(a)} to {en_unit(say(b), unit, b)}"
-        if unit == "%":
-            return f"{zh_unit(say(a), unit)}到{zh_unit(say(b), unit)}"
-        return f"{say(a)}到{zh_unit(say(b), unit)}"
-
-    def compared(m):
-        before = m.string[:m.start()].rstrip()
-        if OPERAND.search(before):                                   # x ≤ 3: between two operands
-            return " " + (EN_BETWEEN if en else ZH_BETWEEN)[m["cmp"]] + " "
-        return (EN_COMPARE if en else ZH_COMPARE)[m["cmp"]] + " "     # <0.1%: in front of a number
-
-    def ordinal(m):
-        return en_ordinal(int(m["n"]))
-
-    def number(m):
-        num, unit = m["num"], m["unit"]
-        rounded = lecturer_number(num, lang) if not unit else None
-        if rounded is not None:
-            return rounded
-        if en:
-            return en_unit(say(num), unit, num)
-        if num == "2" and not unit and _two_before_measure(m):
-            return "两"
-        return zh_unit(say(num), unit)
-
-    def _two_before_measure(m):
-        before, after = m.string[:m.start()].rstrip(), m.string[m.end():].lstrip()
-        return after[:1] != "" and after[:1] in ZH_MEASURE and not before.endswith("第")
-
-    def fraction(m):
-        a, b = say(m["a"]), say(m["b"])
-        if m["gap"]:                                   # 3 / 318: a count out of a whole
-            return f"{a} out of {b}" if en else f"{a}，共{b}"
-        return f"{a} over {b}" if en else f"{b}分之{a}"
-
-    def scaled(m):
-        """116.0 B: "one hundred sixteen point zero billion"; in Chinese the number itself (一千一百六十亿)."""
-        if en:   # 116.0 B: "one hundred sixteen billion" (a zero after the point says nothing to the ear)
-            num = re.sub(r"\.0+$", "", m["num"])
-            return f"{say(num)} {SCALES[m['scale']][0]}"
-        sign, whole, fraction = _parts(m["num"])
-        value = Decimal(f"{whole}.{fraction or 0}") * SCALES[m["scale"]][1]
-        return say(sign + (str(int(value)) if value == int(value) else format(value.normalize(), "f")))
-
-    def numbered(m):
-        return f"number {say(m['n'])}" if en else f"{say(m['n'])}号"
-
-    def spaced(said):
-        """A number's words, apart from a letter it touches (L1 -> "L one", not "Lone"); where only a space parts it
-        from another number, a comma (the top 5 44.3%; L1 #42 -> "L 一，四十二号": Chinese numerals run together)."""
-        def sub(m):
-            words = said(m)
-            before, after = m.string[:m.start()], m.string[m.end():]
-            if LETTER.fullmatch(before[-1:] or "0"):
-                words = " " + words
-            if LETTER.fullmatch(after[:1] or "0"):
-                words += " "
-            if en:     # the top 5 44.3%: two numbers only a space apart are two things said
-                if after[:1].isspace() and re.match(r"[+−-]?[0-9]", after.lstrip()):
-                    words += ","
-            else:
-                if before[-1:].isspace() and re.search(rf"[0-9{ZH_NUMERALS}{QUOTES}]$", before.rstrip()):
-                    words = "，" + words
-                if after[:1].isspace() and re.match(rf"[0-9{ZH_NUMERALS}]", after.lstrip()):
-                    words += "，"
-            return words
-        return sub
-
-    text = SCIENTIFIC.sub(spaced(scientific), text)
-    text = POWER.sub(spaced(power), text)
-    text = RANGE.sub(spaced(ranged), text)
-    text = COMPARED.sub(compared, text)
-    text = FRACTION.sub(spaced(fraction), text)
-    text = SHAPE.sub(lambda m: m["a"] + (" by " if en else " 乘 "), text)
-    text = SCALED.sub(spaced(scaled), text)
-    text = NUMBERED.sub(spaced(numbered), text)
-    if en:
-        text = ORDINAL.sub(spaced(ordinal), text)
-    return NUMBER.sub(spaced(number), text)
-
-
 # --- 4. symbols and letters ----------------------------------------------------------------------------------------
 GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "Δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
          "ζ": "zeta", "η": "eta", "θ": "theta", "λ": "lambda", "μ": "mu", "ν": "nu", "π": "pi", "ρ": "rho",
@@ -397,6 +179,7 @@ SYMBOLS: list[tuple[str, str, str]] = [
     (r"(?<=\S)\s*>\s*(?=\S)", " is greater than ", " 大于 "),
     (r"=", " equals ", " 等于 "),
     (r"±", " plus or minus ", " 正负 "),
+    (r"\s*[·⋅]\s*(?=the words? |[\"“])", " at ", "，"),     # L2 attn·“plays”: a component at a token
     (r"(?<=\w)\s*[·⋅]\s*(?=\w)", " dot ", " 点乘 "),
     (r"[·⋅]", ", ", "，"),                           # MLP 3·“乔丹”: a component at a token
     (r"×", " times ", " 乘以 "),
@@ -516,6 +299,9 @@ def terms(text: str, lang: str) -> str:
 
     text = QUOTED_MARK.sub(mark, text)
     text = normalised(matrices(text, lang), lang)
+    for symbol, said in NAMED_SYMBOLS.items():
+        text = re.sub(rf"(?<![A-Za-z]){re.escape(symbol)}(?![A-Za-z0-9_])", said[lang], text)
+    text = layers(text, lang)
     for word, said in TERMS.items():
         edge_l = r"(?<![\w<])" if word[0].isalnum() or word[0] == "<" else ""
         edge_r = r"(?![\w>])" if word[-1].isalnum() or word[-1] == ">" else ""
@@ -540,8 +326,8 @@ def spoken(text: str, lang: str) -> str:
 # ("{word}", “{focus}”) is filled with a token; a quote written in the template ("look here", “是什么”) is a phrase,
 # and stays as it is. announced() rewrites the template before it is filled:
 #   en: "{w}"  -> the word "{w}" (the words, for a value of two or three words; a longer value is a quoted text and
-#       gets a pause on each side), with a comma after it where the sentence goes on (the pause that keeps "was"
-#       from being heard as the verb); P("{w}") -> the probability of the word "{w}"; after "query" or "key",
+#       gets a pause on each side), a comma after it only before a number ("the word plays, 0.21"): before the
+#       rest of a sentence "the word" announces it, and a pause would break the sentence (issue 41); P("{w}") -> the probability of the word "{w}"; after "query" or "key",
 #       "of the word"; after "word", "token" or "words" nothing is added;
 #   zh: “{w}” -> “{w}”这个词 (after 词, 词元 or before 这个词 nothing is added); P(“{w}”) -> “{w}”这个词的概率.
 EN_QUOTED = re.compile(r'(?P<p>P\()?"\{(?P<name>\w+)\}"(?P<close>\))?')
@@ -581,7 +367,7 @@ def announced(template: str, values: dict, lang: str) -> str:
             said = f"of {noun} {whole}"
         else:
             said = f"{noun} {whole}"
-        # a comma where the sentence goes on: the pause that keeps "was" from being heard as the verb
-        return wrap(said) + ("," if re.match(r"\s*[A-Za-z0-9(]", after) else "")
+        # a pause before a number that follows (the word plays, 0.21), never before the rest of the sentence
+        return wrap(said) + ("," if re.match(r"\s*[+\u2212-]?[0-9{]", after) else "")
 
     return quoted.sub(announce, template).format(**values)

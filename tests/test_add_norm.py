@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from sum_checks import assert_sums_foot
+from sum_checks import assert_sums_as_shown
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from scene_checks import assert_legible, manifest_of, play_until_section_ends, run_dry, stop_at_beat, texts_of
@@ -53,10 +53,10 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
                         ("resid_mid", layer["resid_mid"][f])):
         np.testing.assert_allclose(r[name]["values"], value[dims], atol=1e-12, err_msg=name)
     assert r["resid_mid"]["labels"] == [style.signed(x, 1) for x in r["resid_mid"]["values"]]   # the sum: rounded
-    (added,) = v["sums"]                                   # the terms: footed to it, as drawn
+    (added,) = v["sums"]                                   # the terms and the total, as drawn
     assert [t["labels"] for t in added["terms"]] + [added["total"]["labels"]] == \
         [r[name]["labels"] for name in ("resid_pre", "attn_out", "resid_mid")]
-    assert_sums_foot(v, f"add_norm {lang}", required=True)
+    assert_sums_as_shown(v, f"add_norm {lang}", required=True)
     np.testing.assert_allclose(np.add(r["resid_pre"]["values"], r["attn_out"]["values"]), r["resid_mid"]["values"],
                                atol=1e-12)
 

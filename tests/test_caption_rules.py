@@ -41,7 +41,7 @@ import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
-from sum_checks import assert_sums_foot
+from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
 from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
 from scenes import style
@@ -295,7 +295,7 @@ def check_question_where(v, rule, gpt):
 
 
 def check_values_question(v, rule, gpt):
-    """The bars' labels of the followed word (footed to 100%: a word under 0.05% reads 0.0%), each within a unit of
+    """The bars' labels of the followed word (rounded to 100%: a word under 0.05% reads 0.0%), each within a unit of
     its last digit of P recomputed by hand; alike labels, else the order of the recomputed P, decide the key."""
     p = lens_around_by_hand(v, gpt)
     label = {}
@@ -777,7 +777,7 @@ def answer_lengths_as_shown(v) -> bool:
 
 
 def split_adds_up(v) -> bool:
-    """multi_head's split: every head's ΔE and b_O add up to out (the sum as drawn is footed by the sum checks)."""
+    """multi_head's split: every head's ΔE and b_O add up to out (the sum as drawn is rounded by the sum checks)."""
     return np.allclose(np.sum(v["head_deltas"], axis=0) + np.asarray(v["b_O"]), v["out"], atol=1e-5)
 
 
@@ -905,7 +905,7 @@ def one_draw(name: str, draw: int, tmp, gpt=None) -> tuple[str, object]:
                 "lean() differs"
         assert_captions_true(name, scene, gpt)
         assert_sayable(scene.captions, lang, where)   # each caption's spoken form (test_spoken.py)
-        assert_sums_foot(scene.values, where)         # every drawn sum adds up as shown (sum_checks.py)
+        assert_sums_as_shown(scene.values, where)         # every drawn sum adds up as shown (sum_checks.py)
         ends = [k for k in scene.snapshots if k.endswith(":end")]
         assert ends == [f"{s}:end" for s in scene.section_names], "every beat played"
         try:

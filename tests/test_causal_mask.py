@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sum_checks import assert_sums_foot
+from sum_checks import assert_sums_as_shown
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from attention_checks import nan_for_none, recompute_head
@@ -99,8 +99,8 @@ def test_labels_are_the_rounded_manifest_values(scenes):
     v = sc.values
     z = v["zeros"]
     # the numbers left on screen: the example query's weights, exact zeros written "0%", and their sum
-    softmax_sum, zeros_sum = v["sums"]              # both lines drawn as adding up to 100%, footed
-    assert assert_sums_foot(v, "causal_mask") == 2
+    softmax_sum, zeros_sum = v["sums"]              # both lines drawn with Σ = (or ≈) 100%
+    assert assert_sums_as_shown(v, "causal_mask") == 2
     assert [t["values"][0] for t in zeros_sum["terms"]] == z["weights"]
     assert [t["values"][0] for t in softmax_sum["terms"]] == v["softmax"]["weights"]
     assert texts(sc.numbers) == [t["labels"][0] for t in zeros_sum["terms"]]

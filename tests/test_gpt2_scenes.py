@@ -158,7 +158,7 @@ def test_multi_head_lays_many_heads_in_rows(tmp_path, gpt2_tokenizer_dir, tex_ca
         assert [round(g.squares.get_left()[0], 6) for g in scene.grids[6:]] == \
             [round(g.squares.get_left()[0], 6) for g in scene.grids[:6]]
         assert_legible(scene.snapshots, lang, **LEGIBILITY.get("multi_head", {}))
-        # W_O's split at 12 heads: the first three heads a column each, heads 4-12 added in one, footed as drawn
+        # W_O's split at 12 heads: the first three heads a column each, heads 4-12 added in one, as drawn
         v = scene.values
         assert v["split"]["groups"] == [[0], [1], [2], list(range(3, 12))]
         assert [c["key"] for c in scene.captions if c["beat"] == "project"][-1] == "split_grouped"

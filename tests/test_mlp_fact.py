@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sum_checks import assert_sums_foot
+from sum_checks import assert_sums_as_shown
 from manim import RIGHT
 from manim.utils.testing.frames_comparison import frames_comparison
 
@@ -456,14 +456,14 @@ def test_labels_are_the_rounded_numbers(played, lang):
     assert [n.text for n in s.grid.numbers] == [share_text(grid[r, c]) for r, c in s.grid.written]
     assert sorted(s.grid.written) == sorted(zip(*np.nonzero(grid >= v["causal_trace"]["written_floor"])))
     pr = v["projections"]
-    lookup, carry, andn = v["sums"]     # before + rise = after, per sport: footed, the rise as the caption says it
+    lookup, carry, andn = v["sums"]     # before + rise = after, per sport, the rise as the caption says it
     np.testing.assert_allclose(lookup["terms"][0]["values"], pr["before"], atol=1e-12)
     np.testing.assert_allclose(lookup["total"]["values"], pr["after"], atol=1e-12)
     np.testing.assert_allclose(lookup["terms"][1]["values"], np.subtract(pr["after"], pr["before"]), atol=1e-9)
     assert [n.text for n in s.look_numbers] == [f"{b} \u2192 {a}" for b, a in zip(lookup["terms"][0]["labels"],
                                                                                   lookup["total"]["labels"])]
     assert lookup["total"]["labels"] == [style.signed(a, 1) for a in pr["after"]]
-    assert assert_sums_foot(v, f"mlp_fact {lang}") == 3
+    assert assert_sums_as_shown(v, f"mlp_fact {lang}") == 3
     # the carry beat: the parts of the push at the last word (direct logit attribution) and the final LN's bias add up
     # to the logit difference, as drawn
     d, L = v["path"]["dla"], len(v["path"]["dla"]["attn"])

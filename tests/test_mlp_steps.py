@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sum_checks import assert_sums_foot
+from sum_checks import assert_sums_as_shown
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from model import language
@@ -219,13 +219,13 @@ def test_labels_are_the_rounded_numbers(played, lang):
     term = {"en": ("up-projection", "down-projection"), "zh": ("升维", "降维")}[lang]
     assert term[0] in said["up"]["say"].lower() and term[0] in s.shapes.text.lower()
     assert term[1] in said["down"]["say"].lower() and term[1] in said["down"]["text"].lower()
-    (added,) = v["sums"]                     # E′ + MLP = E″, footed: the columns as drawn, adding up row by row
+    (added,) = v["sums"]                     # E′ + MLP = E″: the columns as drawn, row by row
     rows = [i for i in s.res_columns[0].indices_shown if i is not None]
     for col, key, term in zip(s.res_columns, ("resid_mid", "mlp_out", "resid_post"), added["terms"] + [added["total"]]):
         np.testing.assert_array_equal(term["values"], np.asarray(v[key])[rows])
         assert texts(col.entries) == term["labels"]
     assert texts(s.res_columns[2].entries) == shown(v["resid_post"], s.res_columns[2])    # the total: plain rounding
-    assert assert_sums_foot(v, "mlp_steps") == 1
+    assert assert_sums_as_shown(v, "mlp_steps") == 1
     assert texts(s.all_counts) == [str(n) for n in v["active_per_token"]]
     assert len(s.all_strips) == len(v["all_tokens"]["tokens"]) == ALL_ROWS     # a text long enough to see it
     # the GELU points sit at the token's real (pre-activation, activation) pairs

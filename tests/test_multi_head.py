@@ -247,9 +247,9 @@ def test_every_heads_target_is_spoken_by_the_park_rule(gpt, played, lang):
 
 def test_the_split_adds_every_heads_delta_e_as_shown(gpt, played):
     """W_O split into per-head blocks: each column is the head's ΔE at the focus (its output through its own rows of
-    W_O, gpt.head(layer, h).W_O), the columns and b_O add up to out row by row as drawn (footed), and the columns'
+    W_O, gpt.head(layer, h).W_O), the columns and b_O add up to out row by row (≈ drawn where the labels miss), and the columns'
     texts are the manifest's labels."""
-    from sum_checks import assert_sums_foot
+    from sum_checks import assert_sums_as_shown
     for lang, s in played.items():
         v = s.values
         deltas = np.array([np.asarray(v["head_out"][h]) @ gpt.head(v["layer"], h).W_O for h in range(v["n_head"])])
@@ -262,7 +262,7 @@ def test_the_split_adds_every_heads_delta_e_as_shown(gpt, played):
         assert [h[0].text for h in heads[:-2]] == [f"head {h + 1}" if lang == "en" else f"头 {h + 1}"
                                                    for h in range(v["n_head"])]
         assert [h[-1].text for h in heads] == ["\u0394E"] * v["n_head"] + ["b_O", "out"]
-        assert_sums_foot(v, f"multi_head {lang}", required=True)
+        assert_sums_as_shown(v, f"multi_head {lang}", required=True)
         said = [c for c in s.captions if c["key"] == "split"][0]["say"]
         terms = [t["labels"][0] for t in split["terms"]]
         assert all(t in said for t in terms) and said.rstrip("。.").endswith(split["total"]["labels"][0])

@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pytest
 
-from sum_checks import assert_sums_foot, reads_as_quoted
+from sum_checks import assert_sums_as_shown, reads_as_quoted
 import torch
 
 from model import DEFAULT_DIR, ModelError, probabilities
@@ -182,8 +182,8 @@ def test_its_manifest_matches_the_model(lecture, gpt, lang):
 def test_labels_are_the_rounded_numbers(lecture, lang):
     s = lecture.dry("next_token", lang)
     v = s.values
-    sums = v["sums"]                    # every bar column is a whole distribution: footed to 100.0%
-    assert assert_sums_foot(v, f"next_token {lang}") == len(v["steps"]) + len(v["context"]["prompts"])
+    sums = v["sums"]                    # every bar column is a whole distribution (100%)
+    assert assert_sums_as_shown(v, f"next_token {lang}") == len(v["steps"]) + len(v["context"]["prompts"])
     for step, bars, marker, drawn in zip(v["steps"], s.bars, s.markers, sums):
         assert [t["values"][0] for t in drawn["terms"]] == [c["probability"] for c in step["candidates"]] + \
             [step["other"]]

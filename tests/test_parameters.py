@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sum_checks import assert_sums_foot
+from sum_checks import assert_sums_as_shown
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from model import GPT3_175B
@@ -59,7 +59,7 @@ def test_labels_and_bars_are_the_counts(played, lang):
     assert [n.text for n in s.table_numbers] == [f"{r['count']:,}" for r in v["table_rows"]]
     (table,) = v["sums"]                    # the table's parts add up to its total, digit for digit
     assert [t["labels"][0] for t in table["terms"]] + table["total"]["labels"] == [n.text for n in s.table_numbers]
-    assert assert_sums_foot(v, f"parameters {lang}") == 1
+    assert assert_sums_as_shown(v, f"parameters {lang}") == 1
     for bar, key in ((s.bar_g3, "gpt3"), (s.bar_ours, "ours")):
         widths = [seg.width for seg in bar.segments]
         fractions = [v[key]["fractions"][p] for p in PARTS]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sum_checks import assert_sums_foot
+from sum_checks import assert_sums_as_shown
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from model.analysis import order_sensitivity
@@ -54,7 +54,7 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
                       ("embedding", "embeddings")):
         np.testing.assert_allclose(s[name]["values"], trace[key][f][s["dims"]], atol=1e-12, err_msg=name)
     assert s["embedding"]["labels"] == [style.signed(x, 1) for x in s["embedding"]["values"]]   # E: plain rounding
-    assert assert_sums_foot(v, f"positional_encoding {lang}") == 3   # E = token + position; the question's panels
+    assert assert_sums_as_shown(v, f"positional_encoding {lang}") == 3   # E = token + position; the question's panels
     np.testing.assert_allclose(s["position_vector"]["values"], P[f][s["dims"]], atol=1e-12)
     np.testing.assert_allclose(np.add(s["token_embedding"]["values"], s["position_vector"]["values"]),
                                s["embedding"]["values"], atol=1e-12)                       # E = token + position
@@ -91,7 +91,7 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     (added,) = [s for s in v["sums"] if s["beat"] == "add"]   # E = token + position: the columns as drawn, row by row
     assert [t["labels"] for t in added["terms"]] + [added["total"]["labels"]] == \
         [v["sum"][name]["labels"] for name in ("token_embedding", "position_vector", "embedding")]
-    assert assert_sums_foot(v, f"positional_encoding {lang}", required=True) == 3   # and the question's two panels
+    assert assert_sums_as_shown(v, f"positional_encoding {lang}", required=True) == 3   # and the question's two panels
     for state, key in (("without", "without_positions"), ("with", "with_positions")):
         o = v["order"][key]
         assert texts_of(scene.peak_labels[state]) == [style.percent(max(o[k])) for k in ("weights", "weights_reversed")]
@@ -185,7 +185,7 @@ def test_the_question_and_its_answer_are_the_models_runs(gpt, dry):
             assert texts_of(bars.numbers) == shown["labels"]
             assert title.text == S(name, lang)
         sums = [s for s in v["sums"] if s["beat"] == "question"]
-        assert len(sums) == 2 and assert_sums_foot(v, f"positional_encoding {lang}", required=True) == 3
+        assert len(sums) == 2 and assert_sums_as_shown(v, f"positional_encoding {lang}", required=True) == 3
         said = {c["key"]: c for c in scene.captions}
         assert [k for k in said if k != "title_note"][:2] == ["question", v["caption_rules"]["question"]["key"]]
         labels = v["caption_rules"]["question"]["inputs"]["labels"]

@@ -10,7 +10,7 @@ import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from attention_checks import causal_head_scores, recompute_head
-from sum_checks import assert_sums_foot
+from sum_checks import assert_sums_as_shown
 from scene_checks import manifest_of, play_until_section_ends, signed_ticks, stop_at_beat
 from model.analysis import lookback_scores
 from scenes import style
@@ -251,7 +251,7 @@ def test_the_question_is_a_real_run_and_its_caption_the_rule(scenes, gpt, lang):
     assert q["looking_back"]["p_word"] > 0.9 > 0.01 > q["blocked"]["p_word"]
     rule = v["caption_rules"]["lookback"]
     assert rule["key"] == "lookback_needed"
-    # the bars show the runs' rows and "other", adding up to 100.0% as drawn (footed), and the caption quotes them
+    # the bars show the runs' rows and "other", each at its plain rounding, and the caption quotes them
     for panel, name in zip(sc.question_panels, ("looking_back", "blocked")):
         bars = panel[1]
         shown = q["shown"][name]
@@ -263,7 +263,7 @@ def test_the_question_is_a_real_run_and_its_caption_the_rule(scenes, gpt, lang):
     for name in ("looking_back", "blocked"):
         label = q["shown"][name]["labels"][q["shown"][name]["words"].index(q["word"])]
         assert label in said
-    assert_sums_foot(v, "queries_keys")
+    assert_sums_as_shown(v, "queries_keys")
 
 
 def test_the_idea_beat_names_the_best_match(scenes):
@@ -325,8 +325,8 @@ def test_the_dot_product_is_drawn_in_exact_geometry(scenes, gpt, lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_closing_answers_the_question_on_its_row(scenes, lang):
     """The closing beat goes back to the question's prompt row: the focus's query met every key up to it; the table
-    is the best-matching keys with their q·k, ÷ √d_k and attention weight as drawn (the weights and "other" footed to
-    100%), the best one the word the question asked for (answer_word with the shipped model: en "orange" 93.9%, zh
+    is the best-matching keys with their q·k, ÷ √d_k and attention weight as drawn (the weights and "other", each at
+    its plain rounding), the best one the word the question asked for (answer_word with the shipped model: en "orange" 93.9%, zh
     "橙色" 96.8%), and the caption quotes the table's numbers."""
     sc = scenes[lang]
     v, a = sc.values, sc.values["answer"]
@@ -343,7 +343,7 @@ def test_the_closing_answers_the_question_on_its_row(scenes, lang):
     said = next(c["text"] for c in sc.captions if c["key"] == "answer_word")
     for label in (a["labels"]["dot"][0], a["labels"]["scaled"][0], a["labels"]["weight"][0]):
         assert label in said
-    assert_sums_foot(v, "queries_keys")
+    assert_sums_as_shown(v, "queries_keys")
 
 
 def test_the_closing_rule_can_choose_otherwise(scenes, monkeypatch):

@@ -1,6 +1,9 @@
 """The spoken form of a caption (speech/spoken.py): what the voice says for it, and that the voice can say it.
 
 - the rule's examples, in English and Chinese, as exact strings;
+- a listener follows it (issue 41 rule 4): every caption template of every scene's strings table, filled with sample
+  values the lecture's formatters write (numbers with trailing zeros, percentages, "L2 attn"), is said with no zero
+  after the point, no bracket, no subscript and no "attn", and names every indexed symbol it holds (about 40 s);
 - the sweep: every scene of the catalog plays without drawing on the random prompts of tests/test_caption_rules.py
   (the same PROMPTS seeded prompts per scene, English and Chinese by turns, drawn by its valid_params, played
   through scene_checks.lean and run_dry as there), and every caption said (the title card's note too), as shown
@@ -31,7 +34,22 @@ EXAMPLES = {
         "√d_k": "the square root of d k",
         "T → 0": "T goes to zero",
         "+3.8": "plus three point eight",
-        "−0.40": "minus zero point four zero",
+        "−0.40": "minus zero point four",
+        "T = 1.00": "T equals one",
+        "0.000": "zero",
+        "1.320": "one point three two",
+        "53.0%": "fifty-three percent",
+        "+12.3 pp": "plus twelve point three percentage points",
+        "−1.0 pp": "minus one percentage point",
+        "(Geva et al. 2023):": "Geva et al. twenty twenty-three",
+        "(Elhage et al., 2022)": "Elhage et al., twenty twenty-two",
+        "Dasgupta & Gupta (2003)": "Dasgupta and Gupta, two thousand three",
+        "in 2048 dimensions": "in two thousand forty-eight dimensions",
+        "L2 attn": "layer two's attention",
+        "L2 attn.": "layer two's attention",
+        "L3 MLP pushes": "layer three's MLP pushes",
+        "the attn weights": "the attention weights",
+        'L2 attn·"plays"': "layer two's attention at plays",
         "-2": "minus two",
         "1.4 × 10²¹": "one point four times ten to the twenty-first",
         "5.97×10⁵": "five point nine seven times ten to the fifth",
@@ -59,7 +77,7 @@ EXAMPLES = {
                                             "seventy-four point six billion",
         "3 MLPs": "three MLPs",
         "Feature i matters 0.9ⁱ; each": "Feature i matters zero point nine to the i; each",
-        "Dᵢ: the share": "D i: the share",
+        "Dᵢ: the share": "the dimensionality of feature i: the share",
         'MLP 0 at "jordan"': "MLP zero at jordan",
         "layer 2": "layer two",
         "layer 2's attention": "layer two's attention",
@@ -88,7 +106,7 @@ EXAMPLES = {
         '"," is the top word': "comma is the top word",
         'the vector for ".".': "the vector for period.",
         '"fish", "cat"': "fish, cat",
-        "L1 #42": "L one number forty-two",
+        "L1 #42": "layer one number forty-two",
         "+ 3 more": "plus three more",
         "n × n cells": "n by n cells",
         "GPT-3's 2,048 tokens": "GPT-three's two thousand forty-eight tokens",
@@ -127,7 +145,16 @@ EXAMPLES = {
         "e ≈ 2.7 倍": "e 约等于二点七倍",
         "即 “。” 的向量": "即句号的向量",
         "查询“迈克尔”（位置 0）": "查询迈克尔，位置零",
-        "L1 #42": "L 一，四十二号",
+        "L1 #42": "第一层四十二号",
+        "0.000": "零",
+        "T = 1.00": "T 等于一",
+        "53.0%": "百分之五十三",
+        "+12.3 pp": "正十二点三个百分点",
+        "（Geva 等，2023）：": "Geva 等，二零二三年",
+        "2023年": "二零二三年",
+        "L2 注意力": "第二层的注意力",
+        "L3 MLP": "第三层的 MLP",
+        "Dᵢ 在 0.38 到 0.42 之间": "特征 i 的维度份额在零点三八到零点四二之间",
         "64 × 16 个数": "六十四乘十六个数",
         "4,194,304 个分数": "约四百一十九万个分数",
         "P(棒球) 从 >99.9% 降到 0.4%": "棒球的概率从超过百分之九十九点九降到百分之零点四",
@@ -137,7 +164,7 @@ EXAMPLES = {
         "0.5 M": "五十万",
         "重要性是 0.9ⁱ；": "重要性是零点九的 i 次方",
         "（2/5 = 0.4）": "五分之二等于零点四",
-        "最大：MLP 0·“大坂” 0.74，注意力 2·“女选手” 0.60。": "最大：MLP 零，大坂，零点七四，注意力二，女选手，零点六零。",
+        "最大：MLP 0·“大坂” 0.74，注意力 2·“女选手” 0.60。": "最大：MLP 零，大坂，零点七四，注意力二，女选手，零点六。",
     },
 }
 
@@ -200,8 +227,9 @@ def exact_figure_words(lang: str) -> set[str]:
 
 def assert_for_the_ear(caption: dict, said: str, lang: str, where: str) -> None:
     """A token quoted on screen (a value the caption was filled with, inside quotes, of fewer than four words) is
-    announced in the spoken line ("the word was", "the token was", "“是”这个词", "词元“的”"), and no number is spoken
-    longer than a lecturer would say it (MOST_NUMBER_WORDS), but for the figures whose digits are the point."""
+    announced in the spoken line ("the word was", "the token was", "“是”这个词", "词元“的”"), no number is spoken
+    longer than a lecturer would say it (MOST_NUMBER_WORDS), but for the figures whose digits are the point, and
+    nothing is heard that a listener cannot follow (assert_heard: a trailing zero, a bracket, a subscript, "attn")."""
     text, values = caption["text"], caption.get("values") or {}
     opening, closing = QUOTE_MARKS[lang]
     for value in {str(v) for v in values.values() if isinstance(v, str) and v.strip()}:
@@ -213,6 +241,7 @@ def assert_for_the_ear(caption: dict, said: str, lang: str, where: str) -> None:
         else:
             announced = f"{word}这个词" in said or re.search(rf"(?:词|词元|token) ?{re.escape(word)}", said)
         assert announced, f"{where} {caption['key']!r}: the quoted token {value!r} is not announced as a word: {said!r}"
+    assert_heard(said, lang, f"{where} {caption['key']!r}")     # no trailing zero, bracket, subscript, "attn"
     spelled = SPELLED.search(said)
     assert not spelled, f"{where} {caption['key']!r}: a symbol spelled out ({spelled[0]!r}), not said by what it " \
                         f"means: {said!r}: give the caption a spoken version (say_{lang}) or the symbol a rule"
@@ -246,14 +275,18 @@ def assert_sayable(captions: list[dict], lang: str, where: str) -> None:
 # --- the words for the ear: the rule's examples --------------------------------------------------------------------
 @pytest.mark.parametrize("lang, template, values, said", [
     ("en", 'The query "{focus}" brings its attention weights:', {"focus": "was"},
-     "The query of the word was, brings its attention weights"),
+     "The query of the word was brings its attention weights"),
     ("en", 'Zeroed, P("{word}") drops', {"word": "orange"}, "Zeroed, the probability of the word orange drops"),
     ("en", 'We watch the token "{focus}".', {"focus": "was"}, "We watch the token was."),
+    ("en", 'Largest: {a}·"{x}" {p}, then {b}·"{y}" {q}.', {"a": "L2 attn", "x": "plays", "p": "0.21", "b": "L1 MLP",
+                                                          "y": "jordan", "q": "0.18"},
+     "Largest: layer two's attention at the word plays, zero point two one, then layer one's MLP at the word jordan, "
+     "zero point one eight."),
     ("en", 'reads\n"{prompt}"\nand says "{w}".', {"prompt": "a silky orange tiny frog", "w": "orange"},
      "reads a silky orange tiny frog and says the word orange."),
     ("en", '"look here" at "{w}"', {"w": "michael jordan"}, "look here at the words michael jordan"),
     ("zh", "也就是“{focus}”最关注的词", {"focus": "是"}, "也就是是这个词最关注的词"),
-    ("zh", "P(“{w}”) 降到 {p}", {"w": "橙色", "p": "53.0%"}, "橙色这个词的概率降到百分之五十三点零"),
+    ("zh", "P(“{w}”) 降到 {p}", {"w": "橙色", "p": "53.0%"}, "橙色这个词的概率降到百分之五十三"),
     ("zh", "词元“{w}”与“是什么”", {"w": "的"}, "词元的与是什么"),
 ])
 def test_quoted_tokens_are_announced_as_words(lang, template, values, said):
@@ -292,3 +325,86 @@ def test_the_ear_check_finds_a_bare_token_and_a_long_number():
     long = {"key": "k", "text": "x", "values": {}}
     with pytest.raises(AssertionError, match="no lecturer"):
         assert_for_the_ear(long, "thirty-eight billion six hundred fifty-four million seven hundred five", "en", "t")
+
+
+# --- a listener follows it (issue 41 rule 4): over every caption of every scene's strings table ----------------------
+# Each caption template of every scene of the catalog (its `strings` table, with its say_en/say_zh spoken version where
+# it has one), filled as the scenes fill them (announced(), then spoken()), with sample values the lecture's own
+# formatters write: numbers with trailing zeros (style.signed, style.statistic, style.temperature, a three-decimal
+# zero), percentages, a layer's short name ("L2 attn"), a quoted token. No spoken form may keep a zero after the
+# point, a bracket, a subscript or an abbreviation, and no caption may hold an indexed symbol no table names.
+def sample_values():
+    from scenes import style
+    return [style.signed(1.0, 2), style.signed(-0.4, 2), style.statistic(1.0), style.temperature(1.0),
+            f"{0.0:.3f}", style.percent(0.53), style.percent(0.0012), style.signed(2.0, 1), "L2 attn", "was", "2"]
+
+
+TRAILING_ZERO = {
+    # "point" and its digits, the last of them "zero"
+    "en": re.compile(r"\bpoint(?: (?:zero|one|two|three|four|five|six|seven|eight|nine))* zero\b"
+                     r"(?! (?:zero|one|two|three|four|five|six|seven|eight|nine)\b)"),
+    "zh": re.compile("点[零一二三四五六七八九]*零(?![零一二三四五六七八九])"),
+}
+READ_ALOUD = re.compile(r"[()\[\]{}（）【】₀-₉ᵢⱼₖₙₜₓ_]|\battn\b")
+
+
+def caption_templates():
+    """(scene, key, lang, template the voice reads) for every caption of every scene of the catalog."""
+    import importlib
+    from scenes.catalog import SCENES
+    out = []
+    for name, spec in SCENES.items():
+        table = getattr(importlib.import_module(spec.module), spec.cls).strings.table
+        for key, versions in table.items():
+            for lang in ("en", "zh"):
+                out.append((name, key, lang, versions.get(f"say_{lang}", versions[lang])))
+    return out
+
+
+def filled(template: str, sample: str) -> str | None:
+    """The template with every placeholder given `sample` (a numeric format spec a number), or None where a
+    placeholder indexes into its value (a table's rows)."""
+    import string
+    values = {}
+    for _, field, spec, _ in string.Formatter().parse(template):
+        if field is None:
+            continue
+        if not re.fullmatch(r"\w+", field):
+            return None
+        values[field] = 1.0 if spec else sample
+    return values
+
+
+def assert_heard(said: str, lang: str, where: str) -> None:
+    zero = TRAILING_ZERO[lang].search(said)
+    assert not zero, f"{where}: a trailing zero is said ({zero[0]!r}): {said!r}"
+    aloud = READ_ALOUD.search(said)
+    assert not aloud, f"{where}: a symbol is read aloud ({aloud[0]!r}): {said!r}"
+
+
+def test_the_ear_check_finds_trailing_zeros_brackets_and_abbreviations():
+    for said, lang in (("T equals one point zero zero", "en"), ("zero point four zero", "en"), ("百分之五十三点零", "zh"),
+                       ("layer two attn", "en"), ("D ᵢ", "en"), ("（二）", "zh"), ("W_q", "en")):
+        with pytest.raises(AssertionError):
+            assert_heard(said, lang, "example")
+    for said, lang in (("one point zero five", "en"), ("zero", "en"), ("零点零五", "zh"), ("point zero one", "en")):
+        assert_heard(said, lang, "example")
+    from speech.spoken import spelled_symbols
+    assert spelled_symbols("x_i and E₁ and Dᵢ and W_q") == ["x_i", "E₁"]
+
+
+def test_every_caption_of_every_scene_is_heard_as_a_listener_follows_it():
+    from speech.spoken import announced, spelled_symbols
+    samples, checked = sample_values(), 0
+    for name, key, lang, template in caption_templates():
+        where = f"{name} {key!r} ({lang})"
+        symbols = spelled_symbols(re.sub(r"\{[^{}]*\}", "", template))      # the placeholders aside
+        assert not symbols, f"{where}: {symbols} would be spelled: name them (speech/spoken.py NAMED_SYMBOLS)"
+        for sample in samples:
+            values = filled(template, sample)
+            if values is None:
+                continue
+            said = spoken(announced(template, values, lang), lang)
+            assert_heard(said, lang, f"{where} with {sample!r}")
+            checked += 1
+    assert checked > 1000, checked

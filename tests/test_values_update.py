@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sum_checks import assert_sums_foot
+from sum_checks import assert_sums_as_shown
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from model import probabilities
@@ -155,7 +155,7 @@ def test_labels_are_the_rounded_numbers(played):
     np.testing.assert_array_equal(product["V"], v["V"][src])
     weights_sum, update_sum = [m for m in v["sums"] if m["beat"] in ("weights", "update")]   # the weights' 100%,
     assert [m["beat"] for m in v["sums"]].count("question") == 2      # E + ΔE = E′, and the question's two columns
-    assert assert_sums_foot(v, "values_update") == 4
+    assert assert_sums_as_shown(v, "values_update") == 4
     assert [t["values"] for t in weights_sum["terms"]] == [[w] for w in v["weights"]]
     assert texts(s.weight_numbers) == [t["labels"][0] for t in weights_sum["terms"]]     # weights as %, adding up
     assert texts(s.weight_numbers)[v["source"]["position"]] == style.percent(v["source"]["weight"])   # as quoted

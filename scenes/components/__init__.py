@@ -37,9 +37,9 @@ By theme:
 - superposition (superposition.py): `AngleHistogram` (counts of angles in 1-degree bins, one fixed height scale, bars
   to Transform into per step), `LogChart` (log-log axes in decades, curves, dots, a vertical marker),
   `VectorFan` (a 2 × n matrix's columns as arrows in the plane, on the unit circle).
-- sums (sums.py): `FootedSum`, `footed_columns()`, `FootedPercents`: the one rule for numbers drawn as a sum (a
-  column sum E + ΔE = E′, a column of percentages adding to 100%): each label within one unit of its last digit,
-  the shown terms adding exactly to the shown total (footed, like a financial statement); `record()` is its
+- sums (sums.py): `RoundedSum`, `rounded_columns()`, `RoundedPercents`: the one rule for numbers drawn as a sum (a
+  column sum E + ΔE = E′, a column of percentages adding to 100%): each label its value's plain rounding at the
+  precision shown, the sign `relation` ≈ instead of = where the labels do not add up (approx); `record()` is its
   manifest entry (values["sums"], LectureScene.record_sum).
 - boxes (boxes.py): `RoundedBox` (a RoundedRectangle whose corners are rounded once per shape).
 - layout (layout.py): `bounds()` (a bounding box in one pass), `inside_safe_area()`, `rule()`, `row_positions()`, `place_by_body()`.
@@ -59,7 +59,7 @@ from .layout import bounds, inside_safe_area, keep_inside_safe_area, keep_right_
 from .norm_order import NormOrder
 from .text import Caption, Label, LayoutError, NumberText, caption, join_tokens, light, math_tex, plain_shape, wrap_words
 from .tokens import CompactTokenRow, PromptText, TokenChip, TokenColumn, TokenRow
-from .sums import CountSum, FootedPercents, FootedSum, FootingError, column_texts, footed_columns
+from .sums import CountSum, RoundedPercents, RoundedSum, NotASum, column_texts, rounded_columns
 from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVectorProduct, VectorColumn, sum_decimals,
                       magnitude_scale, shown_indices)
 
@@ -67,6 +67,6 @@ __all__ = [
     "AngleHistogram", "AttentionGrid", "BarColumn", "LogChart", "VectorFan", "GeluPlot", "NeuronStrip", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
     "Heatmap", "NormOrder", "join_tokens", "wrap_words", "Label", "LabelColumn", "LayoutError", "MagnitudeStrip", "MaskCell", "MatrixGrid",
     "MatrixVectorProduct", "NumberColumn", "NumberText", "PipelineMap", "ProbabilityBars", "PromptText", "RoundedBox", "TokenChip", "TokenColumn", "TokenRow", "TraceGrid",
-    "VectorColumn", "sum_decimals", "CountSum", "FootedPercents", "FootedSum", "FootingError", "column_texts", "footed_columns", "bounds", "caption", "inside_safe_area", "keep_inside_safe_area", "keep_right_of", "light", "magnitude_scale", "math_tex", "place_by_body",
+    "VectorColumn", "sum_decimals", "CountSum", "RoundedPercents", "RoundedSum", "NotASum", "column_texts", "rounded_columns", "bounds", "caption", "inside_safe_area", "keep_inside_safe_area", "keep_right_of", "light", "magnitude_scale", "math_tex", "place_by_body",
     "plain_shape", "row_positions", "rule", "shown_indices",
 ]

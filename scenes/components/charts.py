@@ -76,11 +76,8 @@ class ProbabilityBars(VGroup):
 
     def __init__(self, words: list[str], probs, other: float, baselines: list[float], *, lang: str,
                  bar_left: float, bar_width: float, number_right: float, label_right: float | None = None,
-                 color=style.PROB, keep=(0,)):
-        """`keep`: the rows a caption quotes at their plain rounding (the top word; a sampled word), moved by the
-        footing only if no other row can be."""
+                 color=style.PROB):
         super().__init__()
-        self.keep = tuple(keep)
         self.labels = VGroup()
         if label_right is not None:
             self.labels = LabelColumn(words + [SHARED("other", lang)], baselines, label_right,
@@ -88,33 +85,33 @@ class ProbabilityBars(VGroup):
         values = list(probs) + [other]
         self.bars = BarColumn(values, baselines, bar_left, bar_width, color, track=1.0,
                               opacities=[0.9] * len(words) + [0.45])
-        self.footed = self.foot(values)
-        self.numbers = NumberColumn(self.footed.labels, baselines, number_right, color=color)
+        self.rounded = self.percents(values)
+        self.numbers = NumberColumn(self.rounded.labels, baselines, number_right, color=color)
         self.add(self.labels, self.bars, self.numbers)
 
     @classmethod
     def next_words(cls, run: dict, word: str, baselines: list[float], *, lang: str, **layout) -> "ProbabilityBars":
         """A next-word panel from an analysis record (model.analysis.heads.next_word_rows: its "shown" rows, the top
         words then the followed word if it is not among them, and "other", their true rest), the followed word's row
-        kept at its plain rounding as captions quote it. `word_row` is that row, `rows` and `other_p` the record's."""
+        framed and quoted by captions. `word_row` is that row, `rows` and `other_p` the record's."""
         rows = run["shown"]
-        keep = next(i for i, r in enumerate(rows) if r["word"] == word)
+        row = next(i for i, r in enumerate(rows) if r["word"] == word)
         bars = cls([style.token_label(r["word"]) for r in rows], [r["p"] for r in rows], run["other"], baselines,
-                   lang=lang, keep=(keep,), **layout)
-        bars.word_row, bars.rows, bars.other_p = keep, rows, run["other"]
+                   lang=lang, **layout)
+        bars.word_row, bars.rows, bars.other_p = row, rows, run["other"]
         return bars
 
-    def foot(self, values):
-        """The column is a whole distribution (the top words and "other"): its percentages add up to 100.0% as shown
-        (components.sums.FootedPercents); the rows in `keep` keep their plain rounding, as captions quote them."""
-        from .sums import FootedPercents
-        return FootedPercents(values, total=float(sum(values)), keep=self.keep)
+    def percents(self, values):
+        """The column is a whole distribution (the top words and "other"): each percentage at its plain rounding, the
+        total 100.0% (components.sums.RoundedPercents: approx where the labels do not add up to it)."""
+        from .sums import RoundedPercents
+        return RoundedPercents(values, total=float(sum(values)))
 
     def set_probabilities(self, probs, other: float) -> "ProbabilityBars":
         values = list(probs) + [other]
         self.bars.set_values(values)
-        self.footed = self.foot(values)
-        self.numbers.set_texts(self.footed.labels)
+        self.rounded = self.percents(values)
+        self.numbers.set_texts(self.rounded.labels)
         return self
 
 

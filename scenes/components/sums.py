@@ -1,36 +1,36 @@
-"""Sums that add up as shown: the one rule for every column, table or caption that draws terms and their total.
+"""Sums as shown: one value, one label (docs/teaching.md §7, issue 41 rule 3), for every column, table or caption that
+draws terms and their total.
 
-Rounding each number on its own breaks sums: +0.44 + +0.44 = +0.88 reads "+0.4 + +0.4 = +0.9", and a softmax
-column of three thirds reads 33.3% + 33.3% + 33.3% = 100.0%. A financial statement or a polling table "foots"
-instead: every shown number stays within one unit of its last digit of the true value, and the shown terms add
-exactly to the shown total. This module foots the lecture's sums the same way:
+Every number drawn is its value rounded the plain way at the precision shown (as style.signed and an f-string round
+it: the float's exact value to the nearest unit of the last digit, a tie to the even digit), so the same value has
+the same label in every scene. Rounding each number on its own can break a sum: +0.44 + +0.44 = +0.88 reads
+"+0.4 + +0.4 = +0.9", and three thirds read 33.3% + 33.3% + 33.3% = 100.0%. No label is moved away from its value
+to make a column add up (the largest-remainder footing this module used to do): where the rounded terms do not add
+up to the rounded total, the sum is *approximate*, and the equation is written with ≈ instead of = (`relation`,
+`total_text`); its manifest entry says so ("approx": true).
 
-1. every number is rounded to the shown decimals as usual (the total keeps its plain rounding: it is the number the
-   next step uses, and it may be drawn again elsewhere);
-2. where the rounded terms miss the rounded total by D units of the last digit, the |D| terms nearest a rounding
-   boundary in the direction of the miss move one unit each (the largest-remainder method of apportionment,
-   applied to signed terms). A term that moves was within half a unit and ends within one unit of its true value;
-   no term moves twice, and a term whose remainder points away from the miss never moves (it would end more than
-   a unit away). Ties go to the later term. A term that the scene quotes elsewhere at its plain rounding (the weight
-   a caption names, ΔE drawn in the beat before) is kept and moves only if no other term can.
+A sum is approximate when any of its rows is (`approx_rows`): columns drawn as one sum (E + ΔE = E′, one sign for
+every row) take ≈ if any row misses; a table whose every row shows its own total (a row's input, the neuron's
+terms) marks each total that misses (`total_text(row)`).
 
-|D| is at most about (n + 1) / 2 for n terms, and there are always enough terms leaning the right way while the
-true terms add to the true total (to float precision). When they do not, the sum is not a sum: FootingError.
-
-The manifest keeps both, under values["sums"] (LectureScene.record_sum): the true values and the labels as drawn.
+The true terms must add up to the true total (to well under half a unit of the last shown digit, float32 rounding
+aside), or the drawing is not a sum: NotASum. The manifest keeps both, under values["sums"]
+(LectureScene.record_sum): the true values and the labels as drawn, and whether the labels add up.
 """
 
 from __future__ import annotations
 
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 
 import numpy as np
 
 from .. import style
 
+APPROX, EQUALS = "\u2248", "="
 
-class FootingError(ValueError):
-    """Terms that cannot be shown adding up to their total within one unit each (they do not add up at all)."""
+
+class NotASum(ValueError):
+    """Terms that do not add up to their total (to half a unit of the last shown digit): not a sum to draw."""
 
 
 def _units(x: float, decimals: int) -> Decimal:
@@ -38,45 +38,17 @@ def _units(x: float, decimals: int) -> Decimal:
     return Decimal(float(x)).scaleb(decimals)
 
 
-def _rounded(x: float, decimals: int) -> int:
-    """x rounded to the shown decimals, in units of the last digit (the plain rounding of a label)."""
+def plain(x: float, decimals: int) -> int:
+    """x rounded the plain way to the shown decimals, in units of the last digit: what f"{x:.{decimals}f}" shows."""
     return int(_units(x, decimals).to_integral_value(ROUND_HALF_EVEN))
 
 
-def foot(terms, total: float, decimals: int, keep=(), most=None) -> list[int]:
-    """The shown terms, in units of 10**-decimals, that add up exactly to the rounded total (see the module). Terms
-    whose index is in `keep` are quoted elsewhere at their plain rounding (a weight a caption names): they move
-    only when the others cannot close the gap. `most`: a largest shown value per term (units), where one is wanted
-    (a probability under 1 never reads 100.0%); it is let go where the sum cannot foot within it."""
-    exact = [_units(t, decimals) for t in terms]
-    target = _rounded(total, decimals)
-    # each term reads its floor or its ceiling: within one unit of its value
-    options = [sorted({int(u.to_integral_value(ROUND_FLOOR)), int(u.to_integral_value(ROUND_CEILING))})
-               for u in exact]
-    if most is not None:
-        bounded = [[x for x in o if x <= m] or o for o, m in zip(options, most)]
-        try:
-            return _foot(exact, target, bounded, keep, terms, total, decimals)
-        except FootingError:
-            pass
-    return _foot(exact, target, options, keep, terms, total, decimals)
-
-
-def _foot(exact, target, options, keep, terms, total, decimals) -> list[int]:
-    rounded = [int(u.to_integral_value(ROUND_HALF_EVEN)) for u in exact]
-    shown = [r if r in o else min(o, key=lambda x: abs(x - u)) for r, o, u in zip(rounded, options, exact)]
-    miss = target - sum(shown)
-    if miss:
-        step = 1 if miss > 0 else -1
-        # how far each term leans toward the miss: its remainder, in the direction the sum must move
-        movable = sorted(((i not in keep, float(u - x) * step, i) for i, (u, x, o) in enumerate(zip(exact, shown, options))
-                          if x + step in o), reverse=True)
-        if len(movable) < abs(miss):
-            raise FootingError(f"terms {[float(t) for t in terms]} do not add up to {float(total)} at {decimals} "
-                               "decimals")
-        for _, _, i in movable[:abs(miss)]:
-            shown[i] += step
-    return shown
+def check_sum(terms, total: float, decimals: int) -> None:
+    """NotASum unless the true terms add up to the true total within half a unit of the last shown digit."""
+    miss = abs(sum(float(t) for t in terms) - float(total))
+    if miss >= 0.5 * 10.0 ** -decimals:
+        raise NotASum(f"terms {[float(t) for t in terms]} do not add up to {float(total)} at {decimals} decimals "
+                      f"(they miss it by {miss:.3g})")
 
 
 def units_text(units: int, decimals: int, sign: bool = True) -> str:
@@ -87,13 +59,20 @@ def units_text(units: int, decimals: int, sign: bool = True) -> str:
     return ("+" + text if sign and units > 0 else text).replace("-", style.MINUS)
 
 
-class FootedSum:
-    """Columns drawn as one sum, row by row: terms[0] + terms[1] + ... = total, every row footed.
+def approx_text(text: str, approx: bool) -> str:
+    """A total as drawn under a rule (no = before it): "≈ 100.0%" where its terms' labels do not add up to it."""
+    return f"{APPROX} {text}" if approx else text
+
+
+class RoundedSum:
+    """Columns drawn as one sum, row by row: terms[0] + terms[1] + ... = total (or ≈ total), every label the plain
+    rounding of its value.
 
     `terms` are arrays of the same length (the rows shown), `total` the model's total for each row. labels[j] are the
-    j-th term's labels as drawn, total_labels the total's; units the same in units of the last digit."""
+    j-th term's labels as drawn, total_labels the total's; units the same in units of the last digit. approx_rows[r]:
+    row r's labels do not add up to its total's; approx: any row's do not; relation: the sign to draw, ≈ or =."""
 
-    def __init__(self, terms, total, decimals: int, *, sign: bool = True, keep=(), unit: float | None = None):
+    def __init__(self, terms, total, decimals: int, *, sign: bool = True, unit: float | None = None):
         """`unit`: where the numbers are shown in a unit of their own (e^z / 10^5), that unit; terms and total are
         given in it, and the manifest's entry says it."""
         self.terms = [np.asarray(t, dtype=np.float64).ravel() for t in terms]
@@ -101,77 +80,105 @@ class FootedSum:
         if any(t.shape != self.total.shape for t in self.terms):
             raise ValueError("every term of a sum has the total's rows")
         self.decimals, self.sign, self.unit = decimals, sign, unit
-        rows = [foot([t[r] for t in self.terms], self.total[r], decimals, keep) for r in range(self.total.size)]
-        self.units = [[row[j] for row in rows] for j in range(len(self.terms))]
-        self.total_units = [_rounded(x, decimals) for x in self.total]
+        for r in range(self.total.size):
+            check_sum([t[r] for t in self.terms], self.total[r], decimals)
+        self.units = [[plain(x, decimals) for x in t] for t in self.terms]
+        self.total_units = [plain(x, decimals) for x in self.total]
         self.labels = [[units_text(u, decimals, sign) for u in col] for col in self.units]
         self.total_labels = [units_text(u, decimals, sign) for u in self.total_units]
+        self.approx_rows = [sum(col[r] for col in self.units) != self.total_units[r] for r in range(self.total.size)]
+        self.approx = any(self.approx_rows)
+        self.relation = APPROX if self.approx else EQUALS
+
+    def total_text(self, row: int = 0) -> str:
+        """Row `row`'s total as drawn under a rule or in a table's total column: ≈ before it where that row's
+        labels do not add up."""
+        return approx_text(self.total_labels[row], self.approx_rows[row])
 
     def record(self, beat: str, what: str) -> dict:
-        """The manifest's entry (values["sums"]): the true values and the labels as drawn."""
+        """The manifest's entry (values["sums"]): the true values, the labels as drawn, whether they add up."""
         return {"beat": beat, "what": what,
                 "terms": [{"values": [float(v) for v in t], "labels": labels}
                           for t, labels in zip(self.terms, self.labels)],
                 "total": {"values": [float(v) for v in self.total], "labels": self.total_labels},
+                "approx": self.approx,
                 **({"unit": self.unit} if self.unit is not None else {})}
 
 
 PERCENT_DECIMALS = 1   # a probability shown as a percentage: one decimal (style.percent)
 
 
-class FootedPercents:
-    """A column of probabilities drawn as adding up to 100%: each a percentage with one decimal, footed to exactly
-    100.0%. Every label is a plain number (a probability under 0.05% reads 0.0%; one under 1 reads 99.9% at most where
-    the column still foots, as style.percent's ">99.9%"): inside a sum, "<0.1%" could not be added. A probability of exactly 0 (a masked key) reads "0%". `total` is the model's own sum of the column (a float32 softmax may miss
-    1 by 1e-7); it is shown as 100.0%."""
+class RoundedPercents:
+    """A column of probabilities drawn as a whole distribution: each a percentage with one decimal, at its plain
+    rounding (a probability under 0.05% reads 0.0%, one within 0.05% of 1 reads 100.0%: inside a sum, "<0.1%" could
+    not be added), the total the model's own sum of the column (a float32 softmax may miss 1 by 1e-7), shown as
+    100.0%. A probability of exactly 0 (a masked key) reads "0%": no rounding made it, and the lecture says it is
+    exactly 0. approx: the labels do not add up to 100.0% (three thirds: 33.3% each)."""
 
-    def __init__(self, probabilities, total: float = 1.0, keep=()):
+    def __init__(self, probabilities, total: float = 1.0):
         self.values = [float(p) for p in np.asarray(probabilities, dtype=np.float64).ravel()]
         self.total = float(total)
         if abs(self.total - 1.0) > style.FLOAT32_SUM:
-            raise FootingError(f"a column shown as 100% adds up to {self.total}")
-        # the terms foot to the shown total, 100.0%, which is the rounding of the model's sum
-        # a probability under 1 (by more than a float32 sum misses it) never reads 100.0%: it reads 99.9%, as
-        # style.percent's ">99.9%" says, wherever the column can still foot
-        most = [1000 if p >= 1 - style.FLOAT32_SUM else 999 for p in self.values]
-        units = foot([100 * p for p in self.values], 100.0, PERCENT_DECIMALS, keep, most)
-        # a weight of exactly 0 (a masked key) reads "0%": no rounding made it, and the lecture says it is exactly 0
+            raise NotASum(f"a column shown as 100% adds up to {self.total}")
+        check_sum(self.values, self.total, PERCENT_DECIMALS + 2)     # a percentage's last digit: 0.001 of 1
+        units = [plain(100 * p, PERCENT_DECIMALS) for p in self.values]
         self.labels = ["0%" if v == 0 else units_text(u, PERCENT_DECIMALS, sign=False) + "%"
                        for v, u in zip(self.values, units)]
-        self.total_label = units_text(1000, PERCENT_DECIMALS, sign=False) + "%"
+        total_units = plain(100 * self.total, PERCENT_DECIMALS)
+        self.total_label = units_text(total_units, PERCENT_DECIMALS, sign=False) + "%"
+        self.approx = sum(units) != total_units
+        self.relation = APPROX if self.approx else EQUALS
+
+    def total_text(self) -> str:
+        """The total as drawn under a rule or after Σ: ≈ before it where the labels do not add up."""
+        return approx_text(self.total_label, self.approx)
 
     def record(self, beat: str, what: str) -> dict:
         return {"beat": beat, "what": what,
                 "terms": [{"values": [v], "labels": [label]} for v, label in zip(self.values, self.labels)],
-                "total": {"values": [self.total], "labels": [self.total_label]}}
+                "total": {"values": [self.total], "labels": [self.total_label]},
+                "approx": self.approx}
 
 
-def footed_columns(vectors, shown: int, decimals: int, keep=()) -> FootedSum:
-    """Whole vectors drawn as columns of one sum (the last is the total, e.g. E, ΔE, E′), footed on the entries a
+def drawn_text(mobject) -> str:
+    """The text a drawn relation shows (a Label's or NumberText's text, a MathTex's TeX with \\approx as ≈): what
+    LectureScene.record_sum writes into a sum's entry as "drawn"."""
+    text = getattr(mobject, "text", None)
+    if text is None:
+        text = getattr(mobject, "tex_string", None)
+    if not isinstance(text, str):
+        raise TypeError(f"{type(mobject).__name__} shows no text to record as a sum's relation")
+    return text.replace("\\approx", APPROX)
+
+
+def rounded_columns(vectors, shown: int, decimals: int) -> RoundedSum:
+    """Whole vectors drawn as columns of one sum (the last is the total, e.g. E, ΔE, E′), on the entries a
     VectorColumn of `shown` rows shows (its real first entries and its real last one). Each column's labels:
-    FootedSum.labels[j] for the j-th term, .total_labels for the total; pass them as VectorColumn(texts=...)."""
+    RoundedSum.labels[j] for the j-th term, .total_labels for the total (column_texts); the sign between the last
+    two columns is .relation."""
     from .vectors import shown_indices
     vectors = [np.asarray(v, dtype=np.float64).ravel() for v in vectors]
     rows = [i for i in shown_indices(len(vectors[-1]), shown) if i is not None]
-    return FootedSum([v[rows] for v in vectors[:-1]], vectors[-1][rows], decimals, keep=keep)
+    return RoundedSum([v[rows] for v in vectors[:-1]], vectors[-1][rows], decimals)
 
 
-def column_texts(footed: FootedSum) -> list[list[str]]:
+def column_texts(rounded: RoundedSum) -> list[list[str]]:
     """Every column's labels in the order drawn: the terms', then the total's."""
-    return [*footed.labels, footed.total_labels]
+    return [*rounded.labels, rounded.total_labels]
 
 
 class CountSum:
     """Whole numbers drawn as a sum with every digit (a parameter table: its parts and their total). They add up
-    exactly, or the table is wrong: FootingError. `labels` are the parts' texts as drawn, `total_label` the total's."""
+    exactly, or the table is wrong: NotASum. `labels` are the parts' texts as drawn, `total_label` the total's."""
 
     def __init__(self, terms, total: int, labels: list[str], total_label: str):
         self.terms, self.total = [int(t) for t in terms], int(total)
         if sum(self.terms) != self.total:
-            raise FootingError(f"parts {self.terms} do not add up to {self.total}")
+            raise NotASum(f"parts {self.terms} do not add up to {self.total}")
         self.labels, self.total_label = list(labels), total_label
+        self.approx, self.relation = False, EQUALS
 
     def record(self, beat: str, what: str) -> dict:
         return {"beat": beat, "what": what,
                 "terms": [{"values": [t], "labels": [label]} for t, label in zip(self.terms, self.labels)],
-                "total": {"values": [self.total], "labels": [self.total_label]}}
+                "total": {"values": [self.total], "labels": [self.total_label]}, "approx": False}

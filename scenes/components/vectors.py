@@ -50,8 +50,8 @@ class VectorColumn(VGroup):
 
     def __init__(self, values, *, lang: str, shown: int = 7, pitch: float = 0.5, decimals: int | None = None,
                  label: str | None = None, font_size: float = LABEL, texts: list[str] | None = None):
-        """`texts`: the shown entries' labels when a rule other than plain rounding writes them (a sum footed by
-        components.sums: the same decimals, each within one unit of its entry)."""
+        """`texts`: the shown entries' labels where a sum writes them (components.sums: one number of decimals for
+        every column, each label its entry's plain rounding)."""
         super().__init__()
         values = np.asarray(values, dtype=np.float64).ravel()
         self.values, self.indices_shown = values, shown_indices(len(values), shown)
