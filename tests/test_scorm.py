@@ -53,6 +53,7 @@ def copy_media(made, tmp_path) -> Path:
 
 
 # --- the package ------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_manifest_lists_every_file_of_the_zip_and_nothing_else(made):
     from lxml import etree
     with zipfile.ZipFile(made["zip"]) as z:
@@ -93,6 +94,7 @@ def test_the_manifest_lists_every_file_of_the_zip_and_nothing_else(made):
         assert {i.date_time for i in z.infolist()} == {scorm.ZIP_TIME}
 
 
+@pytest.mark.slow
 def test_the_package_carries_every_clips_transcript_in_both_languages(made):
     """The page in the zip holds each clip's transcript (its narration lines, in both languages) as text, and the
     caption files its transcript links to are in the zip beside it."""
@@ -112,6 +114,7 @@ def test_the_package_carries_every_clips_transcript_in_both_languages(made):
                 assert f'href="clips/{name}.{lang}.{x}"' in index and f"clips/{name}.{lang}.{x}" in names
 
 
+@pytest.mark.slow
 def test_a_rerun_writes_the_same_bytes_and_an_unchanged_package_is_left_alone(made, tmp_path):
     media = copy_media(made, tmp_path)
     dest = media / "preview" / "lecture.scorm.zip"
@@ -226,6 +229,7 @@ def leave(d):
     wait_for(d, "return window.calls.some(c => c[0] === 'LMSFinish')")
 
 
+@pytest.mark.slow
 def test_the_page_reports_to_the_lms_and_resumes_where_the_learner_was(made, lms, browser):
     d = browser
     manifests = [json.loads((made["dir"] / f"{c}.mp4.json").read_text()) for c in CLIPS]
@@ -275,6 +279,7 @@ def test_the_page_reports_to_the_lms_and_resumes_where_the_learner_was(made, lms
     assert [e for e in d.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
+@pytest.mark.slow
 def test_without_an_lms_the_packaged_page_plays_on_its_own(made, browser, tmp_path):
     with zipfile.ZipFile(made["zip"]) as z:
         z.extractall(tmp_path / "package")
@@ -291,6 +296,7 @@ def no_partial(folder: Path) -> bool:
     return not [p for p in folder.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.slow
 def test_a_clip_missing_from_the_course_folder_is_one_line(made, tmp_path):
     media = copy_media(made, tmp_path)
     out = media / "preview"
@@ -303,6 +309,7 @@ def test_a_clip_missing_from_the_course_folder_is_one_line(made, tmp_path):
     assert not (out / "lecture.scorm.zip").exists() and no_partial(out)
 
 
+@pytest.mark.slow
 def test_a_clip_missing_from_the_media_folder_is_an_input_error(made, tmp_path):
     media = copy_media(made, tmp_path)
     out = media / "preview"
@@ -325,6 +332,7 @@ def test_a_file_the_page_names_that_is_not_in_its_folder_is_an_input_error(tmp_p
     assert scorm.package(course, [], tmp_path / "x.scorm.zip", "en", "t", "t", "id")[:2] == ("written", 3)
 
 
+@pytest.mark.slow
 def test_a_stale_manifest_is_one_line_and_the_old_package_stays(made, tmp_path):
     """The first clip's file replaced by the second's: its manifest (beats to 8.067 s) no longer describes it."""
     media = copy_media(made, tmp_path)
@@ -342,6 +350,7 @@ def test_a_stale_manifest_is_one_line_and_the_old_package_stays(made, tmp_path):
     assert (out / "lecture.scorm.zip").read_bytes() == old and no_partial(out)
 
 
+@pytest.mark.slow
 def test_an_unwritable_package_is_one_line(made, tmp_path):
     media = copy_media(made, tmp_path)
     out = media / "preview"
@@ -365,6 +374,7 @@ def test_a_write_that_fails_half_way_leaves_the_old_zip_and_no_temporary_file(tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "lecture.scorm.zip"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, message", [
     (["token_embedding", "--scorm"], "--scorm packages the course page of a whole recipe: give --config "
                                      "lecture.toml and no scene names"),
@@ -384,6 +394,7 @@ def test_a_bad_scorm_setting_in_the_recipe_is_one_line(tmp_path):
     assert r.stderr.strip() == f"render.py: error: {recipe_file}: lecture.scorm must be true or false"
 
 
+@pytest.mark.slow
 def test_the_hooks_are_in_the_course_page_and_part_of_its_code(made):
     from pipeline import page
     assert scorm.CODE[1] in page.PAGE_CODE   # an edit to the hooks makes the page again

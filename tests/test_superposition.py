@@ -126,6 +126,7 @@ def dense_and_sparse():
     return toy_model_sweep((0.0, 0.99))
 
 
+@pytest.mark.slow
 def test_sparse_features_form_a_pentagon(dense_and_sparse):
     r = dense_and_sparse[1]
     assert r["sparsity"] == 0.99
