@@ -138,6 +138,7 @@ def test_sparse_features_form_a_pentagon(dense_and_sparse):
     assert len(r["neighbour_gaps_deg"]) == 5
 
 
+@pytest.mark.slow
 def test_dense_features_keep_only_the_two_most_important(dense_and_sparse):
     r = dense_and_sparse[0]
     assert r["sparsity"] == 0.0
