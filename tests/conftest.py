@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -46,6 +47,71 @@ def gpt():
 
 # the scenes whose preview clips test_scenes.py checks in this session (its whole-catalog render test, as collected)
 LECTURE_BATCH: set[str] = set()
+
+
+# The units of work under pytest-xdist: each test's group, written by the workers as they collect and read by the
+# controller's scheduler (pytest-xdist's own --dist loadgroup cannot mark a test's id under pytest 9).
+GROUPS_ENV = "GPT_LECTURE_TEST_GROUPS"
+
+
+def pytest_configure(config):
+    if getattr(config.option, "dist", "no") == "loadgroup" and not os.environ.get("PYTEST_XDIST_WORKER"):
+        import tempfile
+        fd, path = tempfile.mkstemp(prefix="gpt-lecture-test-groups-", suffix=".json")
+        os.close(fd)
+        os.environ[GROUPS_ENV] = path      # the workers, started after this, inherit it
+        config._test_groups_file = path
+
+
+def pytest_unconfigure(config):
+    path = getattr(config, "_test_groups_file", None)
+    if path:
+        Path(path).unlink(missing_ok=True)
+
+
+def pytest_itemcollected(item):
+    """A test that uses the `lecture` fixture (the session's renders and dry runs of every scene) is slow: alone, it
+    pays for them."""
+    if "lecture" in getattr(item, "fixturenames", ()):
+        item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """On a pytest-xdist worker under --dist loadgroup (scripts/test.sh): the tests that use the lecture are one unit
+    of work, run by one worker, which makes the lecture once; every other test file is one unit, so that its
+    module-scoped renders and browsers are made once too. The units are handed out longest first (scripts/test.sh
+    passes --no-loadscope-reorder, so the order is this one): the lecture, then the files by their count of slow
+    tests."""
+    if not (config.getoption("loadgroup", False) and os.environ.get(GROUPS_ENV)):
+        return
+    group = {item: "lecture" if "lecture" in item.fixturenames else item.nodeid.split("::", 1)[0] for item in items}
+    slow, first = {}, {}
+    for i, item in enumerate(items):
+        slow[group[item]] = slow.get(group[item], 0) + any(item.iter_markers("slow"))
+        first.setdefault(group[item], i)
+    items.sort(key=lambda item: (group[item] != "lecture", -slow[group[item]], first[group[item]]))
+    path = Path(os.environ[GROUPS_ENV])
+    part = path.with_name(f"{path.name}.{os.getpid()}")
+    part.write_text(json.dumps({item.nodeid: group[item] for item in items}))
+    part.replace(path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Load scheduling by the groups the workers wrote (the controller itself collects nothing)."""
+    if getattr(config, "_test_groups_file", None) is None:
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+    groups = {}
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            if not groups:
+                groups.update(json.loads(Path(config._test_groups_file).read_text() or "{}"))
+            return groups.get(nodeid, nodeid.split("::", 1)[0])
+
+    return ByGroup(config, log)
 
 
 def pytest_collection_finish(session):

@@ -157,12 +157,14 @@ def normalise_en(monkeypatch):
     stop_at_beat(monkeypatch, "normalise", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=AddNorm)
 @pytest.mark.usefixtures("normalise_en")
 def test_frame_normalise(scene):
     play_until_section_ends(scene, AddNorm.construct)
 
 
+@pytest.mark.slow
 def test_another_prompt_layer_and_focus(tmp_path, gpt):
     prompt = "michael jordan plays"
     scene = run_dry(AddNorm, {"prompt": prompt, "layer": 0, "focus": 1, "lang": "zh"}, tmp_path)

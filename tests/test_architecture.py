@@ -182,6 +182,7 @@ def lens_beat(monkeypatch):
     stop_at_beat(monkeypatch, "lens", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=Architecture)
 @pytest.mark.usefixtures("lens_beat")
 def test_frame_lens(scene):

@@ -959,6 +959,7 @@ def draws_in_order(name: str, gpt, tmp, pool):
                 future.exception()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_FAILURES[n], strict=True))
                                   if n in KNOWN_FAILURES else n for n in SCENES])
 def test_every_caption_rule_holds_for_random_prompts(name, gpt, sweep_caches, sweep_pool):

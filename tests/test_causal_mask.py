@@ -135,6 +135,7 @@ def softmax_beat(monkeypatch):
     stop_at_beat(monkeypatch, "softmax", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=CausalMask)
 @pytest.mark.usefixtures("softmax_beat")
 def test_frame_softmax_of_one_line(scene):

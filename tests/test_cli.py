@@ -36,6 +36,7 @@ def test_trace_human_output_names_the_top_words(prompt, top):
     assert top in result.stdout.split("next word")[1].splitlines()[1]
 
 
+@pytest.mark.slow
 def test_eval_json_reports_each_language_the_circuit_and_the_directions():
     result = run_cli("eval", "--json", "--shuffles", "20")
     assert result.returncode == 0, result.stderr

@@ -228,6 +228,7 @@ def _colours(chips) -> list[str]:
     return [c.box.get_fill_color().to_hex() for c in chips]
 
 
+@pytest.mark.slow
 def test_the_same_token_keeps_its_colour_and_different_tokens_differ():
     """A token's colour is its id's (style.token_colours), in every component that draws a prompt's tokens: the two
     "the"s of a prompt alike, different tokens different while the palette lasts; a row cut to "⋯", a column of some

@@ -69,6 +69,7 @@ def test_a_split_clip_times_its_captions_by_the_frames_of_the_plays_before_them(
     assert [(c["start"], c["end"]) for c in captions] == [(0.5, 1.5), (1.8, 3.8)]
 
 
+@pytest.mark.slow
 def test_the_manifest_has_every_narration_line_in_both_languages(made):
     m = manifest(made["dir"] / "token_embedding.mp4")
     caps = m["captions"]
@@ -84,6 +85,7 @@ def test_the_manifest_has_every_narration_line_in_both_languages(made):
 
 
 # --- caption and chapter tracks ------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CLIPS + ["lecture"])
 def test_caption_and_chapter_tracks_parse_fit_the_clip_and_do_not_overlap(made, name):
     import srt
@@ -143,6 +145,7 @@ def cue_rates(folder: Path) -> list[tuple[str, float, float, float]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run", ["made", "made_zh"])
 def test_no_cue_reads_faster_than_a_subtitle_may(request, run):
     """Issue 44: in every caption track the tests build (English and Chinese clips, the lectures, both languages'
@@ -164,6 +167,7 @@ def test_tracks_of_a_broken_manifest_are_one_line_and_nothing_written(tmp_path):
 
 
 # --- the full lecture ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_lecture_joins_the_clips_with_a_chapter_at_each(made):
     import av
     lecture = made["dir"] / "lecture.mp4"
@@ -187,6 +191,7 @@ def test_the_lecture_joins_the_clips_with_a_chapter_at_each(made):
     assert f"lecture: joined without re-encoding (2 clips, {sum(lengths):.1f} s)" in made["stdout"]
 
 
+@pytest.mark.slow
 def test_the_lecture_is_rebuilt_only_when_a_clip_changed(made, tmp_path):
     lecture = made["dir"] / "lecture.mp4"
     stamp = lecture.stat().st_mtime_ns
@@ -212,6 +217,7 @@ def test_the_lecture_is_rebuilt_only_when_a_clip_changed(made, tmp_path):
     assert abs(container_seconds(tmp_path / "joined.mp4") - container_seconds(first) - container_seconds(small)) < 1e-6
 
 
+@pytest.mark.slow
 def test_a_clip_with_one_short_frame_is_still_joined_without_re_encoding(made, tmp_path):
     """ManimCE's join of partial movies leaves a frame a few ticks short now and then, which moves a clip's
     average frame rate off 60 (mlp_steps at 1080p60: one frame 251 ticks of 1/15360 s, not 256): the clips are
@@ -239,6 +245,7 @@ def test_a_clip_with_one_short_frame_is_still_joined_without_re_encoding(made, t
     assert status == "joined without re-encoding"
 
 
+@pytest.mark.slow
 def test_a_beat_after_a_short_frame_is_still_cut_on_its_key_frame(made, tmp_path):
     """The preview lecture failed at its deck ("architecture.mp4: the beat at 43.198 s starts on no key frame"):
     every beat starts on a key frame (each play is its own partial movie), but a frame left a few ticks short by a
@@ -270,6 +277,7 @@ def test_a_beat_after_a_short_frame_is_still_cut_on_its_key_frame(made, tmp_path
         assert len(packets) == round(beat["end"] * fps) - round(beat["start"] * fps), beat["section"]
 
 
+@pytest.mark.slow
 def test_an_artifact_that_cannot_be_made_does_not_take_the_others_with_it(made, tmp_path):
     """The deck cannot be written (reveal.js missing): the lecture, the course page and every track still are, the
     run names what failed in one line and exits 1."""
@@ -291,6 +299,7 @@ def test_an_artifact_that_cannot_be_made_does_not_take_the_others_with_it(made, 
             assert (out / f"{name}{suffix}").is_file(), f"{name}{suffix}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("quality", ["preview", "high"])
 def test_a_recipe_with_architecture_packages_its_deck_page_and_tracks(tmp_path, quality):
     """The scene whose deck failed at preview (its last beat's key frame a few ticks early after the join of its
@@ -310,6 +319,7 @@ def test_a_recipe_with_architecture_packages_its_deck_page_and_tracks(tmp_path, 
 
 
 # --- clean clips for voice-over ---------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_clean_clip_has_the_same_timeline_numbers_and_tracks_without_the_narration_line(made):
     args = ["positional_encoding", "--section", "title", "--clean", "--quality", "preview"]
     r = run_render(*args, media=made["media"])
@@ -356,6 +366,7 @@ def test_slides_need_mp4(tmp_path):
     assert r.returncode == 2 and r.stderr.strip() == "render.py: error: --slides needs --format mp4 (got gif)"
 
 
+@pytest.mark.slow
 def test_a_clip_that_cannot_be_packaged_is_one_line(made, tmp_path):
     """A manifest whose narration runs past the clip's end: the run says so in one line and exits 1."""
     media = tmp_path / "media"
@@ -396,6 +407,7 @@ def wait_for(d, script: str, timeout: float = 20.0):
     return WebDriverWait(d, timeout, poll_frequency=0.1).until(lambda drv: drv.execute_script(script))
 
 
+@pytest.mark.slow
 def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
     from selenium.webdriver.common.by import By
     page_file = made["dir"] / "course" / "index.html"
@@ -469,6 +481,7 @@ def test_the_course_page_works_from_file_in_chromium(made, browser, tmp_path):
 
 
 # --- the slide deck ------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_deck_is_one_offline_file_with_one_slide_per_beat(made, browser):
     import re
     deck_file = made["dir"] / "lecture.slides.html"
@@ -490,6 +503,7 @@ def test_setup_unpacks_the_reveal_js_that_manim_slides_names():
     assert (deck.reveal_assets() / "dist" / "reveal.js").is_file()
 
 
+@pytest.mark.slow
 def test_the_course_page_of_clean_clips_shows_the_captions(made, browser, tmp_path):
     """A clean clip shows no line of its own: the page draws the captions of its language over it."""
     args = ["positional_encoding", "--section", "title", "--clean", "--quality", "preview"]
@@ -529,6 +543,7 @@ def made_zh(made, tmp_path_factory):
 ZH_CLIPS = ["token_embedding-lang-zh", "positional_encoding-lang-zh-section-title"]
 
 
+@pytest.mark.slow
 def test_a_chinese_clip_and_lecture_name_their_chapters_in_chinese(made_zh):
     import av
     import webvtt
@@ -555,6 +570,7 @@ def test_a_chinese_clip_and_lecture_name_their_chapters_in_chinese(made_zh):
     assert all(f"### {n}" in deck for n in lecture_names)
 
 
+@pytest.mark.slow
 def test_the_chinese_course_page_names_the_chapters_in_the_page_language(made_zh, browser):
     from selenium.webdriver.common.by import By
     page_file = made_zh["dir"] / "course" / "index.html"
@@ -578,6 +594,7 @@ def test_the_chinese_course_page_names_the_chapters_in_the_page_language(made_zh
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
+@pytest.mark.slow
 def test_a_clip_in_the_other_language_rendered_by_older_code_is_left_off_the_page(made_zh, tmp_path):
     """Its manifest may lack what the page shows (beat titles, say): the page goes without it, and says so."""
     media = tmp_path / "media"
@@ -600,6 +617,7 @@ def test_a_clip_in_the_other_language_rendered_by_older_code_is_left_off_the_pag
     assert list(course_data["lessons"][1]["variants"]) == ["en", "zh"]
 
 
+@pytest.mark.slow
 def test_a_checkpoints_course_page_has_no_try_it_panel_and_says_why(made, browser, gpt2_small, tmp_path):
     """The page runs only a model it can carry and tokenize (ours); a GPT-2 checkpoint's lecture gets the page
     without the panel, without "try this scene's numbers" buttons, and a note naming the tokenizer and the weights'
@@ -667,6 +685,7 @@ def test_axe_reports_a_violation_it_is_shown(browser, tmp_path):
     assert {rule for rule, _ in got["violations"]} >= {"image-alt", "html-has-lang"}
 
 
+@pytest.mark.slow
 def test_axe_finds_no_wcag_violation_on_the_course_page(made, browser):
     """In the page's first state, after the language switch, and with Try-it run on the longest prompt of the page's
     lessons, every layer and head of its attention shown."""
@@ -703,6 +722,7 @@ def test_axe_finds_no_wcag_violation_on_the_course_page(made, browser):
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
+@pytest.mark.slow
 def test_every_clip_has_a_transcript_in_the_page_language(made, browser):
     """Under each clip: per beat its title, what it draws and its narration lines with their times, in the page's
     language, switching with it; part of the page's text; linking to the clip's caption files."""
@@ -733,6 +753,7 @@ def test_every_clip_has_a_transcript_in_the_page_language(made, browser):
     assert "token ids: [" + ", ".join(map(str, m["values"]["token_ids"][:6])) in page.beat_description(m, "ids", "en")
 
 
+@pytest.mark.slow
 def test_the_keyboard_walk_never_drops_focus_to_the_body(made, browser):
     """Tab through the page from its top, pressing Enter on every button and summary on the way: focus stays on an
     element of the page (never <body>); "Try this scene's numbers" takes it to the panel's heading, a token button
@@ -769,6 +790,7 @@ def test_the_keyboard_walk_never_drops_focus_to_the_body(made, browser):
     assert operated > 20 and kinds == {"try-scene", "token"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_deck_is_readable_captioned_zoomable_and_still_under_reduced_motion(made, browser, request, lang):
     """The deck in each language: <html lang>, zoom allowed, each slide a named group holding its chapter name,

@@ -32,6 +32,7 @@ from helpers import ROOT
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```(?:bash|sh|shell|console)\n(.*?)```", re.S)
 NOT_RUN = {"bash scripts/test.sh": "the test suite itself",
+           'bash scripts/test.sh -m "not slow"': "the suite's fast tier",
            ".venv/bin/python -m model train": "retrains the shipped model (test_training.py trains through train())",
            ".venv/bin/python -m model eval --json": "test_cli.py runs it, with fewer shuffles"}
 PROJECT = ("render.py", "scripts/", "model", "manim")   # a command naming none of these is another program's
@@ -54,6 +55,9 @@ def documented_commands() -> list[tuple[str, str, bool]]:
 
 
 COMMANDS = documented_commands()
+# commands that take more than about 5 s (left out of the fast tier, -m "not slow"): the superposition lab's runs
+# (pack 30 s, toy 16 s of CPU) and manim playing a whole scene
+SLOW_COMMAND = re.compile(r"superposition (pack|toy)\b|\bmanim render\b")
 
 
 def test_the_docs_show_commands():
@@ -93,7 +97,9 @@ def run_env(command: str) -> dict:
     return env
 
 
-@pytest.mark.parametrize("where, command, refuses", COMMANDS, ids=[f"{w}: {c}" for w, c, _ in COMMANDS])
+@pytest.mark.parametrize("where, command, refuses",
+                         [pytest.param(*c, marks=pytest.mark.slow) if SLOW_COMMAND.search(c[1]) else c for c in COMMANDS],
+                         ids=[f"{w}: {c}" for w, c, _ in COMMANDS])
 def test_a_documented_command_runs_as_written(where, command, refuses, tmp_path):
     if not any(word in command for word in PROJECT):
         pytest.skip("another program's command")

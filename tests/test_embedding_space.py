@@ -147,6 +147,7 @@ def parallelogram_beat(monkeypatch):
     stop_at_beat(monkeypatch, "parallelogram", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=EmbeddingSpace)
 @pytest.mark.usefixtures("parallelogram_beat")
 def test_frame_parallelogram(scene):

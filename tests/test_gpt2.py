@@ -105,6 +105,7 @@ def trace_against_transformers(directory, prompts, atol):
     return gpt
 
 
+@pytest.mark.slow
 def test_small_checkpoint_matches_transformers_on_random_prompts(gpt2_small):
     gpt = trace_against_transformers(gpt2_small, [t for t in random_texts(6, seed=11) if t.strip()], atol=1e-4)
     assert gpt.tokenizer.kind == "bpe" and gpt.config.position_encoding == "learned"
@@ -136,6 +137,7 @@ def test_captions_name_a_checkpoint_by_its_config(gpt, gpt2_small):
                 assert ("our" in words.lower() or "我们" in words or "本项目" in words) == (model is gpt) or form == "vocabulary"
 
 
+@pytest.mark.slow
 def test_gpt2_small_shape_matches_transformers(gpt2_full):
     gpt = trace_against_transformers(gpt2_full, ["The quick brown fox jumps over the lazy dog, 你好 🎉"], atol=2e-4)
     c = gpt.config

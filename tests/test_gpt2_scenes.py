@@ -41,6 +41,7 @@ def assert_no_caption_claims_ours(name: str, captions: list[dict]) -> None:
     assert known <= claims, f"fixed, remove from KNOWN_OURS_CLAIMS: {sorted(known - claims)}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", CHECKPOINT_SCENES)
 def test_scene_plays_with_a_gpt2_checkpoint(name, lang, gpt2_small, tex_cache, monkeypatch):
@@ -85,6 +86,7 @@ def test_training_language_scenes_refuse_a_checkpoint(name, gpt2_small, tmp_path
     assert_clean_error(result, f"{name} needs our model's training language", "--model")
 
 
+@pytest.mark.slow
 def test_recipe_model_renders_and_its_manifest_matches_transformers(gpt2_small, tmp_path):
     """`model = "DIR"` in a recipe: the clip's manifest holds the checkpoint's digest and the head's weights that
     transformers' GPT-2 computes for the same tokens."""
@@ -115,6 +117,7 @@ def test_list_shows_the_checkpoints_ranges(gpt2_small):
     assert "(2 layers, 4 heads, 64 positions;" in r.stdout.splitlines()[0]
 
 
+@pytest.mark.slow
 def test_architecture_draws_a_deep_checkpoint_with_its_middle_layers_elided(tmp_path, gpt2_tokenizer_dir, tex_cache,
                                                                            monkeypatch):
     """Five layers: the first, "⋮ 3 more layers", the last; the lens shows the drawn rows' points and the manifest
@@ -139,6 +142,7 @@ def test_architecture_draws_a_deep_checkpoint_with_its_middle_layers_elided(tmp_
         assert_legible(scene.snapshots, lang, **LEGIBILITY["architecture"])
 
 
+@pytest.mark.slow
 def test_multi_head_lays_many_heads_in_rows(tmp_path, gpt2_tokenizer_dir, tex_cache, monkeypatch):
     """Twelve heads (GPT-2's count): in one row each grid would be under 0.7 wide; the rule lays them in two rows of
     six, larger than one row could draw them (and the closing map of a one-layer model gives its 10 lines room), each row's grids level and its titles, labels and the next row's apart

@@ -170,6 +170,7 @@ def test_the_check_reads_both_languages():
     assert named("MLP 58.2%, attention 30.1%, MLP 4,743,168") == {"layer": [], "head": []}   # not layers
 
 
+@pytest.mark.slow
 def test_a_zero_based_layer_on_screen_fails(gpt, tmp_path, monkeypatch):
     """Were a scene to show the index itself, the check fails: on the first layer, and on any layer in a caption."""
     with pytest.raises(AssertionError, match="count from 1"):

@@ -162,6 +162,7 @@ def tokens_to_ids(gpt, tokens):
     return [gpt.tokenizer.vocab[w] for w in tokens]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_note_says_when_the_model_does_not_know_the_example(gpt, lang):
     """The title card's note by the prompt rule's branch: the plain note for the example (or a given prompt), the
@@ -362,6 +363,7 @@ LANGS_PHRASES = {"lookup_langs": ("lookup_clean_is", "lookup_most_is", "lookup_n
                  "ablation_langs": ("ablation_none_is", "ablation_drop_is", "ablation_flip_is")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_finding_fits_its_lines_at_its_widest(widest_fills, lang):
     fills = widest_fills[lang]
@@ -373,6 +375,7 @@ def test_every_finding_fits_its_lines_at_its_widest(widest_fills, lang):
                 assert len(shown) == text.count("\n") + 1 and inside_safe_area(shown), (key, shown.text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_caption_fits_two_lines_at_its_widest(widest_fills, lang):
     """With the widest values any valid prompt brings, every caption still fits the title-safe area in as many
@@ -383,6 +386,7 @@ def test_every_caption_fits_two_lines_at_its_widest(widest_fills, lang):
         assert len(shown) == text.count("\n") + 1 and inside_safe_area(shown), (key, shown.text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_tracing_grid_fits_any_prompt_length(gpt, lang):
     """One column per token, 1 to MAX_TOKENS tokens, all of them the widest word of either language (and, as it
@@ -417,6 +421,7 @@ LONGEST_PROMPTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_longest_prompt_plays_inside_the_frame(gpt, tmp_path, lang):
     """The whole scene on a prompt of MAX_TOKENS of the language's longest words: every beat and every caption
@@ -539,6 +544,7 @@ def where_beat(monkeypatch):
     stop_at_beat(monkeypatch, "where", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=MlpFact)
 @pytest.mark.usefixtures("where_beat")
 def test_frame_where(scene):

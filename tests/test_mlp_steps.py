@@ -270,6 +270,7 @@ def gelu_beat(monkeypatch):
     stop_at_beat(monkeypatch, "gelu", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=MlpSteps)
 @pytest.mark.usefixtures("gelu_beat")
 def test_frame_gelu(scene):

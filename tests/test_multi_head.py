@@ -190,6 +190,7 @@ def focus_beat(monkeypatch):
     stop_at_beat(monkeypatch, "focus", lang="zh")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=MultiHead)
 @pytest.mark.usefixtures("focus_beat")
 def test_frame_heads_at_the_focus(scene):

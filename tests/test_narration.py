@@ -58,6 +58,7 @@ def spoken(tmp_path_factory):
             "clip": root / "media" / "preview" / "architecture.mp4"}
 
 
+@pytest.mark.slow
 def test_every_cue_is_its_speech_and_every_beat_waits_for_its_line(spoken):
     m = manifest(spoken["clip"])
     assert m["narration"]["voice"] == "piper:en_US-joe-medium" and m["narration"]["lines"] == len(m["captions"])
@@ -74,6 +75,7 @@ def test_every_cue_is_its_speech_and_every_beat_waits_for_its_line(spoken):
     assert not any(ch in c["spoken"] for c in captions for ch in "0123456789_√∞%")
 
 
+@pytest.mark.slow
 def test_no_cue_of_a_spoken_clip_reads_faster_than_a_subtitle_may(spoken):
     """Issue 44: the voice may speak faster than a subtitle is read (softmax_temperature's English track had a cue at
     22 characters a second): every cue of the spoken clip's and lecture's tracks, in both languages, at most 20
@@ -84,6 +86,7 @@ def test_no_cue_of_a_spoken_clip_reads_faster_than_a_subtitle_may(spoken):
     assert [r for r in rates if r[2] > r[3] + 1e-6] == []
 
 
+@pytest.mark.slow
 def test_the_speech_starts_on_its_cue_within_a_frame_at_the_right_loudness(spoken):
     """Onsets found in the clip's decoded sound by an energy detector (not read from the manifest)."""
     m = manifest(spoken["clip"])
@@ -110,6 +113,7 @@ def test_the_speech_starts_on_its_cue_within_a_frame_at_the_right_loudness(spoke
 SPLIT_MIN_PSNR_DB = 45.0       # every frame
 
 
+@pytest.mark.slow
 def test_a_spoken_clip_on_one_core_has_the_same_frames_and_sound_as_in_parts(spoken, tmp_path):
     """The sound is laid from the timeline, not from the parts: one process and two parts give the same clip (the
     same samples; the same frames, within the tolerance above)."""
@@ -127,6 +131,7 @@ def test_a_spoken_clip_on_one_core_has_the_same_frames_and_sound_as_in_parts(spo
     assert ma["captions"] == mb["captions"] and ma["timeline"] == mb["timeline"]
 
 
+@pytest.mark.slow
 def test_the_lecture_and_the_deck_carry_the_sound(spoken):
     import av
     lecture = spoken["dir"] / "lecture.mp4"
@@ -143,6 +148,7 @@ def test_the_lecture_and_the_deck_carry_the_sound(spoken):
     assert (spoken["dir"] / "lecture.slides.html").is_file() and (spoken["dir"] / "course" / "index.html").is_file()
 
 
+@pytest.mark.slow
 def test_the_script_export_names_every_line_the_clip_says(spoken, tmp_path):
     folder = tmp_path / "narration"
     r = run_render("narration", "export", "--config", spoken["recipe"], "--voice", "auto", "--narration", folder)
@@ -157,6 +163,7 @@ def test_the_script_export_names_every_line_the_clip_says(spoken, tmp_path):
     assert (folder / "en" / "script.md").read_text(encoding="utf-8").startswith("# Narration script (en)")
 
 
+@pytest.mark.slow
 def test_silent_clips_are_held_at_a_reading_rate_without_sound(tmp_path):
     r = run_render("positional_encoding", "--section", "title", "--voice", "none", media=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -209,6 +216,7 @@ def recorded(tmp_path_factory):
             "recording_seconds": len(audio.trim_silence(said, english.sample_rate)) / english.sample_rate}
 
 
+@pytest.mark.slow
 def test_a_recording_replaces_the_voice_and_the_beat_is_timed_to_it(recorded):
     r = recorded["second"]
     assert r.returncode == 0, r.stderr
@@ -246,6 +254,7 @@ def render_with(recorded, copy):
                       media=copy["media"])
 
 
+@pytest.mark.slow
 def test_a_recording_made_for_other_words_is_reported_stale_and_not_used(recorded, tmp_path):
     copy = copy_of(recorded, tmp_path)
     [path] = copy["folder"].glob("*.flac")
@@ -282,6 +291,7 @@ def write_bad(kind: str, folder: Path, line_id: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, says", [("empty", "cannot be used as a recording"),
                                         ("corrupt", "cannot be used as a recording"),
                                         ("silent", "cannot be used as a recording: it is silent"),
@@ -311,6 +321,7 @@ def test_a_voice_that_is_not_installed_is_one_line(monkeypatch):
         narration.voice_of("zh")
 
 
+@pytest.mark.slow
 def test_a_chinese_clip_speaks_every_line_with_its_latin_runs(tmp_path):
     r = run_render("positional_encoding", "--section", "title", "--lang", "zh", "--voice", "auto", media=tmp_path)
     assert r.returncode == 0, r.stderr
@@ -323,6 +334,7 @@ def test_a_chinese_clip_speaks_every_line_with_its_latin_runs(tmp_path):
     assert audio.loudness(sound, mux.RATE) == pytest.approx(-16, abs=1)
 
 
+@pytest.mark.slow
 def test_a_clean_webm_clip_speaks_in_opus_without_the_line_on_screen(tmp_path):
     """A clean clip (for another voice-over, or a clip whose narration is heard but not read) keeps the voice; webm
     carries it as Opus."""

@@ -76,6 +76,7 @@ def test_the_start_is_the_labs_random_vectors_every_pair_counted(data):
     assert s["min_deg"] == pytest.approx(lo, abs=1e-3) and s["max_deg"] == pytest.approx(hi, abs=1e-3)
 
 
+@pytest.mark.slow
 def test_the_lab_reproduces_the_last_step_every_pair_counted(data):
     p = data["pack"]
     r = lab.pack_near_orthogonal(p["n_vectors"], p["dim"], steps=p["steps"], seed=p["seed"], return_vectors=True)
@@ -113,6 +114,7 @@ def test_the_ceiling_within_the_band_is_the_formula(data):
     assert data["band"]["gpt3"]["dim"] == GPT3_175B.n_embd == 12288
 
 
+@pytest.mark.slow
 def test_the_random_estimate_matches_a_simulation():
     g = torch.Generator().manual_seed(1)
     for d, eps in ((10, 20.0), (100, 5.0)):
@@ -129,6 +131,7 @@ def test_the_random_estimate_matches_a_simulation():
     assert lab.random_count_estimate(12288, 1.0) == pytest.approx(1 / (2 * lab.random_pair_outside(12288, 1.0)))
 
 
+@pytest.mark.slow
 def test_the_measured_counts_hold_every_pair_within_the_band(data):
     band = data["band"]
     eps = band["eps_deg"]
@@ -320,6 +323,7 @@ def bound_beat(monkeypatch):
     stop_at_beat(monkeypatch, "bound", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=NearOrthogonal)
 @pytest.mark.usefixtures("bound_beat")
 def test_frame_bound(scene):

@@ -70,6 +70,7 @@ def test_temperature_zero_takes_the_most_likely_word_and_draws_nothing(gpt):
         assert s["u"] is None and s["sampled"]["token_id"] == int(np.argmax(logits)) and s["sampled"]["rank"] == 0
 
 
+@pytest.mark.slow
 def test_numpy_torch_and_transformers_agree_on_every_step(gpt):
     """Each step's distribution from Torch and from transformers' GPT-2 equals NumPy's; with the recorded u the
     same word is drawn."""
@@ -227,6 +228,7 @@ def sample_beat(monkeypatch):
     stop_at_beat(monkeypatch, "sample", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=NextToken)
 @pytest.mark.usefixtures("sample_beat")
 def test_frame_sample(scene):

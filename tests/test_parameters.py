@@ -82,6 +82,7 @@ def ours_beat(monkeypatch):
     stop_at_beat(monkeypatch, "ours", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=Parameters)
 @pytest.mark.usefixtures("ours_beat")
 def test_frame_ours(scene):

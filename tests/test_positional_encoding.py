@@ -118,12 +118,14 @@ def order_zh(monkeypatch):
     stop_at_beat(monkeypatch, "order", lang="zh")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=PositionalEncoding)
 @pytest.mark.usefixtures("order_zh")
 def test_frame_order_in_chinese(scene):
     play_until_section_ends(scene, PositionalEncoding.construct)
 
 
+@pytest.mark.slow
 def test_another_prompt_and_focus(tmp_path, gpt):
     prompt = "michael jordan plays basketball . serena"
     scene = run_dry(PositionalEncoding, {"prompt": prompt, "focus": 1}, tmp_path)

@@ -186,6 +186,7 @@ def query_beat(monkeypatch):
     stop_at_beat(monkeypatch, "query", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=QueriesKeys)
 @pytest.mark.usefixtures("query_beat")
 def test_frame_query_product(scene):

@@ -270,6 +270,7 @@ def test_variant_names_are_stable_readable_and_safe(tmp_path):
 
 
 # --- the cache ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_second_render_is_skipped(tmp_path):
     """The no-op rerun's speed is measured by benchmarks/bench_render.py, not asserted here."""
     first = run_render(SCENE, *CHEAP, media=tmp_path)
@@ -307,6 +308,7 @@ def test_second_render_is_skipped(tmp_path):
         {"softmax_temperature-section-title": "skipped"}
 
 
+@pytest.mark.slow
 def test_a_one_beat_clip_has_that_beat_alone_in_its_timeline(tmp_path):
     import av
     r = run_render(SCENE, "--section", "prompt", "--quality", "preview", media=tmp_path)
@@ -318,6 +320,7 @@ def test_a_one_beat_clip_has_that_beat_alone_in_its_timeline(tmp_path):
         assert abs(marks[0]["end"] - video.duration / 1e6) <= 2 / 15 + 0.05
 
 
+@pytest.mark.slow
 def test_changing_one_parameter_rerenders_only_that_scene(tmp_path):
     recipe_file = tmp_path / "lecture.toml"
     entries = '[[scene]]\nname = "softmax_temperature"\nsection = "title"\n'
@@ -338,6 +341,7 @@ def test_changing_one_parameter_rerenders_only_that_scene(tmp_path):
     assert manifest["params"]["top_k"] == 3 and manifest["section"] == "prompt"
 
 
+@pytest.mark.slow
 def test_new_weights_invalidate_the_cache(tmp_path):
     from safetensors.numpy import load_file, save_file
 
@@ -555,6 +559,7 @@ def render_in(root: Path, *args, media: Path) -> subprocess.CompletedProcess:
 NAME = "softmax_temperature-section-title"
 
 
+@pytest.mark.slow
 def test_editing_a_nested_module_renders_again(tmp_path):
     """Real edits in a copy of the project: a module two imports below the scene (model/tokenizer.py, through
     model/__init__ and model/numpy_gpt), a module imported only inside a function that this render never calls
@@ -594,6 +599,7 @@ def test_editing_a_nested_module_renders_again(tmp_path):
     assert status() == "skipped"
 
 
+@pytest.mark.slow
 def test_a_broken_source_is_a_failed_render_not_a_traceback(tmp_path):
     root, media = project_copy(tmp_path), tmp_path / "media"
     (root / "scenes" / "style.py").write_text("def broken(:\n")
@@ -603,6 +609,7 @@ def test_a_broken_source_is_a_failed_render_not_a_traceback(tmp_path):
     assert "Traceback" not in r.stderr and not (media / "preview").exists()
 
 
+@pytest.mark.slow
 def test_a_source_edited_during_the_render_is_not_cached_as_fresh(tmp_path):
     """In a copy of the project, scenes/components/__init__.py edits model/tokenizer.py when it is imported, which happens
     inside the render process, after render.py hashed the sources: the same as an editor saving the file while
@@ -756,6 +763,7 @@ def one_process(tmp_path_factory) -> dict:
     return {"media": media, "clip": clip, "frames": decoded_frames(clip), "manifest": without_render_seconds(clip)}
 
 
+@pytest.mark.slow
 def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_manim(tmp_path, one_process):
     scene, one, two = WHOLE, one_process["media"], tmp_path / "two"
     # the frames are those of plain `manim render` (worker.ENCODERS_IN_FLIGHT partial movies encoded at a time)
@@ -789,6 +797,7 @@ def test_one_clip_on_two_cores_is_frame_identical_to_one_process_and_to_plain_ma
     assert statuses(run_render(scene, "--jobs", "2", media=two).stdout) == {scene: "skipped"}
 
 
+@pytest.mark.slow
 def test_one_clip_without_a_plan_is_split_while_it_renders_frame_identical(tmp_path, one_process):
     """With no plan, one process draws the clip from its start while another counts its plays; the first is then
     told where to stop. The split point is set here (run.SPLIT_AT_ENV) so that both ways it can go are run:
@@ -842,6 +851,7 @@ def paired_psnr(a: Path, b: Path, late: int = 0) -> list[float]:
     return out
 
 
+@pytest.mark.slow
 def test_high_quality_frames_are_within_the_stated_tolerance_of_plain_manim(tmp_path):
     scene, section = "token_embedding", "ids"
     ours = run_render(scene, "--quality", "high", "--section", section, "--jobs", "1", media=tmp_path / "ours")
@@ -909,6 +919,7 @@ def previous_good(media: Path, name: str) -> tuple[Path, bytes]:
     return out, out.read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["ctrl-c", "worker killed", "ctrl-c, split", "worker killed, split", "terminated",
                                  "ctrl-c, counting"])
 def test_interrupted_render_leaves_the_previous_file_and_no_partial_one(tmp_path, how):
@@ -945,6 +956,7 @@ def test_interrupted_render_leaves_the_previous_file_and_no_partial_one(tmp_path
         assert (tmp_path / ".logs").is_dir()
 
 
+@pytest.mark.slow
 def test_a_long_render_reports_its_progress(tmp_path, capsys):
     job = recipe.Job(spec=SOFTMAX_TEMPERATURE, typed={}, text={}, quality="high", format="mp4", transparent=False,
                      section=None, name="softmax_temperature")
@@ -983,6 +995,7 @@ def dask_cluster(tmp_path_factory):
             os.environ["GPT_LECTURE_DASK_CACHE"] = old
 
 
+@pytest.mark.slow
 def test_a_dask_cluster_renders_the_same_frames_as_the_local_cores(tmp_path, dask_cluster, one_process):
     scene, local, remote = WHOLE, tmp_path / "local", tmp_path / "remote"
     # so it splits (2 parts, 2 workers)

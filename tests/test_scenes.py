@@ -142,6 +142,7 @@ def test_every_scene_module_imports_from_another_folder(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, where", [("causal_mask", "repo"), ("softmax_temperature", "elsewhere")])
 def test_plain_manim_renders_a_scene(tmp_path, name, where):
     """`.venv/bin/manim render -ql -s scenes/<file>.py <Class>`, from the repository and from another folder, with

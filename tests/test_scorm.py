@@ -55,6 +55,7 @@ def copy_media(made, tmp_path) -> Path:
 
 
 # --- the package ------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_manifest_lists_every_file_of_the_zip_and_nothing_else(made):
     from lxml import etree
     with zipfile.ZipFile(made["zip"]) as z:
@@ -95,6 +96,7 @@ def test_the_manifest_lists_every_file_of_the_zip_and_nothing_else(made):
         assert {i.date_time for i in z.infolist()} == {scorm.ZIP_TIME}
 
 
+@pytest.mark.slow
 def test_the_package_carries_every_clips_transcript_in_both_languages(made):
     """The page in the zip holds each clip's transcript (its narration lines, in both languages) as text, and the
     caption files its transcript links to are in the zip beside it."""
@@ -114,6 +116,7 @@ def test_the_package_carries_every_clips_transcript_in_both_languages(made):
                 assert f'href="clips/{name}.{lang}.{x}"' in index and f"clips/{name}.{lang}.{x}" in names
 
 
+@pytest.mark.slow
 def test_a_rerun_writes_the_same_bytes_and_an_unchanged_package_is_left_alone(made, tmp_path):
     media = copy_media(made, tmp_path)
     dest = media / "preview" / "lecture.scorm.zip"
@@ -277,6 +280,7 @@ def assert_every_call_succeeded(d, lms, commits_before: int) -> list:
     return calls
 
 
+@pytest.mark.slow
 def test_the_page_reports_to_the_lms_and_resumes_where_the_learner_was(made, lms, browser):
     d = browser
     manifests = [json.loads((made["dir"] / f"{c}.mp4.json").read_text()) for c in CLIPS]
@@ -332,6 +336,7 @@ def test_the_page_reports_to_the_lms_and_resumes_where_the_learner_was(made, lms
     assert [e for e in d.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
+@pytest.mark.slow
 def test_watching_everything_in_one_session_completes_with_no_error(made, lms, browser):
     """Both clips watched to their end, then the page left: every call's error code 0, completion and the session's
     end committed by LMSFinish."""
@@ -352,6 +357,7 @@ def test_watching_everything_in_one_session_completes_with_no_error(made, lms, b
     assert [e for e in d.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
+@pytest.mark.slow
 def test_session_time_is_a_scorm_timespan_at_every_length(browser):
     """cmi.core.session_time (the hooks' sessionTime, run in Chromium): HHHH:MM:SS.SS counted in hundredths, so a
     time a few milliseconds under a minute or an hour carries over, never ':60.00'."""
@@ -365,6 +371,7 @@ def test_session_time_is_a_scorm_timespan_at_every_length(browser):
     assert all(re.fullmatch(r"\d{2,4}:[0-5]\d:[0-5]\d\.\d\d", t) for t in got)
 
 
+@pytest.mark.slow
 def test_every_mp4_is_ready_for_the_web(made):
     """Issue 44: the clips, the joined lecture, the course page's copies and the SCORM package's: each mp4's index
     (moov) before its media data (mdat), read from its top-level boxes."""
@@ -381,6 +388,7 @@ def test_every_mp4_is_ready_for_the_web(made):
             assert_moov_before_mdat(z.read(name), name)
 
 
+@pytest.mark.slow
 def test_without_an_lms_the_packaged_page_plays_on_its_own(made, browser, tmp_path):
     with zipfile.ZipFile(made["zip"]) as z:
         z.extractall(tmp_path / "package")
@@ -397,6 +405,7 @@ def no_partial(folder: Path) -> bool:
     return not [p for p in folder.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.slow
 def test_a_clip_missing_from_the_course_folder_is_one_line(made, tmp_path):
     media = copy_media(made, tmp_path)
     out = media / "preview"
@@ -409,6 +418,7 @@ def test_a_clip_missing_from_the_course_folder_is_one_line(made, tmp_path):
     assert not (out / "lecture.scorm.zip").exists() and no_partial(out)
 
 
+@pytest.mark.slow
 def test_a_clip_missing_from_the_media_folder_is_an_input_error(made, tmp_path):
     media = copy_media(made, tmp_path)
     out = media / "preview"
@@ -431,6 +441,7 @@ def test_a_file_the_page_names_that_is_not_in_its_folder_is_an_input_error(tmp_p
     assert scorm.package(course, [], tmp_path / "x.scorm.zip", "en", "t", "t", "id")[:2] == ("written", 3)
 
 
+@pytest.mark.slow
 def test_a_stale_manifest_is_one_line_and_the_old_package_stays(made, tmp_path):
     """The first clip's file replaced by the second's: its manifest (beats to 8.067 s) no longer describes it."""
     media = copy_media(made, tmp_path)
@@ -448,6 +459,7 @@ def test_a_stale_manifest_is_one_line_and_the_old_package_stays(made, tmp_path):
     assert (out / "lecture.scorm.zip").read_bytes() == old and no_partial(out)
 
 
+@pytest.mark.slow
 def test_an_unwritable_package_is_one_line(made, tmp_path):
     media = copy_media(made, tmp_path)
     out = media / "preview"
@@ -471,6 +483,7 @@ def test_a_write_that_fails_half_way_leaves_the_old_zip_and_no_temporary_file(tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "lecture.scorm.zip"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, message", [
     (["token_embedding", "--scorm"], "--scorm packages the course page of a whole recipe: give --config "
                                      "lecture.toml and no scene names"),
@@ -490,6 +503,7 @@ def test_a_bad_scorm_setting_in_the_recipe_is_one_line(tmp_path):
     assert r.stderr.strip() == f"render.py: error: {recipe_file}: lecture.scorm must be true or false"
 
 
+@pytest.mark.slow
 def test_the_hooks_are_in_the_course_page_and_part_of_its_code(made):
     from pipeline import page
     assert scorm.CODE[1] in page.PAGE_CODE   # an edit to the hooks makes the page again

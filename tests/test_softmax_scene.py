@@ -228,18 +228,21 @@ def t5_zh(at_beat):
     at_beat("t5", "zh")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=SoftmaxTemperature)
 @pytest.mark.usefixtures("divide_en")
 def test_frame_softmax_steps(scene):
     play_until_section_ends(scene, SoftmaxTemperature.construct)
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=SoftmaxTemperature)
 @pytest.mark.usefixtures("t0_en")
 def test_frame_argmax_at_zero(scene):
     play_until_section_ends(scene, SoftmaxTemperature.construct)
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=SoftmaxTemperature)
 @pytest.mark.usefixtures("t5_zh")
 def test_frame_hot_in_chinese(scene):

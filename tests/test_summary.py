@@ -96,6 +96,7 @@ def scaling_beat(monkeypatch):
     stop_at_beat(monkeypatch, "scaling", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=Summary)
 @pytest.mark.usefixtures("scaling_beat")
 def test_frame_scaling(scene):

@@ -127,6 +127,7 @@ def dense_and_sparse():
     return toy_model_sweep((0.0, 0.99))
 
 
+@pytest.mark.slow
 def test_sparse_features_form_a_pentagon(dense_and_sparse):
     r = dense_and_sparse[1]
     assert r["sparsity"] == 0.99
@@ -138,6 +139,7 @@ def test_sparse_features_form_a_pentagon(dense_and_sparse):
     assert len(r["neighbour_gaps_deg"]) == 5
 
 
+@pytest.mark.slow
 def test_dense_features_keep_only_the_two_most_important(dense_and_sparse):
     r = dense_and_sparse[0]
     assert r["sparsity"] == 0.0

@@ -180,6 +180,7 @@ def spread_beat(monkeypatch):
     stop_at_beat(monkeypatch, "spread", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=SuperpositionInGpt)
 @pytest.mark.usefixtures("spread_beat")
 def test_frame_spread(scene):

@@ -119,12 +119,14 @@ def lookup_en(monkeypatch):
     stop_at_beat(monkeypatch, "lookup", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=TokenEmbedding)
 @pytest.mark.usefixtures("lookup_en")
 def test_frame_lookup(scene):
     play_until_section_ends(scene, TokenEmbedding.construct)
 
 
+@pytest.mark.slow
 def test_another_prompt_and_focus(tmp_path, gpt):
     prompt = "a fluffy blue fox roamed the misty forest . the fox was blue . michael jordan plays basketball ."
     scene = run_dry(TokenEmbedding, {"prompt": prompt, "focus": 12, "lang": "zh"}, tmp_path)   # 19 tokens

@@ -51,6 +51,7 @@ def test_every_checkpoint_is_recorded_with_its_geometry(runs):
         np.testing.assert_allclose(r["polar_deg"], polar, atol=1e-3)
 
 
+@pytest.mark.slow
 def test_the_lab_reproduces_a_recorded_run(runs):
     r = runs[-1]
     again = lab.train_toy_model(r["sparsity"], steps=r["steps"], seed=r["seed"],
@@ -159,6 +160,7 @@ def geometry_beat(monkeypatch):
     stop_at_beat(monkeypatch, "geometry", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=ToySuperposition)
 @pytest.mark.usefixtures("geometry_beat")
 def test_frame_geometry(scene):

@@ -20,6 +20,7 @@ def test_a_tiny_model_learns(tmp_path):
     assert metrics["val_loss"] > metrics["entropy_floor"]
 
 
+@pytest.mark.slow
 def test_training_is_deterministic(tmp_path):
     tc = TrainConfig(n_layer=1, n_embd=32, steps=5, batch_size=8, train_streams=50, record_mechanisms=False)
     a = train(tc, out=tmp_path / "a", progress=None)[1]["val_loss"]

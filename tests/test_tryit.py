@@ -330,6 +330,7 @@ def test_every_label_and_message_follows_the_page_language(gpt, browser):
         assert js(d, "return [...document.querySelectorAll('.try-grid th:not(.axis)')].every(th => th.scope)")
 
 
+@pytest.mark.slow
 def test_every_cell_text_and_control_border_has_enough_contrast(gpt, course, browser):
     """Each attention cell's text against its background >= 4.5:1 (the page picks the text colour by the measured
     ratio), on a 32-word prompt at every layer and head; the masked cells too; each control's border >= 3:1 against

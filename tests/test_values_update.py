@@ -230,6 +230,7 @@ def sum_beat(monkeypatch):
     stop_at_beat(monkeypatch, "sum", lang="en")
 
 
+@pytest.mark.slow
 @frames_comparison(base_scene=ValuesUpdate)
 @pytest.mark.usefixtures("sum_beat")
 def test_frame_weighted_sum(scene):
