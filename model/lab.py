@@ -254,7 +254,7 @@ def record(path: Path = RECORD, seeds=SEEDS, variants=tuple(VARIANTS), progress=
     done = [0]
 
     def report(variant, seed, step, steps, loss):
-        if step % 500 == 0 or step == steps or step == 1:
+        if (step - 1) % 500 == 0 or step == steps:         # called at the curve's points: steps 1, 101, ...
             so_far = done[0] + step
             elapsed = time.perf_counter() - started
             eta = elapsed / so_far * (total - so_far)
