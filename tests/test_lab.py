@@ -86,6 +86,7 @@ def test_the_zeroed_position_table_leaves_layer_0_unmoved_and_the_mask_leaks_ord
             assert RECORD["no_position"][lang]["attn_change"] == pytest.approx(change, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_exit_2():
     for args, needle in ((("lab", "bogus"), "invalid choice"), (("lab", "record", "--seeds", "0"), "--seeds"),
                          (("lab", "record", "--variants", "no_brain"), "no_brain"),
@@ -169,6 +170,7 @@ def test_a_short_retraining_matches_the_record():
 
 
 @needs_record
+@pytest.mark.slow
 def test_lab_show_prints_every_variant():
     result = run_cli("lab", "show", timeout=60)
     assert result.returncode == 0, result.stderr
