@@ -224,13 +224,17 @@ def summary(runs: list[dict]) -> dict:
 
 
 def record(path: Path = RECORD, seeds=SEEDS, variants=tuple(VARIANTS), progress=sys.stderr,
-           steps: int | None = None) -> dict:
+           steps: int | None = None, resume: bool = False) -> dict:
     """Record every variant and seed, seed-major, writing the record after every run (atomically). steps None is
-    the shipped recipe's; another count is for a quick look (the record's recipe says which)."""
+    the shipped recipe's; another count is for a quick look (the record's recipe says which). resume: keep the
+    runs of the record already at `path` (the same recipe) and train only the missing ones."""
     from .analysis.heads import no_position_attn_change
     from .numpy_gpt import NumpyGPT
     started = time.perf_counter()
     tc = TrainConfig() if steps is None else TrainConfig(steps=steps)
+    old = load(path) if resume and Path(path).is_file() else None
+    if old is not None and old.get("recipe") != asdict(tc):
+        raise ModelError(f"{path}: recorded with another recipe; record afresh (without --resume)")
     data = Data(tc)
     prompts = lookback_prompts(data.tokenizer)
     shipped = NumpyGPT.load()
@@ -247,30 +251,45 @@ def record(path: Path = RECORD, seeds=SEEDS, variants=tuple(VARIANTS), progress=
                         for lang, p in prompts.items()},
         "variants": {v: {"parts": asdict(VARIANTS[v][0]), "n_head": VARIANTS[v][1], "tests": VARIANTS[v][2],
                          "runs": []} for v in variants},
-        "complete": False,
+        "complete": False, "seconds": 0.0,
     }
-    rec["short_run"] = short_run(data.train.ids, data.curve_ids)
-    total = len(seeds) * len(variants) * tc.steps
+    if old is not None:
+        for v, entry in old["variants"].items():
+            if v in rec["variants"]:
+                runs = [r for r in entry["runs"] if r["seed"] in seeds]
+                rec["variants"][v]["runs"] = runs
+                if runs:
+                    rec["variants"][v]["summary"] = summary(runs)
+        rec["seconds"] = old.get("seconds", 0.0)
+        rec["short_run"] = old["short_run"]
+    else:
+        rec["short_run"] = short_run(data.train.ids, data.curve_ids)
+    todo = [(seed, v) for seed in seeds for v in variants
+            if seed not in [r["seed"] for r in rec["variants"][v]["runs"]]]
+    total = len(todo) * tc.steps
     done = [0]
+    spent = rec["seconds"]
+    training = time.perf_counter()
 
     def report(variant, seed, step, steps, loss):
         if (step - 1) % 500 == 0 or step == steps:         # called at the curve's points: steps 1, 101, ...
             so_far = done[0] + step
-            elapsed = time.perf_counter() - started
+            elapsed = time.perf_counter() - training
             eta = elapsed / so_far * (total - so_far)
-            print(f"lab: {variant} seed {seed} step {step}/{steps} loss {loss:.4f}  {elapsed:6.0f}s elapsed, "
-                  f"ETA {eta / 60:.0f} min", file=progress, flush=True)
+            print(f"lab: {variant} seed {seed} step {step}/{steps} loss {loss:.4f}  {elapsed:6.0f}s training, "
+                  f"ETA {eta / 60:.0f} min for {len(todo)} runs", file=progress, flush=True)
 
-    for seed in seeds:
-        for v in variants:
-            result = run(v, seed, data, prompts, steps=tc.steps, progress=report if progress else None)
-            done[0] += tc.steps
-            entry = rec["variants"][v]
-            entry["runs"].append(result)
-            entry["summary"] = summary(entry["runs"])
-            rec["complete"] = seed == seeds[-1] and v == variants[-1]
-            rec["seconds"] = round(time.perf_counter() - started, 1)
-            write(rec, path)
+    for seed, v in todo:
+        result = run(v, seed, data, prompts, steps=tc.steps, progress=report if progress else None)
+        done[0] += tc.steps
+        entry = rec["variants"][v]
+        entry["runs"] = sorted(entry["runs"] + [result], key=lambda r: r["seed"])
+        entry["summary"] = summary(entry["runs"])
+        rec["seconds"] = round(spent + time.perf_counter() - started, 1)
+        rec["complete"] = all(len(e["runs"]) == len(seeds) for e in rec["variants"].values())
+        write(rec, path)
+    rec["complete"] = all(len(e["runs"]) == len(seeds) for e in rec["variants"].values())
+    write(rec, path)
     return rec
 
 
@@ -309,6 +328,7 @@ def cli(argv: list[str]) -> int:
     p.add_argument("--out", type=Path, default=RECORD, help="the record to write (default model/snapshots/lab.json)")
     p.add_argument("--seeds", type=int, default=len(SEEDS), help=f"seeds 0..N-1 (default {len(SEEDS)})")
     p.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated (default: all, baseline first)")
+    p.add_argument("--resume", action="store_true", help="keep the runs already in the record; train the rest")
     p.add_argument("--steps", type=int, default=None, help="optimiser steps (default: the shipped recipe's; "
                                                             "fewer only for a quick look)")
     p = sub.add_parser("show", help="print the record as a table")
@@ -323,7 +343,7 @@ def cli(argv: list[str]) -> int:
             raise ModelError(f"no variant {unknown[0] if unknown else ''!r}: use {', '.join(VARIANTS)}")
         if args.steps is not None and args.steps < 1:
             raise ModelError(f"--steps must be at least 1, got {args.steps}")
-        rec = record(args.out, tuple(range(args.seeds)), variants, steps=args.steps)
+        rec = record(args.out, tuple(range(args.seeds)), variants, steps=args.steps, resume=args.resume)
         print(f"wrote {args.out} in {rec['seconds']:.0f} s", file=sys.stderr)
         return 0
     from .lab_show import table
