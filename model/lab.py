@@ -314,6 +314,43 @@ def load(path: Path = RECORD) -> dict:
     return rec
 
 
+CURVES = ("held_out_loss", "train_loss", "attention_entropy")
+
+
+def _curve(runs: list[dict], metric: str) -> list[float]:
+    """A curve averaged over the runs' seeds, point by point (attention entropy: the mean over layers)."""
+    per_run = [[float(np.mean(x)) for x in r["curve"][metric]] for r in runs]
+    return [float(np.mean(col)) for col in zip(*per_run)]
+
+
+def why(variant: str, metric: str = "held_out_loss", rec: dict | None = None) -> dict:
+    """One chapter's why, read from the record (scenes read this; they compute nothing): the standard model
+    ("with") against the variant ("without"), each a mean over its recorded seeds. A curve metric (CURVES) gives
+    its curves over training and their last points; another is a final measure (a key of a run's "final", e.g.
+    "generating_loss", or "accuracy_en"-style keys of the summary), with the held-out loss curves beside it."""
+    rec = rec or load()
+    if variant not in rec["variants"] or variant == "baseline":
+        raise ModelError(f"no variant {variant!r} in the lab record: use one of "
+                         f"{', '.join(v for v in rec['variants'] if v != 'baseline')}")
+    base, var = rec["variants"]["baseline"], rec["variants"][variant]
+    if not base["runs"] or not var["runs"]:
+        raise ModelError(f"the lab record has no run of {'baseline' if not base['runs'] else variant} yet")
+    out = {"variant": variant, "metric": metric, "seeds_with": [r["seed"] for r in base["runs"]],
+           "seeds_without": [r["seed"] for r in var["runs"]], "steps": base["runs"][0]["curve"]["step"]}
+    if metric in CURVES:
+        out["curve_with"], out["curve_without"] = _curve(base["runs"], metric), _curve(var["runs"], metric)
+        out["with"], out["without"] = out["curve_with"][-1], out["curve_without"][-1]
+        return out
+    if metric not in base["summary"] or metric not in var["summary"]:
+        raise ModelError(f"no measure {metric!r} for {variant}: use one of {', '.join(CURVES)} or "
+                         f"{', '.join(k for k in var['summary'] if k != 'seeds')}")
+    out["with"], out["without"] = base["summary"][metric]["mean"], var["summary"][metric]["mean"]
+    out["curve_with"], out["curve_without"] = _curve(base["runs"], "held_out_loss"), _curve(var["runs"],
+                                                                                                "held_out_loss")
+    out["curves_are"] = "held_out_loss"
+    return out
+
+
 # --- the command line ------------------------------------------------------------------------------------------
 class _Parser(argparse.ArgumentParser):
     def error(self, message):          # one line, exit 2 (no usage block)
@@ -333,6 +370,7 @@ def cli(argv: list[str]) -> int:
                                                             "fewer only for a quick look)")
     p = sub.add_parser("show", help="print the record as a table")
     p.add_argument("--record", type=Path, default=RECORD)
+    p.add_argument("--markdown", action="store_true", help="the summary as a Markdown table (docs/model.md)")
     args = parser.parse_args(argv)
     if args.command == "record":
         if args.seeds < 1:
@@ -346,6 +384,7 @@ def cli(argv: list[str]) -> int:
         rec = record(args.out, tuple(range(args.seeds)), variants, steps=args.steps, resume=args.resume)
         print(f"wrote {args.out} in {rec['seconds']:.0f} s", file=sys.stderr)
         return 0
-    from .lab_show import table
-    print(table(load(args.record)))
+    from .lab_show import markdown, table
+    rec = load(args.record)
+    print(markdown(rec) if args.markdown else table(rec))
     return 0

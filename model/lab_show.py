@@ -64,3 +64,31 @@ def table(rec: dict) -> str:
     for lang, np_ in rec["no_position"].items():
         lines.append(f"  {lang}: " + ", ".join(f"layer {i} {x:.2f}" for i, x in enumerate(np_["attn_change"])))
     return "\n".join(lines)
+
+
+MARKDOWN = (  # heading, summary key, format
+    ("train loss", "train_loss", ".3f"), ("held-out loss", "held_out_loss", ".3f"),
+    ("excess en / zh", ("excess_loss_en", "excess_loss_zh"), ".3f"),
+    ("next-word accuracy en / zh", ("accuracy_en", "accuracy_zh"), ".3f"),
+    ("facts known en / zh (of 40)", ("facts_known_en", "facts_known_zh"), ".0f"),
+    ("story recall en / zh", ("recall_accuracy_en", "recall_accuracy_zh"), ".3f"),
+    ("order: P(word) as written → reversed, en", ("order_p_as_written_en", "order_p_reversed_en"), ".2f"),
+    ("order, zh", ("order_p_as_written_zh", "order_p_reversed_zh"), ".2f"),
+    ("attention entropy (nats)", "final_attention_entropy", ".2f"),
+)
+
+
+def markdown(rec: dict) -> str:
+    """The record's summary as a Markdown table (docs/model.md's "The lab"): means over the recorded seeds."""
+    def cell(s, key, fmt):
+        if isinstance(key, str):
+            return format(s[key]["mean"], fmt)
+        sep = " → " if key[0].startswith("order") else " / "
+        return sep.join(format(s[k]["mean"], fmt) for k in key)
+    lines = ["| variant | seeds | " + " | ".join(h for h, _, _ in MARKDOWN) + " |",
+             "|---|---|" + "---|" * len(MARKDOWN)]
+    for name, v in rec["variants"].items():
+        s = v.get("summary")
+        if s:
+            lines.append(f"| {name} | {len(s['seeds'])} | " + " | ".join(cell(s, k, f) for _, k, f in MARKDOWN) + " |")
+    return "\n".join(lines)

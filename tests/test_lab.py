@@ -176,3 +176,18 @@ def test_lab_show_prints_every_variant():
     assert result.returncode == 0, result.stderr
     for name in lab.VARIANTS:
         assert name in result.stdout
+
+
+@needs_record
+def test_why_reads_the_record_and_refuses_what_it_lacks():
+    from model.errors import ModelError
+    done = [v for v, e in RECORD["variants"].items() if e["runs"] and v != "baseline"]
+    w = lab.why(done[0], "held_out_loss", RECORD)
+    base = RECORD["variants"]["baseline"]["runs"]
+    assert w["curve_with"][0] == pytest.approx(np.mean([r["curve"]["held_out_loss"][0] for r in base]))
+    assert w["with"] == w["curve_with"][-1] and len(w["curve_without"]) == len(w["steps"])
+    w = lab.why(done[0], "accuracy_en", RECORD)
+    assert w["without"] == RECORD["variants"][done[0]]["summary"]["accuracy_en"]["mean"]
+    for variant, metric in (("baseline", "held_out_loss"), ("no_brain", "held_out_loss"), (done[0], "iq")):
+        with pytest.raises(ModelError):
+            lab.why(variant, metric, RECORD)
