@@ -107,9 +107,12 @@ def test_the_record_is_whole_and_uses_the_shipped_recipe():
     for name, v in RECORD["variants"].items():
         assert v["parts"] == asdict(lab.VARIANTS[name][0]) and v["n_head"] == lab.VARIANTS[name][1]
         seeds = [r["seed"] for r in v["runs"]]
-        assert seeds == RECORD["seeds"][:len(seeds)] and seeds, name
+        assert seeds == RECORD["seeds"][:len(seeds)], name
         if RECORD["complete"]:
             assert seeds == RECORD["seeds"], name
+        if not seeds:                      # an unfinished recording: the record says so
+            assert not RECORD["complete"] and name != "baseline" and "summary" not in v
+            continue
         for r in v["runs"]:
             c = r["curve"]
             assert r["steps"] == shipped["steps"]
