@@ -1,4 +1,4 @@
-"""python -m model {train,eval,trace,params,demo,superposition}
+"""python -m model {train,eval,trace,params,demo,superposition,lab}
 
 Every user mistake is one line on stderr and a non-zero exit, never a traceback.
 """
@@ -21,6 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["superposition"]:  # its own parser, so `superposition --help` reaches it
         return _guarded(lambda: cmd_superposition(argv[1:]))
+    if argv[:1] == ["lab"]:            # the lab (model/lab.py): its own parser too
+        from .lab import cli as lab_cli
+        return _guarded(lambda: lab_cli(argv[1:]))
     parser = argparse.ArgumentParser(prog="python -m model", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -52,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("prompt", nargs="?", default="michael jordan plays")
 
     sub.add_parser("superposition", help="the superposition lab: `pack` or `toy` (see superposition --help)")
+    sub.add_parser("lab", help="retrain the model without each part: `record` or `show` (see lab --help)")
 
     args = parser.parse_args(argv)
     return _guarded(lambda: COMMANDS[args.command](args))

@@ -53,6 +53,31 @@ def learning_rate(step: int, tc: TrainConfig) -> float:
     return tc.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
+def optimise(model: TorchGPT, tc: TrainConfig, ids):
+    """The training loop (AdamW, the learning-rate schedule, clipping), one step per iteration: yields
+    (step, the batch's loss tensor) after each optimiser step. Batches are drawn from `ids` (windows of
+    context + 1 token ids) by a generator seeded with tc.seed; the model's initialisation is the caller's
+    (torch.manual_seed(tc.seed) before building it). train() and the lab (model/lab.py) both run this loop."""
+    decay = [p for n, p in model.named_parameters() if p.requires_grad and p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and p.dim() < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": tc.weight_decay},
+                                   {"params": no_decay, "weight_decay": 0.0}], lr=tc.lr, betas=(0.9, 0.98))
+    generator = torch.Generator().manual_seed(tc.seed)
+    all_ids = torch.from_numpy(ids)
+    vocab = model.config.vocab_size
+    for step in range(tc.steps):
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(step, tc)
+        batch = all_ids[torch.randint(len(all_ids), (tc.batch_size,), generator=generator)]
+        logits = model(batch[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, vocab), batch[:, 1:].reshape(-1))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        yield step, loss
+
+
 def train(tc: TrainConfig, out: Path | None = DEFAULT_DIR, progress=sys.stderr) -> tuple[TorchGPT, dict]:
     started = time.perf_counter()
     torch.manual_seed(tc.seed)
@@ -64,23 +89,8 @@ def train(tc: TrainConfig, out: Path | None = DEFAULT_DIR, progress=sys.stderr) 
 
     config = tc.model_config()
     model = TorchGPT(config, tc.embedding_std)
-    decay = [p for n, p in model.named_parameters() if p.requires_grad and p.dim() >= 2]
-    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and p.dim() < 2]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": tc.weight_decay},
-                                   {"params": no_decay, "weight_decay": 0.0}], lr=tc.lr, betas=(0.9, 0.98))
-    generator = torch.Generator().manual_seed(tc.seed)
-    all_ids = torch.from_numpy(train_split.ids)
     log = []
-    for step in range(tc.steps):
-        for group in optimizer.param_groups:
-            group["lr"] = learning_rate(step, tc)
-        batch = all_ids[torch.randint(len(all_ids), (tc.batch_size,), generator=generator)]
-        logits = model(batch[:, :-1])
-        loss = F.cross_entropy(logits.reshape(-1, config.vocab_size), batch[:, 1:].reshape(-1))
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
+    for step, loss in optimise(model, tc, train_split.ids):
         if step % tc.log_every == 0 or step == tc.steps - 1:
             log.append({"step": step, "loss": round(loss.item(), 5), "lr": learning_rate(step, tc)})
         if progress and (step % max(1, tc.steps // 20) == 0 or step == tc.steps - 1):

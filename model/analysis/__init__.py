@@ -25,7 +25,7 @@ from .directions import (contrast_direction, neuron_attribute_profile, projectio
                          stream_attribute_directions)
 from .heads import (ablation_effect, best_lookback_head, head_contribution, head_delta_sizes, head_update,
                     head_write_sizes, heads_ablation_effect, heads_delta, later_weights, layer_norm_steps,
-                    lookback_blocked, lookback_scores, order_prediction, order_sensitivity, promoted_words,
+                    lookback_blocked, lookback_scores, no_position_attn_change, order_prediction, order_sensitivity, promoted_words,
                     query_key_geometry)
 from .lens import attention_lens, lens_points, lens_read, logit_lens
 from .mlp import ACTIVE, gelu_curve, mlp_steps, neuron_readout, vector_readout
@@ -35,7 +35,7 @@ from .patching import (causal_trace, mean_ablation, mean_states, noised_ids_patc
 __all__ = ["ablation_effect", "best_lookback_head", "head_contribution", "head_delta_sizes", "head_update",
            "head_write_sizes", "heads_ablation_effect", "heads_delta", "later_weights", "layer_norm_steps",
            "lookback_blocked", "query_key_geometry",
-           "lookback_scores", "order_prediction", "order_sensitivity", "promoted_words", "causal_trace", "mean_ablation", "mean_states",
+           "lookback_scores", "no_position_attn_change", "order_prediction", "order_sensitivity", "promoted_words", "causal_trace", "mean_ablation", "mean_states",
            "noised_ids_patch", "patch_effect", "sample_states", "state", "direct_logit_attribution",
            "logit_direction", "neuron_top_contexts", "top_neurons", "semantic_directions",
            "stream_attribute_directions", "largest_context_effect", "next_word_predictions", "total_variation", "lens_points", "logit_lens", "attention_lens", "lens_read",

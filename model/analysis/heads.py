@@ -275,6 +275,30 @@ def order_sensitivity(gpt: NumpyGPT, token_ids: list[int], head: int | None = No
     return out
 
 
+def no_position_attn_change(gpt: NumpyGPT, token_ids: list[int]) -> dict:
+    """Does attention alone notice word order? The whole model run with its position table zeroed (every position
+    vector 0), on the prompt and on the prompt with its earlier tokens reversed (reversed_order, the last kept).
+    For each layer: the largest absolute change, over the d_model numbers, of the last token's attention output
+    (after W_O, its bias included). Layer 0 cannot change (its last query sees the same set of keys, only
+    reordered); from layer 1 on, the earlier tokens' states differ, because under the causal mask each of them
+    saw a different set of words: the mask leaks order."""
+    ids = list(token_ids)
+    if len(ids) < 3:
+        raise ModelError("reordering needs at least two earlier tokens before the last one")
+    params = dict(gpt.params)
+    params["transformer.wpe.weight"] = np.zeros_like(params["transformer.wpe.weight"])
+    zeroed = NumpyGPT(gpt.config, params, gpt.tokenizer, gpt.dtype)
+    order = reversed_order(len(ids))
+    reversed_ids = [ids[i] for i in order]
+    a, b = zeroed.trace(ids), zeroed.trace(reversed_ids)
+    change = [float(np.abs(la["attn"]["out"][-1] - lb["attn"]["out"][-1]).max())
+              for la, lb in zip(a["layers"], b["layers"])]
+    return {"attn_change": change, "order": order, "reversed_ids": reversed_ids,
+            "rule": "per layer, max over the d_model numbers of |change| of the last token's attention output "
+                    "(after W_O, bias included) between the prompt and its earlier tokens reversed, with the "
+                    "position table zeroed"}
+
+
 def _answer_logp(trace: dict, answer_id: int, position: int) -> float:
     logits = trace["logits"][position]
     top = logits.max()
