@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .errors import ModelError
+from .errors import ModelError, read_json
 
 POSITION_ENCODINGS = ("sinusoidal", "learned")
 
@@ -99,13 +98,7 @@ class GPTConfig:
 
     @classmethod
     def load(cls, path: Path) -> "GPTConfig":
-        path = Path(path)
-        if not path.is_file():
-            raise ModelError(f"missing file: {path}")
-        try:
-            d = json.loads(path.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ModelError(f"{path}: not valid JSON ({e})") from None
+        d = read_json(path, f"missing file: {path}")
         return cls.from_hf(d, str(path))
 
     def as_dict(self) -> dict:

@@ -29,8 +29,8 @@ import torch
 import torch.nn.functional as F
 
 from .data import TRAIN_SEED, VAL_SEED, make_split
-from .errors import ModelError
-from .evaluate import VAL_STREAMS, _losses, evaluate, facts_known
+from .errors import ModelError, read_json
+from .evaluate import VAL_STREAMS, evaluate, facts_known
 from .language import LANGUAGES, Language, vocabulary
 from .tokenizer import WordTokenizer, build_tokenizer
 from .torch_gpt import Parts, TorchGPT
@@ -303,12 +303,7 @@ def write(rec: dict, path: Path) -> None:
 
 def load(path: Path = RECORD) -> dict:
     path = Path(path)
-    if not path.is_file():
-        raise ModelError(f"no lab record at {path}: run `python -m model lab record`")
-    try:
-        rec = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelError(f"{path}: not valid JSON ({e})") from None
+    rec = read_json(path, f"no lab record at {path}: run `python -m model lab record`")
     if not isinstance(rec, dict) or not isinstance(rec.get("variants"), dict):
         raise ModelError(f"{path}: not a lab record (no variants)")
     return rec
