@@ -16,14 +16,14 @@ import math
 from pathlib import Path
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, CurvedArrow, FadeIn, GrowFromEdge, LaggedStart, Rectangle, VGroup
+from manim import DOWN, RIGHT, UP, CurvedArrow, FadeIn, GrowFromEdge, LaggedStart, Rectangle, VGroup
 
 from model import GPT3_175B
 from model.analysis.lens import logit_lens
 from model.params import parameter_split
 from model.superposition import random_count_estimate
 from scenes import style
-from scenes.components import BarColumn, Label, LabelColumn, NumberColumn, NumberText, TokenChip
+from scenes.components import BarChart, BarScale, Label, LabelColumn, NumberText, TokenChip
 from scenes.lecture import LectureScene
 from scenes.prompts import lookback_head
 from scenes.style import MUTED, PROB, SHARED, TEXT
@@ -75,9 +75,8 @@ class Summary(LectureScene):
         p = self.parallel
         self.say(self.parallel_key, T=p["tokens"], ratio=f"{p['ratio']:.1f}")
         self.reveal(1)
-        self.play(FadeIn(self.time_labels), FadeIn(self.time_bars.tracks), run_time=STEP)
-        self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in self.time_bars.bars], lag_ratio=0.3),
-                  FadeIn(self.time_numbers), run_time=2 * STEP)
+        self.play(FadeIn(self.times.labels), FadeIn(self.times.bars.tracks), run_time=STEP)
+        self.play(LaggedStart(*self.times.grow(), lag_ratio=0.3), FadeIn(self.times.numbers), run_time=2 * STEP)
         self.wait(PAUSE)
 
     def beat_representations(self):
@@ -136,11 +135,10 @@ class Summary(LectureScene):
         details.append(self.s("d_parallel", runs=p["runs"], cpus=p["machine"]["cpus"]))
         ys = [ROW_YS[1] + 0.05, ROW_YS[1] - 0.5]
         times = [p["one_pass_ms"], p["token_by_token_ms"]]
-        self.time_labels = LabelColumn([self.s("at_once"), self.s("one_by_one")], ys, 2.8,
-                                       colours=[TEXT, MUTED], font_size=style.SMALL)
-        unit = 1.3 / max(times)
-        self.time_bars = BarColumn(times, ys, 3.0, unit, style.LOGIT, track=max(times), opacities=[0.9, 0.5])
-        self.time_numbers = NumberColumn([f"{t:.2f} ms" for t in times], ys, VISUAL_RIGHT, font_size=style.SMALL)
+        self.times = BarChart(times, ys, BarScale.fit(3.0, 1.3, times), style.LOGIT, track=max(times),
+                              opacities=[0.9, 0.5], labels=[self.s("at_once"), self.s("one_by_one")], label_right=2.8,
+                              label_colours=[TEXT, MUTED], label_size=style.SMALL,
+                              numbers=lambda t: f"{t:.2f} ms", number_right=VISUAL_RIGHT, number_size=style.SMALL)
 
         # 3. rich representations: the logit lens at the focus token
         lens = logit_lens(gpt, head["trace"], focus)
