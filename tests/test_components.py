@@ -357,3 +357,29 @@ def test_a_table_puts_each_column_under_its_header_and_keeps_its_rows():
     assert inside_safe_area(table)
     with pytest.raises(LayoutError):
         Table(["a", "b"], [["1"]], [1.0, 0.5], label_right=0.0, column_rights=[1.0])
+
+
+def test_column_bars_stand_on_hang_from_or_cross_their_base_and_grow_out_of_it():
+    from scenes.components import ColumnBars
+    xs = [-1.0, 0.0, 1.0]
+    standing = ColumnBars([0.5, 1.0, 0.0], xs, -2.0, 2.0, style.PROB, width=0.3, floor=0.01)
+    assert [b.height for b in standing] == pytest.approx([1.0, 2.0, 0.01])
+    assert all(b.get_bottom()[1] == pytest.approx(-2.0) for b in standing)
+    assert [b.get_center()[0] for b in standing] == pytest.approx(xs)
+    hanging = ColumnBars([0.5, 1.0, 0.25], xs, 1.0, 2.0, style.PROB, width=0.3, down=True)
+    assert all(b.get_top()[1] == pytest.approx(1.0) for b in hanging)
+    signed = ColumnBars([0.5, -1.0, 0.25], xs, 0.0, 2.0, [style.LOGIT, style.PROB, style.TEXT], width=0.3,
+                        signed=True)
+    up, down, _ = signed
+    assert up.get_bottom()[1] == pytest.approx(0.0) and down.get_top()[1] == pytest.approx(0.0)
+    assert down.height == pytest.approx(2.0)
+    for bars in (standing, hanging, signed):
+        for grow, bar in zip(bars.grow(), bars):
+            start = bar.copy()
+            grow.begin()               # the first frame: flat on the base line
+            assert grow.mobject.height == pytest.approx(0.0, abs=1e-6)
+            assert grow.mobject.get_center()[1] == pytest.approx(bars.base, abs=1e-6)
+            grow.finish()
+            assert np.allclose(grow.mobject.points, start.points)
+    with pytest.raises(LayoutError):
+        ColumnBars([1.0], xs, 0.0, 1.0, style.PROB, width=0.3)

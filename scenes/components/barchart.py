@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 import numpy as np
-from manim import LEFT, RIGHT, GrowFromEdge, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Rectangle, VGroup
 
 from .. import style
 from ..style import LABEL, MUTED, SMALL, TEXT
@@ -126,6 +126,37 @@ class BarChart(VGroup):
         return self
 
 
+class ColumnBars(VGroup):
+    """Vertical bars on one base line, bar i centred at xs[i]: `value × unit` tall (at least `floor`, so a zero still
+    shows), standing on the base (or hanging from it: `down`; or, `signed`, up for a positive value and down for a
+    negative one, |value| × unit tall). One colour, or one a bar. The bars are the group's submobjects."""
+
+    def __init__(self, values, xs: Sequence[float], base: float, unit: float, colours, *, width: float,
+                 opacity: float = 0.9, floor: float = 1e-3, down: bool = False, signed: bool = False):
+        super().__init__()
+        values = list(values)
+        if len(values) != len(xs):
+            raise LayoutError(f"{len(values)} bars at {len(xs)} places")
+        if not np.isfinite(unit) or unit <= 0:
+            raise ValueError(f"column bars need a positive finite unit, got {unit}")
+        colours = list(colours) if isinstance(colours, (list, tuple)) else [colours] * len(values)
+        self.values, self.base, self.unit, self.down, self.signed = values, base, unit, down, signed
+        for v, x, colour in zip(values, xs, colours):
+            if signed:
+                h = max(abs(float(v)) * unit, floor)
+                y = base + np.sign(v) * h / 2
+            else:
+                h = max(v * unit, floor)
+                y = base - h / 2 if down else base + h / 2
+            self.add(Rectangle(width=width, height=h, stroke_width=0, fill_color=colour, fill_opacity=opacity)
+                     .move_to([x, y, 0]))
+
+    def grow(self) -> list:
+        """Each bar grows out of the base line."""
+        return [GrowFromEdge(bar, UP if (self.down if not self.signed else v < 0) else DOWN)
+                for bar, v in zip(self.submobjects, self.values)]
+
+
 def keep_inside(mobject):
     """Move `mobject`, if it must, sideways and up or down into the title-safe area; a LayoutError if it is larger
     than the area. Returns it."""
@@ -146,13 +177,15 @@ class Table(VGroup):
     the label column right-aligned at `label_right`.
 
     `columns` is a list of columns, each a list of texts (one a row); `headers` one text a column (None: no header
-    row) and `header_baseline` where the header row sits. Parts: `header` (one Label a column, label column first
-    if `label_header` is given), `labels` (a LabelColumn), `columns` (a VGroup of NumberColumns)."""
+    row), each right-aligned with its column, on `header_baseline` or centred on `header_centre` (a header row of
+    one or two sizes of text). Parts: `header` (one Label a column, label column first if `label_header` is given),
+    `labels` (a LabelColumn), `columns` (a VGroup of NumberColumns)."""
 
     def __init__(self, labels: Sequence[str], columns: Sequence[Sequence[str]], baselines: Sequence[float], *,
                  label_right: float, column_rights: Sequence[float], label_colours=None,
                  column_colours=None, font_size: float = LABEL, headers: Sequence[str] | None = None,
-                 header_baseline: float | None = None, label_header: str | None = None, header_colours=None,
+                 header_baseline: float | None = None, header_centre: float | None = None,
+                 label_header: str | None = None, header_colours=None,
                  header_size: float = SMALL, clamp: bool = True):
         super().__init__()
         if len(columns) != len(column_rights):
@@ -162,14 +195,17 @@ class Table(VGroup):
                 raise LayoutError(f"a table column of {len(c)} entries beside {len(labels)} labels")
         self.header = VGroup()
         if headers is not None:
-            if header_baseline is None or len(headers) != len(columns):
-                raise LayoutError("a table's headers need header_baseline and one text a column")
+            if (header_baseline is None) == (header_centre is None) or len(headers) != len(columns):
+                raise LayoutError("a table's headers need one text a column and header_baseline or header_centre")
             texts = ([label_header] if label_header is not None else []) + list(headers)
             rights = ([label_right] if label_header is not None else []) + list(column_rights)
             colours = header_colours or [MUTED] * len(texts)
             for text, x, colour in zip(texts, rights, colours):
                 head = Label(text, font_size=header_size, color=colour)
-                self.header.add(head.shift(RIGHT * (x - head.get_right()[0])).on_baseline(header_baseline))
+                if header_centre is not None:
+                    self.header.add(head.move_to([x - head.width / 2, header_centre, 0]))
+                else:
+                    self.header.add(head.shift(RIGHT * (x - head.get_right()[0])).on_baseline(header_baseline))
         self.labels = LabelColumn(list(labels), list(baselines), label_right, colours=label_colours,
                                   font_size=font_size)
         self.columns = VGroup(*[NumberColumn(list(c), list(baselines), x,
