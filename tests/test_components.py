@@ -355,6 +355,12 @@ def test_a_table_puts_each_column_under_its_header_and_keeps_its_rows():
         assert head.get_right()[0] == pytest.approx(x, abs=1e-6) and head.get_bottom()[1] > ys[0]
     assert [m.text for m in table.row(2)] == ["width", "128", "12,288"]
     assert inside_safe_area(table)
+    centred = Table(["layers"], [["4"], ["96"]], [1.0], label_right=-1.0, column_rights=[1.0, 3.0],
+                    headers=["ours", "GPT-3"], header_centre=1.7)
+    for head, x in zip(centred.header, [1.0, 3.0]):
+        assert head.get_right()[0] == pytest.approx(x, abs=1e-6) and head.get_center()[1] == pytest.approx(1.7)
+    with pytest.raises(LayoutError):     # a header row needs one place to sit
+        Table(["a"], [["1"]], [1.0], label_right=0.0, column_rights=[1.0], headers=["x"])
     with pytest.raises(LayoutError):
         Table(["a", "b"], [["1"]], [1.0, 0.5], label_right=0.0, column_rights=[1.0])
 
