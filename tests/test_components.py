@@ -275,7 +275,7 @@ def test_a_bar_chart_scaled_to_its_numbers_ends_its_widest_bar_short_of_them():
     room = min(n.get_left()[0] for n in chart.numbers) - 0.2 - (-1.0)
     assert widest.width == pytest.approx(room)
     for bar, v in zip(bars, values):
-        assert bar.width == pytest.approx(abs(v) * chart.scale.unit)
+        assert bar.width == pytest.approx(abs(v) * chart.bar_scale.unit)
 
 
 def test_signed_bars_sit_on_the_zero_line_and_grow_out_of_it():
@@ -283,7 +283,7 @@ def test_signed_bars_sit_on_the_zero_line_and_grow_out_of_it():
     from scenes.components import BarChart, BarScale
     values = [1.5, -0.75, 0.0]
     chart = BarChart(values, [1.0, 0.5, 0.0], BarScale.fit(-2.0, 3.0, values), style.LOGIT)
-    x0 = chart.scale.x0
+    x0 = chart.bar_scale.x0
     positive, negative, _ = chart.bars.bars
     assert positive.get_left()[0] == pytest.approx(x0) and positive.get_right()[0] > x0
     assert negative.get_right()[0] == pytest.approx(x0) and negative.get_left()[0] < x0
@@ -298,7 +298,7 @@ def test_signed_bars_sit_on_the_zero_line_and_grow_out_of_it():
         assert grow.mobject.width == pytest.approx(0.0, abs=1e-6)
         assert grow.mobject.get_center()[0] == pytest.approx(x0, abs=1e-4)
         grow.finish()
-        assert grow.mobject.width == pytest.approx(max(abs(v) * chart.scale.unit, 1e-4))
+        assert grow.mobject.width == pytest.approx(max(abs(v) * chart.bar_scale.unit, 1e-4))
 
 
 def test_a_bar_charts_numbers_are_its_values_and_its_parts_come_in_drawing_order():
@@ -389,3 +389,20 @@ def test_column_bars_stand_on_hang_from_or_cross_their_base_and_grow_out_of_it()
             assert np.allclose(grow.mobject.points, start.points)
     with pytest.raises(LayoutError):
         ColumnBars([1.0], xs, 0.0, 1.0, style.PROB, width=0.3)
+
+
+def test_charts_are_whole_mobjects_that_animations_can_copy_scale_and_fade():
+    """A chart's own attributes shadow no mobject method (a chart's `scale` once broke every FadeOut of it)."""
+    from manim import FadeOut, Mobject, VGroup
+    from scenes.components import BarChart, BarScale, ColumnBars, Table
+    charts = [BarChart([0.5, -0.2], [1.0, 0.5], BarScale.fit(-1.0, 2.0, [0.5, -0.2]), style.LOGIT, labels=["a", "b"],
+                       label_right=-1.2, numbers=style.signed, number_right=2.5, header="h", header_at=(0.0, 1.6)),
+              ColumnBars([0.5, 1.0], [0.0, 1.0], -1.0, 1.0, style.PROB, width=0.3),
+              Table(["a"], [["1"]], [0.0], label_right=0.0, column_rights=[1.0])]
+    for chart in charts:
+        shadowed = [name for name in vars(chart) if callable(getattr(VGroup, name, None))]
+        assert not shadowed, shadowed
+        fade = FadeOut(chart, scale=0.5)
+        fade.begin()
+        fade.finish()
+        assert isinstance(chart.copy().scale(0.5), Mobject)

@@ -99,7 +99,7 @@ class BarChart(VGroup):
                 raise LayoutError("a bar chart scaled to its numbers needs bar_left and the numbers")
             room = min(n.get_left()[0] for n in self.numbers) - gap - bar_left
             scale = BarScale.widest(bar_left, room, values)
-        self.scale = scale
+        self.bar_scale = scale      # not .scale: that is every mobject's scale()
         self.bars = BarColumn(values, list(baselines), scale.x0, scale.unit, color, height=bar_height, track=track,
                               lift=lift, opacities=opacities)
         self.add(self.header, self.labels, self.bars, self.numbers)
