@@ -16,14 +16,14 @@ import math
 from pathlib import Path
 
 import numpy as np
-from manim import DOWN, RIGHT, UP, CurvedArrow, FadeIn, GrowFromEdge, LaggedStart, Rectangle, VGroup
+from manim import RIGHT, UP, CurvedArrow, FadeIn, LaggedStart, VGroup
 
 from model import GPT3_175B
 from model.analysis.lens import logit_lens
 from model.params import parameter_split
 from model.superposition import random_count_estimate
 from scenes import style
-from scenes.components import BarChart, BarScale, Label, LabelColumn, NumberText, TokenChip
+from scenes.components import BarChart, BarScale, ColumnBars, Label, LabelColumn, NumberText, TokenChip
 from scenes.lecture import LectureScene
 from scenes.prompts import lookback_head
 from scenes.style import MUTED, PROB, SHARED, TEXT
@@ -83,7 +83,7 @@ class Summary(LectureScene):
         self.say(self.rich_key, answer=self.answer, p0=style.percent(self.p_answer[0]),
                  p1=style.percent(self.p_answer[-1]))
         self.reveal(2)
-        self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.lens_bars], lag_ratio=0.15),
+        self.play(LaggedStart(*self.lens_bars.grow(), lag_ratio=0.15),
                   FadeIn(self.lens_ends), run_time=2 * STEP)
         self.wait(PAUSE)
 
@@ -155,10 +155,8 @@ class Summary(LectureScene):
         details.append(self.s("d_rich", answer=self.answer))
         base, height, width, left, right = ROW_YS[2] - 0.45, 0.9, 0.3, 3.0, 4.7
         gap = (right - left - width) / (len(lens) - 1)
-        self.lens_bars = VGroup(*[
-            Rectangle(width=width, height=max(pa * height, 0.01), stroke_width=0, fill_color=PROB, fill_opacity=0.9)
-            .move_to([left + width / 2 + i * gap, base + max(pa * height, 0.01) / 2, 0])
-            for i, pa in enumerate(self.p_answer)])
+        self.lens_bars = ColumnBars(self.p_answer, [left + width / 2 + i * gap for i in range(len(lens))], base, height,
+                                    PROB, width=width, floor=0.01)
         first, last = (NumberText(style.percent(v), font_size=style.SMALL, color=PROB)
                        for v in (self.p_answer[0], self.p_answer[-1]))
         first.place(left - 0.2, base)
