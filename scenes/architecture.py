@@ -16,7 +16,7 @@ lens rows follow the pipeline's, and the manifest keeps every point.
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Circle, Create, Dot, FadeIn, FadeOut, GrowFromEdge, Indicate,
+from manim import (DOWN, LEFT, RIGHT, UP, Circle, Create, Dot, FadeIn, FadeOut, Indicate,
                    LaggedStart, Line, MoveAlongPath, SurroundingRectangle, VGroup, config)
 
 from model import GPT3_175B
@@ -24,7 +24,7 @@ from model.analysis.lens import logit_lens
 from scenes import style
 from scenes.attention_chapter import FocusScene, shown_matrix, shown_vector
 from scenes.prompts import own_language
-from scenes.components import (BarColumn, Label, LabelColumn, MatrixVectorProduct, NumberColumn, NumberText,
+from scenes.components import (BarChart, BarScale, Label, MatrixVectorProduct, NumberText, Table,
                                RoundedBox, CompactTokenRow, TokenRow)
 from scenes.style import LOGIT, MUTED, PROB, SHARED, TEXT
 from scenes.words import Words
@@ -147,9 +147,9 @@ class Architecture(FocusScene):
         self.play(FadeOut(VGroup(self.unembed_formula, self.unembed_words, mv, mv.legend, self.top_frame,
                                  self.top_label)), run_time=STEP)
         self.play(FadeIn(self.pipeline), FadeIn(self.row), FadeIn(self.focus_frame), run_time=STEP)
-        self.play(FadeIn(self.lens_headers), FadeIn(self.lens_bars.tracks), FadeIn(self.lens_gap), run_time=STEP)
-        for word, bar, number in zip(self.lens_words, self.lens_bars.bars, self.lens_numbers):
-            self.play(FadeIn(word), GrowFromEdge(bar, LEFT), FadeIn(number), run_time=0.6 * STEP)
+        self.play(FadeIn(self.lens_headers), FadeIn(self.lens.bars.tracks), FadeIn(self.lens_gap), run_time=STEP)
+        for word, grow, number in zip(self.lens.labels, self.lens.grow(), self.lens.numbers):
+            self.play(FadeIn(word), grow, FadeIn(number), run_time=0.6 * STEP)
         self.play(Create(self.lens_frame), run_time=STEP)
         self.wait(PAUSE + 1)
 
@@ -227,13 +227,14 @@ class Architecture(FocusScene):
                 ("row_mlp", c.n_inner, g.n_inner), ("row_vocab", c.vocab_size, g.vocab_size),
                 ("row_context", c.n_positions, g.n_positions)]
         table_ys = [EMBED_Y - 0.09] + [FIRST_BLOCK_Y - 0.09 - i * PITCH for i in range(TABLE_ROWS - 1)]
-        self.table_labels = LabelColumn([self.s(k) for k, _, _ in rows], table_ys, TABLE_LABEL_RIGHT,
-                                        colours=[MUTED] * len(rows))
-        self.ours_column = NumberColumn([f"{ours:,}" for _, ours, _ in rows], table_ys, OURS_RIGHT)
-        self.gpt3_column = NumberColumn([f"{theirs:,}" for _, _, theirs in rows], table_ys, GPT3_RIGHT)
-        self.table_headers = VGroup(self.column_header(self.s("ours" if own_language(self.gpt) else "ours_checkpoint"),
-                                                        OURS_RIGHT, TEXT),
-                                    self.column_header(self.s("gpt3_name"), GPT3_RIGHT, TEXT))
+        ours = self.s("ours" if own_language(self.gpt) else "ours_checkpoint")
+        self.table = Table([self.s(k) for k, _, _ in rows], [[f"{n:,}" for _, n, _ in rows],
+                                                             [f"{n:,}" for _, _, n in rows]], table_ys,
+                           label_right=TABLE_LABEL_RIGHT, label_colours=[MUTED] * len(rows),
+                           column_rights=[OURS_RIGHT, GPT3_RIGHT], headers=[ours, self.s("gpt3_name")],
+                           header_centre=HEADER_Y, header_colours=[TEXT, TEXT])
+        self.table_headers, self.table_labels = self.table.header, self.table.labels
+        self.ours_column, self.gpt3_column = self.table.columns
         # a model of one or two layers ends its pipeline level with the table's rows: the gloss beside the final
         # LayerNorm gives way to the table
         self.gloss_in_table = self.ln_f_gloss.get_bottom()[1] < self.table_labels.get_top()[1] and \
@@ -259,13 +260,11 @@ class Architecture(FocusScene):
         drawn = [(r["points"][0], b) for r, b in zip(self.rows, baselines) if r["kind"] != "gap"]
         shown_points = [i for i, _ in drawn]
         shown_ys = [b for _, b in drawn]
-        self.lens_words = LabelColumn([style.token_label(words[tops[i]]) for i in shown_points], shown_ys,
-                                      LENS_WORD_RIGHT, colours=[TEXT if tops[i] == answer else MUTED
-                                                                for i in shown_points])
-        self.lens_bars = BarColumn([p_answer[i] for i in shown_points], shown_ys, LENS_BAR[0], LENS_BAR[1], PROB,
-                                   track=1.0)
-        self.lens_numbers = NumberColumn([style.percent(p_answer[i]) for i in shown_points], shown_ys,
-                                         LENS_PERCENT_RIGHT, color=PROB)
+        self.lens = BarChart([p_answer[i] for i in shown_points], shown_ys, BarScale(*LENS_BAR), PROB, track=1.0,
+                             labels=[style.token_label(words[tops[i]]) for i in shown_points],
+                             label_right=LENS_WORD_RIGHT,
+                             label_colours=[TEXT if tops[i] == answer else MUTED for i in shown_points],
+                             numbers=style.percent, number_right=LENS_PERCENT_RIGHT, number_colour=PROB)
         self.lens_gap = VGroup()
         for r, b in zip(self.rows, baselines):
             if r["kind"] == "gap":
@@ -278,10 +277,10 @@ class Architecture(FocusScene):
                                    p_header.shift(RIGHT * (LENS_BAR[0] + 0.1 - p_header.get_left()[0])))
         if settled in shown_points:
             k = shown_points.index(settled)
-            framed = VGroup(self.lens_words[k], self.lens_numbers[k], self.lens_bars.tracks[k])
+            framed = VGroup(self.lens.labels[k], self.lens.numbers[k], self.lens.bars.tracks[k])
         else:      # it settles inside the elided layers (the caption names where): the frame goes round their row
-            framed = VGroup(self.lens_gap, self.lens_bars.tracks[0].copy().move_to(
-                [self.lens_bars.tracks[0].get_center()[0], self.lens_gap.get_center()[1], 0]))
+            framed = VGroup(self.lens_gap, self.lens.bars.tracks[0].copy().move_to(
+                [self.lens.bars.tracks[0].get_center()[0], self.lens_gap.get_center()[1], 0]))
         self.lens_frame = SurroundingRectangle(framed, color=style.ACCENT, buff=0.08, corner_radius=0.06)
 
         self.values.update({
@@ -379,6 +378,5 @@ class Architecture(FocusScene):
         return group
 
     def column_header(self, text: str, x: float, colour) -> Label:
-        """A header above a column: centred on x, or right-aligned with a number column at its right edge."""
-        label = Label(text, font_size=style.SMALL, color=colour)
-        return label.move_to([x - label.width / 2 if x in (OURS_RIGHT, GPT3_RIGHT) else x, HEADER_Y, 0])
+        """A header above a column, centred on x (the table's are the Table's own)."""
+        return Label(text, font_size=style.SMALL, color=colour).move_to([x, HEADER_Y, 0])

@@ -80,13 +80,15 @@ def causal_note(scene, choice: dict, model: str) -> str:
 
 
 # --- the numbers: read from the trace and the weights, never computed here --------------------
-class ChosenHead:
-    """The prompt, focus token and head (chosen by scenes.prompts.lookback_head: for the default prompt by the causal
-    rule in both languages, scenes.prompts.story_heads), and that head's numbers."""
+class HeadChoice:
+    """The prompt, its trace, the focus token and the head, chosen once by scenes.prompts.lookback_head (a given
+    layer and head, or the rule's: for the default prompt the causal rule in both languages,
+    scenes.prompts.story_heads): what every scene about one head, or about the layer of that head, starts from.
+    `head` overrides the parameters' head (AUTO: a layer's scene takes the rule's head in the given layer)."""
 
-    def __init__(self, gpt, params: dict):
-        ch = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"],
-                           lang=params.get("lang", "en"))
+    def __init__(self, gpt, params: dict, head=None):
+        ch = lookback_head(gpt, params["prompt"], params["focus"], params["layer"],
+                           params["head"] if head is None else head, lang=params.get("lang", "en"))
         self.choice, self.trace = ch, ch["trace"]
         c = gpt.config
         self.prompt, self.tokens = ch["prompt"], list(self.trace["tokens"])
@@ -94,16 +96,6 @@ class ChosenHead:
         self.T, self.layer, self.head, self.focus = len(self.tokens), ch["layer"], ch["head"], ch["focus"]
         self.source = ch["source"]                      # where the focus row puts its largest weight
         self.d_model, self.d_head, self.n_head, self.context = c.n_embd, c.d_head, c.n_head, c.n_positions
-        h = self.head
-        weights = gpt.head(self.layer, h)
-        self.W_q, self.W_k = weights.W_Q, weights.W_K                         # (d_model, d_head), as stored
-        self.b_q, self.b_k = weights.b_Q, weights.b_K
-        layer = self.trace["layers"][self.layer]
-        attn = layer["attn"]
-        self.x_hat = layer["ln_1"]["out"]                                     # LN(x): what W_q and W_k read
-        self.Q, self.K = attn["q"][h], attn["k"][h]                           # (T, d_head), biases included
-        self.scores, self.scaled = attn["scores"][h], attn["scaled"][h]      # [query, key]
-        self.masked, self.weights = attn["masked"][h], attn["weights"][h]
 
     def word(self, i: int) -> str:
         return style.token_label(self.tokens[i])
@@ -125,6 +117,22 @@ class ChosenHead:
                       "n_positions": self.context},
         }
 
+
+class ChosenHead(HeadChoice):
+    """The chosen head's numbers: its W_Q, W_K and biases, LN(x), Q, K, the scores, scaled, masked and the weights."""
+
+    def __init__(self, gpt, params: dict):
+        super().__init__(gpt, params)
+        h = self.head
+        weights = gpt.head(self.layer, h)
+        self.W_q, self.W_k = weights.W_Q, weights.W_K                         # (d_model, d_head), as stored
+        self.b_q, self.b_k = weights.b_Q, weights.b_K
+        layer = self.trace["layers"][self.layer]
+        attn = layer["attn"]
+        self.x_hat = layer["ln_1"]["out"]                                     # LN(x): what W_q and W_k read
+        self.Q, self.K = attn["q"][h], attn["k"][h]                           # (T, d_head), biases included
+        self.scores, self.scaled = attn["scores"][h], attn["scaled"][h]      # [query, key]
+        self.masked, self.weights = attn["masked"][h], attn["weights"][h]
 
 
 def shown_matrix(mv: MatrixVectorProduct) -> dict:

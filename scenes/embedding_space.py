@@ -12,13 +12,13 @@ model.analysis.directions.language_directions (held-out accuracy, its misses, th
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, DashedLine, Dot, FadeIn, FadeOut, GrowArrow, GrowFromEdge,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, DashedLine, Dot, FadeIn, FadeOut, GrowArrow,
                    LaggedStart, Line, SurroundingRectangle, VGroup)
 
 from model.analysis.directions import language_directions
 from model.analysis.embedding import attribute_plane, class_words, nearest_words, parallelograms
 from scenes import style
-from scenes.components import BarColumn, Label, LabelColumn, NumberColumn
+from scenes.components import BarChart, BarScale, Label
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import language_of, lookback_prompt
@@ -40,6 +40,7 @@ NULL_SHUFFLES, NULL_SEED = 100, 0
 PLOT_CENTRE, PLOT_HALF = np.array([-3.25, 0.55, 0.0]), np.array([2.55, 2.6])   # the plane, left
 PANEL_LABEL_RIGHT, PANEL_BAR, PANEL_NUMBER_RIGHT = 2.9, (3.05, 1.6), 6.2          # bars on the right
 PANEL_TOP, PANEL_PITCH = 2.6, 0.55
+PANEL_HEADER = ((PANEL_LABEL_RIGHT + PANEL_NUMBER_RIGHT) / 2 - 0.6, PANEL_TOP + 0.15)     # a panel's header's centre
 LEGEND_LEFT = 0.7
 STEP, PAUSE = style.STEP, style.PAUSE
 
@@ -111,9 +112,10 @@ class EmbeddingSpace(LectureScene):
         self.play(FadeOut(VGroup(self.par_bars, self.example_labels, self.example_arrows)),
                   FadeOut(VGroup(*[label for i, label in enumerate(self.dot_labels) if i not in self.example_index])),
                   run_time=STEP)
-        self.play(FadeIn(self.neighbour_header), FadeIn(self.neighbour_words), run_time=STEP)
-        self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in self.neighbour_bars.bars], lag_ratio=0.15),
-                  FadeIn(self.neighbour_numbers), *[Create(r) for r in self.neighbour_rings], run_time=2 * STEP)
+        chart = self.neighbour_chart
+        self.play(FadeIn(chart.header), FadeIn(chart.labels), run_time=STEP)
+        self.play(LaggedStart(*chart.grow(), lag_ratio=0.15), FadeIn(chart.numbers),
+                  *[Create(r) for r in self.neighbour_rings], run_time=2 * STEP)
         self.wait(PAUSE)
 
     def beat_summary(self):
@@ -125,10 +127,9 @@ class EmbeddingSpace(LectureScene):
             (self.s("where_shuffled", null=style.percent(self.held["null_mean"])), style.MUTED)],
             held_out={"measured": self.held["measured"], "null_mean": self.held["null_mean"]})
 
-    def show_bars(self, group):
-        header, labels, bars, numbers = group
-        self.play(FadeIn(header), FadeIn(labels), FadeIn(bars.tracks), run_time=STEP)
-        self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in bars.bars], lag_ratio=0.2), FadeIn(numbers),
+    def show_bars(self, chart):
+        self.play(FadeIn(chart.header), FadeIn(chart.labels), FadeIn(chart.bars.tracks), run_time=STEP)
+        self.play(LaggedStart(*chart.grow(), lag_ratio=0.2), FadeIn(chart.numbers),
                   run_time=STEP)
 
     # --- building the pieces, from the model's numbers --------------------------------
@@ -226,15 +227,13 @@ class EmbeddingSpace(LectureScene):
         self.neighbours = nearest_words(gpt, word_id, 5)
         self.neighbour_creatures = sum(n["word"] in creatures for n in self.neighbours)
         ys = [PANEL_TOP - PANEL_PITCH * (i + 1) for i in range(len(self.neighbours))]
-        self.neighbour_header = Label(self.s("nearest_to", word=self.word), font_size=style.SMALL, color=MUTED)
-        self.neighbour_header.move_to([(PANEL_LABEL_RIGHT + PANEL_NUMBER_RIGHT) / 2 - 0.6, PANEL_TOP + 0.15, 0])
-        self.neighbour_words = LabelColumn([n["word"] for n in self.neighbours], ys, PANEL_LABEL_RIGHT,
-                                           colours=[TEXT if n["word"] in creatures else MUTED
-                                                    for n in self.neighbours], font_size=style.SMALL)
-        self.neighbour_bars = BarColumn([max(n["cosine"], 0.0) for n in self.neighbours], ys, PANEL_BAR[0],
-                                        PANEL_BAR[1], style.EMBEDDING_UPDATED, track=1.0)
-        self.neighbour_numbers = NumberColumn([style.signed(n["cosine"]) for n in self.neighbours], ys,
-                                              PANEL_NUMBER_RIGHT, font_size=style.SMALL)
+        self.neighbour_chart = BarChart(
+            [max(n["cosine"], 0.0) for n in self.neighbours], ys, BarScale(PANEL_BAR[0], PANEL_BAR[1]),
+            style.EMBEDDING_UPDATED, track=1.0, header=self.s("nearest_to", word=self.word), header_at=PANEL_HEADER,
+            labels=[n["word"] for n in self.neighbours], label_right=PANEL_LABEL_RIGHT,
+            label_colours=[TEXT if n["word"] in creatures else MUTED for n in self.neighbours],
+            label_size=style.SMALL, numbers=[style.signed(n["cosine"]) for n in self.neighbours],
+            number_right=PANEL_NUMBER_RIGHT, number_size=style.SMALL)
         self.neighbour_rings = VGroup(*[
             Dot(self.at(index[n["word"]]), radius=0.16, fill_opacity=0, stroke_width=2, stroke_color=style.ACCENT)
             for n in self.neighbours if n["word"] in index] +
@@ -287,17 +286,14 @@ class EmbeddingSpace(LectureScene):
             "neighbours": self.neighbours, "neighbour_creatures": self.neighbour_creatures,
         })
 
-    def bar_group(self, title: str, values: list[float]) -> VGroup:
+    def bar_group(self, title: str, values: list[float]) -> BarChart:
         """A header and two bars: the measured figure and the shuffled labels' mean."""
         ys = [PANEL_TOP - PANEL_PITCH * (i + 1) for i in range(2)]
-        header = Label(title, font_size=style.SMALL, color=MUTED)
-        header.move_to([(PANEL_LABEL_RIGHT + PANEL_NUMBER_RIGHT) / 2 - 0.6, PANEL_TOP + 0.15, 0])
-        labels = LabelColumn([self.s("measured"), self.s("shuffled")], ys, PANEL_LABEL_RIGHT,
-                             colours=[TEXT, MUTED], font_size=style.SMALL)
-        bars = BarColumn(values, ys, PANEL_BAR[0], PANEL_BAR[1], style.EMBEDDING_UPDATED, track=1.0,
-                         opacities=[0.9, 0.45])
-        numbers = NumberColumn([style.percent(v) for v in values], ys, PANEL_NUMBER_RIGHT, font_size=style.SMALL)
-        return VGroup(header, labels, bars, numbers)
+        return BarChart(values, ys, BarScale(PANEL_BAR[0], PANEL_BAR[1]), style.EMBEDDING_UPDATED, track=1.0,
+                        opacities=[0.9, 0.45], header=title, header_at=PANEL_HEADER,
+                        labels=[self.s("measured"), self.s("shuffled")], label_right=PANEL_LABEL_RIGHT,
+                        label_colours=[TEXT, MUTED], label_size=style.SMALL, numbers=style.percent,
+                        number_right=PANEL_NUMBER_RIGHT, number_size=style.SMALL)
 
     def word_label(self, word: str, at: np.ndarray, placed: list, rings: list = (), arrows=()) -> Label:
         """A word beside its point: the first place, away from the plot's centre first, then the other side, above,

@@ -18,9 +18,9 @@ from manim import RIGHT, Scene, VGroup
 
 from model import probabilities
 from scenes import style
-from scenes.components import (AttentionGrid, BarColumn, ColourLegend, ColourScale, CompactTokenRow, Heatmap,
-                               HeatMatrix, Label, LabelColumn, MagnitudeStrip, MaskCell, MatrixVectorProduct,
-                               NumberColumn, NumberText, ProbabilityBars, TokenChip, TokenColumn, TokenRow,
+from scenes.components import (AttentionGrid, BarChart, BarScale, ColourLegend, ColourScale, CompactTokenRow,
+                               Heatmap, HeatMatrix, Label, MagnitudeStrip, MaskCell, MatrixVectorProduct,
+                               NumberText, ProbabilityBars, TokenChip, TokenColumn, TokenRow,
                                caption, magnitude_scale, math_tex, row_positions, rule)
 from scenes.lecture import load_model
 from scenes.prompts import lookback_prompt
@@ -72,10 +72,9 @@ class GalleryCharts(GalleryPage):
         words = [style.token_label(self.gpt.tokenizer.words[i]) for i in top]
         p = probabilities(logits)
         ys = row_positions(5, 2.3, 0.5)
-        labels = LabelColumn(words, ys[:4], -4.3)
         z = logits[top]
-        bars = BarColumn(z, ys[:4], -4.0, 1.6 / float(np.abs(z).max()), style.LOGIT)
-        numbers = NumberColumn([style.signed(v) for v in z], ys[:4], -0.6, color=style.LOGIT)
+        logit_chart = BarChart(z, ys[:4], BarScale.widest(-4.0, 1.6, z), style.LOGIT, labels=words, label_right=-4.3,
+                               numbers=style.signed, number_right=-0.6, number_colour=style.LOGIT)
         probs = ProbabilityBars(words, p[top], float(1 - p[top].sum()), ys, lang="en", bar_left=0.6, bar_width=3.2,
                                 number_right=6.2)
         line = rule(4.9, 6.2, ys[-1] - 0.2)
@@ -85,7 +84,7 @@ class GalleryCharts(GalleryPage):
         weight = ColourLegend(ColourScale("attention"), "attention weight", width=2.4, masked=True)
         weight.shift([-1.2 - weight.bar.get_left()[0], -1.2 - weight.bar.get_center()[1], 0])
         mask = MaskCell(0.6).move_to([4.5, -1.3, 0])
-        return VGroup(labels, bars, numbers, probs, line, signed, weight, mask)
+        return VGroup(logit_chart, probs, line, signed, weight, mask)
 
 
 class GalleryMatrices(GalleryPage):

@@ -12,7 +12,7 @@ unless given. Every value on screen is recorded at full precision in self.values
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart, SurroundingRectangle,
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, SurroundingRectangle,
                    TransformFromCopy, VGroup)
 
 from model import language as model_language
@@ -21,8 +21,7 @@ from model.analysis.mlp import vector_readout
 from model.analysis.patching import MEAN_SAMPLE
 from model.config import GPT3_175B
 from scenes import style
-from scenes.components import (sum_decimals, column_texts, rounded_columns, BarColumn, GeluPlot, Label, LabelColumn, MatrixVectorProduct, NeuronStrip,
-                               NumberColumn, NumberText, TokenColumn, VectorColumn, keep_inside_safe_area,
+from scenes.components import (BarChart, column_texts, GeluPlot, keep_inside_safe_area, Label, MatrixVectorProduct, NeuronStrip, NumberText, rounded_columns, sum_decimals, TokenColumn, VectorColumn,
                                keep_right_of)
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
@@ -382,17 +381,13 @@ class MlpSteps(LectureScene):
             # a word the model guesses here in full colour, the others muted: the caption's rule, drawn
             colours = [TEXT if t["word"] in guesses else MUTED for t in top]
             widest = max(Label(w, font_size=style.LABEL).width for w in words)
-            labels = LabelColumn(words, ys, x0 + widest, colours=colours)
-            numbers = NumberColumn([style.signed(a, 2 if side == 0 else 1) for a in amounts], ys, x1,
-                                   color=LOGIT if side == 0 else NEURON_ACTIVE)
-            bar_x0 = x0 + widest + 0.15
-            room = min(n.get_left()[0] for n in numbers) - 0.2 - bar_x0
-            unit = room / max(max(abs(a) for a in amounts), 1e-9)
-            bars = BarColumn(amounts, ys, bar_x0, unit, LOGIT if side == 0 else NEURON_ACTIVE)
-            head = Label(header, font_size=style.SMALL, color=LOGIT if side == 0 else NEURON_ACTIVE)
-            head.move_to([(x0 + x1) / 2, 2.8, 0])
-            keep_inside_safe_area(head)
-            self.read_charts.add(VGroup(head, labels, bars, numbers))
+            colour = LOGIT if side == 0 else NEURON_ACTIVE
+            # the widest bar ends 0.2 short of the numbers
+            self.read_charts.add(BarChart(
+                amounts, ys, None, colour, bar_left=x0 + widest + 0.15, gap=0.2,
+                labels=words, label_right=x0 + widest, label_colours=colours,
+                numbers=lambda a, d=(2 if side == 0 else 1): style.signed(a, d), number_right=x1, number_colour=colour,
+                header=header, header_at=((x0 + x1) / 2, 2.8), header_colour=colour))
         self.read_header, self.read_words, self.read_bars, self.read_numbers = self.read_charts[0]
         self.sum_numbers = self.read_charts[1][3]
         words = " ".join(self.s("quoted", w=style.token_label(w)) for w in m.next_top)
@@ -516,7 +511,7 @@ class MlpSteps(LectureScene):
                  a=f'{m.readout["top"][0]["logit_per_unit"]:.2f}', b=f'{m.sum_readout["top"][0]["logit"]:.1f}')
         left, right = self.read_charts
         self.play(FadeIn(left[0]), FadeIn(left[1]), FadeIn(right[0]), FadeIn(right[1]), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT) for c in self.read_charts for b in c[2].bars], FadeIn(left[3]),
+        self.play(*[grow for c in self.read_charts for grow in c.grow()], FadeIn(left[3]),
                   FadeIn(right[3]), run_time=STEP)
         self.play(FadeIn(self.guess_line), run_time=STEP)
         # the payoff, by rule: does the neuron, or the whole output, raise one of the model's guesses most?

@@ -28,7 +28,7 @@ from model.analysis.superposition import jl_angle_deg, jl_eps_for_angle
 from model.superposition import jl_dimension, packing_bounds
 from model.superposition_record import load as load_snapshots
 from scenes import style
-from scenes.components import BarColumn, Label, NumberColumn, NumberText
+from scenes.components import BarChart, BarScale, Label, NumberColumn, NumberText
 from scenes.components.superposition import AngleHistogram, ChanceChart, LogChart, VectorFan
 from scenes.lecture import LectureScene
 from scenes.style import (ANGLE_BARS, BAND, BOUND, MEASURED, MUTED, RANDOM_ESTIMATE, SHARED, TEXT)
@@ -299,13 +299,15 @@ class NearOrthogonal(LectureScene):
         worst = [r["projection"]["worst_distortion"] for r in rows]
         self.jl_eps = NumberColumn([f"{e:g}" for e in eps], ys, x["eps"], color=BOUND)
         self.jl_k = NumberColumn([fmt_int(r["dim"]) for r in rows], ys, x["k"], color=TEXT)
-        unit = (x["worst"] - 1.4 - x["bars"]) / max(eps + worst)     # room for the numbers right of the bars
-        self.jl_allow = BarColumn(eps, ys, x["bars"], unit, BOUND, height=0.36, opacities=[0.35] * len(rows))
-        self.jl_ticks = VGroup(*[Line([x["bars"] + e * unit, c - 0.24, 0], [x["bars"] + e * unit, c + 0.24, 0],
-                                      stroke_color=BOUND, stroke_width=4)
-                                 for e, c in zip(eps, self.jl_allow.centres)])
-        self.jl_found = BarColumn(worst, ys, x["bars"], unit, MEASURED, height=0.16)
-        self.jl_worst = NumberColumn([f"{w:.3f}" for w in worst], ys, x["worst"], color=MEASURED)
+        # the allowed and the found bars on one scale, room left for the numbers right of the bars
+        scale = BarScale.fit(x["bars"], x["worst"] - 1.4 - x["bars"], eps + worst)
+        self.jl_allow = BarChart(eps, ys, scale, BOUND, bar_height=0.36, opacities=[0.35] * len(rows))
+        self.jl_ticks = VGroup(*[Line([x["bars"] + e * scale.unit, c - 0.24, 0],
+                                      [x["bars"] + e * scale.unit, c + 0.24, 0], stroke_color=BOUND, stroke_width=4)
+                                 for e, c in zip(eps, self.jl_allow.bars.centres)])
+        self.jl_found = BarChart(worst, ys, scale, MEASURED, bar_height=0.16, numbers=lambda w: f"{w:.3f}",
+                                 number_right=x["worst"], number_colour=MEASURED)
+        self.jl_worst = self.jl_found.numbers
         # each eps as an angle: how far from 90 degrees a perpendicular pair can end up (lengths kept)
         angles = [jl_angle_deg(e) for e in eps]
         self.jl_angles = NumberColumn([f"\u00b1{a:.1f}\u00b0" for a in angles], ys, x["angle"], color=BOUND,
@@ -417,7 +419,7 @@ class NearOrthogonal(LectureScene):
         self.say("lemma")
         self.play(FadeIn(self.jl_formula), FadeIn(self.jl_source), run_time=STEP)
         self.play(FadeIn(self.jl_heads[:2]), FadeIn(self.jl_eps), FadeIn(self.jl_k), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT) for b in self.jl_allow.bars], Create(self.jl_ticks), run_time=STEP)
+        self.play(*self.jl_allow.grow(), Create(self.jl_ticks), run_time=STEP)
         self.wait(PAUSE)
         missed = [r for r in rows if r["projection"]["worst_distortion"] > r["eps"]]
         key = self.caption_rule("lemma", "lemma_missed" if missed else "lemma_holds",
@@ -434,7 +436,7 @@ class NearOrthogonal(LectureScene):
                  by=f"{over:.4f}", w3=f"{first['projection']['worst_distortion']:.3f}",
                  pct=style.percent(over / first["eps"]))
         self.play(FadeIn(self.jl_heads[2]), FadeIn(self.jl_points), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT) for b in self.jl_found.bars], FadeIn(self.jl_worst), run_time=STEP)
+        self.play(*self.jl_found.grow(), FadeIn(self.jl_worst), run_time=STEP)
         self.wait(PAUSE)
         last = rows[-1]       # by construction (the lemma's formula): its k grows by tenfold_dims per 10x the points
         band = self.jl_band

@@ -21,7 +21,7 @@ from model import probabilities, softmax_steps
 from model.generate import generate
 from scenes import style
 from scenes.catalog import stop_section_names, sweep_stops
-from scenes.components import (BarColumn, RoundedSum, Label, LabelColumn, NumberColumn, NumberText, ProbabilityBars, TokenRow,
+from scenes.components import (BarChart, BarScale, Label, LabelColumn, NumberColumn, NumberText, ProbabilityBars, RoundedSum, TokenRow,
                                row_positions, rule, wrap_words)
 from scenes.components import math_tex as tex
 from scenes.lecture import LectureScene
@@ -167,8 +167,7 @@ class SoftmaxTemperature(LectureScene):
     def beat_logits(self):
         self.say("logits", vocab=self.vocab)
         self.play(FadeIn(self.logit_header), FadeIn(self.labels), run_time=STEP)
-        self.play(Create(self.zero_line), LaggedStart(*[GrowFromEdge(b, LEFT) for b in self.logit_bars.bars],
-                                                      lag_ratio=0.15),
+        self.play(Create(self.zero_line), LaggedStart(*self.logits.grow(), lag_ratio=0.15),
                   LaggedStart(*[FadeIn(n) for n in self.logit_numbers], lag_ratio=0.15), run_time=2 * STEP)
         self.play(FadeIn(self.more_words), run_time=STEP)
         self.wait(PAUSE + 1)
@@ -362,11 +361,11 @@ class SoftmaxTemperature(LectureScene):
 
         z = nt.logits[nt.top]
         left, width = LOGIT_BAR
-        span = max(z.max(), 0) - min(z.min(), 0)
-        x0 = left + (-min(z.min(), 0)) * width / span
-        self.logit_bars = BarColumn(z, ys[:k], x0, width / span, LOGIT)
+        self.logits = BarChart(z, ys[:k], BarScale.fit(left, width, z), LOGIT, numbers=style.signed,
+                               number_right=LOGIT_NUMBER_RIGHT, number_colour=LOGIT)
+        x0 = self.logits.bar_scale.x0
         self.zero_line = Line([x0, ys[0] + 0.45, 0], [x0, ys[k - 1] - 0.2, 0], stroke_color=MUTED, stroke_width=2)
-        self.logit_numbers = NumberColumn([style.signed(v) for v in z], ys[:k], LOGIT_NUMBER_RIGHT, color=LOGIT)
+        self.logit_numbers = self.logits.numbers
         n_rest = len(nt.rest)
         self.more_words = Label(S("n_more_words", self.lang, n=n_rest) if n_rest < 10_000
                                 else S("n_more", self.lang, n=f"{n_rest:,}"), color=MUTED)

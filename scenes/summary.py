@@ -16,14 +16,14 @@ import math
 from pathlib import Path
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, CurvedArrow, FadeIn, GrowFromEdge, LaggedStart, Rectangle, VGroup
+from manim import RIGHT, UP, CurvedArrow, FadeIn, LaggedStart, VGroup
 
 from model import GPT3_175B
 from model.analysis.lens import logit_lens
 from model.params import parameter_split
 from model.superposition import random_count_estimate
 from scenes import style
-from scenes.components import BarColumn, Label, LabelColumn, NumberColumn, NumberText, TokenChip
+from scenes.components import BarChart, BarScale, ColumnBars, Label, LabelColumn, NumberText, TokenChip
 from scenes.lecture import LectureScene
 from scenes.prompts import lookback_head
 from scenes.style import MUTED, PROB, SHARED, TEXT
@@ -75,16 +75,15 @@ class Summary(LectureScene):
         p = self.parallel
         self.say(self.parallel_key, T=p["tokens"], ratio=f"{p['ratio']:.1f}")
         self.reveal(1)
-        self.play(FadeIn(self.time_labels), FadeIn(self.time_bars.tracks), run_time=STEP)
-        self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in self.time_bars.bars], lag_ratio=0.3),
-                  FadeIn(self.time_numbers), run_time=2 * STEP)
+        self.play(FadeIn(self.times.labels), FadeIn(self.times.bars.tracks), run_time=STEP)
+        self.play(LaggedStart(*self.times.grow(), lag_ratio=0.3), FadeIn(self.times.numbers), run_time=2 * STEP)
         self.wait(PAUSE)
 
     def beat_representations(self):
         self.say(self.rich_key, answer=self.answer, p0=style.percent(self.p_answer[0]),
                  p1=style.percent(self.p_answer[-1]))
         self.reveal(2)
-        self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.lens_bars], lag_ratio=0.15),
+        self.play(LaggedStart(*self.lens_bars.grow(), lag_ratio=0.15),
                   FadeIn(self.lens_ends), run_time=2 * STEP)
         self.wait(PAUSE)
 
@@ -138,11 +137,10 @@ class Summary(LectureScene):
         details.append(self.s("d_parallel", runs=p["runs"], cpus=p["machine"]["cpus"]))
         ys = [ROW_YS[1] + 0.05, ROW_YS[1] - 0.5]
         times = [p["one_pass_ms"], p["token_by_token_ms"]]
-        self.time_labels = LabelColumn([self.s("at_once"), self.s("one_by_one")], ys, 2.8,
-                                       colours=[TEXT, MUTED], font_size=style.SMALL)
-        unit = 1.3 / max(times)
-        self.time_bars = BarColumn(times, ys, 3.0, unit, style.LOGIT, track=max(times), opacities=[0.9, 0.5])
-        self.time_numbers = NumberColumn([f"{t:.2f} ms" for t in times], ys, VISUAL_RIGHT, font_size=style.SMALL)
+        self.times = BarChart(times, ys, BarScale.fit(3.0, 1.3, times), style.LOGIT, track=max(times),
+                              opacities=[0.9, 0.5], labels=[self.s("at_once"), self.s("one_by_one")], label_right=2.8,
+                              label_colours=[TEXT, MUTED], label_size=style.SMALL,
+                              numbers=lambda t: f"{t:.2f} ms", number_right=VISUAL_RIGHT, number_size=style.SMALL)
 
         # 3. rich representations: the logit lens at the focus token
         lens = logit_lens(gpt, head["trace"], focus)
@@ -159,10 +157,8 @@ class Summary(LectureScene):
         details.append(self.s("d_rich", answer=self.answer))
         base, height, width, left, right = ROW_YS[2] - 0.45, 0.9, 0.3, 3.0, 4.7
         gap = (right - left - width) / (len(lens) - 1)
-        self.lens_bars = VGroup(*[
-            Rectangle(width=width, height=max(pa * height, 0.01), stroke_width=0, fill_color=PROB, fill_opacity=0.9)
-            .move_to([left + width / 2 + i * gap, base + max(pa * height, 0.01) / 2, 0])
-            for i, pa in enumerate(self.p_answer)])
+        self.lens_bars = ColumnBars(self.p_answer, [left + width / 2 + i * gap for i in range(len(lens))], base, height,
+                                    PROB, width=width, floor=0.01)
         first, last = (NumberText(style.percent(v), font_size=style.SMALL, color=PROB)
                        for v in (self.p_answer[0], self.p_answer[-1]))
         first.place(left - 0.2, base)

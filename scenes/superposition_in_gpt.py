@@ -12,7 +12,7 @@ what the seed draws from it. Every number comes from model.analysis; every value
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, FadeIn, GrowFromEdge, LaggedStart, VGroup, VMobject
+from manim import DOWN, RIGHT, FadeIn, GrowFromEdge, LaggedStart, VGroup, VMobject
 
 from model import language as model_language
 from model.analysis import sample_states
@@ -21,7 +21,7 @@ from model.analysis.superposition import (POLYSEMANTIC_TOPICS, TOP_CONTEXTS, emb
                                           fact_neuron_shares, polysemantic_neuron)
 from model.config import GPT3_175B
 from scenes import style
-from scenes.components import BarColumn, Label, LabelColumn, NumberColumn, NumberText
+from scenes.components import BarChart, BarScale, Label, NumberText
 from scenes.components.superposition import AngleHistogram
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
@@ -137,15 +137,14 @@ class SuperpositionInGpt(LectureScene):
         f = self.fact
         top = f["top"][:N_BARS]
         ys = [2.3 - r * 0.36 for r in range(len(top))]
-        self.spread_header = Label(self.s("spread_header", answer=f["answer"]), font_size=style.LABEL,
-                                   color=NEURON_ACTIVE)
-        self.spread_header.move_to([0, 3.0, 0])
-        self.spread_names = LabelColumn([self.s("neuron_name", l=style.shown(t["layer"]), i=t["neuron"]) for t in top], ys,
-                                        -2.4, colours=[MUTED] * len(top), font_size=style.SMALL)
-        unit = 4.6 / max(t["share"] for t in top)
-        self.spread_bars = BarColumn([t["share"] for t in top], ys, -2.1, unit, NEURON_ACTIVE, height=0.26)
-        self.spread_numbers = NumberColumn([style.percent(t["share"]) for t in top], ys, 4.2, color=NEURON_ACTIVE,
-                                           font_size=style.SMALL)
+        shares = [t["share"] for t in top]
+        self.spread = BarChart(shares, ys, BarScale.fit(-2.1, 4.6, shares), NEURON_ACTIVE, bar_height=0.26,
+                               header=self.s("spread_header", answer=f["answer"]), header_at=(0, 3.0),
+                               header_colour=NEURON_ACTIVE, header_size=style.LABEL,
+                               labels=[self.s("neuron_name", l=style.shown(t["layer"]), i=t["neuron"]) for t in top],
+                               label_right=-2.4, label_colours=[MUTED] * len(top), label_size=style.SMALL,
+                               numbers=style.percent, number_right=4.2, number_colour=NEURON_ACTIVE,
+                               number_size=style.SMALL)
         self.spread_count = Label(self.s("spread_count", pos=f["positive_neurons"], all=f["neurons"]),
                                   font_size=style.SMALL, color=MUTED)
         self.spread_count.move_to([0, ys[-1] - 0.5, 0])
@@ -187,8 +186,8 @@ class SuperpositionInGpt(LectureScene):
                           "concentrated", top_share=top, for_half=f["for_half"], for_90=f["for_90"])
         self.say(key, fact=join_words(f["words"], self.prompt_lang), answer=f["answer"], top=style.percent(top),
                  half=f["for_half"], n90=f["for_90"])
-        self.play(FadeIn(self.spread_header), FadeIn(self.spread_names), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT) for b in self.spread_bars.bars], FadeIn(self.spread_numbers),
+        self.play(FadeIn(self.spread.header), FadeIn(self.spread.labels), run_time=STEP)
+        self.play(*self.spread.grow(), FadeIn(self.spread.numbers),
                   run_time=STEP)
         self.play(FadeIn(self.spread_count), run_time=STEP)
         self.wait(PAUSE)

@@ -14,13 +14,13 @@ full precision in self.values (the manifest).
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, GrowFromPoint, LaggedStart,
+from manim import (LEFT, RIGHT, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, GrowFromPoint, LaggedStart,
                    Rectangle, Transform, VGroup)
 
 from model.analysis.superposition import toy_collisions
 from model.superposition_record import load as load_snapshots
 from scenes import style
-from scenes.components import Label, NumberText
+from scenes.components import ColumnBars, Label, NumberText
 from scenes.components.sums import CountSum, RoundedPercents
 from scenes.components.superposition import VectorFan
 from scenes.lecture import LectureScene
@@ -143,9 +143,7 @@ class ToySuperposition(LectureScene):
         self.formula = self.tex(r"x'", "=", r"\mathrm{ReLU}(", r"W^\top W", "x", "+", "b", ")").move_to([0, 2.95, 0])
         self.shape = Label(self.s("shape", n=n, m=m), font_size=style.LABEL, color=MUTED).move_to([0, 2.05, 0])
         base, unit, xs = -1.05, 2.0, [-3.2 + 1.6 * i for i in range(n)]
-        self.imp_bars = VGroup(*[Rectangle(width=0.7, height=v * unit, stroke_width=0, fill_color=FEATURE_COLOURS[i],
-                                           fill_opacity=0.9).move_to([x, base + v * unit / 2, 0])
-                                 for i, (v, x) in enumerate(zip(r["importance"], xs))])
+        self.imp_bars = ColumnBars(r["importance"], xs, base, unit, FEATURE_COLOURS[:n], width=0.7, floor=0.0)
         self.imp_numbers = VGroup(*[NumberText(f"{v:.2f}", style.SMALL, FEATURE_COLOURS[i]).place(0, 0)
                                     for i, v in enumerate(r["importance"])])
         for num, bar in zip(self.imp_numbers, self.imp_bars):
@@ -184,12 +182,9 @@ class ToySuperposition(LectureScene):
     def build_dims(self):
         self.d_bars, self.loss_rows = VGroup(), VGroup()
         for r, x in zip(self.runs, PANEL_XS):
-            bars = VGroup()
-            for i, D in enumerate(r["dims_per_feature"]):
-                h = max(D * BAR_UNIT, 1e-3)
-                bars.add(Rectangle(width=0.34, height=h, stroke_width=0, fill_color=FEATURE_COLOURS[i],
-                                   fill_opacity=0.9).move_to([x + (i - 2) * 0.45, BARS_BASE + h / 2, 0]))
-            self.d_bars.add(bars)
+            dims = r["dims_per_feature"]
+            self.d_bars.add(ColumnBars(dims, [x + (i - 2) * 0.45 for i in range(len(dims))], BARS_BASE, BAR_UNIT,
+                                       FEATURE_COLOURS[:len(dims)], width=0.34))
             label = Label(self.s("loss"), font_size=style.SMALL, color=MUTED)
             number = NumberText(f"{r['loss']:.4f}", style.SMALL, TEXT, align="left")
             label.shift(RIGHT * (x - 1.2 - label.get_left()[0])).on_baseline(LOSS_Y)
@@ -250,12 +245,16 @@ class ToySuperposition(LectureScene):
             self.collide_names[-1].move_to(tip + out * 0.3)
         f1, f2 = (i + 1 for i in ex["features"])
         self.collide_header = self.header(self.s("collide_header", s=f"{r['sparsity']:g}", i=f1, j=f2), 0, TEXT, 3.05)
-        self.collide_bars, self.collide_numbers, self.collide_feature_names = VGroup(), VGroup(), VGroup()
+        # each feature's input (grey) and output (its colour) side by side: bars 0, 2, 4 … the inputs
+        pairs = [((xv, x - 0.3, MUTED), (ov, x + 0.3, FEATURE_COLOURS[i]))
+                 for i, (xv, ov, x) in enumerate(zip(ex["x"], ex["out"], COLLIDE_XS))]
+        bars = [bar for pair in pairs for bar in pair]
+        self.collide_bars = ColumnBars([v for v, _, _ in bars], [bx for _, bx, _ in bars], COLLIDE_BASE, COLLIDE_UNIT,
+                                       [c for _, _, c in bars], width=0.38)
+        self.collide_numbers, self.collide_feature_names = VGroup(), VGroup()
         for i, (xv, ov, x) in enumerate(zip(ex["x"], ex["out"], COLLIDE_XS)):
             for value, dx, colour in ((xv, -0.3, MUTED), (ov, 0.3, FEATURE_COLOURS[i])):
-                h = max(value * COLLIDE_UNIT, 1e-3)
-                self.collide_bars.add(Rectangle(width=0.38, height=h, stroke_width=0, fill_color=colour,
-                                                fill_opacity=0.9).move_to([x + dx, COLLIDE_BASE + h / 2, 0]))
+                h = max(value * COLLIDE_UNIT, 1e-3)           # the bar's height (ColumnBars' floor)
                 if value > 0:
                     num = NumberText(f"{value:.2f}", style.SMALL, colour).place(0, COLLIDE_BASE + h + 0.15)
                     num.shift(RIGHT * (x + dx - num.get_center()[0]))
@@ -348,7 +347,7 @@ class ToySuperposition(LectureScene):
         self.say("model")
         self.clear_stage()
         # the words first (the caption, and the features with their importance), the symbols after them
-        self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.imp_bars], lag_ratio=0.15),
+        self.play(LaggedStart(*self.imp_bars.grow(), lag_ratio=0.15),
                   FadeIn(self.imp_numbers), FadeIn(self.imp_names), FadeIn(self.imp_title), FadeIn(self.feature_title),
                   run_time=STEP)
         self.wait(PAUSE)
@@ -376,7 +375,7 @@ class ToySuperposition(LectureScene):
         self.say(key)
         self.play(FadeOut(self.step_row), run_time=0.6)
         self.play(FadeIn(self.d_refs), FadeIn(self.d_ref_labels), FadeIn(self.d_title), run_time=STEP)
-        self.play(*[GrowFromEdge(b, DOWN) for bars in self.d_bars for b in bars], run_time=STEP)
+        self.play(*[grow for bars in self.d_bars for grow in bars.grow()], run_time=STEP)
         self.play(FadeIn(self.loss_rows), run_time=STEP)
         self.wait(PAUSE)
 
@@ -418,8 +417,8 @@ class ToySuperposition(LectureScene):
                   FadeIn(VGroup(self.collide_fan.circle, self.collide_fan.origin_dot, self.collide_fan.arrows)),
                   FadeIn(self.collide_names), run_time=STEP)
         self.play(FadeIn(self.collide_feature_names), FadeIn(self.collide_legend),
-                  *[GrowFromEdge(b, DOWN) for b in self.collide_bars[0::2]], run_time=STEP)
-        self.play(*[GrowFromEdge(b, DOWN) for b in self.collide_bars[1::2]], FadeIn(self.collide_numbers),
+                  *self.collide_bars.grow()[0::2], run_time=STEP)
+        self.play(*self.collide_bars.grow()[1::2], FadeIn(self.collide_numbers),
                   run_time=STEP)
         self.wait(PAUSE)
 

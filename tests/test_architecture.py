@@ -122,8 +122,8 @@ def test_labels_are_the_manifests_numbers(lecture, gpt, lang):
     s = lecture.dry("architecture", lang)
     v = s.values
     points = [v["lens"]["points"][i] for i in v["lens"]["shown_points"]]
-    assert [n.text for n in s.lens_numbers] == [style.percent(p["p_answer"]) for p in points]
-    assert [w.text for w in s.lens_words] == [style.token_label(gpt.tokenizer.words[p["top_id"]]) for p in points]
+    assert [n.text for n in s.lens.numbers] == [style.percent(p["p_answer"]) for p in points]
+    assert [w.text for w in s.lens.labels] == [style.token_label(gpt.tokenizer.words[p["top_id"]]) for p in points]
     u, mv = v["unembedding"], s.unembed
     assert texts_of(mv.output.entries) == [style.signed(x, 1) for x in u["logits"]["values"]]
     assert texts_of(mv.vector.entries) == [style.signed(u["x_hat"]["values"][i], 1) for i in u["x_hat"]["indices"]]

@@ -9,7 +9,7 @@ from manim.utils.testing.frames_comparison import frames_comparison
 
 from scene_checks import play_until_section_ends
 from scenes import style
-from scenes.components import (ColourScale, Heatmap, MatrixGrid, NumberText, TokenChip, TokenColumn, TokenRow,
+from scenes.components import (ColourScale, Heatmap, LayoutError, MatrixGrid, NumberText, TokenChip, TokenColumn, TokenRow,
                                VectorColumn, bounds, inside_safe_area, shown_indices)
 from scenes.gallery import GalleryAttention, GalleryCharts, GalleryMatrices, GalleryText
 
@@ -275,3 +275,161 @@ def test_every_token_colour_in_the_palette_is_legible():
     assert len(style.TOKEN_PALETTE) >= DRAWN_TOKENS + 1
     assert len(set(c.lower() for c in style.TOKEN_PALETTE)) == len(style.TOKEN_PALETTE)
     assert all(style.contrast_ratio(c) >= style.MIN_CONTRAST for c in style.TOKEN_PALETTE)
+
+
+# --- the bar chart and the table (scenes/components/barchart.py) ---------------------------------------------------
+def test_a_bar_scale_fits_the_widest_bar_and_puts_zero_inside_the_range():
+    from scenes.components import BarScale
+    s = BarScale.fit(-1.0, 4.0, [0.5, 2.0, 1.0])          # all positive: zero at the left edge, 2.0 reaches 4 wide
+    assert s.x0 == -1.0 and s.length(2.0) == pytest.approx(4.0)
+    s = BarScale.fit(-1.0, 4.0, [-1.0, 3.0])              # signed: the range −1..3 fills the width, zero 1/4 in
+    assert s.x0 == pytest.approx(0.0) and s.unit == pytest.approx(1.0)
+    assert s.x0 + s.length(-1.0) == pytest.approx(-1.0) and s.x0 + s.length(3.0) == pytest.approx(3.0)
+    w = BarScale.widest(0.5, 2.0, [0.3, -0.8, 0.1])     # by size, whatever the sign
+    assert w.x0 == 0.5 and abs(w.length(-0.8)) == pytest.approx(2.0)
+    with pytest.raises(ValueError):
+        BarScale(0.0, 0.0)
+
+
+def test_a_bar_chart_scaled_to_its_numbers_ends_its_widest_bar_short_of_them():
+    from scenes.components import BarChart
+    values = [0.4, -1.7, 0.9]
+    chart = BarChart(values, [1.0, 0.5, 0.0], None, style.LOGIT, bar_left=-1.0, gap=0.2, labels=["a", "b", "c"],
+                     label_right=-1.2, numbers=style.signed, number_right=3.0)
+    bars = chart.bars.bars
+    widest = max(bars, key=lambda b: b.width)
+    assert widest is bars[1]
+    room = min(n.get_left()[0] for n in chart.numbers) - 0.2 - (-1.0)
+    assert widest.width == pytest.approx(room)
+    for bar, v in zip(bars, values):
+        assert bar.width == pytest.approx(abs(v) * chart.bar_scale.unit)
+
+
+def test_signed_bars_sit_on_the_zero_line_and_grow_out_of_it():
+    from manim import LEFT, RIGHT
+    from scenes.components import BarChart, BarScale
+    values = [1.5, -0.75, 0.0]
+    chart = BarChart(values, [1.0, 0.5, 0.0], BarScale.fit(-2.0, 3.0, values), style.LOGIT)
+    x0 = chart.bar_scale.x0
+    positive, negative, _ = chart.bars.bars
+    assert positive.get_left()[0] == pytest.approx(x0) and positive.get_right()[0] > x0
+    assert negative.get_right()[0] == pytest.approx(x0) and negative.get_left()[0] < x0
+    grows = chart.grow()
+    assert len(grows) == 3
+    for grow, bar, v in zip(grows, chart.bars.bars, values):
+        assert grow.mobject is bar
+        edge = bar.get_critical_point(RIGHT if v < 0 else LEFT)
+        assert edge[0] == pytest.approx(x0, abs=1e-4)      # a zero is a 1e-4 sliver centred on the line
+        # the animation's first frame: the bar shrunk to nothing at the zero line
+        grow.begin()
+        assert grow.mobject.width == pytest.approx(0.0, abs=1e-6)
+        assert grow.mobject.get_center()[0] == pytest.approx(x0, abs=1e-4)
+        grow.finish()
+        assert grow.mobject.width == pytest.approx(max(abs(v) * chart.bar_scale.unit, 1e-4))
+
+
+def test_a_bar_charts_numbers_are_its_values_and_its_parts_come_in_drawing_order():
+    from scenes.components import BarChart, BarScale
+    values = [0.61, 0.25, 0.0812]
+    chart = BarChart(values, [1.0, 0.5, 0.0], BarScale(0.0, 2.0), style.PROB, labels=["x", "y", "z"],
+                     label_right=-0.2, numbers=style.percent, number_right=3.5, header="p", header_at=(1.0, 1.6))
+    assert [n.text for n in chart.numbers] == [style.percent(v) for v in values]
+    assert [label.text for label in chart.labels] == ["x", "y", "z"]
+    header, labels, bars, numbers = chart
+    assert (header, labels, bars, numbers) == (chart.header, chart.labels, chart.bars, chart.numbers)
+    chart.set_values([0.1, 0.2, 0.7], style.percent)
+    assert [n.text for n in chart.numbers] == ["10.0%", "20.0%", "70.0%"]
+    assert chart.bars.bars[2].width == pytest.approx(1.4)
+    with pytest.raises(LayoutError):
+        BarChart(values, [1.0, 0.5], BarScale(0.0, 2.0), style.PROB)           # a row short
+    with pytest.raises(LayoutError):
+        BarChart(values, [1.0, 0.5, 0.0], BarScale(0.0, 2.0), style.PROB, numbers=style.percent)   # nowhere to go
+
+
+def test_the_clamp_keeps_a_bar_chart_inside_the_title_safe_area():
+    from scenes.components import BarChart, BarScale
+    edge = style.safe_half_width()
+    values = [1.0, 0.5]
+    # built running off the right edge and the top: moved back in whole, its rows' spacing kept
+    chart = BarChart(values, [3.9, 3.4], BarScale(edge - 1.0, 3.0), style.LOGIT, labels=["left", "right"],
+                     label_right=edge - 1.2, numbers=style.percent, number_right=edge + 3.5, header="a header",
+                     header_at=(edge, 4.4))
+    assert inside_safe_area(chart)
+    assert chart.bars.bars[0].get_center()[1] - chart.bars.bars[1].get_center()[1] == pytest.approx(0.5)
+    assert chart.bars.bars[0].width == pytest.approx(3.0)
+    # the same chart where it fits stays exactly where it was built
+    fits = BarChart(values, [1.0, 0.5], BarScale(-1.0, 2.0), style.LOGIT, labels=["left", "right"],
+                    label_right=-1.2, numbers=style.percent, number_right=3.0)
+    twin = BarChart(values, [1.0, 0.5], BarScale(-1.0, 2.0), style.LOGIT, clamp=False, labels=["left", "right"],
+                    label_right=-1.2, numbers=style.percent, number_right=3.0)
+    assert all(np.array_equal(a.points, b.points) for a, b in zip(fits.get_family(), twin.get_family()))
+    off = BarChart(values, [1.0, 0.5], BarScale(-1.0, 2.0), style.LOGIT, clamp=False, labels=["left", "right"],
+                   label_right=-1.2, numbers=style.percent, number_right=edge + 2.0)
+    assert not inside_safe_area(off)
+    with pytest.raises(LayoutError):     # wider than the whole area: no place to move it to
+        BarChart(values, [1.0, 0.5], BarScale(-edge, 3 * edge), style.LOGIT)
+
+
+def test_a_table_puts_each_column_under_its_header_and_keeps_its_rows():
+    from scenes.components import Table
+    ys = [1.0, 0.5, 0.0]
+    table = Table(["layers", "heads", "width"], [["4", "6", "128"], ["96", "96", "12,288"]], ys, label_right=-1.0,
+                  column_rights=[1.0, 3.0], headers=["ours", "GPT-3"], header_baseline=1.6)
+    assert [n.text for n in table.columns[1]] == ["96", "96", "12,288"]
+    for column, x in zip(table.columns, [1.0, 3.0]):
+        assert all(n.get_right()[0] == pytest.approx(x, abs=0.02) for n in column)
+    for head, x in zip(table.header, [1.0, 3.0]):
+        assert head.get_right()[0] == pytest.approx(x, abs=1e-6) and head.get_bottom()[1] > ys[0]
+    assert [m.text for m in table.row(2)] == ["width", "128", "12,288"]
+    assert inside_safe_area(table)
+    centred = Table(["layers"], [["4"], ["96"]], [1.0], label_right=-1.0, column_rights=[1.0, 3.0],
+                    headers=["ours", "GPT-3"], header_centre=1.7)
+    for head, x in zip(centred.header, [1.0, 3.0]):
+        assert head.get_right()[0] == pytest.approx(x, abs=1e-6) and head.get_center()[1] == pytest.approx(1.7)
+    with pytest.raises(LayoutError):     # a header row needs one place to sit
+        Table(["a"], [["1"]], [1.0], label_right=0.0, column_rights=[1.0], headers=["x"])
+    with pytest.raises(LayoutError):
+        Table(["a", "b"], [["1"]], [1.0, 0.5], label_right=0.0, column_rights=[1.0])
+
+
+def test_column_bars_stand_on_hang_from_or_cross_their_base_and_grow_out_of_it():
+    from scenes.components import ColumnBars
+    xs = [-1.0, 0.0, 1.0]
+    standing = ColumnBars([0.5, 1.0, 0.0], xs, -2.0, 2.0, style.PROB, width=0.3, floor=0.01)
+    assert [b.height for b in standing] == pytest.approx([1.0, 2.0, 0.01])
+    assert all(b.get_bottom()[1] == pytest.approx(-2.0) for b in standing)
+    assert [b.get_center()[0] for b in standing] == pytest.approx(xs)
+    hanging = ColumnBars([0.5, 1.0, 0.25], xs, 1.0, 2.0, style.PROB, width=0.3, down=True)
+    assert all(b.get_top()[1] == pytest.approx(1.0) for b in hanging)
+    signed = ColumnBars([0.5, -1.0, 0.25], xs, 0.0, 2.0, [style.LOGIT, style.PROB, style.TEXT], width=0.3,
+                        signed=True)
+    up, down, _ = signed
+    assert up.get_bottom()[1] == pytest.approx(0.0) and down.get_top()[1] == pytest.approx(0.0)
+    assert down.height == pytest.approx(2.0)
+    for bars in (standing, hanging, signed):
+        for grow, bar in zip(bars.grow(), bars):
+            start = bar.copy()
+            grow.begin()               # the first frame: flat on the base line
+            assert grow.mobject.height == pytest.approx(0.0, abs=1e-6)
+            assert grow.mobject.get_center()[1] == pytest.approx(bars.base, abs=1e-6)
+            grow.finish()
+            assert np.allclose(grow.mobject.points, start.points)
+    with pytest.raises(LayoutError):
+        ColumnBars([1.0], xs, 0.0, 1.0, style.PROB, width=0.3)
+
+
+def test_charts_are_whole_mobjects_that_animations_can_copy_scale_and_fade():
+    """A chart's own attributes shadow no mobject method (a chart's `scale` once broke every FadeOut of it)."""
+    from manim import FadeOut, Mobject, VGroup
+    from scenes.components import BarChart, BarScale, ColumnBars, Table
+    charts = [BarChart([0.5, -0.2], [1.0, 0.5], BarScale.fit(-1.0, 2.0, [0.5, -0.2]), style.LOGIT, labels=["a", "b"],
+                       label_right=-1.2, numbers=style.signed, number_right=2.5, header="h", header_at=(0.0, 1.6)),
+              ColumnBars([0.5, 1.0], [0.0, 1.0], -1.0, 1.0, style.PROB, width=0.3),
+              Table(["a"], [["1"]], [0.0], label_right=0.0, column_rights=[1.0])]
+    for chart in charts:
+        shadowed = [name for name in vars(chart) if callable(getattr(VGroup, name, None))]
+        assert not shadowed, shadowed
+        fade = FadeOut(chart, scale=0.5)
+        fade.begin()
+        fade.finish()
+        assert isinstance(chart.copy().scale(0.5), Mobject)

@@ -127,8 +127,8 @@ def test_labels_and_points_are_the_manifests(lecture, lang):
     _, _, _, numbers = s.par_bars
     assert [n.text for n in numbers] == [style.percent(v["parallelogram"]["measured"]),
                                          style.percent(v["parallelogram"]["null_mean"])]
-    assert [n.text for n in s.neighbour_numbers] == [style.signed(n["cosine"]) for n in v["neighbours"]]
-    assert [w.text for w in s.neighbour_words] == [n["word"] for n in v["neighbours"]]
+    assert [n.text for n in s.neighbour_chart.numbers] == [style.signed(n["cosine"]) for n in v["neighbours"]]
+    assert [w.text for w in s.neighbour_chart.labels] == [n["word"] for n in v["neighbours"]]
     # every dot is named, each label nearer its own dot than any other dot
     assert [label.text for label in s.dot_labels] == v["plane"]["words"]
     for i, label in enumerate(s.dot_labels):

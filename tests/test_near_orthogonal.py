@@ -263,7 +263,7 @@ def test_labels_are_the_rounded_numbers(played, lang):
     assert [t.text for t in s.jl_k] == [fmt_int(r["dim"]) for r in rows]
     assert [t.text for t in s.jl_worst] == [f"{r['projection']['worst_distortion']:.3f}" for r in rows]
     assert [t.text for t in s.jl_angles] == [f"\u00b1{math.degrees(math.asin(r['eps'])):.1f}\u00b0" for r in rows]
-    for allow, found, r in zip(s.jl_allow.bars, s.jl_found.bars, rows):
+    for allow, found, r in zip(s.jl_allow.bars.bars, s.jl_found.bars.bars, rows):
         assert found.width / allow.width == pytest.approx(r["projection"]["worst_distortion"] / r["eps"], rel=1e-6)
     assert fmt_int(v["jl"]["n_points"]) in s.jl_points.text
 

@@ -58,7 +58,7 @@ def test_labels_are_the_manifests_numbers(lecture, lang):
     s = lecture.dry("summary", lang)
     v = s.values
     assert s.arc_label.text == style.percent(v["context"]["weight"])
-    assert [n.text for n in s.time_numbers] == [f"{v['parallel'][k]:.2f} ms"
+    assert [n.text for n in s.times.numbers] == [f"{v['parallel'][k]:.2f} ms"
                                                 for k in ("one_pass_ms", "token_by_token_ms")]
     p = v["representations"]["p_answer"]
     assert [n.text for n in s.lens_ends] == [style.percent(p[0]), style.percent(p[-1])]

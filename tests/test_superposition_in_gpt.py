@@ -144,7 +144,7 @@ def test_labels_are_the_rounded_numbers(played, lang):
     s = played[lang]
     v = s.values
     assert [n.text for n in s.ctx_numbers] == [f"{c['activation']:.2f}" for c in v["neuron"]["contexts"]]
-    assert [n.text for n in s.spread_numbers] == [style.percent(t["share"]) for t in v["fact"]["top"][:10]]
+    assert [n.text for n in s.spread.numbers] == [style.percent(t["share"]) for t in v["fact"]["top"][:10]]
     assert str(v["fact"]["positive_neurons"]) in s.spread_count.text and str(v["fact"]["neurons"]) in \
         s.spread_count.text
     assert f"{v['embeddings']['pairs']:,}" in s.emb_header.text

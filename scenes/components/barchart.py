@@ -1,0 +1,221 @@
+"""The bar chart and the table: rows on baselines, a header, one scale for all the bars, kept inside the title-safe
+area. Build a chart of rows with these instead of a LabelColumn, a BarColumn and a NumberColumn by hand.
+
+    scale = BarScale.fit(left=-2.1, width=4.6, values=shares)        # the longest bar is 4.6 wide
+    chart = BarChart(shares, ys, scale, NEURON_ACTIVE, labels=names, label_right=-2.4,
+                     numbers=style.percent, number_right=4.2, header="…", header_at=(0, 3.0))
+    self.play(FadeIn(chart.header), FadeIn(chart.labels))
+    self.play(*chart.grow(), FadeIn(chart.numbers))
+
+A chart's parts, in drawing order: `header`, `labels` (a LabelColumn), `bars` (a BarColumn: `.tracks`, `.bars`),
+`numbers` (a NumberColumn); a part the chart does not have is an empty VGroup, so `header, labels, bars, numbers =
+chart` always works.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Rectangle, VGroup
+
+from .. import style
+from ..style import LABEL, MUTED, SMALL, TEXT
+from .charts import BarColumn, LabelColumn, NumberColumn
+from .layout import bounds, keep_inside_safe_area
+from .text import Label, LayoutError
+
+
+class BarScale:
+    """Where a chart's zero line is (`x0`) and how long one unit of value is (`unit`, scene units per unit)."""
+
+    def __init__(self, x0: float, unit: float):
+        if not np.isfinite(unit) or unit <= 0:
+            raise ValueError(f"a bar scale needs a positive finite unit, got {unit}")
+        self.x0, self.unit = x0, unit
+
+    @classmethod
+    def fit(cls, left: float, width: float, values, lo: float | None = None, hi: float | None = None) -> "BarScale":
+        """[lo, hi] (by default the values' range, always with 0 in it) spread over `width` from `left`: the zero
+        line sits inside it, the longest bar on either side reaches its end."""
+        lo = min(np.min(values), 0) if lo is None else lo      # the values' own type (a logit may be float32)
+        hi = max(np.max(values), 0) if hi is None else hi
+        span = max(hi - lo, 1e-9)
+        return cls(left + (-lo) * width / span, width / span)
+
+    @classmethod
+    def widest(cls, x0: float, width: float, values) -> "BarScale":
+        """The zero line at x0, the widest bar (by its size, whatever its sign) `width` long."""
+        return cls(x0, width / max(max(abs(v) for v in values), 1e-9))
+
+    def length(self, value: float) -> float:
+        """The drawn length of a bar of this value (its sign says the side)."""
+        return float(value) * self.unit
+
+
+class BarChart(VGroup):
+    """Rows of `label | signed bar from the zero line | number`, on given baselines, under an optional header.
+
+    `numbers` is a list of texts or a formatter of each value (e.g. style.percent); `scale` a BarScale, or None
+    for the widest bar to end `gap` short of the numbers (which need `number_right`, the bars `bar_left`).
+    `clamp` moves the header, then the whole chart, sideways and up or down into the title-safe area if they
+    run out of it (a chart that cannot fit there is a LayoutError).
+    """
+
+    def __init__(self, values, baselines: Sequence[float], scale: BarScale | None, color, *,
+                 labels: Sequence[str] | None = None, label_right: float | None = None, label_colours=None,
+                 label_size: float = LABEL,
+                 numbers: Sequence[str] | Callable[[float], str] | None = None, number_right: float | None = None,
+                 number_colour=TEXT, number_size: float = LABEL,
+                 header: str | None = None, header_at: tuple[float, float] = (0.0, 0.0), header_colour=MUTED,
+                 header_size: float = SMALL,
+                 bar_left: float | None = None, gap: float = 0.2,
+                 bar_height: float = 0.3, track: float | None = None, lift: float = 0.12, opacities=None,
+                 clamp: bool = True):
+        super().__init__()
+        values = list(values)
+        if len(values) != len(baselines):
+            raise LayoutError(f"a bar chart of {len(values)} values on {len(baselines)} rows")
+        self.values = values
+        self.header = VGroup()
+        if header is not None:
+            self.header = Label(header, font_size=header_size, color=header_colour)
+            self.header.move_to([header_at[0], header_at[1], 0])
+        self.labels = VGroup()
+        if labels is not None:
+            if label_right is None:
+                raise LayoutError("a bar chart's labels need label_right")
+            self.labels = LabelColumn(list(labels), list(baselines), label_right, colours=label_colours,
+                                      font_size=label_size)
+        self.numbers = VGroup()
+        if numbers is not None:
+            if number_right is None:
+                raise LayoutError("a bar chart's numbers need number_right")
+            texts = [numbers(v) for v in values] if callable(numbers) else list(numbers)
+            self.numbers = NumberColumn(texts, list(baselines), number_right, color=number_colour,
+                                        font_size=number_size)
+        if scale is None:
+            if bar_left is None or not len(self.numbers):
+                raise LayoutError("a bar chart scaled to its numbers needs bar_left and the numbers")
+            room = min(n.get_left()[0] for n in self.numbers) - gap - bar_left
+            scale = BarScale.widest(bar_left, room, values)
+        self.bar_scale = scale      # not .scale: that is every mobject's scale()
+        self.bars = BarColumn(values, list(baselines), scale.x0, scale.unit, color, height=bar_height, track=track,
+                              lift=lift, opacities=opacities)
+        self.add(self.header, self.labels, self.bars, self.numbers)
+        if clamp:
+            self.clamp()
+
+    def clamp(self) -> "BarChart":
+        """Keep the header, then the whole chart, inside the title-safe area (a move only if it is out)."""
+        if len(self.header):
+            keep_inside_safe_area(self.header)
+        keep_inside(self)
+        return self
+
+    def grow(self) -> list:
+        """Each bar grows out of the zero line: a positive bar from its left end, a negative one from its right."""
+        return [GrowFromEdge(bar, RIGHT if v < 0 else LEFT) for bar, v in zip(self.bars.bars, self.values)]
+
+    def set_values(self, values, numbers: Sequence[str] | Callable[[float], str] | None = None) -> "BarChart":
+        """New values on the same scale (a target to Transform into), and their numbers."""
+        self.values = list(values)
+        self.bars.set_values(self.values)
+        if numbers is not None:
+            self.numbers.set_texts([numbers(v) for v in self.values] if callable(numbers) else list(numbers))
+        return self
+
+
+class ColumnBars(VGroup):
+    """Vertical bars on one base line, bar i centred at xs[i]: `value × unit` tall (at least `floor`, so a zero still
+    shows), standing on the base (or hanging from it: `down`; or, `signed`, up for a positive value and down for a
+    negative one, |value| × unit tall). One colour, or one a bar. The bars are the group's submobjects."""
+
+    def __init__(self, values, xs: Sequence[float], base: float, unit: float, colours, *, width: float,
+                 opacity: float = 0.9, floor: float = 1e-3, down: bool = False, signed: bool = False):
+        super().__init__()
+        values = list(values)
+        if len(values) != len(xs):
+            raise LayoutError(f"{len(values)} bars at {len(xs)} places")
+        if not np.isfinite(unit) or unit <= 0:
+            raise ValueError(f"column bars need a positive finite unit, got {unit}")
+        colours = list(colours) if isinstance(colours, (list, tuple)) else [colours] * len(values)
+        self.values, self.base, self.unit, self.down, self.signed = values, base, unit, down, signed
+        for v, x, colour in zip(values, xs, colours):
+            if signed:
+                h = max(abs(float(v)) * unit, floor)
+                y = base + np.sign(v) * h / 2
+            else:
+                h = max(v * unit, floor)
+                y = base - h / 2 if down else base + h / 2
+            self.add(Rectangle(width=width, height=h, stroke_width=0, fill_color=colour, fill_opacity=opacity)
+                     .move_to([x, y, 0]))
+
+    def grow(self) -> list:
+        """Each bar grows out of the base line."""
+        return [GrowFromEdge(bar, UP if (self.down if not self.signed else v < 0) else DOWN)
+                for bar, v in zip(self.submobjects, self.values)]
+
+
+def keep_inside(mobject):
+    """Move `mobject`, if it must, sideways and up or down into the title-safe area; a LayoutError if it is larger
+    than the area. Returns it."""
+    left, bottom, right, top = bounds(mobject)
+    x, y = style.safe_half_width(), style.safe_half_height()
+    if right - left > 2 * x + 1e-6 or top - bottom > 2 * y + 1e-6:
+        raise LayoutError(f"{type(mobject).__name__} is {right - left:.2f} × {top - bottom:.2f}, larger than the "
+                          f"title-safe area")
+    dx = max(0.0, -x - left) - max(0.0, right - x)
+    dy = max(0.0, -y - bottom) - max(0.0, top - y)
+    if dx or dy:
+        mobject.shift([dx, dy, 0])
+    return mobject
+
+
+class Table(VGroup):
+    """Rows of `label | number | number …` with a header over each column: columns right-aligned at given x,
+    the label column right-aligned at `label_right`.
+
+    `columns` is a list of columns, each a list of texts (one a row); `headers` one text a column (None: no header
+    row), each right-aligned with its column, on `header_baseline` or centred on `header_centre` (a header row of
+    one or two sizes of text). Parts: `header` (one Label a column, label column first if `label_header` is given),
+    `labels` (a LabelColumn), `columns` (a VGroup of NumberColumns)."""
+
+    def __init__(self, labels: Sequence[str], columns: Sequence[Sequence[str]], baselines: Sequence[float], *,
+                 label_right: float, column_rights: Sequence[float], label_colours=None,
+                 column_colours=None, font_size: float = LABEL, headers: Sequence[str] | None = None,
+                 header_baseline: float | None = None, header_centre: float | None = None,
+                 label_header: str | None = None, header_colours=None,
+                 header_size: float = SMALL, clamp: bool = True):
+        super().__init__()
+        if len(columns) != len(column_rights):
+            raise LayoutError(f"a table of {len(columns)} columns at {len(column_rights)} places")
+        for c in columns:
+            if len(c) != len(labels):
+                raise LayoutError(f"a table column of {len(c)} entries beside {len(labels)} labels")
+        self.header = VGroup()
+        if headers is not None:
+            if (header_baseline is None) == (header_centre is None) or len(headers) != len(columns):
+                raise LayoutError("a table's headers need one text a column and header_baseline or header_centre")
+            texts = ([label_header] if label_header is not None else []) + list(headers)
+            rights = ([label_right] if label_header is not None else []) + list(column_rights)
+            colours = header_colours or [MUTED] * len(texts)
+            for text, x, colour in zip(texts, rights, colours):
+                head = Label(text, font_size=header_size, color=colour)
+                if header_centre is not None:
+                    self.header.add(head.move_to([x - head.width / 2, header_centre, 0]))
+                else:
+                    self.header.add(head.shift(RIGHT * (x - head.get_right()[0])).on_baseline(header_baseline))
+        self.labels = LabelColumn(list(labels), list(baselines), label_right, colours=label_colours,
+                                  font_size=font_size)
+        self.columns = VGroup(*[NumberColumn(list(c), list(baselines), x,
+                                             color=(column_colours[i] if column_colours else TEXT),
+                                             font_size=font_size)
+                                for i, (c, x) in enumerate(zip(columns, column_rights))])
+        self.add(self.header, self.labels, self.columns)
+        if clamp:
+            keep_inside(self)
+
+    def row(self, i: int) -> VGroup:
+        """Row i's label and numbers (e.g. to frame it)."""
+        return VGroup(self.labels[i], *[c[i] for c in self.columns])
