@@ -212,16 +212,15 @@ def narration_onsets(x: np.ndarray, rate: int, min_gap: float = 0.5) -> list[flo
     return speech_onsets(x, rate, min_gap=min_gap, level_dbfs=NARRATION_ONSET_DBFS)
 
 
-def write_wav_atomic(path, x: np.ndarray, rate: int, subtype: str = "PCM_16") -> None:
-    """Write a WAV under a temporary name in the same folder, then os.replace it into place; the temporary file
-    is removed on any error or interrupt (KeyboardInterrupt included)."""
-    import soundfile as sf
+def write_atomic(path, write) -> Path:
+    """Write a file under a temporary name in the same folder (`write(binary file)`), then os.replace it into place;
+    the temporary file is removed on any error or interrupt (KeyboardInterrupt included)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            sf.write(fh, np.asarray(x, dtype=np.float32), rate, format="WAV", subtype=subtype)
+            write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -231,3 +230,10 @@ def write_wav_atomic(path, x: np.ndarray, rate: int, subtype: str = "PCM_16") ->
         except FileNotFoundError:
             pass
         raise
+    return path
+
+
+def write_wav_atomic(path, x: np.ndarray, rate: int, subtype: str = "PCM_16") -> None:
+    """Write a WAV atomically (write_atomic)."""
+    import soundfile as sf
+    write_atomic(path, lambda fh: sf.write(fh, np.asarray(x, dtype=np.float32), rate, format="WAV", subtype=subtype))

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from model.digests import remembered_sha256
+from speech.audio import write_atomic
 
 
 class VoiceUnavailable(Exception):
@@ -52,19 +52,7 @@ def _cached_rewrite(name: str, source_digest: str, build) -> Path:
     if path.exists():
         return path
     data = build()
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
+    return write_atomic(path, lambda fh: fh.write(data))
 
 
 class Voice:
