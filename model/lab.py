@@ -226,8 +226,9 @@ def summary(runs: list[dict]) -> dict:
 def record(path: Path = RECORD, seeds=SEEDS, variants=tuple(VARIANTS), progress=sys.stderr,
            steps: int | None = None, resume: bool = False) -> dict:
     """Record every variant and seed, seed-major, writing the record after every run (atomically). steps None is
-    the shipped recipe's; another count is for a quick look (the record's recipe says which). resume: keep the
-    runs of the record already at `path` (the same recipe) and train only the missing ones."""
+    the shipped recipe's; another count is for a quick look (the record's recipe says which). resume: keep every
+    run of the record already at `path` (the same recipe), whatever seeds and variants this call names, and train
+    only the named ones it lacks: `--resume --variants no_mlp` adds a variant, `--resume --seeds 3` adds seeds."""
     from .analysis.heads import no_position_attn_change
     from .numpy_gpt import NumpyGPT
     started = time.perf_counter()
@@ -253,13 +254,15 @@ def record(path: Path = RECORD, seeds=SEEDS, variants=tuple(VARIANTS), progress=
                          "runs": []} for v in variants},
         "complete": False, "seconds": 0.0,
     }
-    if old is not None:
+    if old is not None:         # nothing recorded is dropped: the record's seeds and variants are the union
+        named = set(variants) | set(old["variants"])
+        rec["variants"] = {v: {"parts": asdict(VARIANTS[v][0]), "n_head": VARIANTS[v][1], "tests": VARIANTS[v][2],
+                               "runs": []} for v in VARIANTS if v in named}
         for v, entry in old["variants"].items():
-            if v in rec["variants"]:
-                runs = [r for r in entry["runs"] if r["seed"] in seeds]
-                rec["variants"][v]["runs"] = runs
-                if runs:
-                    rec["variants"][v]["summary"] = summary(runs)
+            if v in rec["variants"] and entry["runs"]:
+                rec["variants"][v]["runs"] = list(entry["runs"])
+                rec["variants"][v]["summary"] = summary(entry["runs"])
+        rec["seeds"] = sorted(set(seeds) | set(old.get("seeds", [])))
         rec["seconds"] = old.get("seconds", 0.0)
         rec["short_run"] = old["short_run"]
     else:
@@ -286,11 +289,17 @@ def record(path: Path = RECORD, seeds=SEEDS, variants=tuple(VARIANTS), progress=
         entry["runs"] = sorted(entry["runs"] + [result], key=lambda r: r["seed"])
         entry["summary"] = summary(entry["runs"])
         rec["seconds"] = round(spent + time.perf_counter() - started, 1)
-        rec["complete"] = all(len(e["runs"]) == len(seeds) for e in rec["variants"].values())
+        rec["complete"] = complete(rec)
         write(rec, path)
-    rec["complete"] = all(len(e["runs"]) == len(seeds) for e in rec["variants"].values())
+    rec["complete"] = complete(rec)
     write(rec, path)
     return rec
+
+
+def complete(rec: dict) -> bool:
+    """Every variant of the lab recorded at every seed of the record."""
+    return set(rec["variants"]) == set(VARIANTS) and all(
+        sorted(r["seed"] for r in e["runs"]) == rec["seeds"] for e in rec["variants"].values())
 
 
 def write(rec: dict, path: Path) -> None:

@@ -520,8 +520,8 @@ class CausalMask(AttentionChapterScene):
     def line_sum(self, numbers, rounded, avoid=None) -> VGroup:
         """A bracket down the right of a line's numbers and its sum (components.sums.RoundedPercents: "Σ = 100.0%", or
         "Σ ≈ 100.0%" where the labels do not add up to it), level with the last row; where the sum would
-        come within SUM_CLEARANCE of `avoid` (the weight legend, top right, beside a short line's last row), it
-        sits under the bracket's foot instead, its right end at the bracket."""
+        come within SUM_CLEARANCE of `avoid` (the weight legend, top right, beside a short line's last row) or leave the
+        title-safe area (a long "Σ ≈ 100.0%" beside wide numbers), it sits under the bracket's foot instead, its right end at the bracket."""
         x = numbers.get_right()[0] + 0.15
         top, bottom = numbers.get_top()[1] + 0.05, numbers.get_bottom()[1] - 0.05
         bracket = VGroup(Line([x, top, 0], [x, bottom, 0]), Line([x - 0.08, top, 0], [x, top, 0]),
@@ -529,7 +529,8 @@ class CausalMask(AttentionChapterScene):
         text = Label(f"\u03a3 {rounded.relation} {rounded.total_label}", font_size=style.SMALL, color=QUERY)
         text.next_to(bracket, RIGHT, buff=0.15)
         text.on_baseline(numbers[-1].baseline())
-        if avoid is not None and boxes_meet(text, avoid, SUM_CLEARANCE):
+        off_frame = text.get_right()[0] > style.safe_half_width()
+        if off_frame or (avoid is not None and boxes_meet(text, avoid, SUM_CLEARANCE)):
             text.shift(RIGHT * (x - text.get_right()[0]))
             text.shift(UP * (bottom - 0.12 - text.get_top()[1]))
         return VGroup(bracket, text)

@@ -548,7 +548,7 @@ class MlpFact(LectureScene):
                                  font_size=style.LABEL, color=TEXT).move_to([0, HEADER_Y, 0])
         keys = ("first", "last", "other", "bias")
         self.andn_rounded = RoundedSum([[r[k] for r in rows] for k in keys], [r["pre"] for r in rows], 2)
-        xs = {"first": -1.95, "last": -0.55, "other": 0.85, "bias": 2.15, "input": 3.75, "gelu": 5.4}
+        xs = {"first": -1.95, "last": -0.55, "other": 0.85, "bias": 2.15, "input": 4.0, "gelu": 5.6}
         chip_right = -2.85                      # the pair's chips end here; they start inside the title-safe area
         head_y, ys = 2.45, [1.6 - r * 0.75 for r in range(len(rows))]
         self.andn_heads = VGroup(*[self.header(self.s(f"col_{k}"), xs[k], MUTED, head_y) for k in xs])
@@ -566,12 +566,18 @@ class MlpFact(LectureScene):
                              NumberText(self.andn_rounded.total_labels[r], style.LABEL, TEXT).place(xs["input"] + 0.45, y),
                              NumberText(style.signed(row["act"], 2), style.LABEL,
                                         NEURON_ACTIVE if row["act"] > a["threshold"] else MUTED).place(xs["gelu"] + 0.45, y))
-            # ≈ just left of a row's input where its labels do not add up to it (the header says "= input")
-            sign = NumberText("\u2248" if self.andn_rounded.approx_rows[r] else "=", style.LABEL, TEXT)
-            sign.place(numbers[len(keys)].get_left()[0] - 0.06, y)
             self.andn_numbers.add(numbers)
+            self.andn_rows.add(VGroup(chips, numbers))
+        # ≈ before a row's input where its labels do not add up to it (the header says "= input"), midway between
+        # the bias column's widest label and the input column's, so it keeps clear of both at any width
+        gap_left = max(n[len(keys) - 1].get_right()[0] for n in self.andn_numbers)
+        gap_right = min(n[len(keys)].get_left()[0] for n in self.andn_numbers)
+        for r, (row, y) in enumerate(zip(self.andn_rows, ys)):
+            sign = NumberText("\u2248" if self.andn_rounded.approx_rows[r] else "=", style.LABEL, TEXT)
+            sign.place((gap_left + gap_right + sign.width) / 2, y)
             self.andn_signs.append(sign)
-            self.andn_rows.add(VGroup(chips, numbers, *([sign] if self.andn_rounded.approx_rows[r] else [])))
+            if self.andn_rounded.approx_rows[r]:
+                row.add(sign)
         self.record_sum("and_neuron", "first name + last name + other words + bias = input", self.andn_rounded,
                         drawn=[sign if sign in row else row[1][len(keys)]          # ≈ drawn, or the input alone
                                for sign, row in zip(self.andn_signs, self.andn_rows)])

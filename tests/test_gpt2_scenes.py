@@ -134,7 +134,7 @@ def test_architecture_draws_a_deep_checkpoint_with_its_middle_layers_elided(tmp_
         v = scene.values
         assert v["layers_drawn"] == [0, None, 4]
         assert v["lens"]["shown_points"] == [0, 1, 2, 9, 10] and len(v["lens"]["points"]) == 11
-        assert [n.text for n in scene.lens_numbers] == [style.percent(v["lens"]["points"][i]["p_answer"])
+        assert [n.text for n in scene.lens.numbers] == [style.percent(v["lens"]["points"][i]["p_answer"])
                                                         for i in v["lens"]["shown_points"]]
         assert [l.text for l in scene.layer_labels] == [scene.s("layer", n=1), scene.s("layer", n=5)]
         gap = [t.text for b in scene.boxes for t in b.get_family() if isinstance(t, Label)]

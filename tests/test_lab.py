@@ -194,3 +194,27 @@ def test_why_reads_the_record_and_refuses_what_it_lacks():
     for variant, metric in (("baseline", "held_out_loss"), ("no_brain", "held_out_loss"), (done[0], "iq")):
         with pytest.raises(ModelError):
             lab.why(variant, metric, RECORD)
+
+
+@needs_record
+def test_resume_adds_a_seed_or_a_variant_and_drops_nothing_recorded(tmp_path, monkeypatch):
+    """`lab record --resume --seeds N --variants V` trains only V at the seeds it lacks and keeps every other run of
+    the record (it once kept only the variants and seeds it was given: `--resume --variants no_mlp` emptied the
+    record of the other eight). Training is replaced by a copy of the recorded run, under the new seed."""
+    path = tmp_path / "lab.json"
+    path.write_text(lab.RECORD.read_text())
+    trained = []
+
+    def fake_run(variant, seed, *args, **kwargs):
+        trained.append((variant, seed))
+        return {**RECORD["variants"][variant]["runs"][0], "seed": seed}
+
+    monkeypatch.setattr(lab, "run", fake_run)
+    rec = lab.record(path, seeds=(0, 1), variants=("one_head",), progress=None, resume=True)
+    assert trained == [("one_head", 1)]                        # seed 0 is recorded: only seed 1 is trained
+    assert list(rec["variants"]) == [v for v in lab.VARIANTS if v in RECORD["variants"]]
+    for name, entry in RECORD["variants"].items():
+        want = [r["seed"] for r in entry["runs"]] + ([1] if name == "one_head" else [])
+        assert [r["seed"] for r in rec["variants"][name]["runs"]] == sorted(set(want)), name
+    assert rec["seeds"] == sorted(set(RECORD["seeds"]) | {1}) and rec["complete"] is False
+    assert json.loads(path.read_text()) == json.loads(json.dumps(rec))        # written as returned

@@ -157,7 +157,7 @@ def test_bars_and_every_sweep_stop_show_the_manifest_values(lecture, lang):
     v = sc.values
     assert [c.label.text for c in sc.tokens.chips] == [style.token_label(t) for t in v["tokens"]][-len(sc.tokens.chips):]
     logits = np.array([c["logit"] for c in v["candidates"]])
-    lengths = np.array(bar_lengths(sc.logit_bars))
+    lengths = np.array(bar_lengths(sc.logits.bars))
     np.testing.assert_allclose(lengths / logits, lengths[0] / logits[0], rtol=1e-6)   # one scale, signs kept
     stops = [name for name in sc.section_names if name.startswith("t") and name not in ("title", "temperature")]
     assert len(stops) == len(v["temperatures"]) - 1 and stops
