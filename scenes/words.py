@@ -74,17 +74,22 @@ class Strings:
         return key in self.table
 
 
+def read_toml(path: Path) -> dict:
+    """A words or prompts file's tables; a missing or malformed file is one WordsError naming it."""
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WordsError(f"{path}: no such words file") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise WordsError(f"{path}: not valid TOML ({e})") from None
+
+
 class Words:
     """One words file: its tables by name, each a Strings."""
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        try:
-            data = tomllib.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise WordsError(f"{self.path}: no such words file") from None
-        except tomllib.TOMLDecodeError as e:
-            raise WordsError(f"{self.path}: not valid TOML ({e})") from None
+        data = read_toml(self.path)
         self.tables = {}
         for name, table in data.items():
             if not isinstance(table, dict):
