@@ -1,5 +1,6 @@
 """The checks every scene must pass, run once for every scene in the catalog: its render in both languages (the
-English clip whole, the Chinese scene to its last frame), the English timeline against its clip, the same numbers in both languages, legibility and the title-safe area at the end of
+whole scene played through render.py to its last frame), one whole clip's timeline against its frames, the same
+numbers in both languages, legibility and the title-safe area at the end of
 every beat and after every caption, one layout in English and Chinese, time to read every caption, and that it
 stands alone (no scene imports another; `manim render` works from any folder).
 
@@ -33,10 +34,21 @@ assert set(LEGIBILITY) <= set(NAMES)
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("name", NAMES)
 def test_renders_every_beat_at_preview_quality(lecture, name, lang):
-    """English: the whole clip, 854 × 480 at 15 fps, every declared beat in the timeline, back to back up to the
-    clip's end. Chinese: the whole scene played and its last frame drawn at 854 × 480 (scene_checks.py
-    render_in_both_languages says why), every declared beat in its manifest."""
+    """Each language: the whole scene played through render.py and its last frame drawn at 854 × 480 (scene_checks.py
+    render_in_both_languages says why not every frame), every declared beat in its manifest."""
     assert_complete_preview_clip(lecture.clips(name)[lang], SCENES[name], lang)
+
+
+@pytest.mark.slow
+def test_a_whole_clip_is_854_by_480_at_15_fps_and_its_timeline_is_its_frames(tmp_path):
+    """Every frame of one scene drawn (the lecture fixture draws each scene's last frame only): the clip is
+    854 × 480 at 15 fps and its manifest's beats run back to back to the clip's last frame (next_token: the
+    shortest scene with a prompt)."""
+    from conftest import run_render
+    media = tmp_path / "media"
+    r = run_render("next_token", "--quality", "preview", media=media, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert_complete_preview_clip(media / "preview" / "next_token.mp4", SCENES["next_token"], "en")
 
 
 def prompt_rules(values) -> list:
