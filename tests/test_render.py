@@ -428,6 +428,30 @@ def test_the_source_closure_holds_the_data_files_a_module_declares(tmp_path):
     assert closure == {"main.py", "reader.py", "docs/figures.json"}   # a missing file is no dependency
 
 
+def test_the_source_closure_holds_the_words_files_a_module_reads_beside_itself(tmp_path):
+    """A reworded caption re-renders the clip: a scene module's words file (Words.beside(__file__): x.py -> x.toml)
+    and a scene package's (Path(__file__).with_name("words.toml")) are in the closure of the modules that read them,
+    and a missing one is no dependency."""
+    write_tree(tmp_path, {
+        "main.py": "import flat\nfrom pkg import beats\n",
+        "flat.py": "from pathlib import Path\nWORDS = Words.beside(__file__)\n",
+        "flat.toml": "",
+        "pkg/__init__.py": "",
+        "pkg/beats.py": "from pathlib import Path\nWORDS = Words(Path(__file__).with_name('words.toml'))\n"
+                        "DATA = Path(__file__).with_suffix('.json')\n",
+        "pkg/words.toml": "",
+        "pkg/other.toml": "",          # beside, but read by nobody
+        "unread.toml": "",
+    })
+    closure = {p.relative_to(tmp_path).as_posix() for p in cache.source_closure([tmp_path / "main.py"], tmp_path)}
+    assert closure == {"main.py", "flat.py", "flat.toml", "pkg/__init__.py", "pkg/beats.py", "pkg/words.toml"}
+    # the real scenes: a scene module's words and a scene package's words, with the shared words every scene reads
+    for name, words in (("next_token", "scenes/next_token.toml"), ("mlp_fact", "scenes/mlp_fact/words.toml")):
+        used = {p.relative_to(REPO).as_posix()
+                for p in cache.source_closure([REPO / "render.py", REPO / SCENES[name].path])}
+        assert {words, "scenes/style.toml", "scenes/prompts.toml"} <= used, name
+
+
 def test_the_source_closure_follows_every_kind_of_import(tmp_path):
     write_tree(tmp_path, {
         "main.py": "import numpy\nfrom pkg import scene\n",
