@@ -135,6 +135,15 @@ def test_every_scene_is_a_module_or_a_package_with_numbers_and_beats():
             assert (path.parent / "words.toml").is_file(), module
 
 
+MAX_MODULE_LINES = 600    # the project's rule; a larger scene becomes a package (docs/adding-a-scene.md)
+
+
+def test_no_module_of_scenes_is_over_600_lines():
+    long = {p.relative_to(REPO).as_posix(): n for p in sorted((REPO / "scenes").rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them): {long}"
+
+
 def test_no_scene_imports_another_scene():
     modules = scene_modules()
     for module in modules:
@@ -160,7 +169,8 @@ def test_every_scene_module_imports_from_another_folder(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.parametrize("name, where", [("causal_mask", "repo"), ("softmax_temperature", "elsewhere")])
+@pytest.mark.parametrize("name, where", [("causal_mask", "repo"), ("softmax_temperature", "elsewhere"),
+                                         ("values_update", "elsewhere")])   # a scene package: its beats.py
 def test_plain_manim_renders_a_scene(tmp_path, name, where):
     """`.venv/bin/manim render -ql -s scenes/<file>.py <Class>` (a package's scenes/<name>/beats.py: SceneSpec.path),
     from the repository and from another folder, with the scene's defaults (only its title beat, to keep it short)."""

@@ -33,7 +33,7 @@ def test_words_files_exist():
     assert len(WORDS_FILES) >= 20, WORDS_FILES
 
 
-@pytest.mark.parametrize("path", WORDS_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", WORDS_FILES, ids=lambda p: p.relative_to(SCENES).as_posix())
 def test_words_file_loads(path):
     if path.name == "prompts.toml":           # scenes/prompts.py's data (prompts, the model's names), not Strings
         return
