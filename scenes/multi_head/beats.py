@@ -339,7 +339,7 @@ class MultiHead(HeadLayout, LectureScene):
         whole = VGroup(*self.concat_parts)
         ticks = [Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
                  .next_to(part, UP, buff=0.2) for h, part in zip(self.concat_heads, self.concat_parts)]
-        if any(b.get_left()[0] - a.get_right()[0] < 0.15 for a, b in zip(ticks, ticks[1:])):
+        if any(b.get_left()[0] - a.get_right()[0] < TEXT_GAP for a, b in zip(ticks, ticks[1:])):
             ticks = [ticks[0], ticks[-1]]     # too many heads to name each part: the first and the last
         self.concat_ticks = VGroup(*ticks)
         self.concat_label = Label(S("concat_label", lang, n=m.n_head, dh=m.dh, d=m.d), font_size=style.SMALL,
