@@ -5,7 +5,8 @@
     .venv/bin/python benchmarks/lecture_pace.py --langs en,zh --voice estimate --out docs/lab/lecture_pace.json
 
 Per scene: its seconds on the nominal clock, its lines' seconds (speech, or reading time when silent), and per beat
-the manifest's "pace" (scenes/pace.py): the seconds the share rule added, the shortest silent hold after a build.
+the manifest's "pace" (scenes/pace.py): the seconds the share rule added, the shortest silent hold after a build;
+and what tests/pace_checks.py finds wrong with it.
 Totals per language: minutes, speech share, beats padded and the seconds added. Run on an older checkout (one
 without scenes/pace.py, with speech/estimate.py copied in) it times the beats from their starts ("paced": false).
 """
@@ -62,12 +63,19 @@ def beats_of(scene) -> list[dict]:
     return out
 
 
+def pace_problems(beats: list[dict]) -> list[str]:
+    from pace_checks import pace_problems as problems   # tests/pace_checks.py: the checks the tests make
+    return problems(beats)
+
+
 def measure(lang: str, voice: str, recipe: Path, tmp: str) -> dict:
     scenes, started = [], time.perf_counter()
     for name, params in scenes_of(recipe):
         scene = play(name, {**params, "lang": lang}, voice, tmp)
         beats = beats_of(scene)
+        problems = pace_problems(beats) if hasattr(scene, "pace") else None
         scenes.append({"scene": name, "seconds": round(scene.clock, 2), "speech": round(sum(b["speech"] for b in beats), 2),
+                       "pace_problems": problems,
                        "beats": [{k: b[k] for k in ("section", "seconds", "speech", "padded", "held")} for b in beats]})
         print(f"{lang} {voice} {name}: {scene.clock:.1f} s", file=sys.stderr, flush=True)
     total = sum(s["seconds"] for s in scenes)
@@ -80,6 +88,7 @@ def measure(lang: str, voice: str, recipe: Path, tmp: str) -> dict:
             "beats_padded": len(padded), "padded_seconds": round(sum(padded), 1),
             "title_cards_over_6s": [s["scene"] for s in scenes if s["beats"][0]["seconds"] > 6.0 + 1e-6],
             "paced": all(b["padded"] is not None for b in content),
+            "scenes_with_pace_problems": [s["scene"] for s in scenes if s["pace_problems"]],
             "dry_run_seconds": round(time.perf_counter() - started, 1), "scenes": scenes}
 
 
@@ -95,7 +104,8 @@ def main() -> int:
     for r in runs:
         print(f"{r['lang']} ({r['voice']}): {r['minutes']} min, speech {r['speech_minutes']} min ({r['share']:.0%}); "
               f"{r['beats_over_share']} beats over 80%; {r['beats_padded']} padded, {r['padded_seconds']} s in all; "
-              f"title cards over 6 s: {len(r['title_cards_over_6s'])}")
+              f"title cards over 6 s: {len(r['title_cards_over_6s'])}; scenes breaking the pace: "
+              f"{r['scenes_with_pace_problems']}")
     if args.out:
         tmp_out = args.out.with_name(f".{args.out.name}.tmp")
         tmp_out.write_text(json.dumps({"root": str(ROOT), "runs": runs}, indent=1, ensure_ascii=False) + "\n")

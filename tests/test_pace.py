@@ -135,6 +135,15 @@ def test_every_beat_of_the_default_lecture_is_paced_spoken(dry_caches, name, lan
     assert_paced(scene.pace.record(), f"{name} ({lang}, spoken)")
 
 
+@pytest.mark.slow
+def test_a_scene_played_without_the_mechanism_breaks_the_pace(dry_caches, monkeypatch):
+    """The checks find the breaches in a real scene whose skeleton neither holds a picture nor pads a beat."""
+    monkeypatch.setattr(style, "HELD_SILENCE", 0.0)
+    monkeypatch.setattr(style, "SPEECH_SHARE", 1.0)
+    problems = pace_problems(spoken_dry("next_token", "en", dry_caches[0]).pace.record())
+    assert any("held silent" in p for p in problems) and any("over 80%" in p for p in problems), problems
+
+
 def lecture_texts(lecture, lang: str) -> dict[str, list[dict]]:
     return {name: lecture.dry(name, lang).captions for name in LECTURE}
 
