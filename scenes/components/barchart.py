@@ -1,5 +1,6 @@
 """The bar chart and the table: rows on baselines, a header, one scale for all the bars, kept inside the title-safe
-area. Build a chart of rows with these instead of a LabelColumn, a BarColumn and a NumberColumn by hand.
+area; vertical bars on a base line (ColumnBars); a whole as one bar of parts (StackedBar). Build a chart of rows
+with these instead of a LabelColumn, a BarColumn and a NumberColumn by hand.
 
     scale = BarScale.fit(left=-2.1, width=4.6, values=shares)        # the longest bar is 4.6 wide
     chart = BarChart(shares, ys, scale, NEURON_ACTIVE, labels=names, label_right=-2.4,
@@ -155,6 +156,34 @@ class ColumnBars(VGroup):
         """Each bar grows out of the base line."""
         return [GrowFromEdge(bar, UP if (self.down if not self.signed else v < 0) else DOWN)
                 for bar, v in zip(self.submobjects, self.values)]
+
+
+class StackedBar(VGroup):
+    """A whole as one bar `width` long from `left`, centred on y: its parts end to end in order, part i `shares[i] ×
+    width` long (at least `floor`, so an empty part still shows). One colour (and opacity) for all or one a part; a
+    stroke round each part (in the background colour: neighbours of one colour told apart) if `stroke_width`. The
+    parts are the group's submobjects (`bar[i]`); `grow()` each from its left end."""
+
+    def __init__(self, shares, left: float, width: float, y: float, colours, *, height: float, opacities=0.9,
+                 stroke_colour=style.BACKGROUND, stroke_width: float = 0.0, floor: float = 1e-3):
+        super().__init__()
+        shares = list(shares)
+        colours = list(colours) if isinstance(colours, (list, tuple)) else [colours] * len(shares)
+        opacities = list(opacities) if isinstance(opacities, (list, tuple)) else [opacities] * len(shares)
+        if not len(shares) == len(colours) == len(opacities):
+            raise LayoutError(f"a stacked bar of {len(shares)} parts with {len(colours)} colours and {len(opacities)} "
+                              f"opacities")
+        x = left
+        for share, colour, opacity in zip(shares, colours, opacities):
+            length = share * width
+            self.add(Rectangle(width=max(length, floor), height=height, stroke_color=stroke_colour,
+                               stroke_width=stroke_width, fill_color=colour, fill_opacity=opacity)
+                     .move_to([x + length / 2, y, 0]))
+            x += length
+
+    def grow(self) -> list:
+        """Each part grows out of its left end."""
+        return [GrowFromEdge(part, LEFT) for part in self.submobjects]
 
 
 def keep_inside(mobject):
