@@ -418,6 +418,25 @@ def test_column_bars_stand_on_hang_from_or_cross_their_base_and_grow_out_of_it()
         ColumnBars([1.0], xs, 0.0, 1.0, style.PROB, width=0.3)
 
 
+def test_column_bars_can_stand_each_on_a_base_line_of_its_own():
+    """Bars under a row of chips that wraps onto two lines: one base a bar, each bar standing (or hanging) on its own,
+    and growing out of it."""
+    from scenes.components import ColumnBars
+    bases = [1.0, 1.0, -0.5]
+    standing = ColumnBars([0.5, 0.25, 1.0], [-1.0, 0.0, -1.0], bases, 2.0, style.PROB, width=0.3)
+    assert [b.get_bottom()[1] for b in standing] == pytest.approx(bases)
+    assert [b.height for b in standing] == pytest.approx([1.0, 0.5, 2.0])
+    hanging = ColumnBars([0.5, 0.25, 1.0], [-1.0, 0.0, -1.0], bases, 2.0, style.PROB, width=0.3, down=True)
+    assert [b.get_top()[1] for b in hanging] == pytest.approx(bases)
+    for bars in (standing, hanging):
+        for grow, y in zip(bars.grow(), bases):
+            grow.begin()
+            assert grow.mobject.get_center()[1] == pytest.approx(y, abs=1e-6)
+            grow.finish()
+    with pytest.raises(LayoutError):
+        ColumnBars([0.5, 0.25, 1.0], [-1.0, 0.0, 1.0], [1.0, 0.5], 2.0, style.PROB, width=0.3)
+
+
 def test_a_stacked_bar_lays_its_parts_end_to_end_by_their_shares():
     from manim import LEFT
     from scenes.components import StackedBar

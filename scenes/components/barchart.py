@@ -130,25 +130,30 @@ class BarChart(VGroup):
 class ColumnBars(VGroup):
     """Vertical bars on one base line, bar i centred at xs[i]: `value × unit` tall (at least `floor`, so a zero still
     shows), standing on the base (or hanging from it: `down`; or, `signed`, up for a positive value and down for a
-    negative one, |value| × unit tall). One colour, or one a bar. The bars are the group's submobjects."""
+    negative one, |value| × unit tall). One colour, or one a bar. The bars are the group's submobjects.
 
-    def __init__(self, values, xs: Sequence[float], base: float, unit: float, colours, *, width: float,
-                 opacity: float = 0.9, floor: float = 1e-3, down: bool = False, signed: bool = False):
+    `base` is one y for all, or one a bar (`bases`: bars under a row of chips that wraps onto two lines)."""
+
+    def __init__(self, values, xs: Sequence[float], base: float | Sequence[float], unit: float, colours, *,
+                 width: float, opacity: float = 0.9, floor: float = 1e-3, down: bool = False, signed: bool = False):
         super().__init__()
         values = list(values)
         if len(values) != len(xs):
             raise LayoutError(f"{len(values)} bars at {len(xs)} places")
+        bases = list(base) if isinstance(base, (list, tuple)) else [base] * len(values)
+        if len(bases) != len(values):
+            raise LayoutError(f"{len(values)} bars on {len(bases)} base lines")
         if not np.isfinite(unit) or unit <= 0:
             raise ValueError(f"column bars need a positive finite unit, got {unit}")
         colours = list(colours) if isinstance(colours, (list, tuple)) else [colours] * len(values)
-        self.values, self.base, self.unit, self.down, self.signed = values, base, unit, down, signed
-        for v, x, colour in zip(values, xs, colours):
+        self.values, self.base, self.bases, self.unit, self.down, self.signed = values, base, bases, unit, down, signed
+        for v, x, y0, colour in zip(values, xs, bases, colours):
             if signed:
                 h = max(abs(float(v)) * unit, floor)
-                y = base + np.sign(v) * h / 2
+                y = y0 + np.sign(v) * h / 2
             else:
                 h = max(v * unit, floor)
-                y = base - h / 2 if down else base + h / 2
+                y = y0 - h / 2 if down else y0 + h / 2
             self.add(Rectangle(width=width, height=h, stroke_width=0, fill_color=colour, fill_opacity=opacity)
                      .move_to([x, y, 0]))
 
