@@ -70,9 +70,9 @@ class AddNorm(FocusScene):
     def title_note(self) -> str:
         note = self.s("model_note", model=self.model_words(), layer=style.shown(self.layer), n=self.gpt.config.n_layer,
                       word=self.tokens[self.focus], pos=self.focus)
-        if getattr(self, "head_choice", None):    # the default lecture: the layer's place in the one story
-            from scenes.attention_chapter import layer_line
-            note += "\n" + layer_line(self, self.head_choice)
+        if getattr(self, "head_choice", None):    # the default lecture: both languages' layers, where they differ
+            from scenes.attention_chapter import record_layer_story
+            record_layer_story(self, self.head_choice)
         return note
 
     def beat_residual(self):

@@ -24,59 +24,57 @@ TOP = 3.55                       # top of the title-safe area, less a hair
 
 # The default lecture's head, chosen by what it does (scenes.prompts.HEAD_RULE), in its title note
 CAUSAL = WORDS["causal"]
-# One story in two languages: the default lecture's head (scenes.prompts.story_heads) is chosen by one rule on both
-# languages' prompts; this line says which head each language's rule picked, in both lectures alike.
-STORY = WORDS["story"]
-STORY_RULE = ("story_same if the causal head rule (scenes.prompts.HEAD_RULE) picks the same (layer, head) on the "
-              "English and the Chinese default prompts, else story_differs naming both")
 KINDS = WORDS["kinds"]
-
-
+# One story in two languages: the default lecture's head (scenes.prompts.story_heads) is chosen by one rule on both
+# languages' prompts. Each video names its own language's head only; where the two languages' picks differ, the
+# manifest records both (values["languages_differ"]) with the course page's note (NOTES), never the other video.
+NOTES = WORDS["notes"]
+STORY_RULE = ("the causal head rule (scenes.prompts.HEAD_RULE) on the English and the Chinese default prompts: "
+              "recorded when it picks a different (layer, head) in each")
 # The layer of that head, where a scene follows a layer (multi_head, add_norm): the same story, said of the layer.
-LAYER_STORY = WORDS["layer_story"]
-LAYER_STORY_RULE = ("layer_same if the causal head rule (scenes.prompts.HEAD_RULE) picks a head in the same layer on "
-                    "the English and the Chinese default prompts, else layer_differs naming both layers")
+LAYER_STORY_RULE = ("the causal head rule (scenes.prompts.HEAD_RULE) on the English and the Chinese default "
+                    "prompts: recorded when it picks a head in a different layer in each")
 
 
-def title_part(scene, name: str, key: str, rule: str, **inputs) -> str:
-    """A caption rule whose caption is a part of the title note: recorded as every caption rule is, and listed in
-    scene.title_parts (show_title records them with the title note's caption)."""
-    parts = getattr(scene, "title_parts", [])
-    scene.title_parts = parts if key in parts else [*parts, key]   # once, however often the note is said
-    return scene.caption_rule(name, key, rule, **inputs)
+def record_layer_story(scene, choice: dict) -> None:
+    """The layer the default lecture follows (the causal head's), in both languages: recorded as
+    values["languages_differ"]["layer"] where the two languages' layers differ."""
+    st = choice["story"]
+    en, zh = int(st["chosen"]["en"][0]), int(st["chosen"]["zh"][0])
+    if en != zh:
+        scene.languages_differ("layer", LAYER_STORY_RULE, NOTES, "layer_differs", en=en, zh=zh,
+                               en_layer=style.shown(en), zh_layer=style.shown(zh))
 
 
 def layer_line(scene, choice: dict) -> str:
-    """The story line of the layer the default lecture follows (the causal head's), in both languages."""
-    st = choice["story"]
-    en, zh = st["chosen"]["en"][0], st["chosen"]["zh"][0]
-    key = title_part(scene, "layer_story", "layer_same" if en == zh else "layer_differs", LAYER_STORY_RULE,
-                     en=int(en), zh=int(zh))
-    return LAYER_STORY(key, scene.lang, adj=style.token_label(choice["prompt_rule"]["adjective"]),
-                       en_layer=style.shown(en), zh_layer=style.shown(zh))
+    """multi_head's title note's old story line, until multi_head (being moved into its package) calls
+    record_layer_story itself: records the layers as record_layer_story does and says nothing of them (an empty
+    line, stripped by the caption)."""
+    record_layer_story(scene, choice)
+    return ""
 
 
-def story_line(scene, story: dict) -> str:
-    """The story line of the default lecture's head (both languages' choices), chosen by STORY_RULE and recorded as
-    the scene's caption rule "story"."""
-    en, zh = story["chosen"]["en"], story["chosen"]["zh"]
-    key = title_part(scene, "story", "story_same" if story["same"] else "story_differs", STORY_RULE,
-                     en=list(en), zh=list(zh))
-    return STORY(key, scene.lang, en_layer=style.shown(en[0]), en_head=style.shown(en[1]),
-                 zh_layer=style.shown(zh[0]), zh_head=style.shown(zh[1]))
+def record_story(scene, story: dict) -> None:
+    """The default lecture's head (both languages' choices): recorded as values["languages_differ"]["head"] where
+    the two languages' heads differ."""
+    en, zh = [int(i) for i in story["chosen"]["en"]], [int(i) for i in story["chosen"]["zh"]]
+    if en != zh:
+        scene.languages_differ("head", STORY_RULE, NOTES, "head_differs", en=en, zh=zh,
+                               en_layer=style.shown(en[0]), en_head=style.shown(en[1]),
+                               zh_layer=style.shown(zh[0]), zh_head=style.shown(zh[1]))
 
 
 def causal_note(scene, choice: dict, model: str) -> str:
-    """The title note of a head chosen by the causal rule: which head, what patching it did (P of the adjective,
-    clean and patched, in this language), then the story line."""
+    """The title note of a head chosen by the causal rule: which head and what patching it did (P of the adjective,
+    clean and patched, in this language); both languages' picks are recorded where they differ (record_story)."""
     st = choice["story"]
     lang, (layer, head) = scene.lang, (choice["layer"], choice["head"])
     adjective = choice["prompt_rule"]["adjective"]
     kind = adjective_kind(choice["prompt_rule"]["lang"], adjective)   # the prompt's language (a note may be re-said)
-    note = CAUSAL("chosen_causal", lang, model=model, layer=style.shown(layer), head=style.shown(head),
+    record_story(scene, st)
+    return CAUSAL("chosen_causal", lang, model=model, layer=style.shown(layer), head=style.shown(head),
                   adj=style.token_label(adjective), kind=KINDS(kind, lang), p=style.percent(st["p_clean"][lang]),
                   p_patched=style.percent(st["p_patched"][lang][layer][head]))
-    return note + "\n" + story_line(scene, st)
 
 
 # --- the numbers: read from the trace and the weights, never computed here --------------------

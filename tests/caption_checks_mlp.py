@@ -411,7 +411,7 @@ def held_out_hits(gpt, lang: str, layer: int) -> int:
 
 def check_parameters_summary(v, rule, gpt):
     ours, gpt3 = mlp_share(v, "ours", gpt.config), mlp_share(v, "gpt3", GPT3_175B)
-    inputs = {k: x for k, x in rule["inputs"].items() if k != "p_values"}
+    inputs = {k: x for k, x in rule["inputs"].items() if k not in ("p_values", "lang")}
     assert inputs == pytest.approx({"ours": ours, "gpt3": gpt3}, abs=1e-15)
     from scenes.prompts import own_language
     if min(ours, gpt3) <= 0.5:
@@ -422,8 +422,11 @@ def check_parameters_summary(v, rule, gpt):
     for lang, e in finding.items():
         assert e["hits"] == held_out_hits(gpt, lang, e["layer"])
         assert rule["inputs"]["p_values"][lang] == e["p_value"]
-    same = len({e["layer"] for e in finding.values()}) == 1
-    return "summary" if same and all(e["p_value"] < 0.05 for e in finding.values()) else "summary_untraced"
+    lang = rule["inputs"]["lang"]    # its own language's finding; the other's is the course page's note
+    found = {l: e["p_value"] < 0.05 for l, e in finding.items()}
+    differ = found["en"] != found["zh"] or finding["en"]["layer"] != finding["zh"]["layer"]
+    assert ("mlp_finding" in v.get("languages_differ", {})) == differ
+    return "summary" if found[lang] else "summary_untraced"
 
 
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
