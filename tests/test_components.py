@@ -433,3 +433,17 @@ def test_charts_are_whole_mobjects_that_animations_can_copy_scale_and_fade():
         fade.begin()
         fade.finish()
         assert isinstance(chart.copy().scale(0.5), Mobject)
+
+
+def test_a_token_label_is_cut_by_its_drawn_width_chinese_counting_double():
+    """style.token_label: our longest words whole; a checkpoint's long BPE token cut with "…" to LABEL_UNITS letter
+    widths, a Chinese character counting two (a 9-character Chinese token of a lecturer's BPE ran 3.5 units wide
+    across architecture's unembedding and pushed its logits off the frame)."""
+    from scenes.style import LABEL_UNITS, token_label
+    for whole in ("basketball", "众所周知", "\u2423the", "<0xE7>"):
+        assert token_label(whole) == whole
+    assert token_label("<|endoftext|>") == "<eos>"
+    assert token_label("乔丹在河边的银行的") == "乔丹在\u2026"                     # 3 × 2 + "…" 3 <= 10
+    assert token_label("\u2423counterrevolutionary") == "\u2423coun\u2026"       # 3 + 4 + 3
+    assert token_label("<0xE7><0x8C><0xAB>") == "<0xE7>\u2026"                # a byte piece is never split
+    assert token_label("abcdefghijk") == "abcdefg\u2026" and len("abcdefg") + 3 == LABEL_UNITS
