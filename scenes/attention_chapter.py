@@ -46,14 +46,6 @@ def record_layer_story(scene, choice: dict) -> None:
                                en_layer=style.shown(en), zh_layer=style.shown(zh))
 
 
-def layer_line(scene, choice: dict) -> str:
-    """multi_head's title note's old story line, until multi_head (being moved into its package) calls
-    record_layer_story itself: records the layers as record_layer_story does and says nothing of them (an empty
-    line, stripped by the caption)."""
-    record_layer_story(scene, choice)
-    return ""
-
-
 def record_story(scene, story: dict) -> None:
     """The default lecture's head (both languages' choices): recorded as values["languages_differ"]["head"] where
     the two languages' heads differ."""
