@@ -16,6 +16,7 @@ For every run:
 - every caption key that some rule can choose is said only with its rule recorded (a property caption chosen
   without a rule fails), and a caption whose claim holds by construction is checked against the numbers too
   (CLAIMS: "masked cells become exactly 0", "they add up to 1", ...);
+- no caption names the other language (or both) in a clause with a figure (test_story.other_language_figures);
 - every sum the scene draws (values["sums"]) adds up as shown, each label within one unit of its value
   (sum_checks.py);
 - nothing crashes, and the shared layout checks pass at the end of every beat and after every caption.
@@ -43,6 +44,7 @@ from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
 from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
+from test_story import other_language_figures
 from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
 from scenes import style
 from scenes.catalog import SCENES
@@ -855,6 +857,8 @@ def assert_captions_true(name: str, scene, gpt) -> None:
         check_story_record(v, STORY_RECORDS[name])
     if name == "mlp_steps":
         check_mlp_story_record(v, gpt)
+    for c in scene.captions:    # one screen, one story: no caption states the other language's figures
+        assert not other_language_figures(c, scene.lang), (c["key"], other_language_figures(c, scene.lang))
     for entry in v.get("languages_differ", {}).values():   # the course page's note, in both languages
         assert entry["rule"] and entry["en"] != entry["zh"] and all(entry["note"][l].strip() for l in LANGS)
     for key, claim in CLAIMS.get(name, {}).items():

@@ -104,8 +104,6 @@ def test_its_manifest_matches_the_analysis(lecture, gpt, lang):
     assert rules["direction"]["key"] == ("direction_separates" if v["held_out"]["measured"] > v["held_out"]["null_p95"]
                                          else "direction_no_better")
     # each language's own result; the other language's recorded where it differs (the course page's note)
-    from model.analysis.directions import language_directions
-    from scenes.embedding_space import NULL_SEED, NULL_SHUFFLES
     other = language_directions(gpt, "zh" if v["words_lang"] == "en" else "en", "habitat", n_shuffles=NULL_SHUFFLES,
                                 seed=NULL_SEED)
     beats = {"mine": v["parallelogram"]["measured"] > v["parallelogram"]["null_p95"],
