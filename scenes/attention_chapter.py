@@ -12,7 +12,7 @@ from scenes import style
 from scenes.components import AttentionGrid, ColourLegend, Label, MatrixVectorProduct, NumberColumn, TokenChip, TokenRow
 from scenes.lecture import LectureScene
 from scenes.params import ParamError
-from scenes.prompts import adjective_kind, chapter_focus, lookback_head
+from scenes.prompts import chapter_focus, lookback_head
 from scenes.style import ATTENTION, QUERY, SHARED
 from scenes.words import Words
 
@@ -22,9 +22,7 @@ STRINGS = SHARED | ATTENTION | WORDS["strings"]
 
 TOP = 3.55                       # top of the title-safe area, less a hair
 
-# The default lecture's head, chosen by what it does (scenes.prompts.HEAD_RULE), in its title note
-CAUSAL = WORDS["causal"]
-KINDS = WORDS["kinds"]
+KINDS = WORDS["kinds"]           # what the chapter's adjective names: a colour or a texture
 # One story in two languages: the default lecture's head (scenes.prompts.story_heads) is chosen by one rule on both
 # languages' prompts. Each video names its own language's head only; where the two languages' picks differ, the
 # manifest records both (values["languages_differ"]) with the course page's note (NOTES), never the other video.
@@ -57,16 +55,11 @@ def record_story(scene, story: dict) -> None:
 
 
 def causal_note(scene, choice: dict, model: str) -> str:
-    """The title note of a head chosen by the causal rule: which head and what patching it did (P of the adjective,
-    clean and patched, in this language); both languages' picks are recorded where they differ (record_story)."""
-    st = choice["story"]
-    lang, (layer, head) = scene.lang, (choice["layer"], choice["head"])
-    adjective = choice["prompt_rule"]["adjective"]
-    kind = adjective_kind(choice["prompt_rule"]["lang"], adjective)   # the prompt's language (a note may be re-said)
-    record_story(scene, st)
-    return CAUSAL("chosen_causal", lang, model=model, layer=style.shown(layer), head=style.shown(head),
-                  adj=style.token_label(adjective), kind=KINDS(kind, lang), p=style.percent(st["p_clean"][lang]),
-                  p_patched=style.percent(st["p_patched"][lang][layer][head]))
+    """The title note of a head chosen by the causal rule (the default lecture's): the scene's question. The head,
+    the patching that chose it and both languages' picks are in the manifest (values["choice"]); where the two
+    languages' heads differ, values["languages_differ"] too, with the course page's note (record_story)."""
+    record_story(scene, choice["story"])
+    return LectureScene.title_note(scene)
 
 
 # --- the numbers: read from the trace and the weights, never computed here --------------------
@@ -195,7 +188,6 @@ class FocusScene(LectureScene):
 class AttentionChapterScene(LectureScene):
     """A scene about one head chosen by computation (self.h): its title card says which and why."""
 
-    TITLE_TOP, NOTE_Y = 1.9, -1.4      # room for a four-line note (the causal head and its story)
 
     def choose_head(self) -> ChosenHead:
         head = ChosenHead(self.gpt, self.params)
@@ -204,13 +196,13 @@ class AttentionChapterScene(LectureScene):
         return head
 
     def title_note(self) -> str:
-        """Which head is shown, and why (chosen by computation, or as requested)."""
+        """The scene's question; a head given on the command line is named instead, with where it looks. How the head
+        was chosen (values["choice"]) is in the manifest (docs/teaching.md §8)."""
         h = self.h
-        given = h.choice["given"]["layer"] or h.choice["given"]["head"]
-        if h.choice["causal"] and not given:
-            return causal_note(self, h.choice, self.model_words("compact"))
-        return self.s("given" if given else "chosen", model=self.model_words("compact"), layer=style.shown(h.layer), head=style.shown(h.head), focus=h.word(h.focus),
-                      score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang))
+        if not (h.choice["given"]["layer"] or h.choice["given"]["head"]):
+            return super().title_note()
+        return self.s("given", model=self.model_words("compact"), layer=style.shown(h.layer), head=style.shown(h.head),
+                      focus=h.word(h.focus), score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang))
 
     def line_header(self, grid: AttentionGrid, numbers, query: int | None = None) -> Label:
         """A query's word above its line's numbers, level with the query indices (a long word runs right)."""

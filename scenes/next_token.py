@@ -12,12 +12,12 @@ scenes/prompts.py context_pair (model.analysis.context).
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, Rectangle,
-                   ReplacementTransform, SurroundingRectangle, Triangle, VGroup, config)
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, Line, ReplacementTransform,
+                   SurroundingRectangle, Triangle, VGroup, config)
 
 from model.generate import candidates, generate
 from scenes import style
-from scenes.components import Label, NumberText, ProbabilityBars, TokenChip, TokenRow, row_positions
+from scenes.components import Label, NumberText, ProbabilityBars, StackedBar, TokenChip, TokenRow, row_positions
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import context_pair, language_of, uncertain_prompt
@@ -50,10 +50,9 @@ class NextToken(LectureScene):
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:
-        c = self.gpt.config
-        self.values["model"] = {"n_layer": c.n_layer, "n_embd": c.n_embd, "vocab_size": c.vocab_size}
-        return self.s("model_note", model=self.model_words("plain"), layers=c.n_layer, d=c.n_embd,
-                      vocabulary=self.model_words("vocabulary", n=c.vocab_size))
+        """The lecture's one line on where the numbers come from (docs/teaching.md §8): the model, named by one rule
+        (a lecturer's own checkpoint as what it is); its shape is in the manifest (values["model"])."""
+        return self.s("title_note", model=self.model_words())
 
     def beat_task(self):
         self.say("task")
@@ -68,7 +67,7 @@ class NextToken(LectureScene):
         self.say("distribution", vocab=self.vocab, k=self.k)
         bars = self.bars[0]
         self.play(FadeIn(bars.labels), FadeIn(bars.bars.tracks), run_time=STEP)
-        self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in bars.bars.bars], lag_ratio=0.15),
+        self.play(LaggedStart(*bars.grow(), lag_ratio=0.15),
                   LaggedStart(*[FadeIn(n) for n in bars.numbers], lag_ratio=0.15), run_time=2 * STEP)
         self.wait(PAUSE)
 
@@ -154,6 +153,8 @@ class NextToken(LectureScene):
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
         params, gpt = self.params, self.gpt
+        self.values["model"] = {"n_layer": gpt.config.n_layer, "n_embd": gpt.config.n_embd,
+                                "vocab_size": gpt.config.vocab_size}
         self.vocab, self.k = gpt.config.vocab_size, params["top_k"]
         prompt, prompt_rule = params["prompt"], None
         if prompt == AUTO:
@@ -253,16 +254,10 @@ class NextToken(LectureScene):
 
     def strip(self, step: dict) -> VGroup:
         """[0, 1) as a strip: the shown candidates end to end, most probable first, then "other"; 0 and 1 marked."""
-        widths = [c["probability"] for c in step["candidates"]] + [step["other"]]
-        segments, x = VGroup(), STRIP_LEFT
-        for n, w in enumerate(widths):
-            is_other = n == len(widths) - 1
-            seg = Rectangle(width=max(w * STRIP_WIDTH, 1e-3), height=STRIP_H, stroke_color=style.BACKGROUND,
-                            stroke_width=1.5, fill_color=MUTED if is_other else PROB,
-                            fill_opacity=0.35 if is_other else (0.9 if n % 2 == 0 else 0.6))
-            seg.move_to([x + w * STRIP_WIDTH / 2, STRIP_Y, 0])
-            segments.add(seg)
-            x += w * STRIP_WIDTH
+        shares = [c["probability"] for c in step["candidates"]] + [step["other"]]
+        k = len(step["candidates"])          # the words yellow, every other one fainter; "other" grey, fainter still
+        segments = StackedBar(shares, STRIP_LEFT, STRIP_WIDTH, STRIP_Y, [PROB] * k + [MUTED], height=STRIP_H,
+                              opacities=[0.9 if n % 2 == 0 else 0.6 for n in range(k)] + [0.35], stroke_width=1.5)
         ends = VGroup(*[NumberText(t, font_size=style.SMALL, color=MUTED) for t in ("0", "1")])
         ends[0].next_to(segments, LEFT, buff=0.15)
         ends[1].next_to(segments, RIGHT, buff=0.15)

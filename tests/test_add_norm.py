@@ -44,7 +44,7 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     other = causal_head_scores(gpt, "zh" if lang == "en" else "en")["best"]
     assert choice["story"]["chosen"] == {lang: brute["best"], ("zh" if lang == "en" else "en"): other}
     differ = v.get("languages_differ", {}).get("layer")     # the other language's layer: noted, never said
-    assert (differ is not None) == (brute["best"][0] != other[0]) and "layer_story" not in v["caption_rules"]
+    assert (differ is not None) == (brute["best"][0] != other[0]) and "layer_story" not in v.get("caption_rules", {})
 
     layer, dims = trace["layers"][L], v["dims_shown"]
     assert dims == [0, 1, 2, 3, 4, 5, 63]

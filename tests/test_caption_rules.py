@@ -19,6 +19,9 @@ For every run:
 - no caption names the other language (or both) in a clause with a figure (test_story.other_language_figures);
 - every sum the scene draws (values["sums"]) adds up as shown, each label within one unit of its value
   (sum_checks.py);
+- the pace holds in every content beat (tests/pace_checks.py: speech at most 80% of a beat, a picture built held
+  silent 1.5 s before the next line; a line timed by its reading time, as these runs are silent; the title card's
+  6 s is held on the default lecture only, tests/test_pace.py, since a given head's note is longer);
 - nothing crashes, and the shared layout checks pass at the end of every beat and after every caption.
 
 To stay cheap the runs draw nothing (run_dry(frames=False)) and play the scene through scene_checks.lean(): an
@@ -42,6 +45,7 @@ import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
+from pace_checks import assert_paced
 from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
 from test_story import other_language_figures
@@ -934,9 +938,11 @@ def one_draw(name: str, draw: int, tmp, gpt=None) -> tuple[str, object]:
             timed = lambda captions: [{k: v for k, v in c.items() if not k.endswith("_play")} for c in captions]
             assert full.snapshots == scene.snapshots and timed(full.captions) == timed(scene.captions), \
                 "lean() differs"
+            assert full.pace.record() == scene.pace.record(), "lean() counts other builds than manim's play"
         assert_captions_true(name, scene, gpt)
         assert_sayable(scene.captions, lang, where)   # each caption's spoken form (test_spoken.py)
         assert_sums_as_shown(scene.values, where)         # every drawn sum adds up as shown (sum_checks.py)
+        assert_paced([b for b in scene.pace.record() if b["section"] != "title"], where)   # the pace (pace_checks.py)
         ends = [k for k in scene.snapshots if k.endswith(":end")]
         assert ends == [f"{s}:end" for s in scene.section_names], "every beat played"
         try:

@@ -74,9 +74,12 @@ def test_the_featured_component_is_each_languages_pick_of_one_rule(dry, name):
             assert [v["layer"], v["head"]] == chosen[lang]
         else:
             assert v["layer"] == chosen[lang][0]
-        # the other language's pick is never said: recorded, with the course page's note, where the picks differ
-        assert "story" not in v.get("caption_rules", {}) and "layer_story" not in v.get("caption_rules", {})
-        differ = v.get("languages_differ", {}).get(kind)
+        # the title card asks the scene's question: no pick, no language named (the story is the manifest's)
+        note = s.captions[0]
+        assert note["key"] == "title_note" and "parts" not in note
+        assert not any(word in note["text"] for word in ("English", "Chinese", "英文", "中文")), note["text"]
+        assert not {"story", "layer_story"} & set(v.get("caption_rules", {}))
+        differ = v.get("languages_differ", {}).get(kind)   # recorded, with the page's note, where the picks differ
         assert (differ is not None) == (pick["en"] != pick["zh"])
         if differ:
             assert (differ["en"], differ["zh"]) == (pick["en"], pick["zh"]) and differ["note"]["en"] and differ["note"]["zh"]
@@ -96,11 +99,12 @@ def test_the_mlp_chapter_records_both_languages_picks(dry, name):
     if name == "mlp_fact":   # one rule, one component: the lookup MLP at the last name in both languages
         en, zh = entries["en"]["en"], entries["en"]["zh"]
         assert (en["layer"], en["position_is"]) == (zh["layer"], zh["position_is"]) == (en["layer"], "last_name")
-    else:                    # each language's pick recorded where they differ, never said
+    else:                    # each language's pick is recorded where they differ, and said in neither title card
         en, zh = entries["en"]["en"], entries["en"]["zh"]
         differ = (en["layer"], en["neuron"]) != (zh["layer"], zh["neuron"])
         for lang, s in scenes.items():
-            assert "mlp_story" not in s.values["caption_rules"]
+            assert "mlp_story" not in s.values.get("caption_rules", {}) and "parts" not in s.captions[0]
+            assert not any(word in s.captions[0]["text"] for word in ("English", "Chinese", "英文", "中文"))
             assert ("neuron" in s.values.get("languages_differ", {})) == differ
 
 

@@ -69,7 +69,7 @@ def test_default_head_is_the_one_that_carries_the_adjective(gpt, lang):
     weight = best_lookback_head(gpt.trace(h.prompt), h.focus, [chosen["adjective_index"]])["all_scores"]
     assert h.choice["weight"] == pytest.approx(weight[h.layer, h.head], abs=1e-12) and h.choice["weight"] > 0.5
     assert h.source == chosen["adjective_index"], "the chosen head's focus looks at the adjective most"
-    assert h.word == chosen["adjective"], "the model's next word is the adjective the focus recalls"
+    assert h.next_word == chosen["adjective"], "the model's next word is the adjective the focus recalls"
 
 
 @pytest.mark.parametrize("params", [
@@ -101,7 +101,7 @@ def test_every_number_is_the_models(gpt, params):
     p_with = probabilities(gpt.trace(ids)["logits"][-1])
     p_without = probabilities(gpt.trace(ids, ablate=((h.layer, h.head),))["logits"][-1])
     word = gpt.tokenizer.words[int(np.argmax(probabilities(tr["logits"][h.focus])))]
-    assert h.word == word and h.ablation["word"] == word
+    assert h.next_word == word and h.ablation["word"] == word
     w = gpt.tokenizer.vocab[word]
     assert h.ablation["p_with_head"] == pytest.approx(p_with[w], abs=1e-12)
     assert h.ablation["p_without_head"] == pytest.approx(p_without[w], abs=1e-12)
@@ -117,7 +117,7 @@ def test_the_default_head_is_needed_for_the_recall(gpt, lang):
     Chinese), so the rule's caption is "needed". (The earlier head, chosen by its attention on the adjective, only
     helped: 0.9990 -> 0.9916.)"""
     h = HeadAtFocus(gpt, {**VALUES_UPDATE.defaults(), "lang": lang})
-    assert h.word == lookback_prompt(lang)["adjective"]
+    assert h.next_word == lookback_prompt(lang)["adjective"]
     assert h.ablation["p_with_head"] > 0.9
     assert h.ablation["p_without_head"] < h.ablation["p_with_head"] / 2
     assert h.effect() == "needed"
@@ -175,7 +175,7 @@ def test_labels_are_the_rounded_numbers(played):
         [t["labels"] for t in update_sum["terms"]] + [update_sum["total"]["labels"]]
     assert texts(s.E_new_column.entries) == shown(v["E_new"], s.E_new_column)   # the total: its plain rounding
     ab = v["ablation"]
-    assert texts(s.effect_bars["numbers"]) == [style.percent(ab["p_with_head"]), style.percent(ab["p_without_head"])]
+    assert texts(s.effect_bars.numbers) == [style.percent(ab["p_with_head"]), style.percent(ab["p_without_head"])]
     assert s.pull_label.text.endswith(style.percent(v["source"]["weight"]))
     assert texts(s.legend.ticks) == ["0", f"{v['magnitude_scale_limit']:g}"]
     limit = v["magnitude_scale_limit"]

@@ -4,16 +4,10 @@ scene (each beat's build, rule and play together), words.toml holds its words.
     manim render -ql scenes/mlp_fact/beats.py MlpFact
     python render.py mlp_fact --lang zh
 
-The scene class is loaded on first use (`from scenes.mlp_fact import MlpFact`), not here: `manim render` loads
-beats.py by its path, and beats.py imports this package first; an import of beats.py from here would find it half
-loaded.
+The scene class is handed on when first asked for (`from scenes.mlp_fact import MlpFact`; scenes.package.hand_on).
 """
 
+from scenes.package import hand_on
+
 __all__ = ["MlpFact"]
-
-
-def __getattr__(name: str):
-    if name == "MlpFact":
-        from scenes.mlp_fact.beats import MlpFact
-        return MlpFact
-    raise AttributeError(f"module 'scenes.mlp_fact' has no attribute {name!r}")
+__getattr__ = hand_on(__name__, "MlpFact")

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from manim import DOWN, LEFT, RIGHT, Create, FadeIn, GrowFromEdge, LaggedStart, Line, SurroundingRectangle, VGroup
+from manim import DOWN, RIGHT, Create, FadeIn, LaggedStart, Line, SurroundingRectangle, VGroup
 
 from model.language import Language
 from scenes import style
-from scenes.components import (BarColumn, ColourLegend, RoundedSum, Label, LabelColumn, NumberColumn, NumberText, TokenChip,
-                               TraceGrid)
+from scenes.components import (BarChart, BarScale, ColourLegend, RoundedSum, Label, NumberText, TokenChip, TraceGrid)
 from scenes.components.tracing import share_text
 from scenes.lecture import LectureScene
 from scenes.mlp_fact.numbers import SPREAD_KS, FactLookup, nan_none
@@ -159,24 +158,26 @@ class MlpFact(LectureScene):
         words = [style.token_label(f.g.t(s)) for s in f.sports]
         ys = [ROWS_TOP - r * ROW_PITCH for r in range(len(words))]
         colours = [TEXT if s == f.person.sport else MUTED for s in f.sports]
-        self.look_header = Label(self.s("lookup_header", comp=self.comp_name(f.layer, "mlp", short=True), tok=f.tokens[f.position],
-                                        n=f.rise["loo"]["n"] - 1), font_size=style.LABEL,
-                                 color=TEXT).move_to([0, HEADER_Y, 0])
-        self.look_words = LabelColumn(words, ys, -3.3, colours=colours)
         before = [f.before[s] for s in f.sports]
         after = [f.after[s] for s in f.sports]
-        unit = 2.9 / max(max(abs(v) for v in before + after), 1e-9)
-        self.look_unit = unit
-        self.bars_before = BarColumn(before, ys, 0.0, unit, EMBEDDING, height=0.14, lift=0.22)
-        self.bars_after = BarColumn(after, ys, 0.0, unit, EMBEDDING_UPDATED, height=0.14, lift=0.05)
+        scale = BarScale.widest(0.0, 2.9, before + after)       # one scale, the zero line at x = 0
+        self.look_unit = scale.unit
         self.zero_line = Line([0, ys[-1] - 0.15, 0], [0, ys[0] + 0.4, 0], color=MUTED, stroke_width=2)
         # before + rise = after, per sport: the rise the caption says and the two numbers drawn, each at its plain
         # rounding (approx in the manifest where they miss; no sign is drawn: "before → after")
         deltas = f.deltas()
         self.look_rounded = RoundedSum([before, [deltas[s] for s in f.sports]], after, 1)
-        self.look_numbers = NumberColumn([f"{b} \u2192 {a}" for b, a in zip(self.look_rounded.labels[0],
-                                                                             self.look_rounded.total_labels)],
-                                         ys, 6.2, color=TEXT)
+        # two charts on one scale: the words, the bars before and the numbers; the bars after, just under them
+        header = self.s("lookup_header", comp=self.comp_name(f.layer, "mlp", short=True), tok=f.tokens[f.position],
+                        n=f.rise["loo"]["n"] - 1)
+        self.look_chart = BarChart(before, ys, scale, EMBEDDING, labels=words, label_right=-3.3, label_colours=colours,
+                                   numbers=[f"{b} \u2192 {a}" for b, a in zip(self.look_rounded.labels[0],
+                                                                              self.look_rounded.total_labels)],
+                                   number_right=6.2, header=header, header_at=(0, HEADER_Y), header_colour=TEXT,
+                                   header_size=style.LABEL, bar_height=0.14, lift=0.22, clamp=False)
+        self.look_after = BarChart(after, ys, scale, EMBEDDING_UPDATED, bar_height=0.14, lift=0.05, clamp=False)
+        self.look_header, self.look_words, self.bars_before, self.look_numbers = self.look_chart
+        self.bars_after = self.look_after.bars
         self.rise_label = dict(zip(f.sports, self.look_rounded.labels[1]))
         self.record_sum("lookup", "before + rise = after", self.look_rounded)
         key_y = ys[-1] - 0.55
@@ -212,11 +213,8 @@ class MlpFact(LectureScene):
                  d=self.rise_label[f.person.sport], other=f.g.t(other), od=self.rise_label[other])
         self.play(FadeIn(self.look_header), FadeIn(self.look_words), Create(self.zero_line), FadeIn(self.look_key),
                   run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT if v >= 0 else RIGHT) for b, v in
-                    zip(self.bars_before.bars, [f.before[s] for s in f.sports])], run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT if v >= 0 else RIGHT) for b, v in
-                    zip(self.bars_after.bars, [f.after[s] for s in f.sports])], FadeIn(self.look_numbers),
-                  run_time=STEP)
+        self.play(*self.look_chart.grow(), run_time=STEP)
+        self.play(*self.look_after.grow(), FadeIn(self.look_numbers), run_time=STEP)
         self.wait(PAUSE)
 
     # --- readout: its build, then its play ---------------------------------------------------------------
@@ -226,12 +224,13 @@ class MlpFact(LectureScene):
         words = [style.token_label(t["word"]) for t in top]
         amounts = [t["logit"] for t in top]
         ys = [1.9 - r * 0.6 for r in range(len(words))]
-        self.read_header = Label(self.s("readout_header"), font_size=style.LABEL, color=LOGIT).move_to([0, 2.7, 0])
-        self.read_words = LabelColumn(words, ys, -2.2)
         lo, hi = min(min(amounts), 0.0), max(max(amounts), 0.0)   # the bars span x = -1.9 .. 1.7 whatever the signs
         unit = 3.6 / max(hi - lo, 1e-9)
-        self.read_bars = BarColumn(amounts, ys, -1.9 - lo * unit, unit, LOGIT)
-        self.read_numbers = NumberColumn([style.signed(a, 2) for a in amounts], ys, 3.0, color=LOGIT)
+        self.read_chart = BarChart(amounts, ys, BarScale(-1.9 - lo * unit, unit), LOGIT, labels=words, label_right=-2.2,
+                                   numbers=[style.signed(a, 2) for a in amounts], number_right=3.0, number_colour=LOGIT,
+                                   header=self.s("readout_header"), header_at=(0, 2.7), header_colour=LOGIT,
+                                   header_size=style.LABEL, clamp=False)
+        self.read_header, self.read_words, self.read_bars, self.read_numbers = self.read_chart
         rank = f.readout["ranks"][f.answer_id]
         self.rank_line = Label(self.s("rank_line", sport=f.answer, rank=rank, n=f.readout["n_words"],
                                       language=self.s(f"language_{f.prompt_lang}")), font_size=style.SMALL, color=MUTED)
@@ -247,9 +246,7 @@ class MlpFact(LectureScene):
                  language=self.s(f"language_{f.prompt_lang}"), word=f.readout["top"][0]["word"], vrank=ranks[f.verb_id])
         self.clear_stage()
         self.play(FadeIn(self.read_header), FadeIn(self.read_words), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT if t["logit"] >= 0 else RIGHT) for b, t in zip(self.read_bars.bars,
-                                                                                        f.readout["top"])],
-                  FadeIn(self.read_numbers), run_time=STEP)
+        self.play(*self.read_chart.grow(), FadeIn(self.read_numbers), run_time=STEP)
         self.play(FadeIn(self.rank_line), run_time=STEP)
         self.wait(PAUSE)
 
@@ -269,14 +266,15 @@ class MlpFact(LectureScene):
         ys = [2.6 - r * 0.4 for r in range(len(values))]
         carrier = f.path["carrier"]["layer"]
         colours = [TEXT if n == 1 + 2 * carrier else MUTED for n in range(len(values))]
-        self.carry_header = Label(self.s("carry_header", sport=f.answer, tok=f.tokens[-1]), font_size=style.LABEL,
-                                  color=LOGIT).move_to([0, HEADER_Y, 0])
-        self.carry_labels = LabelColumn(names, ys, -3.6, colours=colours, font_size=style.SMALL)
         lo, hi = min(min(values), 0.0), max(max(values), 0.0)
         unit = 3.0 / max(hi - lo, 1e-9)
-        self.carry_values = values
-        self.carry_bars = BarColumn(values, ys, -3.4 - lo * unit, unit, LOGIT, height=0.22, lift=0.08)
-        self.carry_numbers = NumberColumn(texts, ys, 0.9, color=LOGIT, font_size=style.SMALL)
+        self.carry_chart = BarChart(values, ys, BarScale(-3.4 - lo * unit, unit), LOGIT, labels=names, label_right=-3.6,
+                                    label_colours=colours, label_size=style.SMALL, numbers=texts, number_right=0.9,
+                                    number_colour=LOGIT, number_size=style.SMALL,
+                                    header=self.s("carry_header", sport=f.answer, tok=f.tokens[-1]),
+                                    header_at=(0, HEADER_Y), header_colour=LOGIT, header_size=style.LABEL,
+                                    bar_height=0.22, lift=0.08, clamp=False)
+        self.carry_header, self.carry_labels, self.carry_bars, self.carry_numbers = self.carry_chart
         y_total = ys[-1] - 0.45
         self.carry_rule = Line([-0.3, y_total + 0.32, 0], [1.0, y_total + 0.32, 0], color=MUTED, stroke_width=2)
         self.carry_total = VGroup(Label(self.s("part_total"), font_size=style.SMALL, color=TEXT),
@@ -325,8 +323,7 @@ class MlpFact(LectureScene):
                  w=style.percent(c["reads"][c["reads_most"]]), mlp=self.comp_name(f.layer, "mlp"),
                  after=style.signed(t["push_after"], 2))
         self.play(FadeIn(self.carry_header), FadeIn(self.carry_labels), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT if v >= 0 else RIGHT) for b, v in zip(self.carry_bars.bars, self.carry_values)],
-                  FadeIn(self.carry_numbers), run_time=2 * STEP)
+        self.play(*self.carry_chart.grow(), FadeIn(self.carry_numbers), run_time=2 * STEP)
         self.play(Create(self.carry_rule), FadeIn(self.carry_total), run_time=STEP)
         self.play(FadeIn(self.carry_lines[0]), run_time=STEP)
         self.play(FadeIn(self.carry_lines[1]), run_time=STEP)
@@ -372,14 +369,16 @@ class MlpFact(LectureScene):
         being every neuron that pushes toward it); the neurons pushing the other way, counted apart, in a note."""
         f, sp = self.f, self.f.spread
         ys = [1.6 - r * 0.8 for r in range(len(SPREAD_KS))]
-        self.spread_labels = LabelColumn([self.s("top_n", k=k) for k in SPREAD_KS], ys, -3.4)
         some = sp["n_towards"] > 0
         values = [sp["shares"][k] if some else 0.0 for k in SPREAD_KS]
         texts = [style.percent(v) if some else "\u2014" for v in values]
         self.spread_values = values
         x0, unit = -3.0, 6.0                                     # 0% .. 100% spans x = -3 .. 3
-        self.spread_bars = BarColumn(values, ys, x0, unit, NEURON_ACTIVE, height=0.36, track=1.0)
-        self.spread_numbers = NumberColumn(texts, ys, 5.8, color=NEURON_ACTIVE)
+        self.spread_chart = BarChart(values, ys, BarScale(x0, unit), NEURON_ACTIVE,
+                                     labels=[self.s("top_n", k=k) for k in SPREAD_KS], label_right=-3.4,
+                                     numbers=texts, number_right=5.8, number_colour=NEURON_ACTIVE, bar_height=0.36,
+                                     track=1.0, clamp=False)
+        _, self.spread_labels, self.spread_bars, self.spread_numbers = self.spread_chart
         self.full_label = Label(self.s("towards_all", m=sp["n_towards"]) if some else self.s("towards_none"),
                                 font_size=style.SMALL, color=TEXT)
         half = style.safe_half_width() - 0.2
@@ -409,8 +408,7 @@ class MlpFact(LectureScene):
         self.clear_stage()
         self.play(FadeIn(self.spread_labels), FadeIn(self.spread_bars.tracks), Create(self.full_line),
                   FadeIn(self.full_label), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT) for b in self.spread_bars.bars], FadeIn(self.spread_numbers),
-                  run_time=2 * STEP)
+        self.play(*self.spread_chart.grow(), FadeIn(self.spread_numbers), run_time=2 * STEP)
         self.play(FadeIn(self.against_note), run_time=STEP)
         self.wait(PAUSE)
 
@@ -420,13 +418,17 @@ class MlpFact(LectureScene):
         a = f.ablation
         ys = [1.4, 0.4]
         ablated = self.s("ablated", comp=self.comp_name(f.layer, "mlp", short=True), tok=f.tokens[f.position])
-        self.abl_labels = LabelColumn([self.s("clean"), ablated], ys, -0.4)
-        if self.abl_labels.get_left()[0] < -style.safe_half_width():   # a long last name: the smaller type
-            self.abl_labels = LabelColumn([self.s("clean"), ablated], ys, -0.4, font_size=style.SMALL)
-        self.abl_head = Label(f"P({f.answer})", font_size=style.LABEL, color=PROB).move_to([1.9, 2.3, 0])
-        self.abl_bars = BarColumn([a["p_before"], a["p_after"]], ys, -0.1, 4.2, PROB, track=1.0)
-        self.abl_numbers = NumberColumn([style.percent(a["p_before"]), style.percent(a["p_after"])], ys, 6.1,
-                                        color=PROB)
+        probs = [a["p_before"], a["p_after"]]
+
+        def chart(size):
+            return BarChart(probs, ys, BarScale(-0.1, 4.2), PROB, labels=[self.s("clean"), ablated], label_right=-0.4,
+                            label_size=size, numbers=style.percent, number_right=6.1, number_colour=PROB,
+                            header=f"P({f.answer})", header_at=(1.9, 2.3), header_colour=PROB,
+                            header_size=style.LABEL, track=1.0, clamp=False)
+        self.abl_chart = chart(style.LABEL)
+        if self.abl_chart.labels.get_left()[0] < -style.safe_half_width():   # a long last name: the smaller type
+            self.abl_chart = chart(style.SMALL)
+        self.abl_head, self.abl_labels, self.abl_bars, self.abl_numbers = self.abl_chart
         self.abl_new = Label(self.s("new_top", word=f.new_top["word"], p=style.percent(f.new_top["p"])),
                              font_size=style.LABEL, color=TEXT)
         self.abl_new.move_to([0, 0, 0]).on_baseline(-0.6)
@@ -447,7 +449,7 @@ class MlpFact(LectureScene):
                  new=f.new_top["word"])
         self.clear_stage()
         self.play(FadeIn(self.abl_labels), FadeIn(self.abl_head), FadeIn(self.abl_bars.tracks), run_time=STEP)
-        self.play(*[GrowFromEdge(b, LEFT) for b in self.abl_bars.bars], FadeIn(self.abl_numbers), run_time=STEP)
+        self.play(*self.abl_chart.grow(), FadeIn(self.abl_numbers), run_time=STEP)
         self.play(FadeIn(self.abl_new), run_time=STEP)
         self.wait(PAUSE)
 

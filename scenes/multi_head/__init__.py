@@ -5,16 +5,10 @@ holds its words.
     manim render -ql scenes/multi_head/beats.py MultiHead
     python render.py multi_head --lang zh --layer 0
 
-The scene class is loaded on first use (`from scenes.multi_head import MultiHead`), not here: `manim render` loads
-beats.py by its path, and beats.py imports this package first; an import of beats.py from here would find it half
-loaded.
+The scene class is handed on when first asked for (`from scenes.multi_head import MultiHead`; scenes.package.hand_on).
 """
 
+from scenes.package import hand_on
+
 __all__ = ["MultiHead"]
-
-
-def __getattr__(name: str):
-    if name == "MultiHead":
-        from scenes.multi_head.beats import MultiHead
-        return MultiHead
-    raise AttributeError(f"module 'scenes.multi_head' has no attribute {name!r}")
+__getattr__ = hand_on(__name__, "MultiHead")

@@ -23,7 +23,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Group, Lagged
 from model.analysis import heads_delta
 from scenes import style
 from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label,
-                               LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, VectorColumn, column_texts,
+                               MagnitudeStrip, MatrixVectorProduct, Table, VectorColumn, column_texts,
                                rounded_columns, keep_inside_safe_area, keep_right_of, magnitude_scale, place_by_body,
                                shown_indices, sum_decimals)
 from scenes.lecture import LectureScene
@@ -340,7 +340,7 @@ class MultiHead(HeadLayout, LectureScene):
         whole = VGroup(*self.concat_parts)
         ticks = [Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
                  .next_to(part, UP, buff=0.2) for h, part in zip(self.concat_heads, self.concat_parts)]
-        if any(b.get_left()[0] - a.get_right()[0] < 0.15 for a, b in zip(ticks, ticks[1:])):
+        if any(b.get_left()[0] - a.get_right()[0] < TEXT_GAP for a, b in zip(ticks, ticks[1:])):
             ticks = [ticks[0], ticks[-1]]     # too many heads to name each part: the first and the last
         self.concat_ticks = VGroup(*ticks)
         self.concat_label = Label(S("concat_label", lang, n=m.n_head, dh=m.dh, d=m.d), font_size=style.SMALL,
@@ -515,14 +515,13 @@ class MultiHead(HeadLayout, LectureScene):
         # 124,439,808 ran into "all parameters"), a gap clear of the widest
         widest = max(Label(f"{ours[key]:,}", font_size=style.SMALL).width for _, key in rows)
         names_right = min(TABLE_NAMES, TABLE_OURS - widest - 0.3)
-        names = LabelColumn([S(k, lang) for k, _ in rows], ys[1:], names_right, colours=[MUTED] * len(rows))
-        our_col = NumberColumn([f"{ours[key]:,}" for _, key in rows], ys[1:], TABLE_OURS, color=EMBEDDING_UPDATED)
-        gpt3_col = NumberColumn([f"{gpt3[key]:,}" for _, key in rows], ys[1:], TABLE_GPT3)
-        head = VGroup(Label(S(self.whose("ours"), lang), font_size=style.SMALL, color=EMBEDDING_UPDATED),
-                      Label(S("gpt3", lang), font_size=style.SMALL))
-        head[0].shift(RIGHT * (TABLE_OURS - head[0].get_right()[0])).on_baseline(ys[0])
-        head[1].shift(RIGHT * (TABLE_GPT3 - head[1].get_right()[0])).on_baseline(ys[0])
-        self.table = [head, *[VGroup(names[i], our_col[i], gpt3_col[i]) for i in range(len(rows))]]
+        self.scale_table = Table([S(k, lang) for k, _ in rows],
+                                 [[f"{ours[key]:,}" for _, key in rows], [f"{gpt3[key]:,}" for _, key in rows]], ys[1:],
+                                 label_right=names_right, label_colours=[MUTED] * len(rows),
+                                 column_rights=[TABLE_OURS, TABLE_GPT3], column_colours=[EMBEDDING_UPDATED, style.TEXT],
+                                 headers=[S(self.whose("ours"), lang), S("gpt3", lang)], header_baseline=ys[0],
+                                 header_colours=[EMBEDDING_UPDATED, style.TEXT], clamp=False)
+        self.table = [self.scale_table.header, *[self.scale_table.row(i) for i in range(len(rows))]]
         self.values["scale_shown"] = {key: {"ours": ours[key], "gpt3": gpt3[key]} for _, key in rows}
 
     def whose(self, key: str) -> str:

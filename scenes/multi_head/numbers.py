@@ -10,26 +10,23 @@ import numpy as np
 from model import GPT3_175B
 from model.analysis import head_contribution, head_delta_sizes, head_write_sizes
 from model.params import parameter_split
+from scenes.attention_chapter import HeadChoice
 from scenes.params import AUTO
-from scenes.prompts import lookback_head
 
 PARK_RULE = ("a head parks when the key it weights most writes less than the median key would: |v_k W_O| (the "
              "head's value at that key through its own rows of W_O, model.analysis.head_write_sizes) below the "
              "median over the keys 0 .. focus")
 
 
-class LayerHeads:
-    """Every head of one layer at the token in focus: patterns, where each looks most, outputs, concat, W_O."""
+class LayerHeads(HeadChoice):
+    """Every head of one layer at the token in focus (the layer chosen once: attention_chapter.HeadChoice, with the
+    rule's head in that layer): patterns, where each looks most, outputs, concat, W_O."""
 
     def __init__(self, gpt, params: dict):
-        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], AUTO,
-                               lang=params.get("lang", "en"))
-        self.choice, self.trace = choice, choice["trace"]
-        self.prompt, self.focus, self.layer = choice["prompt"], choice["focus"], choice["layer"]
+        super().__init__(gpt, params, head=AUTO)
         c = gpt.config
-        self.config, self.n_head, self.dh, self.d = c, c.n_head, c.d_head, c.n_embd
+        self.config, self.dh, self.d = c, self.d_head, self.d_model
         tr, L, f = self.trace, self.layer, self.focus
-        self.tokens, self.token_ids = list(tr["tokens"]), [int(i) for i in tr["token_ids"]]
         attn = tr["layers"][L]["attn"]
         self.patterns = attn["weights"]                                  # (heads, query, key)
         row = attn["weights"][:, f, : f + 1]

@@ -5,16 +5,10 @@ beat's build, rule and play together), words.toml holds its words.
     manim render -ql scenes/values_update/beats.py ValuesUpdate
     python render.py values_update --lang zh --set focus=3
 
-The scene class is loaded on first use (`from scenes.values_update import ValuesUpdate`), not here: `manim render`
-loads beats.py by its path, and beats.py imports this package first; an import of beats.py from here would find it
-half loaded.
+The scene class is handed on when first asked for (`from scenes.values_update import ValuesUpdate`; scenes.package.hand_on).
 """
 
+from scenes.package import hand_on
+
 __all__ = ["ValuesUpdate"]
-
-
-def __getattr__(name: str):
-    if name == "ValuesUpdate":
-        from scenes.values_update.beats import ValuesUpdate
-        return ValuesUpdate
-    raise AttributeError(f"module 'scenes.values_update' has no attribute {name!r}")
+__getattr__ = hand_on(__name__, "ValuesUpdate")

@@ -20,8 +20,8 @@ from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Create, CurvedArrow,
                    LaggedStart, ReplacementTransform, SurroundingRectangle, TransformFromCopy, VGroup)
 
 from scenes import style
-from scenes.components import (AttentionGrid, BarColumn, ColourLegend, ColourScale, CompactTokenRow, RoundedPercents,
-                               Label, LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText,
+from scenes.components import (AttentionGrid, BarChart, BarScale, ColourLegend, ColourScale, CompactTokenRow, RoundedPercents,
+                               Label, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText,
                                TokenColumn, VectorColumn, column_texts, rounded_columns, keep_right_of,
                                magnitude_scale, rule, sum_decimals)
 from scenes.lecture import LectureScene
@@ -399,27 +399,24 @@ class ValuesUpdate(ValuesLayout, LectureScene):
         names = [S("with_head", lang), S("without_head", lang)]
         probs = [h.ablation["p_with_head"], h.ablation["p_without_head"]]
         ys = [-0.45, -1.2]
-        self.effect_header = Label(S("p_next", lang, word=h.word), font_size=style.LABEL, color=PROB)
-        self.effect_header.move_to([0, 0.35, 0])
-        bars = BarColumn(probs, ys, -1.4, 4.6, PROB, track=1.0)
-        self.effect_bars = {
-            "labels": LabelColumn(names, ys, -1.7, font_size=style.LABEL),
-            "tracks": bars.tracks, "bars": bars.bars,
-            "numbers": NumberColumn([style.percent(p) for p in probs], ys, 5.9, color=PROB),
-        }
+        self.effect_bars = BarChart(probs, ys, BarScale(-1.4, 4.6), PROB, labels=names, label_right=-1.7,
+                                    numbers=style.percent, number_right=5.9, number_colour=PROB,
+                                    header=S("p_next", lang, word=h.next_word), header_at=(0, 0.35), header_colour=PROB,
+                                    header_size=style.LABEL, track=1.0, clamp=False)
+        self.effect_header = self.effect_bars.header
 
     def beat_ablation(self):
         h = self.h
         self.say("ablation", focus=h.tokens[h.focus])
-        bars = self.effect_bars
-        self.play(FadeIn(self.effect_header), FadeIn(bars["labels"]), FadeIn(bars["tracks"]), run_time=STEP)
-        for i in range(2):
-            self.play(GrowFromEdge(bars["bars"][i], LEFT), FadeIn(bars["numbers"][i]), run_time=STEP)
+        chart = self.effect_bars
+        self.play(FadeIn(chart.header), FadeIn(chart.labels), FadeIn(chart.bars.tracks), run_time=STEP)
+        for grow, number in zip(chart.grow(), chart.numbers):
+            self.play(grow, FadeIn(number), run_time=STEP)
         self.wait(PAUSE)
         key = self.caption_rule("ablation", h.effect(), "the two reading alike as shown: unseen; zeroed below half "
                                 "of with: needed; below with: helps; else no_help", p_with=h.ablation["p_with_head"],
                                 p_without=h.ablation["p_without_head"])
-        self.say(key, word=h.word, p_with=style.percent(h.ablation["p_with_head"]),
+        self.say(key, word=h.next_word, p_with=style.percent(h.ablation["p_with_head"]),
                  p_without=style.percent(h.ablation["p_without_head"]))
         self.wait(PAUSE + 2)
 
@@ -447,14 +444,13 @@ class ValuesUpdate(ValuesLayout, LectureScene):
             [S("plus_head", lang, layer=style.shown(s["heads"][-1][0]), head=style.shown(s["heads"][-1][1]))
              for s in sets[1:]] + [S("every_head", lang)]
         ys = [1.2 - i * 0.62 for i in range(len(probs))]
-        header = Label(S("p_adj", lang, adj=adj), font_size=style.LABEL, color=PROB).move_to([1.2, 2.0, 0])
-        labels = LabelColumn(names, ys, -0.6, font_size=style.LABEL,
-                             colours=[style.TEXT, VALUE] + [style.TEXT] * (len(names) - 3) + [MUTED])
-        bars = BarColumn(probs, ys, -0.4, 5.0, PROB, track=1.0)
         texts = [style.percent(p) for p in probs]
-        numbers = NumberColumn(texts, ys, 6.3, color=PROB)
-        self.shared_chart = {"kind": kind, "adj": adj, "probs": probs, "texts": texts, "header": header,
-                             "labels": labels, "bars": bars, "numbers": numbers}
+        self.shared_chart = BarChart(probs, ys, BarScale(-0.4, 5.0), PROB, labels=names, label_right=-0.6,
+                                     label_colours=[style.TEXT, VALUE] + [style.TEXT] * (len(names) - 3) + [MUTED],
+                                     numbers=texts, number_right=6.3, number_colour=PROB,
+                                     header=S("p_adj", lang, adj=adj), header_at=(1.2, 2.0), header_colour=PROB,
+                                     header_size=style.LABEL, track=1.0, clamp=False)
+        self.shared_words = {"kind": kind, "adj": adj, "texts": texts}
         _, k = h.shared()
         self.values["shared_shown"] = {"names": names, "p": probs, "labels": texts, "k": k}
 
@@ -464,13 +460,13 @@ class ValuesUpdate(ValuesLayout, LectureScene):
         h, chart = self.h, self.shared_chart
         if chart is None:      # a head not chosen by the causal rule: the ablation stands alone
             return
-        sets, kind, adj, probs, texts = h.sets(), chart["kind"], chart["adj"], chart["probs"], chart["texts"]
-        bars, numbers = chart["bars"], chart["numbers"]
+        sets, probs = h.sets(), chart.values
+        kind, adj, texts = (self.shared_words[k] for k in ("kind", "adj", "texts"))
         self.say("shared_test", kind=kind, adj=adj)
         self.clear_stage()
-        self.play(FadeIn(chart["header"]), FadeIn(chart["labels"]), FadeIn(bars.tracks), run_time=STEP)
-        for i in range(len(probs)):
-            self.play(GrowFromEdge(bars.bars[i], LEFT), FadeIn(numbers[i]), run_time=0.8 * STEP)
+        self.play(FadeIn(chart.header), FadeIn(chart.labels), FadeIn(chart.bars.tracks), run_time=STEP)
+        for grow, number in zip(chart.grow(), chart.numbers):
+            self.play(grow, FadeIn(number), run_time=0.8 * STEP)
         key, k = h.shared()
         shares = [s["share"] for s in sets]
         key = self.caption_rule("shared", key, f"the share of P(adjective)'s fall under the whole swap that the top "
@@ -496,13 +492,13 @@ class ValuesUpdate(ValuesLayout, LectureScene):
         self.answer_chain = self.chain(steps)
         names = [self.s("answer_before", layer=layer), self.s("answer_head"), self.s("answer_after", layer=layer)]
         ys = [ANSWER_BARS_TOP - i * ANSWER_PITCH for i in range(3)]
-        header = Label(self.s("p_next", word=lens["word"]), font_size=style.LABEL, color=PROB)
-        header.move_to([1.2, ANSWER_BARS_TOP + 0.6, 0])
-        labels = LabelColumn(names, ys, -0.6, font_size=style.LABEL, colours=[style.TEXT, VALUE, style.TEXT])
-        bars = BarColumn([p["before"], p["head_only"], p["after"]], ys, -0.4, 5.0, PROB, track=1.0)
-        numbers = NumberColumn([texts["before"], texts["head_only"], texts["after"]], ys, 6.3, color=PROB)
-        self.answer_chart = {"p": p, "texts": texts, "header": header, "labels": labels, "bars": bars,
-                             "numbers": numbers}
+        self.answer_chart = BarChart([p["before"], p["head_only"], p["after"]], ys, BarScale(-0.4, 5.0), PROB,
+                                     labels=names, label_right=-0.6, label_colours=[style.TEXT, VALUE, style.TEXT],
+                                     numbers=[texts["before"], texts["head_only"], texts["after"]], number_right=6.3,
+                                     number_colour=PROB, header=self.s("p_next", word=lens["word"]),
+                                     header_at=(1.2, ANSWER_BARS_TOP + 0.6), header_colour=PROB,
+                                     header_size=style.LABEL, track=1.0, clamp=False)
+        self.answer_p, self.answer_texts = p, texts
         self.values["answer"] = {"p": [p["before"], p["head_only"], p["after"]],
                                  "labels": [texts["before"], texts["head_only"], texts["after"]],
                                  "weight": float(h.weights[h.source]), "weight_label": steps[0][1]["w"]}
@@ -513,8 +509,8 @@ class ValuesUpdate(ValuesLayout, LectureScene):
         the layer's whole attention (attention_lens); then the job shared (the shared beat's patched sets)."""
         h = self.h
         chart = self.answer_chart
-        lens, layer, p, texts = h.lens, style.shown(h.layer), chart["p"], chart["texts"]
-        bars, numbers = chart["bars"], chart["numbers"]
+        lens, layer, p, texts = h.lens, style.shown(h.layer), self.answer_p, self.answer_texts
+        numbers = chart.numbers
         key = "summary_lifts" if p["head_only"] > p["before"] and texts["head_only"] != texts["before"] \
             else "summary_other"
         key = self.caption_rule("summary", key, "P(word) read by the logit lens at the focus entering the layer and "
@@ -527,9 +523,9 @@ class ValuesUpdate(ValuesLayout, LectureScene):
         row, marks, arrow, label = self.answer_row
         self.play(FadeIn(row), Create(marks), Create(arrow), FadeIn(label), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(c) for c in self.answer_chain], lag_ratio=0.5), run_time=2.5 * STEP)
-        self.play(FadeIn(chart["header"]), FadeIn(chart["labels"]), FadeIn(bars.tracks), run_time=STEP)
+        self.play(FadeIn(chart.header), FadeIn(chart.labels), FadeIn(chart.bars.tracks), run_time=STEP)
         for i in range(2):
-            self.play(GrowFromEdge(bars.bars[i], LEFT), FadeIn(numbers[i]), run_time=STEP)
+            self.play(chart.grow()[i], FadeIn(numbers[i]), run_time=STEP)
         self.wait(PAUSE)
         shared, k = h.shared()
         sets = h.sets()
@@ -549,5 +545,5 @@ class ValuesUpdate(ValuesLayout, LectureScene):
                 style.token_label(rule["adjective"])
         self.say(together, layer=layer, p_after=texts["after"], p1=style.percent(probs[0]) if probs else "",
                  k=k, pk=style.percent(probs[k - 1]) if probs else "", kind=kind, adj=adj)
-        self.play(GrowFromEdge(bars.bars[2], LEFT), FadeIn(numbers[2]), run_time=STEP)
+        self.play(chart.grow()[2], FadeIn(numbers[2]), run_time=STEP)
         self.wait(PAUSE + 2)

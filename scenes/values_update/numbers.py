@@ -10,8 +10,8 @@ import numpy as np
 from model import probabilities
 from model.analysis import ablation_effect, attention_lens, head_update
 from scenes import style
+from scenes.attention_chapter import HeadChoice
 from scenes.params import ParamError
-from scenes.prompts import lookback_head
 
 MAX_KEYS = 14    # the table lists every key up to the focus, one row each, at the legibility floor
 # a head "almost entirely" / "mostly" takes one token's value when its weight is at least this
@@ -22,23 +22,18 @@ CARRIES = 0.9
 
 
 
-class HeadAtFocus:
-    """One head at the token in focus: every token's V, the focus's weights, the weighted values, the head's
-    output, its ΔE through its rows of W_O, E and E′, and the measured effect of zeroing it."""
+class HeadAtFocus(HeadChoice):
+    """One head at the token in focus (the head chosen once: attention_chapter.HeadChoice): every token's V, the
+    focus's weights, the weighted values, the head's output, its ΔE through its rows of W_O, E and E′, and the
+    measured effect of zeroing it."""
 
     def __init__(self, gpt, params: dict):
-        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"],
-                              lang=params.get("lang", "en"))
-        self.choice, self.trace = choice, choice["trace"]
-        self.prompt, self.focus = choice["prompt"], choice["focus"]
-        self.layer, self.head, self.source = choice["layer"], choice["head"], choice["source"]
+        super().__init__(gpt, params)
         if self.focus >= MAX_KEYS:
             raise ParamError(f"focus: this scene lists every key up to the focus, at most {MAX_KEYS} "
                              f"(positions 0..{MAX_KEYS - 1}); got {self.focus}")
-        c = gpt.config
-        self.d, self.dh, self.n_head = c.n_embd, c.d_head, c.n_head
+        self.d, self.dh = self.d_model, self.d_head
         tr, L, H, f = self.trace, self.layer, self.head, self.focus
-        self.tokens, self.token_ids = list(tr["tokens"]), [int(i) for i in tr["token_ids"]]
         attn = tr["layers"][L]["attn"]
         weights = gpt.head(L, H)
         self.W_v, self.b_v = weights.W_V, weights.b_V              # (d_model, d_head), (d_head)
@@ -54,10 +49,10 @@ class HeadAtFocus:
         self.E, self.delta, self.E_new = update["before"][f], update["delta"][f], update["after"][f]
         # the model's next word at the focus, and the same with this head zeroed (only tokens up to the focus)
         p = probabilities(tr["logits"][f])
-        self.word = gpt.tokenizer.words[int(np.argmax(p))]
-        self.ablation = ablation_effect(gpt, self.token_ids[: f + 1], L, H, self.word)
+        self.next_word = gpt.tokenizer.words[int(np.argmax(p))]
+        self.ablation = ablation_effect(gpt, self.token_ids[: f + 1], L, H, self.next_word)
         # the question: the logit lens at the focus entering the layer, with this head's ΔE alone, after the attention
-        self.lens = attention_lens(gpt, tr, L, H, f, self.word)
+        self.lens = attention_lens(gpt, tr, L, H, f, self.next_word)
 
     def effect(self) -> str:
         with_, without = self.ablation["p_with_head"], self.ablation["p_without_head"]
@@ -112,7 +107,7 @@ class HeadAtFocus:
             "pattern": self.pattern[: self.focus + 1, : self.focus + 1],
             "V": self.v, "weights": self.weights, "weighted_values": self.weighted, "head_out": self.head_out,
             "W_O_rows": self.W_O_rows, "delta_E": self.delta, "E": self.E, "E_new": self.E_new,
-            "next_word": self.word, "lens": self.lens, "ablation": self.ablation, "effect": self.effect(), "share": self.share(),
+            "next_word": self.next_word, "lens": self.lens, "ablation": self.ablation, "effect": self.effect(), "share": self.share(),
             "shared": ({"sets": self.sets(), "p_clean": self.choice["story"]["p_clean"][self.choice["prompt_rule"]["lang"]],
                         "p_corrupt": self.choice["story"]["p_corrupt"][self.choice["prompt_rule"]["lang"]],
                         "adjective": self.choice["prompt_rule"]["adjective"], "carries": CARRIES}
