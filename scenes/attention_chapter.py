@@ -193,6 +193,8 @@ class AttentionChapterScene(LectureScene):
         head = ChosenHead(self.gpt, self.params)
         self.params.update({"prompt": head.prompt, "layer": head.layer, "head": head.head, "focus": head.focus})
         self.values.update(head.record())
+        if head.choice.get("story"):    # the default lecture: both languages' heads, where they differ (the page's note)
+            record_story(self, head.choice["story"])
         return head
 
     def title_note(self) -> str:
