@@ -40,6 +40,7 @@ UI = {   # the page's own words, in both languages
            "no_beat_numbers": "The manifest records no numbers under this beat's name; the clip's numbers are "
                               "listed under “Numbers on screen”.",
            "said": "Narration", "more_rows": "and {n} more rows in the manifest",
+           "languages_differ": "Where the languages differ:",
            **tryit.UI["en"]},
     "zh": {"heading": "GPT 是怎样工作的", "chapters": "章节", "lesson": "课", "beats": "本片段的章节",
            "numbers": "画面上的数（来自片段的清单）", "manifest": "完整清单（JSON）",
@@ -51,6 +52,7 @@ UI = {   # the page's own words, in both languages
            "beat_numbers": "清单为这一节拍记录的数：{rows}。",
            "no_beat_numbers": "清单中没有以这一节拍命名的数；片段的数列在“画面上的数”中。",
            "said": "旁白", "more_rows": "清单中还有 {n} 行",
+           "languages_differ": "两种语言的不同之处：",
            **tryit.UI["zh"]},
 }
 LANG_NAMES = {"en": "English", "zh": "中文"}
@@ -201,8 +203,27 @@ def transcript_html(stem: str, manifest: dict, lang: str, shown: bool) -> str:
                       f'<span lang="{l}">{LANG_NAMES[l]}</span> .{x}</a>'
                       for l in LANGS for x, t in (("vtt", "text/vtt"), ("srt", "application/x-subrip")))
     return (f'<details class="transcript" open lang="{lang}" data-transcript="{lang}"{"" if shown else " hidden"}>'
-            f'<summary>{e(ui["transcript"])}</summary><p class="files">{e(ui["caption_files"])} {files}</p>'
+            f'<summary>{e(ui["transcript"])}</summary>{notes_html(manifest, lang)}'
+            f'<p class="files">{e(ui["caption_files"])} {files}</p>'
             f'<ol class="beats-said">{"".join(beats)}</ol></details>')
+
+
+def language_notes(manifest: dict, lang: str) -> list[str]:
+    """The clip's notes where the model differs by language, in `lang`: each entry of the manifest's
+    values["languages_differ"] (LectureScene.languages_differ) carries its note in both languages. A clip never says
+    the other language's results (docs/teaching.md §6); the page does, beside it."""
+    entries = (manifest.get("values") or {}).get("languages_differ") or {}
+    return [entry["note"][lang].strip() for entry in entries.values()
+            if isinstance(entry, dict) and isinstance(entry.get("note"), dict) and entry["note"].get(lang)]
+
+
+def notes_html(manifest: dict, lang: str) -> str:
+    notes = language_notes(manifest, lang)
+    if not notes:
+        return ""
+    e = html.escape
+    items = "".join(f"<li>{e(n.replace(chr(10), ' ' if lang == 'en' else ''))}</li>" for n in notes)
+    return f'<div class="notes"><p>{e(UI[lang]["languages_differ"])}</p><ul>{items}</ul></div>'
 
 
 def variant_data(clip: Path, manifest: dict, lang: str) -> dict:
@@ -364,6 +385,7 @@ a {{ color: var(--accent); }}
 .transcript p {{ margin: .2rem 0; }}
 .transcript .time {{ color: var(--muted); font-variant-numeric: tabular-nums; margin-right: .3rem; }}
 .transcript .drawn {{ color: var(--muted); }}
+.transcript .notes {{ border-left: 3px solid var(--muted); padding-left: .6rem; margin: .4rem 0; }}
 .transcript ul.said {{ margin: .2rem 0; padding-left: 1.2rem; }}
 .beats ol {{ list-style: none; display: flex; flex-wrap: wrap; gap: .4rem; padding: 0; margin: .6rem 0; }}
 details {{ margin: .5rem 0; background: var(--panel); border: 1px solid var(--line); border-radius: .4rem;

@@ -290,6 +290,8 @@ class AddNorm(FocusScene):
             head = lookback_head(self.gpt, lang=self.lang)
             if head["causal"]:
                 self.params["layer"], self.head_choice = head["layer"], head
+                from scenes.attention_chapter import record_layer_story
+                record_layer_story(self, head)    # both languages' layers, where they differ: the page's note
                 return head["layer"], {"rule": "the layer of the attention chapter's head: " + head["rule"],
                                        "head": head["head"], "score": head["score"], "story": head["story"]}
         best = max((best_lookback_head(trace, f, [k]) | {"key": k} for k in (range(f) if f else [0])),

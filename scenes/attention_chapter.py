@@ -23,17 +23,42 @@ STRINGS = SHARED | ATTENTION | WORDS["strings"]
 TOP = 3.55                       # top of the title-safe area, less a hair
 
 KINDS = WORDS["kinds"]           # what the chapter's adjective names: a colour or a texture
+# One story in two languages: the default lecture's head (scenes.prompts.story_heads) is chosen by one rule on both
+# languages' prompts. Each video names its own language's head only; where the two languages' picks differ, the
+# manifest records both (values["languages_differ"]) with the course page's note (NOTES), never the other video.
+NOTES = WORDS["notes"]
+STORY_RULE = ("the causal head rule (scenes.prompts.HEAD_RULE) on the English and the Chinese default prompts: "
+              "recorded when it picks a different (layer, head) in each")
+# The layer of that head, where a scene follows a layer (multi_head, add_norm): the same story, said of the layer.
+LAYER_STORY_RULE = ("the causal head rule (scenes.prompts.HEAD_RULE) on the English and the Chinese default "
+                    "prompts: recorded when it picks a head in a different layer in each")
 
-def layer_line(scene, choice: dict) -> str:
-    """Nothing: the layer's place in the one story (both languages' picks, values["choice"]["story"]) is in the
-    manifest, never said, and a title card asks its question alone (docs/teaching.md §6, §8). multi_head.py still
-    joins this to its note (LectureScene.title_line trims the blank line); drop the call where that file moves."""
-    return ""
+
+def record_layer_story(scene, choice: dict) -> None:
+    """The layer the default lecture follows (the causal head's), in both languages: recorded as
+    values["languages_differ"]["layer"] where the two languages' layers differ."""
+    st = choice["story"]
+    en, zh = int(st["chosen"]["en"][0]), int(st["chosen"]["zh"][0])
+    if en != zh:
+        scene.languages_differ("layer", LAYER_STORY_RULE, NOTES, "layer_differs", en=en, zh=zh,
+                               en_layer=style.shown(en), zh_layer=style.shown(zh))
+
+
+def record_story(scene, story: dict) -> None:
+    """The default lecture's head (both languages' choices): recorded as values["languages_differ"]["head"] where
+    the two languages' heads differ."""
+    en, zh = [int(i) for i in story["chosen"]["en"]], [int(i) for i in story["chosen"]["zh"]]
+    if en != zh:
+        scene.languages_differ("head", STORY_RULE, NOTES, "head_differs", en=en, zh=zh,
+                               en_layer=style.shown(en[0]), en_head=style.shown(en[1]),
+                               zh_layer=style.shown(zh[0]), zh_head=style.shown(zh[1]))
 
 
 def causal_note(scene, choice: dict, model: str) -> str:
     """The title note of a head chosen by the causal rule (the default lecture's): the scene's question. The head,
-    the patching that chose it and both languages' picks are in the manifest (values["choice"])."""
+    the patching that chose it and both languages' picks are in the manifest (values["choice"]); where the two
+    languages' heads differ, values["languages_differ"] too, with the course page's note (record_story)."""
+    record_story(scene, choice["story"])
     return LectureScene.title_note(scene)
 
 
@@ -168,6 +193,8 @@ class AttentionChapterScene(LectureScene):
         head = ChosenHead(self.gpt, self.params)
         self.params.update({"prompt": head.prompt, "layer": head.layer, "head": head.head, "focus": head.focus})
         self.values.update(head.record())
+        if head.choice.get("story"):    # the default lecture: both languages' heads, where they differ (the page's note)
+            record_story(self, head.choice["story"])
         return head
 
     def title_note(self) -> str:

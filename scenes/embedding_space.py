@@ -28,6 +28,7 @@ from scenes.words import Words
 WORDS = Words.beside(__file__)     # embedding_space.toml: the captions, their spoken forms, the beat titles
 
 S = SHARED | WORDS["captions"]
+NOTES = WORDS["notes"]   # the course page's notes where the languages differ (LectureScene.languages_differ)
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
 BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
@@ -66,13 +67,7 @@ class EmbeddingSpace(LectureScene):
         self.wait(PAUSE)
         # the held-out figure beside the picture: what the test does that the picture cannot show
         missed = self.held["missed"]
-        if self.rules["picture"] == "picture_langs":   # one language's held-out test misses a creature, the other's not
-            miss = self.words_lang if missed else self.other_lang
-            words = missed or self.other["held_out_missed"]
-            self.say("picture_langs", missed=self.s("list_joiner").join(words),
-                     miss_lang=self.s(f"lang_{miss}"), all_lang=self.s(f"lang_{self.other_lang if missed else self.words_lang}"))
-        else:
-            self.say(self.rules["picture"], missed=self.s("list_joiner").join(missed))
+        self.say(self.rules["picture"], missed=self.s("list_joiner").join(missed))
         if self.missed_labels:
             self.play(*[label.animate.set_color(style.ACCENT) for label in self.missed_labels], run_time=STEP)
         self.wait(PAUSE)
@@ -90,16 +85,8 @@ class EmbeddingSpace(LectureScene):
                  null=style.percent(self.par["null_mean"]), p95=style.percent(self.par["null_p95"]))
         self.show_bars(self.par_bars)
         self.wait(PAUSE)
-        # what the finding means (docs/teaching.md §5): roughly, not exactly; or, for a language at chance, not reliably;
-        # or, where the two languages differ, both named (docs/teaching.md §6)
-        if self.rules["parallelogram"] == "parallelogram_langs":
-            mine = {self.words_lang: self.par["measured"], self.other_lang: self.other["parallelogram"]}
-            beats = self.words_lang if self.par["measured"] > self.par["null_p95"] else self.other_lang
-            fails = self.other_lang if beats == self.words_lang else self.words_lang
-            self.say("lesson_langs", beats=self.s(f"lang_{beats}"), fails=self.s(f"lang_{fails}"),
-                     beats_acc=style.percent(mine[beats]), fails_acc=style.percent(mine[fails]))
-        else:
-            self.say("lesson_often" if self.rules["parallelogram"] == "parallelogram_often" else "lesson_chance")
+        # what the finding means (docs/teaching.md §5): roughly, not exactly; or, for a language at chance, not reliably
+        self.say("lesson_often" if self.rules["parallelogram"] == "parallelogram_often" else "lesson_chance")
         self.wait(PAUSE)
 
     def beat_neighbours(self):
@@ -186,7 +173,7 @@ class EmbeddingSpace(LectureScene):
         # one direction, held out, against shuffled labels (directions.language_directions)
         # each language's words alone, against shuffles of its own labels (language_directions)
         own = language_directions(gpt, words_lang, "habitat", n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
-        # the other language's words, judged the same way: a caption says so where the two languages differ
+        # the other language's words, judged the same way: the course page's note says so where they differ
         self.words_lang, self.other_lang = words_lang, "zh" if words_lang == "en" else "en"
         self.other = language_directions(gpt, self.other_lang, "habitat", n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
         self.held = {"measured": own["held_out"], "null_mean": own["null"]["held_out_mean"],
@@ -243,11 +230,31 @@ class EmbeddingSpace(LectureScene):
 
         verdict = {lang: "often" if d["parallelogram"] > d["null"]["parallelogram_p95"] else "chance"
                    for lang, d in ((words_lang, own), (self.other_lang, self.other))}
-        par_key = (f"parallelogram_{verdict[words_lang]}" if len(set(verdict.values())) == 1
-                   else "parallelogram_langs")
         seen = {lang: "missed" if d["held_out_missed"] else "all"
                 for lang, d in ((words_lang, own), (self.other_lang, self.other))}
-        pic_key = f"picture_{seen[words_lang]}" if len(set(seen.values())) == 1 else "picture_langs"
+        # where the other language's words give another result, the course page's note says so (never this video)
+        if len(set(verdict.values())) > 1:
+            acc = {words_lang: own["parallelogram"], self.other_lang: self.other["parallelogram"]}
+            beats = next(lang for lang, v in verdict.items() if v == "often")
+            fails = next(lang for lang, v in verdict.items() if v == "chance")
+            self.languages_differ(
+                "parallelogram", "in each language, the parallelogram test beats its own shuffled labels' 95th "
+                "percentile or not: recorded when the two languages disagree", NOTES, "parallelogram_differs",
+                en=verdict["en"], zh=verdict["zh"], beats_acc=style.percent(acc[beats]),
+                fails_acc=style.percent(acc[fails]),
+                fill={lang: {"beats": NOTES(f"lang_{beats}", lang), "fails": NOTES(f"lang_{fails}", lang)}
+                      for lang in ("en", "zh")})
+        if len(set(seen.values())) > 1:
+            miss = next(lang for lang, v in seen.items() if v == "missed")
+            clean = next(lang for lang, v in seen.items() if v == "all")
+            words = (own if miss == words_lang else self.other)["held_out_missed"]
+            self.languages_differ(
+                "picture", "in each language, the held-out test puts a creature on the wrong side or not: recorded "
+                "when the two languages disagree", NOTES, "picture_differs",
+                en=(own if words_lang == "en" else self.other)["held_out_missed"],
+                zh=(own if words_lang == "zh" else self.other)["held_out_missed"],
+                fill={lang: {"missed": NOTES("list_joiner", lang).join(words), "miss_lang": NOTES(f"lang_{miss}", lang),
+                             "all_lang": NOTES(f"lang_{clean}", lang)} for lang in ("en", "zh")})
         self.rules = {
             "direction": self.caption_rule(
                 "direction", "direction_separates" if self.held["measured"] > self.held["null_p95"]
@@ -258,18 +265,13 @@ class EmbeddingSpace(LectureScene):
                 "example_hit if the shown quadruple's nearest word is in the cell the parallelogram asks for",
                 hit=ex["hit"]),
             "parallelogram": self.caption_rule(
-                "parallelogram", par_key, "in each language, often if its own accuracy exceeds its own shuffled "
-                "labels' 95th percentile, else chance; parallelogram_often / parallelogram_chance when both "
-                "languages agree, else parallelogram_langs (the lesson names both)", measured=self.par["measured"],
-                null_p95=self.par["null_p95"], lang=words_lang, other={
-                    "lang": self.other_lang, "measured": self.other["parallelogram"],
-                    "null_p95": self.other["null"]["parallelogram_p95"]}),
+                "parallelogram", f"parallelogram_{verdict[words_lang]}", "parallelogram_often if the accuracy of the "
+                "words' language exceeds its own shuffled labels' 95th percentile, else parallelogram_chance",
+                measured=self.par["measured"], null_p95=self.par["null_p95"], lang=words_lang),
             "picture": self.caption_rule(
-                "picture", pic_key, "in each language, missed if the held-out test puts any creature on the "
-                "wrong side, else all; picture_missed (named) / picture_all when both languages agree, else "
-                "picture_langs (naming the missed creature and its language)",
-                missed=self.held["missed"], lang=words_lang,
-                other={"lang": self.other_lang, "missed": self.other["held_out_missed"]}),
+                "picture", f"picture_{seen[words_lang]}", "picture_missed (named) if the held-out test of the words' "
+                "language puts any creature on the wrong side, else picture_all",
+                missed=self.held["missed"], lang=words_lang),
         }
         self.values.update({
             "prompt": self.params["prompt"], "tokens": self.tokens, "token_ids": self.token_ids,

@@ -263,6 +263,17 @@ class LectureScene(Scene):
         self.values.setdefault("caption_rules", {})[name] = {"rule": rule, "inputs": inputs, "key": key}
         return key
 
+    def languages_differ(self, name: str, rule: str, notes, note_key: str, en, zh, fill: dict | None = None,
+                         **common) -> None:
+        """Where the model differs by language (found by `rule`, run on both languages where the default lecture
+        runs it on both): recorded in values["languages_differ"][name] with each language's value and the course
+        page's note for this clip in both languages (`notes`: the Strings table holding `note_key`, filled with
+        `common` and, per language, fill[lang]). It is never said in the clip: a video states its own language's results only (docs/teaching.md
+        §6); pipeline/page.py shows the note in the clip's transcript."""
+        self.values.setdefault("languages_differ", {})[name] = {
+            "rule": rule, "en": en, "zh": zh, "note": {lang: notes(note_key, lang, **common, **(fill or {}).get(lang, {}))
+                                                 for lang in ("en", "zh")}}
+
     def record_sum(self, beat: str, what: str, rounded, drawn=None) -> None:
         """A sum drawn in `beat` (components.sums: RoundedSum, RoundedPercents, CountSum), recorded in values["sums"]
         with its true values, its labels as drawn and whether they add up ("approx"); `what` names it as shown

@@ -32,6 +32,7 @@ from scenes.words import Words
 WORDS = Words.beside(__file__)     # mlp_steps.toml: the captions, their spoken forms, the beat titles
 
 S = SHARED | WORDS["captions"]
+NOTES = WORDS["notes"]   # the course page's notes where the languages differ (LectureScene.languages_differ)
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
 BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
@@ -253,6 +254,13 @@ class MlpSteps(LectureScene):
             self.story = {self.lang: m.story_entry(), other: o.story_entry()}
             self.values["story"] = {**self.story, "rule": "the scene's rules (layer, top neuron, readout) run on both "
                                                           "languages' default prompts"}
+            en, zh = self.story["en"], self.story["zh"]
+            if (en["layer"], en["neuron"]) != (zh["layer"], zh["neuron"]):   # the page's note, never said here
+                self.languages_differ("neuron", "the scene's rules (layer, top neuron) on the English and the Chinese "
+                                      "default prompts: recorded when they pick a different layer or neuron",
+                                      NOTES, "neuron_differs", en=[en["layer"], en["neuron"]],
+                                      zh=[zh["layer"], zh["neuron"]], en_layer=style.shown(en["layer"]),
+                                      en_neuron=en["neuron"], zh_layer=style.shown(zh["layer"]), zh_neuron=zh["neuron"])
         self.build_up()
         self.build_contexts()
         self.build_gelu()
@@ -507,16 +515,20 @@ class MlpSteps(LectureScene):
                   FadeIn(right[3]), run_time=STEP)
         self.play(FadeIn(self.guess_line), run_time=STEP)
         # the payoff, by rule: does the neuron, or the whole output, raise one of the model's guesses most?
-        keys = {lang: e["readout_key"] for lang, e in (self.story or {}).items()}
-        key = self.caption_rule("readout", "readout_langs" if len(set(keys.values())) > 1 else m.readout_key(),
+        key = self.caption_rule("readout", m.readout_key(),
                                 f"the word the top neuron's row raises most is among the model's top {N_WORDS} next "
                                 "words at the focus: readout_agrees; else the word the whole MLP output raises most "
-                                "is: readout_sum; else readout_neither; in the default lecture, readout_langs when "
-                                "that differs between the English and the Chinese default prompts",
+                                "is: readout_sum; else readout_neither",
                                 word=m.readout["top"][0]["word"], sum_word=m.sum_readout["top"][0]["word"],
-                                next_top=m.next_top, languages=keys)
-        findings = {f"{lang}_finding": self.s("finding_" + k.split("_")[1], k=N_WORDS) for lang, k in keys.items()}
-        self.say(key, word=word, sum_word=sum_word, k=N_WORDS, **findings)
+                                next_top=m.next_top)
+        self.say(key, word=word, sum_word=sum_word, k=N_WORDS)
+        keys = {lang: e["readout_key"] for lang, e in (self.story or {}).items()}
+        if len(set(keys.values())) > 1:    # the default lecture: the other language's readout differs
+            self.languages_differ(
+                "readout", "the readout rule on the English and the Chinese default prompts: recorded when its key "
+                "differs", NOTES, "readout_differs", en=keys["en"], zh=keys["zh"],
+                fill={lang: {f"{l}_finding": NOTES("finding_" + k.split("_")[1], lang, k=N_WORDS)
+                             for l, k in keys.items()} for lang in ("en", "zh")})
         self.wait(PAUSE)
 
     def beat_residual(self):

@@ -20,7 +20,7 @@ from scenes import style
 from scenes.components import Label, NumberText, ProbabilityBars, StackedBar, TokenChip, TokenRow, row_positions
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
-from scenes.prompts import context_pair, language_of, own_language, uncertain_prompt
+from scenes.prompts import context_pair, language_of, uncertain_prompt
 from scenes.style import MUTED, PROB, SHARED, TEMPERATURE, TEXT
 from scenes.words import Words
 
@@ -64,7 +64,7 @@ class NextToken(LectureScene):
 
     def beat_distribution(self):
         # our vocabulary holds both languages' words (said once, here); a checkpoint of one's own has its own
-        self.say("distribution_both" if own_language(self.gpt) else "distribution", vocab=self.vocab, k=self.k)
+        self.say("distribution", vocab=self.vocab, k=self.k)
         bars = self.bars[0]
         self.play(FadeIn(bars.labels), FadeIn(bars.bars.tracks), run_time=STEP)
         self.play(LaggedStart(*bars.grow(), lag_ratio=0.15),

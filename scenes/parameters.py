@@ -25,6 +25,7 @@ from scenes.words import Words
 WORDS = Words.beside(__file__)     # parameters.toml: the captions, their spoken forms, the beat titles
 
 S = SHARED | WORDS["captions"]
+NOTES = WORDS["notes"]   # the course page's notes where the languages differ (LectureScene.languages_differ)
 
 # Each beat's short title, its chapter name (style.BEAT_TITLES: names what the beat shows, no property of the numbers).
 BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
@@ -185,23 +186,32 @@ class Parameters(LectureScene):
         both = self.ours["fractions"]["mlp"] > 0.5 and self.g3["fractions"]["mlp"] > 0.5
         ours_traced = own_language(self.gpt)   # the MLP chapter traced its fact in our model (a checkpoint: not)
         finding = chapter_finding(self.gpt) if ours_traced and both else None
-        found = finding is not None and all(e["p_value"] < FOUND_P and e["layer"] == finding["en"]["layer"]
-                                            for e in finding.values())
+        found = {lang: e["p_value"] < FOUND_P for lang, e in (finding or {}).items()}
         if finding is not None:
             self.values["mlp_finding"] = finding
-        key = self.caption_rule("summary", ("summary" if found else "summary_untraced") if finding is not None else
-                                "summary_checkpoint" if both else "summary_not",
+            own, other = finding[self.lang], finding["zh" if self.lang == "en" else "en"]
+            if found["en"] != found["zh"] or own["layer"] != other["layer"]:   # the course page's note, not this video
+                self.languages_differ(
+                    "mlp_finding", f"in each language, the lookup MLP's layer and whether it writes sports into names "
+                    f"(held out in turn, p < {FOUND_P}): recorded when the two languages differ", NOTES,
+                    "finding_differs", en={"layer": finding["en"]["layer"], "hits": finding["en"]["hits"],
+                                           "found": found["en"]}, zh={"layer": finding["zh"]["layer"],
+                                           "hits": finding["zh"]["hits"], "found": found["zh"]},
+                    en_layer=style.shown(finding["en"]["layer"]), zh_layer=style.shown(finding["zh"]["layer"]),
+                    en_hits=finding["en"]["hits"], zh_hits=finding["zh"]["hits"], n=finding["en"]["n"])
+        key = self.caption_rule("summary", ("summary" if found[self.lang] else "summary_untraced")
+                                if finding is not None else "summary_checkpoint" if both else "summary_not",
                                 "the MLPs hold more than half of both models' parameters: summary when the MLP "
-                                "chapter's lookup MLP (the same layer in both languages) writes people's sports into "
-                                f"their names in both languages (held out in turn, p < {FOUND_P} against shuffled "
-                                "labels; model.analysis.factpath.name_enrichment), else summary_untraced; "
+                                "chapter's lookup MLP writes people's sports into their names in this language "
+                                f"(held out in turn, p < {FOUND_P} against shuffled labels; "
+                                "model.analysis.factpath.name_enrichment), else summary_untraced; "
                                 "summary_checkpoint for a checkpoint of one's own, where the MLP chapter traced "
                                 "nothing; else summary_not",
                                 ours=self.ours["fractions"]["mlp"], gpt3=self.g3["fractions"]["mlp"],
-                                p_values={k: e["p_value"] for k, e in (finding or {}).items()})
+                                p_values={k: e["p_value"] for k, e in (finding or {}).items()}, lang=self.lang)
         if key == "summary":
-            self.say(key, l=style.shown(finding["en"]["layer"]), en=finding["en"]["hits"], zh=finding["zh"]["hits"],
-                     n=finding["en"]["n"])
+            own = finding[self.lang]
+            self.say(key, l=style.shown(own["layer"]), hits=own["hits"], n=own["n"])
         else:
             self.say(key)
         ours, gpt3 = self.ours["fractions"]["mlp"], self.g3["fractions"]["mlp"]

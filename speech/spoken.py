@@ -40,7 +40,7 @@ from .spoken_numbers import (  # noqa: F401 - step 3 (numbers), and what the tes
     ZH_MEASURE, _SUP, SCALED, SCALES, EXACT_FIGURES, LONG_DIGITS, en_number, zh_number, en_power, zh_power,
     en_ordinal, en_year, zh_year, lecturer_number, significant_digits, numbers, POINTS, YEAR)
 
-SPOKEN_VERSION = "3"
+SPOKEN_VERSION = "4"
 
 LANGUAGES = ("en", "zh")
 CJK = "\u4e00-\u9fff"                         # CJK unified ideographs
@@ -330,11 +330,20 @@ def spoken(text: str, lang: str) -> str:
 #       rest of a sentence "the word" announces it, and a pause would break the sentence (issue 41); P("{w}") -> the probability of the word "{w}"; after "query" or "key",
 #       "of the word"; after "word", "token" or "words" nothing is added;
 #   zh: “{w}” -> “{w}”这个词 (after 词, 词元 or before 这个词 nothing is added); P(“{w}”) -> “{w}”这个词的概率.
+#       A token that is also a common word of Chinese grammar (ZH_COMMON_WORDS: 是, 一只, 了, 的, ...) is always
+#       announced, after 词 too (the quotes are not heard: "最后一个词“是”留在原位" would be heard as "the last word
+#       is staying in place"), and after 是 or 词 it is set off by a pause on each side, so that it cannot be heard as
+#       grammar: 柱子是“是”给它的 -> 柱子是，是这个词，给它的 (issue 41 rule 4).
 EN_QUOTED = re.compile(r'(?P<p>P\()?"\{(?P<name>\w+)\}"(?P<close>\))?')
 ZH_QUOTED = re.compile(r"(?P<p>P\()?“\{(?P<name>\w+)\}”(?P<close>\))?")
 EN_ANNOUNCED_BEFORE = re.compile(r"(?:\bwords?|\btokens?|\bnamed|\bas)\s*$", re.I)
 EN_OF_BEFORE = re.compile(r"\b(?:query|key)\s*$", re.I)
 ZH_ANNOUNCED_BEFORE = re.compile(r"(?:词|词元|token)\s*$")
+# The Chinese tokens of the model's vocabulary that are also everyday words of grammar (a verb, a particle, a
+# measure word, a pronoun, a connective): said bare after "是" or "词" they are heard as the sentence's own grammar.
+ZH_COMMON_WORDS = frozenset({"是", "只", "一", "一只", "这只", "在", "了", "的", "打", "住", "他", "她", "来自",
+                             "而且", "确实", "据说", "仍然", "和", "有", "不", "也", "就", "都"})
+ZH_GLUED_BEFORE = re.compile(r"(?:是|词|词元)\s*$")    # a common word right after these is set off by pauses
 TEXT_WORDS = 4   # a filled quote of this many words or more is a quoted text (a prompt), not a token
 
 
@@ -355,9 +364,15 @@ def announced(template: str, values: dict, lang: str) -> str:
         if lang == "zh":
             if probability:
                 return f"{whole}这个词的概率"
-            if ZH_ANNOUNCED_BEFORE.search(before) or after.startswith(("这个词", "一词")):
-                return wrap(whole)
-            return wrap(whole + "这个词")
+            common = value.strip() in ZH_COMMON_WORDS
+            if after.startswith(("这个词", "一词")) or (ZH_ANNOUNCED_BEFORE.search(before) and not common):
+                said = whole
+            else:
+                said = whole + "这个词"
+            if common and ZH_GLUED_BEFORE.search(before) and not m["p"]:
+                said = "，" + said + ("，" if re.match(rf"\s*[{CJK}A-Za-z0-9{{“]", after)
+                                     and not after.startswith(("这个词", "一词")) else "")
+            return wrap(said)
         noun = "the words" if words > 1 else "the word"
         if probability:
             return f"the probability of {noun} {whole}"

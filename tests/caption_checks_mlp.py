@@ -150,7 +150,8 @@ def lookup_from(delta: dict, sport: str) -> str:
 
 def across_languages(v, own_key: str, rule: str, decide, **own) -> str:
     """The default lecture: the rule decided again on each language's recorded numbers (the scene's own language's
-    checked against `own`, recomputed here); the same key in both, else the finding <rule>_langs."""
+    checked against `own`, recomputed here). The scene says its own language's key; where the two languages' keys
+    differ, both are recorded in values["languages_differ"][rule] (the course page's note), never said."""
     keys = {}
     for lang, e in v["story"].items():
         if lang in ("en", "zh"):
@@ -159,7 +160,11 @@ def across_languages(v, own_key: str, rule: str, decide, **own) -> str:
             keys[lang] = decide(e)
             assert e[f"{rule}_key"] == keys[lang]
     assert own_key in keys.values()
-    return f"{rule}_langs" if len(set(keys.values())) > 1 else own_key
+    differ = v.get("languages_differ", {}).get(rule)
+    assert (differ is not None) == (len(set(keys.values())) > 1), f"{rule}: a difference by language is recorded"
+    if differ:
+        assert (differ["en"], differ["zh"]) == (keys["en"], keys["zh"])
+    return own_key
 
 
 def check_readout(v, rule, gpt):
@@ -357,12 +362,8 @@ CONCLUSION = {"carry_lookup": "conclusion_two_steps", "carry_kept": "conclusion_
 
 
 def check_conclusion(v, rule, gpt):
-    own = CONCLUSION[rule["inputs"]["carry"]]
-    assert v["caption_rules"]["carry"]["key"] in (rule["inputs"]["carry"], "carry_langs")
-    if "story" not in v:
-        return own
-    keys = {lang: e["carry_key"] for lang, e in v["story"].items() if lang in ("en", "zh")}
-    return "conclusion_langs" if len(set(keys.values())) > 1 else own
+    assert v["caption_rules"]["carry"]["key"] == rule["inputs"]["carry"], "the carry beat's own finding"
+    return CONCLUSION[rule["inputs"]["carry"]]
 
 
 # --- parameters: the counts from each config's shape (scene_checks.parameter_counts) ---------------------------
@@ -411,7 +412,7 @@ def held_out_hits(gpt, lang: str, layer: int) -> int:
 
 def check_parameters_summary(v, rule, gpt):
     ours, gpt3 = mlp_share(v, "ours", gpt.config), mlp_share(v, "gpt3", GPT3_175B)
-    inputs = {k: x for k, x in rule["inputs"].items() if k != "p_values"}
+    inputs = {k: x for k, x in rule["inputs"].items() if k not in ("p_values", "lang")}
     assert inputs == pytest.approx({"ours": ours, "gpt3": gpt3}, abs=1e-15)
     from scenes.prompts import own_language
     if min(ours, gpt3) <= 0.5:
@@ -422,23 +423,25 @@ def check_parameters_summary(v, rule, gpt):
     for lang, e in finding.items():
         assert e["hits"] == held_out_hits(gpt, lang, e["layer"])
         assert rule["inputs"]["p_values"][lang] == e["p_value"]
-    same = len({e["layer"] for e in finding.values()}) == 1
-    return "summary" if same and all(e["p_value"] < 0.05 for e in finding.values()) else "summary_untraced"
+    lang = rule["inputs"]["lang"]    # its own language's finding; the other's is the course page's note
+    found = {l: e["p_value"] < 0.05 for l, e in finding.items()}
+    differ = found["en"] != found["zh"] or finding["en"]["layer"] != finding["zh"]["layer"]
+    assert ("mlp_finding" in v.get("languages_differ", {})) == differ
+    return "summary" if found[lang] else "summary_untraced"
 
 
 # scene -> rule name -> (every key the rule may choose, check(values, rule, gpt) -> the key)
 MLP_CHAPTER_CHECKS: dict = {
     "mlp_fact": {"largest": ({"largest_one", "largest_spread", "largest_over"}, check_largest),
-                 "lookup": ({"lookup_clean", "lookup_most", "lookup_not", "lookup_langs"}, check_lookup),
+                 "lookup": ({"lookup_clean", "lookup_most", "lookup_not"}, check_lookup),
                  "readout": ({"readout_sport", "readout_verb", "readout_other"}, check_readout),
                  "spread": ({"spread_many", "spread_one", "spread_many_all", "spread_one_all", "spread_none"},
                             check_spread),
-                 "ablation": ({"ablation_none", "ablation_drop", "ablation_flip", "ablation_langs"}, check_fact_ablation),
+                 "ablation": ({"ablation_none", "ablation_drop", "ablation_flip"}, check_fact_ablation),
                  "and": ({"and_yes", "and_partly"}, check_and),
-                 "carry": ({"carry_lookup", "carry_kept", "carry_other", "carry_none", "carry_langs"}, check_carry),
+                 "carry": ({"carry_lookup", "carry_kept", "carry_other", "carry_none"}, check_carry),
                  "and_neuron": ({"andn_yes", "andn_sum", "andn_one", "andn_none"}, check_and_neuron),
-                 "conclusion": ({"conclusion_two_steps", "conclusion_carried", "conclusion_other", "conclusion_none",
-                                 "conclusion_langs"},
+                 "conclusion": ({"conclusion_two_steps", "conclusion_carried", "conclusion_other", "conclusion_none"},
                                 check_conclusion)},
     "parameters": {"split": ({"split"}, check_split),
                    "ours": ({"ours_less", "ours_more"}, check_ours),

@@ -43,7 +43,8 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     assert [L, choice["head"]] == brute["best"] and choice["score"] == pytest.approx(brute["scores"].max(), abs=1e-9)
     other = causal_head_scores(gpt, "zh" if lang == "en" else "en")["best"]
     assert choice["story"]["chosen"] == {lang: brute["best"], ("zh" if lang == "en" else "en"): other}
-    assert "layer_story" not in v.get("caption_rules", {})   # both picks are the manifest's, never said
+    differ = v.get("languages_differ", {}).get("layer")     # the other language's layer: noted, never said
+    assert (differ is not None) == (brute["best"][0] != other[0]) and "layer_story" not in v.get("caption_rules", {})
 
     layer, dims = trace["layers"][L], v["dims_shown"]
     assert dims == [0, 1, 2, 3, 4, 5, 63]

@@ -16,6 +16,7 @@ For every run:
 - every caption key that some rule can choose is said only with its rule recorded (a property caption chosen
   without a rule fails), and a caption whose claim holds by construction is checked against the numbers too
   (CLAIMS: "masked cells become exactly 0", "they add up to 1", ...);
+- no caption names the other language (or both) in a clause with a figure (test_story.other_language_figures);
 - every sum the scene draws (values["sums"]) adds up as shown, each label within one unit of its value
   (sum_checks.py);
 - the pace holds in every content beat (tests/pace_checks.py: speech at most 80% of a beat, a picture built held
@@ -47,6 +48,7 @@ from caption_checks_superposition import SUPERPOSITION_CHECKS
 from pace_checks import assert_paced
 from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
+from test_story import other_language_figures
 from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
 from scenes import style
 from scenes.catalog import SCENES
@@ -344,6 +346,38 @@ def check_heads_question(v, rule, gpt):
     return "question_same" if k == 1 else "question" if k == len(tops) else "question_shared"
 
 
+def story_choices(story) -> dict:
+    """Each language's head by the causal rule, from every head's score recorded for both languages."""
+    out = {}
+    for lang, scores in story["scores"].items():
+        s = np.asarray(scores)
+        out[lang] = [int(i) for i in np.unravel_index(int(s.argmax()), s.shape)]
+    return out
+
+
+STORY_RECORDS = {"queries_keys": "head", "causal_mask": "head", "values_update": "head", "multi_head": "layer",
+                 "add_norm": "layer"}
+
+
+def check_story_record(v, kind: str) -> None:
+    """The attention chapter's head (kind "head") or the layer that holds it ("layer"): each language's pick found
+    again from every head's score recorded for both languages; a head scene follows its own language's head; both
+    picks are recorded in values["languages_differ"][kind] exactly where they differ (the course page's note, never
+    said in the clip)."""
+    story = (v.get("choice") or v.get("layer_choice") or {}).get("story")
+    differ = v.get("languages_differ", {}).get(kind)
+    if not story:
+        assert differ is None
+        return
+    chosen = story_choices(story)
+    pick = {lang: chosen[lang] if kind == "head" else chosen[lang][0] for lang in LANGS}
+    if kind == "head":
+        assert [v["layer"], v["head"]] in chosen.values(), "the scene follows one language's head"
+    assert (differ is not None) == (pick["en"] != pick["zh"])
+    if differ:
+        assert (differ["en"], differ["zh"]) == (pick["en"], pick["zh"])
+
+
 def check_normalise(v, rule, gpt):
     ln = v["layer_norm"]
     mean, var = float(f"{ln['normalised_mean']:.2f}"), f"{ln['normalised_var']:.2f}"
@@ -477,7 +511,8 @@ def check_gelu(v, rule, gpt):
 def check_readout(v, rule, gpt):
     """mlp_steps' readout: the top neuron's word among the model's top 5 next words (agrees); else the word the whole
     MLP output raises most, read again here through ln_f (frozen at the run's scale) and the unembedding (sum); else
-    neither. In the default lecture, readout_langs where the two languages' keys differ."""
+    neither: its own language's key; in the default lecture the two languages' keys are recorded in
+    values["languages_differ"] where they differ (the course page's note, never the other video)."""
     from model import language as model_language
 
     def sum_word(entry_prompt, layer, focus):
@@ -502,11 +537,32 @@ def check_readout(v, rule, gpt):
     own = decide(v["prompt"], v["layer"], v["focus"], v["readout"]["top"][0]["word"], v["next_top"],
                  v["sum_readout"]["top"][0]["word"])
     if "story" not in v:      # a lecturer's own prompt: the rule on that prompt alone
+        assert "readout" not in v.get("languages_differ", {})
         return own
     keys = {lang: decide(e["prompt"], e["layer"], e["focus"], e["readout_word"], e["next_top"], e["sum_word"])
             for lang, e in v["story"].items() if lang in LANGS}
     assert own in keys.values()
-    return "readout_langs" if len(set(keys.values())) > 1 else own
+    differ = v.get("languages_differ", {}).get("readout")
+    assert (differ is not None) == (len(set(keys.values())) > 1), "the languages' readouts differ: recorded, not said"
+    if differ:
+        assert (differ["en"], differ["zh"]) == (keys["en"], keys["zh"])
+    return own
+
+
+def check_mlp_story_record(v, gpt) -> None:
+    """mlp_steps in the default lecture: each language's layer and top neuron found again; both recorded in
+    values["languages_differ"]["neuron"] exactly where they differ (never said)."""
+    if "story" not in v:
+        assert "neuron" not in v.get("languages_differ", {})
+        return
+    en, zh = v["story"]["en"], v["story"]["zh"]
+    for e in (en, zh):      # each language's layer: the largest MLP output norm at the focus; its top neuron
+        trace = gpt.trace(e["prompt"])
+        norms = [np.linalg.norm(layer["mlp"]["out"][e["focus"]]) for layer in trace["layers"]]
+        assert e["layer"] == int(np.argmax(norms))
+        assert e["neuron"] == int(np.argmax(trace["layers"][e["layer"]]["mlp"]["act"][e["focus"]]))
+    same = (en["layer"], en["neuron"]) == (zh["layer"], zh["neuron"])
+    assert ("neuron" in v.get("languages_differ", {})) == (not same)
 
 
 def check_residual(v, rule, gpt):
@@ -624,28 +680,34 @@ def held_out_missed(gpt, lang):
 
 
 def check_picture(v, rule, gpt):
-    """Decided over both languages: each language's misses found again; one key when they agree, else the key
-    that names both."""
+    """The words' language's misses found again: its own key; the other language's, found again too, recorded in
+    values["languages_differ"] where it differs (never said)."""
     missed, n = held_out_missed(gpt, v["words_lang"])
     assert v["held_out"]["missed"] == missed
     assert v["held_out"]["measured"] == pytest.approx(1 - len(missed) / n)
-    other = rule["inputs"]["other"]
-    assert other["lang"] != v["words_lang"] and other["missed"] == held_out_missed(gpt, other["lang"])[0]
-    if bool(missed) != bool(other["missed"]):
-        return "picture_langs"
+    other_lang = "zh" if v["words_lang"] == "en" else "en"
+    other = held_out_missed(gpt, other_lang)[0]
+    differ = v.get("languages_differ", {}).get("picture")
+    assert (differ is not None) == (bool(missed) != bool(other))
+    if differ:
+        assert differ[v["words_lang"]] == missed and differ[other_lang] == other
     return "picture_missed" if missed else "picture_all"
 
 
 def check_parallelogram(v, rule, gpt):
-    """Decided over both languages, each against its own shuffled labels (the other's figures recomputed)."""
+    """Against its own shuffled labels: its own key; the other language's figures recomputed, and recorded in
+    values["languages_differ"] where its verdict differs (never said)."""
     from model.analysis.directions import language_directions
     from scenes.embedding_space import NULL_SEED, NULL_SHUFFLES
-    p, other = v["parallelogram"], rule["inputs"]["other"]
-    again = language_directions(gpt, other["lang"], "habitat", n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
-    assert other["measured"] == again["parallelogram"] and other["null_p95"] == again["null"]["parallelogram_p95"]
-    mine, theirs = p["measured"] > p["null_p95"], other["measured"] > other["null_p95"]
-    if mine != theirs:
-        return "parallelogram_langs"
+    p = v["parallelogram"]
+    other_lang = "zh" if v["words_lang"] == "en" else "en"
+    again = language_directions(gpt, other_lang, "habitat", n_shuffles=NULL_SHUFFLES, seed=NULL_SEED)
+    mine, theirs = p["measured"] > p["null_p95"], again["parallelogram"] > again["null"]["parallelogram_p95"]
+    differ = v.get("languages_differ", {}).get("parallelogram")
+    assert (differ is not None) == (mine != theirs)
+    if differ:
+        verdict = lambda beats: "often" if beats else "chance"   # noqa: E731
+        assert differ[v["words_lang"]] == verdict(mine) and differ[other_lang] == verdict(theirs)
     return "parallelogram_often" if mine else "parallelogram_chance"
 
 
@@ -708,16 +770,16 @@ CHECKS = {
                  "why": ({"why", "why_steady"}, check_why),
                  "why_copy": ({"why_copy", "why_copy_low"}, check_why_copy)},
     "mlp_steps": {"gelu": ({"gelu_few", "gelu_many"}, check_gelu),
-                  "readout": ({"readout_agrees", "readout_sum", "readout_neither", "readout_langs"}, check_readout),
+                  "readout": ({"readout_agrees", "readout_sum", "readout_neither"}, check_readout),
                   "residual": ({"residual_big", "residual_small"}, check_residual)},
     "next_token": {"sample": ({"sample_argmax", "sample_top", "sample_other"}, check_sample),
                    "context": ({"context_apart", "context_differ"}, check_context)},
     "architecture": {"lens": ({"lens_embedding", "lens_forms"}, check_lens)},
     "embedding_space": {"direction": ({"direction_separates", "direction_no_better"}, check_direction),
                         "example": ({"example_hit", "example_miss"}, check_example),
-                        "parallelogram": ({"parallelogram_often", "parallelogram_chance", "parallelogram_langs"},
+                        "parallelogram": ({"parallelogram_often", "parallelogram_chance"},
                                           check_parallelogram),
-                        "picture": ({"picture_missed", "picture_all", "picture_langs"}, check_picture)},
+                        "picture": ({"picture_missed", "picture_all"}, check_picture)},
     "summary": {"parallel": ({"parallel_faster", "parallel_not_faster", "parallel_faster_recorded",
                           "parallel_not_faster_recorded"}, check_parallel),
                 "rich": ({"rich_grows", "rich_flat", "rich_same"}, check_rich)},
@@ -795,6 +857,14 @@ def assert_captions_true(name: str, scene, gpt) -> None:
     ruled = set().union(*[keys for keys, _ in CHECKS.get(name, {}).values()])
     assert Counter(k for k in said if k in ruled) == Counter(r["key"] for r in rules.values()), \
         "every caption a rule may choose is said once per rule, with that rule recorded"
+    if name in STORY_RECORDS:
+        check_story_record(v, STORY_RECORDS[name])
+    if name == "mlp_steps":
+        check_mlp_story_record(v, gpt)
+    for c in scene.captions:    # one screen, one story: no caption states the other language's figures
+        assert not other_language_figures(c, scene.lang), (c["key"], other_language_figures(c, scene.lang))
+    for entry in v.get("languages_differ", {}).values():   # the course page's note, in both languages
+        assert entry["rule"] and entry["en"] != entry["zh"] and all(entry["note"][l].strip() for l in LANGS)
     for key, claim in CLAIMS.get(name, {}).items():
         if key in said:
             assert claim(v), f"{name}: the caption {key!r} is not true for these numbers"

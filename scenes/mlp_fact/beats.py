@@ -24,6 +24,7 @@ from pathlib import Path
 
 from manim import DOWN, RIGHT, Create, FadeIn, LaggedStart, Line, SurroundingRectangle, VGroup
 
+from model.language import Language
 from scenes import style
 from scenes.components import (BarChart, BarScale, ColourLegend, RoundedSum, Label, NumberText, TokenChip, TraceGrid)
 from scenes.components.tracing import share_text
@@ -37,6 +38,12 @@ from scenes.words import Words
 WORDS = Words(Path(__file__).with_name("words.toml"))   # the captions, their spoken forms, the beat titles
 
 S = SHARED | WORDS["captions"]
+NOTES = WORDS["notes"]   # the course page's notes where the languages differ (LectureScene.languages_differ)
+
+
+def grammar(lang: str):
+    """The training language's grammar of `lang` (a sport's word in that language, for a note about it)."""
+    return Language().grammar(lang)
 
 STEP, PAUSE = style.STEP, style.PAUSE
 
@@ -181,26 +188,29 @@ class MlpFact(LectureScene):
         for k in self.look_key:
             k.on_baseline(key_y)
 
+    def note_difference(self, rule: str, phrase) -> None:
+        """In the default lecture, where the two languages' keys of `rule` differ (values.story): both recorded as
+        languages_differ[rule], with the course page's note naming each language's finding, phrase(note's language,
+        finding's language, its story entry). Never said in the clip (docs/teaching.md §6)."""
+        keys = {lang: e[f"{rule}_key"] for lang, e in (self.story or {}).items() if lang in ("en", "zh")}
+        if len(set(keys.values())) > 1:
+            fill = {lang: {x: phrase(lang, x, self.story[x]) for x in keys} for lang in keys}
+            self.languages_differ(rule, f"the {rule} rule on the English and the Chinese default prompts: recorded when "
+                                  "its keys differ", NOTES, f"{rule}_differs", en=keys["en"], zh=keys["zh"], fill=fill)
+
     def beat_lookup(self):
         f = self.f
         key, other = f.lookup_key()
         d = f.deltas()
-        langs = {lang: e["lookup_key"] for lang, e in (self.story or {}).items()}
-        key = "lookup_langs" if len(set(langs.values())) > 1 else key
         self.caption_rule("lookup", key, "the person's sport's projection rises most of the 8 and no other rises by "
                           "half as much: lookup_clean; rises most but another rises by at least half: lookup_most; "
-                          "another rises more: lookup_not; in the default lecture, lookup_langs when the English and "
-                          "the Chinese default prompts differ", deltas=d, sport=f.person.sport, best_other=other,
-                          languages=langs)
-        phrases = {}
-        for lang, e in (self.story or {}).items():   # each language's conclusion, in this lecture's words
-            de = e["deltas"]         # this lecture's own numbers as its chart draws them (rounded), the other's rounded
-            said = self.rise_label if lang == self.lang else {k: style.signed(v, 1) for k, v in de.items()}
-            phrases[lang] = self.s(e["lookup_key"] + "_is", other=style.token_label(f.g.t(e["best_other"])),
-                                   od=said[e["best_other"]], d=said[e["sport"]])
-        self.clear_stage()     # first: a caption of three lines (each language's finding) rises over the last beat
+                          "another rises more: lookup_not", deltas=d, sport=f.person.sport, best_other=other)
+        self.note_difference("lookup", lambda lang, x, e: NOTES(
+            e["lookup_key"] + "_is", lang, other=style.token_label(grammar(x).t(e["best_other"])),
+            od=style.signed(e["deltas"][e["best_other"]], 1), d=style.signed(e["deltas"][e["sport"]], 1)))
+        self.clear_stage()
         self.say(key, comp=self.comp_name(f.layer, "mlp"), tok=f.tokens[f.position], sport=f.answer,
-                 d=self.rise_label[f.person.sport], other=f.g.t(other), od=self.rise_label[other], **phrases)
+                 d=self.rise_label[f.person.sport], other=f.g.t(other), od=self.rise_label[other])
         self.play(FadeIn(self.look_header), FadeIn(self.look_words), Create(self.zero_line), FadeIn(self.look_key),
                   run_time=STEP)
         self.play(*self.look_chart.grow(), run_time=STEP)
@@ -294,28 +304,24 @@ class MlpFact(LectureScene):
         its head reads, and its push with the lookup MLP at the last name replaced by its mean."""
         f = self.f
         c, t = f.path["carrier"], f.path["through_lookup"]
-        langs = {lang: e["carry_key"] for lang, e in (self.story or {}).items()}
-        key = self.caption_rule("carry", "carry_langs" if len(set(langs.values())) > 1 else f.carry_key(),
+        key = self.caption_rule("carry", f.carry_key(),
                                 "the attention layer with the largest push at the last word (direct logit attribution "
                                 "against the other sports): its top head reads the last name most and its push with the "
-                                "lookup MLP at the last name mean-ablated is below half: carry_lookup (carry_none when that largest "
-                                "push is not positive); reads the last "
-                                "name but keeps half or more: carry_kept; reads another word most: carry_other; in the "
-                                "default lecture, carry_langs when the English and the Chinese default prompts differ",
+                                "lookup MLP at the last name mean-ablated is below half: carry_lookup (carry_none when "
+                                "that largest push is not positive); reads the last name but keeps half or more: "
+                                "carry_kept; reads another word most: carry_other",
                                 reads_most=c["reads_most"], last_index=f.last_index, push_before=t["push_before"],
-                                push_after=t["push_after"], languages=langs)
-        phrases = {}
-        for lang, e in (self.story or {}).items():
-            et = e["through_lookup"]
-            phrases[lang] = self.s(e["carry_key"] + "_is", before=style.signed(et["push_before"], 2),
-                                   after=style.signed(et["push_after"], 2))
+                                push_after=t["push_after"])
+        self.note_difference("carry", lambda lang, x, e: NOTES(
+            e["carry_key"] + "_is", lang, before=style.signed(e["through_lookup"]["push_before"], 2),
+            after=style.signed(e["through_lookup"]["push_after"], 2)))
         carrier = c["layer"]
         self.clear_stage()
         self.say(key, tok=f.tokens[-1], attn=self.comp_name(carrier, "attn"), sport=f.answer,
                  push=self.carry_texts[f"attn.{carrier}"], total=self.carry_rounded.total_labels[0], h=c["head"] + 1,
                  name=f.tokens[c["reads_most"]], read=f.tokens[c["reads_most"]],
                  w=style.percent(c["reads"][c["reads_most"]]), mlp=self.comp_name(f.layer, "mlp"),
-                 after=style.signed(t["push_after"], 2), **phrases)
+                 after=style.signed(t["push_after"], 2))
         self.play(FadeIn(self.carry_header), FadeIn(self.carry_labels), run_time=STEP)
         self.play(*self.carry_chart.grow(), FadeIn(self.carry_numbers), run_time=2 * STEP)
         self.play(Create(self.carry_rule), FadeIn(self.carry_total), run_time=STEP)
@@ -430,21 +436,17 @@ class MlpFact(LectureScene):
     def beat_ablation(self):
         f = self.f
         a = f.ablation
-        langs = {lang: e["ablation_key"] for lang, e in (self.story or {}).items()}
-        key = self.caption_rule("ablation", "ablation_langs" if len(set(langs.values())) > 1 else f.ablation_key(),
+        key = self.caption_rule("ablation", f.ablation_key(),
                                 "P(answer) falls by less than 0.05: ablation_none; else the answer is still the top "
-                                "word: ablation_drop; else ablation_flip; in the default lecture, ablation_langs when "
-                                "the English and the Chinese default prompts differ",
+                                "word: ablation_drop; else ablation_flip",
                                 p_before=a["p_before"], p_after=a["p_after"], new_top=f.new_top["word"],
-                                answer=f.answer, languages=langs)
-        phrases = {}
-        for lang, e in (self.story or {}).items():   # each language's conclusion, in this lecture's words
-            ea = e["ablation"]
-            phrases[lang] = self.s(e["ablation_key"] + "_is", sport=style.token_label(f.g.t(e["sport"])),
-                                   p0=style.percent(ea["p_before"]), p1=style.percent(ea["p_after"]),
-                                   new=style.token_label(e["new_top"]["word"]))
+                                answer=f.answer)
+        self.note_difference("ablation", lambda lang, x, e: NOTES(
+            e["ablation_key"] + "_is", lang, sport=style.token_label(grammar(x).t(e["sport"])),
+            p0=style.percent(e["ablation"]["p_before"]), p1=style.percent(e["ablation"]["p_after"]),
+            new=style.token_label(e["new_top"]["word"])))
         self.say(key, sport=f.answer, p0=style.percent(a["p_before"]), p1=style.percent(a["p_after"]),
-                 new=f.new_top["word"], **phrases)
+                 new=f.new_top["word"])
         self.clear_stage()
         self.play(FadeIn(self.abl_labels), FadeIn(self.abl_head), FadeIn(self.abl_bars.tracks), run_time=STEP)
         self.play(*self.abl_chart.grow(), FadeIn(self.abl_numbers), run_time=STEP)
@@ -558,23 +560,19 @@ class MlpFact(LectureScene):
 
     # --- summary ----------------------------------------------------------------------------------------------
     def beat_summary(self):
-        """What the chapter found (conclusion_key, the same rule in both languages): the pipeline lit at the lookup MLP
+        """What the chapter found (conclusion_key, on its own language's numbers): the pipeline lit at the lookup MLP
         and the attention that carries the fact, with the restored share, the carrier's push and the ablation's drop."""
         f = self.f
         a = f.ablation
-        keys = {lang: e["carry_key"] for lang, e in (self.story or {}).items()}
         conclusion = {"carry_lookup": "conclusion_two_steps", "carry_kept": "conclusion_carried",
                       "carry_other": "conclusion_other", "carry_none": "conclusion_none"}
-        key = self.caption_rule("conclusion", "conclusion_langs" if len(set(keys.values())) > 1 else
-                                conclusion[f.carry_key()], "the carry beat's finding: carry_lookup -> "
+        key = self.caption_rule("conclusion", conclusion[f.carry_key()], "the carry beat's finding: carry_lookup -> "
                                 "conclusion_two_steps, carry_kept -> conclusion_carried, carry_other -> "
-                                "conclusion_other; in the default lecture, conclusion_langs when the English and the "
-                                "Chinese default prompts differ", carry=f.carry_key(), languages=keys)
+                                "conclusion_other, carry_none -> conclusion_none", carry=f.carry_key())
         mlp = self.comp_name(f.layer, "mlp")
-        phrases = {lang: self.s(conclusion[k] + "_is", mlp=mlp) for lang, k in keys.items()}
         c = f.path["carrier"]
         self.say(key, mlp=mlp, attn=self.comp_name(c["layer"], "attn"), name=f.tokens[f.last_index], tok=f.tokens[-1],
-                 sport=f.answer, read=f.tokens[c["reads_most"]], **phrases)
+                 sport=f.answer, read=f.tokens[c["reads_most"]])
         self.show_where([f"mlp:{f.layer}", f"attention:{c['layer']}"], [  # the caption's two lines clear the map
             (self.s("where_restored", tok=style.token_label(f.tokens[f.position])), MUTED),
             (self.s("where_share", share=style.percent(f.lookup_share)), style.share_colour(1.0)),

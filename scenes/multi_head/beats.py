@@ -70,9 +70,10 @@ class MultiHead(HeadLayout, LectureScene):
     def title_note(self) -> str:
         m = self.m
         if m.choice["causal"] and not m.choice["given"]["layer"]:   # the default lecture: the causal head's layer
-            from scenes.attention_chapter import layer_line
+            from scenes.attention_chapter import record_layer_story
+            record_layer_story(self, m.choice)      # both languages' layers, where they differ: never said here
             return self.s("layer_watch", model=self.model_words("short"), layer=style.shown(m.layer), n=m.n_head,
-                          focus=m.tokens[m.focus]) + "\n" + layer_line(self, m.choice)
+                          focus=m.tokens[m.focus])
         key = "layer_given" if m.choice["given"]["layer"] else "layer_note"
         return self.s(key, model=self.model_words("short"), layer=style.shown(m.layer), n=m.n_head, focus=m.tokens[m.focus])
 
