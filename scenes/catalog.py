@@ -229,7 +229,7 @@ QUERIES_KEYS = SceneSpec(
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
     check=_focus_in_prompt,
     sections=lambda p: ["title", "question", "idea", "input", "weights", "query", "all_queries", "key", "angles", "scores",
-                        "scale", "summary"],
+                        "scale", "lab", "summary"],
 )
 
 CAUSAL_MASK = SceneSpec(

@@ -41,6 +41,7 @@ import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
+from caption_checks_why import QK_LAB
 from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
 from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
@@ -714,7 +715,8 @@ CHECKS = {
                      "idea": ({"idea_value", "idea_self"}, check_idea),
                      "angles": ({"angles_closest", "angles_length"}, check_angles),
                      "scale": ({"scale", "scale_same"}, check_scale),
-                     "answer": ({"answer_word", "answer_not_word", "answer_back", "answer_self"}, check_qk_answer)},
+                     "answer": ({"answer_word", "answer_not_word", "answer_back", "answer_self"}, check_qk_answer),
+                     "lab": QK_LAB},
     "causal_mask": {"story": ({"story_same", "story_differs"}, check_story),
                     "predicted": ({"predicted_some", "predicted_all", "predicted_none", "predicted_one"},
                                   check_predicted),

@@ -1,0 +1,57 @@
+"""The why beats (issue 45): in six chapters, one short beat asks why a part is there and answers from the lab's
+record (model/snapshots/lab.json, read through model.lab.why: our model retrained without the part, on the same
+data, steps and seeds): the question, the curves with and without it, the final figures, and a one-sentence
+conclusion chosen by a caption rule (components.why.verdict, decided over both languages).
+
+Each function here is a scene's `beat_lab` (`beat_lab = why_beats.queries_keys`): it reads the record, draws
+components.WhyChart, says the scene's own words (its .toml: why_question, the rule's keys, the chart's labels) and
+records values["why"] = {"variant", "metric", "with", "without", "curve_with", "curve_without", ...} as the record
+gave them, with what the chart drew ("shown"). Nothing here computes model maths.
+"""
+
+from __future__ import annotations
+
+import math
+
+from scenes import style
+from scenes.components import why as W
+from scenes.components.why import WhyChart, rows_for
+
+PAUSE = style.PAUSE
+
+
+def show(scene, curves: list[dict], labels: list[str], columns: list[tuple], *, y_max: float, y_step: float,
+         y_label: str) -> WhyChart:
+    """The beat's picture on a cleared stage: the curves of `curves` (model.lab.why answers, one per variant compared
+    with the standard model) and the table of `columns` ((head, answers, formatter): components.why.rows_for).
+    The chart is kept as scene.why_chart (the tests read its labels)."""
+    chart = WhyChart(curves[0]["steps"], rows_for(curves, labels, columns), y_max=y_max, y_step=y_step,
+                     y_label=y_label, x_label=scene.s("why_steps"), columns=[c[0] for c in columns])
+    scene.clear_stage()
+    chart.play_in(scene)
+    scene.why_chart = chart
+    return chart
+
+
+def queries_keys(scene) -> None:
+    """Why divide by √d_k: no_scale against the standard model: the attention weights' entropy over training, and
+    the loss on unseen text (the rule: entropy, and each language's loss)."""
+    e, loss, per_lang = W.read("no_scale", "attention_entropy"), W.read("no_scale", "held_out_loss"), \
+        W.per_language("no_scale")
+    scene.say("why_question", root=f"{math.sqrt(scene.h.d_head):g}")
+    chart = show(scene, [e], [scene.s("why_with"), scene.s("why_without")],
+                 [(scene.s("why_entropy"), [e], W.entropy_text), (scene.s("why_loss"), [loss], W.loss_text)],
+                 y_max=3, y_step=1, y_label=scene.s("why_entropy_axis"))
+    sharper, worse = W.verdict([e], W.ENTROPY_GAP), W.verdict(per_lang, W.LOSS_GAP)
+    key = scene.caption_rule(
+        "lab", {("lower", "same"): "lab_sharper_same", ("lower", "higher"): "lab_sharper_worse"}.get(
+            (sharper, worse), "lab_other"),
+        f"the attention weights' entropy without ÷ √d_k against with (components.why.verdict, {W.ENTROPY_GAP} nats) "
+        f"and the loss on unseen text in each language (verdict over both, {W.LOSS_GAP} nats): lower and same: "
+        "lab_sharper_same; lower and higher: lab_sharper_worse; else lab_other", entropy=sharper, loss=worse)
+    scene.say(key, e=W.entropy_text(e["with"]), e_without=W.entropy_text(e["without"]),
+              loss=W.loss_text(loss["with"]), loss_without=W.loss_text(loss["without"]))
+    scene.wait(PAUSE + 1)
+    scene.values["why"] = W.record(e, shown=chart.shown(), loss=W.record(loss),
+                                   per_language=[W.record(w) for w in per_lang])
+

@@ -1,0 +1,30 @@
+"""The why beats' caption rules (issue 45), decided again from the manifest's values["why"] (the lab's record as the
+scene read it): tests/test_caption_rules.py adds each as the scene's "lab" rule. The thresholds are stated here
+again, not imported: a change to the scene's rule must be made twice to pass."""
+
+from __future__ import annotations
+
+LOSS, ENTROPY, FACTS = 0.02, 0.1, 2      # nats of loss, nats of attention entropy, facts of 40
+
+
+def clear(pairs: list[dict], threshold: float) -> str:
+    """"higher" / "lower" where every pair's variant differs from the standard model by at least `threshold`, with
+    the seeds' ranges apart, all the same way; else "same"."""
+    ways = set()
+    for p in pairs:
+        gap = p["without"] - p["with"]
+        (lo_w, hi_w), (lo_v, hi_v) = p["range_with"], p["range_without"]
+        if abs(gap) < threshold or (lo_v <= hi_w and hi_v >= lo_w):
+            return "same"
+        ways.add("higher" if gap > 0 else "lower")
+    return ways.pop() if len(ways) == 1 else "same"
+
+
+def check_qk_lab(v, rule, gpt) -> str:
+    w = v["why"]
+    way = (clear([w], ENTROPY), clear(w["per_language"], LOSS))
+    return {("lower", "same"): "lab_sharper_same", ("lower", "higher"): "lab_sharper_worse"}.get(way, "lab_other")
+
+
+QK_LAB = ({"lab_sharper_same", "lab_sharper_worse", "lab_other"}, check_qk_lab)
+
