@@ -296,7 +296,8 @@ MLP_STEPS = SceneSpec(
                   _check_focus),
             LANG),
     check=_mlp_focus_in_prompt,
-    sections=lambda p: ["title", "up", "contexts", "gelu", "down", "readout", "residual", "all_tokens", "summary"],
+    sections=lambda p: ["title", "up", "contexts", "gelu", "down", "readout", "residual", "all_tokens", "lab",
+                        "summary"],
 )
 
 def _fact_prompt_names_a_person(values, model):

@@ -55,3 +55,31 @@ def queries_keys(scene) -> None:
     scene.values["why"] = W.record(e, shown=chart.shown(), loss=W.record(loss),
                                    per_language=[W.record(w) for w in per_lang])
 
+
+def mlp_steps(scene) -> None:
+    """Why an MLP, and why GELU: no_mlp and linear_mlp against the standard model: the loss on unseen text over
+    training and the facts about the people recalled (the rule: each variant's facts, in both languages)."""
+    variants = ("linear_mlp", "no_mlp")
+    loss = [W.read(v, "held_out_loss") for v in variants]
+    facts = {lang: [W.read(v, f"facts_known_{lang}") for v in variants] for lang in style.LANGUAGES}
+    total = W.facts_total(scene.lang)
+    scene.say("why_question")
+    chart = show(scene, loss, [scene.s("why_full"), scene.s("why_linear"), scene.s("why_none")],
+                 [(scene.s("why_loss"), loss, W.loss_text),
+                  (scene.s("why_facts", total=total), facts[scene.lang], W.count_text)],
+                 y_max=6, y_step=2, y_label=scene.s("why_loss_axis"))
+    linear, none = (W.verdict([f[i] for f in facts.values()], W.FACTS_GAP) for i in (0, 1))
+    key = scene.caption_rule(
+        "lab", {("same", "lower"): "lab_mlp_needed", ("lower", "lower"): "lab_mlp_both"}.get(
+            (linear, none), "lab_mlp_other"),
+        "the facts known with GELU replaced by the identity and without the MLP, against the standard model, in both "
+        f"languages (components.why.verdict, {W.FACTS_GAP} facts): same and lower: lab_mlp_needed; lower and lower: "
+        "lab_mlp_both; else lab_mlp_other", linear=linear, none=none)
+    f = facts[scene.lang]
+    scene.say(key, f=W.count_text(f[0]["with"]), f_linear=W.count_text(f[0]["without"]),
+              f_none=W.count_text(f[1]["without"]), total=total)
+    scene.wait(PAUSE + 1)
+    scene.values["why"] = W.record(loss[1], shown=chart.shown(), facts=[W.record(x[1]) for x in facts.values()],
+                                   others=[W.record(loss[0], facts=[W.record(x[0]) for x in facts.values()])],
+                                   facts_total=total)
+

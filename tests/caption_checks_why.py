@@ -28,3 +28,11 @@ def check_qk_lab(v, rule, gpt) -> str:
 
 QK_LAB = ({"lab_sharper_same", "lab_sharper_worse", "lab_other"}, check_qk_lab)
 
+
+def check_mlp_lab(v, rule, gpt) -> str:
+    w = v["why"]
+    way = (clear(w["others"][0]["facts"], FACTS), clear(w["facts"], FACTS))
+    return {("same", "lower"): "lab_mlp_needed", ("lower", "lower"): "lab_mlp_both"}.get(way, "lab_mlp_other")
+
+
+MLP_LAB = ({"lab_mlp_needed", "lab_mlp_both", "lab_mlp_other"}, check_mlp_lab)

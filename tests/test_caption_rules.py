@@ -41,7 +41,7 @@ import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
-from caption_checks_why import QK_LAB
+from caption_checks_why import MLP_LAB, QK_LAB
 from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
 from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
@@ -746,7 +746,8 @@ CHECKS = {
     "mlp_steps": {"mlp_story": ({"mlp_story_same", "mlp_story_differs"}, check_mlp_story),
                   "gelu": ({"gelu_few", "gelu_many"}, check_gelu),
                   "readout": ({"readout_agrees", "readout_sum", "readout_neither", "readout_langs"}, check_readout),
-                  "residual": ({"residual_big", "residual_small"}, check_residual)},
+                  "residual": ({"residual_big", "residual_small"}, check_residual),
+                  "lab": MLP_LAB},
     "next_token": {"sample": ({"sample_argmax", "sample_top", "sample_other"}, check_sample),
                    "context": ({"context_apart", "context_differ"}, check_context)},
     "architecture": {"lens": ({"lens_embedding", "lens_forms"}, check_lens)},
