@@ -4,8 +4,10 @@ A clip is up to date (up_to_date) when its manifest's cache key equals the job's
 parameters and render settings, the model's sha256, the versions of the environment) and every project source its
 manifest lists still has the same sha256 (sources_unchanged). The sources are the import closure of render.py and
 the scene's file (source_closure: a static walk of every import at any depth, pipeline.* included, relative
-imports too), hashed before a render starts (hash_sources) and checked again when it ends (sources_after_render,
-in the render process).
+imports too, with the data files each module reads: those it declares in DATA_FILES and the words files it names
+beside itself, `Words.beside(__file__)` or `Path(__file__).with_name("words.toml")`), hashed before a render starts
+(hash_sources) and checked again when it ends (sources_after_render, in the render process). A reworded caption
+re-renders every clip whose modules read that words file.
 
 The packaging modules (pipeline.packaging and the modules it imports: tracks, lecture_join, page, deck) are
 deliberately outside that closure: they read finished clips and never change one. render.py loads
@@ -105,10 +107,43 @@ def declared_data(path: Path, root: Path = REPO) -> list[Path]:
     return found
 
 
+BESIDE_CALLS = ("with_suffix", "with_name")   # Path(__file__).with_suffix(".toml"), Path(__file__).with_name("x")
+
+
+def files_beside(path: Path) -> list[Path]:
+    """The files a module names beside itself, anywhere in it: `Words.beside(__file__)` (scenes/words.py: the same
+    path with .toml for .py) and `Path(__file__).with_suffix("<literal>")` / `.with_name("<literal>")`; the words
+    of a scene (scenes/x.toml, a package's words.toml), scenes/style.toml and scenes/prompts.toml this way."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError, OSError):
+        return []
+
+    def is_file(node) -> bool:
+        return isinstance(node, ast.Name) and node.id == "__file__"
+
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and len(node.args) == 1):
+            continue
+        arg, attr, target = node.args[0], node.func.attr, node.func.value
+        if attr == "beside" and is_file(arg):
+            found.append(path.with_suffix(".toml"))
+        elif attr in BESIDE_CALLS and isinstance(arg, ast.Constant) and isinstance(arg.value, str) \
+                and isinstance(target, ast.Call) and getattr(target.func, "id", "") == "Path" \
+                and len(target.args) == 1 and is_file(target.args[0]):
+            try:
+                found.append(getattr(path, attr)(arg.value))
+            except ValueError:     # not a suffix or a name: the module's own call fails, and that is reported
+                pass
+    return found
+
+
 def source_closure(entries: list[Path], root: Path = REPO) -> list[Path]:
     """The project files reachable from `entries` through imports at any depth (see imported_names), with the
-    __init__.py of every package on the way, the data files each of them declares (declared_data) and the words file
-    beside each (x.toml beside x.py: a reworded caption renders its clips again). Names
+    __init__.py of every package on the way, the data files each of them declares (declared_data), the words file
+    beside each (x.toml beside x.py: a reworded caption renders its clips again) and the files it reads beside
+    itself (files_beside: a scene package's words.toml). Names
     that do not resolve to a file under root (numpy, manim, the standard library) are not followed."""
     seen: set[Path] = set()
     todo = [p.resolve() for p in entries]
@@ -118,7 +153,7 @@ def source_closure(entries: list[Path], root: Path = REPO) -> list[Path]:
             continue
         seen.add(path)
         if path.suffix == ".py":
-            todo += [d.resolve() for d in declared_data(path, root) if d.is_file()]
+            todo += [d.resolve() for d in declared_data(path, root) + files_beside(path) if d.is_file()]
             words = path.with_suffix(".toml")     # the words beside a module (scenes/words.py): its captions
             if words.is_file():
                 todo.append(words.resolve())

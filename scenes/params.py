@@ -14,7 +14,11 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
+
+
+SCENES_DIR = Path(__file__).resolve().parent   # scenes/
 
 
 class ParamError(ValueError):
@@ -169,8 +173,8 @@ class Param:
 
 @dataclass(frozen=True)
 class SceneSpec:
-    name: str                     # the command-line name, also the file name scenes/<name>.py
-    cls: str                      # the manim Scene class in that file
+    name: str                     # the command-line name: the module scenes/<name>.py or the package scenes/<name>/
+    cls: str                      # the manim Scene class in that module (a package's beats.py)
     summary: str
     params: tuple[Param, ...]
     sections: Callable[[dict], list[str]] = field(default=lambda p: [])
@@ -182,6 +186,12 @@ class SceneSpec:
 
     @property
     def path(self) -> str:
+        """The file that defines the scene class, relative to the project's root: what `manim render` is given.
+        A scene's module scenes/<name>.py, or for a scene grown into a package (scenes/<name>/: numbers.py,
+        beats.py, words.toml) its beats.py, where the class is defined: manim takes the classes defined in the file
+        it loads, and the package's __init__.py only hands the class on."""
+        if (SCENES_DIR / self.name / "beats.py").is_file():
+            return f"scenes/{self.name}/beats.py"
         return f"scenes/{self.name}.py"
 
     def param(self, name: str) -> Param:

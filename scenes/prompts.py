@@ -25,21 +25,21 @@ the recall repeats; the noun is the creature in the first sentence.
 from __future__ import annotations
 
 import random
-import tomllib
 import unicodedata
 from pathlib import Path
 
 import numpy as np
 
+from scenes.words import LANGUAGES as LANGS, read_toml
+
 STREAM_WORDS = 64
-LANGS = ("en", "zh")
 
 # --- a lecturer's own checkpoint (a byte-level BPE tokenizer: GPT-2's kind) has no training language to draw
 # prompts from. Its "auto" prompts follow one rule that works with any vocabulary: the first prompt of the scene
 # kind's list, in the scene's language, that encodes to at most DRAWN_TOKENS tokens and fits the model's context.
 # The Chinese prompts show GPT-2's byte pieces as they are (<0xNN>); --prompt replaces any of them.
 DRAWN_TOKENS = 13   # the longest default row the token scenes draw at a legible size
-_DATA = tomllib.loads(Path(__file__).with_suffix(".toml").read_text(encoding="utf-8"))   # prompts.toml
+_DATA = read_toml(Path(__file__).with_suffix(".toml"))   # prompts.toml
 CHECKPOINT_PROMPTS = {kind: {lang: [tuple(p) if isinstance(p, list) else p for p in prompts]
                              for lang, prompts in langs.items()}
                       for kind, langs in _DATA["checkpoint_prompts"].items()}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 from .words import LANGUAGES, Strings, Words  # noqa: F401  (Strings, LANGUAGES: the words' API, used from style)
 from manim import BLUE_C, GREY_B, RED_C, TEAL_C, WHITE, YELLOW_C, ManimColor, config, interpolate_color
@@ -183,12 +184,13 @@ LABEL_UNITS = 10   # the widest token label, in letter widths: our longest words
 
 def token_label(word: str) -> str:
     """How a vocabulary entry is written on screen: the end-of-text marker as <eos>; a longer token (a checkpoint's
-    BPE pieces, model/bpe.py display) is cut to LABEL_UNITS letter widths with "…" (␣ counts three, a <0xNN> six;
-    one is never split). The manifest keeps the whole token."""
+    BPE pieces, model/bpe.py display) is cut to LABEL_UNITS letter widths with "…" (␣ counts three, a <0xNN> six,
+    a wide character, Chinese, two; one is never split). The manifest keeps the whole token."""
     if word == "<|endoftext|>":
         return "<eos>"
     pieces = re.findall(r"<0x[0-9A-F]{2}>|.", word, flags=re.S)
-    width = [6 if len(p) > 1 else 3 if p == "\u2423" else 1 for p in pieces]
+    width = [6 if len(p) > 1 else 3 if p == "\u2423" else 2 if unicodedata.east_asian_width(p) in "WF" else 1
+             for p in pieces]
     if sum(width) <= LABEL_UNITS:
         return word
     out, used = [], 0

@@ -1,7 +1,8 @@
 """The lecture's words as data: every caption, its spoken form and every beat title, in English and Chinese.
 
-Each scene's words live in a TOML file beside its module (scenes/mlp_fact.py -> scenes/mlp_fact.toml), one table
-per group of strings ("captions", "beat_titles", ...), one entry per key, its versions side by side:
+Each scene's words live in a TOML file beside its module (scenes/next_token.py -> scenes/next_token.toml; a scene
+grown into a package, its words.toml: scenes/mlp_fact/words.toml), one table per group of strings ("captions",
+"beat_titles", ...), one entry per key, its versions side by side:
 
     [captions.note]
     en = "Our {n}-layer model reads ..."
@@ -9,7 +10,9 @@ per group of strings ("captions", "beat_titles", ...), one entry per key, its ve
     say_en = "..."      # optional: what the voice says, where it is not the caption (a formula said by its meaning)
     say_zh = "..."
 
-A scene reads them with `WORDS = Words.beside(__file__)` and `S = SHARED | WORDS["captions"]`. Every entry is
+A scene reads them with `WORDS = Words.beside(__file__)` (a package's beats.py: `Words(Path(__file__).with_name(
+"words.toml"))`) and `S = SHARED | WORDS["captions"]`; the render cache follows both forms (pipeline/cache.py
+files_beside), so a reworded line re-renders the clips that read it. Every entry is
 checked when its file is loaded (at import, never on screen): both languages present, no unknown version, and the
 same placeholders ({name}) in both languages of the caption and of its spoken form. docs/adding-a-scene.md says
 how to reword a line.
@@ -74,17 +77,22 @@ class Strings:
         return key in self.table
 
 
+def read_toml(path: Path) -> dict:
+    """A words or prompts file's tables; a missing or malformed file is one WordsError naming it."""
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise WordsError(f"{path}: no such words file") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise WordsError(f"{path}: not valid TOML ({e})") from None
+
+
 class Words:
     """One words file: its tables by name, each a Strings."""
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        try:
-            data = tomllib.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise WordsError(f"{self.path}: no such words file") from None
-        except tomllib.TOMLDecodeError as e:
-            raise WordsError(f"{self.path}: not valid TOML ({e})") from None
+        data = read_toml(self.path)
         self.tables = {}
         for name, table in data.items():
             if not isinstance(table, dict):

@@ -496,3 +496,17 @@ def test_why_rows_read_with_from_the_baseline_and_without_from_each_variant():
     assert [r.numbers for r in rows] == [["1.045", "40"], ["1.119", "37"]]
     assert [r.spreads for r in rows] == [[None, None], ["\u00b10.019", None]]     # the farthest seed from the mean
     assert rows[1].curve == a["curve_without"] and rows[0].band == a["band_with"]
+
+
+def test_a_token_label_is_cut_by_its_drawn_width_chinese_counting_double():
+    """style.token_label: our longest words whole; a checkpoint's long BPE token cut with "…" to LABEL_UNITS letter
+    widths, a Chinese character counting two (a 9-character Chinese token of a lecturer's BPE ran 3.5 units wide
+    across architecture's unembedding and pushed its logits off the frame)."""
+    from scenes.style import LABEL_UNITS, token_label
+    for whole in ("basketball", "众所周知", "\u2423the", "<0xE7>"):
+        assert token_label(whole) == whole
+    assert token_label("<|endoftext|>") == "<eos>"
+    assert token_label("乔丹在河边的银行的") == "乔丹在\u2026"                     # 3 × 2 + "…" 3 <= 10
+    assert token_label("\u2423counterrevolutionary") == "\u2423coun\u2026"       # 3 + 4 + 3
+    assert token_label("<0xE7><0x8C><0xAB>") == "<0xE7>\u2026"                # a byte piece is never split
+    assert token_label("abcdefghijk") == "abcdefg\u2026" and len("abcdefg") + 3 == LABEL_UNITS

@@ -148,11 +148,12 @@ def test_multi_head_lays_many_heads_in_rows(tmp_path, gpt2_tokenizer_dir, tex_ca
     six, larger than one row could draw them (and the closing map of a one-layer model gives its 10 lines room), each row's grids level and its titles, labels and the next row's apart
     (the legibility checks); in both languages."""
     from gpt2_checkpoints import make_checkpoint
-    from scenes import multi_head, style
+    from scenes import style
+    from scenes.multi_head import beats as multi_head, layout
     heads = make_checkpoint(tmp_path / "heads", dict(n_layer=1, n_embd=48, n_head=12, n_positions=64),
                             tokenizer_dir=gpt2_tokenizer_dir)
     monkeypatch.setenv("GPT_LECTURE_MODEL", str(heads))
-    one_row = (2 * style.safe_half_width() - multi_head.TITLE_ROOM - 11 * multi_head.GRID_GAP) / 12
+    one_row = (2 * style.safe_half_width() - layout.TITLE_ROOM - 11 * layout.GRID_GAP) / 12
     for lang in ("en", "zh"):
         scene = run_dry(lean(multi_head.MultiHead), {"lang": lang}, tex_cache, frames=False)
         assert scene.values["grid_rows"] == 2

@@ -23,7 +23,9 @@ from scenes import style
 from scenes.catalog import MLP_FACT
 from scenes.components import Caption, TokenChip, TraceGrid, caption, inside_safe_area
 from scenes.components.tracing import share_text
-from scenes.mlp_fact import K_NEURONS, MAX_TOKENS, S, FactLookup, MlpFact
+from scenes.mlp_fact import MlpFact
+from scenes.mlp_fact.beats import S
+from scenes.mlp_fact.numbers import K_NEURONS, MAX_TOKENS, FactLookup
 from scenes.params import ParamError
 from model.analysis import push_share, top_k_shares
 from scenes.prompts import FACT_STREAM_WORDS, join_words, sport_fact_prompt

@@ -15,7 +15,8 @@ from scene_checks import manifest_of, parameter_counts, play_until_section_ends,
 from scenes import style
 from scenes.catalog import MULTI_HEAD
 from scenes.components import NumberText
-from scenes.multi_head import LayerHeads, MultiHead
+from scenes.multi_head import MultiHead
+from scenes.multi_head.numbers import LayerHeads
 from scenes.prompts import lookback_head
 from test_values_update import layer_norm
 
@@ -226,7 +227,7 @@ def test_every_heads_target_is_spoken_by_the_park_rule(gpt, played, lang):
     """The focus beat's spoken line names every head's top word and weight (as the labels under the grids), and says
     that a head parks exactly where its top key writes less than the median key would (recomputed from the weights)."""
     from speech.spoken import announced
-    from scenes.multi_head import S as MS
+    from scenes.multi_head.beats import S as MS
     s = played[lang]
     v = s.values
     parked = []
@@ -276,7 +277,7 @@ def test_question_rows_are_each_heads_weights_and_its_caption_the_rule(played, l
     the focus (the attention colour scale), its top key's cell framed, "→ word w" the rounding; the caption by how many
     different words the heads look at most, decided again here from the patterns."""
     from scenes.components import ColourScale
-    from scenes.multi_head import question_rule
+    from scenes.multi_head.beats import question_rule
     s = played[lang]
     v, rows = s.values, s.rows
     f, first = v["focus"], v["question"]["first_word_shown"]
@@ -302,7 +303,7 @@ def test_question_rows_are_each_heads_weights_and_its_caption_the_rule(played, l
 
 
 def test_question_rule_covers_every_case():
-    from scenes.multi_head import question_rule
+    from scenes.multi_head.beats import question_rule
     assert question_rule([2, 2, 2]) == "question_same"
     assert question_rule([2, 9, 11]) == "question"
     assert question_rule([2, 9, 2, 11]) == "question_shared"
@@ -321,7 +322,7 @@ def test_parked_heads_are_marked_on_screen_by_the_rule(rendered, gpt, played, la
     assert shown["parked"] == parked and shown["dimmed"] == [h for h, p in enumerate(parked) if p]
     assert set(shown["tagged"]) <= set(shown["dimmed"])
     s = played[lang]
-    from scenes.multi_head import PARK_DIM
+    from scenes.multi_head.layout import PARK_DIM
     for h, g in enumerate(s.grids):
         opacity = g.squares.get_fill_opacity()
         assert (opacity == pytest.approx(PARK_DIM)) == parked[h], (h, opacity)

@@ -1,17 +1,22 @@
-"""Issue 44: a lecturer's own checkpoint renders every scene that takes `--model`. Not GPT-2's shape nor its tokenizer:
+"""Issue 44: a lecturer's own checkpoint plays every scene that takes `--model`. Not GPT-2's shape nor its tokenizer:
 3 layers, 6 heads, 96 wide, random weights, and a byte-level BPE trained on a few sentences of long words
 (gpt2_checkpoints.make_own_checkpoint), so that captions and labels name long tokens ("␣counterrevolutionary").
-Each scene is rendered through render.py with `model = "DIR"` in one recipe, at preview quality, as its last frame
-only (--format png: the whole scene played, one frame drawn): the cheapest render that still plays every beat and
-caption. A text that does not fit is fitted (scenes/components/text.py fit_caption), never a crash."""
+
+Every scene plays through every beat in both languages as manim's dry run (no frames: the model's numbers and the
+layout), each scene × language its own test so pytest-xdist spreads them, and is legible (scene_checks). One scene,
+at the long-token prompt, goes through render.py with `model = "DIR"` in a recipe (the lecturer's path), at preview
+quality as its last frame only (--format png). A text that does not fit is fitted (scenes/components/text.py
+fit_caption), never a crash. It once rendered all 27 through render.py: 1,636 s under load, now dry."""
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
 
 from conftest import run_render
+from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
 
 from scenes.catalog import CHECKPOINT_SCENES
 
@@ -20,12 +25,21 @@ from scenes.catalog import CHECKPOINT_SCENES
 LONG_TOKENS = "The fox was extraordinarily counterrevolutionary"
 
 
-@pytest.mark.slow
-def test_every_model_scene_renders_at_a_checkpoint_of_another_shape_with_long_tokens(tmp_path):
-    from gpt2_checkpoints import OWN, make_own_checkpoint
+@pytest.fixture(scope="module")
+def own(tmp_path_factory):
+    from gpt2_checkpoints import make_own_checkpoint
+    return make_own_checkpoint(tmp_path_factory.mktemp("own"))
+
+
+@pytest.fixture(scope="module")
+def tex_cache(tmp_path_factory):
+    """One tex/text cache for every scene's run here (the same labels recur: compiled once per worker)."""
+    return tmp_path_factory.mktemp("own-scenes")
+
+
+def test_the_checkpoint_is_another_shape_with_its_own_long_tokens(own):
+    from gpt2_checkpoints import OWN
     from model import NumpyGPT
-    from model.weights import checkpoint_digests
-    own = make_own_checkpoint(tmp_path / "own")
     gpt = NumpyGPT.load(own)
     c = gpt.config
     assert (c.n_layer, c.n_head, c.n_embd) == (OWN["n_layer"], OWN["n_head"], OWN["n_embd"]) == (3, 6, 96)
@@ -33,28 +47,39 @@ def test_every_model_scene_renders_at_a_checkpoint_of_another_shape_with_long_to
     assert max(len(w) for w in gpt.tokenizer.words) >= 20                      # whole long words are tokens
     assert [len(w) > 10 for w in gpt.tokenizer.decode(gpt.encode(LONG_TOKENS))][-2:] == [True, True]
 
-    entries = [(name, lang, {}) for name in CHECKPOINT_SCENES for lang in ("en", "zh")]
-    entries.append(("queries_keys", "en", {"prompt": LONG_TOKENS}))
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name", CHECKPOINT_SCENES)
+def test_every_model_scene_plays_at_a_checkpoint_of_another_shape(name, lang, own, tex_cache, monkeypatch):
+    from scenes.catalog import SCENES
+    spec = SCENES[name]
+    monkeypatch.setenv("GPT_LECTURE_MODEL", str(own))
+    cls = getattr(importlib.import_module(f"scenes.{name}"), spec.cls)
+    scene = run_dry(lean(cls), {"lang": lang}, tex_cache, frames=False)
+    assert list(scene.snapshots) == spec.section_names(spec.resolve({"lang": lang}, {}, model=scene.gpt))
+    assert scene.gpt.config.n_head == 6 and scene.captions[0]["key"] == "title_note"
+    assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
+
+
+@pytest.mark.slow
+def test_a_recipe_with_the_checkpoint_renders_the_long_token_prompt(own, tmp_path):
+    """The lecturer's path: render.py with `model = "DIR"` in a recipe; the manifest names the checkpoint's weights
+    and keeps the long tokens whole (the captions cut them: test_components.py)."""
+    from PIL import Image
+    from model.weights import checkpoint_digests
     recipe = tmp_path / "own.toml"
-    recipe.write_text(f'[lecture]\nquality = "preview"\nformat = "png"\nmodel = "{own}"\n' + "".join(
-        f'[[scene]]\nname = "{name}"\nlang = "{lang}"\n' + "".join(f'{k} = {json.dumps(v)}\n' for k, v in extra.items())
-        for name, lang, extra in entries))
+    recipe.write_text(f'[lecture]\nquality = "preview"\nformat = "png"\nmodel = "{own}"\n'
+                      f'[[scene]]\nname = "queries_keys"\nlang = "en"\nprompt = {json.dumps(LONG_TOKENS)}\n')
     media = tmp_path / "media"
-    r = run_render("--config", recipe, "--jobs", "2", media=media, timeout=300 + 60 * len(entries))
+    r = run_render("--config", recipe, media=media, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert "Traceback" not in r.stderr and "LayoutError" not in r.stdout + r.stderr
-
-    from PIL import Image
-    stills = sorted((media / "preview").glob("*.png"))
-    manifests = [json.loads(s.with_name(s.name + ".json").read_text()) for s in stills]
-    assert sorted((m["scene"], m["params"]["lang"]) for m in manifests) == \
-        sorted((name, lang) for name, lang, _ in entries)
-    digest = checkpoint_digests(own)["model.safetensors"]
-    for still, m in zip(stills, manifests):
-        with Image.open(still) as image:
-            assert image.size == (854, 480), still.name
-        assert m["model"]["weights_sha256"] == digest, still.name
-    # the long-token render: its manifest keeps the tokens whole (the captions cut them: test_components.py)
-    [qk] = [m for m in manifests if m["scene"] == "queries_keys" and m["params"].get("prompt") == LONG_TOKENS]
-    text = json.dumps(qk, ensure_ascii=False)
+    [still] = sorted((media / "preview").glob("*.png"))
+    m = json.loads(still.with_name(still.name + ".json").read_text())
+    with Image.open(still) as image:
+        assert image.size == (854, 480)
+    assert (m["scene"], m["params"]["lang"], m["params"]["prompt"]) == ("queries_keys", "en", LONG_TOKENS)
+    assert m["model"]["weights_sha256"] == checkpoint_digests(own)["model.safetensors"]
+    text = json.dumps(m, ensure_ascii=False)
     assert "\u2423counterrevolutionary" in text and "\u2423extraordinarily" in text

@@ -297,7 +297,7 @@ def test_second_render_is_skipped(tmp_path):
             "pipeline/manifest.py", "pipeline/encoder.py", "pipeline/cairo_paths.py"} <= used
     assert not {f"pipeline/{m}.py" for m in PACKAGING_MODULES} & used
     assert "model/torch_gpt.py" not in used  # training code: editing it must not re-render the lecture
-    assert "scenes/multi_head.py" not in used  # nor another scene
+    assert not any(p.startswith("scenes/multi_head/") for p in used)  # nor another scene (a package)
     for path in ("scenes/softmax_temperature.py", "scenes/components/charts.py", "model/numpy_gpt.py"):
         edited = {**manifest, "sources": {**manifest["sources"], path: "0" * 64}}  # as if the file had changed
         manifest_file.write_text(json.dumps(edited))
@@ -440,6 +440,30 @@ def test_the_source_closure_holds_the_words_beside_a_module(tmp_path):
     assert closure == {"main.py", "scene.py", "scene.toml", "style.py", "style.toml"}
 
 
+def test_the_source_closure_holds_the_words_files_a_module_reads_beside_itself(tmp_path):
+    """A reworded caption re-renders the clip: a scene module's words file (Words.beside(__file__): x.py -> x.toml)
+    and a scene package's (Path(__file__).with_name("words.toml")) are in the closure of the modules that read them,
+    and a missing one is no dependency."""
+    write_tree(tmp_path, {
+        "main.py": "import flat\nfrom pkg import beats\n",
+        "flat.py": "from pathlib import Path\nWORDS = Words.beside(__file__)\n",
+        "flat.toml": "",
+        "pkg/__init__.py": "",
+        "pkg/beats.py": "from pathlib import Path\nWORDS = Words(Path(__file__).with_name('words.toml'))\n"
+                        "DATA = Path(__file__).with_suffix('.json')\n",
+        "pkg/words.toml": "",
+        "pkg/other.toml": "",          # beside, but read by nobody
+        "unread.toml": "",
+    })
+    closure = {p.relative_to(tmp_path).as_posix() for p in cache.source_closure([tmp_path / "main.py"], tmp_path)}
+    assert closure == {"main.py", "flat.py", "flat.toml", "pkg/__init__.py", "pkg/beats.py", "pkg/words.toml"}
+    # the real scenes: a scene module's words and a scene package's words, with the shared words every scene reads
+    for name, words in (("next_token", "scenes/next_token.toml"), ("mlp_fact", "scenes/mlp_fact/words.toml")):
+        used = {p.relative_to(REPO).as_posix()
+                for p in cache.source_closure([REPO / "render.py", REPO / SCENES[name].path])}
+        assert {words, "scenes/style.toml", "scenes/prompts.toml"} <= used, name
+
+
 def test_the_source_closure_follows_every_kind_of_import(tmp_path):
     write_tree(tmp_path, {
         "main.py": "import numpy\nfrom pkg import scene\n",
@@ -564,7 +588,8 @@ def test_editing_a_nested_module_renders_again(tmp_path):
     """Real edits in a copy of the project: a module two imports below the scene (model/tokenizer.py, through
     model/__init__ and model/numpy_gpt), a module imported only inside a function that this render never calls
     (model/analysis/__init__.py, from scenes/prompts.py), and render.py itself. Each makes the clip out of date; undoing
-    it makes it up to date again; an edit to a file outside the closure does not."""
+    it makes it up to date again, and so does an edit to the words the scene reads (its .toml, scenes/style.toml); an
+    edit to a file outside the closure does not."""
     root, media = project_copy(tmp_path), tmp_path / "media"
     first = render_in(root, SCENE, *CHEAP, media=media)
     assert first.returncode == 0, first.stderr
@@ -579,14 +604,17 @@ def test_editing_a_nested_module_renders_again(tmp_path):
         return statuses(r.stdout)[NAME]
 
     assert status() == "skipped"
-    for rel in ("model/tokenizer.py", "model/analysis/__init__.py", "render.py", "pipeline/worker.py"):
+    # the scene's words file and the words every scene shares: a reworded caption renders again (a TOML comment is
+    # an edit to the file, as a reworded line is)
+    for rel in ("model/tokenizer.py", "model/analysis/__init__.py", "render.py", "pipeline/worker.py",
+                "scenes/softmax_temperature.toml", "scenes/style.toml"):
         original = (root / rel).read_bytes()
         (root / rel).write_bytes(original + b"\n# an edit\n")
         assert status() == "would", rel
         (root / rel).write_bytes(original)
         assert status() == "skipped", rel
     (root / "model" / "torch_gpt.py").write_text("# training code, not imported by a render\n")
-    (root / "scenes" / "multi_head.py").write_text("# another scene\n")
+    (root / "scenes" / "multi_head" / "beats.py").write_text("# another scene\n")
     (root / "pipeline" / "page.py").write_bytes((root / "pipeline" / "page.py").read_bytes() + b"\n# packaging\n")
     assert status() == "skipped"
 

@@ -1,5 +1,6 @@
 """The checks every scene must pass, run once for every scene in the catalog: its render in both languages (the
-English clip whole, the Chinese scene to its last frame), the English timeline against its clip, the same numbers in both languages, legibility and the title-safe area at the end of
+whole scene played through render.py to its last frame), one whole clip's timeline against its frames, the same
+numbers in both languages, legibility and the title-safe area at the end of
 every beat and after every caption, one layout in English and Chinese, time to read every caption, and that it
 stands alone (no scene imports another; `manim render` works from any folder).
 
@@ -33,10 +34,21 @@ assert set(LEGIBILITY) <= set(NAMES)
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("name", NAMES)
 def test_renders_every_beat_at_preview_quality(lecture, name, lang):
-    """English: the whole clip, 854 × 480 at 15 fps, every declared beat in the timeline, back to back up to the
-    clip's end. Chinese: the whole scene played and its last frame drawn at 854 × 480 (scene_checks.py
-    render_in_both_languages says why), every declared beat in its manifest."""
+    """Each language: the whole scene played through render.py and its last frame drawn at 854 × 480 (scene_checks.py
+    render_in_both_languages says why not every frame), every declared beat in its manifest."""
     assert_complete_preview_clip(lecture.clips(name)[lang], SCENES[name], lang)
+
+
+@pytest.mark.slow
+def test_a_whole_clip_is_854_by_480_at_15_fps_and_its_timeline_is_its_frames(tmp_path):
+    """Every frame of one scene drawn (the lecture fixture draws each scene's last frame only): the clip is
+    854 × 480 at 15 fps and its manifest's beats run back to back to the clip's last frame (next_token: the
+    shortest scene with a prompt)."""
+    from conftest import run_render
+    media = tmp_path / "media"
+    r = run_render("next_token", "--quality", "preview", media=media, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert_complete_preview_clip(media / "preview" / "next_token.mp4", SCENES["next_token"], "en")
 
 
 def prompt_rules(values) -> list:
@@ -116,22 +128,49 @@ def test_every_caption_stays_long_enough_to_read(lecture, name, lang):
 
 # --- every scene stands alone ----------------------------------------------------------------------------------
 def scene_modules() -> dict[str, Path]:
-    return {spec.module: REPO / Path(*spec.module.split(".")).with_suffix(".py") for spec in SCENES.values()}
+    """Each scene's module and the file that defines its class (SceneSpec.path: scenes/x.py, or a package's
+    beats.py)."""
+    return {spec.module: REPO / spec.path for spec in SCENES.values()}
+
+
+def scene_files(module: str) -> list[Path]:
+    """The files of a scene: its module, or every module of its package (scenes/x/*.py)."""
+    package = REPO / Path(*module.split("."))
+    return sorted(package.glob("*.py")) if package.is_dir() else [package.with_suffix(".py")]
+
+
+def test_every_scene_is_a_module_or_a_package_with_numbers_and_beats():
+    for module, path in scene_modules().items():
+        assert path.is_file(), path
+        if path.name == "beats.py":
+            assert {p.name for p in scene_files(module)} >= {"__init__.py", "numbers.py", "beats.py"}, module
+            assert (path.parent / "words.toml").is_file(), module
+
+
+MAX_MODULE_LINES = 600    # the project's rule; a larger scene becomes a package (docs/adding-a-scene.md)
+
+
+def test_no_module_of_scenes_is_over_600_lines():
+    long = {p.relative_to(REPO).as_posix(): n for p in sorted((REPO / "scenes").rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them): {long}"
 
 
 def test_no_scene_imports_another_scene():
     modules = scene_modules()
-    for module, path in modules.items():
-        tree = ast.parse(path.read_text())
-        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} | \
-                   {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-        others = (imported & set(modules)) - {module}
-        assert not others, f"{path.name} imports the scene(s) {sorted(others)}: move what they share to a chapter module"
-        assert "sys.path" not in path.read_text(), f"{path.name} changes sys.path: the project is installed"
+    for module in modules:
+        for path in scene_files(module):
+            tree = ast.parse(path.read_text())
+            imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} | \
+                       {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+            others = {m for m in modules for name in imported if name == m or name.startswith(m + ".")} - {module}
+            assert not others, f"{path.name} imports the scene(s) {sorted(others)}: move what they share to a chapter module"
+            assert "sys.path" not in path.read_text(), f"{path.name} changes sys.path: the project is installed"
 
 
 def test_every_scene_module_imports_from_another_folder(tmp_path):
-    """As `manim render scenes/x.py` loads it: by its file path, from a folder outside the repository."""
+    """As `manim render scenes/x.py` (or scenes/x/beats.py) loads it: by its file path, from a folder outside the
+    repository."""
     code = ("import importlib.util, sys\n"
             "for path in sys.argv[1:]:\n"
             "    spec = importlib.util.spec_from_file_location('scene_file', path)\n"
@@ -143,19 +182,20 @@ def test_every_scene_module_imports_from_another_folder(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, where", [("causal_mask", "repo"), ("softmax_temperature", "elsewhere")])
+@pytest.mark.parametrize("name, where", [("causal_mask", "repo"), ("softmax_temperature", "elsewhere"),
+                                         ("values_update", "elsewhere")])   # a scene package: its beats.py
 def test_plain_manim_renders_a_scene(tmp_path, name, where):
-    """`.venv/bin/manim render -ql -s scenes/<file>.py <Class>`, from the repository and from another folder, with
-    the scene's defaults (only its title beat, to keep it short)."""
+    """`.venv/bin/manim render -ql -s scenes/<file>.py <Class>` (a package's scenes/<name>/beats.py: SceneSpec.path),
+    from the repository and from another folder, with the scene's defaults (only its title beat, to keep it short)."""
     spec = SCENES[name]
     manim = Path(sys.executable).parent / "manim"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPT_LECTURE_") and k != "PYTHONPATH"}
     env["GPT_LECTURE_SECTION"] = "title"
     cwd = REPO if where == "repo" else tmp_path
     r = subprocess.run([str(manim), "render", "-ql", "-s", "--media_dir", str(tmp_path / "media"),
-                        str(REPO / "scenes" / f"{name}.py"), spec.cls],
+                        str(REPO / spec.path), spec.cls],
                        cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
-    [still] = (tmp_path / "media").glob(f"images/{name}/*.png")
+    [still] = (tmp_path / "media").glob(f"images/{Path(spec.path).stem}/*.png")   # manim's folder: the file's name
     from PIL import Image
     assert Image.open(still).size == (854, 480)

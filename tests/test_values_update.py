@@ -19,7 +19,8 @@ from scenes.catalog import VALUES_UPDATE
 from scenes.components import NumberText, inside_safe_area
 from scenes.params import ParamError
 from scenes.prompts import lookback_prompt
-from scenes.values_update import MAX_KEYS, HeadAtFocus, ValuesUpdate
+from scenes.values_update import ValuesUpdate
+from scenes.values_update.numbers import MAX_KEYS, HeadAtFocus
 
 __module_test__ = "values_update"
 

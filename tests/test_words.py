@@ -33,7 +33,7 @@ def test_words_files_exist():
     assert len(WORDS_FILES) >= 20, WORDS_FILES
 
 
-@pytest.mark.parametrize("path", WORDS_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", WORDS_FILES, ids=lambda p: p.relative_to(SCENES).as_posix())
 def test_words_file_loads(path):
     if path.name == "prompts.toml":           # scenes/prompts.py's data (prompts, the model's names), not Strings
         return
@@ -155,12 +155,14 @@ def _check_skeleton_keys(path: Path, named: list[tuple[int, str]]) -> None:
     assert not missing, f"scenes lacking keys the skeleton names: {missing}"
 
 
-@pytest.mark.parametrize("path", [p for p in MODULES if p.with_suffix(".toml").exists() or p.parent.name == "scenes"],
-                         ids=lambda p: p.stem)
-def test_every_named_key_exists(path):
-    module = importlib.import_module(module_name(path))
-    # the captions a module can say: its Strings tables and its classes' `strings`, not beat titles (a beat's
-    # title is named by its section, never by a literal in code)
+def in_scene_package(path: Path) -> bool:
+    """A module of a scene package (scenes/<scene>/: numbers.py, beats.py, its words in words.toml)."""
+    return (path.parent / "words.toml").exists()
+
+
+def known_keys(module) -> set[str]:
+    """The captions a module can say: its Strings tables and its classes' `strings`, not beat titles (a beat's
+    title is named by its section, never by a literal in code)."""
     titles = [value.beat_titles for value in vars(module).values() if isinstance(value, type)
               and isinstance(getattr(value, "beat_titles", None), Strings)]
     known: set[str] = set()
@@ -169,6 +171,18 @@ def test_every_named_key_exists(path):
             known |= set(value.table)
         if isinstance(value, type) and isinstance(getattr(value, "strings", None), Strings):
             known |= set(value.strings.table)
+    return known
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if p.with_suffix(".toml").exists() or p.parent.name == "scenes"
+                                  or in_scene_package(p)], ids=lambda p: p.relative_to(SCENES).with_suffix("").as_posix())
+def test_every_named_key_exists(path):
+    module = importlib.import_module(module_name(path))
+    known = known_keys(module)
+    if in_scene_package(path):       # a scene package's modules share its words (beats.py's tables)
+        for other in path.parent.glob("*.py"):
+            if other.name != "__init__.py":
+                known |= known_keys(importlib.import_module(module_name(other)))
     named = _named_keys(ast.parse(path.read_text(encoding="utf-8")))
     if not named:
         return

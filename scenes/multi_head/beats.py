@@ -1,34 +1,43 @@
 """Multi-head attention: every head of one layer side by side, concatenated and projected by W_O; then GPT-3's scale.
 
-    manim render -ql scenes/multi_head.py MultiHead
+    manim render -ql scenes/multi_head/beats.py MultiHead
     python render.py multi_head --lang zh --layer 0
 
 The patterns, head outputs, concatenation and projection are the model's trace; GPT-3's figures are computed from
 its published shape (model.config.GPT3_175B) by model.params.parameter_split, exactly like our model's. Every value
 on screen is recorded at full precision in self.values (the manifest).
+
+This module is the scene: each beat's build (build_<beat>, called by prepare) sits beside its play (beat_<beat>), with
+the caption rule it applies; the numbers it reads are in numbers.py (LayerHeads), the grids' sizing in layout.py,
+its words in words.toml.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Group, LaggedStart, Line, Rectangle,
                    ReplacementTransform, SurroundingRectangle, VGroup, VMobject)
 
-from model import GPT3_175B
-from model.analysis import head_contribution, head_delta_sizes, head_write_sizes, heads_delta
-from model.params import parameter_split
+from model.analysis import heads_delta
 from scenes import style
-from scenes.components import (AttentionGrid, ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label,
+from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label,
                                LabelColumn, MagnitudeStrip, MatrixVectorProduct, NumberColumn, VectorColumn, column_texts,
                                rounded_columns, keep_inside_safe_area, keep_right_of, magnitude_scale, place_by_body,
                                shown_indices, sum_decimals)
 from scenes.lecture import LectureScene
-from scenes.params import AUTO
-from scenes.prompts import lookback_head, own_language
+from scenes.multi_head.layout import (CELL_H, CONCAT_MIN_PART, CONCAT_MIN_W, GPT3_GRID, GRID_GAP, GRID_TOP,
+                                      HEAD_TITLE_Y, LABELS_FLOOR, MAX_ROWS, PARK_DIM, PARK_LINE, ROW_PITCH,
+                                      ROW_TITLE_GAP, ROW_TOP, ROWS_FLOOR, STRIP_PITCH, STRIP_Y, TABLE_GPT3,
+                                      TABLE_NAMES, TABLE_OURS, TABLE_TOP, TEXT_GAP, THUMBS_H, THUMBS_W, TITLE_ROOM,
+                                      HeadLayout)
+from scenes.multi_head.numbers import PARK_RULE, LayerHeads
+from scenes.prompts import own_language
 from scenes.style import ATTENTION, EMBEDDING_UPDATED, MUTED, QUERY, SHARED, VALUE
 from scenes.words import Words
 
-WORDS = Words.beside(__file__)     # multi_head.toml: the captions, their spoken forms, the beat titles
+WORDS = Words(Path(__file__).with_name("words.toml"))   # the captions, their spoken forms, the beat titles
 
 S = SHARED | ATTENTION | WORDS["captions"]
 
@@ -37,70 +46,6 @@ BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 STEP, PAUSE = style.STEP, style.PAUSE
 
-
-# --- the numbers: read from the trace, the weights and the configs ------------------------------
-class LayerHeads:
-    """Every head of one layer at the token in focus: patterns, where each looks most, outputs, concat, W_O."""
-
-    def __init__(self, gpt, params: dict):
-        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], AUTO,
-                               lang=params.get("lang", "en"))
-        self.choice, self.trace = choice, choice["trace"]
-        self.prompt, self.focus, self.layer = choice["prompt"], choice["focus"], choice["layer"]
-        c = gpt.config
-        self.config, self.n_head, self.dh, self.d = c, c.n_head, c.d_head, c.n_embd
-        tr, L, f = self.trace, self.layer, self.focus
-        self.tokens, self.token_ids = list(tr["tokens"]), [int(i) for i in tr["token_ids"]]
-        attn = tr["layers"][L]["attn"]
-        self.patterns = attn["weights"]                                  # (heads, query, key)
-        row = attn["weights"][:, f, : f + 1]
-        self.top_keys = [int(np.argmax(r)) for r in row]                 # where each head looks most
-        self.top_weights = [float(r.max()) for r in row]
-        self.head_out = attn["head_out"][:, f]                           # (heads, d_head)
-        self.concat = attn["concat"][f]
-        self.W_O = gpt.attn_out_weight(L)
-        self.b_O = gpt.attn_out_bias(L)
-        self.out = attn["out"][f]
-        # what each head could write at the focus, key by key (|v_j W_O|), and whether the key it looks at most
-        # writes less than the median key: it parks there (PARK_RULE)
-        self.write_sizes = [head_write_sizes(gpt, tr, L, h, f) for h in range(self.n_head)]
-        self.parked = [bool(sizes[k] < np.median(sizes)) for sizes, k in zip(self.write_sizes, self.top_keys)]
-        # each head's ΔE at the focus: its output through its own rows of W_O (gpt.head(layer, h).W_O)
-        self.head_deltas = np.array([head_contribution(gpt, tr, L, h)[f] for h in range(self.n_head)])
-        self.sizes = head_delta_sizes(gpt, tr, L, f)                     # |ΔE| of each head, |out| (the answer)
-        self.ours, self.gpt3 = parameter_split(c), parameter_split(GPT3_175B)
-
-    def scale_figures(self) -> dict:
-        """Both models' figures, from their configs: ours from the weights' config, GPT-3 from its published one."""
-        def figures(cfg, split):
-            return {"n_layer": cfg.n_layer, "n_head": cfg.n_head, "heads": cfg.n_layer * cfg.n_head,
-                    "d_model": cfg.n_embd, "d_head": cfg.d_head, "context": cfg.n_positions,
-                    "grid_cells": cfg.n_positions ** 2, "attention_parameters": split["attention"],
-                    "total_parameters": split["total"]}
-        return {"ours": figures(self.config, self.ours), "gpt3": figures(GPT3_175B, self.gpt3),
-                "gpt3_source": "model.config.GPT3_175B (published shape), counted by model.params.parameter_split"}
-
-    def record(self) -> dict:
-        ch = self.choice
-        return {
-            "prompt": self.prompt, "tokens": self.tokens, "token_ids": self.token_ids, "focus": self.focus,
-            "layer": self.layer, "n_head": self.n_head, "d_head": self.dh, "d_model": self.d,
-            "choice": {"rule": ch["rule"], "score": ch["score"], "head": ch["head"], "keys": ch["keys"],
-                       "given": ch["given"], "prompt_rule": ch["prompt_rule"], "all_scores": ch["all_scores"],
-                       "weight": ch["weight"], "causal": ch["causal"], "story": ch["story"]},
-            "patterns": self.patterns, "every_layer_patterns": [l["attn"]["weights"] for l in self.trace["layers"]],
-            "top_keys": self.top_keys, "top_weights": self.top_weights,
-            "head_out": self.head_out, "concat": self.concat, "W_O": self.W_O, "b_O": self.b_O, "out": self.out,
-            "write_sizes": [w.tolist() for w in self.write_sizes], "parked": self.parked, "park_rule": PARK_RULE,
-            "head_deltas": self.head_deltas, "delta_lengths": self.sizes["delta_lengths"],
-            "out_length": self.sizes["out_length"],
-            "scale": self.scale_figures(),
-        }
-
-
-PARK_RULE = ("a head parks when the key it weights most writes less than the median key would: |v_k W_O| (the "
-             "head's value at that key through its own rows of W_O, model.analysis.head_write_sizes) below the "
-             "median over the keys 0 .. focus")
 QUESTION_RULE = ("question_same when every head's largest weight from the focus is on one word, question when each "
                  "head's is on a different word, else question_shared")
 
@@ -115,35 +60,13 @@ MAX_SPLIT_HEADS = 4       # W_O split into per-head blocks: this many columns of
 MAX_SPOKEN_HEADS = 8      # the focus beat names at most this many heads' targets (then "and n more")
 
 
-# --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------------------
-GRID_W, GRID_GAP = 2.3, 0.42
-GRID_TOP = 2.45
-MAX_ROWS = 4              # the question and summary draw at most this many heads' rows (then "⋯ n more heads")
-ROW_TOP, ROW_PITCH, CELL_H = 3.3, 0.92, 0.32   # their prompt row's top, a head's line and cells, a weight cell
-ROWS_FLOOR = -1.9         # the lowest of their lines (|out|) keeps above a two-line caption
-PARK_DIM = 0.3            # a parked head's grid (focus beat) is drawn at this opacity
-PARK_LINE = 0.45          # and its tag takes one more line under its labels (where there is room)
-TITLE_ROOM = 2.2          # room left of the first grid for its axis titles
-HEAD_TITLE_Y = 3.3
-GPT3_GRID = 2.2
-TABLE_TOP, TABLE_NAMES, TABLE_OURS, TABLE_GPT3 = 0.1, -0.9, 1.1, 6.2
-CONCAT_MIN_W = 8.0        # the concat's least width (ours: 4 heads under 2.3-wide grids, 8.7)
-CONCAT_MIN_PART = 1.2     # a head's part narrower than this (about 9 cells and the "⋯") is not drawn: see build_concat
-TEXT_GAP = 0.2            # between two heads' titles (or their "→ word" labels), at least
-LABELS_BELOW = 1.0        # a grid's "→ word" and weight labels reach this far under it (baselines 0.5 and 0.95)
-LABELS_FLOOR = -2.35      # the lowest labels keep above a two-line caption
-ROW_TITLE_GAP = 0.1       # a lower row's head title over its query indices
-STRIP_Y, STRIP_PITCH = 1.6, 1.25  # the heads' outputs (concat beat): the last row's centre, and between rows
-THUMBS_W, THUMBS_H = 3.6, 1.7   # the room of the scale beat's head thumbnails (top left; ours, 3 × 4, fills its height)
-
-
-class MultiHead(LectureScene):
+class MultiHead(HeadLayout, LectureScene):
     name = "multi_head"
     strings = S
     beat_titles = BEATS
     TITLE_TOP, NOTE_Y = 1.4, -1.3
 
-    # --- the beats ---------------------------------------------------------------------------
+    # --- title ------------------------------------------------------------------------------------------------
     def title_note(self) -> str:
         m = self.m
         if m.choice["causal"] and not m.choice["given"]["layer"]:   # the default lecture: the causal head's layer
@@ -153,161 +76,6 @@ class MultiHead(LectureScene):
         key = "layer_given" if m.choice["given"]["layer"] else "layer_note"
         return self.s(key, model=self.model_words("short"), layer=style.shown(m.layer), n=m.n_head, focus=m.tokens[m.focus])
 
-    def beat_heads(self):
-        self.say("heads")
-        self.clear_stage()
-        self.play(LaggedStart(*[FadeIn(VGroup(t, g.squares, g.query_indices))
-                                for t, g in zip(self.head_titles, self.grids)], lag_ratio=0.3),
-                  FadeIn(VGroup(*[m for m in self.grids[0].axes if m is not self.grids[0].query_indices])),
-                  run_time=2.5 * STEP)
-        self.wait(PAUSE + 1)
-
-    def beat_focus(self):
-        m = self.m
-        k = len(set(m.top_keys))
-        key = self.caption_rule("focus", "focus_same" if k == 1 else "focus" if k == len(m.top_keys) else
-                                "focus_shared", "focus_same when every head's largest weight is on one token, "
-                                "focus when each head's is on a different token, else focus_shared",
-                                top_keys=m.top_keys)
-        self.say(key, focus=m.tokens[m.focus], n=len(m.top_keys), k=k, src=style.token_label(m.tokens[m.top_keys[0]]),
-                 targets=self.spoken_targets())
-        self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
-        self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
-                  run_time=2 * STEP)
-        parked = [h for h in range(m.n_head) if m.parked[h]]
-        if parked:       # the heads that park: their grids dimmed, their tags under them
-            self.play(*[self.grids[h].squares.animate.set_opacity(PARK_DIM) for h in parked],
-                      *[FadeIn(self.park_tags[h]) for h in parked], run_time=STEP)
-        self.wait(PAUSE + 1)
-
-    def beat_concat(self):
-        m = self.m
-        self.say("concat", dh=m.dh, focus=m.tokens[m.focus], n=m.n_head, d=m.d)
-        # heads in rows: the titles go with the grids (the outputs are stacked in rows of their own, each named)
-        titles_now = [self.head_titles] if self.grid_rows > 1 else []
-        self.play(FadeOut(VGroup(*[VGroup(g.squares, g.query_indices) for g in self.grids], self.grids[0].axes,
-                                 *self.focus_frames, *self.top_labels, self.park_tags, *titles_now)), run_time=0.8)
-        self.play(LaggedStart(*[FadeIn(s, shift=UP * 0.2) for s in self.out_strips], lag_ratio=0.2),
-                  FadeIn(self.out_labels), FadeIn(self.legend), run_time=2 * STEP)
-        self.wait(PAUSE)
-        moved = dict(zip(self.concat_heads, self.concat_parts))    # a head whose part is not drawn fades into "⋯"
-        self.play(*[ReplacementTransform(s, moved[h]) if h in moved else FadeOut(s)
-                    for h, s in enumerate(self.out_strips)],
-                  *([FadeIn(self.concat_gap)] if self.concat_gap is not None else []),
-                  FadeOut(self.out_labels), *([] if titles_now else [FadeOut(self.head_titles)]), run_time=2 * STEP)
-        self.play(FadeIn(self.concat_label), FadeIn(self.concat_ticks), run_time=STEP)
-        self.wait(PAUSE + 1)
-
-    def beat_project(self):
-        self.say("project")
-        self.play(FadeOut(VGroup(self.concat_label, self.concat_ticks, self.legend)),
-                  FadeOut(VGroup(*self.concat_parts, *([self.concat_gap] if self.concat_gap else []))),
-                  run_time=0.8)
-        product = self.product
-        self.play(FadeIn(self.project_formula), FadeIn(product.matrix), FadeIn(product.legend),
-                  FadeIn(product.vector), FadeIn(product.plus), FadeIn(product.bias), FadeIn(product.equals),
-                  FadeIn(product.output.brackets), FadeIn(product.output.size_label), run_time=STEP)
-        product.play(self, slow_rows=1)
-        self.wait(PAUSE + 1)
-        # W_O split into per-head blocks: each head's ΔE, added with b_O, is the same out (rounded as shown)
-        m, split = self.m, self.split
-        terms = [labels[0] for labels in self.split_rounded.labels]      # the first row, for the ear
-        first = self.s("sum_row", terms=self.s("list_joiner").join(terms[:-1]), last=terms[-1],
-                       total=self.split_rounded.total_labels[0])
-        grouped = [g for g in self.split_groups if len(g) > 1]
-        self.say("split_grouped" if grouped else "split", dh=m.dh, n=m.n_head, row=first,
-                 a=style.shown(grouped[0][0]) if grouped else "", b=style.shown(grouped[0][-1]) if grouped else "")
-        self.clear_stage()
-        columns, heads, ops = split
-        self.play(FadeIn(self.split_formula), run_time=STEP)
-        self.play(LaggedStart(*[FadeIn(VGroup(c, t)) for c, t in zip(columns[:-1], heads[:-1])], lag_ratio=0.25),
-                  FadeIn(ops[:-1]), run_time=2 * STEP)
-        self.play(FadeIn(ops[-1]), FadeIn(columns[-1]), FadeIn(heads[-1]), run_time=STEP)
-        self.wait(PAUSE + 1)
-
-    def beat_scale(self):
-        f = self.figures
-        self.say(self.whose("scale"), layers=f["gpt3"]["n_layer"], heads=f["gpt3"]["n_head"], our_layers=f["ours"]["n_layer"],
-                 our_heads=f["ours"]["n_head"], total=f"{f['gpt3']['heads']:,}")
-        self.clear_stage()
-        self.play(FadeIn(self.ours_block), run_time=STEP)
-        self.play(FadeIn(self.gpt3_block), run_time=STEP)
-        self.play(Create(self.corner_frame), Create(self.corner_line), FadeIn(self.corner_label), run_time=STEP)
-        self.play(LaggedStart(*[FadeIn(r) for r in self.table], lag_ratio=0.3), run_time=2 * STEP)
-        self.wait(PAUSE + 3)
-
-    def beat_question(self):
-        """Why more than one head: the prompt up to the focus, and under each word one square per head of the layer,
-        its attention weight from the focus (ColourScale attention); each head's top key framed and named on the
-        right. The caption is chosen by how many different words the heads look at most (question_rule)."""
-        m, rows = self.m, self.rows
-        k = len(set(m.top_keys))
-        key = self.caption_rule("question", question_rule(m.top_keys), QUESTION_RULE, top_keys=m.top_keys)
-        self.say(key, focus=m.tokens[m.focus], n=m.n_head, k=k, layer=style.shown(m.layer),
-                 src=style.token_label(m.tokens[m.top_keys[0]]))
-        self.clear_stage()
-        row = rows["prompt"]
-        self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in row.chips], lag_ratio=0.06),
-                  FadeIn(row.ellipsis), run_time=STEP + 0.04 * len(row.chips))
-        self.play(Create(rows["focus_frame"]), run_time=0.6)
-        self.play(LaggedStart(*[FadeIn(VGroup(n, c)) for n, c in zip(rows["names"], rows["cells"])], lag_ratio=0.2),
-                  FadeIn(rows["more"]), run_time=2 * STEP)
-        self.play(LaggedStart(*[Create(f) for f in rows["frames"]], lag_ratio=0.2),
-                  LaggedStart(*[FadeIn(t) for t in rows["targets"]], lag_ratio=0.2), run_time=2 * STEP)
-        self.wait(PAUSE + 1)
-
-    def beat_summary(self):
-        """The answer, on the question's rows: each head's target again, and the length of the ΔE it writes at the
-        focus (model.analysis.head_delta_sizes); under them the length of out, all of them added by W_O's blocks
-        with b_O (added entry by entry, as the split beat drew: lengths do not add up)."""
-        m, rows = self.m, self.rows
-        answers = self.spoken_answers()
-        self.say("summary", focus=m.tokens[m.focus], layer=style.shown(m.layer), answers=answers,
-                 out=rows["out_text"])
-        self.clear_stage()
-        row = rows["prompt"]
-        self.play(FadeIn(row.chips), FadeIn(row.ellipsis), FadeIn(rows["focus_frame"]),
-                  FadeIn(VGroup(*rows["names"], *rows["cells"], rows["more"], *rows["frames"], *rows["targets"])),
-                  run_time=STEP)
-        self.play(LaggedStart(*[FadeIn(t, shift=LEFT * 0.1) for t in rows["lengths"]], lag_ratio=0.2),
-                  run_time=2 * STEP)
-        parked = [i for i, h in enumerate(rows["heads"]) if m.parked[h]]
-        if parked:       # the heads that park, muted and tagged as in the focus beat
-            self.play(*[FadeIn(rows["parks"][i]) for i in parked],
-                      *[VGroup(rows["names"][i], rows["lengths"][i]).animate.set_color(MUTED) for i in parked],
-                      run_time=STEP)
-        self.play(FadeIn(rows["out"]), run_time=STEP)
-        self.wait(PAUSE + 2)
-
-    def spoken_answers(self) -> str:
-        """Each shown head's target and the length of its ΔE, for the ear (a parked head says it parks)."""
-        from speech.spoken import announced
-        m, lang = self.m, self.lang
-        parts = [announced(self.strings.table["answer_parked" if m.parked[h] else "answer"][lang],
-                           {"h": style.shown(h), "word": style.token_label(m.tokens[m.top_keys[h]]),
-                            "x": self.rows["length_texts"][i]}, lang)
-                 for i, h in enumerate(self.rows["heads"])]
-        if m.n_head > len(self.rows["heads"]):
-            parts.append(self.s("target_more", n=m.n_head - len(self.rows["heads"])))
-        return self.s("clause_joiner").join(parts)
-
-    def spoken_targets(self) -> str:
-        """Each head's target from the focus, for the ear (the focus beat's spoken line): where it looks most and
-        its weight, and, for a head that parks (PARK_RULE), that what it reads there is small. At most
-        MAX_SPOKEN_HEADS heads, then how many more."""
-        from speech.spoken import announced
-        m, lang = self.m, self.lang
-        shown = range(min(m.n_head, MAX_SPOKEN_HEADS))
-        keys = ["target_parked" if m.parked[h] else "target" for h in shown]
-        parts = [announced(self.strings.table[key][lang], {"h": style.shown(h), "w": style.percent(m.top_weights[h]),
-                                                            "word": style.token_label(m.tokens[m.top_keys[h]])}, lang)
-                 for h, key in zip(shown, keys)]
-        if m.n_head > len(shown):
-            parts.append(self.s("target_more", n=m.n_head - len(shown)))
-        self.values["targets"] = {"rule": PARK_RULE, "keys": keys, "heads": list(shown)}
-        return self.s("clause_joiner").join(parts)
-
-    # --- building the pieces ---------------------------------------------------------------------
     def prepare(self):
         self.m = m = LayerHeads(self.gpt, self.params)
         self.params.update(prompt=m.prompt, focus=m.focus, layer=m.layer)    # `auto` resolved
@@ -320,6 +88,7 @@ class MultiHead(LectureScene):
         self.build_split()
         self.build_scale()
 
+    # --- question: its build (shared with the summary), then its play -----------------------------------------
     def build_rows(self):
         """The question's and the summary's picture: the prompt up to the focus across the top (CompactTokenRow; a
         long prompt's earliest words give way to "⋯"), and per head (at most MAX_ROWS rows, the first heads, then
@@ -389,6 +158,27 @@ class MultiHead(LectureScene):
                                  "out_label": out_text, "parked": [m.parked[h] for h in heads],
                                  "source": "model.analysis.head_delta_sizes (|ΔE| of each head at the focus, |out|)"}
 
+    def beat_question(self):
+        """Why more than one head: the prompt up to the focus, and under each word one square per head of the layer,
+        its attention weight from the focus (ColourScale attention); each head's top key framed and named on the
+        right. The caption is chosen by how many different words the heads look at most (question_rule)."""
+        m, rows = self.m, self.rows
+        k = len(set(m.top_keys))
+        key = self.caption_rule("question", question_rule(m.top_keys), QUESTION_RULE, top_keys=m.top_keys)
+        self.say(key, focus=m.tokens[m.focus], n=m.n_head, k=k, layer=style.shown(m.layer),
+                 src=style.token_label(m.tokens[m.top_keys[0]]))
+        self.clear_stage()
+        row = rows["prompt"]
+        self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in row.chips], lag_ratio=0.06),
+                  FadeIn(row.ellipsis), run_time=STEP + 0.04 * len(row.chips))
+        self.play(Create(rows["focus_frame"]), run_time=0.6)
+        self.play(LaggedStart(*[FadeIn(VGroup(n, c)) for n, c in zip(rows["names"], rows["cells"])], lag_ratio=0.2),
+                  FadeIn(rows["more"]), run_time=2 * STEP)
+        self.play(LaggedStart(*[Create(f) for f in rows["frames"]], lag_ratio=0.2),
+                  LaggedStart(*[FadeIn(t) for t in rows["targets"]], lag_ratio=0.2), run_time=2 * STEP)
+        self.wait(PAUSE + 1)
+
+    # --- heads: the grids (the focus beat's too), then the play -----------------------------------------------
     def build_grids(self):
         """One AttentionGrid per head (keys down, queries across, as everywhere); words on the first only. The heads
         are laid in the number of rows that draws them largest (fit_grids): ours in one, a checkpoint's 12 in two."""
@@ -433,6 +223,16 @@ class MultiHead(LectureScene):
         self.values["grid_top_labels"] = [{"head": h, "key": m.top_keys[h], "word": m.tokens[m.top_keys[h]],
                                            "weight": m.top_weights[h]} for h in range(m.n_head)]
 
+    def beat_heads(self):
+        self.say("heads")
+        self.clear_stage()
+        self.play(LaggedStart(*[FadeIn(VGroup(t, g.squares, g.query_indices))
+                                for t, g in zip(self.head_titles, self.grids)], lag_ratio=0.3),
+                  FadeIn(VGroup(*[m for m in self.grids[0].axes if m is not self.grids[0].query_indices])),
+                  run_time=2.5 * STEP)
+        self.wait(PAUSE + 1)
+
+    # --- focus ------------------------------------------------------------------------------------------------
     def build_park_tags(self):
         """A parked head (PARK_RULE) is marked where the grids are drawn: its grid dimmed (PARK_DIM) and a muted tag
         under its labels, "parked: nothing to fetch", or "parked" where that is wider than the grid's room. A tag
@@ -461,90 +261,41 @@ class MultiHead(LectureScene):
                                        "dimmed": [h for h in range(m.n_head) if m.parked[h]], "opacity": PARK_DIM,
                                        "tagged": tagged, "tags": texts}
 
-    def grid(self, h: int, side: float) -> AttentionGrid:
+    def spoken_targets(self) -> str:
+        """Each head's target from the focus, for the ear (the focus beat's spoken line): where it looks most and
+        its weight, and, for a head that parks (PARK_RULE), that what it reads there is small. At most
+        MAX_SPOKEN_HEADS heads, then how many more."""
+        from speech.spoken import announced
+        m, lang = self.m, self.lang
+        shown = range(min(m.n_head, MAX_SPOKEN_HEADS))
+        keys = ["target_parked" if m.parked[h] else "target" for h in shown]
+        parts = [announced(self.strings.table[key][lang], {"h": style.shown(h), "w": style.percent(m.top_weights[h]),
+                                                            "word": style.token_label(m.tokens[m.top_keys[h]])}, lang)
+                 for h, key in zip(shown, keys)]
+        if m.n_head > len(shown):
+            parts.append(self.s("target_more", n=m.n_head - len(shown)))
+        self.values["targets"] = {"rule": PARK_RULE, "keys": keys, "heads": list(shown)}
+        return self.s("clause_joiner").join(parts)
+
+    def beat_focus(self):
         m = self.m
-        return AttentionGrid(m.patterns[h], ColourScale("attention"), tokens=m.tokens, lang=self.lang, height=side,
-                             focus=m.focus)
+        k = len(set(m.top_keys))
+        key = self.caption_rule("focus", "focus_same" if k == 1 else "focus" if k == len(m.top_keys) else
+                                "focus_shared", "focus_same when every head's largest weight is on one token, "
+                                "focus when each head's is on a different token, else focus_shared",
+                                top_keys=m.top_keys)
+        self.say(key, focus=m.tokens[m.focus], n=len(m.top_keys), k=k, src=style.token_label(m.tokens[m.top_keys[0]]),
+                 targets=self.spoken_targets())
+        self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
+                  run_time=2 * STEP)
+        parked = [h for h in range(m.n_head) if m.parked[h]]
+        if parked:       # the heads that park: their grids dimmed, their tags under them
+            self.play(*[self.grids[h].squares.animate.set_opacity(PARK_DIM) for h in parked],
+                      *[FadeIn(self.park_tags[h]) for h in parked], run_time=STEP)
+        self.wait(PAUSE + 1)
 
-    def fit_grids(self) -> tuple[AttentionGrid, float, int, float]:
-        """(the first grid, the grids' side, rows, how far the grids come down for the axis titles): for 1, 2 and 3
-        rows, the side is the largest that fits the row's heads across the title-safe width (a long key word or many
-        heads shrink it; the index over the last column may hang further past a smaller grid, so it is fitted
-        again) and the rows, each with its "→ word / weight" labels under it and the next row's titles over it,
-        above the caption (LABELS_FLOOR), at most GRID_W; the rows that give the largest side, the fewest on a tie."""
-        best = None
-        for rows in (1, 2, 3):
-            per_row = -(-self.m.n_head // rows)
-            if rows > 1 and per_row * (rows - 1) >= self.m.n_head:
-                break                                     # a row would be empty
-            side = GRID_W
-            first = self.grid(0, side)
-            for _ in range(3):
-                label_w = max(first.squares.get_left()[0] - first.key_words.get_left()[0], TITLE_ROOM)
-                overhang = max(0.0, first.query_indices.get_right()[0] - first.squares.get_right()[0])
-                room = 2 * style.safe_half_width() - label_w - (per_row - 1) * GRID_GAP - overhang
-                if per_row * side <= room + 1e-9:
-                    break
-                side = room / per_row
-                first = self.grid(0, side)
-            drop = self.title_drop(first)
-            tall = (GRID_TOP - drop - LABELS_FLOOR - LABELS_BELOW - (rows - 1) * self.row_extra(first)) / rows
-            if tall < side - 1e-9:
-                side = tall
-                first = self.grid(0, side)
-                drop = self.title_drop(first)
-            if best is None or side > best[1] + 1e-9:
-                best = (first, side, rows, drop)
-        return best
-
-    @staticmethod
-    def place_axis_titles(first: AttentionGrid):
-        """The axis titles, stacked over the first grid's key words (small cells leave no room beside them), left
-        of the grid and of its first query index (which hangs past a column narrower than the digit)."""
-        q_title, k_title = first.query_title, first.key_title
-        grid_left = min(first.squares.get_left()[0], first.query_indices.get_left()[0])
-        q_title.shift(RIGHT * (grid_left - 0.15 - q_title.get_right()[0]))
-        q_title.shift(UP * (first.key_indices[0].get_top()[1] + 0.1 - q_title.get_bottom()[1]))
-        k_title.shift(RIGHT * (q_title.get_right()[0] - k_title.get_right()[0]))
-        k_title.shift(UP * (q_title.get_top()[1] + 0.12 - k_title.get_bottom()[1]))
-        return q_title, k_title
-
-    def title_drop(self, first: AttentionGrid) -> float:
-        """Small cells put the first row (and the titles stacked over it) nearer the top: the grids come down as far
-        as the top title would pass the title-safe area, and the head titles with them."""
-        _, k_title = self.place_axis_titles(first)
-        return max(0.0, k_title.get_top()[1] - (first.squares.get_top()[1] - GRID_TOP) - style.safe_half_height())
-
-    def row_extra(self, first: AttentionGrid) -> float:
-        """From one row's grid bottom to the next row's grid top: its labels, a gap, the next row's query indices
-        and head titles."""
-        title_h = Label(S("head", self.lang, h="1"), font_size=style.SMALL).height
-        over = first.query_indices.get_top()[1] - first.squares.get_top()[1] + ROW_TITLE_GAP + title_h
-        return LABELS_BELOW + TEXT_GAP + over
-
-    def name_heads_by_stride(self):
-        """Each head's title is centred over its grid but never starts left of it, nor within TEXT_GAP + 0.1 of the
-        axis titles stacked left of the first grid (a 2-token grid is narrower than "head 1"). Where neighbouring titles or
-        "→ word / weight" labels would come closer than TEXT_GAP (many heads in narrow grids: a checkpoint's 12),
-        every stride-th head from each row's first keeps them (the smallest stride that clears); the others' are empty."""
-        titles_end = self.grids[0].key_title.get_right()[0] + TEXT_GAP + 0.1     # two spaces past "keys ↓", and more
-        per_row = self.per_row
-        for h, (t, g) in enumerate(zip(self.head_titles, self.grids)):
-            start = max(g.squares.get_left()[0], titles_end if h < per_row else -np.inf)   # the axis titles: row 1
-            if t.get_left()[0] < start:
-                t.shift(RIGHT * (start - t.get_left()[0]))
-        stride = self.name_stride(max([m.width for m in self.head_titles] + [m.width for m in self.top_labels]))
-        self.heads_named = [h for h in range(self.m.n_head) if (h % per_row) % stride == 0]   # each row's first
-        for h in range(self.m.n_head):
-            if h not in self.heads_named:
-                self.head_titles.submobjects[h] = VGroup()
-                self.top_labels.submobjects[h] = VGroup()
-        self.values["heads_named"] = self.heads_named
-
-    def name_stride(self, widest: float) -> int:
-        """Every how-many-th head in a row keeps its name so that names `widest` wide stay TEXT_GAP apart."""
-        return max(1, int(np.ceil((widest + TEXT_GAP) / (self.grid_w + GRID_GAP) - 1e-9)))
-
+    # --- concat -----------------------------------------------------------------------------------------------
     def build_concat(self):
         """Each head's output at the focus as a strip under its grid; then side by side, the trace's concat."""
         m, lang = self.m, self.lang
@@ -588,7 +339,7 @@ class MultiHead(LectureScene):
         whole = VGroup(*self.concat_parts)
         ticks = [Label(S("head", lang, h=style.shown(h)), font_size=style.SMALL, color=VALUE)
                  .next_to(part, UP, buff=0.2) for h, part in zip(self.concat_heads, self.concat_parts)]
-        if any(b.get_left()[0] - a.get_right()[0] < 0.15 for a, b in zip(ticks, ticks[1:])):
+        if any(b.get_left()[0] - a.get_right()[0] < TEXT_GAP for a, b in zip(ticks, ticks[1:])):
             ticks = [ticks[0], ticks[-1]]     # too many heads to name each part: the first and the last
         self.concat_ticks = VGroup(*ticks)
         self.concat_label = Label(S("concat_label", lang, n=m.n_head, dh=m.dh, d=m.d), font_size=style.SMALL,
@@ -596,6 +347,25 @@ class MultiHead(LectureScene):
         self.legend = ColourLegend(scale, S("size_legend", lang), width=2.0)
         self.legend.shift([0, -1.45, 0] - self.legend.bar.get_center())   # by its bar: the same in en and zh
 
+    def beat_concat(self):
+        m = self.m
+        self.say("concat", dh=m.dh, focus=m.tokens[m.focus], n=m.n_head, d=m.d)
+        # heads in rows: the titles go with the grids (the outputs are stacked in rows of their own, each named)
+        titles_now = [self.head_titles] if self.grid_rows > 1 else []
+        self.play(FadeOut(VGroup(*[VGroup(g.squares, g.query_indices) for g in self.grids], self.grids[0].axes,
+                                 *self.focus_frames, *self.top_labels, self.park_tags, *titles_now)), run_time=0.8)
+        self.play(LaggedStart(*[FadeIn(s, shift=UP * 0.2) for s in self.out_strips], lag_ratio=0.2),
+                  FadeIn(self.out_labels), FadeIn(self.legend), run_time=2 * STEP)
+        self.wait(PAUSE)
+        moved = dict(zip(self.concat_heads, self.concat_parts))    # a head whose part is not drawn fades into "⋯"
+        self.play(*[ReplacementTransform(s, moved[h]) if h in moved else FadeOut(s)
+                    for h, s in enumerate(self.out_strips)],
+                  *([FadeIn(self.concat_gap)] if self.concat_gap is not None else []),
+                  FadeOut(self.out_labels), *([] if titles_now else [FadeOut(self.head_titles)]), run_time=2 * STEP)
+        self.play(FadeIn(self.concat_label), FadeIn(self.concat_ticks), run_time=STEP)
+        self.wait(PAUSE + 1)
+
+    # --- project: W_O's product, its split by head, then the play ---------------------------------------------
     def build_product(self):
         """out = W_Oᵀ · concat + b_O: the trace's attention output at the focus."""
         m, lang = self.m, self.lang
@@ -671,6 +441,34 @@ class MultiHead(LectureScene):
                                 "source": "model.analysis.head_contribution (each head's output through "
                                           "gpt.head(layer, h).W_O); a group's column: model.analysis.heads_delta"}
 
+    def beat_project(self):
+        self.say("project")
+        self.play(FadeOut(VGroup(self.concat_label, self.concat_ticks, self.legend)),
+                  FadeOut(VGroup(*self.concat_parts, *([self.concat_gap] if self.concat_gap else []))),
+                  run_time=0.8)
+        product = self.product
+        self.play(FadeIn(self.project_formula), FadeIn(product.matrix), FadeIn(product.legend),
+                  FadeIn(product.vector), FadeIn(product.plus), FadeIn(product.bias), FadeIn(product.equals),
+                  FadeIn(product.output.brackets), FadeIn(product.output.size_label), run_time=STEP)
+        product.play(self, slow_rows=1)
+        self.wait(PAUSE + 1)
+        # W_O split into per-head blocks: each head's ΔE, added with b_O, is the same out (rounded as shown)
+        m, split = self.m, self.split
+        terms = [labels[0] for labels in self.split_rounded.labels]      # the first row, for the ear
+        first = self.s("sum_row", terms=self.s("list_joiner").join(terms[:-1]), last=terms[-1],
+                       total=self.split_rounded.total_labels[0])
+        grouped = [g for g in self.split_groups if len(g) > 1]
+        self.say("split_grouped" if grouped else "split", dh=m.dh, n=m.n_head, row=first,
+                 a=style.shown(grouped[0][0]) if grouped else "", b=style.shown(grouped[0][-1]) if grouped else "")
+        self.clear_stage()
+        columns, heads, ops = split
+        self.play(FadeIn(self.split_formula), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(VGroup(c, t)) for c, t in zip(columns[:-1], heads[:-1])], lag_ratio=0.25),
+                  FadeIn(ops[:-1]), run_time=2 * STEP)
+        self.play(FadeIn(ops[-1]), FadeIn(columns[-1]), FadeIn(heads[-1]), run_time=STEP)
+        self.wait(PAUSE + 1)
+
+    # --- scale ------------------------------------------------------------------------------------------------
     def build_scale(self):
         """Our 2 × 4 heads (their real patterns) and GPT-3's 96 × 96, one cell per head, ours as its corner."""
         lang, f = self.lang, self.figures
@@ -749,3 +547,50 @@ class MultiHead(LectureScene):
         points[:, :2] = curves.reshape(-1, 2)
         grid.points = points
         return grid
+
+    def beat_scale(self):
+        f = self.figures
+        self.say(self.whose("scale"), layers=f["gpt3"]["n_layer"], heads=f["gpt3"]["n_head"], our_layers=f["ours"]["n_layer"],
+                 our_heads=f["ours"]["n_head"], total=f"{f['gpt3']['heads']:,}")
+        self.clear_stage()
+        self.play(FadeIn(self.ours_block), run_time=STEP)
+        self.play(FadeIn(self.gpt3_block), run_time=STEP)
+        self.play(Create(self.corner_frame), Create(self.corner_line), FadeIn(self.corner_label), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(r) for r in self.table], lag_ratio=0.3), run_time=2 * STEP)
+        self.wait(PAUSE + 3)
+
+    # --- summary: on the question's rows ----------------------------------------------------------------------
+    def spoken_answers(self) -> str:
+        """Each shown head's target and the length of its ΔE, for the ear (a parked head says it parks)."""
+        from speech.spoken import announced
+        m, lang = self.m, self.lang
+        parts = [announced(self.strings.table["answer_parked" if m.parked[h] else "answer"][lang],
+                           {"h": style.shown(h), "word": style.token_label(m.tokens[m.top_keys[h]]),
+                            "x": self.rows["length_texts"][i]}, lang)
+                 for i, h in enumerate(self.rows["heads"])]
+        if m.n_head > len(self.rows["heads"]):
+            parts.append(self.s("target_more", n=m.n_head - len(self.rows["heads"])))
+        return self.s("clause_joiner").join(parts)
+
+    def beat_summary(self):
+        """The answer, on the question's rows: each head's target again, and the length of the ΔE it writes at the
+        focus (model.analysis.head_delta_sizes); under them the length of out, all of them added by W_O's blocks
+        with b_O (added entry by entry, as the split beat drew: lengths do not add up)."""
+        m, rows = self.m, self.rows
+        answers = self.spoken_answers()
+        self.say("summary", focus=m.tokens[m.focus], layer=style.shown(m.layer), answers=answers,
+                 out=rows["out_text"])
+        self.clear_stage()
+        row = rows["prompt"]
+        self.play(FadeIn(row.chips), FadeIn(row.ellipsis), FadeIn(rows["focus_frame"]),
+                  FadeIn(VGroup(*rows["names"], *rows["cells"], rows["more"], *rows["frames"], *rows["targets"])),
+                  run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(t, shift=LEFT * 0.1) for t in rows["lengths"]], lag_ratio=0.2),
+                  run_time=2 * STEP)
+        parked = [i for i, h in enumerate(rows["heads"]) if m.parked[h]]
+        if parked:       # the heads that park, muted and tagged as in the focus beat
+            self.play(*[FadeIn(rows["parks"][i]) for i in parked],
+                      *[VGroup(rows["names"][i], rows["lengths"][i]).animate.set_color(MUTED) for i in parked],
+                      run_time=STEP)
+        self.play(FadeIn(rows["out"]), run_time=STEP)
+        self.wait(PAUSE + 2)

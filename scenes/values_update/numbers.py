@@ -1,0 +1,120 @@
+"""values_update's numbers: one head at the token in focus (HeadAtFocus), read from the trace and model.analysis
+(head_update, ablation_effect, attention_lens), never computed here beyond display, with the rules behind the
+captions that state a property of them and the manifest's record. The scene: beats.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model import probabilities
+from model.analysis import ablation_effect, attention_lens, head_update
+from scenes import style
+from scenes.params import ParamError
+from scenes.prompts import lookback_head
+
+MAX_KEYS = 14    # the table lists every key up to the focus, one row each, at the legibility floor
+# a head "almost entirely" / "mostly" takes one token's value when its weight is at least this
+ALMOST_ALL, MOSTLY = 0.9, 0.5
+# heads "carry" the adjective when swapping it in what they alone see brings at least this share of the fall under
+# the whole swap (scenes.prompts.head_scores' `share`)
+CARRIES = 0.9
+
+
+
+class HeadAtFocus:
+    """One head at the token in focus: every token's V, the focus's weights, the weighted values, the head's
+    output, its ΔE through its rows of W_O, E and E′, and the measured effect of zeroing it."""
+
+    def __init__(self, gpt, params: dict):
+        choice = lookback_head(gpt, params["prompt"], params["focus"], params["layer"], params["head"],
+                              lang=params.get("lang", "en"))
+        self.choice, self.trace = choice, choice["trace"]
+        self.prompt, self.focus = choice["prompt"], choice["focus"]
+        self.layer, self.head, self.source = choice["layer"], choice["head"], choice["source"]
+        if self.focus >= MAX_KEYS:
+            raise ParamError(f"focus: this scene lists every key up to the focus, at most {MAX_KEYS} "
+                             f"(positions 0..{MAX_KEYS - 1}); got {self.focus}")
+        c = gpt.config
+        self.d, self.dh, self.n_head = c.n_embd, c.d_head, c.n_head
+        tr, L, H, f = self.trace, self.layer, self.head, self.focus
+        self.tokens, self.token_ids = list(tr["tokens"]), [int(i) for i in tr["token_ids"]]
+        attn = tr["layers"][L]["attn"]
+        weights = gpt.head(L, H)
+        self.W_v, self.b_v = weights.W_V, weights.b_V              # (d_model, d_head), (d_head)
+        self.W_O_rows = weights.W_O                                 # this head's rows of W_O: (d_head, d_model)
+        self.normalised = tr["layers"][L]["ln_1"]["out"]            # LN(E), the input of Q, K and V
+        self.keys = list(range(f + 1))                              # causal: the focus sees itself and before
+        self.v = attn["v"][H][: f + 1]                              # (keys, d_head)
+        self.pattern = attn["weights"][H]                           # (query, key), the whole grid
+        self.weights = attn["weights"][H, f, : f + 1]
+        self.weighted = attn["weighted_values"][H, f, : f + 1]      # weight × V, per key
+        self.head_out = attn["head_out"][H, f]
+        update = head_update(gpt, tr, L, H)
+        self.E, self.delta, self.E_new = update["before"][f], update["delta"][f], update["after"][f]
+        # the model's next word at the focus, and the same with this head zeroed (only tokens up to the focus)
+        p = probabilities(tr["logits"][f])
+        self.word = gpt.tokenizer.words[int(np.argmax(p))]
+        self.ablation = ablation_effect(gpt, self.token_ids[: f + 1], L, H, self.word)
+        # the question: the logit lens at the focus entering the layer, with this head's ΔE alone, after the attention
+        self.lens = attention_lens(gpt, tr, L, H, f, self.word)
+
+    def effect(self) -> str:
+        with_, without = self.ablation["p_with_head"], self.ablation["p_without_head"]
+        if style.percent(with_) == style.percent(without):     # a change the shown percentages cannot show
+            return "unseen"
+        return "needed" if without < with_ / 2 else "helps" if without < with_ else "no_help"
+
+    def share(self) -> str:
+        w = self.weights[self.source]
+        return "sum" if w >= ALMOST_ALL else "sum_mostly" if w >= MOSTLY else "sum_blend"
+
+    def shared(self) -> tuple[str, int]:
+        """alone / shared (k heads) / spread, by the patched sets' shares (the default lecture's causal story), and
+        the number of heads the caption names; None where the head was not chosen by the causal rule."""
+        sets = self.sets()
+        if not sets:
+            return None, 0
+        if sets[0]["share"] >= CARRIES:
+            return "shared_alone", 1
+        k = next((len(s["heads"]) for s in sets if s["share"] >= CARRIES), None)
+        return ("shared", k) if k else ("shared_spread", len(sets[-1]["heads"]))
+
+    def sets(self) -> list:
+        """The causal story's top heads patched alone and together in this lecture's language (scenes.prompts
+        head_scores), if this head is the one the rule chose (the default lecture); else []."""
+        st = self.choice["story"]
+        given = self.choice["given"]["layer"] or self.choice["given"]["head"]
+        if not self.choice["causal"] or st is None or given:
+            return []
+        lang = self.choice["prompt_rule"]["lang"]
+        sets = st["sets"][lang]
+        return sets if list(sets[0]["heads"][0]) == [self.layer, self.head] else []
+
+    def meaning(self) -> str:
+        key = "meaning_self" if self.source == self.focus else "meaning"
+        return key if self.weights[self.source] >= MOSTLY else key + "_blend"
+
+    def record(self) -> dict:
+        """Every number the scene shows, at full precision."""
+        ch = self.choice
+        return {
+            "prompt": self.prompt, "tokens": self.tokens, "token_ids": self.token_ids, "focus": self.focus,
+            "layer": self.layer, "head": self.head,
+            "choice": {"rule": ch["rule"], "score": ch["score"], "keys": ch["keys"], "given": ch["given"],
+                       "prompt_rule": ch["prompt_rule"], "all_scores": ch["all_scores"], "weight": ch["weight"],
+                       "causal": ch["causal"], "story": ch["story"]},
+            "source": {"position": self.source, "word": self.tokens[self.source],
+                       "weight": float(self.weights[self.source])},
+            "d_model": self.d, "d_head": self.dh, "n_head": self.n_head,
+            "value_product": {"key": self.source, "normalised_E": self.normalised[self.source],
+                              "W_v": self.W_v, "b_v": self.b_v, "V": self.v[self.source]},
+            "pattern": self.pattern[: self.focus + 1, : self.focus + 1],
+            "V": self.v, "weights": self.weights, "weighted_values": self.weighted, "head_out": self.head_out,
+            "W_O_rows": self.W_O_rows, "delta_E": self.delta, "E": self.E, "E_new": self.E_new,
+            "next_word": self.word, "lens": self.lens, "ablation": self.ablation, "effect": self.effect(), "share": self.share(),
+            "shared": ({"sets": self.sets(), "p_clean": self.choice["story"]["p_clean"][self.choice["prompt_rule"]["lang"]],
+                        "p_corrupt": self.choice["story"]["p_corrupt"][self.choice["prompt_rule"]["lang"]],
+                        "adjective": self.choice["prompt_rule"]["adjective"], "carries": CARRIES}
+                       if self.sets() else None),
+        }
