@@ -268,7 +268,7 @@ MULTI_HEAD = SceneSpec(
                   "attention chapter's head, by scenes/prompts.py lookback_head)", _check_layer),
             FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "question", "heads", "focus", "concat", "project", "scale", "summary"],
+    sections=lambda p: ["title", "question", "heads", "focus", "concat", "project", "scale", "lab", "summary"],
 )
 
 # --- the MLP chapter (issue 10) ---

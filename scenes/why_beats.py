@@ -83,3 +83,24 @@ def mlp_steps(scene) -> None:
                                    others=[W.record(loss[0], facts=[W.record(x[0]) for x in facts.values()])],
                                    facts_total=total)
 
+
+def multi_head(scene) -> None:
+    """Why several heads: one_head (one head as wide as the four together, the same parameters) against the
+    standard model: the loss on unseen text (the rule: each language's loss)."""
+    loss, per_lang = W.read("one_head", "held_out_loss"), W.per_language("one_head")
+    r = W.recipe()
+    shape = {"heads": r["n_head"], "dh": r["n_embd"] // r["n_head"], "d": r["n_embd"]}
+    scene.say("why_question", **shape)
+    chart = show(scene, [loss], [scene.s("why_with", **shape), scene.s("why_without", **shape)],
+                 [(scene.s("why_loss"), [loss], W.loss_text)], y_max=6, y_step=2, y_label=scene.s("why_loss_axis"))
+    way = W.verdict(per_lang, W.LOSS_GAP)
+    key = scene.caption_rule(
+        "lab", {"same": "lab_heads_same", "higher": "lab_heads_needed"}.get(way, "lab_heads_better"),
+        f"one head's loss on unseen text against the standard model's, in each language (components.why.verdict "
+        f"over both, {W.LOSS_GAP} nats): same: lab_heads_same; higher: lab_heads_needed; lower: lab_heads_better",
+        loss=way)
+    scene.say(key, loss=W.loss_text(loss["with"]), loss_without=W.loss_text(loss["without"]), **shape)
+    scene.wait(PAUSE + 1)
+    scene.values["why"] = W.record(loss, shown=chart.shown(), per_language=[W.record(w) for w in per_lang],
+                                   shape=shape)
+

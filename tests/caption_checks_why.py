@@ -36,3 +36,11 @@ def check_mlp_lab(v, rule, gpt) -> str:
 
 
 MLP_LAB = ({"lab_mlp_needed", "lab_mlp_both", "lab_mlp_other"}, check_mlp_lab)
+
+
+def check_heads_lab(v, rule, gpt) -> str:
+    return {"same": "lab_heads_same", "higher": "lab_heads_needed", "lower": "lab_heads_better"}[
+        clear(v["why"]["per_language"], LOSS)]
+
+
+HEADS_LAB = ({"lab_heads_same", "lab_heads_needed", "lab_heads_better"}, check_heads_lab)

@@ -41,7 +41,7 @@ import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
-from caption_checks_why import MLP_LAB, QK_LAB
+from caption_checks_why import HEADS_LAB, MLP_LAB, QK_LAB
 from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
 from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
@@ -738,7 +738,8 @@ CHECKS = {
                       "shared": ({"shared", "shared_alone", "shared_spread"}, check_shared)},
     "multi_head": {"layer_story": ({"layer_same", "layer_differs"}, check_layer_story),
                    "focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus),
-                   "question": ({"question", "question_same", "question_shared"}, check_heads_question)},
+                   "question": ({"question", "question_same", "question_shared"}, check_heads_question),
+                   "lab": HEADS_LAB},
     "add_norm": {"layer_story": ({"layer_same", "layer_differs"}, check_layer_story),
                  "normalise": ({"normalise", "normalise_eps"}, check_normalise),
                  "why": ({"why", "why_steady"}, check_why),
