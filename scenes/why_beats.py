@@ -23,10 +23,17 @@ PAUSE = style.PAUSE
 def show(scene, curves: list[dict], labels: list[str], columns: list[tuple], *, y_max: float, y_step: float,
          y_label: str) -> WhyChart:
     """The beat's picture on a cleared stage: the curves of `curves` (model.lab.why answers, one per variant compared
-    with the standard model) and the table of `columns` ((head, answers, formatter): components.why.rows_for).
-    The chart is kept as scene.why_chart (the tests read its labels)."""
-    chart = WhyChart(curves[0]["steps"], rows_for(curves, labels, columns), y_max=y_max, y_step=y_step,
-                     y_label=y_label, x_label=scene.s("why_steps"), columns=[c[0] for c in columns])
+    with the standard model) and the table of `columns` ((head, answers, formatter): components.why.rows_for; the
+    answers one per variant, or {language: answers} for a measure each language's video shows of its own). The
+    chart is kept as scene.why_chart (the tests read its labels); chart.by_language is what its table shows in each
+    language's video (the manifest's values["why"]["shown"]: the same in both videos' manifests)."""
+    def rows(lang: str):
+        return rows_for(curves, labels, [(h, a[lang] if isinstance(a, dict) else a, f) for h, a, f in columns])
+
+    chart = WhyChart(curves[0]["steps"], rows(scene.lang), y_max=y_max, y_step=y_step, y_label=y_label,
+                     x_label=scene.s("why_steps"), columns=[c[0] for c in columns])
+    chart.by_language = {lang: {"rows": [{"numbers": r.numbers, "spreads": r.spreads} for r in rows(lang)],
+                                "y_max": float(y_max)} for lang in style.LANGUAGES}
     scene.clear_stage()
     chart.play_in(scene)
     scene.why_chart = chart
@@ -38,7 +45,8 @@ def queries_keys(scene) -> None:
     the loss on unseen text (the rule: entropy, and each language's loss)."""
     e, loss, per_lang = W.read("no_scale", "attention_entropy"), W.read("no_scale", "held_out_loss"), \
         W.per_language("no_scale")
-    scene.say("why_question", root=f"{math.sqrt(scene.h.d_head):g}")
+    r = W.recipe()                # the lab's model (a checkpoint's render still names the lecture's d_k)
+    scene.say("why_question", root=f"{math.sqrt(r['n_embd'] // r['n_head']):g}")
     chart = show(scene, [e], [scene.s("why_with"), scene.s("why_without")],
                  [(scene.s("why_entropy"), [e], W.entropy_text), (scene.s("why_loss"), [loss], W.loss_text)],
                  y_max=3, y_step=1, y_label=scene.s("why_entropy_axis"))
@@ -52,7 +60,7 @@ def queries_keys(scene) -> None:
     scene.say(key, e=W.entropy_text(e["with"]), e_without=W.entropy_text(e["without"]),
               loss=W.loss_text(loss["with"]), loss_without=W.loss_text(loss["without"]))
     scene.wait(PAUSE + 1)
-    scene.values["why"] = W.record(e, shown=chart.shown(), loss=W.record(loss),
+    scene.values["why"] = W.record(e, shown=chart.by_language, loss=W.record(loss),
                                    per_language=[W.record(w) for w in per_lang])
 
 
@@ -66,7 +74,7 @@ def mlp_steps(scene) -> None:
     scene.say("why_question")
     chart = show(scene, loss, [scene.s("why_full"), scene.s("why_linear"), scene.s("why_none")],
                  [(scene.s("why_loss"), loss, W.loss_text),
-                  (scene.s("why_facts", total=total), facts[scene.lang], W.count_text)],
+                  (scene.s("why_facts", total=total), facts, W.count_text)],
                  y_max=6, y_step=2, y_label=scene.s("why_loss_axis"))
     linear, none = (W.verdict([f[i] for f in facts.values()], W.FACTS_GAP) for i in (0, 1))
     key = scene.caption_rule(
@@ -79,7 +87,7 @@ def mlp_steps(scene) -> None:
     scene.say(key, f=W.count_text(f[0]["with"]), f_linear=W.count_text(f[0]["without"]),
               f_none=W.count_text(f[1]["without"]), total=total)
     scene.wait(PAUSE + 1)
-    scene.values["why"] = W.record(loss[1], shown=chart.shown(), facts=[W.record(x[1]) for x in facts.values()],
+    scene.values["why"] = W.record(loss[1], shown=chart.by_language, facts=[W.record(x[1]) for x in facts.values()],
                                    others=[W.record(loss[0], facts=[W.record(x[0]) for x in facts.values()])],
                                    facts_total=total)
 
@@ -101,6 +109,6 @@ def multi_head(scene) -> None:
         loss=way)
     scene.say(key, loss=W.loss_text(loss["with"]), loss_without=W.loss_text(loss["without"]), **shape)
     scene.wait(PAUSE + 1)
-    scene.values["why"] = W.record(loss, shown=chart.shown(), per_language=[W.record(w) for w in per_lang],
+    scene.values["why"] = W.record(loss, shown=chart.by_language, per_language=[W.record(w) for w in per_lang],
                                    shape=shape)
 

@@ -377,6 +377,9 @@ def test_the_why_beat_is_the_labs_record(scenes, lang):
     said = [c for c in sc.captions if c["beat"] == "lab"]
     assert [c["key"] for c in said] == ["why_question", v_key(sc)]
     assert entropy_text(v["without"]) in said[1]["text"] and loss_text(v["loss"]["without"]) in said[1]["text"]
+    from model import lab
+    r = lab.load()["recipe"]      # the question names the lab's d_k (√16 = 4), whatever model the scene shows
+    assert f"\u00f7 {math.sqrt(r['n_embd'] // r['n_head']):g}" in said[0]["text"]
 
 
 def v_key(sc) -> str:

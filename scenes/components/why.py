@@ -260,11 +260,6 @@ class WhyChart(VGroup):
             table.add(VGroup(swatch, label, numbers, spreads))
         return table
 
-    def shown(self) -> dict:
-        """What the chart draws, for the manifest: each row's label, figures and spreads as shown."""
-        return {"rows": [{"label": r.label, "numbers": list(r.numbers), "spreads": list(r.spreads)} for r in self.rows],
-                "y_max": self.y_max}
-
     def play_in(self, scene, step: float = style.STEP) -> None:
         """The axes and the table's heads, then each model in turn: its curve (and band) and its row."""
         scene.play(FadeIn(self.header), FadeIn(self.axes), FadeIn(self.table[0]), run_time=step)
