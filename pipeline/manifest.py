@@ -48,6 +48,7 @@ def manifest_record(job: dict, scene) -> dict:
         "sections": scene.section_names,
         "timeline": scene.timeline() if job["format"] != "png" else [],
         "captions": scene_captions(scene) if job["format"] != "png" else [],
+        "pace": scene.pace.record(scene.only_section) if job["format"] != "png" else [],
         "narration": narration_record(scene),
         "encoder": encoder.used() if job["format"] != "png" else {},   # this process's partial movies
         "model": {"dir": model_dir_shown, **job["model"], "config": scene.gpt.config.as_dict()},
@@ -110,7 +111,7 @@ def narration_record(scene) -> dict | None:
 
 def caption_texts(scene, c: dict) -> dict:
     """A caption in every language the scene's strings have: the same key and values (the title card's note:
-    the scene's title_note() in that language). The clip's own language is the text it showed."""
+    the scene's title_line() in that language). The clip's own language is the text it showed."""
     from scenes.style import LANGUAGES
     texts = {}
     for lang in LANGUAGES:
@@ -119,7 +120,7 @@ def caption_texts(scene, c: dict) -> dict:
         elif c["key"] == "title_note":
             own, scene.lang = scene.lang, lang
             try:
-                texts[lang] = scene.title_note()
+                texts[lang] = scene.title_line()
             finally:
                 scene.lang = own
         else:

@@ -67,14 +67,6 @@ class AddNorm(FocusScene):
         return key if own_language(self.gpt) else key + "_checkpoint"
 
     # --- the beats -------------------------------------------------------------------
-    def title_note(self) -> str:
-        note = self.s("model_note", model=self.model_words(), layer=style.shown(self.layer), n=self.gpt.config.n_layer,
-                      word=self.tokens[self.focus], pos=self.focus)
-        if getattr(self, "head_choice", None):    # the default lecture: the layer's place in the one story
-            from scenes.attention_chapter import layer_line
-            note += "\n" + layer_line(self, self.head_choice)
-        return note
-
     def beat_residual(self):
         self.say("residual")
         self.play(FadeIn(self.row), Create(self.focus_frame), run_time=STEP)

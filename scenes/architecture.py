@@ -89,9 +89,6 @@ class Architecture(FocusScene):
     beat_titles = BEATS
 
     # --- the beats -------------------------------------------------------------------
-    def title_note(self) -> str:
-        return self.s("model_note", model=self.model_words())
-
     def beat_pipeline(self):
         c = self.gpt.config
         self.say("pipeline", n=c.n_layer, d=c.n_embd, hidden=c.mlp_ratio * c.n_embd)

@@ -12,7 +12,7 @@ from scenes import style
 from scenes.components import AttentionGrid, ColourLegend, Label, MatrixVectorProduct, NumberColumn, TokenChip, TokenRow
 from scenes.lecture import LectureScene
 from scenes.params import ParamError
-from scenes.prompts import adjective_kind, chapter_focus, lookback_head
+from scenes.prompts import chapter_focus, lookback_head
 from scenes.style import ATTENTION, QUERY, SHARED
 from scenes.words import Words
 
@@ -22,61 +22,19 @@ STRINGS = SHARED | ATTENTION | WORDS["strings"]
 
 TOP = 3.55                       # top of the title-safe area, less a hair
 
-# The default lecture's head, chosen by what it does (scenes.prompts.HEAD_RULE), in its title note
-CAUSAL = WORDS["causal"]
-# One story in two languages: the default lecture's head (scenes.prompts.story_heads) is chosen by one rule on both
-# languages' prompts; this line says which head each language's rule picked, in both lectures alike.
-STORY = WORDS["story"]
-STORY_RULE = ("story_same if the causal head rule (scenes.prompts.HEAD_RULE) picks the same (layer, head) on the "
-              "English and the Chinese default prompts, else story_differs naming both")
-KINDS = WORDS["kinds"]
-
-
-# The layer of that head, where a scene follows a layer (multi_head, add_norm): the same story, said of the layer.
-LAYER_STORY = WORDS["layer_story"]
-LAYER_STORY_RULE = ("layer_same if the causal head rule (scenes.prompts.HEAD_RULE) picks a head in the same layer on "
-                    "the English and the Chinese default prompts, else layer_differs naming both layers")
-
-
-def title_part(scene, name: str, key: str, rule: str, **inputs) -> str:
-    """A caption rule whose caption is a part of the title note: recorded as every caption rule is, and listed in
-    scene.title_parts (show_title records them with the title note's caption)."""
-    parts = getattr(scene, "title_parts", [])
-    scene.title_parts = parts if key in parts else [*parts, key]   # once, however often the note is said
-    return scene.caption_rule(name, key, rule, **inputs)
-
+KINDS = WORDS["kinds"]           # what the chapter's adjective names: a colour or a texture
 
 def layer_line(scene, choice: dict) -> str:
-    """The story line of the layer the default lecture follows (the causal head's), in both languages."""
-    st = choice["story"]
-    en, zh = st["chosen"]["en"][0], st["chosen"]["zh"][0]
-    key = title_part(scene, "layer_story", "layer_same" if en == zh else "layer_differs", LAYER_STORY_RULE,
-                     en=int(en), zh=int(zh))
-    return LAYER_STORY(key, scene.lang, adj=style.token_label(choice["prompt_rule"]["adjective"]),
-                       en_layer=style.shown(en), zh_layer=style.shown(zh))
-
-
-def story_line(scene, story: dict) -> str:
-    """The story line of the default lecture's head (both languages' choices), chosen by STORY_RULE and recorded as
-    the scene's caption rule "story"."""
-    en, zh = story["chosen"]["en"], story["chosen"]["zh"]
-    key = title_part(scene, "story", "story_same" if story["same"] else "story_differs", STORY_RULE,
-                     en=list(en), zh=list(zh))
-    return STORY(key, scene.lang, en_layer=style.shown(en[0]), en_head=style.shown(en[1]),
-                 zh_layer=style.shown(zh[0]), zh_head=style.shown(zh[1]))
+    """Nothing: the layer's place in the one story (both languages' picks, values["choice"]["story"]) is in the
+    manifest, never said, and a title card asks its question alone (docs/teaching.md §6, §8). multi_head.py still
+    joins this to its note (LectureScene.title_line trims the blank line); drop the call where that file moves."""
+    return ""
 
 
 def causal_note(scene, choice: dict, model: str) -> str:
-    """The title note of a head chosen by the causal rule: which head, what patching it did (P of the adjective,
-    clean and patched, in this language), then the story line."""
-    st = choice["story"]
-    lang, (layer, head) = scene.lang, (choice["layer"], choice["head"])
-    adjective = choice["prompt_rule"]["adjective"]
-    kind = adjective_kind(choice["prompt_rule"]["lang"], adjective)   # the prompt's language (a note may be re-said)
-    note = CAUSAL("chosen_causal", lang, model=model, layer=style.shown(layer), head=style.shown(head),
-                  adj=style.token_label(adjective), kind=KINDS(kind, lang), p=style.percent(st["p_clean"][lang]),
-                  p_patched=style.percent(st["p_patched"][lang][layer][head]))
-    return note + "\n" + story_line(scene, st)
+    """The title note of a head chosen by the causal rule (the default lecture's): the scene's question. The head,
+    the patching that chose it and both languages' picks are in the manifest (values["choice"])."""
+    return LectureScene.title_note(scene)
 
 
 # --- the numbers: read from the trace and the weights, never computed here --------------------
@@ -205,7 +163,6 @@ class FocusScene(LectureScene):
 class AttentionChapterScene(LectureScene):
     """A scene about one head chosen by computation (self.h): its title card says which and why."""
 
-    TITLE_TOP, NOTE_Y = 1.9, -1.4      # room for a four-line note (the causal head and its story)
 
     def choose_head(self) -> ChosenHead:
         head = ChosenHead(self.gpt, self.params)
@@ -214,13 +171,13 @@ class AttentionChapterScene(LectureScene):
         return head
 
     def title_note(self) -> str:
-        """Which head is shown, and why (chosen by computation, or as requested)."""
+        """The scene's question; a head given on the command line is named instead, with where it looks. How the head
+        was chosen (values["choice"]) is in the manifest (docs/teaching.md §8)."""
         h = self.h
-        given = h.choice["given"]["layer"] or h.choice["given"]["head"]
-        if h.choice["causal"] and not given:
-            return causal_note(self, h.choice, self.model_words("compact"))
-        return self.s("given" if given else "chosen", model=self.model_words("compact"), layer=style.shown(h.layer), head=style.shown(h.head), focus=h.word(h.focus),
-                      score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang))
+        if not (h.choice["given"]["layer"] or h.choice["given"]["head"]):
+            return super().title_note()
+        return self.s("given", model=self.model_words("compact"), layer=style.shown(h.layer), head=style.shown(h.head),
+                      focus=h.word(h.focus), score=style.percent(h.choice["score"]), keys=h.keys_text(self.lang))
 
     def line_header(self, grid: AttentionGrid, numbers, query: int | None = None) -> Label:
         """A query's word above its line's numbers, level with the query indices (a long word runs right)."""

@@ -51,9 +51,6 @@ class EmbeddingSpace(LectureScene):
     beat_titles = BEATS
 
     # --- the beats -------------------------------------------------------------------
-    def title_note(self) -> str:
-        return self.s("model_note")
-
     def beat_words(self):
         self.say("words", n=len(self.plane["words"]), d=self.gpt.config.n_embd, kept=self.kept_text)
         self.play(Create(self.axes), FadeIn(self.axis_labels), run_time=STEP)

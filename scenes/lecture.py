@@ -7,7 +7,8 @@ A scene declares three things and the skeleton does the rest:
   section name -> a short title in English and Chinese: the beat's chapter name; the title card's beat is
   named by "title"; a beat without one fails the render at setup, MissingBeatTitle);
 - its numbers: `prepare()` reads the model (never computing model maths itself), builds the pieces and
-  records every number shown in `self.values` (the manifest); `title_note()` says what the numbers are;
+  records every number shown in `self.values` (the manifest); its "title_note" string asks the scene's question
+  on the title card (`title_note()`);
 - its beats: one method `beat_<section>` per section the catalog declares after "title", in order
   (`script()` may list them otherwise, e.g. one beat per temperature). `beat_summary` is the closing beat.
 
@@ -15,8 +16,10 @@ The skeleton plays the title card, starts each beat (a manim section), fades the
 first beat, and holds every caption on screen until it has been said: in a voiced clip (render.py sets
 GPT_LECTURE_VOICE, speech/narrator.py) until its line has been spoken, from when it is fully shown, plus
 SPEECH_GAP; in a silent one long enough to read it (READING_RATE: characters a second); in both, at least as long
-as its caption tracks in every language need (TRACK_RATE). A beat's animations keep their run times; no scene
-tunes a caption's hold by hand. A caption that states
+as its caption tracks in every language need (TRACK_RATE). It also keeps the lecture's pace (scenes/pace.py): a
+picture built is held silent for style.HELD_SILENCE before the next line, a content beat's lines fill at most
+style.SPEECH_SHARE of it, the title card's fades are short (style.TITLE_IN). A beat's animations keep their run
+times; no scene tunes a caption's hold by hand. A caption that states
 a property of the numbers is chosen by a rule over them: `caption_rule()` records the rule, its inputs and
 the key it chose in the manifest (values["caption_rules"]).
 
@@ -38,14 +41,13 @@ from __future__ import annotations
 import json
 import os
 
-import math
-
 from manim import DOWN, RIGHT, UP, FadeIn, FadeOut, Group, MathTex, Scene, VGroup
 from manim.utils.exceptions import EndSceneEarlyException
 
 from . import style
 from .catalog import SCENES
 from .components import Label, PipelineMap, caption, math_tex
+from .pace import Pace, is_build, tenths_up
 from .params import ParamError, SceneSpec, pick_section
 from .prompts import model_words
 from speech.narrator import SPEECH_GAP, Narrator
@@ -120,6 +122,8 @@ class LectureScene(Scene):
         self.chapter_names = self.chapter_titles(self.params)   # {lang: {section: title}}: the manifest's beat_titles
         self.beats_done = 0
         self.clock = 0.0   # the nominal run time of every play so far (see play)
+        self.pace = Pace(style.HELD_SILENCE, style.SPEECH_SHARE, style.TITLE_CARD)   # scenes/pace.py: the manifest's "pace"
+        self.skeleton_playing = False   # a play of the skeleton's own (a caption's fade, the title card): not a build
         self.beat_starts: list[float] = []    # scene time at the start of each beat played
         self.captions: list[dict] = []        # every caption shown: key, text, when fully shown, when it left
         #                                       (scene time, and the number of plays done then: shown_play, left_play)
@@ -136,8 +140,14 @@ class LectureScene(Scene):
         raise NotImplementedError
 
     def title_note(self) -> str:
-        """The title card's note: what the numbers are (a caption, held like one)."""
-        raise NotImplementedError
+        """The title card's note (a caption, held like one): the scene's question, its string "title_note", in a
+        short line (docs/teaching.md §1, §8; the card lasts at most style.TITLE_CARD). Where the numbers come from
+        is said once, in the lecture's first scene (next_token); the details are in the manifest."""
+        return self.s("title_note")
+
+    def title_line(self) -> str:
+        """The title note as shown and said: title_note() without blank lines at its ends."""
+        return self.title_note().strip()
 
     def script(self) -> list[tuple[str, callable]]:
         """The beats after the title card, in the catalog's order: (section name, the method that plays it)."""
@@ -147,15 +157,16 @@ class LectureScene(Scene):
     def construct(self):
         self.beat("title")
         self.prepare()
-        self.show_title(self.title_note())
+        self.show_title(self.title_line())
         for name, play in self.script():
             self.beat(name)
             if self.title_up:
                 self.caption_left()   # the title card's note leaves with the card
-                self.play(FadeOut(self.title_group), run_time=self.TITLE_FADE)
+                self.skeleton_play(FadeOut(self.title_group), run_time=self.TITLE_FADE)
                 self.title_up = False
             play()
         self.hold_for_reading()
+        self.end_beat()
         self.caption_left()
         self.check_recordings(complete=self.only_section is None)
 
@@ -166,14 +177,25 @@ class LectureScene(Scene):
         if name != expected:
             raise RuntimeError(f"{self.name}: beat {name!r} where the catalog declares {expected!r}")
         self.hold_for_reading()
+        if self.beats_done:
+            self.end_beat()
         index = self.beats_done
         self.beats_done += 1
         self.beat_starts.append(float(self.renderer.time))
+        self.pace.beat_started(name, self.clock)
         if self.only_section is not None and index > self.only_section:
             self.check_recordings(complete=False)
             raise EndSceneEarlyException()
         skip = self.only_section is not None and index < self.only_section
         self.next_section(name, skip_animations=skip)
+
+    def end_beat(self) -> None:
+        """The beat's lines have been said and its last picture held: hold it longer if its lines would fill more than
+        style.SPEECH_SHARE of it (scenes/pace.py)."""
+        pad = self.pace.padding(self.clock)
+        if pad:
+            self.wait(pad)
+        self.pace.beat_ended(self.clock, pad)
 
     def check_recordings(self, complete: bool) -> None:
         """The lecturer's recordings for this scene all match a line (speech/narrator.py)."""
@@ -220,9 +242,9 @@ class LectureScene(Scene):
         """Replace the caption with the string `key`, once the one on screen has been read."""
         new = self.hidden_if_clean(caption(self.s(key, **values), self.lang))
         old = self.current_caption
-        self.hold_for_reading()
+        self.hold_for_reading(lead=self.CAPTION_FADE)
         self.caption_left()
-        self.play(*([FadeOut(old)] if old is not None else []), FadeIn(new), run_time=self.CAPTION_FADE)
+        self.skeleton_play(*([FadeOut(old)] if old is not None else []), FadeIn(new), run_time=self.CAPTION_FADE)
         self.current_caption = new
         self.caption_shown(key, new.text, say=self.words_for_the_ear(key, values))
         self.captions[-1]["values"] = values   # to say the same key in the other language (render.py's tracks)
@@ -278,7 +300,7 @@ class LectureScene(Scene):
             elif caption_entry["key"] == "title_note":
                 own, self.lang = self.lang, lang
                 try:
-                    text = self.title_note()
+                    text = self.title_line()
                 finally:
                     self.lang = own
             else:
@@ -296,6 +318,7 @@ class LectureScene(Scene):
         if self.narrator is not None:
             entry["speech"] = vars(self.narrator.line(key, text, entry["say"]))
         self.captions.append(entry)
+        self.pace.line_said(self.clock, entry["speech"]["seconds"] if "speech" in entry else self.reading_time(text))
 
     def caption_left(self) -> None:
         if self.captions and self.captions[-1]["left"] is None:
@@ -312,16 +335,38 @@ class LectureScene(Scene):
         a clip split across processes) by its run time; holds are decided on this clock, so both make the same
         plays, and the parts of a split clip fit together."""
         super().play(*args, **kwargs)
-        self.clock += self.duration
+        self.advance(self.duration, args)
 
-    def hold_for_reading(self) -> None:
-        """Wait until the caption on screen has been up long enough to read (rounded up to 0.1 s)."""
-        if not self.captions or self.captions[-1]["left"] is not None:
-            return
-        last = self.captions[-1]
-        remaining = self.hold_time(last) - (self.clock - last["shown_clock"])
-        if remaining > 1e-9:
-            self.wait(math.ceil(remaining * 10 - 1e-9) / 10)
+    def advance(self, duration: float, animations) -> None:
+        """A play of `duration` seconds is done: the nominal clock moves on, and the pace's books (scenes/pace.py)
+        note a build (tests/scene_checks.py's lean play calls this too)."""
+        start = self.clock
+        self.clock += duration
+        self.pace.played(start, self.clock, build=not self.skeleton_playing and is_build(animations))
+
+    def skeleton_play(self, *animations, run_time: float) -> None:
+        """A play of the skeleton's own (a caption's fade, the title card's): it builds no picture to hold."""
+        self.skeleton_playing = True
+        try:
+            self.play(*animations, run_time=run_time)
+        finally:
+            self.skeleton_playing = False
+
+    def hold_for_reading(self, lead: float = 0.0) -> None:
+        """Wait (rounded up to 0.1 s) until the caption on screen has been up long enough to be said or read, and a
+        picture built since has been held silent for style.HELD_SILENCE (scenes/pace.py); `lead`: the silent fade
+        before the next line is said, counted towards that."""
+        until = self.clock
+        if self.captions and self.captions[-1]["left"] is None:
+            last = self.captions[-1]
+            until = max(until, last["shown_clock"] + self.hold_time(last))
+        silence = self.pace.hold_until(lead)
+        if silence is not None:
+            until = max(until, silence)
+        if until - self.clock > 1e-9:
+            self.wait(tenths_up(until - self.clock))
+        if silence is not None:
+            self.pace.held(self.clock, lead)
 
     @staticmethod
     def tex(*parts: str, colours: dict | None = None) -> MathTex:
@@ -341,18 +386,17 @@ class LectureScene(Scene):
 
     # --- the stage ------------------------------------------------------------------------------------------
     def show_title(self, note: str) -> None:
-        """The title card: the scene's title and subtitle, and a note on what the numbers are. It stays
-        (self.title_group: title, subtitle, note) until the first beat fades it out; the note is held like a
-        caption."""
+        """The title card: the scene's title and subtitle, and its note (the scene's question), each fading in for
+        style.TITLE_IN. It stays (self.title_group: title, subtitle, note) until the first beat fades it out; the
+        note is held like a caption. The card lasts at most style.TITLE_CARD when the note is short enough
+        (tests/test_pace.py)."""
         title_m = Label(self.s("title"), font_size=style.TITLE).move_to(UP * self.TITLE_TOP)
         subtitle_m = Label(self.s("subtitle"), font_size=style.SUBTITLE, color=style.MUTED).next_to(title_m, DOWN,
                                                                                                     0.45)
         note_m = self.hidden_if_clean(caption(note, self.lang, y=self.NOTE_Y))
-        self.play(FadeIn(title_m, shift=UP * 0.2), run_time=style.STEP)
-        self.play(FadeIn(subtitle_m), FadeIn(note_m), run_time=style.STEP)
+        self.skeleton_play(FadeIn(title_m, shift=UP * 0.2), run_time=style.TITLE_IN)
+        self.skeleton_play(FadeIn(subtitle_m), FadeIn(note_m), run_time=style.TITLE_IN)
         self.caption_shown("title_note", note)
-        if getattr(self, "title_parts", None):   # caption rules whose captions are parts of the note (title_part)
-            self.captions[-1]["parts"] = list(self.title_parts)
         self.wait(style.PAUSE)
         self.title_group, self.title_up = VGroup(title_m, subtitle_m, note_m), True
 

@@ -221,23 +221,15 @@ class MlpSteps(LectureScene):
     name = "mlp_steps"
     strings = S
     beat_titles = BEATS
-    TITLE_TOP, NOTE_Y = 1.8, -1.35     # room for the story line under the note
 
     def title_note(self) -> str:
+        """The scene's question; a layer given on the command line is named instead, with its output's length. Both
+        languages' picks (values["story"]) are in the manifest, never said (docs/teaching.md §6)."""
         m = self.m
-        key = "given" if m.layer_given else "chosen"
-        note = self.s(key, layer=style.shown(m.layer), focus=m.tokens[m.focus], n=m.n_layer, norm=f"{m.out_norms[m.layer]:.1f}")
-        if self.story:    # the default lecture: the same rule's picks in both languages
-            from scenes.attention_chapter import title_part
-            en, zh = self.story["en"], self.story["zh"]
-            same = (en["layer"], en["neuron"]) == (zh["layer"], zh["neuron"])
-            story_key = title_part(self, "mlp_story", "mlp_story_same" if same else "mlp_story_differs",
-                                   "mlp_story_same if the rule picks the same layer and the same top neuron on the "
-                                   "English and the Chinese default prompts, else mlp_story_differs naming both",
-                                   en=[en["layer"], en["neuron"]], zh=[zh["layer"], zh["neuron"]])
-            note += "\n" + self.s(story_key, en_layer=style.shown(en["layer"]), en_neuron=en["neuron"],
-                                   zh_layer=style.shown(zh["layer"]), zh_neuron=zh["neuron"])
-        return note
+        if not m.layer_given:
+            return super().title_note()
+        return self.s("given", layer=style.shown(m.layer), focus=m.tokens[m.focus], n=m.n_layer,
+                      norm=f"{m.out_norms[m.layer]:.1f}")
 
     def listed(self, items: list[str]) -> str:
         """Up to three items as a list in the scene's language: "a, b and c" (list_2, list_3 in mlp_steps.toml)."""

@@ -71,10 +71,6 @@ class NearOrthogonal(LectureScene):
     strings = S
     beat_titles = BEATS
 
-    def title_note(self) -> str:
-        p = self.data["pack"]       # the seed and the optimisation's recipe are in the manifest
-        return self.s("note", n=fmt_int(p["n_vectors"]), d=p["dim"])
-
     # --- the numbers -----------------------------------------------------------------------------------------
     def prepare(self):
         self.data = load_snapshots()

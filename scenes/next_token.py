@@ -50,10 +50,9 @@ class NextToken(LectureScene):
 
     # --- the beats -------------------------------------------------------------------
     def title_note(self) -> str:
-        c = self.gpt.config
-        self.values["model"] = {"n_layer": c.n_layer, "n_embd": c.n_embd, "vocab_size": c.vocab_size}
-        return self.s("model_note", model=self.model_words("plain"), layers=c.n_layer, d=c.n_embd,
-                      vocabulary=self.model_words("vocabulary", n=c.vocab_size))
+        """The lecture's one line on where the numbers come from (docs/teaching.md §8): the model, named by one rule
+        (a lecturer's own checkpoint as what it is); its shape is in the manifest (values["model"])."""
+        return self.s("title_note", model=self.model_words())
 
     def beat_task(self):
         self.say("task")
@@ -154,6 +153,8 @@ class NextToken(LectureScene):
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
         params, gpt = self.params, self.gpt
+        self.values["model"] = {"n_layer": gpt.config.n_layer, "n_embd": gpt.config.n_embd,
+                                "vocab_size": gpt.config.vocab_size}
         self.vocab, self.k = gpt.config.vocab_size, params["top_k"]
         prompt, prompt_rule = params["prompt"], None
         if prompt == AUTO:

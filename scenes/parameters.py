@@ -59,9 +59,6 @@ class Parameters(LectureScene):
     strings = S
     beat_titles = BEATS
 
-    def title_note(self) -> str:
-        return self.s("note", model=self.model_words("short"))
-
     def prepare(self):
         self.ours_config = self.gpt.config
         self.g3, self.ours = parameter_split(GPT3_175B), parameter_split(self.ours_config)

@@ -60,9 +60,6 @@ class PositionalEncoding(FocusScene):
     beat_titles = BEATS
 
     # --- the beats -------------------------------------------------------------------
-    def title_note(self) -> str:
-        return self.s("model_note", model=self.model_words("plain"), d=self.d, n_pos=self.n_pos)
-
     def beat_question(self):
         """The prompt and the same words with the earlier ones reversed, and the model's next word after each:
         the question position vectors answer, asked by the model's own run (model.analysis.order_prediction)."""

@@ -150,12 +150,6 @@ class SoftmaxTemperature(LectureScene):
         return steps[:-2] + [(name, partial(self.sweep_to, t)) for name, t in named] + steps[-2:]
 
     # --- the beats -------------------------------------------------------------------
-    def title_note(self) -> str:
-        shape = self.gpt.config
-        self.values["model"] = {"n_layer": shape.n_layer, "n_embd": shape.n_embd, "vocab_size": shape.vocab_size}
-        return self.s("model_note", model=self.model_words("plain"), layers=shape.n_layer, d=shape.n_embd,
-                      vocabulary=self.model_words("vocabulary", n=shape.vocab_size))
-
     def beat_prompt(self):
         self.say("prompt")
         row = self.tokens
@@ -339,7 +333,8 @@ class SoftmaxTemperature(LectureScene):
 
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
-        params = self.params
+        params, shape = self.params, self.gpt.config
+        self.values["model"] = {"n_layer": shape.n_layer, "n_embd": shape.n_embd, "vocab_size": shape.vocab_size}
         self.prompt_rule = None
         prompt = params["prompt"]
         if prompt == AUTO:

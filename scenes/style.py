@@ -105,6 +105,11 @@ LABEL = font_size_for_px(25)     # token words, numbers
 CAPTION = font_size_for_px(25)
 HEADER = font_size_for_px(27)
 STEP, PAUSE = 1.2, 1.6   # seconds: an animation step, a pause to read
+# the pace (docs/teaching.md §9, scenes/pace.py), in seconds of the scene's nominal clock
+HELD_SILENCE = 1.5   # a picture built is held with no line said for at least this long before the next line
+SPEECH_SHARE = 0.8   # the most of a content beat its lines may fill: the beat's last picture is held until they do
+TITLE_CARD = 6.0     # the longest a title card may last, its note said
+TITLE_IN = 0.8       # each of the title card's two fades in (the title; the subtitle and note)
 
 TITLE = font_size_for_px(44)
 SUBTITLE = font_size_for_px(28)

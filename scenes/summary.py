@@ -60,9 +60,6 @@ class Summary(LectureScene):
     strings = S
     beat_titles = BEATS
 
-    def title_note(self) -> str:
-        return self.s("model_note", model=self.model_words())
-
     # --- the beats -------------------------------------------------------------------
     def beat_context(self):
         self.say("context", n=self.reach, w=style.percent(self.head["weight"]))

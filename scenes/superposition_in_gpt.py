@@ -51,10 +51,6 @@ class SuperpositionInGpt(LectureScene):
     strings = S
     beat_titles = BEATS
 
-    def title_note(self) -> str:
-        c = self.gpt.config
-        return self.s("note", d=c.n_embd, n=self.emb["words"], k=c.n_layer * c.n_inner, s=self.sample_size)
-
     # --- the numbers -----------------------------------------------------------------------------------------
     def prepare(self):
         gpt = self.gpt

@@ -62,10 +62,6 @@ class TokenEmbedding(FocusScene):
     beat_titles = BEATS
 
     # --- the beats -------------------------------------------------------------------
-    def title_note(self) -> str:
-        return self.s("model_note", model=self.model_words("plain"), d=self.d,
-                      vocabulary=self.model_words("vocabulary", n=self.vocab))
-
     def beat_tokens(self):
         key, fields = self.tokens_rule
         self.say(key, **fields)

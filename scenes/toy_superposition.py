@@ -79,9 +79,6 @@ class ToySuperposition(LectureScene):
     strings = S
     beat_titles = BEATS
 
-    def title_note(self) -> str:
-        return self.s("note")     # the seeds, steps and copies are in the manifest (values["runs"], the recipe)
-
     # --- the numbers -----------------------------------------------------------------------------------------
     def prepare(self):
         data = load_snapshots()

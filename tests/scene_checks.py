@@ -380,7 +380,8 @@ def lean(scene_cls):
                 self.update_mobjects(duration)
             self.remove(*removed)
             self.renderer.time = start + duration
-            self.clock = clock + duration
+            self.clock = clock
+            self.advance(duration, animations)   # the skeleton's clock and pace, as a real play moves them
 
     Lean.__name__ = scene_cls.__name__
     return Lean

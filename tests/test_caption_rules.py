@@ -18,6 +18,9 @@ For every run:
   (CLAIMS: "masked cells become exactly 0", "they add up to 1", ...);
 - every sum the scene draws (values["sums"]) adds up as shown, each label within one unit of its value
   (sum_checks.py);
+- the pace holds in every content beat (tests/pace_checks.py: speech at most 80% of a beat, a picture built held
+  silent 1.5 s before the next line; a line timed by its reading time, as these runs are silent; the title card's
+  6 s is held on the default lecture only, tests/test_pace.py, since a given head's note is longer);
 - nothing crashes, and the shared layout checks pass at the end of every beat and after every caption.
 
 To stay cheap the runs draw nothing (run_dry(frames=False)) and play the scene through scene_checks.lean(): an
@@ -42,6 +45,7 @@ import pytest
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
 from caption_checks_why import HEADS_LAB, MLP_LAB, QK_LAB
+from pace_checks import assert_paced
 from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
 from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
@@ -341,28 +345,6 @@ def check_heads_question(v, rule, gpt):
     return "question_same" if k == 1 else "question" if k == len(tops) else "question_shared"
 
 
-def story_choices(story) -> dict:
-    """Each language's head by the causal rule, from every head's score recorded for both languages."""
-    out = {}
-    for lang, scores in story["scores"].items():
-        s = np.asarray(scores)
-        out[lang] = [int(i) for i in np.unravel_index(int(s.argmax()), s.shape)]
-    return out
-
-
-def check_story(v, rule, gpt):
-    chosen = story_choices(v["choice"]["story"])
-    assert [rule["inputs"]["en"], rule["inputs"]["zh"]] == [chosen["en"], chosen["zh"]]
-    assert [v["layer"], v["head"]] in chosen.values(), "the scene follows one language's head"
-    return "story_same" if chosen["en"] == chosen["zh"] else "story_differs"
-
-
-def check_layer_story(v, rule, gpt):
-    chosen = story_choices((v.get("choice") or v["layer_choice"])["story"])
-    assert [rule["inputs"]["en"], rule["inputs"]["zh"]] == [chosen["en"][0], chosen["zh"][0]]
-    return "layer_same" if chosen["en"][0] == chosen["zh"][0] else "layer_differs"
-
-
 def check_normalise(v, rule, gpt):
     ln = v["layer_norm"]
     mean, var = float(f"{ln['normalised_mean']:.2f}"), f"{ln['normalised_var']:.2f}"
@@ -526,17 +508,6 @@ def check_readout(v, rule, gpt):
             for lang, e in v["story"].items() if lang in LANGS}
     assert own in keys.values()
     return "readout_langs" if len(set(keys.values())) > 1 else own
-
-
-def check_mlp_story(v, rule, gpt):
-    en, zh = v["story"]["en"], v["story"]["zh"]
-    for e in (en, zh):      # each language's layer: the largest MLP output norm at the focus; its top neuron
-        trace = gpt.trace(e["prompt"])
-        norms = [np.linalg.norm(layer["mlp"]["out"][e["focus"]]) for layer in trace["layers"]]
-        assert e["layer"] == int(np.argmax(norms))
-        assert e["neuron"] == int(np.argmax(trace["layers"][e["layer"]]["mlp"]["act"][e["focus"]]))
-    same = (en["layer"], en["neuron"]) == (zh["layer"], zh["neuron"])
-    return "mlp_story_same" if same else "mlp_story_differs"
 
 
 def check_residual(v, rule, gpt):
@@ -709,16 +680,14 @@ CHECKS = {
                             "order": ({"order", "order_little", "order_none"}, check_order),
                             "question": ({"question_changes", "question_moves", "question_alike"}, check_order_question),
                             "answer": ({"answer", "answer_same"}, check_order_answer)},
-    "queries_keys": {"story": ({"story_same", "story_differs"}, check_story),
-                     "key": ({"key", "key_self"}, check_key),
+    "queries_keys": {"key": ({"key", "key_self"}, check_key),
                      "lookback": ({"lookback_needed", "lookback_helps", "lookback_unneeded"}, check_lookback),
                      "idea": ({"idea_value", "idea_self"}, check_idea),
                      "angles": ({"angles_closest", "angles_length"}, check_angles),
                      "scale": ({"scale", "scale_same"}, check_scale),
                      "answer": ({"answer_word", "answer_not_word", "answer_back", "answer_self"}, check_qk_answer),
                      "lab": QK_LAB},
-    "causal_mask": {"story": ({"story_same", "story_differs"}, check_story),
-                    "predicted": ({"predicted_some", "predicted_all", "predicted_none", "predicted_one"},
+    "causal_mask": {"predicted": ({"predicted_some", "predicted_all", "predicted_none", "predicted_one"},
                                   check_predicted),
                     "peek": ({"peek", "peek_alone"}, check_peek),
                     "softmax": ({"softmax", "softmax_masked", "softmax_nonneg"}, check_causal_softmax),
@@ -726,8 +695,7 @@ CHECKS = {
     "softmax_temperature": {"sweep *": ({"zero", "zero_tie", "neutral", "hotter", "colder", "colder_tie",
                                          "unchanged"}, check_sweep),
                             "write": ({"write_wanders", "write_alike"}, check_write)},
-    "values_update": {"story": ({"story_same", "story_differs"}, check_story),
-                      "question_where": ({"question_where", "question_where_self"}, check_question_where),
+    "values_update": {"question_where": ({"question_where", "question_where_self"}, check_question_where),
                       "question": ({"question_raises", "question_lowers", "question_alike"}, check_values_question),
                       "summary": ({"summary_lifts", "summary_other"}, check_summary),
                       "summary_together": ({"summary_shared", "summary_alone", "summary_spread", "summary_layer"},
@@ -736,16 +704,13 @@ CHECKS = {
                       "meaning": ({"meaning", "meaning_blend", "meaning_self", "meaning_self_blend"}, check_meaning),
                       "ablation": ({"needed", "helps", "no_help", "unseen"}, check_ablation),
                       "shared": ({"shared", "shared_alone", "shared_spread"}, check_shared)},
-    "multi_head": {"layer_story": ({"layer_same", "layer_differs"}, check_layer_story),
-                   "focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus),
+    "multi_head": {"focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus),
                    "question": ({"question", "question_same", "question_shared"}, check_heads_question),
                    "lab": HEADS_LAB},
-    "add_norm": {"layer_story": ({"layer_same", "layer_differs"}, check_layer_story),
-                 "normalise": ({"normalise", "normalise_eps"}, check_normalise),
+    "add_norm": {"normalise": ({"normalise", "normalise_eps"}, check_normalise),
                  "why": ({"why", "why_steady"}, check_why),
                  "why_copy": ({"why_copy", "why_copy_low"}, check_why_copy)},
-    "mlp_steps": {"mlp_story": ({"mlp_story_same", "mlp_story_differs"}, check_mlp_story),
-                  "gelu": ({"gelu_few", "gelu_many"}, check_gelu),
+    "mlp_steps": {"gelu": ({"gelu_few", "gelu_many"}, check_gelu),
                   "readout": ({"readout_agrees", "readout_sum", "readout_neither", "readout_langs"}, check_readout),
                   "residual": ({"residual_big", "residual_small"}, check_residual),
                   "lab": MLP_LAB},
@@ -907,9 +872,11 @@ def one_draw(name: str, draw: int, tmp, gpt=None) -> tuple[str, object]:
             timed = lambda captions: [{k: v for k, v in c.items() if not k.endswith("_play")} for c in captions]
             assert full.snapshots == scene.snapshots and timed(full.captions) == timed(scene.captions), \
                 "lean() differs"
+            assert full.pace.record() == scene.pace.record(), "lean() counts other builds than manim's play"
         assert_captions_true(name, scene, gpt)
         assert_sayable(scene.captions, lang, where)   # each caption's spoken form (test_spoken.py)
         assert_sums_as_shown(scene.values, where)         # every drawn sum adds up as shown (sum_checks.py)
+        assert_paced([b for b in scene.pace.record() if b["section"] != "title"], where)   # the pace (pace_checks.py)
         ends = [k for k in scene.snapshots if k.endswith(":end")]
         assert ends == [f"{s}:end" for s in scene.section_names], "every beat played"
         try:

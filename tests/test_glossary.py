@@ -65,7 +65,7 @@ GLOSSARY = (
          {"en": ("next_token", "context_apart"), "zh": ("next_token", "context_apart")}),
     Term("held-out", {"en": r"held[- ]out", "zh": r"留出"},
          {"en": r"not used to measure", "zh": r"没有用来测"},
-         {"en": ("embedding_space", "title_note"), "zh": ("embedding_space", "title_note")}),
+         {"en": ("embedding_space", "direction_separates"), "zh": ("embedding_space", "direction_separates")}),
     Term("cosine", {"en": r"cosine", "zh": r"余弦"},
          {"en": r"same (way|direction)", "zh": r"同向|方向"},
          {"en": ("embedding_space", "example_hit"), "zh": ("embedding_space", "example_hit")}),
