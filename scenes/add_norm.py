@@ -11,12 +11,13 @@ variance are the trace's. All values shown are recorded at full precision in sel
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, Indicate, LaggedStart, Line,
-                   MathTex, Rectangle, SurroundingRectangle, Transform, VGroup, config)
+from manim import (RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, Indicate, LaggedStart, Line, MathTex, Rectangle,
+                   SurroundingRectangle, Transform, VGroup, config)
 
 from model.analysis import best_lookback_head, layer_norm_steps
 from scenes import style
-from scenes.components import NormOrder, sum_decimals, column_texts, rounded_columns, CompactTokenRow, Label, NumberText, VectorColumn, light, place_by_body, shown_indices
+from scenes.components import (ColumnBars, CompactTokenRow, Label, NormOrder, NumberText, VectorColumn, column_texts,
+                               light, place_by_body, rounded_columns, shown_indices, sum_decimals)
 from scenes.attention_chapter import FocusScene
 from scenes.params import AUTO, ParamError
 from scenes.prompts import own_language
@@ -82,9 +83,7 @@ class AddNorm(FocusScene):
         self.play(FadeOut(VGroup(x, delta, self.plus, self.equals, self.heads[:2])), run_time=STEP)
         self.play(Transform(total, self.stage_columns[0]), Transform(self.heads[2], self.stage_heads[0]),
                   run_time=STEP)
-        self.play(Create(self.zero_line), LaggedStart(*[GrowFromEdge(b, DOWN if v >= 0 else UP)
-                                                        for b, v in zip(self.bars, self.stages[0])],
-                                                      lag_ratio=0.01), run_time=2 * STEP)
+        self.play(Create(self.zero_line), LaggedStart(*self.bars.grow(), lag_ratio=0.01), run_time=2 * STEP)
         self.play(Create(self.mean_lines[0]), FadeIn(self.stats[0]),
                   *([FadeIn(self.scale_notes[0])] if self.scale_notes else []), run_time=2 * STEP)
         self.wait(PAUSE + 2)
@@ -147,9 +146,9 @@ class AddNorm(FocusScene):
         self.play(FadeOut(self.orders), FadeIn(self.row), FadeIn(self.focus_frame), run_time=STEP)
         self.say(key, **self.why_texts)
         self.play(Create(self.why_base), FadeIn(self.why_labels), FadeIn(self.why_key), run_time=STEP)
-        self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.why_before], lag_ratio=0.15),
+        self.play(LaggedStart(*self.why_before.grow(), lag_ratio=0.15),
                   LaggedStart(*[FadeIn(n) for n in self.why_before_numbers], lag_ratio=0.15), run_time=2 * STEP)
-        self.play(LaggedStart(*[GrowFromEdge(b, DOWN) for b in self.why_after], lag_ratio=0.15),
+        self.play(LaggedStart(*self.why_after.grow(), lag_ratio=0.15),
                   LaggedStart(*[FadeIn(n) for n in self.why_after_numbers], lag_ratio=0.15), run_time=2 * STEP)
         self.wait(PAUSE)
         after = [float(texts[1]) for texts in self.why_numbers]          # the coloured bars' labels, as drawn
@@ -204,7 +203,8 @@ class AddNorm(FocusScene):
         self.units = chart_units([float(np.abs(v).max()) for v in self.stages])
         pitch = (CHART_RIGHT - CHART_LEFT) / self.d
         self.bar_xs = [CHART_LEFT + (i + 0.5) * pitch for i in range(self.d)]
-        self.bar_targets = [VGroup(*[self.bar(v, bx, unit, pitch, colour) for v, bx in zip(values, self.bar_xs)])
+        self.bar_targets = [ColumnBars(values, self.bar_xs, CHART_ZERO, unit, colour, width=pitch * 0.7, opacity=0.85,
+                                       floor=0.005, signed=True)        # each stage's 64 bars, up or down from zero
                             for values, colour, unit in zip(self.stages, stage_colours, self.units)]
         # stages at scales of their own: each says what its tallest bar stands for, under the chart's right end
         self.scale_notes = [self.scale_note(float(np.abs(v).max())) for v in self.stages] \
@@ -308,13 +308,6 @@ class AddNorm(FocusScene):
         return Label(text, font_size=style.SMALL, color=colour).move_to([column.brackets.get_center()[0], 0, 0]) \
             .on_baseline(column.brackets.get_top()[1] + 0.25)
 
-    @staticmethod
-    def bar(value, x, unit, pitch, colour) -> Rectangle:
-        h = max(abs(float(value)) * unit, 0.005)
-        y = CHART_ZERO + np.sign(value) * h / 2
-        return Rectangle(width=pitch * 0.7, height=h, stroke_width=0, fill_color=colour, fill_opacity=0.85) \
-            .move_to([x, y, 0])
-
     def scale_note(self, longest: float) -> Label:
         """What a stage's longest bar stands for, under the chart's right end (stages drawn at scales of their own)."""
         note = Label(S("longest", self.lang, v=style.statistic(longest)),
@@ -359,12 +352,16 @@ class AddNorm(FocusScene):
         x0 = -style.safe_half_width() + slot * 0.75
         self.why_base = Line([x0 - slot * 0.45, WHY_ZERO, 0], [x0 + (n - 1) * slot + slot * 0.45, WHY_ZERO, 0],
                              stroke_color=MUTED, stroke_width=1.5)
-        self.why_before, self.why_after = VGroup(), VGroup()
         self.why_before_numbers, self.why_after_numbers, self.why_labels = VGroup(), VGroup(), VGroup()
         self.why_numbers = []
         unit = min(WHY_UNIT, WHY_TALLEST / max(max(s["var"] for s in steps), 1.0))   # one scale for the chart
         self.why_unit = unit
         columns = [x0 + i * slot for i, k in enumerate(slots) if k is not None]
+        # each LayerNorm's pair: the variance before it (left) and after it (right), on one base line
+        self.why_before = ColumnBars([s["var"] for s in steps], [cx - 0.3 for cx in columns], WHY_ZERO, unit,
+                                     style.EMBEDDING, width=0.5, opacity=0.85, floor=0.01)
+        self.why_after = ColumnBars([s["normalised_var"] for s in steps], [cx + 0.3 for cx in columns], WHY_ZERO, unit,
+                                    style.EMBEDDING_UPDATED, width=0.5, opacity=0.85, floor=0.01)
         if None in slots:
             gap = slots.index(None)
             self.why_labels.add(Label("\u22ef", font_size=style.SMALL, color=MUTED).move_to([x0 + gap * slot, 0, 0])
@@ -373,13 +370,8 @@ class AddNorm(FocusScene):
             cx = columns[i]
             texts = (style.statistic(s["var"]), style.statistic(s["normalised_var"]))
             self.why_numbers.append(texts)
-            for value, text, dx, colour, bars, numbers in (
-                    (s["var"], texts[0], -0.3, style.EMBEDDING, self.why_before, self.why_before_numbers),
-                    (s["normalised_var"], texts[1], 0.3, style.EMBEDDING_UPDATED, self.why_after,
-                     self.why_after_numbers)):
-                h = max(value * unit, 0.01)
-                bars.add(Rectangle(width=0.5, height=h, stroke_width=0, fill_color=colour, fill_opacity=0.85)
-                         .move_to([cx + dx, WHY_ZERO + h / 2, 0]))
+            for text, dx, colour, numbers in ((texts[0], -0.3, style.EMBEDDING, self.why_before_numbers),
+                                              (texts[1], 0.3, style.EMBEDDING_UPDATED, self.why_after_numbers)):
                 # the pair's two numbers centred over the pair, in their bars' colours, one line each above the
                 # taller bar (after, then before above it): side by side they would run together
                 top = WHY_ZERO + max(max(s["var"], s["normalised_var"]) * unit, 0.01) + 0.12

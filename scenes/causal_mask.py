@@ -15,9 +15,9 @@ shown are recorded at full precision in self.values (the manifest).
 from __future__ import annotations
 
 import numpy as np
-from manim import (DL, DOWN, LEFT, RIGHT, UP, UR, AnimationGroup, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart,
-                   Line, Rectangle, ReplacementTransform, RoundedRectangle, SurroundingRectangle, TransformFromCopy,
-                   UpdateFromAlphaFunc, VGroup)
+from manim import (DL, DOWN, LEFT, RIGHT, UP, UR, AnimationGroup, Create, FadeIn, FadeOut, LaggedStart, Line, Rectangle,
+                   ReplacementTransform, RoundedRectangle, SurroundingRectangle, TransformFromCopy, UpdateFromAlphaFunc,
+                   VGroup)
 
 from model import GPT3_175B
 from model.analysis import later_weights, next_word_predictions
@@ -25,8 +25,8 @@ from scenes import style
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, LEGEND_X, TOP, AttentionChapterScene, line_numbers,
                                       place_grid, place_legend)
-from scenes.components import (AttentionGrid, ColourLegend, ColourScale, RoundedPercents, Label, NumberText, TokenRow,
-                               keep_inside_safe_area)
+from scenes.components import (AttentionGrid, ColourLegend, ColourScale, ColumnBars, RoundedPercents, Label, NumberText,
+                               Table, TokenRow, keep_inside_safe_area)
 from scenes.prompts import own_language
 from scenes.style import MUTED, PROB, QUERY
 from scenes.words import Words
@@ -101,7 +101,7 @@ class CausalMask(AttentionChapterScene):
         earliest tokens give way to a "⋯"). Under every word from the second on, a bar: P(that word) from the words
         before it (yellow where it was the top guess), its percentage under it (one that would touch the one before
         it steps down); under the slot, the last word's top guess's. Returns the row and, per bar, (position predicted
-        from, bar, label, probability, is top guess)."""
+        from, bar, label, probability, is top guess); the bars are one ColumnBars, `row.question_bars`."""
         h, preds = self.h, self.predictions
         slot_word = style.token_label(preds[-1]["top_word"])
         width = 2 * style.safe_half_width() - 0.2
@@ -124,17 +124,21 @@ class CausalMask(AttentionChapterScene):
         for n, line in enumerate(lines):
             line.shift(RIGHT * (left - line.get_left()[0]) + UP * (TOP - 0.1 - n * QUESTION_LINE - line.get_top()[1]))
         label = lambda p: NumberText(style.percent(p), style.SMALL, style.TEXT)   # noqa: E731
-        bars = []
+        places = []           # (position, x, base line, probability, is top guess), one a box from the second on
         for j, box in enumerate(boxes):
             i = row.first_shown + j - 1            # the position whose prediction this box is (chip i + 1, or the slot)
             if i < 0:
                 continue
             r = preds[i]
             p, top = (r["p_next"], bool(r["next_is_top"])) if r["next_word"] is not None else (r["p_top"], True)
-            x, base = box.get_center()[0], box.get_bottom()[1] - QUESTION_BELOW - QUESTION_BAR
-            bar = Rectangle(width=QUESTION_BAR_W, height=max(QUESTION_BAR * p, 0.01), stroke_width=0,
-                            fill_color=PROB if top else MUTED, fill_opacity=1)
-            bar.move_to([x, base + bar.height / 2, 0])
+            places.append((i, box.get_center()[0], box.get_bottom()[1] - QUESTION_BELOW - QUESTION_BAR, p, top))
+        # 100% is QUESTION_BAR tall; each bar stands on its own line's base (the row may wrap onto two lines)
+        row.question_bars = ColumnBars([p for *_, p, _ in places], [x for _, x, *_ in places],
+                                       [base for _, _, base, _, _ in places], QUESTION_BAR,
+                                       [PROB if top else MUTED for *_, top in places], width=QUESTION_BAR_W,
+                                       opacity=1, floor=0.01)
+        bars = []
+        for (i, x, base, p, top), bar in zip(places, row.question_bars):
             text = keep_inside_safe_area(label(p).place(x + label(p).width / 2, base - 0.36))
             if bars and bars[-1][2].get_right()[0] + 0.08 > text.get_left()[0] and \
                     abs(bars[-1][2].baseline() - text.baseline()) < 1e-6:
@@ -188,7 +192,7 @@ class CausalMask(AttentionChapterScene):
         self.play(LaggedStart(*[FadeIn(c, shift=DOWN * 0.15) for c in row.chips], lag_ratio=0.05),
                   FadeIn(row.ellipsis), FadeIn(row.indices), FadeIn(row.slot), FadeIn(track),
                   run_time=STEP + 0.05 * len(row.chips))
-        self.play(LaggedStart(*[GrowFromEdge(b[1], DOWN) for b in bars], lag_ratio=0.08),
+        self.play(LaggedStart(*row.question_bars.grow(), lag_ratio=0.08),
                   LaggedStart(*[FadeIn(b[2]) for b in bars], lag_ratio=0.08), run_time=2 * STEP)
         note = self.beside_bars(row, bars, Label(self.s("top_note"), font_size=style.SMALL, color=PROB))
         self.play(FadeIn(note), run_time=0.6)       # (no room for it: the next caption says what yellow means)
@@ -459,24 +463,19 @@ class CausalMask(AttentionChapterScene):
         """A growth figure (a VGroup holding one Label) says `text` on its line: the same place, new words."""
         slot.submobjects = [at_line(Label(text, font_size=style.LABEL), line)]
 
-    def scale_table(self, rows: list[tuple[str, str, str]]) -> VGroup:
+    def scale_table(self, rows: list[tuple[str, str, str]]) -> Table:
         """Our figures beside GPT-3's, each under its name: a row label, ours, GPT-3's (right-aligned)."""
-        table = VGroup()
-        ours = Label(S("ours_col", self.lang, model=self.model_words("short")), font_size=style.SMALL, color=MUTED)
-        theirs = Label(S("gpt3_col", self.lang), font_size=style.SMALL, color=MUTED)
+        heads = [S("ours_col", self.lang, model=self.model_words("short")), S("gpt3_col", self.lang)]
         # the columns where they stand for our model's figures; moved right by rule where a checkpoint's figures are
         # wider (GPT-2 small's 150,994,944), each a gap clear of the column before it
         widest = [max(Label(row[i], font_size=style.SMALL).width for row in rows) for i in (1, 2)]
         ours_right = max(OURS_RIGHT, TABLE_LABEL_RIGHT + TABLE_GAP + widest[0])
-        gpt3_right = max(GPT3_RIGHT, ours_right + TABLE_GAP + max(widest[1], theirs.width))
-        for head, right in ((ours, ours_right), (theirs, gpt3_right)):
-            table.add(head.shift(RIGHT * (right - head.get_right()[0])).on_baseline(TABLE_TOP))
-        for r, (name, a, b) in enumerate(rows):
-            y = TABLE_TOP - (r + 1) * TABLE_PITCH
-            label = Label(name, font_size=style.SMALL, color=MUTED)
-            table.add(label.shift(RIGHT * (TABLE_LABEL_RIGHT - label.get_right()[0])).on_baseline(y),
-                      NumberText(a, style.SMALL, style.TEXT).place(ours_right, y),
-                      NumberText(b, style.SMALL, style.TEXT).place(gpt3_right, y))
+        theirs = Label(heads[1], font_size=style.SMALL).width
+        gpt3_right = max(GPT3_RIGHT, ours_right + TABLE_GAP + max(widest[1], theirs))
+        table = Table([name for name, _, _ in rows], [[a for _, a, _ in rows], [b for _, _, b in rows]],
+                      [TABLE_TOP - (r + 1) * TABLE_PITCH for r in range(len(rows))], label_right=TABLE_LABEL_RIGHT,
+                      column_rights=[ours_right, gpt3_right], label_colours=[MUTED] * len(rows),
+                      font_size=style.SMALL, headers=heads, header_baseline=TABLE_TOP, clamp=False)
         # wider than the title-safe area: the whole table moves left, as far as the n × n area allows, and past
         # that it is drawn smaller to fit between the two
         over = table.get_right()[0] - style.safe_half_width()

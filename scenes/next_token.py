@@ -12,12 +12,12 @@ scenes/prompts.py context_pair (model.analysis.context).
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, Rectangle,
-                   ReplacementTransform, SurroundingRectangle, Triangle, VGroup, config)
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, Line, ReplacementTransform,
+                   SurroundingRectangle, Triangle, VGroup, config)
 
 from model.generate import candidates, generate
 from scenes import style
-from scenes.components import Label, NumberText, ProbabilityBars, TokenChip, TokenRow, row_positions
+from scenes.components import Label, NumberText, ProbabilityBars, StackedBar, TokenChip, TokenRow, row_positions
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
 from scenes.prompts import context_pair, language_of, own_language, uncertain_prompt
@@ -67,7 +67,7 @@ class NextToken(LectureScene):
         self.say("distribution_both" if own_language(self.gpt) else "distribution", vocab=self.vocab, k=self.k)
         bars = self.bars[0]
         self.play(FadeIn(bars.labels), FadeIn(bars.bars.tracks), run_time=STEP)
-        self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in bars.bars.bars], lag_ratio=0.15),
+        self.play(LaggedStart(*bars.grow(), lag_ratio=0.15),
                   LaggedStart(*[FadeIn(n) for n in bars.numbers], lag_ratio=0.15), run_time=2 * STEP)
         self.wait(PAUSE)
 
@@ -254,16 +254,10 @@ class NextToken(LectureScene):
 
     def strip(self, step: dict) -> VGroup:
         """[0, 1) as a strip: the shown candidates end to end, most probable first, then "other"; 0 and 1 marked."""
-        widths = [c["probability"] for c in step["candidates"]] + [step["other"]]
-        segments, x = VGroup(), STRIP_LEFT
-        for n, w in enumerate(widths):
-            is_other = n == len(widths) - 1
-            seg = Rectangle(width=max(w * STRIP_WIDTH, 1e-3), height=STRIP_H, stroke_color=style.BACKGROUND,
-                            stroke_width=1.5, fill_color=MUTED if is_other else PROB,
-                            fill_opacity=0.35 if is_other else (0.9 if n % 2 == 0 else 0.6))
-            seg.move_to([x + w * STRIP_WIDTH / 2, STRIP_Y, 0])
-            segments.add(seg)
-            x += w * STRIP_WIDTH
+        shares = [c["probability"] for c in step["candidates"]] + [step["other"]]
+        k = len(step["candidates"])          # the words yellow, every other one fainter; "other" grey, fainter still
+        segments = StackedBar(shares, STRIP_LEFT, STRIP_WIDTH, STRIP_Y, [PROB] * k + [MUTED], height=STRIP_H,
+                              opacities=[0.9 if n % 2 == 0 else 0.6 for n in range(k)] + [0.35], stroke_width=1.5)
         ends = VGroup(*[NumberText(t, font_size=style.SMALL, color=MUTED) for t in ("0", "1")])
         ends[0].next_to(segments, LEFT, buff=0.15)
         ends[1].next_to(segments, RIGHT, buff=0.15)

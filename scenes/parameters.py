@@ -10,12 +10,12 @@ nothing is typed in. The manifest holds the exact integers.
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, FadeIn, GrowFromEdge, Rectangle, VGroup
+from manim import DOWN, RIGHT, FadeIn, Rectangle, VGroup
 
 from model import GPT3_175B
 from model.params import parameter_split
 from scenes import style
-from scenes.components import CountSum, Label, NumberText
+from scenes.components import CountSum, Label, StackedBar, Table
 from scenes.lecture import LectureScene
 from scenes.mlp_chapter import chapter_finding
 from scenes.prompts import own_language
@@ -94,12 +94,15 @@ class Parameters(LectureScene):
             [{"part": "total", "count": g["total"]}]
         self.values["per_layer"] = {"attention": d["attention_per_layer"], "mlp": d["mlp_per_layer"]}
         ys = [2.7 - r * 0.62 for r in range(len(rows) + 1)]
+        # the names and counts, the total's last; each part's formula between its name and its count
+        counts = Table([self.s(key) for key, _, _ in rows] + [self.s("total")],
+                       [[count(n) for _, _, n in rows] + [count(g["total"])]], ys, label_right=-2.6,
+                       column_rights=[5.9], label_colours=[COLOURS.get(key, TEXT) for key, _, _ in rows] + [TEXT],
+                       clamp=False)       # the formulas between its columns are not in it: it stays where built
+        names, self.table_numbers = counts.labels, counts.columns[0]
         self.table = VGroup()
-        self.table_numbers = VGroup()
-        for (key, formula, n), y in zip(rows, ys):
-            name = Label(self.s(key), font_size=style.LABEL, color=COLOURS.get(key, TEXT))
-            name.shift(RIGHT * (-2.6 - name.get_right()[0])).on_baseline(y)
-            parts = VGroup(name)
+        for i, ((_, formula, _), y) in enumerate(zip(rows, ys)):
+            parts = VGroup(names[i])
             if formula is not None:
                 formula.move_to([0.0, y + 0.13, 0])
                 parts.add(formula)
@@ -107,17 +110,12 @@ class Parameters(LectureScene):
                 tied = Label(self.s("tied"), font_size=style.LABEL, color=MUTED)
                 tied.shift(RIGHT * (0.0 - tied.get_center()[0])).on_baseline(y)
                 parts.add(tied)
-            number = NumberText(count(n), style.LABEL, TEXT).place(5.9, y)
-            self.table_numbers.add(number)
-            parts.add(number)
+            parts.add(self.table_numbers[i])
             self.table.add(parts)
-        total_name = Label(self.s("total"), font_size=style.LABEL, color=TEXT)
-        total_name.shift(RIGHT * (-2.6 - total_name.get_right()[0])).on_baseline(ys[-1])
-        total = NumberText(count(g["total"]), style.LABEL, TEXT).place(5.9, ys[-1])
-        self.table_numbers.add(total)
+        total = self.table_numbers[-1]
         rule = Rectangle(width=5.0, height=0.02, stroke_width=0, fill_color=MUTED, fill_opacity=1)
         rule.move_to([3.6, ys[-1] + 0.42, 0])
-        self.table.add(VGroup(total_name, total, rule))
+        self.table.add(VGroup(names[-1], total, rule))
         self.record_sum("count", "parts = total", CountSum([n for _, _, n in rows], g["total"],
                                                            [m.text for m in self.table_numbers[:-1]], total.text))
 
@@ -125,24 +123,19 @@ class Parameters(LectureScene):
         """The total as one bar, its parts as segments proportional to their counts; parts at or above the floor
         named (with their share) under their segment."""
         bar = VGroup()
-        segments = VGroup()
+        segments = StackedBar([split["fractions"][part] for part in PARTS], BAR_LEFT, BAR_WIDTH, y,
+                              [COLOURS[part] for part in PARTS], height=0.55)
         names = VGroup()
-        x = BAR_LEFT
-        for part in PARTS:
+        for part, seg in zip(PARTS, segments):
             share = split["fractions"][part]
-            w = BAR_WIDTH * share
-            seg = Rectangle(width=max(w, 1e-3), height=0.55, stroke_width=0, fill_color=COLOURS[part],
-                            fill_opacity=0.9).move_to([x + w / 2, y, 0])
-            segments.add(seg)
             if share >= LABEL_FLOOR:
                 label = Label(self.s("segment", name=self.s(part), pct=style.percent(share)), font_size=style.SMALL,
                               color=COLOURS[part])
-                label.shift(RIGHT * (x + w / 2 - label.get_center()[0])).on_baseline(y - 0.75)
+                label.shift(RIGHT * (seg.get_center()[0] - label.get_center()[0])).on_baseline(y - 0.75)
                 if names and abs(names[-1].get_y() - label.get_y()) < 0.1 and \
                         label.get_left()[0] < names[-1].get_right()[0] + STAGGER_GAP:
                     label.shift(DOWN * STAGGER_DROP)   # narrow neighbours (a checkpoint's split): a line lower
                 names.add(label)
-            x += w
         title = Label(self.s(title_key, total=count(split["total"]), model=self.model_words("subject")),
                       font_size=style.LABEL, color=TEXT)
         title.shift(RIGHT * (BAR_LEFT - title.get_left()[0])).on_baseline(y + 0.45)
@@ -161,7 +154,7 @@ class Parameters(LectureScene):
 
     def play_bar(self, bar: VGroup) -> None:
         self.play(FadeIn(bar.title), run_time=style.STEP)
-        self.play(*[GrowFromEdge(s, LEFT) for s in bar.segments], run_time=2 * style.STEP)
+        self.play(*bar.segments.grow(), run_time=2 * style.STEP)
         self.play(FadeIn(bar.names), run_time=style.STEP)
 
     def beat_split(self):

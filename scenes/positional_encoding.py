@@ -15,13 +15,14 @@ model.analysis.order_sensitivity, the question's next words model.analysis.order
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, MathTex,
-                   Rectangle, SurroundingRectangle, Transform, TransformFromCopy, VGroup, config)
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, Line, MathTex, SurroundingRectangle,
+                   Transform, TransformFromCopy, VGroup, config)
 
 from model.analysis import order_prediction, order_sensitivity
 from scenes import style
-from scenes.components import (sum_decimals, column_texts, rounded_columns, ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label, NumberText,
-                               ProbabilityBars, VectorColumn, light, place_by_body)
+from scenes.components import (sum_decimals, column_texts, rounded_columns, ColourLegend, ColourScale, ColumnBars,
+                               CompactTokenRow, Heatmap, Label, NumberText, ProbabilityBars, VectorColumn, light,
+                               place_by_body)
 from scenes.attention_chapter import FocusScene
 from scenes.params import ParamError
 from scenes.style import MUTED, SHARED, TEXT
@@ -75,7 +76,7 @@ class PositionalEncoding(FocusScene):
         self.wait(PAUSE)
         for title, bars in panels:
             self.play(FadeIn(title), FadeIn(bars.labels), FadeIn(bars.bars.tracks), run_time=0.8)
-            self.play(*[GrowFromEdge(b, LEFT) for b in bars.bars.bars], FadeIn(bars.numbers), run_time=STEP)
+            self.play(*bars.grow(), FadeIn(bars.numbers), run_time=STEP)
         key = self.question_key()
         self.say(key, word=style.token_label(q["word"]), rev_word=style.token_label(q["reversed"]["top"][0]["word"]),
                  **self.question_labels())
@@ -146,7 +147,7 @@ class PositionalEncoding(FocusScene):
                  blind=self.change_text(o["without_positions"]["output_change"]), d=self.d)
         self.play(FadeOut(VGroup(*self.strips, self.strips_label, self.e_legend, self.focus_frame)), run_time=STEP)
         self.play(FadeIn(self.row_b), run_time=STEP)
-        self.play(*[GrowFromEdge(b, UP) for b in self.bars["without"]], run_time=2 * STEP)
+        self.play(*self.bars["without"].grow(), run_time=2 * STEP)
         self.play(FadeIn(self.peak_labels["without"]), run_time=STEP)
         self.wait(PAUSE + 3)
 
@@ -401,20 +402,21 @@ class PositionalEncoding(FocusScene):
         where_b = {o["order"][j]: j for j in range(T)}           # original token -> position in the reversed run
         self.bars, self.peak_labels, self.peak_texts, self.peak_words = {}, {}, {}, {}
         for state, key in (("without", "without_positions"), ("with", "with_positions")):
-            bars, peaks, texts, words = VGroup(), VGroup(), [], []
+            peaks, texts, words = VGroup(), [], []
+            drawn, rows = [], []     # (weight, x, base, token) of each bar drawn; each row's bars among them
             for weights, row, place in ((o[key]["weights"], self.row, lambda i: i),
                                         (o[key]["weights_reversed"], self.row_b, lambda i: where_b[i])):
-                top, row_bars = row.indices.get_bottom()[1] - 0.12, []
-                for i in range(T):
-                    j = place(i)
-                    if j < row.first_shown:
-                        continue
-                    h = max(float(weights[i]) * BAR_UNIT, 0.01)
-                    bar = Rectangle(width=BAR_WIDTH, height=h, stroke_width=0, fill_color=style.token_colour(self.tokens, i),
-                                    fill_opacity=0.9).move_to([row.centre_x(j), top - h / 2, 0])
-                    bars.add(bar)
-                    row_bars.append((float(weights[i]), bar, i))
-                w, bar, i = max(row_bars, key=lambda wb: wb[0])
+                top, first = row.indices.get_bottom()[1] - 0.12, len(drawn)
+                drawn += [(float(weights[i]), row.centre_x(place(i)), top, i) for i in range(T)
+                          if place(i) >= row.first_shown]
+                rows.append(range(first, len(drawn)))
+            # both rows' bars, each hanging from under its row's indices, in its token's colour
+            bars = ColumnBars([w for w, _, _, _ in drawn], [x for _, x, _, _ in drawn], [y for _, _, y, _ in drawn],
+                              BAR_UNIT, [style.token_colour(self.tokens, i) for _, _, _, i in drawn], width=BAR_WIDTH,
+                              floor=0.01, down=True)
+            for shown in rows:
+                n = max(shown, key=lambda n: drawn[n][0])
+                (w, _, _, i), bar = drawn[n], bars[n]
                 words.append(self.tokens[i])
                 text = style.percent(w)
                 texts.append(text)

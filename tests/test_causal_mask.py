@@ -122,11 +122,12 @@ def test_labels_are_the_rounded_manifest_values(scenes):
     assert words.text == "exactly 0" and swatch.square.get_fill_color().to_hex().lower() == style.MASKED.lower()
     assert scale.kind == "attention" and scale.limit == 1.0
     # the growth table: ours beside GPT-3's, every figure the manifest's
-    g = v["growth"]
-    assert texts(sc.table) == [f"{g['context']:,}", f"{g['gpt3']['n_positions']:,}",
-                               f"{g['context_cells']:,}", f"{g['gpt3']['cells']:,}",
-                               f"{g['n_head']} \u00d7 {g['n_layer']}", f"{g['gpt3']['n_head']} \u00d7 {g['gpt3']['n_layer']}",
-                               f"{g['all_cells']:,}", f"{g['gpt3']['all_cells']:,}"]
+    g, table = v["growth"], sc.table        # row by row: ours, then GPT-3's
+    shown = [n.text for r in range(len(table.labels)) for n in table.row(r)[1:]]
+    assert shown == [f"{g['context']:,}", f"{g['gpt3']['n_positions']:,}",
+                     f"{g['context_cells']:,}", f"{g['gpt3']['cells']:,}",
+                     f"{g['n_head']} \u00d7 {g['n_layer']}", f"{g['gpt3']['n_head']} \u00d7 {g['gpt3']['n_layer']}",
+                     f"{g['all_cells']:,}", f"{g['gpt3']['all_cells']:,}"]
 
 
 # --- a key frame against committed control data (tests/control_data/causal_mask) ----------------------------

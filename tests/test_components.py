@@ -418,13 +418,71 @@ def test_column_bars_stand_on_hang_from_or_cross_their_base_and_grow_out_of_it()
         ColumnBars([1.0], xs, 0.0, 1.0, style.PROB, width=0.3)
 
 
+def test_column_bars_can_stand_each_on_a_base_line_of_its_own():
+    """Bars under a row of chips that wraps onto two lines: one base a bar, each bar standing (or hanging) on its own,
+    and growing out of it."""
+    from scenes.components import ColumnBars
+    bases = [1.0, 1.0, -0.5]
+    standing = ColumnBars([0.5, 0.25, 1.0], [-1.0, 0.0, -1.0], bases, 2.0, style.PROB, width=0.3)
+    assert [b.get_bottom()[1] for b in standing] == pytest.approx(bases)
+    assert [b.height for b in standing] == pytest.approx([1.0, 0.5, 2.0])
+    hanging = ColumnBars([0.5, 0.25, 1.0], [-1.0, 0.0, -1.0], bases, 2.0, style.PROB, width=0.3, down=True)
+    assert [b.get_top()[1] for b in hanging] == pytest.approx(bases)
+    for bars in (standing, hanging):
+        for grow, y in zip(bars.grow(), bases):
+            grow.begin()
+            assert grow.mobject.get_center()[1] == pytest.approx(y, abs=1e-6)
+            grow.finish()
+    with pytest.raises(LayoutError):
+        ColumnBars([0.5, 0.25, 1.0], [-1.0, 0.0, 1.0], [1.0, 0.5], 2.0, style.PROB, width=0.3)
+
+
+def test_a_stacked_bar_lays_its_parts_end_to_end_by_their_shares():
+    from manim import LEFT
+    from scenes.components import StackedBar
+    shares = [0.5, 0.0, 0.3, 0.2]
+    bar = StackedBar(shares, -2.0, 4.0, 1.0, [style.PROB, style.PROB, style.LOGIT, style.MUTED], height=0.5,
+                     opacities=[0.9, 0.6, 0.9, 0.35], stroke_width=1.5)
+    assert [p.width for p in bar] == pytest.approx([2.0, 1e-3, 1.2, 0.8])      # an empty part: the floor
+    assert [p.get_left()[0] for p in (bar[0], bar[2], bar[3])] == pytest.approx([-2.0, 0.0, 1.2])
+    assert bar[3].get_right()[0] == pytest.approx(2.0)                        # the whole: the full width
+    assert all(p.get_center()[1] == pytest.approx(1.0) and p.height == pytest.approx(0.5) for p in bar)
+    assert [p.get_fill_opacity() for p in bar] == pytest.approx([0.9, 0.6, 0.9, 0.35])
+    assert bar[0].get_stroke_width() == 1.5 and bar[0].get_stroke_color().to_hex().lower() == style.BACKGROUND.lower()
+    one = StackedBar([0.25, 0.75], 0.0, 2.0, 0.0, style.PROB, height=0.3)       # one colour, no stroke
+    assert one[1].get_left()[0] == pytest.approx(0.5) and one[1].get_stroke_width() == 0
+    for grow, part in zip(bar.grow(), bar):
+        left = part.get_critical_point(LEFT)[0]
+        grow.begin()                     # the first frame: nothing, at the part's left end
+        assert grow.mobject.width == pytest.approx(0.0, abs=1e-6)
+        assert grow.mobject.get_center()[0] == pytest.approx(left, abs=1e-6)
+        grow.finish()
+    with pytest.raises(LayoutError):
+        StackedBar(shares, 0.0, 1.0, 0.0, [style.PROB, style.MUTED], height=0.3)
+
+
+def test_probability_bars_grow_out_of_zero():
+    from scenes.components import ProbabilityBars
+    bars = ProbabilityBars(["a", "b"], [0.6, 0.3], 0.1, [1.0, 0.5, 0.0], lang="en", bar_left=-1.0, bar_width=2.0,
+                           number_right=2.5, label_right=-1.2)
+    grows = bars.grow()
+    assert [g.mobject for g in grows] == list(bars.bars.bars)
+    for grow in grows:
+        grow.begin()
+        assert grow.mobject.width == pytest.approx(0.0, abs=1e-6)
+        assert grow.mobject.get_center()[0] == pytest.approx(-1.0, abs=1e-6)
+        grow.finish()
+    assert [b.width for b in bars.bars.bars] == pytest.approx([1.2, 0.6, 0.2])
+
+
 def test_charts_are_whole_mobjects_that_animations_can_copy_scale_and_fade():
     """A chart's own attributes shadow no mobject method (a chart's `scale` once broke every FadeOut of it)."""
     from manim import FadeOut, Mobject, VGroup
-    from scenes.components import BarChart, BarScale, ColumnBars, Table
+    from scenes.components import BarChart, BarScale, ColumnBars, StackedBar, Table
     charts = [BarChart([0.5, -0.2], [1.0, 0.5], BarScale.fit(-1.0, 2.0, [0.5, -0.2]), style.LOGIT, labels=["a", "b"],
                        label_right=-1.2, numbers=style.signed, number_right=2.5, header="h", header_at=(0.0, 1.6)),
               ColumnBars([0.5, 1.0], [0.0, 1.0], -1.0, 1.0, style.PROB, width=0.3),
+              StackedBar([0.5, 0.5], -1.0, 2.0, 0.0, style.PROB, height=0.3),
               Table(["a"], [["1"]], [0.0], label_right=0.0, column_rights=[1.0])]
     for chart in charts:
         shadowed = [name for name in vars(chart) if callable(getattr(VGroup, name, None))]

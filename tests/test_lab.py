@@ -210,11 +210,12 @@ def test_resume_adds_a_seed_or_a_variant_and_drops_nothing_recorded(tmp_path, mo
         return {**RECORD["variants"][variant]["runs"][0], "seed": seed}
 
     monkeypatch.setattr(lab, "run", fake_run)
-    rec = lab.record(path, seeds=(0, 1), variants=("one_head",), progress=None, resume=True)
-    assert trained == [("one_head", 1)]                        # seed 0 is recorded: only seed 1 is trained
+    new = max(RECORD["seeds"]) + 1                              # a seed the record lacks
+    rec = lab.record(path, seeds=(0, new), variants=("one_head",), progress=None, resume=True)
+    assert trained == [("one_head", new)]                      # seed 0 is recorded: only the new seed is trained
     assert list(rec["variants"]) == [v for v in lab.VARIANTS if v in RECORD["variants"]]
     for name, entry in RECORD["variants"].items():
-        want = [r["seed"] for r in entry["runs"]] + ([1] if name == "one_head" else [])
+        want = [r["seed"] for r in entry["runs"]] + ([new] if name == "one_head" else [])
         assert [r["seed"] for r in rec["variants"][name]["runs"]] == sorted(set(want)), name
-    assert rec["seeds"] == sorted(set(RECORD["seeds"]) | {1}) and rec["complete"] is False
+    assert rec["seeds"] == sorted(set(RECORD["seeds"]) | {new}) and rec["complete"] is False
     assert json.loads(path.read_text()) == json.loads(json.dumps(rec))        # written as returned

@@ -26,13 +26,14 @@ By theme:
       comparing many vectors side by side on one `magnitude_scale()`.
 - attention (attention.py): `AttentionGrid` (keys down, queries across, in every scene), `MaskCell`.
 - charts (charts.py): `LabelColumn`, `NumberColumn`, `BarColumn`, `ProbabilityBars` (rows of words, numbers
-  and bars on baselines); `ColourScale` (one fixed numbers -> colours mapping: "signed" blue/red for weights
+  and bars on baselines, `grow()` from 0%); `ColourScale` (one fixed numbers -> colours mapping: "signed" blue/red for weights
   and scores, "attention" black -> white for attention weights, "magnitude" grey -> white for the size of an
   activation) and `ColourLegend` (its bar, with the scale's real ends).
 - bar charts and tables (barchart.py): `BarChart` (header, labels, signed bars from one zero line, numbers, kept
   inside the title-safe area, `grow()` from zero), `BarScale` (its zero line and unit: `fit` a range into a width,
   `widest` bar to a width), `ColumnBars` (vertical bars on one base line, standing, hanging or signed, `grow()`
-  from the base), `Table` (label | numbers rows under a header row).
+  from the base), `StackedBar` (a whole as one bar, its parts end to end by their shares, `grow()` from the left),
+  `Table` (label | numbers rows under a header row).
 - MLP (mlp.py): `GeluPlot` (the GELU curve, green, with a token's neurons as points on it), `NeuronStrip`
   (a token's neurons as cells: dim grey inactive, green active).
 - causal tracing (tracing.py): `TraceGrid` (restored shares, a column per token and a row per (layer,
@@ -56,7 +57,7 @@ By theme:
 
 from .attention import AttentionGrid
 from .boxes import RoundedBox
-from .barchart import BarChart, BarScale, ColumnBars, Table
+from .barchart import BarChart, BarScale, ColumnBars, StackedBar, Table
 from .charts import (BarColumn, ColourLegend, ColourScale, LabelColumn, MaskCell, NumberColumn,
                      ProbabilityBars)
 from .mlp import GeluPlot, NeuronStrip
@@ -72,7 +73,7 @@ from .vectors import (Heatmap, HeatMatrix, MagnitudeStrip, MatrixGrid, MatrixVec
                       magnitude_scale, shown_indices)
 
 __all__ = [
-    "AngleHistogram", "AttentionGrid", "BarChart", "BarColumn", "BarScale", "ColumnBars", "Table", "LogChart", "VectorFan", "GeluPlot", "NeuronStrip", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
+    "AngleHistogram", "AttentionGrid", "BarChart", "BarColumn", "BarScale", "ColumnBars", "StackedBar", "Table", "LogChart", "VectorFan", "GeluPlot", "NeuronStrip", "Caption", "ColourLegend", "ColourScale", "CompactTokenRow", "HeatMatrix",
     "Heatmap", "NormOrder", "join_tokens", "wrap_words", "Label", "LabelColumn", "LayoutError", "MagnitudeStrip", "MaskCell", "MatrixGrid",
     "MatrixVectorProduct", "NumberColumn", "NumberText", "PipelineMap", "ProbabilityBars", "PromptText", "RoundedBox", "TokenChip", "TokenColumn", "TokenRow", "TraceGrid",
     "VectorColumn", "sum_decimals", "CountSum", "RoundedPercents", "RoundedSum", "NotASum", "column_texts", "rounded_columns", "bounds", "caption", "inside_safe_area", "keep_inside_safe_area", "keep_right_of", "light", "magnitude_scale", "math_tex", "place_by_body",

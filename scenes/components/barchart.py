@@ -1,5 +1,6 @@
 """The bar chart and the table: rows on baselines, a header, one scale for all the bars, kept inside the title-safe
-area. Build a chart of rows with these instead of a LabelColumn, a BarColumn and a NumberColumn by hand.
+area; vertical bars on a base line (ColumnBars); a whole as one bar of parts (StackedBar). Build a chart of rows
+with these instead of a LabelColumn, a BarColumn and a NumberColumn by hand.
 
     scale = BarScale.fit(left=-2.1, width=4.6, values=shares)        # the longest bar is 4.6 wide
     chart = BarChart(shares, ys, scale, NEURON_ACTIVE, labels=names, label_right=-2.4,
@@ -129,25 +130,30 @@ class BarChart(VGroup):
 class ColumnBars(VGroup):
     """Vertical bars on one base line, bar i centred at xs[i]: `value × unit` tall (at least `floor`, so a zero still
     shows), standing on the base (or hanging from it: `down`; or, `signed`, up for a positive value and down for a
-    negative one, |value| × unit tall). One colour, or one a bar. The bars are the group's submobjects."""
+    negative one, |value| × unit tall). One colour, or one a bar. The bars are the group's submobjects.
 
-    def __init__(self, values, xs: Sequence[float], base: float, unit: float, colours, *, width: float,
-                 opacity: float = 0.9, floor: float = 1e-3, down: bool = False, signed: bool = False):
+    `base` is one y for all, or one a bar (`bases`: bars under a row of chips that wraps onto two lines)."""
+
+    def __init__(self, values, xs: Sequence[float], base: float | Sequence[float], unit: float, colours, *,
+                 width: float, opacity: float = 0.9, floor: float = 1e-3, down: bool = False, signed: bool = False):
         super().__init__()
         values = list(values)
         if len(values) != len(xs):
             raise LayoutError(f"{len(values)} bars at {len(xs)} places")
+        bases = list(base) if isinstance(base, (list, tuple)) else [base] * len(values)
+        if len(bases) != len(values):
+            raise LayoutError(f"{len(values)} bars on {len(bases)} base lines")
         if not np.isfinite(unit) or unit <= 0:
             raise ValueError(f"column bars need a positive finite unit, got {unit}")
         colours = list(colours) if isinstance(colours, (list, tuple)) else [colours] * len(values)
-        self.values, self.base, self.unit, self.down, self.signed = values, base, unit, down, signed
-        for v, x, colour in zip(values, xs, colours):
+        self.values, self.base, self.bases, self.unit, self.down, self.signed = values, base, bases, unit, down, signed
+        for v, x, y0, colour in zip(values, xs, bases, colours):
             if signed:
                 h = max(abs(float(v)) * unit, floor)
-                y = base + np.sign(v) * h / 2
+                y = y0 + np.sign(v) * h / 2
             else:
                 h = max(v * unit, floor)
-                y = base - h / 2 if down else base + h / 2
+                y = y0 - h / 2 if down else y0 + h / 2
             self.add(Rectangle(width=width, height=h, stroke_width=0, fill_color=colour, fill_opacity=opacity)
                      .move_to([x, y, 0]))
 
@@ -155,6 +161,34 @@ class ColumnBars(VGroup):
         """Each bar grows out of the base line."""
         return [GrowFromEdge(bar, UP if (self.down if not self.signed else v < 0) else DOWN)
                 for bar, v in zip(self.submobjects, self.values)]
+
+
+class StackedBar(VGroup):
+    """A whole as one bar `width` long from `left`, centred on y: its parts end to end in order, part i `shares[i] ×
+    width` long (at least `floor`, so an empty part still shows). One colour (and opacity) for all or one a part; a
+    stroke round each part (in the background colour: neighbours of one colour told apart) if `stroke_width`. The
+    parts are the group's submobjects (`bar[i]`); `grow()` each from its left end."""
+
+    def __init__(self, shares, left: float, width: float, y: float, colours, *, height: float, opacities=0.9,
+                 stroke_colour=style.BACKGROUND, stroke_width: float = 0.0, floor: float = 1e-3):
+        super().__init__()
+        shares = list(shares)
+        colours = list(colours) if isinstance(colours, (list, tuple)) else [colours] * len(shares)
+        opacities = list(opacities) if isinstance(opacities, (list, tuple)) else [opacities] * len(shares)
+        if not len(shares) == len(colours) == len(opacities):
+            raise LayoutError(f"a stacked bar of {len(shares)} parts with {len(colours)} colours and {len(opacities)} "
+                              f"opacities")
+        x = left
+        for share, colour, opacity in zip(shares, colours, opacities):
+            length = share * width
+            self.add(Rectangle(width=max(length, floor), height=height, stroke_color=stroke_colour,
+                               stroke_width=stroke_width, fill_color=colour, fill_opacity=opacity)
+                     .move_to([x + length / 2, y, 0]))
+            x += length
+
+    def grow(self) -> list:
+        """Each part grows out of its left end."""
+        return [GrowFromEdge(part, LEFT) for part in self.submobjects]
 
 
 def keep_inside(mobject):

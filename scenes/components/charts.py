@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, ManimColor, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, GrowFromEdge, ManimColor, Rectangle, VGroup
 
 from .. import style
 from ..style import LABEL, MUTED, SHARED, SMALL, TEXT
@@ -106,6 +106,10 @@ class ProbabilityBars(VGroup):
         total 100.0% (components.sums.RoundedPercents: approx where the labels do not add up to it)."""
         from .sums import RoundedPercents
         return RoundedPercents(values, total=float(sum(values)))
+
+    def grow(self) -> list:
+        """Each bar grows out of 0% (its left end)."""
+        return [GrowFromEdge(bar, LEFT) for bar in self.bars.bars]
 
     def set_probabilities(self, probs, other: float) -> "ProbabilityBars":
         values = list(probs) + [other]
