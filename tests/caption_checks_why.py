@@ -4,7 +4,7 @@ again, not imported: a change to the scene's rule must be made twice to pass."""
 
 from __future__ import annotations
 
-LOSS, ENTROPY, FACTS = 0.02, 0.1, 2      # nats of loss, nats of attention entropy, facts of 40
+LOSS, ENTROPY = 0.02, 0.1      # nats of loss, nats of attention entropy
 
 
 def clear(pairs: list[dict], threshold: float) -> str:
@@ -31,8 +31,8 @@ QK_LAB = ({"lab_sharper_same", "lab_sharper_worse", "lab_other"}, check_qk_lab)
 
 def check_mlp_lab(v, rule, gpt) -> str:
     w = v["why"]
-    way = (clear(w["others"][0]["facts"], FACTS), clear(w["facts"], FACTS))
-    return {("same", "lower"): "lab_mlp_needed", ("lower", "lower"): "lab_mlp_both"}.get(way, "lab_mlp_other")
+    way = (clear(w["others"][0]["per_language"], LOSS), clear(w["per_language"], LOSS))
+    return {("same", "higher"): "lab_mlp_needed", ("higher", "higher"): "lab_mlp_both"}.get(way, "lab_mlp_other")
 
 
 MLP_LAB = ({"lab_mlp_needed", "lab_mlp_both", "lab_mlp_other"}, check_mlp_lab)

@@ -545,7 +545,7 @@ def test_a_why_chart_draws_its_rows_inside_its_axes():
 
 
 def test_why_rows_read_with_from_the_baseline_and_without_from_each_variant():
-    from scenes.components.why import count_text, loss_text, rows_for
+    from scenes.components.why import count_text, loss_text, rows_for, spread_text
     a = {"with": 1.0446, "without": 1.1191, "range_with": [1.0446, 1.0446], "range_without": [1.1, 1.13],
          "curve_with": [2.0, 1.0446], "curve_without": [2.0, 1.1191], "band_with": [[2, 2], [1.0446, 1.0446]],
          "band_without": [[2, 2], [1.1, 1.13]]}
@@ -553,6 +553,7 @@ def test_why_rows_read_with_from_the_baseline_and_without_from_each_variant():
     rows = rows_for([a], ["full", "no MLP"], [("loss", [a], loss_text), ("facts", [facts], count_text)])
     assert [r.numbers for r in rows] == [["1.045", "40"], ["1.119", "37"]]
     assert [r.spreads for r in rows] == [[None, None], ["\u00b10.019", None]]     # the farthest seed from the mean
+    assert spread_text(1.0446, 1.0443, 1.0451, loss_text) is None      # the labels differ, the spread reads ±0.000
     assert rows[1].curve == a["curve_without"] and rows[0].band == a["band_with"]
 
 

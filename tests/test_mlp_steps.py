@@ -302,4 +302,5 @@ def test_the_why_beat_is_the_labs_record(played, lang):
                     [sc.s("why_full"), sc.s("why_linear"), sc.s("why_none")])
     said = [c for c in sc.captions if c["beat"] == "lab"]
     assert [c["key"] for c in said] == ["why_question", sc.values["caption_rules"]["lab"]["key"]]
-    assert f"{count_text(facts['without'])} " in said[1]["text"]
+    assert loss_text(v["without"]) in said[1]["text"] and loss_text(linear["without"]) in said[1]["text"]
+    assert [w["metric"] for w in v["per_language"]] == ["val_loss_en", "val_loss_zh"]

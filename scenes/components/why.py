@@ -95,14 +95,14 @@ def verdict(pairs: list[dict], threshold: float) -> str:
 
 def spread_text(mean: float, lo: float, hi: float, fmt) -> str | None:
     """The seeds' spread as shown under a mean ("±0.004": every seed's figure lies within it of the mean), or None
-    where the seeds' figures read alike (one seed)."""
-    return None if fmt(lo) == fmt(hi) else "\u00b1" + fmt(max(hi - mean, mean - lo))
+    where the seeds' figures read alike (one seed) or the spread reads 0 at the figure's precision."""
+    spread = fmt(max(hi - mean, mean - lo))
+    return None if fmt(lo) == fmt(hi) or spread == fmt(0.0) else "\u00b1" + spread
 
 
 # below these a difference is no clear difference, whatever the seeds' spread (the caption rules state them)
 LOSS_GAP = 0.02       # nats of held-out loss: several times the few thousandths that another seed moves it
 ENTROPY_GAP = 0.1     # nats of the attention weights' mean entropy
-FACTS_GAP = 2         # facts known, of 40
 
 
 def entropy_text(v: float) -> str:
