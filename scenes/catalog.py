@@ -163,7 +163,7 @@ POSITIONAL_ENCODING = SceneSpec(
             "E = token embedding + position vector, and why attention needs it.",
     params=(LOOKBACK_PROMPT, FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "question", "table", "prompt", "add", "all", "no_order", "order", "answer"],
+    sections=lambda p: ["title", "question", "table", "prompt", "add", "all", "no_order", "order", "lab", "answer"],
 )
 
 ARCHITECTURE = SceneSpec(

@@ -114,3 +114,48 @@ def multi_head(scene) -> None:
     scene.wait(PAUSE + 1)
     scene.values["why"] = W.record(loss, shown=chart.by_language, per_language=[W.record(w) for w in per_lang],
                                    shape=shape)
+
+
+
+ORDER_APART = 0.5    # the order test tells the orders apart: total variation between the two next-word distributions
+
+
+def positional_encoding(scene) -> None:
+    """What positions add: no_position against the standard model: the loss on unseen text over training, and the
+    order test on the lecture's story prompt (P of its next word after the earlier words are reversed); the rule:
+    each language's loss, and whether the model without the table still tells the orders apart in both languages.
+    Beside it, values["no_position"]: the shipped model with its table zeroed, the last token's attention output's
+    largest change per layer when the earlier words are reversed (model.analysis.no_position_attn_change)."""
+    from model.analysis import no_position_attn_change
+    loss, per_lang = W.read("no_position", "held_out_loss"), W.per_language("no_position")
+    reversed_p = {lang: W.read("no_position", f"order_p_reversed_{lang}") for lang in style.LANGUAGES}
+    tv = W.per_language("no_position", "order_tv")
+    written = W.read("no_position", f"order_p_as_written_{scene.lang}")
+    word = W.order_word(scene.lang)
+    scene.say("lab_question")
+    chart = show(scene, [loss], [scene.s("lab_with"), scene.s("lab_without")],
+                 [(scene.s("lab_loss"), [loss], W.loss_text),
+                  (scene.s("lab_reversed", word=word), {lang: [p] for lang, p in reversed_p.items()}, style.percent)],
+                 y_max=6, y_step=2, y_label=scene.s("lab_loss_axis"))
+    same = W.verdict(per_lang, W.LOSS_GAP)
+    apart = all(t["range_without"][0] >= ORDER_APART for t in tv)       # every seed tells them apart
+    key = scene.caption_rule(
+        "lab", "lab_order_mask" if same == "same" and apart else "lab_order_needed" if not apart else "lab_order_other",
+        f"without the position table: the loss on unseen text in each language (components.why.verdict over both, "
+        f"{W.LOSS_GAP} nats) and the order test's total variation in both languages (at least {ORDER_APART} at every "
+        "seed: the orders told apart): same and apart: lab_order_mask; not apart: lab_order_needed; else lab_order_other",
+        loss=same, total_variation=[t["without"] for t in tv])
+    rp = reversed_p[scene.lang]
+    scene.say(key, word=word, p=style.percent(written["without"]), p_rev=style.percent(rp["with"]),
+              p_rev_without=style.percent(rp["without"]), loss=W.loss_text(loss["with"]),
+              loss_without=W.loss_text(loss["without"]))
+    scene.wait(PAUSE + 1)
+    scene.values["why"] = W.record(loss, shown=chart.by_language, per_language=[W.record(w) for w in per_lang],
+                                   order_reversed=[W.record(reversed_p[lang]) for lang in style.LANGUAGES],
+                                   order_tv=[W.record(t) for t in tv], order_as_written=W.record(written), word=word)
+    change = no_position_attn_change(scene.gpt, list(scene.token_ids))
+    scene.values["no_position"] = {"attn_change": change["attn_change"], "rule": change["rule"],
+                                   "reversed_ids": change["reversed_ids"],
+                                   "reversal_test": {lang: {"p_reversed": reversed_p[lang]["without"],
+                                                            "total_variation": t["without"]}
+                                                     for lang, t in zip(style.LANGUAGES, tv)}}

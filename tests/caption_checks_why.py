@@ -44,3 +44,17 @@ def check_heads_lab(v, rule, gpt) -> str:
 
 
 HEADS_LAB = ({"lab_heads_same", "lab_heads_needed", "lab_heads_better"}, check_heads_lab)
+
+
+
+APART = 0.5      # the order test tells the orders apart (total variation)
+
+
+def check_order_lab(v, rule, gpt) -> str:
+    w = v["why"]
+    apart = all(t["range_without"][0] >= APART for t in w["order_tv"])
+    same = clear(w["per_language"], LOSS) == "same"
+    return "lab_order_mask" if same and apart else "lab_order_needed" if not apart else "lab_order_other"
+
+
+ORDER_LAB = ({"lab_order_mask", "lab_order_needed", "lab_order_other"}, check_order_lab)

@@ -44,7 +44,7 @@ import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
-from caption_checks_why import HEADS_LAB, MLP_LAB, QK_LAB
+from caption_checks_why import HEADS_LAB, MLP_LAB, ORDER_LAB, QK_LAB
 from pace_checks import assert_paced
 from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
@@ -679,7 +679,8 @@ CHECKS = {
     "positional_encoding": {"no_order": ({"no_order", "no_order_moves"}, check_no_order),
                             "order": ({"order", "order_little", "order_none"}, check_order),
                             "question": ({"question_changes", "question_moves", "question_alike"}, check_order_question),
-                            "answer": ({"answer", "answer_same"}, check_order_answer)},
+                            "answer": ({"answer", "answer_same"}, check_order_answer),
+                            "lab": ORDER_LAB},
     "queries_keys": {"key": ({"key", "key_self"}, check_key),
                      "lookback": ({"lookback_needed", "lookback_helps", "lookback_unneeded"}, check_lookback),
                      "idea": ({"idea_value", "idea_self"}, check_idea),
