@@ -240,7 +240,7 @@ CAUSAL_MASK = SceneSpec(
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
     check=_focus_in_prompt,
     sections=lambda p: ["title", "question", "scaled", "mask", "softmax", "all_queries", "zeros", "growth",
-                        "summary"],
+                        "lab", "summary"],
 )
 
 # --- attention chapter: values & ΔE, multi-head attention (helper chapter-C) ---

@@ -116,6 +116,28 @@ def multi_head(scene) -> None:
                                    shape=shape)
 
 
+def causal_mask(scene) -> None:
+    """Why the mask: no_mask against the standard model: the training loss over training, and the loss when writing
+    one word at a time, as generation must (both measured on both languages' text together)."""
+    train, writing = W.read("no_mask", "train_loss"), W.read("no_mask", "generating_loss")
+    facts = W.per_language("no_mask", "facts_known")
+    scene.say("why_question")
+    chart = show(scene, [train], [scene.s("why_with"), scene.s("why_without")],
+                 [(scene.s("why_train"), [train], W.loss_text), (scene.s("why_writing"), [writing], W.loss_text)],
+                 y_max=6, y_step=2, y_label=scene.s("why_train_axis"))
+    lower, higher = W.verdict([train], W.LOSS_GAP), W.verdict([writing], W.LOSS_GAP)
+    key = scene.caption_rule(
+        "lab", "lab_mask_reads" if (lower, higher) == ("lower", "higher") else "lab_mask_other",
+        f"without the mask against with (components.why.verdict, {W.LOSS_GAP} nats; both losses on both languages' "
+        "text): training loss lower and the loss writing word by word higher: lab_mask_reads; else lab_mask_other",
+        train=lower, writing=higher)
+    scene.say(key, train=W.loss_text(train["with"]), train_without=W.loss_text(train["without"]),
+              gen=W.loss_text(writing["with"]), gen_without=W.loss_text(writing["without"]))
+    scene.wait(PAUSE + 1)
+    scene.values["why"] = W.record(train, shown=chart.by_language, writing=W.record(writing),
+                                   facts=[W.record(f) for f in facts])
+
+
 
 ORDER_APART = 0.5    # the order test tells the orders apart: total variation between the two next-word distributions
 

@@ -46,6 +46,14 @@ def check_heads_lab(v, rule, gpt) -> str:
 HEADS_LAB = ({"lab_heads_same", "lab_heads_needed", "lab_heads_better"}, check_heads_lab)
 
 
+def check_mask_lab(v, rule, gpt) -> str:
+    w = v["why"]
+    return "lab_mask_reads" if (clear([w], LOSS), clear([w["writing"]], LOSS)) == ("lower", "higher") \
+        else "lab_mask_other"
+
+
+MASK_LAB = ({"lab_mask_reads", "lab_mask_other"}, check_mask_lab)
+
 
 APART = 0.5      # the order test tells the orders apart (total variation)
 

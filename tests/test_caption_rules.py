@@ -44,7 +44,7 @@ import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
-from caption_checks_why import HEADS_LAB, MLP_LAB, ORDER_LAB, QK_LAB
+from caption_checks_why import HEADS_LAB, MASK_LAB, MLP_LAB, ORDER_LAB, QK_LAB
 from pace_checks import assert_paced
 from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
@@ -692,7 +692,8 @@ CHECKS = {
                                   check_predicted),
                     "peek": ({"peek", "peek_alone"}, check_peek),
                     "softmax": ({"softmax", "softmax_masked", "softmax_nonneg"}, check_causal_softmax),
-                    "zeros": ({"zeros", "zeros_none"}, check_zeros)},
+                    "zeros": ({"zeros", "zeros_none"}, check_zeros),
+                    "lab": MASK_LAB},
     "softmax_temperature": {"sweep *": ({"zero", "zero_tie", "neutral", "hotter", "colder", "colder_tie",
                                          "unchanged"}, check_sweep),
                             "write": ({"write_wanders", "write_alike"}, check_write)},
