@@ -16,6 +16,7 @@ from manim import (RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, Indicate, Lag
 
 from model.analysis import best_lookback_head, layer_norm_steps
 from scenes import style
+from scenes import why_beats
 from scenes.components import (ColumnBars, CompactTokenRow, Label, NormOrder, NumberText, VectorColumn, column_texts,
                                light, place_by_body, rounded_columns, shown_indices, sum_decimals)
 from scenes.attention_chapter import FocusScene
@@ -158,6 +159,8 @@ class AddNorm(FocusScene):
                                 after_labels=[texts[1] for texts in self.why_numbers])
         self.say(key, lo=style.statistic(min(after)), hi=style.statistic(max(after)))
         self.wait(PAUSE + 1)
+
+    beat_lab = why_beats.add_norm   # why add and normalise: the lab's record (scenes/why_beats.py)
 
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):

@@ -208,7 +208,7 @@ ADD_NORM = SceneSpec(
                   _check_layer),
             FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "residual", "statistics", "normalise", "scale", "placement", "why"],
+    sections=lambda p: ["title", "residual", "statistics", "normalise", "scale", "placement", "why", "lab"],
 )
 
 # --- attention chapter: queries & keys, softmax & causal mask (helper chapter-B) ---

@@ -138,6 +138,29 @@ def causal_mask(scene) -> None:
                                    facts=[W.record(f) for f in facts])
 
 
+def add_norm(scene) -> None:
+    """Why the residual additions and LayerNorm: no_residual and no_layernorm against the standard model: the loss
+    on unseen text over training (the rule: each variant's loss, in both languages)."""
+    variants = ("no_residual", "no_layernorm")
+    loss = [W.read(v, "held_out_loss") for v in variants]
+    per = [W.per_language(v) for v in variants]
+    layers = W.recipe()["n_layer"]
+    scene.say("lab_question")
+    chart = show(scene, loss, [scene.s("lab_full"), scene.s("lab_no_residual"), scene.s("lab_no_layernorm")],
+                 [(scene.s("lab_loss"), loss, W.loss_text)], y_max=6, y_step=2, y_label=scene.s("lab_loss_axis"))
+    residual, norm = (W.verdict(p, W.LOSS_GAP) for p in per)
+    key = scene.caption_rule(
+        "lab", {("higher", "same"): "lab_residual_only", ("higher", "higher"): "lab_both"}.get(
+            (residual, norm), "lab_other"),
+        f"the loss on unseen text without the residual additions and without LayerNorm against the standard model's, "
+        f"in each language (components.why.verdict over both, {W.LOSS_GAP} nats): higher and same: lab_residual_only; "
+        "higher and higher: lab_both; else lab_other", residual=residual, layernorm=norm)
+    scene.say(key, loss=W.loss_text(loss[0]["with"]), res=W.loss_text(loss[0]["without"]),
+              ln=W.loss_text(loss[1]["without"]), layers=layers)
+    scene.wait(PAUSE + 1)
+    scene.values["why"] = W.record(loss[0], shown=chart.by_language, per_language=[W.record(w) for w in per[0]],
+                                   others=[W.record(loss[1], per_language=[W.record(w) for w in per[1]])])
+
 
 ORDER_APART = 0.5    # the order test tells the orders apart: total variation between the two next-word distributions
 

@@ -55,6 +55,14 @@ def check_mask_lab(v, rule, gpt) -> str:
 MASK_LAB = ({"lab_mask_reads", "lab_mask_other"}, check_mask_lab)
 
 
+def check_norm_lab(v, rule, gpt) -> str:
+    w = v["why"]
+    way = (clear(w["per_language"], LOSS), clear(w["others"][0]["per_language"], LOSS))
+    return {("higher", "same"): "lab_residual_only", ("higher", "higher"): "lab_both"}.get(way, "lab_other")
+
+
+NORM_LAB = ({"lab_residual_only", "lab_both", "lab_other"}, check_norm_lab)
+
 APART = 0.5      # the order test tells the orders apart (total variation)
 
 

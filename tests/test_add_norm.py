@@ -188,3 +188,20 @@ def test_chart_stages_share_a_scale_unless_one_would_be_flat():
     assert add_norm.chart_units([0.0, 0.0, 0.0]) == [1.0, 1.0, 1.0]
     assert [style.statistic(v) for v in (0.99, 1.0, 0.00041, 0.0013, 0.086, 0.0)] == \
         ["0.99", "1.00", "0.00041", "0.0013", "0.086", "0.00"]
+
+
+# --- why add and normalise: the lab's no_residual and no_layernorm runs (issue 45) -------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_why_beat_is_the_labs_record(dry, lang):
+    from scenes.components.why import loss_text
+    from why_checks import assert_why_beat
+    sc = dry[lang]
+    v = sc.values["why"]
+    norm = v["others"][0]
+    assert (v["variant"], v["metric"], norm["variant"]) == ("no_residual", "held_out_loss", "no_layernorm")
+    assert [w["metric"] for w in v["per_language"]] == ["val_loss_en", "val_loss_zh"]
+    assert_why_beat(sc, [[loss_text(v["with"])], [loss_text(v["without"])], [loss_text(norm["without"])]],
+                    [sc.s("lab_full"), sc.s("lab_no_residual"), sc.s("lab_no_layernorm")])
+    said = [c for c in sc.captions if c["beat"] == "lab"]
+    assert [c["key"] for c in said] == ["lab_question", sc.values["caption_rules"]["lab"]["key"]]
+    assert loss_text(v["without"]) in said[1]["text"] and loss_text(norm["without"]) in said[1]["text"]

@@ -44,7 +44,7 @@ import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
-from caption_checks_why import HEADS_LAB, MASK_LAB, MLP_LAB, ORDER_LAB, QK_LAB
+from caption_checks_why import HEADS_LAB, MASK_LAB, MLP_LAB, NORM_LAB, ORDER_LAB, QK_LAB
 from pace_checks import assert_paced
 from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
@@ -711,7 +711,8 @@ CHECKS = {
                    "lab": HEADS_LAB},
     "add_norm": {"normalise": ({"normalise", "normalise_eps"}, check_normalise),
                  "why": ({"why", "why_steady"}, check_why),
-                 "why_copy": ({"why_copy", "why_copy_low"}, check_why_copy)},
+                 "why_copy": ({"why_copy", "why_copy_low"}, check_why_copy),
+                 "lab": NORM_LAB},
     "mlp_steps": {"gelu": ({"gelu_few", "gelu_many"}, check_gelu),
                   "readout": ({"readout_agrees", "readout_sum", "readout_neither", "readout_langs"}, check_readout),
                   "residual": ({"residual_big", "residual_small"}, check_residual),
