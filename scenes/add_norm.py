@@ -270,10 +270,10 @@ class AddNorm(FocusScene):
                            "columns": {"input": entries(ln["input"], self.stage_columns[0]),
                                        "normalised": entries(ln["normalised"], self.stage_columns[1]),
                                        "out": entries(ln["out"], self.stage_columns[2])}},
-            "why": [{"where": places[i], "var": steps[i]["var"], "var_label": self.why_numbers[n][0],
+            "variances": [{"where": places[i], "var": steps[i]["var"], "var_label": self.why_numbers[n][0],
                      "normalised_var": steps[i]["normalised_var"], "normalised_var_label": self.why_numbers[n][1]}
                     for n, i in enumerate(self.why_shown)],
-            "why_of": len(places),      # LayerNorms in the stack; "why" lists those drawn (all of ours)
+            "why_of": len(places),      # LayerNorms in the stack; "variances" lists those drawn (all of ours)
             "why_range_labels": self.why_texts,
         })
         self.record_sum("residual", "x + attention output", self.rounded, drawn=self.equals)

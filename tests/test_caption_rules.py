@@ -353,14 +353,14 @@ def check_normalise(v, rule, gpt):
 
 
 def check_why(v, rule, gpt):
-    variances = [w["var"] for w in v["why"]]
+    variances = [w["var"] for w in v["variances"]]
     lo, hi = float(style.statistic(min(variances))), float(style.statistic(max(variances)))   # as shown
     return "why" if hi >= 1.25 * lo else "why_steady"
 
 
 def check_why_copy(v, rule, gpt):
-    after = [float(style.statistic(w["normalised_var"])) for w in v["why"]]       # as shown
-    assert all(a < 1 for a in (w["normalised_var"] for w in v["why"])), "ε keeps every variance under 1"
+    after = [float(style.statistic(w["normalised_var"])) for w in v["variances"]]       # as shown
+    assert all(a < 1 for a in (w["normalised_var"] for w in v["variances"])), "ε keeps every variance under 1"
     return "why_copy" if min(after) >= 0.95 else "why_copy_low"
 
 
