@@ -197,7 +197,10 @@ def positional_encoding(scene) -> None:
     scene.wait(PAUSE + 1)
     scene.values["why"] = W.record(loss, shown=chart.by_language, per_language=[W.record(w) for w in per_lang],
                                    order_reversed=[W.record(reversed_p[lang]) for lang in style.LANGUAGES],
-                                   order_tv=[W.record(t) for t in tv], order_as_written=W.record(written), word=word)
+                                   order_tv=[W.record(t) for t in tv],
+                                   order_as_written=[W.record(W.read("no_position", f"order_p_as_written_{lang}"))
+                                                     for lang in style.LANGUAGES],
+                                   word={lang: W.order_word(lang) for lang in style.LANGUAGES})
     change = no_position_attn_change(scene.gpt, list(scene.token_ids))
     scene.values["no_position"] = {"attn_change": change["attn_change"], "rule": change["rule"],
                                    "reversed_ids": change["reversed_ids"],

@@ -220,7 +220,7 @@ def test_the_why_beat_is_the_labs_record(dry, gpt, lang):
     reversed_p = {w["metric"][-2:]: w for w in v["order_reversed"]}
     assert set(reversed_p) == {"en", "zh"} and [t["metric"] for t in v["order_tv"]] == ["order_tv_en", "order_tv_zh"]
     rec = lab.load()
-    assert v["word"] == rec["variants"]["baseline"]["runs"][0]["final"]["order_test"][lang]["word"]
+    assert v["word"][lang] == rec["variants"]["baseline"]["runs"][0]["final"]["order_test"][lang]["word"]
     assert_why_beat(sc, [[loss_text(v["with"]), style.percent(reversed_p[lang]["with"])],
                          [loss_text(v["without"]), style.percent(reversed_p[lang]["without"])]],
                     [sc.s("lab_with"), sc.s("lab_without")])
