@@ -321,17 +321,28 @@ def load(path: Path = RECORD) -> dict:
 CURVES = ("held_out_loss", "train_loss", "attention_entropy")
 
 
+def _per_run(runs: list[dict], metric: str) -> list[list[float]]:
+    """Each run's curve (attention entropy: the mean over layers at each point)."""
+    return [[float(np.mean(x)) for x in r["curve"][metric]] for r in runs]
+
+
 def _curve(runs: list[dict], metric: str) -> list[float]:
-    """A curve averaged over the runs' seeds, point by point (attention entropy: the mean over layers)."""
-    per_run = [[float(np.mean(x)) for x in r["curve"][metric]] for r in runs]
-    return [float(np.mean(col)) for col in zip(*per_run)]
+    """A curve averaged over the runs' seeds, point by point."""
+    return [float(np.mean(col)) for col in zip(*_per_run(runs, metric))]
+
+
+def _band(runs: list[dict], metric: str) -> list[list[float]]:
+    """The seeds' spread of a curve, point by point: [lowest, highest] at each point."""
+    return [[float(np.min(col)), float(np.max(col))] for col in zip(*_per_run(runs, metric))]
 
 
 def why(variant: str, metric: str = "held_out_loss", rec: dict | None = None) -> dict:
     """One chapter's why, read from the record (scenes read this; they compute nothing): the standard model
     ("with") against the variant ("without"), each a mean over its recorded seeds. A curve metric (CURVES) gives
     its curves over training and their last points; another is a final measure (a key of a run's "final", e.g.
-    "generating_loss", or "accuracy_en"-style keys of the summary), with the held-out loss curves beside it."""
+    "generating_loss", or "accuracy_en"-style keys of the summary), with the held-out loss curves beside it.
+    "range_with" and "range_without" are the seeds' [lowest, highest] of the two figures, "band_with" and
+    "band_without" of the curves at each point (one seed: lowest = highest)."""
     rec = rec or load()
     if variant not in rec["variants"] or variant == "baseline":
         raise ModelError(f"no variant {variant!r} in the lab record: use one of "
@@ -344,13 +355,17 @@ def why(variant: str, metric: str = "held_out_loss", rec: dict | None = None) ->
     if metric in CURVES:
         out["curve_with"], out["curve_without"] = _curve(base["runs"], metric), _curve(var["runs"], metric)
         out["with"], out["without"] = out["curve_with"][-1], out["curve_without"][-1]
+        out["band_with"], out["band_without"] = _band(base["runs"], metric), _band(var["runs"], metric)
+        out["range_with"], out["range_without"] = out["band_with"][-1], out["band_without"][-1]
         return out
     if metric not in base["summary"] or metric not in var["summary"]:
         raise ModelError(f"no measure {metric!r} for {variant}: use one of {', '.join(CURVES)} or "
                          f"{', '.join(k for k in var['summary'] if k != 'seeds')}")
     out["with"], out["without"] = base["summary"][metric]["mean"], var["summary"][metric]["mean"]
+    out["range_with"], out["range_without"] = ([e["summary"][metric][k] for k in ("min", "max")] for e in (base, var))
     out["curve_with"], out["curve_without"] = _curve(base["runs"], "held_out_loss"), _curve(var["runs"],
                                                                                                 "held_out_loss")
+    out["band_with"], out["band_without"] = _band(base["runs"], "held_out_loss"), _band(var["runs"], "held_out_loss")
     out["curves_are"] = "held_out_loss"
     return out
 

@@ -16,6 +16,7 @@ from manim import (RIGHT, UP, Create, DashedLine, FadeIn, FadeOut, Indicate, Lag
 
 from model.analysis import best_lookback_head, layer_norm_steps
 from scenes import style
+from scenes import why_beats
 from scenes.components import (ColumnBars, CompactTokenRow, Label, NormOrder, NumberText, VectorColumn, column_texts,
                                light, place_by_body, rounded_columns, shown_indices, sum_decimals)
 from scenes.attention_chapter import FocusScene
@@ -159,6 +160,8 @@ class AddNorm(FocusScene):
         self.say(key, lo=style.statistic(min(after)), hi=style.statistic(max(after)))
         self.wait(PAUSE + 1)
 
+    beat_lab = why_beats.add_norm   # why add and normalise: the lab's record (scenes/why_beats.py)
+
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
         gpt, c = self.gpt, self.gpt.config
@@ -267,10 +270,10 @@ class AddNorm(FocusScene):
                            "columns": {"input": entries(ln["input"], self.stage_columns[0]),
                                        "normalised": entries(ln["normalised"], self.stage_columns[1]),
                                        "out": entries(ln["out"], self.stage_columns[2])}},
-            "why": [{"where": places[i], "var": steps[i]["var"], "var_label": self.why_numbers[n][0],
+            "variances": [{"where": places[i], "var": steps[i]["var"], "var_label": self.why_numbers[n][0],
                      "normalised_var": steps[i]["normalised_var"], "normalised_var_label": self.why_numbers[n][1]}
                     for n, i in enumerate(self.why_shown)],
-            "why_of": len(places),      # LayerNorms in the stack; "why" lists those drawn (all of ours)
+            "why_of": len(places),      # LayerNorms in the stack; "variances" lists those drawn (all of ours)
             "why_range_labels": self.why_texts,
         })
         self.record_sum("residual", "x + attention output", self.rounded, drawn=self.equals)

@@ -163,7 +163,7 @@ POSITIONAL_ENCODING = SceneSpec(
             "E = token embedding + position vector, and why attention needs it.",
     params=(LOOKBACK_PROMPT, FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "question", "table", "prompt", "add", "all", "no_order", "order", "answer"],
+    sections=lambda p: ["title", "question", "table", "prompt", "add", "all", "no_order", "order", "lab", "answer"],
 )
 
 ARCHITECTURE = SceneSpec(
@@ -208,7 +208,7 @@ ADD_NORM = SceneSpec(
                   _check_layer),
             FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "residual", "statistics", "normalise", "scale", "placement", "why"],
+    sections=lambda p: ["title", "residual", "statistics", "normalise", "scale", "placement", "why", "lab"],
 )
 
 # --- attention chapter: queries & keys, softmax & causal mask (helper chapter-B) ---
@@ -229,7 +229,7 @@ QUERIES_KEYS = SceneSpec(
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
     check=_focus_in_prompt,
     sections=lambda p: ["title", "question", "idea", "input", "weights", "query", "all_queries", "key", "angles", "scores",
-                        "scale", "summary"],
+                        "scale", "lab", "summary"],
 )
 
 CAUSAL_MASK = SceneSpec(
@@ -240,7 +240,7 @@ CAUSAL_MASK = SceneSpec(
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
     check=_focus_in_prompt,
     sections=lambda p: ["title", "question", "scaled", "mask", "softmax", "all_queries", "zeros", "growth",
-                        "summary"],
+                        "lab", "summary"],
 )
 
 # --- attention chapter: values & ΔE, multi-head attention (helper chapter-C) ---
@@ -268,7 +268,7 @@ MULTI_HEAD = SceneSpec(
                   "attention chapter's head, by scenes/prompts.py lookback_head)", _check_layer),
             FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "question", "heads", "focus", "concat", "project", "scale", "summary"],
+    sections=lambda p: ["title", "question", "heads", "focus", "concat", "project", "scale", "lab", "summary"],
 )
 
 # --- the MLP chapter (issue 10) ---
@@ -296,7 +296,8 @@ MLP_STEPS = SceneSpec(
                   _check_focus),
             LANG),
     check=_mlp_focus_in_prompt,
-    sections=lambda p: ["title", "up", "contexts", "gelu", "down", "readout", "residual", "all_tokens", "summary"],
+    sections=lambda p: ["title", "up", "contexts", "gelu", "down", "readout", "residual", "all_tokens", "lab",
+                        "summary"],
 )
 
 def _fact_prompt_names_a_person(values, model):

@@ -22,6 +22,7 @@ from manim import (DL, DOWN, LEFT, RIGHT, UP, UR, AnimationGroup, Create, FadeIn
 from model import GPT3_175B
 from model.analysis import later_weights, next_word_predictions
 from scenes import style
+from scenes import why_beats
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, LEGEND_X, TOP, AttentionChapterScene, line_numbers,
                                       place_grid, place_legend)
@@ -485,6 +486,8 @@ class CausalMask(AttentionChapterScene):
         if table.width > room:
             table.scale(room / table.width, about_point=table.get_right())
         return table
+
+    beat_lab = why_beats.causal_mask   # why the mask: the lab's record (scenes/why_beats.py)
 
     def beat_summary(self):
         """The opening's question answered on its own picture: the prompt's predictions again, each made without

@@ -21,6 +21,7 @@ from model.analysis.mlp import vector_readout
 from model.analysis.patching import MEAN_SAMPLE
 from model.config import GPT3_175B
 from scenes import style
+from scenes import why_beats
 from scenes.components import (BarChart, column_texts, GeluPlot, keep_inside_safe_area, Label, MatrixVectorProduct, NeuronStrip, NumberText, rounded_columns, sum_decimals, TokenColumn, VectorColumn,
                                keep_right_of)
 from scenes.lecture import LectureScene
@@ -556,6 +557,8 @@ class MlpSteps(LectureScene):
                   run_time=STEP)
         self.play(Create(self.focus_frame), run_time=0.8)
         self.wait(PAUSE)
+
+    beat_lab = why_beats.mlp_steps   # why this part: the lab's record (scenes/why_beats.py)
 
     def beat_summary(self):
         """The whole MLP in one line, with this token's numbers: the questions asked, the yeses, the write's length;

@@ -20,6 +20,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, 
 
 from model.analysis import order_prediction, order_sensitivity
 from scenes import style
+from scenes import why_beats
 from scenes.components import (sum_decimals, column_texts, rounded_columns, ColourLegend, ColourScale, ColumnBars,
                                CompactTokenRow, Heatmap, Label, NumberText, ProbabilityBars, VectorColumn, light,
                                place_by_body)
@@ -167,6 +168,8 @@ class PositionalEncoding(FocusScene):
         self.play(*[Transform(a, b) for a, b in zip(self.bars["without"], self.bars["with"])], run_time=2 * STEP)
         self.play(FadeIn(self.peak_labels["with"]), run_time=STEP)
         self.wait(PAUSE + 3)
+
+    beat_lab = why_beats.positional_encoding   # what positions add: the lab's record (scenes/why_beats.py)
 
     def beat_answer(self):
         """The question's two rows again, the answer drawn on them: one word framed at its two positions (two

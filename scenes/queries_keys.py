@@ -29,6 +29,7 @@ from scenes.components import (AttentionGrid, inside_safe_area, keep_inside_safe
 from scenes.prompts import LANGS, adjective_kind
 from scenes.style import KEY, MUTED, QUERY, VALUE
 from scenes.words import Words
+from scenes import why_beats
 
 WORDS = Words.beside(__file__)     # queries_keys.toml: the captions, their spoken forms, the beat titles
 
@@ -452,6 +453,8 @@ class QueriesKeys(AttentionChapterScene):
         self.line_numbers = scaled
         self.values["scaled"] = {"grid": h.scaled.tolist(), "d_k": h.d_head, "sqrt_d_k": root, "spread": sp,
                                  "focus_line": h.scaled[h.focus].tolist(), "scale": self.grid.colour_scale.limit}
+
+    beat_lab = why_beats.queries_keys   # why this part: the lab's record (scenes/why_beats.py)
 
     def answer_rule(self) -> str:
         """The key the focus's query matches best (source: its largest weight, so its top scaled score among the keys

@@ -77,14 +77,14 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
         np.testing.assert_allclose(ln["columns"][stage]["values"], values[dims], atol=1e-12)
 
     places = [f"h.{i}.{n}" for i in range(gpt.config.n_layer) for n in ("ln_1", "ln_2")] + ["ln_f"]
-    assert [w["where"] for w in v["why"]] == places and v["why_of"] == len(places)    # ours: every LayerNorm drawn
-    for w in v["why"]:
+    assert [w["where"] for w in v["variances"]] == places and v["why_of"] == len(places)    # ours: every LayerNorm drawn
+    for w in v["variances"]:
         stats = trace["ln_f"] if w["where"] == "ln_f" else trace["layers"][int(w["where"][2])][w["where"][4:]]
         assert w["var"] == pytest.approx(stats["var"][f], abs=1e-12) and w["var_label"] == f"{w['var']:.2f}"
         assert 0.99 < w["normalised_var"] <= 1 and w["normalised_var_label"] == "1.00"
-    assert v["why_range_labels"] == {"lo": f"{min(w['var'] for w in v['why']):.2f}",
-                                     "hi": f"{max(w['var'] for w in v['why']):.2f}",
-                                     "start": v["why"][0]["var_label"], "end": v["why"][-1]["var_label"]}
+    assert v["why_range_labels"] == {"lo": f"{min(w['var'] for w in v['variances']):.2f}",
+                                     "hi": f"{max(w['var'] for w in v['variances']):.2f}",
+                                     "start": v["variances"][0]["var_label"], "end": v["variances"][-1]["var_label"]}
 
 
 # --- what is on screen: the labels ---------------------------------------------
@@ -102,8 +102,8 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     assert [m.text for m in scene.stats[0]] == [S("mean", lang, v=style.signed(ln["mean"], 2)),
                                                 S("variance", lang, v=f"{ln['var']:.2f}")]
     assert [m.text for m in scene.stats[1]] == [S("mean", lang, v="0.00"), S("variance", lang, v="1.00")]
-    assert texts_of(scene.why_before_numbers) == [f"{w['var']:.2f}" for w in v["why"]]
-    assert texts_of(scene.why_after_numbers) == [f"{w['normalised_var']:.2f}" for w in v["why"]]
+    assert texts_of(scene.why_before_numbers) == [f"{w['var']:.2f}" for w in v["variances"]]
+    assert texts_of(scene.why_after_numbers) == [f"{w['normalised_var']:.2f}" for w in v["variances"]]
     # bar heights: one scale for every stage (the largest |value| of any stage is CHART_HALF tall)
     from scenes.add_norm import CHART_HALF
     unit = CHART_HALF / max(max(abs(x) for x in ln["bars"][stage]) for stage in ("input", "normalised", "out"))
@@ -131,7 +131,7 @@ def test_the_captions_say_pre_ln_as_our_model_does_it(dry, lang):
         assert not re.search(r"reset|拉回|重置", c["text"] + c["say"], re.I), c["text"]
     rule = v["caption_rules"]["why"]
     why = by_key[rule["key"]]["text"]
-    labels = [w["var_label"] for w in v["why"]]
+    labels = [w["var_label"] for w in v["variances"]]
     for label in (labels[0], labels[-1], max(labels, key=float)):
         assert label in why, (label, why)
     assert rule["inputs"]["start_label"] == labels[0] and rule["inputs"]["end_label"] == labels[-1]
@@ -189,3 +189,20 @@ def test_chart_stages_share_a_scale_unless_one_would_be_flat():
     assert add_norm.chart_units([0.0, 0.0, 0.0]) == [1.0, 1.0, 1.0]
     assert [style.statistic(v) for v in (0.99, 1.0, 0.00041, 0.0013, 0.086, 0.0)] == \
         ["0.99", "1.00", "0.00041", "0.0013", "0.086", "0.00"]
+
+
+# --- why add and normalise: the lab's no_residual and no_layernorm runs (issue 45) -------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_why_beat_is_the_labs_record(dry, lang):
+    from scenes.components.why import loss_text
+    from why_checks import assert_why_beat
+    sc = dry[lang]
+    v = sc.values["why"]
+    norm = v["others"][0]
+    assert (v["variant"], v["metric"], norm["variant"]) == ("no_residual", "held_out_loss", "no_layernorm")
+    assert [w["metric"] for w in v["per_language"]] == ["val_loss_en", "val_loss_zh"]
+    assert_why_beat(sc, [[loss_text(v["with"])], [loss_text(v["without"])], [loss_text(norm["without"])]],
+                    [sc.s("lab_full"), sc.s("lab_no_residual"), sc.s("lab_no_layernorm")])
+    said = [c for c in sc.captions if c["beat"] == "lab"]
+    assert [c["key"] for c in said] == ["lab_question", sc.values["caption_rules"]["lab"]["key"]]
+    assert loss_text(v["without"]) in said[1]["text"] and loss_text(norm["without"]) in said[1]["text"]

@@ -45,6 +45,7 @@ import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
+from caption_checks_why import HEADS_LAB, MASK_LAB, MLP_LAB, NORM_LAB, ORDER_LAB, QK_LAB
 from pace_checks import assert_paced
 from sum_checks import assert_sums_as_shown
 from test_spoken import assert_sayable
@@ -386,14 +387,14 @@ def check_normalise(v, rule, gpt):
 
 
 def check_why(v, rule, gpt):
-    variances = [w["var"] for w in v["why"]]
+    variances = [w["var"] for w in v["variances"]]
     lo, hi = float(style.statistic(min(variances))), float(style.statistic(max(variances)))   # as shown
     return "why" if hi >= 1.25 * lo else "why_steady"
 
 
 def check_why_copy(v, rule, gpt):
-    after = [float(style.statistic(w["normalised_var"])) for w in v["why"]]       # as shown
-    assert all(a < 1 for a in (w["normalised_var"] for w in v["why"])), "ε keeps every variance under 1"
+    after = [float(style.statistic(w["normalised_var"])) for w in v["variances"]]       # as shown
+    assert all(a < 1 for a in (w["normalised_var"] for w in v["variances"])), "ε keeps every variance under 1"
     return "why_copy" if min(after) >= 0.95 else "why_copy_low"
 
 
@@ -740,18 +741,21 @@ CHECKS = {
     "positional_encoding": {"no_order": ({"no_order", "no_order_moves"}, check_no_order),
                             "order": ({"order", "order_little", "order_none"}, check_order),
                             "question": ({"question_changes", "question_moves", "question_alike"}, check_order_question),
-                            "answer": ({"answer", "answer_same"}, check_order_answer)},
+                            "answer": ({"answer", "answer_same"}, check_order_answer),
+                            "lab": ORDER_LAB},
     "queries_keys": {"key": ({"key", "key_self"}, check_key),
                      "lookback": ({"lookback_needed", "lookback_helps", "lookback_unneeded"}, check_lookback),
                      "idea": ({"idea_value", "idea_self"}, check_idea),
                      "angles": ({"angles_closest", "angles_length"}, check_angles),
                      "scale": ({"scale", "scale_same"}, check_scale),
-                     "answer": ({"answer_word", "answer_not_word", "answer_back", "answer_self"}, check_qk_answer)},
+                     "answer": ({"answer_word", "answer_not_word", "answer_back", "answer_self"}, check_qk_answer),
+                     "lab": QK_LAB},
     "causal_mask": {"predicted": ({"predicted_some", "predicted_all", "predicted_none", "predicted_one"},
                                   check_predicted),
                     "peek": ({"peek", "peek_alone"}, check_peek),
                     "softmax": ({"softmax", "softmax_masked", "softmax_nonneg"}, check_causal_softmax),
-                    "zeros": ({"zeros", "zeros_none"}, check_zeros)},
+                    "zeros": ({"zeros", "zeros_none"}, check_zeros),
+                    "lab": MASK_LAB},
     "softmax_temperature": {"sweep *": ({"zero", "zero_tie", "neutral", "hotter", "colder", "colder_tie",
                                          "unchanged"}, check_sweep),
                             "write": ({"write_wanders", "write_alike"}, check_write)},
@@ -765,13 +769,16 @@ CHECKS = {
                       "ablation": ({"needed", "helps", "no_help", "unseen"}, check_ablation),
                       "shared": ({"shared", "shared_alone", "shared_spread"}, check_shared)},
     "multi_head": {"focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus),
-                   "question": ({"question", "question_same", "question_shared"}, check_heads_question)},
+                   "question": ({"question", "question_same", "question_shared"}, check_heads_question),
+                   "lab": HEADS_LAB},
     "add_norm": {"normalise": ({"normalise", "normalise_eps"}, check_normalise),
                  "why": ({"why", "why_steady"}, check_why),
-                 "why_copy": ({"why_copy", "why_copy_low"}, check_why_copy)},
+                 "why_copy": ({"why_copy", "why_copy_low"}, check_why_copy),
+                 "lab": NORM_LAB},
     "mlp_steps": {"gelu": ({"gelu_few", "gelu_many"}, check_gelu),
                   "readout": ({"readout_agrees", "readout_sum", "readout_neither"}, check_readout),
-                  "residual": ({"residual_big", "residual_small"}, check_residual)},
+                  "residual": ({"residual_big", "residual_small"}, check_residual),
+                  "lab": MLP_LAB},
     "next_token": {"sample": ({"sample_argmax", "sample_top", "sample_other"}, check_sample),
                    "context": ({"context_apart", "context_differ"}, check_context)},
     "architecture": {"lens": ({"lens_embedding", "lens_forms"}, check_lens)},

@@ -182,3 +182,22 @@ def test_the_question_is_one_pass_and_the_closing_answers_it(scenes, gpt):
         assert a["cells"] == gpt.config.n_layer * gpt.config.n_head * T * (T - 1) // 2
         summary = [c for c in sc.captions if c["key"] == "summary"][0]["text"]
         assert f"{a['cells']:,}" in summary and str(T) in summary
+
+
+# --- why the mask: the lab's no_mask run (issue 45) ---------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_why_beat_is_the_labs_record(scenes, lang):
+    from scenes.components.why import loss_text
+    from why_checks import assert_why_beat
+    sc = scenes[lang]
+    v = sc.values["why"]
+    assert (v["variant"], v["metric"], v["writing"]["metric"]) == ("no_mask", "train_loss", "generating_loss")
+    assert [f["metric"] for f in v["facts"]] == ["facts_known_en", "facts_known_zh"]
+    assert_why_beat(sc, [[loss_text(v["with"]), loss_text(v["writing"]["with"])],
+                         [loss_text(v["without"]), loss_text(v["writing"]["without"])]],
+                    [sc.s("why_with"), sc.s("why_without")])
+    said = [c for c in sc.captions if c["beat"] == "lab"]
+    assert [c["key"] for c in said] == ["why_question", sc.values["caption_rules"]["lab"]["key"]]
+    # the record's finding: training loss far below the masked model's, and far above it when writing word by word
+    assert v["without"] < v["with"] and v["writing"]["without"] > v["writing"]["with"]
+    assert said[1]["key"] == "lab_mask_reads" and loss_text(v["writing"]["without"]) in said[1]["text"]

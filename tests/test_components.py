@@ -493,6 +493,70 @@ def test_charts_are_whole_mobjects_that_animations_can_copy_scale_and_fade():
         assert isinstance(chart.copy().scale(0.5), Mobject)
 
 
+# --- the why beat's chart and rule (scenes/components/why.py, issue 45) ------------------------------------------
+def _pair(w, v, rw=None, rv=None):
+    return {"with": w, "without": v, "range_with": rw or [w, w], "range_without": rv or [v, v]}
+
+
+def test_a_why_verdict_needs_a_clear_gap_in_every_pair():
+    from scenes.components.why import verdict
+    assert verdict([_pair(1.045, 1.119), _pair(1.04, 1.11)], 0.02) == "higher"
+    assert verdict([_pair(1.18, 0.64)], 0.1) == "lower"
+    assert verdict([_pair(1.045, 1.049)], 0.02) == "same"                     # below the threshold
+    assert verdict([_pair(1.045, 1.119), _pair(1.04, 1.05)], 0.02) == "same"  # one language shows no difference
+    assert verdict([_pair(1.0, 1.1), _pair(1.0, 0.9)], 0.02) == "same"         # the languages disagree
+    # over the threshold, but within the seeds' spread: no clear difference
+    assert verdict([_pair(1.00, 1.05, [0.97, 1.04], [1.03, 1.08])], 0.02) == "same"
+    assert verdict([_pair(1.00, 1.05, [0.99, 1.01], [1.04, 1.06])], 0.02) == "higher"
+
+
+def test_a_why_chart_draws_its_rows_inside_its_axes():
+    from scenes.components import LayoutError
+    from scenes.components.why import WhyChart, WhyRow, spread_text, loss_text
+    steps = [0, 100, 200, 300]
+    rows = [WhyRow("with", [20.0, 4.0, 1.2, 1.0], [[20.0, 20.0], [4.0, 4.0], [1.2, 1.2], [1.0, 1.0]], ["1.000"], [None]),
+            WhyRow("without", [10.0, 5.0, 5.1, 5.0], [[9, 11], [4.9, 5.1], [5.0, 5.2], [4.9, 5.1]], ["5.000"],
+                   [spread_text(5.0, 4.9, 5.1, loss_text)])]
+    chart = WhyChart(steps, rows, y_max=6, y_step=2, y_label="loss", x_label="training step", columns=["loss"])
+    left, bottom = chart.c2p(0, 0)[:2]
+    right, top = chart.c2p(chart.x_max, 6)[:2]
+    for curve in chart.curves:             # the early loss above the axes is cut at the top, never drawn over it
+        pts = np.concatenate([m.points for m in curve.family_members_with_points()])
+        assert pts[:, 1].max() <= top + 1e-6 and pts[:, 1].min() >= bottom - 1e-6
+        assert pts[:, 0].min() >= left - 1e-6 and pts[:, 0].max() <= right + 1e-6
+    assert len(chart.bands[0]) == 0 and len(chart.bands[1]) == 1        # a band only where the seeds differ
+    assert [r[2][0].text for r in chart.table[1:]] == ["1.000", "5.000"]
+    assert [[s.text for s in r[3]] for r in chart.table[1:]] == [[], ["\u00b10.100"]]
+    assert chart.x_max == 300 and inside_safe_area(chart)
+    two = WhyChart(steps, [WhyRow(r.label, r.curve, r.band, r.numbers * 2, r.spreads * 2) for r in rows], y_max=6,
+                   y_step=2, y_label="loss", x_label="step", columns=["held-out loss", "facts of 40"])
+    heads = list(two.table[0])
+    assert heads[0].get_right()[0] < heads[1].get_left()[0]       # the columns' heads side by side, never overlapping
+    for row in two.table[1:]:            # a model's figures under its label, side by side
+        assert row[2][0].get_right()[0] < row[2][1].get_left()[0] and row[1].get_bottom()[1] > row[2].get_top()[1]
+    assert two.table[1][2].get_bottom()[1] > two.table[2][1].get_top()[1]     # each model above the next
+    assert two.table[2][3].get_top()[1] < two.table[2][2].get_bottom()[1]     # a range under its figure
+    with pytest.raises(LayoutError, match="wider than the table"):
+        WhyChart(steps, [rows[0], WhyRow("a label far too long for the table of the why chart", rows[1].curve,
+                                         rows[1].band, ["5.000"], [None])], y_max=6, y_step=2, y_label="loss",
+                 x_label="step", columns=["loss"])
+    with pytest.raises(LayoutError, match="compares 2 to 3"):
+        WhyChart(steps, rows[:1], y_max=6, y_step=2, y_label="loss", x_label="step", columns=["loss"])
+
+
+def test_why_rows_read_with_from_the_baseline_and_without_from_each_variant():
+    from scenes.components.why import count_text, loss_text, rows_for, spread_text
+    a = {"with": 1.0446, "without": 1.1191, "range_with": [1.0446, 1.0446], "range_without": [1.1, 1.13],
+         "curve_with": [2.0, 1.0446], "curve_without": [2.0, 1.1191], "band_with": [[2, 2], [1.0446, 1.0446]],
+         "band_without": [[2, 2], [1.1, 1.13]]}
+    facts = {"with": 40.0, "without": 37.0, "range_with": [40, 40], "range_without": [37, 37]}
+    rows = rows_for([a], ["full", "no MLP"], [("loss", [a], loss_text), ("facts", [facts], count_text)])
+    assert [r.numbers for r in rows] == [["1.045", "40"], ["1.119", "37"]]
+    assert [r.spreads for r in rows] == [[None, None], ["\u00b10.019", None]]     # the farthest seed from the mean
+    assert spread_text(1.0446, 1.0443, 1.0451, loss_text) is None      # the labels differ, the spread reads ±0.000
+    assert rows[1].curve == a["curve_without"] and rows[0].band == a["band_with"]
+
+
 def test_a_token_label_is_cut_by_its_drawn_width_chinese_counting_double():
     """style.token_label: our longest words whole; a checkpoint's long BPE token cut with "…" to LABEL_UNITS letter
     widths, a Chinese character counting two (a 9-character Chinese token of a lecturer's BPE ran 3.5 units wide

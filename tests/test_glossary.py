@@ -105,6 +105,9 @@ GLOSSARY = (
     Term("ablation", {"en": r"\bablat", "zh": r"消融"},
          {"en": r"set to zero|zeroed|replace", "zh": r"置零|设为 ?0|替换"},
          {"en": ("values_update", "ablation"), "zh": ("values_update", "ablation")}),
+    Term("loss", {"en": r"\bloss\b", "zh": r"损失"},
+         {"en": r"surprised", "zh": r"意外"},
+         {"en": ("positional_encoding", "lab_question"), "zh": ("positional_encoding", "lab_question")}),
 )
 
 

@@ -281,3 +281,26 @@ def test_components_stay_inside_the_frame(played):
     s = played["en"]
     for m in (s.up_product, s.gelu, s.write_columns, s.out_column, s.res_columns, s.all_strips, s.all_tokens):
         assert inside_safe_area(m), type(m).__name__
+
+
+# --- why an MLP, and why GELU: the lab's no_mlp and linear_mlp runs (issue 45) ------------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_why_beat_is_the_labs_record(played, lang):
+    from scenes.components.why import count_text, loss_text
+    from why_checks import assert_why_beat
+    sc = played[lang]
+    v = sc.values["why"]
+    linear = v["others"][0]
+    assert (v["variant"], v["metric"], linear["variant"]) == ("no_mlp", "held_out_loss", "linear_mlp")
+    assert [f["metric"] for f in v["facts"]] == ["facts_known_en", "facts_known_zh"]
+    facts = {f["metric"][-2:]: f for f in v["facts"]}[lang]
+    linear_facts = {f["metric"][-2:]: f for f in linear["facts"]}[lang]
+    assert v["facts_total"] == 40
+    assert_why_beat(sc, [[loss_text(v["with"]), count_text(facts["with"])],
+                         [loss_text(linear["without"]), count_text(linear_facts["without"])],
+                         [loss_text(v["without"]), count_text(facts["without"])]],
+                    [sc.s("why_full"), sc.s("why_linear"), sc.s("why_none")])
+    said = [c for c in sc.captions if c["beat"] == "lab"]
+    assert [c["key"] for c in said] == ["why_question", sc.values["caption_rules"]["lab"]["key"]]
+    assert loss_text(v["without"]) in said[1]["text"] and loss_text(linear["without"]) in said[1]["text"]
+    assert [w["metric"] for w in v["per_language"]] == ["val_loss_en", "val_loss_zh"]

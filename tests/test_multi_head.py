@@ -347,3 +347,22 @@ def test_summary_answers_with_each_heads_target_and_delta_e(gpt, played, lang):
     assert rows["out"].text.endswith(f"|out| {out}")
     said = [c for c in s.captions if c["beat"] == "summary"][0]["say"]
     assert all(f"{lengths[h]:.2f}" in said for h in rows["heads"]) and out in said
+
+
+# --- why several heads: the lab's one_head run (issue 45) ---------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_why_beat_is_the_labs_record(played, lang):
+    from model import lab
+    from scenes.components.why import loss_text
+    from why_checks import assert_why_beat
+    sc = played[lang]
+    v = sc.values["why"]
+    assert (v["variant"], v["metric"]) == ("one_head", "held_out_loss")
+    assert [w["metric"] for w in v["per_language"]] == ["val_loss_en", "val_loss_zh"]
+    recipe = lab.load()["recipe"]        # the lab's model, not the scene's: four heads of 16 against one of 64
+    assert v["shape"] == {"heads": recipe["n_head"], "dh": recipe["n_embd"] // recipe["n_head"], "d": recipe["n_embd"]}
+    assert_why_beat(sc, [[loss_text(v["with"])], [loss_text(v["without"])]],
+                    [sc.s("why_with", **v["shape"]), sc.s("why_without", **v["shape"])])
+    said = [c for c in sc.captions if c["beat"] == "lab"]
+    assert [c["key"] for c in said] == ["why_question", sc.values["caption_rules"]["lab"]["key"]]
+    assert loss_text(v["without"]) in said[1]["text"] and loss_text(v["with"]) in said[1]["text"]

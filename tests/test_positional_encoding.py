@@ -204,3 +204,35 @@ def test_the_question_and_its_answer_are_the_models_runs(gpt, dry):
         assert labels["p"] in lines[3] and labels["p_rev"] in lines[3]
         assert v["caption_rules"]["answer"]["key"] == "answer"
         assert blind in said["answer"]["say"] and seen in said["answer"]["say"]     # the voice says the numbers
+
+
+# --- what positions add: the lab's no_position run, and the shipped model with its table zeroed (issue 45) --------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_why_beat_is_the_labs_record(dry, gpt, lang):
+    from model import lab
+    from model.analysis import no_position_attn_change
+    from scenes import style
+    from scenes.components.why import loss_text
+    from why_checks import assert_why_beat
+    sc = dry[lang]
+    v = sc.values["why"]
+    assert (v["variant"], v["metric"]) == ("no_position", "held_out_loss")
+    reversed_p = {w["metric"][-2:]: w for w in v["order_reversed"]}
+    assert set(reversed_p) == {"en", "zh"} and [t["metric"] for t in v["order_tv"]] == ["order_tv_en", "order_tv_zh"]
+    rec = lab.load()
+    assert v["word"][lang] == rec["variants"]["baseline"]["runs"][0]["final"]["order_test"][lang]["word"]
+    assert_why_beat(sc, [[loss_text(v["with"]), style.percent(reversed_p[lang]["with"])],
+                         [loss_text(v["without"]), style.percent(reversed_p[lang]["without"])]],
+                    [sc.s("lab_with"), sc.s("lab_without")])
+    said = [c for c in sc.captions if c["beat"] == "lab"]
+    assert [c["key"] for c in said] == ["lab_question", sc.values["caption_rules"]["lab"]["key"]]
+    assert style.percent(reversed_p[lang]["without"]) in said[1]["text"]
+    # the shipped model with its table zeroed: per layer, the last token's attention output moves when the earlier
+    # words are reversed (layer 0 cannot: its query sees the same keys); on the default prompt, the record's figures
+    n = sc.values["no_position"]
+    again = no_position_attn_change(gpt, list(sc.token_ids))["attn_change"]
+    assert n["attn_change"] == pytest.approx(again, abs=1e-12) and n["attn_change"][0] < 1e-9
+    assert n["attn_change"] == pytest.approx(rec["no_position"][lang]["attn_change"], abs=1e-9)
+    assert {lang_: t["p_reversed"] for lang_, t in n["reversal_test"].items()} == \
+        {lang_: reversed_p[lang_]["without"] for lang_ in ("en", "zh")}
+    assert not any("no sense of order" in c["text"] or "no sense of order" in c["say"] for c in sc.captions)

@@ -360,3 +360,27 @@ def test_the_closing_rule_can_choose_otherwise(scenes, monkeypatch):
     assert sc.answer_rule() == "answer_not_word"
     monkeypatch.setattr(sc, "story", False)
     assert sc.answer_rule() == "answer_back"
+
+
+# --- why divide: the lab's no_scale run (issue 45) --------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_why_beat_is_the_labs_record(scenes, lang):
+    from scenes.components.why import entropy_text, loss_text
+    from why_checks import assert_why_beat
+    sc = scenes[lang]
+    v = sc.values["why"]
+    assert (v["variant"], v["metric"], v["loss"]["metric"]) == ("no_scale", "attention_entropy", "held_out_loss")
+    assert [w["metric"] for w in v["per_language"]] == ["val_loss_en", "val_loss_zh"]
+    assert_why_beat(sc, [[entropy_text(v["with"]), loss_text(v["loss"]["with"])],
+                         [entropy_text(v["without"]), loss_text(v["loss"]["without"])]],
+                    [sc.s("why_with"), sc.s("why_without")])
+    said = [c for c in sc.captions if c["beat"] == "lab"]
+    assert [c["key"] for c in said] == ["why_question", v_key(sc)]
+    assert entropy_text(v["without"]) in said[1]["text"] and loss_text(v["loss"]["without"]) in said[1]["text"]
+    from model import lab
+    r = lab.load()["recipe"]      # the question names the lab's d_k (√16 = 4), whatever model the scene shows
+    assert f"\u00f7 {math.sqrt(r['n_embd'] // r['n_head']):g}" in said[0]["text"]
+
+
+def v_key(sc) -> str:
+    return sc.values["caption_rules"]["lab"]["key"]

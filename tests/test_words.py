@@ -81,6 +81,10 @@ def _named_keys(tree: ast.AST) -> list[tuple[int, str]]:
             return [node.value]
         if isinstance(node, ast.IfExp):
             return literals(node.body) + literals(node.orelse)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and isinstance(node.func.value, ast.Dict):     # {case: "k", ...}.get(case, "k_other")
+            return [k for v in node.func.value.values for k in literals(v)] + \
+                [k for a in node.args[1:] for k in literals(a)]
         return []
 
     found = []
@@ -89,7 +93,7 @@ def _named_keys(tree: ast.AST) -> list[tuple[int, str]]:
             continue
         f = node.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" \
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in ("self", "scene") \
                 and name in ("s", "say"):
             found += [(node.lineno, k) for k in literals(node.args[0])]
         elif isinstance(f, ast.Name) and name in ("S", "SHARED", "STRINGS", "CAUSAL", "STORY", "KINDS", "LAYER_STORY"):
@@ -103,6 +107,24 @@ def _subclasses(cls):
     for sub in cls.__subclasses__():
         yield sub
         yield from _subclasses(sub)
+
+
+def _check_why_beat_keys(module, path: Path, named: list[tuple[int, str]]) -> None:
+    """scenes/why_beats.py: each function is a scene's beat_lab (scene.s, scene.say, its caption rule's keys); the
+    scene whose class plays it has every key the function names, and every function is some scene's beat."""
+    from scenes.catalog import SCENES
+    functions = {n.name: n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(n, ast.FunctionDef) and n.name in SCENES}
+    missing, played = [], set()
+    for name, node in functions.items():
+        cls = getattr(importlib.import_module(SCENES[name].module), SCENES[name].cls)
+        if getattr(cls, "beat_lab", None) is not getattr(module, name):
+            continue
+        played.add(name)
+        missing += [f"{name}: line {line} {key!r}" for line, key in named
+                    if node.lineno <= line <= node.end_lineno and key not in cls.strings]
+    assert played == set(functions), f"why beats no scene plays: {sorted(set(functions) - played)}"
+    assert not missing, f"scenes lacking keys their why beat names: {missing}"
 
 
 def _check_skeleton_keys(path: Path, named: list[tuple[int, str]]) -> None:
@@ -166,6 +188,9 @@ def test_every_named_key_exists(path):
         return
     if path.name == "lecture.py":      # the skeleton: each scene that runs a skeleton method must have its keys
         _check_skeleton_keys(path, named)
+        return
+    if path.name == "why_beats.py":    # the why beats: each scene whose beat_lab is one of them has its keys
+        _check_why_beat_keys(module, path, named)
         return
     assert known, f"{path.name} names caption keys but has no Strings table"
     missing = [f"line {n}: {k!r}" for n, k in named if k not in known]

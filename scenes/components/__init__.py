@@ -48,6 +48,9 @@ By theme:
   manifest entry (values["sums"], LectureScene.record_sum).
 - boxes (boxes.py): `RoundedBox` (a RoundedRectangle whose corners are rounded once per shape).
 - layout (layout.py): `bounds()` (a bounding box in one pass), `inside_safe_area()`, `rule()`, `row_positions()`, `place_by_body()`.
+- why (why.py): `WhyChart` (a why beat's picture: the lab's curves with and without a part, solid and dashed, the
+  seeds' band, and a table of the final figures, each seed spread as ±), `verdict` (the one rule for a why beat's
+  conclusion, over both languages: a clear difference or none), `read` (model.lab.why); scenes/why_beats.py plays it.
 - where we are (pipeline.py): `PipelineMap` (the model's pipeline, small, lit at the part a scene is about, with
   that scene's numbers beside it: the closing beat of a scene).
 """

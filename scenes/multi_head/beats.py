@@ -21,7 +21,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Group, Lagged
                    ReplacementTransform, SurroundingRectangle, VGroup, VMobject)
 
 from model.analysis import heads_delta
-from scenes import style
+from scenes import style, why_beats
 from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label,
                                MagnitudeStrip, MatrixVectorProduct, Table, VectorColumn, column_texts,
                                rounded_columns, keep_inside_safe_area, keep_right_of, magnitude_scale, place_by_body,
@@ -571,6 +571,8 @@ class MultiHead(HeadLayout, LectureScene):
         if m.n_head > len(self.rows["heads"]):
             parts.append(self.s("target_more", n=m.n_head - len(self.rows["heads"])))
         return self.s("clause_joiner").join(parts)
+
+    beat_lab = why_beats.multi_head   # why several heads: the lab's record (scenes/why_beats.py)
 
     def beat_summary(self):
         """The answer, on the question's rows: each head's target again, and the length of the ΔE it writes at the
