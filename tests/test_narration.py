@@ -202,8 +202,7 @@ def recorded(tmp_path_factory):
     before = manifest(clip)
     line = before["captions"][0]
     english = voices.voice("en")
-    said = english.synthesize("This is the lecturer, reading the title card in a voice of their own, slowly and "
-                              "with care, so that every learner in the room can follow each number it names.")
+    said = english.synthesize("This is the lecturer, reading the title card slowly, in a voice of their own.")
     quiet = np.concatenate([np.zeros(english.sample_rate // 2), 0.05 * said / np.abs(said).max(),
                             np.zeros(english.sample_rate)]).astype(np.float32)
     folder = narration / "en" / "positional_encoding"

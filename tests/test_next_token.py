@@ -206,7 +206,8 @@ def test_labels_are_the_rounded_numbers(lecture, lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_temperature_and_seed_are_explained_where_they_first_appear(lecture, lang):
     """The readout (temperature, seed) comes on in the sample beat, and that beat's captions say what each means:
-    the temperature divides the scores (or, at T = 0, takes the most likely word), the seed fixes the draws; no
+    the temperature sharpens or flattens the probabilities (scores are not yet defined here; or, at T = 0,
+    takes the most likely word), the seed fixes the draws; no
     earlier caption names either."""
     s = lecture.dry("next_token", lang)
     temperature, seed = s.params["temperature"], s.params["seed"]
@@ -215,7 +216,7 @@ def test_temperature_and_seed_are_explained_where_they_first_appear(lecture, lan
     settings = next(c for c in said if c["key"].startswith("settings"))
     assert settings["key"] == ("settings" if temperature > 0 else "settings_argmax")
     assert style.temperature(temperature) in settings["text"] and str(seed) in settings["text"]
-    meaning = {"en": r"divides", "zh": r"除以"} if temperature > 0 else {"en": r"most likely", "zh": r"最可能"}
+    meaning = {"en": r"sharpens or flattens", "zh": r"变尖或变平"} if temperature > 0 else {"en": r"most likely", "zh": r"最可能"}
     assert re.search(meaning[lang], settings["text"])
     assert re.search({"en": r"same seed", "zh": r"种子相同"}[lang], settings["text"]) or temperature == 0
     before = s.captions[:beats.index("sample")]
