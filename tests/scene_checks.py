@@ -396,3 +396,19 @@ def parameter_counts(c) -> dict:
     rows = c.vocab_size + (c.n_positions if c.position_encoding == "learned" else 0)
     return {"embedding": rows * d, "attention": 4 * L * d * (d + 1),
             "mlp": L * (d * c.n_inner * 2 + c.n_inner + d), "layernorm": 2 * d * (2 * L + 1), "unembedding": 0}
+
+
+def play_at_checkpoint(name: str, lang: str, checkpoint, cache, monkeypatch):
+    """Scene `name` played dry (lean, no frames) in `lang` at another checkpoint (GPT_LECTURE_MODEL = checkpoint):
+    every beat the catalog names for it, the title note first, and legible. Returns the scene (.gpt, .captions,
+    .values, .snapshots) for the caller's own checks."""
+    import importlib
+    from scenes.catalog import SCENES
+    spec = SCENES[name]
+    monkeypatch.setenv("GPT_LECTURE_MODEL", str(checkpoint))
+    cls = getattr(importlib.import_module(f"scenes.{name}"), spec.cls)
+    scene = run_dry(lean(cls), {"lang": lang}, cache, frames=False)
+    assert list(scene.snapshots) == spec.section_names(spec.resolve({"lang": lang}, {}, model=scene.gpt))
+    assert scene.captions[0]["key"] == "title_note"
+    assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
+    return scene

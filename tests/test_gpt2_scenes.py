@@ -6,7 +6,6 @@ refuse in one line."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 
@@ -15,7 +14,7 @@ import pytest
 
 from conftest import run_render
 from helpers import assert_clean_error
-from scene_checks import LEGIBILITY, assert_legible, lean, run_dry
+from scene_checks import LEGIBILITY, assert_legible, lean, play_at_checkpoint, run_dry
 
 from scenes.catalog import CHECKPOINT_SCENES
 
@@ -45,18 +44,11 @@ def assert_no_caption_claims_ours(name: str, captions: list[dict]) -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", CHECKPOINT_SCENES)
 def test_scene_plays_with_a_gpt2_checkpoint(name, lang, gpt2_small, tex_cache, monkeypatch):
-    from scenes.catalog import SCENES
-    spec = SCENES[name]
-    monkeypatch.setenv("GPT_LECTURE_MODEL", str(gpt2_small))
-    cls = getattr(importlib.import_module(f"scenes.{name}"), spec.cls)
-    scene = run_dry(lean(cls), {"lang": lang}, tex_cache, frames=False)   # lean: as the caption sweep plays
-    assert list(scene.snapshots) == spec.section_names(spec.resolve({"lang": lang}, {}, model=scene.gpt))
+    scene = play_at_checkpoint(name, lang, gpt2_small, tex_cache, monkeypatch)
     assert scene.gpt.tokenizer.kind == "bpe"
-    assert scene.captions[0]["key"] == "title_note"
     assert_no_caption_claims_ours(name, scene.captions)
     labels = {t[1] for shot in scene.snapshots.values() for t in shot["texts"] if CLAIMS_OURS.search(t[1])}
     assert labels == set(), f"{name} ({lang}): labels call the checkpoint ours: {sorted(labels)}"
-    assert_legible(scene.snapshots, lang, **LEGIBILITY.get(name, {}))
     assert_manifest_labels_as_drawn(name, scene)
 
 
