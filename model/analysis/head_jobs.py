@@ -221,3 +221,151 @@ def swap_test(gpt: NumpyGPT, token_ids: list[int], focus: int, answer_id: int, s
                                          "move": float(moves.mean()), "mean_abs_move": mean_abs,
                                          "idle": mean_abs < IDLE_POINTS}
     return out
+
+
+_CENSUS: dict = {}      # (id of the model, language) -> (the model, its census): computed once per model
+
+
+def cached_census(gpt: NumpyGPT, lang: str) -> dict:
+    """top_key_census on the documented sample (SAMPLE), once per model and language."""
+    key = (id(gpt), lang)
+    if key not in _CENSUS or _CENSUS[key][0] is not gpt:    # the model is held with its entry: its id is not reused
+        _CENSUS[key] = (gpt, top_key_census(gpt, lang))
+    return _CENSUS[key][1]
+
+
+FORMS = {"colour": "was", "texture": "felt"}     # each form's recall word (its English form; g.t gives the language's)
+JOBS_RULE = ("for each form of the chapter's prompt (ending in 'was': the colour; the same prompt ending in 'felt': "
+             "the texture), the head of the layer whose swap test moves P(answer) most (the earliest on a tie); "
+             "it does that form's job if it is not idle (IDLE_RULE). Each such head's job is measured by the census "
+             "(top_key_census): in how many of the sample's prompts of that form its top key is the answer")
+
+
+def form_jobs(gpt: NumpyGPT, lang: str, layer: int, token_ids: list[int], focus: int) -> dict:
+    """Which head of `layer` fetches the colour and which the texture (JOBS_RULE), on the chapter's prompt (token_ids,
+    its recall word at `focus`) and on its twin with the other recall word, each head's swap test on both, and the
+    census's counts for that layer (per head and form: prompts whose top key is the answer, of how many)."""
+    from .. import language as lg
+    gpt.check_head(layer, 0)
+    g = lg.Language().grammar(lang)
+    vocab = gpt.tokenizer.vocab
+    ids = [int(i) for i in token_ids][: focus + 1]
+    census = cached_census(gpt, lang)
+    out = {"layer": layer, "rule": JOBS_RULE, "forms": {}, "sample": census["sample"], "n": census["n"],
+           "form_n": census["forms"], "kind_rule": census["rule"]}
+    for form, word in FORMS.items():
+        twin = ids[:focus] + [vocab[g.t(word)]]
+        swaps = answer_swaps(gpt, twin, focus, lang)
+        if swaps is None or swaps["group"] != form:
+            raise ModelError(f"the chapter's prompt ending in {g.t(word)!r} does not ask for its {form}")
+        test = swap_test(gpt, twin, focus, swaps["answer_id"], swaps["swapped"], layers=[layer])
+        moves = [test["heads"][layer, h]["mean_abs_move"] for h in range(gpt.config.n_head)]
+        best = int(np.argmax(moves))
+        out["forms"][form] = {"recall": g.t(word), "answer": swaps["answer"], "swapped_for": swaps["swapped_for"],
+                              "p_clean": test["p_clean"], "moves": moves,
+                              "p_patched": [test["heads"][layer, h]["p_patched"] for h in range(gpt.config.n_head)],
+                              "head": best, "useful": not test["heads"][layer, best]["idle"],
+                              "answer_top": [census["heads"][layer, h]["by_form"].get(form, {}).get("answer", 0)
+                                             for h in range(gpt.config.n_head)],
+                              "of": census["forms"].get(form, 0)}
+    return out
+
+
+KEY_VALUE_RULE = ("the prompt with the word at `position` swapped for each word of its group in turn (itself "
+                  "included): per word, the head's score and attention weight from the focus to that position (what "
+                  "the key answers), and the head's value there written through its own rows of W_O and read "
+                  "through ln_f (frozen at the focus) and the unembedding among the group's words: the word it "
+                  "raises most (what the value carries)")
+
+
+def key_value_roles(gpt: NumpyGPT, token_ids: list[int], focus: int, layer: int, head: int, position: int,
+                    lang: str) -> dict:
+    """Why a value is separate from a key (KEY_VALUE_RULE): swap the word at `position` (the adjective) for every word
+    of its group. The key answers the query alike whichever word it is (the weights stay high: "I am a colour");
+    the value differs (written through W_O it raises its own word first: which colour)."""
+    from .mlp import vector_readout
+    gpt.check_head(layer, head)
+    ids = [int(i) for i in token_ids][: focus + 1]
+    if not 0 <= position < focus < len(token_ids):
+        raise ModelError(f"a position before the focus, got {position} and focus {focus}")
+    words, vocab = gpt.tokenizer.words, gpt.tokenizer.vocab
+    group = next((name for name, ws in _groups(lang).items() if words[ids[position]] in ws), None)
+    if group is None:
+        raise ModelError(f"{words[ids[position]]!r} is in no word group of the {lang} training language")
+    members = [w for w in _groups(lang)[group] if w in vocab]
+    member_ids = [vocab[w] for w in members]
+    W_O = gpt.head(layer, head).W_O
+    rows = []
+    for w in members:
+        run = ids[:position] + [vocab[w]] + ids[position + 1:]
+        tr = gpt.trace(run)
+        attn = tr["layers"][layer]["attn"]
+        v = np.asarray(attn["v"][head][position], np.float64)
+        read = vector_readout(gpt, tr, focus, v @ W_O, k=1, word_ids=member_ids, rank_of=[vocab[w]])
+        rows.append({"word": w, "weight": float(attn["weights"][head, focus, position]),
+                     "score": float(attn["scaled"][head, focus, position]),
+                     "k": np.asarray(attn["k"][head][position], np.float64), "v": v,
+                     "raises": read["top"][0]["word"], "own_rank": read["ranks"][vocab[w]]})
+
+    def mean_cos(vectors):
+        X = np.array(vectors)
+        X = X / np.linalg.norm(X, axis=1, keepdims=True)
+        C = X @ X.T
+        return float(C[~np.eye(len(X), dtype=bool)].mean())
+
+    return {"layer": layer, "head": head, "position": position, "group": group, "words": members,
+            "weights": [r["weight"] for r in rows], "scores": [r["score"] for r in rows],
+            "raises": [r["raises"] for r in rows], "own_first": sum(r["raises"] == r["word"] for r in rows),
+            "min_weight": min(r["weight"] for r in rows),
+            "key_cos": mean_cos([r["k"] for r in rows]), "value_cos": mean_cos([r["v"] for r in rows]),
+            "rule": KEY_VALUE_RULE}
+
+
+KEY_VALUE_SWAP_RULE = ("the swap test split in two: at the answer word's position, this head's key alone (or its value "
+                       "alone) is taken from the prompt with that word swapped for each other word of its group; the "
+                       "head's output at the focus is recomputed from its query, keys and values (the others as they "
+                       "were), written through its rows of W_O in place of its own, every later layer re-run; P(answer) "
+                       "at the focus averaged over the swaps")
+
+
+def key_value_swap(gpt: NumpyGPT, token_ids: list[int], focus: int, layer: int, head: int, lang: str) -> dict | None:
+    """Why a value is separate from a key (KEY_VALUE_SWAP_RULE): P(answer) with the answer word swapped in this head's
+    key only, and in its value only, with its attention weight on that position in each case; None where the prompt
+    has no swap test (answer_swaps)."""
+    gpt.check_head(layer, head)
+    ids = [int(i) for i in token_ids][: focus + 1]
+    swaps = answer_swaps(gpt, ids, focus, lang)
+    if swaps is None:
+        return None
+    a, answer = swaps["position"], swaps["answer_id"]
+    clean = gpt.trace(ids)
+    attn = clean["layers"][layer]["attn"]
+    q = np.asarray(attn["q"][head][focus], np.float64)
+    K = np.asarray(attn["k"][head][: focus + 1], np.float64)
+    V = np.asarray(attn["v"][head][: focus + 1], np.float64)
+    W_O = gpt.head(layer, head).W_O
+    base = np.asarray(attn["out"][focus], np.float64) - np.asarray(attn["head_out"][head][focus], np.float64) @ W_O
+
+    def run(K_, V_):
+        s = K_ @ q / np.sqrt(q.shape[0])
+        w = np.exp(s - s.max())
+        w /= w.sum()
+        patched = gpt.trace(ids, patch={(layer, "attn", focus): base + (w @ V_) @ W_O})
+        return float(probabilities(patched["logits"][focus])[answer]), float(w[a])
+
+    out = {"key": [], "value": []}
+    for swapped in swaps["swapped"]:
+        other = gpt.trace(swapped)["layers"][layer]["attn"]
+        K2, V2 = K.copy(), V.copy()
+        K2[a], V2[a] = other["k"][head][a], other["v"][head][a]
+        out["key"].append(run(K2, V))
+        out["value"].append(run(K, V2))
+    p_clean = float(probabilities(clean["logits"][focus])[answer])
+    return {"layer": layer, "head": head, "answer": swaps["answer"], "position": a, "group": swaps["group"],
+            "swapped_for": swaps["swapped_for"],
+            "p_clean": p_clean, "weight": float(attn["weights"][head, focus, a]),
+            "key_only": {"p": float(np.mean([p for p, _ in out["key"]])),
+                         "weight": float(np.mean([w for _, w in out["key"]]))},
+            "value_only": {"p": float(np.mean([p for p, _ in out["value"]])),
+                           "weight": float(np.mean([w for _, w in out["value"]]))},
+            "rule": KEY_VALUE_SWAP_RULE}
