@@ -249,26 +249,25 @@ VALUES_UPDATE = SceneSpec(
     cls="ValuesUpdate",
     summary="The question (the logit lens at the focus before and after the head's layer's attention: what did it "
             "write?); V = LN(E) W_v; the focus token's weighted sum of values; the head's ΔE through W_O; E′ = E + ΔE; "
-            "the measured effect of zeroing the head; and, on the default prompt, the heads that share the job "
-            "(the top heads patched with another adjective, alone and together); the answer: the chain, this head's "
-            "ΔE alone and the layer's attention read by the lens.",
+            "why a value is separate from a key (the answer word swapped in this head's key only, then in its value "
+            "only); the answer: the chain, this head's ΔE alone and the layer's attention read by the lens.",
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
     check=_focus_in_prompt,
     sections=lambda p: ["title", "question", "values", "all_values", "weights", "weighted", "sum", "delta", "update",
-                        "meaning", "ablation", "shared", "summary"],
+                        "meaning", "ablation", "summary"],
 )
 
 MULTI_HEAD = SceneSpec(
     name="multi_head",
     cls="MultiHead",
-    summary="Every head of one layer side by side, their outputs concatenated and projected by W_O; then GPT-3's "
-            "96 heads x 96 layers, computed from its published shape.",
+    summary="Every head of one layer side by side: which are idle (the swap test), which fetches the colour and which "
+            "the texture (measured over 200 prompts), their outputs concatenated and projected by W_O.",
     params=(LOOKBACK_PROMPT,
             Param("layer", IndexOrAuto(0, 63), AUTO, "the layer whose heads are shown (default: the layer of the "
                   "attention chapter's head, by scenes/prompts.py lookback_head)", _check_layer),
             FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "question", "heads", "focus", "concat", "project", "scale", "lab", "summary"],
+    sections=lambda p: ["title", "question", "heads", "focus", "concat", "project", "jobs", "lab", "summary"],
 )
 
 # --- the MLP chapter (issue 10) ---

@@ -94,3 +94,42 @@ def causal_head_scores(gpt, lang: str) -> dict:
                                                                                           kind="stable")]
     return {"scores": scores, "p_patched": p, "p_clean": math.exp(logp(clean)), "best": [int(best[0]), int(best[1])],
             "order": order, "patch_set": patch_set}
+
+
+def swap_test_by_hand(gpt, token_ids, focus: int, layer: int, lang: str) -> dict | None:
+    """The idle-head rule (model.analysis.head_jobs.IDLE_RULE) written out again: the answer is the most likely next
+    word at the focus; if it is an earlier word of the prompt and a word of one of the training language's groups,
+    each head's output at the focus (its head output through its own rows of W_O) is taken from the prompt with that
+    word (its last occurrence before the focus) swapped for each other word of its group, and P(answer) at the focus
+    averaged over the swaps; idle: mean |P clean − P patched| under 1 percentage point. None: no swap test."""
+    from model import language as lg
+    from model import probabilities
+    g = lg.Language().grammar(lang)
+    ids = [int(i) for i in token_ids][: focus + 1]
+    words = gpt.tokenizer.words
+    clean = gpt.trace(ids)
+    p = probabilities(clean["logits"][focus])
+    answer = int(np.argmax(p))
+    lists = [lg.COLOURS, lg.TEXTURES, lg.CREATURES, sum(lg.SIZE_ADJECTIVES.values(), []), sum(lg.VERBS.values(), []),
+             lg.PLACE_ADJECTIVES, sum(lg.PLACES.values(), []), lg.FIRST_NAMES, lg.LAST_NAMES, lg.SPORTS, lg.CITIES,
+             lg.COUNTRIES]
+    group = next(([g.t(w) for w in ws] for ws in lists if words[answer] in [g.t(w) for w in ws]), None)
+    before = [i for i in range(focus) if ids[i] == answer]
+    if group is None or not before:
+        return None
+    at = before[-1]
+    swapped = [ids[:at] + [gpt.tokenizer.vocab[w]] + ids[at + 1:] for w in group if w != words[answer]]
+    corrupts = [gpt.trace(s) for s in swapped]
+    moves, idle = [], []
+    for h in range(gpt.config.n_head):
+        W_O = gpt.head(layer, h).W_O
+        own = np.asarray(clean["layers"][layer]["attn"]["head_out"][h][focus]) @ W_O
+        ps = []
+        for t in corrupts:
+            vec = np.asarray(clean["layers"][layer]["attn"]["out"][focus]) - own \
+                + np.asarray(t["layers"][layer]["attn"]["head_out"][h][focus]) @ W_O
+            ps.append(probabilities(gpt.trace(ids, patch={(layer, "attn", focus): vec})["logits"][focus])[answer])
+        move = float(np.mean(np.abs(100 * (p[answer] - np.array(ps)))))
+        moves.append(move)
+        idle.append(move < 1.0)
+    return {"answer": words[answer], "position": at, "moves": moves, "idle": idle}

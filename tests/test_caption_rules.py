@@ -330,9 +330,15 @@ def check_summary_together(v, rule, gpt):
 
 
 def check_heads_focus(v, rule, gpt):
+    """multi_head's focus beat: the top keys decided again; and the idle-head rule, the swap test written out again
+    (attention_checks.swap_test_by_hand): a head is called idle exactly where swapping the answer word moves P(answer)
+    by under one percentage point; with no swap test, no head is."""
+    from attention_checks import swap_test_by_hand
     f = v["focus"]
     tops = [int(np.argmax(p[f, :f + 1])) for p in np.asarray(v["patterns"])]
     assert list(rule["inputs"]["top_keys"]) == tops
+    ref = swap_test_by_hand(gpt, v["token_ids"], f, v["layer"], v["prompt_lang"])
+    assert v["idle"] == (ref["idle"] if ref else [False] * len(tops))
     k = len(set(tops))
     return "focus_same" if k == 1 else "focus" if k == len(tops) else "focus_shared"
 
@@ -794,10 +800,12 @@ CHECKS = {
     **SUPERPOSITION_CHECKS,          # tests/caption_checks_superposition.py
 }
 
-def targets_by_park_rule(v) -> bool:
-    """multi_head's focus beat names each head's target, "parks" where the top key writes less than the median key."""
-    keys = ["target_parked" if w[k] < np.median(w) else "target" for w, k in zip(v["write_sizes"], v["top_keys"])]
-    return v["targets"]["keys"] == keys[:len(v["targets"]["heads"])] and v["parked"] == [k != "target" for k in keys]
+def targets_by_idle_rule(v) -> bool:
+    """multi_head's focus beat names each head's target, "idle" exactly where the swap test moved P(answer) by under
+    one percentage point (the recorded moves; check_heads_focus measures them again)."""
+    moves = [h["mean_abs_move"] for h in v["swap"]["heads"]] if v["swap"] else [None] * len(v["top_keys"])
+    keys = ["target_idle" if m is not None and m < 1 else "target" for m in moves]
+    return v["targets"]["keys"] == keys[:len(v["targets"]["heads"])] and v["idle"] == [k != "target" for k in keys]
 
 
 def answer_lengths_as_shown(v) -> bool:
@@ -807,7 +815,7 @@ def answer_lengths_as_shown(v) -> bool:
     return (np.allclose(a["delta_lengths"], lengths, atol=1e-9)
             and a["delta_labels"] == [f"{lengths[h]:.2f}" for h in a["heads_shown"]]
             and a["out_label"] == f"{np.linalg.norm(np.asarray(v['out'])):.2f}"
-            and a["parked"] == [v["parked"][h] for h in a["heads_shown"]])
+            and a["idle"] == [v["idle"][h] for h in a["heads_shown"]])
 
 
 def split_adds_up(v) -> bool:
@@ -831,8 +839,8 @@ def blind_to_the_answer(v) -> bool:
 CLAIMS = {
     "causal_mask": {"all_queries": lambda v: all(w == 0 for w in v["weights"]["masked_weights"]),
                     "cost": cost_is_four_times, "summary": blind_to_the_answer},
-    "multi_head": {"focus": targets_by_park_rule, "focus_same": targets_by_park_rule,
-                   "focus_shared": targets_by_park_rule, "split": split_adds_up,
+    "multi_head": {"focus": targets_by_idle_rule, "focus_same": targets_by_idle_rule,
+                   "focus_shared": targets_by_idle_rule, "split": split_adds_up,
                    "split_grouped": split_adds_up, "summary": answer_lengths_as_shown},
     "softmax_temperature": {
         "exp": lambda v: all(e > 0 for e in v["softmax_steps"]["exp"]) and

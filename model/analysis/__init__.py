@@ -13,6 +13,8 @@ context      why context matters: the same last word after different words, the 
 factpath     how one prompt recalls a fact: the path (ablation, logit attribution, the attention that carries it),
              held-out sport directions with a shuffled null, an AND neuron by rule and its input split by name
              (import model.analysis.factpath)
+head_jobs    a head's job: its top key over 200 prompts of the chapter's form, by one rule; the swap test that alone
+             may call a head idle (import model.analysis.head_jobs)
 superposition  the embeddings' angles vs random directions, a polysemantic neuron by rule, a fact's neuron shares
                (import model.analysis.superposition)
 """

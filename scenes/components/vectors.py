@@ -376,7 +376,8 @@ class Heatmap(VGroup):
 
 class MagnitudeStrip(VGroup):
     """A vector as one row of cells: dark -> white by |entry| on one fixed ColourScale("magnitude", limit) shared by
-    every strip it is compared with (and its ColourLegend).
+    every strip it is compared with (and its ColourLegend); on a "signed" scale, blue (+) / red (−) by the entry
+    itself, as Q and K are drawn.
 
     Every entry is a cell while a cell is at least MIN_CELL wide. A longer vector (a checkpoint's 64 numbers per
     head under a 0.5-wide grid) is cut by the visual language's rule for vectors: its real first entries, "⋯", and
@@ -405,18 +406,22 @@ class MagnitudeStrip(VGroup):
                 x += gap_w
                 continue
             self.cells.add(Rectangle(width=step * 0.9, height=height, stroke_color=style.CELL_OUTLINE,
-                                     stroke_width=1, fill_color=scale.colour(abs(self.values[i])), fill_opacity=1)
+                                     stroke_width=1, fill_color=self.cell_colour(self.values[i]), fill_opacity=1)
                            .move_to([x + step / 2, 0, 0]))
             x += step
         self.add(self.cells)
         if self.gap is not None:
             self.add(self.gap)
 
+    def cell_colour(self, value: float):
+        """An entry's colour: by its sign and size on a signed scale, else by its size."""
+        return self.colour_scale.colour(value if self.colour_scale.kind == "signed" else abs(value))
+
     def recolour(self, values) -> list:
         """Animations to new values on the same scale."""
         self.values = np.asarray(values, dtype=np.float64).ravel()
         drawn = [self.values[i] for i in self.indices_shown if i is not None]
-        return [c.animate.set_fill(self.colour_scale.colour(abs(v)), opacity=1) for c, v in zip(self.cells, drawn)]
+        return [c.animate.set_fill(self.cell_colour(v), opacity=1) for c, v in zip(self.cells, drawn)]
 
 
 def magnitude_scale(*arrays) -> ColourScale:

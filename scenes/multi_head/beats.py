@@ -1,11 +1,11 @@
-"""Multi-head attention: every head of one layer side by side, concatenated and projected by W_O; then GPT-3's scale.
+"""Multi-head attention: every head of one layer side by side, which are idle (the swap test) and which head fetches the
+colour and which the texture (measured over 200 prompts), their outputs concatenated and projected by W_O.
 
     manim render -ql scenes/multi_head/beats.py MultiHead
     python render.py multi_head --lang zh --layer 0
 
-The patterns, head outputs, concatenation and projection are the model's trace; GPT-3's figures are computed from
-its published shape (model.config.GPT3_175B) by model.params.parameter_split, exactly like our model's. Every value
-on screen is recorded at full precision in self.values (the manifest).
+The patterns, head outputs, concatenation and projection are the model's trace; the swap tests and the heads' jobs
+are model.analysis.head_jobs'. Every value on screen is recorded at full precision in self.values (the manifest).
 
 This module is the scene: each beat's build (build_<beat>, called by prepare) sits beside its play (beat_<beat>), with
 the caption rule it applies; the numbers it reads are in numbers.py (LayerHeads), the grids' sizing in layout.py,
@@ -16,25 +16,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Group, LaggedStart, Line, Rectangle,
-                   ReplacementTransform, SurroundingRectangle, VGroup, VMobject)
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, Rectangle, ReplacementTransform,
+                   SurroundingRectangle, VGroup)
 
 from model.analysis import heads_delta
 from scenes import style, why_beats
-from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Heatmap, Label,
+from scenes.components import (ColourLegend, ColourScale, CompactTokenRow, Label,
                                MagnitudeStrip, MatrixVectorProduct, Table, VectorColumn, column_texts,
                                rounded_columns, keep_inside_safe_area, keep_right_of, magnitude_scale, place_by_body,
                                shown_indices, sum_decimals)
 from scenes.lecture import LectureScene
-from scenes.multi_head.layout import (CELL_H, CONCAT_MIN_PART, CONCAT_MIN_W, GPT3_GRID, GRID_GAP, GRID_TOP,
-                                      HEAD_TITLE_Y, LABELS_FLOOR, MAX_ROWS, PARK_DIM, PARK_LINE, ROW_PITCH,
-                                      ROW_TITLE_GAP, ROW_TOP, ROWS_FLOOR, STRIP_PITCH, STRIP_Y, TABLE_GPT3,
-                                      TABLE_NAMES, TABLE_OURS, TABLE_TOP, TEXT_GAP, THUMBS_H, THUMBS_W, TITLE_ROOM,
-                                      HeadLayout)
-from scenes.multi_head.numbers import PARK_RULE, LayerHeads
-from scenes.prompts import own_language
-from scenes.style import ATTENTION, EMBEDDING_UPDATED, MUTED, QUERY, SHARED, VALUE
+from model.analysis.head_jobs import IDLE_RULE, JOBS_RULE
+from scenes.multi_head.layout import (CELL_H, CONCAT_MIN_PART, CONCAT_MIN_W, GRID_GAP, GRID_TOP, HEAD_TITLE_Y,
+                                      IDLE_DIM, IDLE_LINE, JOBS_COLUMNS, JOBS_HEAD_RIGHT, JOBS_PITCH, JOBS_TOP,
+                                      LABELS_FLOOR, MAX_ROWS, ROW_PITCH, ROW_TITLE_GAP, ROW_TOP, ROWS_FLOOR,
+                                      STRIP_PITCH, STRIP_Y, TEXT_GAP, TITLE_ROOM, HeadLayout)
+from scenes.multi_head.numbers import LayerHeads
+from scenes.style import ATTENTION, MUTED, QUERY, SHARED, VALUE
 from scenes.words import Words
 
 WORDS = Words(Path(__file__).with_name("words.toml"))   # the captions, their spoken forms, the beat titles
@@ -81,13 +79,12 @@ class MultiHead(HeadLayout, LectureScene):
         self.m = m = LayerHeads(self.gpt, self.params)
         self.params.update(prompt=m.prompt, focus=m.focus, layer=m.layer)    # `auto` resolved
         self.values.update(m.record())
-        self.figures = m.scale_figures()
         self.build_rows()
         self.build_grids()
         self.build_concat()
         self.build_product()
         self.build_split()
-        self.build_scale()
+        self.build_jobs()
 
     # --- question: its build (shared with the summary), then its play -----------------------------------------
     def build_rows(self):
@@ -127,11 +124,11 @@ class MultiHead(HeadLayout, LectureScene):
             lengths.append(Label(S("delta_length", lang, x=text), font_size=style.SMALL, color=VALUE)
                            .on_baseline(y - 0.3))
             y -= pitch
-        # the summary marks a parked head (PARK_RULE) on its line, as the focus beat's tag does
-        parks = [Label(S("parked_short", lang), font_size=style.SMALL, color=MUTED).next_to(t, RIGHT, buff=0.3)
-                 .on_baseline(n.baseline()) if m.parked[h] else VGroup() for h, t, n in zip(heads, targets, names)]
-        # |ΔE| at the row's right end, or past the widest "head h → word w" and its park tag where the prompt is short
-        ends = [(p if m.parked[h] else t).get_right()[0] for h, t, p in zip(heads, targets, parks)]
+        # the summary marks an idle head (the swap test, IDLE_RULE) on its line, as the focus beat's tag does
+        idles = [Label(S("idle_tag", lang), font_size=style.SMALL, color=MUTED).next_to(t, RIGHT, buff=0.3)
+                 .on_baseline(n.baseline()) if m.idle[h] else VGroup() for h, t, n in zip(heads, targets, names)]
+        # |ΔE| at the row's right end, or past the widest "head h → word w" and its idle tag where the prompt is short
+        ends = [(p if m.idle[h] else t).get_right()[0] for h, t, p in zip(heads, targets, idles)]
         right = max(right, max(ends) + 0.4 + max(t.width for t in lengths))
         for length in lengths:
             length.shift(RIGHT * (right - length.get_right()[0]))
@@ -144,10 +141,10 @@ class MultiHead(HeadLayout, LectureScene):
         out = Label(S("out_length", lang, x=out_text), font_size=style.SMALL, color=VALUE)
         out.shift(RIGHT * (right - out.get_right()[0])).on_baseline(y - 0.3)
         focus_frame = SurroundingRectangle(chip_of[m.focus], color=QUERY, buff=0.05, corner_radius=0.08)
-        picture = VGroup(row, focus_frame, *names, *cells, *frames, *targets, *lengths, more, out, *parks)
+        picture = VGroup(row, focus_frame, *names, *cells, *frames, *targets, *lengths, more, out, *idles)
         if picture.get_right()[0] > style.safe_half_width():       # a short prompt's |ΔE| past the row: centred
             picture.shift(LEFT * picture.get_center()[0])
-        self.rows = {"parks": parks, "prompt": row, "heads": heads, "names": names, "cells": cells, "frames": frames,
+        self.rows = {"idles": idles, "prompt": row, "heads": heads, "names": names, "cells": cells, "frames": frames,
                      "targets": targets, "lengths": lengths, "length_texts": length_texts, "more": more, "out": out,
                      "out_text": out_text, "focus_frame": focus_frame}
         self.values["question"] = {"heads_shown": heads, "first_word_shown": row.first_shown,
@@ -156,7 +153,7 @@ class MultiHead(HeadLayout, LectureScene):
                                    "rule": QUESTION_RULE}
         self.values["answer"] = {"heads_shown": heads, "delta_lengths": m.sizes["delta_lengths"],
                                  "delta_labels": length_texts, "out_length": m.sizes["out_length"],
-                                 "out_label": out_text, "parked": [m.parked[h] for h in heads],
+                                 "out_label": out_text, "idle": [m.idle[h] for h in heads],
                                  "source": "model.analysis.head_delta_sizes (|ΔE| of each head at the focus, |out|)"}
 
     def beat_question(self):
@@ -219,7 +216,7 @@ class MultiHead(HeadLayout, LectureScene):
             weight.shift(RIGHT * (x - weight.get_center()[0])).on_baseline(base - 0.45)
             self.top_labels.add(VGroup(word, weight))
         self.name_heads_by_stride()
-        self.build_park_tags()
+        self.build_idle_tags()
         # the first grid's axis titles sit above its word labels, clear of the head titles
         self.values["grid_top_labels"] = [{"head": h, "key": m.top_keys[h], "word": m.tokens[m.top_keys[h]],
                                            "weight": m.top_weights[h]} for h in range(m.n_head)]
@@ -234,48 +231,46 @@ class MultiHead(HeadLayout, LectureScene):
         self.wait(PAUSE + 1)
 
     # --- focus ------------------------------------------------------------------------------------------------
-    def build_park_tags(self):
-        """A parked head (PARK_RULE) is marked where the grids are drawn: its grid dimmed (PARK_DIM) and a muted tag
-        under its labels, "parked: nothing to fetch", or "parked" where that is wider than the grid's room. A tag
-        needs a line of its own: only the last row of grids has one, and only above the caption (LABELS_FLOOR); where
-        there is no room (a checkpoint's upper row, or a tag wider than its grid) the dimming alone marks the head.
-        Recorded in values["parked_shown"]."""
+    def build_idle_tags(self):
+        """An idle head (the swap test at the focus moves P(answer) by under 1 point, IDLE_RULE) is marked where the
+        grids are drawn: its grid dimmed (IDLE_DIM) and a muted tag "idle here" under its labels. A tag needs a line of
+        its own: only the last row of grids has one, and only above the caption (LABELS_FLOOR); where there is no room
+        the dimming alone marks the head. Recorded in values["idle_shown"]."""
         m, lang = self.m, self.lang
         room = self.grid_w + GRID_GAP - TEXT_GAP
-        self.park_tags, tagged, texts = VGroup(), [], []
+        self.idle_tags, tagged, texts = VGroup(), [], []
         for h, (g, labels) in enumerate(zip(self.grids, self.top_labels)):
             tag = VGroup()
-            base = g.squares.get_bottom()[1] - 0.5 - 0.45 - PARK_LINE
+            base = g.squares.get_bottom()[1] - 0.5 - 0.45 - IDLE_LINE
             last_row = h // self.per_row == self.grid_rows - 1
-            if m.parked[h] and last_row:
-                for key in ("parked_tag", "parked_short"):
-                    label = Label(S(key, lang), font_size=style.SMALL, color=MUTED)
-                    x = g.squares.get_center()[0]
-                    label.shift(RIGHT * (x - label.get_center()[0])).on_baseline(base)
-                    if label.width <= room and label.get_bottom()[1] >= LABELS_FLOOR:
-                        tag = label
-                        tagged.append(h)
-                        texts.append(label.text)
-                        break
-            self.park_tags.add(tag)
-        self.values["parked_shown"] = {"rule": PARK_RULE, "parked": [bool(p) for p in m.parked],
-                                       "dimmed": [h for h in range(m.n_head) if m.parked[h]], "opacity": PARK_DIM,
-                                       "tagged": tagged, "tags": texts}
+            if m.idle[h] and last_row:
+                label = Label(S("idle_tag", lang), font_size=style.SMALL, color=MUTED)
+                label.shift(RIGHT * (g.squares.get_center()[0] - label.get_center()[0])).on_baseline(base)
+                if label.width <= room and label.get_bottom()[1] >= LABELS_FLOOR:
+                    tag = label
+                    tagged.append(h)
+                    texts.append(label.text)
+            self.idle_tags.add(tag)
+        self.values["idle_shown"] = {"rule": IDLE_RULE, "idle": [bool(p) for p in m.idle],
+                                     "dimmed": [h for h in range(m.n_head) if m.idle[h]], "opacity": IDLE_DIM,
+                                     "tagged": tagged, "tags": texts}
 
     def spoken_targets(self) -> str:
         """Each head's target from the focus, for the ear (the focus beat's spoken line): where it looks most and
-        its weight, and, for a head that parks (PARK_RULE), that what it reads there is small. At most
-        MAX_SPOKEN_HEADS heads, then how many more."""
+        its weight, and, for an idle head (IDLE_RULE), that swapping the answer word moves P(answer) by under one
+        percentage point. At most MAX_SPOKEN_HEADS heads, then how many more."""
         from speech.spoken import announced
         m, lang = self.m, self.lang
         shown = range(min(m.n_head, MAX_SPOKEN_HEADS))
-        keys = ["target_parked" if m.parked[h] else "target" for h in shown]
+        keys = ["target_idle" if m.idle[h] else "target" for h in shown]
+        answer = style.token_label(m.swaps["answer"]) if m.swaps else ""
         parts = [announced(self.strings.table[key][lang], {"h": style.shown(h), "w": style.percent(m.top_weights[h]),
-                                                            "word": style.token_label(m.tokens[m.top_keys[h]])}, lang)
+                                                            "word": style.token_label(m.tokens[m.top_keys[h]]),
+                                                            "answer": answer}, lang)
                  for h, key in zip(shown, keys)]
         if m.n_head > len(shown):
             parts.append(self.s("target_more", n=m.n_head - len(shown)))
-        self.values["targets"] = {"rule": PARK_RULE, "keys": keys, "heads": list(shown)}
+        self.values["targets"] = {"rule": IDLE_RULE, "keys": keys, "heads": list(shown)}
         return self.s("clause_joiner").join(parts)
 
     def beat_focus(self):
@@ -285,15 +280,17 @@ class MultiHead(HeadLayout, LectureScene):
                                 "focus_shared", "focus_same when every head's largest weight is on one token, "
                                 "focus when each head's is on a different token, else focus_shared",
                                 top_keys=m.top_keys)
+        idle_note = (" " if self.lang == "en" else "") + self.s("idle_note", answer=style.token_label(m.swaps["answer"])) \
+            if any(m.idle) else ""
         self.say(key, focus=m.tokens[m.focus], n=len(m.top_keys), k=k, src=style.token_label(m.tokens[m.top_keys[0]]),
-                 targets=self.spoken_targets())
+                 targets=self.spoken_targets(), idle_note=idle_note)
         self.play(*[Create(f) for f in self.focus_frames], run_time=STEP)
         self.play(LaggedStart(*[FadeIn(t, shift=DOWN * 0.1) for t in self.top_labels], lag_ratio=0.25),
                   run_time=2 * STEP)
-        parked = [h for h in range(m.n_head) if m.parked[h]]
-        if parked:       # the heads that park: their grids dimmed, their tags under them
-            self.play(*[self.grids[h].squares.animate.set_opacity(PARK_DIM) for h in parked],
-                      *[FadeIn(self.park_tags[h]) for h in parked], run_time=STEP)
+        idle = [h for h in range(m.n_head) if m.idle[h]]
+        if idle:         # the idle heads (the swap test): their grids dimmed, their tags under them
+            self.play(*[self.grids[h].squares.animate.set_opacity(IDLE_DIM) for h in idle],
+                      *[FadeIn(self.idle_tags[h]) for h in idle], run_time=STEP)
         self.wait(PAUSE + 1)
 
     # --- concat -----------------------------------------------------------------------------------------------
@@ -354,7 +351,7 @@ class MultiHead(HeadLayout, LectureScene):
         # heads in rows: the titles go with the grids (the outputs are stacked in rows of their own, each named)
         titles_now = [self.head_titles] if self.grid_rows > 1 else []
         self.play(FadeOut(VGroup(*[VGroup(g.squares, g.query_indices) for g in self.grids], self.grids[0].axes,
-                                 *self.focus_frames, *self.top_labels, self.park_tags, *titles_now)), run_time=0.8)
+                                 *self.focus_frames, *self.top_labels, self.idle_tags, *titles_now)), run_time=0.8)
         self.play(LaggedStart(*[FadeIn(s, shift=UP * 0.2) for s in self.out_strips], lag_ratio=0.2),
                   FadeIn(self.out_labels), FadeIn(self.legend), run_time=2 * STEP)
         self.wait(PAUSE)
@@ -469,109 +466,94 @@ class MultiHead(HeadLayout, LectureScene):
         self.play(FadeIn(ops[-1]), FadeIn(columns[-1]), FadeIn(heads[-1]), run_time=STEP)
         self.wait(PAUSE + 1)
 
-    # --- scale ------------------------------------------------------------------------------------------------
-    def build_scale(self):
-        """Our 2 × 4 heads (their real patterns) and GPT-3's 96 × 96, one cell per head, ours as its corner."""
-        lang, f = self.lang, self.figures
-        ours, gpt3 = f["ours"], f["gpt3"]
-        # a head's thumbnail is 0.5 wide with 0.1 between, shrunk (gap alike) where a model's layers × heads would
-        # not fit the block's room (THUMBS_W × THUMBS_H: ours, 3 × 4, fits at full size)
-        size = min(0.5, THUMBS_W / (1.2 * ours["n_head"] - 0.2), THUMBS_H / (1.2 * ours["n_layer"] - 0.2))
-        gap = size / 5
-        thumbs = Group()
-        for layer in range(ours["n_layer"]):
-            patterns = self.trace_patterns(layer)
-            for h in range(ours["n_head"]):
-                hm = Heatmap(patterns[h].T, ColourScale("attention"), width=size, height=size)   # keys down
-                hm.move_to([h * (size + gap), -layer * (size + gap), 0])
-                thumbs.add(hm)
-        frame = SurroundingRectangle(thumbs, color=EMBEDDING_UPDATED, buff=0.08)
-        ours_label = Label(S(self.whose("our_heads"), lang, layers=ours["n_layer"], heads=ours["n_head"],
-                             total=f"{ours['heads']:,}"), font_size=style.SMALL, color=EMBEDDING_UPDATED)
-        self.ours_block = Group(thumbs, frame, ours_label.next_to(frame, DOWN, buff=0.2))
-        self.ours_block.shift([-4.3, 2.55, 0] - frame.get_center())   # by its frame: the label differs by language
+    # --- jobs: which head fetches the colour, which the texture ---------------------------------------------------
+    def build_jobs(self):
+        """A table of the layer's heads (at most MAX_ROWS, the first heads): per form of the chapter's prompt (ending in
+        "was": the colour; in "felt": the texture), in how many of the sample's prompts of that form the head's top
+        key is the answer (the census), and how far the swap test on the chapter's prompt of that form moves
+        P(answer), in points (model.analysis.head_jobs.form_jobs). The form's head by JOBS_RULE in QUERY (an idle
+        one stays plain); a move under 1 point muted. A checkpoint of one's own has no census: no table."""
+        m, lang = self.m, self.lang
+        self.jobs_table = VGroup()
+        if m.jobs is None:
+            self.values["jobs_shown"] = None
+            return
+        heads = list(range(min(m.n_head, MAX_ROWS)))
+        forms = m.jobs["forms"]
+        base = JOBS_TOP - 2 * JOBS_PITCH
+        baselines = [base - (i + 1) * JOBS_PITCH for i in range(len(heads))]
+        columns = []
+        for form in ("colour", "texture"):
+            f = forms[form]
+            tops = [S("jobs_of", lang, k=f["answer_top"][h], m=f["of"]) for h in heads]
+            moves = [S("points", lang, x=f"{f['moves'][h]:.1f}") for h in heads]
+            columns += [tops, moves]
+        table = Table([S("head", lang, h=style.shown(h)) for h in heads], columns, baselines,
+                      label_right=JOBS_HEAD_RIGHT, column_rights=list(JOBS_COLUMNS),
+                      headers=[S("jobs_top", lang), S("jobs_swap", lang)] * 2, header_baseline=base, clamp=False)
+        groups = VGroup()
+        for k, form in enumerate(("colour", "texture")):
+            f = forms[form]
+            text = S("jobs_group", lang, word=f["recall"], what=S(f"what_{form}", lang), m=f["of"])
+            label = Label(text, font_size=style.SMALL, color=VALUE)
+            left = min(table.header[2 * k].get_left()[0], table.columns[2 * k].get_left()[0])
+            x = (left + JOBS_COLUMNS[2 * k + 1]) / 2                 # centred over its two columns
+            groups.add(label.move_to([x, 0, 0]).on_baseline(JOBS_TOP - JOBS_PITCH))
+        for k, form in enumerate(("colour", "texture")):       # the form's head (JOBS_RULE), where it is useful
+            f = forms[form]
+            for c in (2 * k, 2 * k + 1):
+                for i, h in enumerate(heads):
+                    text = table.columns[c][i]
+                    if f["useful"] and h == f["head"]:
+                        text.set_color(QUERY)
+                    elif f["moves"][h] < 1 and c % 2:
+                        text.set_color(MUTED)
+        for a, b in zip(groups, groups[1:]):       # two groups' headers never run together (a long one moves right)
+            b.shift(RIGHT * max(0.0, a.get_right()[0] + TEXT_GAP - b.get_left()[0]))
+        keep_inside_safe_area(VGroup(groups, table))
+        self.jobs_table = VGroup(groups, table)
+        self.jobs_parts = {"groups": groups, "table": table}
+        self.values["jobs_shown"] = {"heads": heads, "columns": [[t.text for t in col] for col in table.columns],
+                                     "groups": [g.text for g in groups], "rule": JOBS_RULE}
 
-        grid = self.head_grid(gpt3["n_layer"], gpt3["n_head"])
-        grid.move_to([3.6, 2.4, 0])
-        gpt3_label = Label(S("gpt3_heads", lang, layers=gpt3["n_layer"], heads=gpt3["n_head"],
-                             total=f"{gpt3['heads']:,}"), font_size=style.SMALL)
-        gpt3_label.next_to(grid, DOWN, buff=0.15)
-        self.gpt3_block = Group(grid, gpt3_label)
-        cell = GPT3_GRID / gpt3["n_head"]
-        corner = Rectangle(width=cell * ours["n_head"], height=cell * ours["n_layer"], stroke_color=EMBEDDING_UPDATED,
-                           stroke_width=2).move_to(grid.get_corner(UP + LEFT), aligned_edge=UP + LEFT)
-        self.corner_frame = corner
-        self.corner_line = Line(frame.get_right(), corner.get_left(), stroke_color=EMBEDDING_UPDATED, stroke_width=2)
-        self.corner_label = Label(S(self.whose("corner"), lang), font_size=style.SMALL, color=EMBEDDING_UPDATED)
-        self.corner_label.move_to(self.corner_line.get_center())      # then just below the line, which rises to
-        (x0, y0, _), (x1, y1, _) = self.corner_line.get_start(), self.corner_line.get_end()     # the right
-        y_at_left = y0 + (y1 - y0) * (self.corner_label.get_left()[0] - x0) / (x1 - x0)
-        self.corner_label.shift(UP * (y_at_left - 0.15 - self.corner_label.get_top()[1]))
+    def jobs_rule(self) -> tuple[str, dict]:
+        """The jobs caption (JOBS_RULE): two heads, one head for both, or the first form no head of the layer does."""
+        m = self.m
+        f = m.jobs["forms"]
+        c, t = f["colour"], f["texture"]
+        values = {"n": m.jobs["n"], "a": style.shown(c["head"]), "b": style.shown(t["head"]),
+                  "ca": c["answer_top"][c["head"]], "mc": c["of"], "tb": t["answer_top"][t["head"]], "mt": t["of"],
+                  "pa": f"{c['moves'][c['head']]:.1f}", "pb": f"{t['moves'][t['head']]:.1f}",
+                  "was": c["recall"], "felt": t["recall"], "layer": style.shown(m.layer)}
+        if not (c["useful"] and t["useful"]):
+            form = "colour" if not c["useful"] else "texture"
+            return "jobs_idle", {**values, "what": self.s(f"what_{form}")}
+        if c["head"] == t["head"]:
+            values["tb"] = t["answer_top"][c["head"]]
+            return "jobs_same", values
+        return "jobs", values
 
-        rows = [("row_heads", "heads"), ("row_dhead", "d_head"), ("row_attention", "attention_parameters"),
-                ("row_total", "total_parameters")]
-        ys = [TABLE_TOP - 0.44 * i for i in range(len(rows) + 1)]
-        # the names' column moves left by rule where a checkpoint's figures are wider than ours (GPT-2 small's
-        # 124,439,808 ran into "all parameters"), a gap clear of the widest
-        widest = max(Label(f"{ours[key]:,}", font_size=style.SMALL).width for _, key in rows)
-        names_right = min(TABLE_NAMES, TABLE_OURS - widest - 0.3)
-        self.scale_table = Table([S(k, lang) for k, _ in rows],
-                                 [[f"{ours[key]:,}" for _, key in rows], [f"{gpt3[key]:,}" for _, key in rows]], ys[1:],
-                                 label_right=names_right, label_colours=[MUTED] * len(rows),
-                                 column_rights=[TABLE_OURS, TABLE_GPT3], column_colours=[EMBEDDING_UPDATED, style.TEXT],
-                                 headers=[S(self.whose("ours"), lang), S("gpt3", lang)], header_baseline=ys[0],
-                                 header_colours=[EMBEDDING_UPDATED, style.TEXT], clamp=False)
-        self.table = [self.scale_table.header, *[self.scale_table.row(i) for i in range(len(rows))]]
-        self.values["scale_shown"] = {key: {"ours": ours[key], "gpt3": gpt3[key]} for _, key in rows}
-
-    def whose(self, key: str) -> str:
-        """The string that names our model (`key`), or its checkpoint version when the numbers are a checkpoint's."""
-        return key if own_language(self.gpt) else key + "_checkpoint"
-
-    def trace_patterns(self, layer: int):
-        return self.m.trace["layers"][layer]["attn"]["weights"]
-
-    def head_grid(self, rows: int, cols: int) -> VMobject:
-        """rows × cols cells, one per head, as one shape of many squares (9,216 separate shapes would be slow)."""
-        size = GPT3_GRID
-        cw, ch = size / cols, size / rows
-        r, c = np.mgrid[0:rows, 0:cols]
-        x0, y1 = (-size / 2 + c * cw).ravel(), (size / 2 - r * ch).ravel()
-        x1, y0 = x0 + cw * 0.78, y1 - ch * 0.78
-        corners = np.stack([np.stack([x0, y1]), np.stack([x1, y1]), np.stack([x1, y0]), np.stack([x0, y0]),
-                            np.stack([x0, y1])], axis=0).transpose(2, 0, 1)         # (cells, 5, 2)
-        a, b = corners[:, :-1], corners[:, 1:]
-        curves = np.stack([a, a + (b - a) / 3, a + 2 * (b - a) / 3, b], axis=2)     # (cells, 4 edges, 4, 2)
-        grid = VMobject(fill_color=MUTED, fill_opacity=1, stroke_width=0)
-        points = np.zeros((curves.shape[0] * 16, 3))
-        points[:, :2] = curves.reshape(-1, 2)
-        grid.points = points
-        return grid
-
-    def beat_scale(self):
-        f = self.figures
-        self.say(self.whose("scale"), layers=f["gpt3"]["n_layer"], heads=f["gpt3"]["n_head"], our_layers=f["ours"]["n_layer"],
-                 our_heads=f["ours"]["n_head"], total=f"{f['gpt3']['heads']:,}")
+    def beat_jobs(self):
+        """Two jobs in the layer, each measured over many prompts: the table of build_jobs, the caption by jobs_rule."""
+        m = self.m
+        if m.jobs is None:
+            self.say("jobs_checkpoint")
+            self.wait(PAUSE + 1)
+            return
+        key, values = self.jobs_rule()
+        f = m.jobs["forms"]
+        key = self.caption_rule("jobs", key, "jobs when the colour's and the texture's heads (JOBS_RULE) differ and "
+                                "neither is idle, jobs_same when one head is both, else jobs_idle (the first form "
+                                "no head does)", heads={k: v["head"] for k, v in f.items()},
+                                useful={k: v["useful"] for k, v in f.items()})
+        self.say(key, **values)
         self.clear_stage()
-        self.play(FadeIn(self.ours_block), run_time=STEP)
-        self.play(FadeIn(self.gpt3_block), run_time=STEP)
-        self.play(Create(self.corner_frame), Create(self.corner_line), FadeIn(self.corner_label), run_time=STEP)
-        self.play(LaggedStart(*[FadeIn(r) for r in self.table], lag_ratio=0.3), run_time=2 * STEP)
-        self.wait(PAUSE + 3)
+        table = self.jobs_parts["table"]
+        self.play(FadeIn(self.jobs_parts["groups"]), FadeIn(table.header), FadeIn(table.labels), run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(c) for c in table.columns], lag_ratio=0.3), run_time=2 * STEP)
+        self.wait(PAUSE + 1)
 
     # --- summary: on the question's rows ----------------------------------------------------------------------
-    def spoken_answers(self) -> str:
-        """Each shown head's target and the length of its ΔE, for the ear (a parked head says it parks)."""
-        from speech.spoken import announced
-        m, lang = self.m, self.lang
-        parts = [announced(self.strings.table["answer_parked" if m.parked[h] else "answer"][lang],
-                           {"h": style.shown(h), "word": style.token_label(m.tokens[m.top_keys[h]]),
-                            "x": self.rows["length_texts"][i]}, lang)
-                 for i, h in enumerate(self.rows["heads"])]
-        if m.n_head > len(self.rows["heads"]):
-            parts.append(self.s("target_more", n=m.n_head - len(self.rows["heads"])))
-        return self.s("clause_joiner").join(parts)
-
     beat_lab = why_beats.multi_head   # why several heads: the lab's record (scenes/why_beats.py)
 
     def beat_summary(self):
@@ -579,9 +561,7 @@ class MultiHead(HeadLayout, LectureScene):
         focus (model.analysis.head_delta_sizes); under them the length of out, all of them added by W_O's blocks
         with b_O (added entry by entry, as the split beat drew: lengths do not add up)."""
         m, rows = self.m, self.rows
-        answers = self.spoken_answers()
-        self.say("summary", focus=m.tokens[m.focus], layer=style.shown(m.layer), answers=answers,
-                 out=rows["out_text"])
+        self.say("summary", focus=m.tokens[m.focus], layer=style.shown(m.layer), out=rows["out_text"])
         self.clear_stage()
         row = rows["prompt"]
         self.play(FadeIn(row.chips), FadeIn(row.ellipsis), FadeIn(rows["focus_frame"]),
@@ -589,10 +569,10 @@ class MultiHead(HeadLayout, LectureScene):
                   run_time=STEP)
         self.play(LaggedStart(*[FadeIn(t, shift=LEFT * 0.1) for t in rows["lengths"]], lag_ratio=0.2),
                   run_time=2 * STEP)
-        parked = [i for i, h in enumerate(rows["heads"]) if m.parked[h]]
-        if parked:       # the heads that park, muted and tagged as in the focus beat
-            self.play(*[FadeIn(rows["parks"][i]) for i in parked],
-                      *[VGroup(rows["names"][i], rows["lengths"][i]).animate.set_color(MUTED) for i in parked],
+        idle = [i for i, h in enumerate(rows["heads"]) if m.idle[h]]
+        if idle:         # the idle heads, muted and tagged as in the focus beat
+            self.play(*[FadeIn(rows["idles"][i]) for i in idle],
+                      *[VGroup(rows["names"][i], rows["lengths"][i]).animate.set_color(MUTED) for i in idle],
                       run_time=STEP)
         self.play(FadeIn(rows["out"]), run_time=STEP)
         self.wait(PAUSE + 2)

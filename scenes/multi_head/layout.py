@@ -17,12 +17,13 @@ GRID_TOP = 2.45
 MAX_ROWS = 4              # the question and summary draw at most this many heads' rows (then "⋯ n more heads")
 ROW_TOP, ROW_PITCH, CELL_H = 3.3, 0.92, 0.32   # their prompt row's top, a head's line and cells, a weight cell
 ROWS_FLOOR = -1.9         # the lowest of their lines (|out|) keeps above a two-line caption
-PARK_DIM = 0.3            # a parked head's grid (focus beat) is drawn at this opacity
-PARK_LINE = 0.45          # and its tag takes one more line under its labels (where there is room)
+IDLE_DIM = 0.3            # an idle head's grid (focus beat; the swap test, IDLE_RULE) is drawn at this opacity
+IDLE_LINE = 0.45          # and its tag takes one more line under its labels (where there is room)
 TITLE_ROOM = 2.2          # room left of the first grid for its axis titles
 HEAD_TITLE_Y = 3.3
-GPT3_GRID = 2.2
-TABLE_TOP, TABLE_NAMES, TABLE_OURS, TABLE_GPT3 = 0.1, -0.9, 1.1, 6.2
+JOBS_TOP, JOBS_PITCH = 2.9, 0.5   # the jobs beat's table: its group headers' baseline, and between its lines
+JOBS_HEAD_RIGHT = -4.7           # the heads' names, right-aligned here; then the four columns' right edges
+JOBS_COLUMNS = (-1.9, 0.9, 3.4, 6.2)
 CONCAT_MIN_W = 8.0        # the concat's least width (ours: 4 heads under 2.3-wide grids, 8.7)
 CONCAT_MIN_PART = 1.2     # a head's part narrower than this (about 9 cells and the "⋯") is not drawn: see build_concat
 TEXT_GAP = 0.2            # between two heads' titles (or their "→ word" labels), at least
@@ -30,7 +31,6 @@ LABELS_BELOW = 1.0        # a grid's "→ word" and weight labels reach this far
 LABELS_FLOOR = -2.35      # the lowest labels keep above a two-line caption
 ROW_TITLE_GAP = 0.1       # a lower row's head title over its query indices
 STRIP_Y, STRIP_PITCH = 1.6, 1.25  # the heads' outputs (concat beat): the last row's centre, and between rows
-THUMBS_W, THUMBS_H = 3.6, 1.7   # the room of the scale beat's head thumbnails (top left; ours, 3 × 4, fills its height)
 
 
 class HeadLayout:

@@ -1,21 +1,18 @@
-"""multi_head's numbers: every head of one layer at the token in focus (LayerHeads), read from the trace, the weights
-(model.analysis: what each head writes, its ΔE, their lengths) and the configs (our model's and GPT-3's parameter
-split), with the rule that says a head parks (PARK_RULE) and the manifest's record. The scene: beats.py.
+"""multi_head's numbers: every head of one layer at the token in focus (LayerHeads), read from the trace and the
+weights (model.analysis: each head's ΔE and their lengths; model.analysis.head_jobs: the swap test that alone may call
+a head idle, IDLE_RULE, and which head fetches the colour and which the texture, JOBS_RULE, each measured over 200
+prompts) and the manifest's record. The scene: beats.py.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from model import GPT3_175B
-from model.analysis import head_contribution, head_delta_sizes, head_write_sizes
-from model.params import parameter_split
+from model.analysis import head_contribution, head_delta_sizes
+from model.analysis.head_jobs import IDLE_RULE, answer_swaps, form_jobs, swap_test
 from scenes.attention_chapter import HeadChoice
 from scenes.params import AUTO
-
-PARK_RULE = ("a head parks when the key it weights most writes less than the median key would: |v_k W_O| (the "
-             "head's value at that key through its own rows of W_O, model.analysis.head_write_sizes) below the "
-             "median over the keys 0 .. focus")
+from scenes.prompts import lookback_prompt, own_language
 
 
 class LayerHeads(HeadChoice):
@@ -37,24 +34,21 @@ class LayerHeads(HeadChoice):
         self.W_O = gpt.attn_out_weight(L)
         self.b_O = gpt.attn_out_bias(L)
         self.out = attn["out"][f]
-        # what each head could write at the focus, key by key (|v_j W_O|), and whether the key it looks at most
-        # writes less than the median key: it parks there (PARK_RULE)
-        self.write_sizes = [head_write_sizes(gpt, tr, L, h, f) for h in range(self.n_head)]
-        self.parked = [bool(sizes[k] < np.median(sizes)) for sizes, k in zip(self.write_sizes, self.top_keys)]
+        # the swap test at the focus (IDLE_RULE): only a head it moves by under 1 percentage point is called idle;
+        # where the prompt has no swap test (its next word is not an earlier word of a group), no head is
+        self.lang = lang = params.get("lang", "en")
+        own = own_language(gpt)
+        self.swaps = answer_swaps(gpt, self.token_ids, f, lang) if own else None
+        self.swap = (swap_test(gpt, self.token_ids, f, self.swaps["answer_id"], self.swaps["swapped"], layers=[L])
+                     if self.swaps else None)
+        self.idle = [bool(self.swap and self.swap["heads"][L, h]["idle"]) for h in range(self.n_head)]
+        # which head of this layer fetches the colour and which the texture, on the chapter's prompt (JOBS_RULE)
+        chapter = lookback_prompt(lang, gpt) if own else None
+        self.jobs = (form_jobs(gpt, lang, L, [int(i) for i in gpt.encode(chapter["prompt"])], chapter["focus_index"])
+                     if own else None)
         # each head's ΔE at the focus: its output through its own rows of W_O (gpt.head(layer, h).W_O)
         self.head_deltas = np.array([head_contribution(gpt, tr, L, h)[f] for h in range(self.n_head)])
         self.sizes = head_delta_sizes(gpt, tr, L, f)                     # |ΔE| of each head, |out| (the answer)
-        self.ours, self.gpt3 = parameter_split(c), parameter_split(GPT3_175B)
-
-    def scale_figures(self) -> dict:
-        """Both models' figures, from their configs: ours from the weights' config, GPT-3 from its published one."""
-        def figures(cfg, split):
-            return {"n_layer": cfg.n_layer, "n_head": cfg.n_head, "heads": cfg.n_layer * cfg.n_head,
-                    "d_model": cfg.n_embd, "d_head": cfg.d_head, "context": cfg.n_positions,
-                    "grid_cells": cfg.n_positions ** 2, "attention_parameters": split["attention"],
-                    "total_parameters": split["total"]}
-        return {"ours": figures(self.config, self.ours), "gpt3": figures(GPT3_175B, self.gpt3),
-                "gpt3_source": "model.config.GPT3_175B (published shape), counted by model.params.parameter_split"}
 
     def record(self) -> dict:
         ch = self.choice
@@ -67,8 +61,12 @@ class LayerHeads(HeadChoice):
             "patterns": self.patterns, "every_layer_patterns": [l["attn"]["weights"] for l in self.trace["layers"]],
             "top_keys": self.top_keys, "top_weights": self.top_weights,
             "head_out": self.head_out, "concat": self.concat, "W_O": self.W_O, "b_O": self.b_O, "out": self.out,
-            "write_sizes": [w.tolist() for w in self.write_sizes], "parked": self.parked, "park_rule": PARK_RULE,
+            "prompt_lang": self.lang, "idle": self.idle, "idle_rule": IDLE_RULE,
+            "swap": None if self.swap is None else {
+                "answer": self.swaps["answer"], "position": self.swaps["position"], "group": self.swaps["group"],
+                "swapped_for": self.swaps["swapped_for"], "rule": self.swaps["rule"], "p_clean": self.swap["p_clean"],
+                "heads": [{k: v for k, v in self.swap["heads"][self.layer, h].items()} for h in range(self.n_head)]},
+            "jobs": self.jobs,
             "head_deltas": self.head_deltas, "delta_lengths": self.sizes["delta_lengths"],
             "out_length": self.sizes["out_length"],
-            "scale": self.scale_figures(),
         }

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from manim import (DOWN, LEFT, RIGHT, UP, ArcBetweenPoints, Create, CurvedArrow, FadeIn, FadeOut, GrowFromEdge,
                    LaggedStart, ReplacementTransform, SurroundingRectangle, TransformFromCopy, VGroup)
 
@@ -23,7 +25,7 @@ from scenes import style
 from scenes.components import (AttentionGrid, BarChart, BarScale, ColourLegend, ColourScale, CompactTokenRow, RoundedPercents,
                                Label, MagnitudeStrip, MatrixVectorProduct, NumberColumn, NumberText,
                                TokenColumn, VectorColumn, column_texts, rounded_columns, keep_right_of,
-                               magnitude_scale, rule, sum_decimals)
+                               rule, sum_decimals)
 from scenes.lecture import LectureScene
 from scenes.params import ParamError
 from scenes.style import ATTENTION, EMBEDDING, EMBEDDING_UPDATED, KEY, MUTED, PROB, QUERY, SHARED, VALUE
@@ -33,7 +35,7 @@ from scenes.values_update.layout import (ANSWER_BARS_TOP, ANSWER_PITCH, ANSWER_R
                                          PITCH, PROMPT_Y, QUESTION_ROW_Y, ROW_FLOOR, ROW_TOP, STRIP_W, TOP_MAX,
                                          TOTAL_FLOOR, V_LEFT, WEIGHT_RIGHT, WV_LEFT, ValuesLayout, place_column,
                                          place_product)
-from scenes.values_update.numbers import ALMOST_ALL, CARRIES, MOSTLY, HeadAtFocus
+from scenes.values_update.numbers import ALMOST_ALL, KV_RULE, MOSTLY, HeadAtFocus
 from scenes.words import Words
 
 WORDS = Words(Path(__file__).with_name("words.toml"))   # the captions, their spoken forms, the beat titles
@@ -79,10 +81,9 @@ class ValuesUpdate(ValuesLayout, LectureScene):
         self.build_update()
         self.build_meaning()
         self.build_effect()
-        # the question's, the shared beat's and the answer's pieces last: the question's sums follow the others' in
+        # the question's and the answer's pieces last: the question's sums follow the others' in
         # values["sums"], as when the question beat built them
         self.build_question()
-        self.build_shared()
         self.build_summary()
 
     # --- question ---------------------------------------------------------------------------------------------
@@ -183,13 +184,14 @@ class ValuesUpdate(ValuesLayout, LectureScene):
         self.token_column.shift(RIGHT * max(overflow, 0))     # into the gap before the values, if it must
         self.focus_frame = SurroundingRectangle(self.token_column.chip(h.focus), color=QUERY, buff=0.05)
         self.keys_title = self.column_header(S("keys_axis", lang), self.token_column.chips.get_center()[0], KEY)
-        self.magnitudes = scale = magnitude_scale(h.v, h.head_out)
+        # V signed, as Q and K are drawn (blue +, red −), on one scale with the weighted values and the head's output
+        self.magnitudes = scale = ColourScale.signed_for(np.concatenate([np.ravel(h.v), np.ravel(h.head_out)]))
         self.values["magnitude_scale_limit"] = scale.limit
         self.v_strips = VGroup(*[MagnitudeStrip(v, scale, width=STRIP_W).move_to([V_LEFT + STRIP_W / 2, y, 0])
                                  for v, y in zip(h.v, ys)])
         self.v_header = self.column_header(S("v_header", lang), V_LEFT + STRIP_W / 2, VALUE)
         self.source_v_frame = SurroundingRectangle(self.v_strips[self.keys.index(h.source)], color=VALUE, buff=0.05)
-        self.legend = ColourLegend(scale, S("size_legend", lang), width=2.0, decimals=1)
+        self.legend = ColourLegend(scale, S("entry_value", lang), width=2.0, decimals=1)
         self.legend.shift([OUT_X - 0.4, LEGEND_Y, 0] - self.legend.bar.get_center())   # by its bar: same in en and zh
 
     def beat_all_values(self):
@@ -394,88 +396,51 @@ class ValuesUpdate(ValuesLayout, LectureScene):
 
     # --- ablation ---------------------------------------------------------------------------------------------
     def build_effect(self):
-        """P(the model's next word) with the head, and with it zeroed: model.analysis.ablation_effect."""
+        """The one intervention, the swap test split in two (model.analysis.head_jobs.key_value_swap): P(answer) as
+        trained, with the answer word swapped in this head's key only, and in its value only (averaged over the
+        swaps). None where the prompt has no swap test."""
         h, lang = self.h, self.lang
-        names = [S("with_head", lang), S("without_head", lang)]
-        probs = [h.ablation["p_with_head"], h.ablation["p_without_head"]]
-        ys = [-0.45, -1.2]
+        self.effect_bars = None
+        if h.kv is None:
+            self.values["key_value_shown"] = None
+            return
+        kv = h.kv
+        names = [S("as_trained", lang), S("key_swapped", lang), S("value_swapped", lang)]
+        probs = [kv["p_clean"], kv["key_only"]["p"], kv["value_only"]["p"]]
+        texts = [style.percent(p) for p in probs]
+        ys = [0.9 - i * 0.75 for i in range(3)]
         self.effect_bars = BarChart(probs, ys, BarScale(-1.4, 4.6), PROB, labels=names, label_right=-1.7,
-                                    numbers=style.percent, number_right=5.9, number_colour=PROB,
-                                    header=S("p_next", lang, word=h.next_word), header_at=(0, 0.35), header_colour=PROB,
-                                    header_size=style.LABEL, track=1.0, clamp=False)
-        self.effect_header = self.effect_bars.header
+                                    label_colours=[style.TEXT, KEY, VALUE], numbers=texts, number_right=5.9,
+                                    number_colour=PROB, header=S("p_next", lang, word=style.token_label(kv["answer"])),
+                                    header_at=(0, 1.65), header_colour=PROB, header_size=style.LABEL, track=1.0,
+                                    clamp=False)
+        self.values["key_value_shown"] = {"names": names, "p": probs, "labels": texts}
 
     def beat_ablation(self):
+        """The one intervention, explained: an ablation replaces a part and measures what changes; here only this head
+        sees another word in place of the answer word, first in its key, then in its value (KV_RULE)."""
         h = self.h
-        self.say("ablation", focus=h.tokens[h.focus])
-        chart = self.effect_bars
-        self.play(FadeIn(chart.header), FadeIn(chart.labels), FadeIn(chart.bars.tracks), run_time=STEP)
-        for grow, number in zip(chart.grow(), chart.numbers):
-            self.play(grow, FadeIn(number), run_time=STEP)
-        self.wait(PAUSE)
-        key = self.caption_rule("ablation", h.effect(), "the two reading alike as shown: unseen; zeroed below half "
-                                "of with: needed; below with: helps; else no_help", p_with=h.ablation["p_with_head"],
-                                p_without=h.ablation["p_without_head"])
-        self.say(key, word=h.next_word, p_with=style.percent(h.ablation["p_with_head"]),
-                 p_without=style.percent(h.ablation["p_without_head"]))
-        self.wait(PAUSE + 2)
-
-    # --- shared -----------------------------------------------------------------------------------------------
-    def build_shared(self):
-        """The shared beat's chart (the default lecture): P(adjective) as trained, with the top heads by the causal
-        rule patched with another adjective, alone and together, and with every head (scenes.prompts.head_scores'
-        sets); none for a head not chosen by the causal rule."""
-        h, lang = self.h, self.lang
-        sets = h.sets()
-        self.shared_chart = None
-        if not sets:      # a head not chosen by the causal rule: no adjective to swap; the ablation stands alone
-            self.values["shared_shown"] = None
+        key = self.caption_rule("ablation", h.effect(), KV_RULE,
+                                **({"p_clean": h.kv["p_clean"], "p_key": h.kv["key_only"]["p"],
+                                    "p_value": h.kv["value_only"]["p"]} if h.kv else {}))
+        if h.kv is None:
+            self.say(key)
+            self.wait(PAUSE + 1)
             return
-        rule = h.choice["prompt_rule"]
-        from scenes.attention_chapter import KINDS
-        from scenes.prompts import adjective_kind
-        kind = KINDS(adjective_kind(rule["lang"], rule["adjective"]), lang)
-        adj = style.token_label(rule["adjective"])
-        p_clean = h.choice["story"]["p_clean"][rule["lang"]]
-        p_corrupt = h.choice["story"]["p_corrupt"][rule["lang"]]
-        probs = [p_clean] + [s["p_patched"] for s in sets] + [p_corrupt]
-        names = [S("as_trained", lang), S("this_head_named", lang, layer=style.shown(h.layer),
-                                          head=style.shown(h.head))] + \
-            [S("plus_head", lang, layer=style.shown(s["heads"][-1][0]), head=style.shown(s["heads"][-1][1]))
-             for s in sets[1:]] + [S("every_head", lang)]
-        ys = [1.2 - i * 0.62 for i in range(len(probs))]
-        texts = [style.percent(p) for p in probs]
-        self.shared_chart = BarChart(probs, ys, BarScale(-0.4, 5.0), PROB, labels=names, label_right=-0.6,
-                                     label_colours=[style.TEXT, VALUE] + [style.TEXT] * (len(names) - 3) + [MUTED],
-                                     numbers=texts, number_right=6.3, number_colour=PROB,
-                                     header=S("p_adj", lang, adj=adj), header_at=(1.2, 2.0), header_colour=PROB,
-                                     header_size=style.LABEL, track=1.0, clamp=False)
-        self.shared_words = {"kind": kind, "adj": adj, "texts": texts}
-        _, k = h.shared()
-        self.values["shared_shown"] = {"names": names, "p": probs, "labels": texts, "k": k}
-
-    def beat_shared(self):
-        """The redundancy lesson (the default lecture): the top heads by the causal rule patched with another
-        adjective, alone and together; P(adjective) for each (scenes.prompts.head_scores' sets)."""
-        h, chart = self.h, self.shared_chart
-        if chart is None:      # a head not chosen by the causal rule: the ablation stands alone
-            return
-        sets, probs = h.sets(), chart.values
-        kind, adj, texts = (self.shared_words[k] for k in ("kind", "adj", "texts"))
-        self.say("shared_test", kind=kind, adj=adj)
+        kv, chart = h.kv, self.effect_bars
+        texts = self.values["key_value_shown"]["labels"]
+        self.say("ablation", focus=h.tokens[h.focus], adj=style.token_label(kv["answer"]))
         self.clear_stage()
         self.play(FadeIn(chart.header), FadeIn(chart.labels), FadeIn(chart.bars.tracks), run_time=STEP)
-        for grow, number in zip(chart.grow(), chart.numbers):
-            self.play(grow, FadeIn(number), run_time=0.8 * STEP)
-        key, k = h.shared()
-        shares = [s["share"] for s in sets]
-        key = self.caption_rule("shared", key, f"the share of P(adjective)'s fall under the whole swap that the top "
-                                f"heads alone bring about: the first head's >= {CARRIES}: shared_alone; else the "
-                                f"fewest top heads whose share is >= {CARRIES}: shared (k heads); none of the top "
-                                f"{len(sets)}: shared_spread", shares=shares)
-        pk = probs[k] if k else probs[-1]
-        self.say(key, adj=adj, kind=kind, p1=texts[1], k=k, pk=style.percent(pk))
-        self.wait(PAUSE + 2)
+        grows = chart.grow()
+        self.play(grows[0], FadeIn(chart.numbers[0]), run_time=STEP)
+        self.wait(PAUSE)
+        from scenes.attention_chapter import KINDS
+        kind = KINDS(kv["group"], self.lang) if kv["group"] in ("colour", "texture") else self.s("kind_other")
+        self.say(key, adj=style.token_label(kv["answer"]), p=texts[0], p_key=texts[1], p_value=texts[2], kind=kind)
+        self.play(grows[1], FadeIn(chart.numbers[1]), run_time=STEP)
+        self.play(grows[2], FadeIn(chart.numbers[2]), run_time=STEP)
+        self.wait(PAUSE + 1)
 
     # --- summary: the answer ----------------------------------------------------------------------------------
     def build_summary(self):
@@ -506,7 +471,7 @@ class ValuesUpdate(ValuesLayout, LectureScene):
     def beat_summary(self):
         """The opening question answered: the prompt and the head's arrow again, the scene's chain under it (weight,
         V, Σ, W_O, ΔE), and P(word) read by the logit lens entering the layer, with this head's ΔE alone, and after
-        the layer's whole attention (attention_lens); then the job shared (the shared beat's patched sets)."""
+        the layer's whole attention (attention_lens)."""
         h = self.h
         chart = self.answer_chart
         lens, layer, p, texts = h.lens, style.shown(h.layer), self.answer_p, self.answer_texts
@@ -527,23 +492,6 @@ class ValuesUpdate(ValuesLayout, LectureScene):
         for i in range(2):
             self.play(chart.grow()[i], FadeIn(numbers[i]), run_time=STEP)
         self.wait(PAUSE)
-        shared, k = h.shared()
-        sets = h.sets()
-        together = {"shared": "summary_shared", "shared_alone": "summary_alone",
-                    "shared_spread": "summary_spread"}.get(shared, "summary_layer")
-        together = self.caption_rule("summary_together", together, "the shared beat's rule over the patched sets "
-                                     "(shared -> summary_shared, shared_alone -> summary_alone, shared_spread -> "
-                                     "summary_spread); no sets (a head not chosen by the causal rule): summary_layer",
-                                     shared=shared)
-        probs = [s["p_patched"] for s in sets]
-        kind, adj = "", ""
-        if sets:
-            from scenes.attention_chapter import KINDS
-            from scenes.prompts import adjective_kind
-            rule = h.choice["prompt_rule"]
-            kind, adj = KINDS(adjective_kind(rule["lang"], rule["adjective"]), self.lang), \
-                style.token_label(rule["adjective"])
-        self.say(together, layer=layer, p_after=texts["after"], p1=style.percent(probs[0]) if probs else "",
-                 k=k, pk=style.percent(probs[k - 1]) if probs else "", kind=kind, adj=adj)
+        self.say("summary_layer", layer=layer, p_after=texts["after"])
         self.play(chart.grow()[2], FadeIn(numbers[2]), run_time=STEP)
         self.wait(PAUSE + 2)

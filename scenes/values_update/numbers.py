@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from model import probabilities
-from model.analysis import ablation_effect, attention_lens, head_update
-from scenes import style
+from model.analysis import attention_lens, head_update
+from model.analysis.head_jobs import key_value_swap
 from scenes.attention_chapter import HeadChoice
 from scenes.params import ParamError
 
@@ -19,6 +19,9 @@ ALMOST_ALL, MOSTLY = 0.9, 0.5
 # heads "carry" the adjective when swapping it in what they alone see brings at least this share of the fall under
 # the whole swap (scenes.prompts.head_scores' `share`)
 CARRIES = 0.9
+KV_RULE = ("the swap test split in two (model.analysis.head_jobs.key_value_swap): the key alone moves P(answer) by "
+           "under 1 percentage point while the value moves it by 1 or more: kv_key_blind; the value moves it more "
+           "than the key: kv_value_more; else kv_key_more; no swap test on the prompt: kv_unmeasured")
 
 
 
@@ -50,15 +53,23 @@ class HeadAtFocus(HeadChoice):
         # the model's next word at the focus, and the same with this head zeroed (only tokens up to the focus)
         p = probabilities(tr["logits"][f])
         self.next_word = gpt.tokenizer.words[int(np.argmax(p))]
-        self.ablation = ablation_effect(gpt, self.token_ids[: f + 1], L, H, self.next_word)
+        # the one intervention: the swap test split in two, the answer word swapped in this head's key only, then in its
+        # value only (model.analysis.head_jobs.key_value_swap); None where the prompt has no swap test
+        from scenes.prompts import own_language
+        self.kv = key_value_swap(gpt, self.token_ids, f, L, H, params.get("lang", "en")) if own_language(gpt) else None
         # the question: the logit lens at the focus entering the layer, with this head's ΔE alone, after the attention
         self.lens = attention_lens(gpt, tr, L, H, f, self.next_word)
 
     def effect(self) -> str:
-        with_, without = self.ablation["p_with_head"], self.ablation["p_without_head"]
-        if style.percent(with_) == style.percent(without):     # a change the shown percentages cannot show
-            return "unseen"
-        return "needed" if without < with_ / 2 else "helps" if without < with_ else "no_help"
+        """The key/value caption (KV_RULE): the key alone moves P(answer) by under a point while the value moves it:
+        kv_key_blind; the value moves it more than the key: kv_value_more; else kv_key_more; no swap test:
+        kv_unmeasured."""
+        if self.kv is None:
+            return "kv_unmeasured"
+        p, key, value = self.kv["p_clean"], self.kv["key_only"]["p"], self.kv["value_only"]["p"]
+        if 100 * abs(p - key) < 1 <= 100 * abs(p - value):
+            return "kv_key_blind"
+        return "kv_value_more" if abs(p - value) > abs(p - key) else "kv_key_more"
 
     def share(self) -> str:
         w = self.weights[self.source]
@@ -107,7 +118,8 @@ class HeadAtFocus(HeadChoice):
             "pattern": self.pattern[: self.focus + 1, : self.focus + 1],
             "V": self.v, "weights": self.weights, "weighted_values": self.weighted, "head_out": self.head_out,
             "W_O_rows": self.W_O_rows, "delta_E": self.delta, "E": self.E, "E_new": self.E_new,
-            "next_word": self.next_word, "lens": self.lens, "ablation": self.ablation, "effect": self.effect(), "share": self.share(),
+            "next_word": self.next_word, "lens": self.lens, "key_value": self.kv, "effect": self.effect(),
+            "kv_rule": KV_RULE, "share": self.share(),
             "shared": ({"sets": self.sets(), "p_clean": self.choice["story"]["p_clean"][self.choice["prompt_rule"]["lang"]],
                         "p_corrupt": self.choice["story"]["p_corrupt"][self.choice["prompt_rule"]["lang"]],
                         "adjective": self.choice["prompt_rule"]["adjective"], "carries": CARRIES}
