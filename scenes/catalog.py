@@ -228,8 +228,8 @@ QUERIES_KEYS = SceneSpec(
             "turn each normalised embedding into a query and a key; the grid of K·Q scores, scaled by 1/√d_k.",
     params=(LOOKBACK_PROMPT, LOOKBACK_LAYER, LOOKBACK_HEAD, FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "question", "idea", "input", "weights", "query", "all_queries", "key", "angles", "scores",
-                        "scale", "lab", "summary"],
+    sections=lambda p: ["title", "question", "idea", "input", "weights", "query", "all_queries", "key", "scores",
+                        "scale", "lab", "summary", "direct"],
 )
 
 CAUSAL_MASK = SceneSpec(

@@ -1,5 +1,6 @@
 """Queries and keys: W_q and W_k turn each token's normalised vector into a query and a key, and the grid of
-K·Q dot products, scaled by 1/√d_k. All numbers are the trained model's, for one head chosen by computation.
+K·Q dot products, scaled by 1/√d_k; the head's job over many stories, why ÷ √d_k (random dot products, the lab's
+record), why learned projections (the keys ranked by x̂·x̂ against q·k). Pieces: queries_keys_parts.py.
 
     manim render -ql scenes/queries_keys.py QueriesKeys
     python render.py queries_keys --lang zh --layer 0 --head 2
@@ -14,22 +15,25 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Arc, Create, CurvedArrow, DashedLine, FadeIn, FadeOut, GrowArrow, GrowFromEdge, LaggedStart,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, CurvedArrow, FadeIn, FadeOut, GrowFromEdge, Group, LaggedStart,
                    SurroundingRectangle, TransformFromCopy, VGroup)
 
 from scenes import style
 from scenes.params import ParamError
 from model.analysis import lookback_blocked, query_key_geometry
+from model.analysis.query_key import direct_comparison, random_dots
 from scenes.attention_chapter import KINDS
 from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, TOP, AttentionChapterScene, line_numbers,
                                      place_grid, place_legend, shown_matrix, shown_vector)
-from scenes.components import (AttentionGrid, inside_safe_area, keep_inside_safe_area, ColourLegend, ColourScale, HeatMatrix, Label, MatrixGrid,
+from scenes.components import (AttentionGrid, inside_safe_area, keep_inside_safe_area, ColourLegend, ColourScale, Label, MatrixGrid,
                                MatrixVectorProduct, NumberColumn, ProbabilityBars, TokenRow, keep_right_of)
 from scenes.prompts import LANGS, adjective_kind
 from scenes.style import KEY, MUTED, QUERY, VALUE
 from scenes.words import Words
 from scenes import why_beats
+from scenes.queries_keys_parts import (JOB_SHARE, blocks, head_census, labelled_rows, ordinal,  # noqa: F401
+                                       random_dots_chart, ranking, story_row)
 
 WORDS = Words.beside(__file__)     # queries_keys.toml: the captions, their spoken forms, the beat titles
 
@@ -46,18 +50,14 @@ MATRIX_LEGEND_X = -4.9           # its legend's bar, top left (the title to its 
 PRODUCT_CELL = 0.9               # a matrix cell's width in a product (MatrixVectorProduct's default)
 K_BESIDE_GAP, K_BESIDE_COLS = 0.35, 5    # W_kᵀ beside W_qᵀ: between their cells; its columns shown (one fewer
                                          # than a product shows: both fit the title-safe width)
-BLOCK_CELL_W, BLOCK_GAP = 0.22, 0.6      # Q and K as heat matrices: a cell's widest, the gap between the blocks
-BLOCKS_RIGHT = 3.9               # the blocks end left of the entry legend (its bar at 6.35 - 2.25)
 # the question beat: two panels of next-word bars, looking back (left) and seeing only the focus (right)
-STORY_LINE = 1.25               # the story's second line, below its first
 PANEL_HEADER_Y, PANEL_FIRST, PANEL_PITCH = 0.7, 0.15, 0.48
 PANELS = ({"label_right": -4.15, "bar_left": -4.0, "bar_width": 1.8, "number_right": -0.7},
           {"label_right": 2.15, "bar_left": 2.3, "bar_width": 1.8, "number_right": 6.25})
 # "looking back is needed" when seeing only the focus leaves less than this share of P(word)
 NEEDED_SHARE = 0.5
 ROLES_Y = (0.05, -0.6, -1.25)   # the idea beat's three lines: query, key, value
-FAN_ORIGIN, FAN_RADIUS = (-2.9, -1.2), 3.1    # the angles beat: where q and the keys start; the longest's length
-FAN_TEXT_X, FAN_TEXT_TOP, FAN_TEXT_PITCH = 1.3, 1.6, 0.62   # its numbers, on the right
+RANDOM_DIMS = (4, 16, 64, 256)     # the lengths of the random vectors whose dot products the scale beat draws
 # the closing table under the question's row: the focus's best-matching keys, then "other"
 ANSWER_ROWS, ANSWER_FIRST, ANSWER_PITCH = 3, 0.1, 0.5
 ANSWER_COLS = {"label_right": -3.3, "dot_right": -1.75, "scaled_right": -0.2, "bar_left": 0.3, "bar_width": 3.6,
@@ -80,6 +80,8 @@ class QueriesKeys(AttentionChapterScene):
         self.geometry = query_key_geometry(h.trace, h.layer, h.head, h.focus)
         self.values["question"] = {**self.lookback, "story": self.story,
                                    **({"adjective_index": rule["adjective_index"]} if self.story else {})}
+        self.direct, self.census = direct_comparison(h.trace, h.layer, h.head, h.focus), \
+            head_census(self.gpt, h) if self.story else None
 
     def lookback_rule(self) -> str:
         """needed / helps / unneeded: P(word) seeing only the focus against P(word) looking back, as shown."""
@@ -100,29 +102,6 @@ class QueriesKeys(AttentionChapterScene):
         ys = [PANEL_FIRST - i * PANEL_PITCH for i in range(len(run["shown"]) + 1)]
         return ProbabilityBars.next_words(run, self.lookback["word"], ys, lang=self.lang, **panel)
 
-    def story_row(self) -> TokenRow:
-        """The prompt up to the focus and a "?" slot: on one line where it fits the title-safe width, else on two,
-        broken after the first sentence's end (else in the middle); where two lines do not hold it either, on one
-        line whose earliest tokens give way to a "⋯" (TokenRow's rule). Every token keeps its colour and position."""
-        h = self.h
-        row = TokenRow(h.tokens[:h.focus + 1], lang=self.lang, next_slot=True, max_width=1e9)
-        width = 2 * style.safe_half_width() - 0.2
-        if row.width <= width:
-            return row.move_to([0, TOP - 0.1 - row.height / 2, 0])
-        ends = [i + 1 for i, t in enumerate(h.tokens[:h.focus]) if t.strip() in (".", "\u3002")]
-        split = ends[0] if ends and 0 < ends[0] <= h.focus else (h.focus + 1) // 2
-        boxes = [*row.chips, row.slot]
-        lines = [VGroup(*[VGroup(boxes[i], row.indices[i]) for i in range(split)]),
-                 VGroup(*[VGroup(boxes[i], row.indices[i]) for i in range(split, len(boxes))])]
-        for n, line in enumerate(lines):
-            line.shift(RIGHT * -line.get_center()[0])
-            line.shift(UP * (TOP - 0.1 - n * STORY_LINE - boxes[0].get_top()[1]
-                             + (boxes[0].get_top()[1] - line[0][0].get_top()[1])))
-        if any(line.width > width for line in lines):     # a longer prompt (a checkpoint's BPE pieces): one line,
-            row = TokenRow(h.tokens[:h.focus + 1], lang=self.lang, next_slot=True, max_width=width)  # from "⋯" on
-            return row.move_to([0, TOP - 0.1 - row.height / 2, 0])
-        return row
-
     def beat_question(self):
         h, lb = self.h, self.lookback
         focus = h.word(h.focus)
@@ -132,7 +111,7 @@ class QueriesKeys(AttentionChapterScene):
                      adj=style.token_label(rule["adjective"]), focus=focus, n=h.focus - rule["adjective_index"])
         else:
             self.say("question_prompt", focus=focus)
-        row = self.question_row = self.story_row()
+        row = self.question_row = story_row(self.h, self.lang)
         marks = VGroup(SurroundingRectangle(self.chip_in(row, h.focus), color=QUERY, buff=0.06, corner_radius=0.1))
         if self.story and h.choice["prompt_rule"]["adjective_index"] >= row.first_shown:
             marks.add(SurroundingRectangle(self.chip_in(row, h.choice["prompt_rule"]["adjective_index"]), color=VALUE,
@@ -184,6 +163,7 @@ class QueriesKeys(AttentionChapterScene):
                                 "idea_value", source=h.source, focus=h.focus)
         self.say(key, focus=h.word(h.focus), src=h.word(h.source), w=style.percent(w), layer=style.shown(h.layer),
                  head=style.shown(h.head))
+        self.values["census"] = c = self.census
         # the focus asks (q), the word it matches best answers (k), and its value flows to the focus
         focus_chip = self.chip_in(row, h.focus)
         frames = VGroup(SurroundingRectangle(focus_chip, color=QUERY, buff=0.06, corner_radius=0.1))
@@ -205,6 +185,14 @@ class QueriesKeys(AttentionChapterScene):
         self.play(Create(frames), FadeIn(tags), run_time=0.8)
         self.play(Create(arrow), FadeIn(label), run_time=STEP)
         self.wait(PAUSE + 1)
+        if c:       # what the head does over many stories of this form: its job
+            key = self.caption_rule("job", "job_kind" if c["answer"] > JOB_SHARE * c["n"] else "job_mixed",
+                                    f"this head's top key in the seeded stories ending in the focus word "
+                                    f"(model.analysis.head_jobs): the repeated word in more than {JOB_SHARE} of them: "
+                                    "job_kind, else job_mixed", n=c["n"], answer=c["answer"])
+            kind = KINDS(adjective_kind(c["lang"], h.choice["prompt_rule"]["adjective"]), self.lang)
+            self.say(key, n=c["n"], k=c["answer"], focus=h.word(h.focus), kind=kind)
+            self.wait(PAUSE)
         self.values["idea"] = {"weight": w, "source": h.source, "label": style.percent(w)}
 
     # --- the beats ------------------------------------------------------------------------------
@@ -254,7 +242,7 @@ class QueriesKeys(AttentionChapterScene):
         self.play(FadeIn(mv.matrix), FadeIn(mv.place_legend(MATRIX_LEGEND_X, TOP - 0.2)), FadeIn(k_grid),
                   FadeIn(k_legend), Create(frames), run_time=STEP)
         self.play(names[0].animate.set_color(QUERY), names[1].animate.set_color(KEY), run_time=0.6)
-        self.wait(PAUSE + 2)
+        self.wait(PAUSE)
         # the query first: W_kᵀ gives way to the rest of q's product (it comes back for the keys)
         self.say("weights_query")
         self.header = keep_right_of(self.product_line(h.focus, ["q", "=", r"W_q^{\top}", r"\hat{x}", "+", "b_q"],
@@ -314,7 +302,7 @@ class QueriesKeys(AttentionChapterScene):
                                legend)
         self.play(FadeIn(header), FadeIn(VGroup(mv.matrix, mv.vector, mv.plus, mv.bias, mv.equals, mv.output)),
                   FadeIn(legend), run_time=STEP)
-        mv.play(self)
+        mv.play(self, slow_rows=0)      # the same product as the query's, at its fast pace
         self.wait(PAUSE)
         self.say("all_keys", T=h.T, dh=h.d_head)
         self.play(FadeOut(VGroup(header, mv.matrix, mv.vector, mv.plus, mv.bias, mv.equals, mv.legend,
@@ -330,62 +318,10 @@ class QueriesKeys(AttentionChapterScene):
                               "bias": shown_vector(mv.bias), "k": shown_vector(mv.output)}
         self.values["K"] = {"values": h.K.tolist(), "scale": self.entry_scale.limit}
 
-    def beat_angles(self):
-        """Each key at its true angle to the one query, at its true length (one scale for all): the plane of q and
-        that k keeps both, so q·k = |q| |k| cos θ is exact (model.analysis.query_key_geometry)."""
-        h, g = self.h, self.geometry
-        self.say("angles", focus=h.word(h.focus))
-        self.play(FadeOut(VGroup(self.q_block, self.k_block, self.q_frame, self.k_frame, self.block_words,
-                                 self.entry_legend)), run_time=0.8)
-        origin = np.array([*FAN_ORIGIN, 0.0])
-        unit = FAN_RADIUS / max(g["q_length"], max(g["k_lengths"]))
-        tip = lambda length, deg: origin + unit * length * np.array(  # noqa: E731
-            [math.cos(math.radians(deg)), math.sin(math.radians(deg)), 0.0])
-        right_angle = DashedLine(origin, tip(max(g["q_length"], max(g["k_lengths"])), 90.0), color=MUTED,
-                                 stroke_width=2)
-        ninety = Label("90°", font_size=style.SMALL, color=MUTED).next_to(right_angle.get_end(), UP, buff=0.08)
-        q_arrow = Arrow(origin, tip(g["q_length"], 0.0), buff=0, color=QUERY, stroke_width=5,
-                        max_tip_length_to_length_ratio=0.08)
-        q_word = Label(f"q: {h.word(h.focus)}", font_size=style.SMALL, color=QUERY).next_to(q_arrow.get_end(), DOWN,
-                                                                                         buff=0.12)
-        src = h.source
-        keys = VGroup(*[Arrow(origin, tip(k, a), buff=0, color=KEY, stroke_width=5 if j == src else 2.5,
-                              stroke_opacity=1.0 if j == src else 0.75, max_tip_length_to_length_ratio=0.08)
-                        for j, (k, a) in enumerate(zip(g["k_lengths"], g["angle_deg"]))])
-        direction = keys[src].get_end() - origin
-        k_word = Label(f"k: {h.word(src)}", font_size=style.SMALL, color=KEY)
-        k_word.move_to(keys[src].get_end() + 0.35 * direction / np.linalg.norm(direction)
-                       + RIGHT * (k_word.width / 2 if direction[0] >= 0 else -k_word.width / 2))
-        self.play(Create(right_angle), FadeIn(ninety), GrowArrow(q_arrow), FadeIn(q_word), run_time=STEP)
-        self.play(LaggedStart(*[GrowArrow(a) for a in keys], lag_ratio=0.08), run_time=2 * STEP)
-        self.wait(PAUSE)
-        closest = int(np.argmin(g["angle_deg"]))
-        key = self.caption_rule("angles", "angles_closest" if closest == src else "angles_length",
-                                "angles_closest if the key with the smallest angle to the query is the one it scores "
-                                "highest (the source), else angles_length", source=src, closest=closest)
-        angle, score = f"{g['angle_deg'][src]:.0f}", style.signed(g["dots"][src], 1)
-        self.say(key, src=h.word(src), closest=h.word(closest), angle=angle, score=score)
-        shown = {"q_length": f"{g['q_length']:.1f}", "k_length": f"{g['k_lengths'][src]:.1f}", "theta_deg": angle,
-                 "dot": score}     # the numbers beside the fan as drawn (the manifest's: no language's words)
-        texts = [(self.s("q_len", v=shown["q_length"]), QUERY),
-                 (self.s("k_len", w=h.word(src), v=shown["k_length"]), KEY),
-                 (self.s("theta", v=angle), style.TEXT), (self.s("dot", v=score), style.TEXT)]
-        numbers = VGroup(*[Label(t, font_size=style.LABEL, color=c) for t, c in texts])
-        for i, n in enumerate(numbers):
-            n.shift(RIGHT * (FAN_TEXT_X - n.get_left()[0]) + UP * (FAN_TEXT_TOP - i * FAN_TEXT_PITCH - n.get_center()[1]))
-        arc = Arc(radius=0.7, start_angle=0.0, angle=math.radians(g["angle_deg"][src]), arc_center=origin,
-                  color=style.TEXT, stroke_width=2)
-        self.play(FadeIn(k_word), Create(arc), LaggedStart(*[FadeIn(n) for n in numbers], lag_ratio=0.3),
-                  run_time=2 * STEP)
-        self.wait(PAUSE + 1)
-        self.angle_arrows = {"origin": origin, "unit": unit, "q": q_arrow, "keys": keys}
-        self.angle_labels = numbers
-        self.values["angles"] = {**g, "unit": unit, "shown": shown, "closest": closest}
-
     def beat_scores(self):
         h = self.h
         self.say("scores", focus=h.word(h.focus))
-        self.clear_stage()       # the angles beat's arrows
+        self.clear_stage()       # the K block
         mv = MatrixVectorProduct(h.K, h.Q[h.focus], h.scores[h.focus], lang=self.lang, name="K", rows=6, cols=6,
                                  colour=style.TEXT, vector_label=f"q: {S('n_numbers', self.lang, n=h.d_head)}",
                                  output_label=S("n_scores", self.lang, n=h.T))
@@ -405,7 +341,7 @@ class QueriesKeys(AttentionChapterScene):
         header = self.product_line(h.focus, ["K", "q"], QUERY, {"K": KEY, "q": QUERY})
         self.play(FadeIn(header), FadeIn(words), FadeIn(VGroup(mv.matrix, mv.vector, mv.equals, mv.output)),
                   run_time=STEP)
-        mv.play(self)
+        mv.play(self, slow_rows=1)
         self.wait(PAUSE)
         self.values["scores_for_focus"] = {"K_shown": shown_matrix(mv), "q": shown_vector(mv.vector),
                                            "scores": shown_vector(mv.output)}
@@ -440,6 +376,7 @@ class QueriesKeys(AttentionChapterScene):
                                 "without and with ÷ √d_k, as percentages: scale if they read differently, else "
                                 "scale_same", top_weight_unscaled=sp["top_weight_unscaled"],
                                 top_weight_scaled=sp["top_weight_scaled"])
+        self.random_dots()
         self.say(key, dh=h.d_head, root=f"{root:g}", sd=f"{sp['scores_std']:.1f}", sd_scaled=f"{sp['scaled_std']:.1f}",
                  w_un=w_un, w_sc=w_sc)
         divide = VGroup(self.tex(r"\div\sqrt{d_k}"), self.tex("=", r"\div\," + f"{root:g}")) \
@@ -453,6 +390,27 @@ class QueriesKeys(AttentionChapterScene):
         self.line_numbers = scaled
         self.values["scaled"] = {"grid": h.scaled.tolist(), "d_k": h.d_head, "sqrt_d_k": root, "spread": sp,
                                  "focus_line": h.scaled[h.focus].tolist(), "scale": self.grid.colour_scale.limit}
+
+    def random_dots(self):
+        """Dot products of random vectors spread wider the longer the vectors (model.analysis.query_key.random_dots,
+        for RANDOM_DIMS and d_k): the grid gives way to the strips, then comes back to be divided."""
+        h = self.h
+        data = random_dots(sorted(set(RANDOM_DIMS) | {h.d_head}))
+        self.say("scale_random")
+        stage = VGroup(self.grid, self.score_legend, self.line_numbers, self.line_title, self.frame)
+        self.play(FadeOut(stage), run_time=0.8)
+        spread = lambda sd: self.s("spread_label", v=f"{sd:.1f}")                            # noqa: E731
+        length = lambda d, is_dk: self.s("d_k_label" if is_dk else "d_label", d=d, r=f"{math.sqrt(d):g}").split("\n")  # noqa: E731
+        chart = random_dots_chart(data, h.d_head, spread, length)
+        self.play(Create(chart.zero), *[FadeIn(st[2]) for st in chart.strips], run_time=STEP)
+        self.play(LaggedStart(*[FadeIn(st[0]) for st in chart.strips], lag_ratio=0.5), run_time=2 * STEP)
+        self.play(*[Create(st[1]) for st in chart.strips], *[FadeIn(st[3]) for st in chart.strips], run_time=STEP)
+        self.wait(PAUSE + 1)
+        self.play(FadeOut(chart), run_time=0.8)
+        self.play(FadeIn(stage), run_time=0.8)
+        self.values["random_dots"] = {**data, "d_k": h.d_head,
+                                      "shown": {"spreads": [spread(sd) for sd in data["spread"]],
+                                                "lengths": [length(d, d == h.d_head) for d in data["dims"]]}}
 
     beat_lab = why_beats.queries_keys   # why this part: the lab's record (scenes/why_beats.py)
 
@@ -477,7 +435,7 @@ class QueriesKeys(AttentionChapterScene):
         order = [int(j) for j in np.argsort(-scaled, kind="stable")[:min(ANSWER_ROWS, n)]]
         root = f"{math.sqrt(h.d_head):g}"
         self.clear_stage()
-        row = self.story_row()
+        row = story_row(self.h, self.lang)
         marks = VGroup(SurroundingRectangle(self.chip_in(row, h.focus), color=QUERY, buff=0.06, corner_radius=0.1))
         if h.source != h.focus and h.source >= row.first_shown:
             marks.add(SurroundingRectangle(self.chip_in(row, h.source), color=KEY, buff=0.06, corner_radius=0.1))
@@ -524,6 +482,34 @@ class QueriesKeys(AttentionChapterScene):
                                  "labels": {"dot": [m.text for m in dot_col], "scaled": [m.text for m in scaled_col],
                                             "weight": list(bars.rounded.labels)}}
 
+    def beat_direct(self):
+        """Why learned W_q and W_k: the focus's keys ranked by comparing the head's inputs directly (x̂·x̂) and by the
+        head's q·k (model.analysis.query_key.direct_comparison), side by side under the prompt row, the followed key
+        framed in both."""
+        h, d = self.h, self.direct
+        n, src = h.focus + 1, h.source
+        top = d["direct_order"][0]
+        key = self.caption_rule("direct", "direct_same" if top == d["head_order"][0] else
+                                "direct_self" if top == h.focus else "direct_other",
+                                "the key compared directly (x̂·x̂) ranks first against the head's first (q·k): the "
+                                "same key: direct_same; else the focus itself: direct_self; else direct_other",
+                                direct_first=top, head_first=d["head_order"][0], focus=h.focus)
+        rank = d["direct_rank"][src]
+        self.say(key, focus=h.word(h.focus), src=h.word(src), top=h.word(top), n=n,
+                 rank=ordinal(rank) if self.lang == "en" else str(rank))
+        keep = {id(m) for m in [*self.answer_row.get_family(), *self.current_caption.get_family()]}
+        self.play(FadeOut(Group(*[m for m in self.mobjects if id(m) not in keep])), run_time=0.8)
+        words = [h.word(j) for j in range(n)]
+        sides = [ranking(words, d[v], d[o], d[r], src, self.s(t), x, PANEL_HEADER_Y, 0.48, c)
+                 for v, o, r, t, x, c in (("direct", "direct_order", "direct_rank", "direct_plain", -3.4, style.TEXT),
+                                          ("head_scores", "head_order", "head_rank", "direct_head", 3.4, KEY))]
+        for side in sides:
+            self.play(FadeIn(side[0]), LaggedStart(*[FadeIn(r) for r in side.rows], lag_ratio=0.15), run_time=STEP)
+            self.play(Create(side.frame), run_time=0.6)
+        self.wait(PAUSE + 1.5)
+        self.values["direct"] = {**d, "shown": {"direct": {"keys": sides[0].keys, "labels": sides[0].labels},
+                                               "head": {"keys": sides[1].keys, "labels": sides[1].labels}}}
+
     # --- building the pieces ----------------------------------------------------------------------
     def product(self, W, x, b, out, symbol: str, colour) -> MatrixVectorProduct:
         """W (turned: d_head × d_model) times x̂, plus the bias, equals the trace's q or k. Six of W's columns, or
@@ -555,31 +541,5 @@ class QueriesKeys(AttentionChapterScene):
         return row.chips[i - row.first_shown]
 
     def blocks(self):
-        """Q and K as heat matrices, one row per token, words on the left."""
-        h = self.h
-        pitch = min(0.44, 5.3 / h.T)
-        stride = max(1, math.ceil(0.42 / pitch - 1e-9))
-        labelled = labelled_rows(h.T, stride, h.focus, h.source)
-        # the cells narrow by rule where d_head is large (GPT-2's 64): both blocks fit between the words and the legend
-        left = -style.safe_half_width() + 0.2 + max(Label(h.word(i), font_size=style.SMALL).width for i in labelled) + 0.25
-        cell_w = min(BLOCK_CELL_W, (BLOCKS_RIGHT - left - BLOCK_GAP) / (2 * h.d_head))
-        q = HeatMatrix(h.Q, self.entry_scale, name="Q", cell_w=cell_w, cell_h=pitch)
-        k = HeatMatrix(h.K, self.entry_scale, name="K", cell_w=cell_w, cell_h=pitch)
-        k.next_to(q, RIGHT, buff=BLOCK_GAP).align_to(q, UP)
-        words = VGroup(*[Label(h.word(i), font_size=style.SMALL).next_to(q.rows[i], LEFT, buff=0.25)
-                         for i in labelled])
-        for w in words:
-            w.shift(RIGHT * (words.get_right()[0] - w.get_right()[0]))
-        group = VGroup(words, q, k)
-        group.shift(RIGHT * (-style.safe_half_width() + 0.2 - group.get_left()[0]) + UP * (TOP - group.get_top()[1]))
-        return q, k, words
-
-
-def labelled_rows(n: int, stride: int, focus: int, source: int) -> list[int]:
-    """The rows of the Q and K blocks that get their word: every stride-th row, the focus's among them; and the key
-    row the chapter follows (source) too, in place of the rows of that rhythm nearer to it than a stride, unless it
-    is nearer than a stride to the focus itself (then the two labels would touch, and the focus keeps its own)."""
-    rows = set(range(focus % stride, n, stride))
-    if source not in rows and abs(source - focus) >= stride:
-        rows = {i for i in rows if abs(i - source) >= stride or i == focus} | {source}
-    return sorted(rows)
+        """Q and K as heat matrices, one row per token, words on the left (queries_keys_parts.blocks)."""
+        return blocks(self.h, self.entry_scale)

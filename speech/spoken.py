@@ -144,7 +144,7 @@ def matrices(text: str, lang: str) -> str:
         before = m.string[:m.start()].rstrip()
         if before.endswith((bare, *NAMED_AS.get(m["m"], {}).get(lang, ()))):   # "the embedding matrix W_E": named
             return ""
-        if lang == "en" and re.search(r"\b(?:the|its|this|each|every|a|own)(?: head's)?\s*$", before, re.I):
+        if lang == "en" and re.search(r"\b(?:the|its|this|each|every|a|own|same)(?: head's)?\s*$", before, re.I):
             return bare                                 # "its W_k", "the head's own W_k"
         return words
     return MATRIX.sub(said, text)

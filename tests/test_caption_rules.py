@@ -431,16 +431,31 @@ def check_lookback(v, rule, gpt):
     return "lookback_needed" if p_blocked < 0.5 * q["looking_back"]["p_word"] else "lookback_helps"
 
 
-def check_angles(v, rule, gpt):
-    """The angles beat: |q|, |k|, θ and q·k recomputed from the recorded Q and K, then the key."""
-    f, g = v["focus"], v["angles"]
+def check_job(v, rule, gpt):
+    """The idea beat's census: the head's top key over the seeded stories ending in the focus word, traced again."""
+    from model.analysis import head_jobs
+    c, focus = v["census"], v["tokens"][v["focus"]]
+    sample = [s for s in head_jobs.story_sample(c["lang"]) if s["words"][-1] == focus]
+    k = 0
+    for s in sample:
+        w = gpt.trace([gpt.tokenizer.vocab[x] for x in s["words"]])["layers"][v["layer"]]["attn"]["weights"]
+        k += s["words"][int(np.argmax(w[v["head"], s["focus"], :s["focus"] + 1]))] == s["answer"]
+    assert (c["n"], c["answer"]) == (len(sample), k)
+    return "job_kind" if k > 0.5 * len(sample) else "job_mixed"
+
+
+def check_direct(v, rule, gpt):
+    """Why learned projections: the keys ranked by the head's inputs compared directly (x̂·x̂ from the trace) and by
+    its q·k (from the recorded Q and K); the first of each decides the key."""
+    f, d = v["focus"], v["direct"]
+    x = np.asarray(gpt.trace(v["token_ids"])["layers"][v["layer"]]["ln_1"]["out"], np.float64)[:f + 1]
+    direct = x @ x[f]
     q, K = np.asarray(v["Q"]["values"], np.float64)[f], np.asarray(v["K"]["values"], np.float64)[:f + 1]
-    dots = K @ q
-    angles = np.degrees(np.arccos(np.clip(dots / (np.linalg.norm(q) * np.linalg.norm(K, axis=1)), -1, 1)))
-    np.testing.assert_allclose(g["angle_deg"], angles, atol=1e-6)
-    np.testing.assert_allclose(g["dots"], dots, rtol=1e-6, atol=1e-6)
-    assert int(np.argmax(dots)) == v["source"], "the key the focus scores highest is the one it weights most"
-    return "angles_closest" if int(np.argmin(angles)) == v["source"] else "angles_length"
+    np.testing.assert_allclose(d["direct"], direct, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(d["head_scores"], K @ q, rtol=1e-5, atol=1e-5)
+    top, head_top = int(np.argmax(direct)), int(np.argmax(K @ q))
+    assert d["direct_order"][0] == top and d["head_order"][0] == head_top
+    return "direct_same" if top == head_top else "direct_self" if top == f else "direct_other"
 
 
 def check_scale(v, rule, gpt):
@@ -752,7 +767,8 @@ CHECKS = {
     "queries_keys": {"key": ({"key", "key_self"}, check_key),
                      "lookback": ({"lookback_needed", "lookback_helps", "lookback_unneeded"}, check_lookback),
                      "idea": ({"idea_value", "idea_self"}, check_idea),
-                     "angles": ({"angles_closest", "angles_length"}, check_angles),
+                     "job": ({"job_kind", "job_mixed"}, check_job),
+                     "direct": ({"direct_same", "direct_self", "direct_other"}, check_direct),
                      "scale": ({"scale", "scale_same"}, check_scale),
                      "answer": ({"answer_word", "answer_not_word", "answer_back", "answer_self"}, check_qk_answer),
                      "lab": QK_LAB},

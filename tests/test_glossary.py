@@ -105,6 +105,9 @@ GLOSSARY = (
     Term("ablation", {"en": r"\bablat", "zh": r"消融"},
          {"en": r"set to zero|zeroed|replace", "zh": r"置零|设为 ?0|替换"},
          {"en": ("values_update", "ablation"), "zh": ("values_update", "ablation")}),
+    Term("saturate", {"en": r"saturat", "zh": r"饱和"},
+         {"en": r"one key takes nearly all", "zh": r"几乎拿走全部"},
+         {"en": ("queries_keys", "scale"), "zh": ("queries_keys", "scale")}),
     Term("loss", {"en": r"\bloss\b", "zh": r"损失"},
          {"en": r"surprised", "zh": r"意外"},
          {"en": ("positional_encoding", "lab_question"), "zh": ("positional_encoding", "lab_question")}),
@@ -114,7 +117,6 @@ GLOSSARY = (
 # Terms the lecture does without (issue 41 rule 5: cut a term rather than define it where it is not needed): never
 # said, in either language, so none comes back bare.
 CUT = {
-    "saturate": {"en": r"saturat", "zh": r"饱和"},
     "class-mean direction": {"en": r"class[- ]mean", "zh": r"类均值"},
     "<eos>": {"en": r"<eos>|end of text", "zh": r"<eos>|结束符"},
     "state (of a run)": {"en": r"\bstates?\b", "zh": r"状态"},

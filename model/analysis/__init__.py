@@ -15,6 +15,8 @@ factpath     how one prompt recalls a fact: the path (ablation, logit attributio
              (import model.analysis.factpath)
 head_jobs    a head's job: its top key over 200 prompts of the chapter's form, by one rule; the swap test that alone
              may call a head idle (import model.analysis.head_jobs)
+query_key    why queries and keys: one query's keys ranked by x̂·x̂ against q·k; dot products of random vectors
+             growing like √d (import model.analysis.query_key)
 superposition  the embeddings' angles vs random directions, a polysemantic neuron by rule, a fact's neuron shares
                (import model.analysis.superposition)
 """
