@@ -13,6 +13,8 @@ context      why context matters: the same last word after different words, the 
 factpath     how one prompt recalls a fact: the path (ablation, logit attribution, the attention that carries it),
              held-out sport directions with a shuffled null, an AND neuron by rule and its input split by name
              (import model.analysis.factpath)
+factmap      the fact's map: the sites whose mean-ablation drops P(answer) by 25 points or more, and what an
+             attention site reads (import model.analysis.factmap)
 superposition  the embeddings' angles vs random directions, a polysemantic neuron by rule, a fact's neuron shares
                (import model.analysis.superposition)
 """
