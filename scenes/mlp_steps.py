@@ -60,6 +60,28 @@ def distinct_contexts(ranked: list[dict], k: int) -> list[dict]:
     return out[:k]
 
 
+# the kinds of word of the training language (model/language.py's lists), to name a neuron by a stated rule
+WORD_KINDS = {"first_names": model_language.FIRST_NAMES, "last_names": model_language.LAST_NAMES,
+              "sports": model_language.SPORTS, "sport_verbs": list(model_language.SPORT_VERBS.values()),
+              "cities": model_language.CITIES, "countries": model_language.COUNTRIES,
+              "animals": model_language.CREATURES, "colours": model_language.COLOURS,
+              "textures": model_language.TEXTURES, "places": [w for ws in model_language.PLACES.values() for w in ws],
+              "motion_verbs": [w for ws in model_language.VERBS.values() for w in ws]}
+
+
+def word_kind(word: str, lang: str) -> str | None:
+    """The kind of a word of the training language (WORD_KINDS, in `lang`'s words), or None for any other word."""
+    g = model_language.Language().grammar(lang)
+    return next((k for k, ws in WORD_KINDS.items() if word in {g.t(w) for w in ws}), None)
+
+
+def neuron_kind(words: list[str], lang: str) -> str | None:
+    """The rule that names a neuron: the kind of word (WORD_KINDS) at which every one of its top contexts ends, if
+    they share one; else None (no one meaning can be read off its contexts)."""
+    kinds = {word_kind(w, lang) for w in words}
+    return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+
+
 def prompt_language(tokens: list[str]) -> str:
     """The language a prompt is written in: the one whose vocabulary holds its first word (they share none)."""
     return "en" if tokens and tokens[0] in model_language.vocabulary_of("en") else "zh"
@@ -125,6 +147,8 @@ class MlpAtFocus:
         ranked = neuron_top_contexts(gpt, sample, self.layer, self.top[0], k=CONTEXT_POOL)
         self.contexts = distinct_contexts(ranked, N_CONTEXTS)
         self.context_words = list(dict.fromkeys(c["token"] for c in self.contexts))[:3]   # said: at most three
+        # the neuron named by a stated rule (neuron_kind): the one kind of word every top context ends at, or none
+        self.kind = neuron_kind([c["token"] for c in self.contexts], self.prompt_lang) if own_language(gpt) else None
         self.sample_size = len(sample["streams"])
         # every token at once, on a text long enough to see it: of the sample's positions with ALL_ROWS tokens up
         # to them, the one where the top neuron fires most (the earliest on a tie); its stream's last ALL_ROWS
@@ -186,7 +210,10 @@ class MlpAtFocus:
                          "write": st["writes"][i]} for r, i in enumerate(self.top)],
             "neuron_choice": "the largest activations at the focus token",
             "contexts": {"neuron": self.top[0], "sample": {**MEAN_SAMPLE, "lang": self.prompt_lang},
-                         "top": self.contexts},
+                         "top": self.contexts, "kind": self.kind,
+                         "kind_rule": "the neuron is named by the one kind of word (scenes/mlp_steps.py WORD_KINDS, "
+                                      "model/language.py's lists) at which every one of its top contexts ends; none "
+                                      "when they end at words of different kinds or at other words"},
             "gelu_curve": {"x": self.curve_x, "y": self.curve_y},
             "writes_sum_plus_bias": st["out"], "b_out": st["b_out"], "mlp_out": self.mlp_out,
             "readout": {"neuron": self.top[0], "top": self.readout["top"]},
@@ -470,7 +497,11 @@ class MlpSteps(LectureScene):
 
     def beat_contexts(self):
         m = self.m
-        self.say("contexts", neuron=m.top[0], n=m.sample_size, words=self.quoted_list(m.context_words))
+        key = self.caption_rule("contexts", "contexts_named" if m.kind else "contexts_mixed",
+                                "every top context ends at one kind of word (WORD_KINDS): contexts_named, else "
+                                "contexts_mixed", kind=m.kind, words=[c["token"] for c in m.contexts])
+        self.say(key, neuron=m.top[0], n=m.sample_size, words=self.quoted_list(m.context_words),
+                 kind=self.s(f"kind_{m.kind}") if m.kind else "")
         self.clear_stage()
         self.play(FadeIn(self.ctx_header), run_time=STEP)
         self.play(LaggedStart(*[FadeIn(VGroup(r, n), shift=RIGHT * 0.2)
@@ -550,6 +581,7 @@ class MlpSteps(LectureScene):
     def beat_all_tokens(self):
         m = self.m
         self.say("all_tokens", t=len(m.all_tokens), T=m.all_source["stream_tokens"], d=m.d, n=m.n, neuron=m.top[0],
+                 at=m.all_source["position"] + 1,
                  lo=min(m.all_active), hi=max(m.all_active), word=style.token_label(m.all_tokens[-1]))
         self.clear_stage()
         self.play(FadeIn(self.all_formula), FadeIn(self.all_tokens), FadeIn(self.all_header), run_time=STEP)

@@ -21,7 +21,7 @@ PAUSE = style.PAUSE
 
 
 def show(scene, curves: list[dict], labels: list[str], columns: list[tuple], *, y_max: float, y_step: float,
-         y_label: str) -> WhyChart:
+         y_label: str, y_min: float = 0.0, y_decimals: int = 0) -> WhyChart:
     """The beat's picture on a cleared stage: the curves of `curves` (model.lab.why answers, one per variant compared
     with the standard model) and the table of `columns` ((head, answers, formatter): components.why.rows_for; the
     answers one per variant, or {language: answers} for a measure each language's video shows of its own). The
@@ -31,9 +31,10 @@ def show(scene, curves: list[dict], labels: list[str], columns: list[tuple], *, 
         return rows_for(curves, labels, [(h, a[lang] if isinstance(a, dict) else a, f) for h, a, f in columns])
 
     chart = WhyChart(curves[0]["steps"], rows(scene.lang), y_max=y_max, y_step=y_step, y_label=y_label,
-                     x_label=scene.s("why_steps"), columns=[c[0] for c in columns])
+                     x_label=scene.s("why_steps"), columns=[c[0] for c in columns], y_min=y_min,
+                     y_decimals=y_decimals)
     chart.by_language = {lang: {"rows": [{"numbers": r.numbers, "spreads": r.spreads} for r in rows(lang)],
-                                "y_max": float(y_max)} for lang in style.LANGUAGES}
+                                "y_max": float(y_max), "y_min": float(y_min)} for lang in style.LANGUAGES}
     scene.clear_stage()
     chart.play_in(scene)
     scene.why_chart = chart
@@ -73,10 +74,16 @@ def mlp_steps(scene) -> None:
     facts = {lang: [W.read(v, f"facts_known_{lang}") for v in variants] for lang in style.LANGUAGES}
     total = W.facts_total(scene.lang)
     scene.say("why_question")
+    # the loss axis from the data (issue 43: on 0-6 the final losses, about 1.04 and 1.10, lie on one line): from the
+    # lowest loss of any curve rounded down to 0.1, to the highest final loss rounded up to 0.1, plus 0.4; the
+    # axis's title states the range shown (the early losses run off its top)
+    lo = math.floor(10 * min(min(c["curve_with"] + c["curve_without"]) for c in loss)) / 10
+    hi = math.ceil(10 * max(max(c["with"], c["without"]) for c in loss)) / 10 + 0.4
     chart = show(scene, loss, [scene.s("why_full"), scene.s("why_linear"), scene.s("why_none")],
                  [(scene.s("why_loss"), loss, W.loss_text),
                   (scene.s("why_facts", total=total), facts, W.count_text)],
-                 y_max=6, y_step=2, y_label=scene.s("why_loss_axis"))
+                 y_min=lo, y_max=hi, y_step=0.1, y_decimals=1,
+                 y_label=scene.s("why_loss_axis", lo=f"{lo:.1f}", hi=f"{hi:.1f}"))
     per = [W.per_language(v) for v in variants]
     linear, none = (W.verdict(p, W.LOSS_GAP) for p in per)
     key = scene.caption_rule(

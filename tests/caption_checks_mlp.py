@@ -213,8 +213,7 @@ def check_spread(v, rule, gpt):
             assert v["spread"][str(k)] is None
     if not len(towards):    # no neuron pushes toward the sport: no share to give
         return "spread_none"
-    key = "spread_many" if sums[1] / towards.sum() < 0.5 else "spread_one"
-    return key if len(against) else key + "_all"
+    return "spread_many" if sums[1] / towards.sum() < 0.5 else "spread_one"
 
 
 def check_fact_ablation(v, rule, gpt):
@@ -357,13 +356,70 @@ def check_and_neuron(v, rule, gpt):
     return "andn_sum" if same_first > threshold and same_last > threshold else "andn_one"
 
 
-CONCLUSION = {"carry_lookup": "conclusion_two_steps", "carry_kept": "conclusion_carried",
-              "carry_other": "conclusion_other", "carry_none": "conclusion_none"}
+def map_sites(v, gpt) -> list[dict]:
+    """Every (layer, component, position) of the prompt with its state replaced by the sample's mean (traced here):
+    P(answer) after and its drop from the clean run."""
+    ids = [gpt.tokenizer.vocab[w] for w in v["tokens"]]
+    answer = v["answer_id"]
+    clean = p_next(gpt, ids)[answer]
+    out = []
+    for layer in range(gpt.config.n_layer):
+        for comp, name in (("attn", "attention"), ("mlp", "mlp")):
+            for t in range(len(ids)):
+                after = p_next(gpt, ids, {(layer, comp, t): mean_out(gpt, layer, comp)})[answer]
+                out.append({"site": f"{name}:{layer}@{t}", "component": comp, "position": t, "layer": layer,
+                            "p_after": after, "drop": clean - after,
+                            "at_name": t in (v["first_index"], v["last_index"])})
+    return out
+
+
+def check_map(v, gpt) -> list[dict]:
+    """The map rule (issue 43): a site is lit only if its mean-ablation drops P(answer) by at least 25 percentage
+    points, and every site at a name position that drops it by 50 points or more is lit; values["where"]["lit"]
+    records the lit sites as "attention:L@P" / "mlp:L@P", and the map's boxes are exactly their layers' parts."""
+    sites = map_sites(v, gpt)
+    drops = {s["site"]: s["drop"] for s in sites}
+    lit = v["where"]["lit"]
+    assert all(drops[s] >= 0.25 - 1e-9 for s in lit), "only a site dropping P(answer) by 25 points is lit"
+    assert all(s["site"] in lit for s in sites if s["at_name"] and s["drop"] >= 0.5), \
+        "every name site dropping P(answer) by 50 points is lit"
+    assert lit == [s["site"] for s in sites if s["drop"] >= 0.25], "the lit sites: every drop of 25 points or more"
+    assert v["where"]["boxes"] == sorted({s.split("@")[0] for s in lit}), "the map lights exactly their parts"
+    return [s for s in sites if s["site"] in lit]
 
 
 def check_conclusion(v, rule, gpt):
-    assert v["caption_rules"]["carry"]["key"] == rule["inputs"]["carry"], "the carry beat's own finding"
-    return CONCLUSION[rule["inputs"]["carry"]]
+    lit = check_map(v, gpt)
+    assert rule["inputs"]["lit"] == v["where"]["lit"]
+    at_name = [s for s in lit if s["at_name"]]
+    if not at_name:
+        return "conclusion_elsewhere"
+    key = max(at_name, key=lambda s: s["drop"])
+    assert rule["inputs"]["key_site"]["site"] == key["site"]
+    return "conclusion_attention" if key["component"] == "attn" else "conclusion_mlp"
+
+
+def check_neuron_kind(v, rule, gpt):
+    """mlp_steps' followed neuron, named by its stated rule: the one kind of word (model/language.py's lists, in the
+    prompt's language) at which every listed top context ends; else none (contexts_mixed)."""
+    c = v["contexts"]
+    words = [x["token"] for x in c["top"]]
+    assert rule["inputs"]["words"] == words
+    from scenes.prompts import own_language
+    if not own_language(gpt):
+        assert c["kind"] is None
+        return "contexts_mixed"
+    L = model_language
+    g = language().grammar(v["contexts"]["sample"]["lang"])
+    lists = {"first_names": L.FIRST_NAMES, "last_names": L.LAST_NAMES, "sports": L.SPORTS,
+             "sport_verbs": list(L.SPORT_VERBS.values()), "cities": L.CITIES, "countries": L.COUNTRIES,
+             "animals": L.CREATURES, "colours": L.COLOURS, "textures": L.TEXTURES,
+             "places": [w for ws in L.PLACES.values() for w in ws],
+             "motion_verbs": [w for ws in L.VERBS.values() for w in ws]}
+    kinds = {next((k for k, ws in lists.items() if w in {g.t(x) for x in ws}), None) for w in words}
+    kind = kinds.pop() if len(kinds) == 1 and None not in kinds else None
+    assert c["kind"] == kind and rule["inputs"]["kind"] == kind
+    return "contexts_named" if kind else "contexts_mixed"
 
 
 # --- parameters: the counts from each config's shape (scene_checks.parameter_counts) ---------------------------
@@ -435,13 +491,12 @@ MLP_CHAPTER_CHECKS: dict = {
     "mlp_fact": {"largest": ({"largest_one", "largest_spread", "largest_over"}, check_largest),
                  "lookup": ({"lookup_clean", "lookup_most", "lookup_not"}, check_lookup),
                  "readout": ({"readout_sport", "readout_verb", "readout_other"}, check_readout),
-                 "spread": ({"spread_many", "spread_one", "spread_many_all", "spread_one_all", "spread_none"},
-                            check_spread),
+                 "spread": ({"spread_many", "spread_one", "spread_none"}, check_spread),
                  "ablation": ({"ablation_none", "ablation_drop", "ablation_flip"}, check_fact_ablation),
                  "and": ({"and_yes", "and_partly"}, check_and),
                  "carry": ({"carry_lookup", "carry_kept", "carry_other", "carry_none"}, check_carry),
                  "and_neuron": ({"andn_yes", "andn_sum", "andn_one", "andn_none"}, check_and_neuron),
-                 "conclusion": ({"conclusion_two_steps", "conclusion_carried", "conclusion_other", "conclusion_none"},
+                 "conclusion": ({"conclusion_attention", "conclusion_mlp", "conclusion_elsewhere"},
                                 check_conclusion)},
     "parameters": {"split": ({"split"}, check_split),
                    "ours": ({"ours_less", "ours_more"}, check_ours),

@@ -43,7 +43,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from caption_checks_mlp import MLP_CHAPTER_CHECKS
+from caption_checks_mlp import MLP_CHAPTER_CHECKS, check_neuron_kind
 from caption_checks_superposition import SUPERPOSITION_CHECKS
 from caption_checks_why import HEADS_LAB, MASK_LAB, MLP_LAB, NORM_LAB, ORDER_LAB, QK_LAB
 from pace_checks import assert_paced
@@ -798,6 +798,7 @@ CHECKS = {
                  "why_copy": ({"why_copy", "why_copy_low"}, check_why_copy),
                  "lab": NORM_LAB},
     "mlp_steps": {"gelu": ({"gelu_few", "gelu_many"}, check_gelu),
+                  "contexts": ({"contexts_named", "contexts_mixed"}, check_neuron_kind),   # caption_checks_mlp.py
                   "readout": ({"readout_agrees", "readout_sum", "readout_neither"}, check_readout),
                   "residual": ({"residual_big", "residual_small"}, check_residual),
                   "lab": MLP_LAB},

@@ -294,7 +294,7 @@ def test_the_spread_rule_can_choose_otherwise(facts):
     saved = f.spread
     try:
         for pushes, key in (([1.0, 1.0, 1.0, -2.0], "spread_many"), ([3.0, 1.0, -2.0], "spread_one"),
-                            ([1.0, 1.0, 1.0, 0.0], "spread_many_all"), ([3.0, 1.0], "spread_one_all"),
+                            ([1.0, 1.0, 1.0, 0.0], "spread_many"), ([3.0, 1.0], "spread_one"),
                             ([-1.0, -2.0, 0.0], "spread_none")):
             f.spread = top_k_shares(pushes, (1, 5, 20))
             assert f.spread_key() == key, (pushes, f.spread)
@@ -311,6 +311,35 @@ def test_the_share_of_the_push_is_the_lectures_one(facts):
             assert f.spread["shares"][k] == push_share(f.spread["sums"][k], v) <= 1
         assert f.spread["towards"] + f.spread["against"] == pytest.approx(f.spread["total"])
     assert top_k_shares([2.0, -5.0], (1, 5))["shares"] == {1: 1.0, 5: 1.0}     # the net (-3) would say -67%
+
+
+def test_the_map_lights_what_the_ablations_show(facts):
+    """The map rule (issue 43), in both languages: a site is lit only if its mean-ablation (path.ablation) drops
+    P(answer) by 25 percentage points or more, and every site at a name position dropping it by 50 or more is lit;
+    the conclusion's key site is the lit name site with the largest drop, and an attention site there reads the first
+    name by the head that reads it most. (The random-prompt sweep checks it again from the model:
+    tests/caption_checks_mlp.py check_map.)"""
+    for lang, f in facts.items():
+        a, p = np.asarray(f.path["ablation"]), f.path["p_clean"]
+        names = (f.first_index, f.last_index)
+        lit = {x["site"] for x in f.lit}
+        for l in range(f.n_layer):
+            for ci, c in enumerate(("attention", "mlp")):
+                for t in range(len(f.tokens)):
+                    site, drop = f"{c}:{l}@{t}", p - a[l, ci, t]
+                    assert (site in lit) == (drop >= 0.25), (lang, site, drop)
+                    if t in names and drop >= 0.5:
+                        assert site in lit, (lang, site)
+        at_name = [x for x in f.lit if x["at_name"]]
+        assert f.key_site == max(at_name, key=lambda x: x["drop"])
+        if f.key_site["component"] == "attn":
+            w = np.asarray(f.trace["layers"][f.key_site["layer"]]["attn"]["weights"])[:, f.key_site["position"],
+                                                                                      f.first_index]
+            assert f.name_reads["weight"] == pytest.approx(w.max()) and f.name_reads["head"] == int(np.argmax(w))
+    # what the shipped model shows, in both languages: the attention at the last name, reading the first name
+    for f in facts.values():
+        assert f.conclusion_key() == "conclusion_attention"
+        assert (f.key_site["layer"], f.key_site["position"]) == (0, f.last_index)
 
 
 # --- every valid prompt fits: the widest words and numbers any prompt could bring --------------------------------
@@ -343,19 +372,20 @@ def widest_fills(gpt):
                            tb=token, tok=token, a=short, b=short, comp=comp, sa=share, sb=share,
                            d=style.signed(-88.8, 1), od=style.signed(-88.8, 1), p=percent, p0=percent, p1=percent,
                            p5=spread, p20=spread, against=style.signed(-88.88, 2), na=n, m=n, n=n, rank=len(words),
-                           vrank=len(words), k=3, l=style.shown(gpt.config.n_layer - 1), language=language_name)
+                           vrank=len(words), k=3, l=style.shown(gpt.config.n_layer - 1), language=language_name,
+                           name=token, first=token, w=percent, fires=sport)
     return fills
 
 
 CAPTION_KEYS = ("where", "largest_spread", "largest_one", "largest_over", "lookup_clean", "lookup_most",
-                "lookup_not", "readout_verb", "readout_sport", "readout_other", "neurons", "spread_many", "spread_one",
-                "spread_many_all", "spread_one_all", "spread_none", "ablation_flip", "ablation_drop", "ablation_none",
-                "and_yes", "and_partly", "summary")
+                "lookup_not", "readout_verb", "readout_sport", "readout_other", "spread_many", "spread_one",
+                "spread_none", "ablation_flip", "ablation_drop", "ablation_none",
+                "and_yes", "and_partly", "conclusion_attention", "conclusion_mlp", "conclusion_elsewhere")
 
 
 # what a caption's own rule bounds: spread_many's top neuron carries under half; after a flip another word is on
 # top, so the answer keeps under half; a drop loses at least 5 points
-RULE_BOUNDS = {"spread_many": {"p1": style.percent(0.4888)}, "spread_many_all": {"p1": style.percent(0.4888)},
+RULE_BOUNDS = {"spread_many": {"p1": style.percent(0.4888)},
                "ablation_flip": {"p1": style.percent(0.4888)},
                "ablation_drop": {"p1": style.percent(0.888)}}
 
@@ -472,9 +502,8 @@ def test_labels_are_the_rounded_numbers(played, lang):
     sport = v["caption_rules"]["lookup"]["inputs"]["sport"]
     assert lookup["terms"][1]["labels"][pr["sports"].index(sport)] in said["text"]
     assert [n.text for n in s.read_numbers] == [style.signed(t["logit"], 2) for t in v["readout"]["top"]]
-    for row, n in zip(s.neuron_numbers, v["neurons"]):
-        assert [m.text for m in row] == [f"#{n['neuron']}", style.signed(n["push"], 2), f"{n['mean_them']:.2f}",
-                                         f"{n['mean_others']:.2f}"]
+    n = v["neurons"][0]       # the neurons beat folded into the spread (issue 41): the top neuron, what it fires for
+    assert s.top_neuron.text == S("top_neuron", s.lang, n=n["neuron"], sport=n["fires_most_for_word"])
     assert [n.text for n in s.spread_numbers] == [style.percent(v["spread"][k]) for k in ("1", "5", "20")]
     sa = v["spread_against"]
     assert s.against_note.text == S("against_note", s.lang, na=sa["n"], against=style.signed(sa["sum"], 2))
@@ -487,12 +516,19 @@ def test_labels_are_the_rounded_numbers(played, lang):
                           "conclusion"}
     keys = [c["key"] for c in s.captions]
     assert all(r["key"] in keys for r in rules.values())
+    # the map: the lit sites, each a line with its P(answer) replaced by its mean, the boxes their parts
+    w = v["where"]
+    assert w["lit"] == [x["site"] for x in v["map"]["lit"]] and w["boxes"] == sorted({x.split("@")[0] for x in w["lit"]})
+    lines = [line.text for line in s.where.callout][2:]
+    assert lines == [S("where_site", s.lang, comp=S(("attn" if x["component"] == "attn" else "mlp") + "_short", s.lang,
+                                                     l=style.shown(x["layer"])),
+                       tok=v["tokens"][x["position"]], p=style.percent(x["p_after"])) for x in v["map"]["lit"]]
 
 
 def test_components_stay_inside_the_frame(played):
     for lang in ("en", "zh"):
         s = played[lang]
-        for m in (s.grid, s.legend, s.look_words, s.look_numbers, s.neuron_rows, s.spread_numbers, s.against_note,
+        for m in (s.grid, s.legend, s.look_words, s.look_numbers, s.top_neuron, s.spread_numbers, s.against_note,
                   s.full_label, s.abl_labels,
                   s.and_rows):
             assert inside_safe_area(m), (lang, type(m).__name__)

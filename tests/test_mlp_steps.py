@@ -213,8 +213,15 @@ def test_labels_are_the_rounded_numbers(played, lang):
     assert f"{v['lengths']['mlp_out']:.1f}" in residual["text"] and f"{v['lengths']['resid_mid']:.1f}" in residual["text"]
     # the neuron's top contexts: their last words, said as words
     assert v["context_words"] == list(dict.fromkeys(c["token"] for c in v["contexts"]["top"]))[:3]
+    ctx = said[v["caption_rules"]["contexts"]["key"]]          # the neuron named by its rule, or plainly not
     for w in v["context_words"]:
-        assert style.token_label(w) in said["contexts"]["text"] and style.token_label(w) in said["contexts"]["say"]
+        assert style.token_label(w) in ctx["text"] and style.token_label(w) in ctx["say"]
+    # every-token view: the drawn rows end at the sample position where the neuron fires most, said as that token's
+    # number in a text of its own length (issue 43: not "a text that ends" there)
+    at = v["all_tokens"]["position"] + 1
+    assert str(at) in said["all_tokens"]["say"] and str(v["all_tokens"]["stream_tokens"]) in said["all_tokens"]["say"]
+    # the question comes first: the title card asks how the model knows a person's sport
+    assert s.title_note() == S("title_note", lang)
     # up- and down-projection named where they happen, on screen and by the voice
     term = {"en": ("up-projection", "down-projection"), "zh": ("升维", "降维")}[lang]
     assert term[0] in said["up"]["say"].lower() and term[0] in s.shapes.text.lower()
@@ -304,3 +311,12 @@ def test_the_why_beat_is_the_labs_record(played, lang):
     assert [c["key"] for c in said] == ["why_question", sc.values["caption_rules"]["lab"]["key"]]
     assert loss_text(v["without"]) in said[1]["text"] and loss_text(linear["without"]) in said[1]["text"]
     assert [w["metric"] for w in v["per_language"]] == ["val_loss_en", "val_loss_zh"]
+    # the loss axis from the data (issue 43): from the lowest loss rounded down to 0.1 to the highest final loss
+    # rounded up to 0.1, plus 0.4, its range in its title; the final losses with and without the MLP stand apart
+    chart = sc.why_chart
+    curves = [v, linear]
+    lo = np.floor(10 * min(min(c["curve_with"] + c["curve_without"]) for c in curves)) / 10
+    hi = np.ceil(10 * max(max(c["with"], c["without"]) for c in curves)) / 10 + 0.4
+    assert (chart.y_min, chart.y_max) == pytest.approx((lo, hi)) and v["shown"][lang]["y_min"] == pytest.approx(lo)
+    assert f"{lo:.1f}" in chart.axes[2].text and f"{hi:.1f}" in chart.axes[2].text
+    assert chart.c2p(0, v["without"])[1] - chart.c2p(0, v["with"])[1] > 0.25     # scene units: visibly apart

@@ -17,6 +17,8 @@ head_jobs    a head's job: its top key over 200 prompts of the chapter's form, b
              may call a head idle (import model.analysis.head_jobs)
 query_key    why queries and keys: one query's keys ranked by x̂·x̂ against q·k; dot products of random vectors
              growing like √d (import model.analysis.query_key)
+factmap      the fact's map: the sites whose mean-ablation drops P(answer) by 25 points or more, and what an
+             attention site reads (import model.analysis.factmap)
 superposition  the embeddings' angles vs random directions, a polysemantic neuron by rule, a fact's neuron shares
                (import model.analysis.superposition)
 """

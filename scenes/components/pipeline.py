@@ -62,7 +62,7 @@ class PipelineMap(VGroup):
         self.lit_parts = sorted(set().union(*[_parts(p, n_layer) for p in lit]))
         known = {"embedding", "ln_f", "unembedding"} | {f"{k}:{l}" for k in ("attention", "mlp") for l in range(n_layer)}
         unknown = set(self.lit_parts) - known
-        if unknown or not self.lit_parts:
+        if unknown or not (self.lit_parts or lines):     # none lit: a measured map may light nothing
             raise ValueError(f"PipelineMap: unknown or no lit parts {sorted(unknown) or lit}")
 
         rows = self.rows()
@@ -112,7 +112,7 @@ class PipelineMap(VGroup):
         pitch_lines = min(CALLOUT_PITCH, (span_top - span_bottom) / max(len(lines) - 1, 1))
         half = pitch_lines * (len(lines) - 1) / 2
         low, high = span_bottom + half, span_top - half
-        middle = min(max(sum(lit_ys) / len(lit_ys), low), high)
+        middle = min(max(sum(lit_ys) / len(lit_ys) if lit_ys else (ys[0] + ys[-1]) / 2, low), high)
         for i, (text, colour) in enumerate(lines):
             line = Label(text, font_size=SMALL, color=colour).on_baseline(middle + half - i * pitch_lines - BASELINE_DROP)
             self.callout.add(line.shift([CALLOUT_LEFT - line.get_left()[0], 0, 0]))
@@ -175,6 +175,7 @@ class PipelineMap(VGroup):
     def play_in(self, scene, step: float = style.STEP) -> None:
         """The pipeline, then its lit parts, then the numbers beside them."""
         scene.play(FadeIn(self.base), run_time=step)
-        scene.play(Create(self.frames), run_time=step)
+        if len(self.frames):
+            scene.play(Create(self.frames), run_time=step)
         scene.play(Create(self.links), FadeIn(self.callout), run_time=step)
         scene.wait(style.PAUSE)

@@ -148,11 +148,14 @@ class WhyChart(VGroup):
     VGroup per row: swatch, label, numbers, spreads)."""
 
     def __init__(self, steps, rows: list[WhyRow], *, y_max: float, y_step: float, y_label: str, x_label: str,
-                 columns: list[str], header: str | None = None, y_decimals: int = 0):
+                 columns: list[str], header: str | None = None, y_decimals: int = 0, y_min: float = 0.0):
         super().__init__()
         if not 2 <= len(rows) <= len(ROW_COLOURS):
             raise LayoutError(f"a why chart compares 2 to {len(ROW_COLOURS)} models, got {len(rows)}")
         self.steps, self.rows, self.y_max = [float(s) for s in steps], rows, float(y_max)
+        self.y_min = float(y_min)        # the axis's foot (0 unless a scene zooms in on the data; its label says so)
+        if not self.y_min < self.y_max:
+            raise LayoutError(f"why chart: the axis runs from {self.y_min:g} to {self.y_max:g}")
         last = max(self.steps)                       # the axis runs to the next round step (2,999 -> 3,000)
         self.x_step = 10 ** math.floor(math.log10(last)) if last >= 1 else 1
         self.x_max = math.ceil(last / self.x_step) * self.x_step
@@ -168,18 +171,18 @@ class WhyChart(VGroup):
 
     # --- the axes and the curves ----------------------------------------------------------------------------
     def c2p(self, step: float, value: float) -> np.ndarray:
-        return np.array([AXES_LEFT + step / self.x_max * AXES_WIDTH, AXES_BOTTOM + value / self.y_max * AXES_HEIGHT,
+        return np.array([AXES_LEFT + step / self.x_max * AXES_WIDTH, AXES_BOTTOM + (value - self.y_min) / (self.y_max - self.y_min) * AXES_HEIGHT,
                          0.0])
 
     def draw_axes(self, y_step: float, y_label: str, x_label: str, y_decimals: int) -> VGroup:
-        o = self.c2p(0, 0)
-        lines = VGroup(Line(o, self.c2p(self.x_max, 0), stroke_color=MUTED, stroke_width=2),
+        o = self.c2p(0, self.y_min)
+        lines = VGroup(Line(o, self.c2p(self.x_max, self.y_min), stroke_color=MUTED, stroke_width=2),
                        Line(o, self.c2p(0, self.y_max), stroke_color=MUTED, stroke_width=2))
         ticks = VGroup()
-        for k in range(int(math.floor(self.y_max / y_step + 1e-9)) + 1):
-            y = self.c2p(0, k * y_step)[1]
+        for k in range(int(math.floor((self.y_max - self.y_min) / y_step + 1e-9)) + 1):
+            y = self.c2p(0, self.y_min + k * y_step)[1]
             ticks.add(Line([AXES_LEFT, y, 0], [AXES_LEFT - 0.1, y, 0], stroke_color=MUTED, stroke_width=2))
-            n = NumberText(f"{k * y_step:.{y_decimals}f}", SMALL, MUTED, align="right").place(AXES_LEFT - 0.18, 0)
+            n = NumberText(f"{self.y_min + k * y_step:.{y_decimals}f}", SMALL, MUTED, align="right").place(AXES_LEFT - 0.18, 0)
             ticks.add(n.shift([0, y - n.get_center()[1], 0]))
         x_step = self.x_step
         for k in range(int(round(self.x_max / x_step)) + 1):
@@ -202,7 +205,7 @@ class WhyChart(VGroup):
             if s0 is not None and (v0 > top) != (v1 > top):
                 pts.append(self.c2p(s0 + (top - v0) / (v1 - v0) * (s1 - s0), top))
             if v1 <= top:
-                pts.append(self.c2p(s1, max(v1, 0.0)))
+                pts.append(self.c2p(s1, max(v1, self.y_min)))
         return pts
 
     def curve(self, values, colour, dashed: bool) -> VGroup:

@@ -109,7 +109,6 @@ class MlpFact(LectureScene):
         self.build_lookup()
         self.build_readout()
         self.build_carry()
-        self.build_neurons()
         self.build_spread()
         self.build_ablation()
         self.build_and()
@@ -329,40 +328,6 @@ class MlpFact(LectureScene):
         self.play(FadeIn(self.carry_lines[1]), run_time=STEP)
         self.wait(PAUSE)
 
-    # --- neurons: its build, then its play ---------------------------------------------------------------
-    def build_neurons(self):
-        f = self.f
-        xs = {"neuron": -5.2, "push": -3.2, "fires": 0.3, "them": 3.7, "others": 5.7}
-        head_y = 2.55
-        self.neuron_heads = VGroup(*[self.header(self.s(f"col_{k}"), xs[k], MUTED, head_y) for k in xs])
-        ys = [1.75 - r * 0.7 for r in range(len(f.top))]
-        self.neuron_rows = VGroup()
-        self.neuron_numbers = VGroup()
-        for n, pr, y in zip(f.top, f.profiles, ys):
-            push = float(f.attribution["per_neuron"][n])
-            ident = NumberText(f"#{n}", style.LABEL, NEURON_ACTIVE).place(xs["neuron"] + 0.4, y)
-            numbers = VGroup(ident,
-                             NumberText(style.signed(push, 2), style.LABEL, TEXT).place(xs["push"] + 0.45, y),
-                             NumberText(f"{pr['mean_best']:.2f}", style.LABEL, TEXT).place(xs["them"] + 0.4, y),
-                             NumberText(f"{pr['mean_others']:.2f}", style.LABEL, MUTED).place(xs["others"] + 0.4, y))
-            fires = Label(self.s("players_of", sport=f.g.t(pr["best"])), font_size=style.LABEL,
-                          color=TEXT if pr["best"] == f.person.sport else MUTED)
-            fires.shift(RIGHT * (xs["fires"] - fires.get_center()[0])).on_baseline(y)
-            self.neuron_numbers.add(numbers)
-            self.neuron_rows.add(VGroup(numbers, fires))
-        self.neuron_note = Label(self.s("neuron_note", n=len(f.profiles[0]["per_person"])), font_size=style.SMALL,
-                                 color=MUTED)
-        self.neuron_note.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.8)
-
-    def beat_neurons(self):
-        f = self.f
-        self.say("neurons", sport=f.answer)
-        self.clear_stage()
-        self.play(FadeIn(self.neuron_heads), run_time=STEP)
-        self.play(LaggedStart(*[FadeIn(r, shift=RIGHT * 0.2) for r in self.neuron_rows], lag_ratio=0.3),
-                  FadeIn(self.neuron_note), run_time=2 * STEP)
-        self.wait(PAUSE)
-
     # --- spread: its build, then its play ----------------------------------------------------------------
     def build_spread(self):
         """The top 1, 5, 20 neurons' share of the push toward the sport (push_share: at most 100%, the line at 100%
@@ -391,25 +356,30 @@ class MlpFact(LectureScene):
         self.against_note = Label(self.s("against_note", na=sp["n_against"], against=style.signed(sp["against"], 2))
                                   if sp["n_against"] else self.s("against_none"), font_size=style.SMALL, color=MUTED)
         self.against_note.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.85)
+        # the neurons beat, folded in (issue 41): the top neuron and what it fires for (neuron_attribute_profile)
+        pr = f.profiles[0] if f.profiles else None
+        self.top_neuron = Label(self.s("top_neuron", n=f.top[0], sport=f.g.t(pr["best"])) if pr else "",
+                                font_size=style.SMALL, color=NEURON_ACTIVE)
+        self.top_neuron.move_to([0, 0, 0]).on_baseline(ys[-1] - 1.35)
 
     def beat_spread(self):
         f, sp = self.f, self.f.spread
         sh = sp["shares"]
-        key = self.caption_rule("spread", f.spread_key(), "the lecture's one share of the push (push_share: a push "
-                                "over the summed push of every neuron pushing toward the sport): no neuron pushes "
-                                "toward it: spread_none; else the top neuron gives less than half of that push: "
-                                "spread_many, else spread_one; either with _all when no neuron pushes the other way",
+        key = self.caption_rule("spread", f.spread_key(), "the lecture's one share (push_share: a neuron's write along "
+                                "the sport's direction over the summed write of every neuron writing toward it): no "
+                                "neuron writes toward it: spread_none; else the top neuron gives less than half: "
+                                "spread_many, else spread_one",
                                 shares={str(k): nan_none(v) for k, v in sh.items()}, n_towards=sp["n_towards"],
                                 n_against=sp["n_against"])
         self.say(key, p1=style.percent(sh[1]) if sp["n_towards"] else "", p5=style.percent(sh[5]) if sp["n_towards"]
                  else "", p20=style.percent(sh[20]) if sp["n_towards"] else "", sport=f.answer,
                  n=f.attribution["per_neuron"].size, m=sp["n_towards"], na=sp["n_against"],
-                 against=style.signed(sp["against"], 2))
+                 against=style.signed(sp["against"], 2), fires=f.g.t(f.profiles[0]["best"]))
         self.clear_stage()
         self.play(FadeIn(self.spread_labels), FadeIn(self.spread_bars.tracks), Create(self.full_line),
                   FadeIn(self.full_label), run_time=STEP)
         self.play(*self.spread_chart.grow(), FadeIn(self.spread_numbers), run_time=2 * STEP)
-        self.play(FadeIn(self.against_note), run_time=STEP)
+        self.play(FadeIn(self.against_note), FadeIn(self.top_neuron), run_time=STEP)
         self.wait(PAUSE)
 
     # --- ablation: its build, then its play --------------------------------------------------------------
@@ -560,27 +530,28 @@ class MlpFact(LectureScene):
 
     # --- summary ----------------------------------------------------------------------------------------------
     def beat_summary(self):
-        """What the chapter found (conclusion_key, on its own language's numbers): the pipeline lit at the lookup MLP
-        and the attention that carries the fact, with the restored share, the carrier's push and the ablation's drop."""
+        """The map (issue 43): every site whose mean-ablation drops P(answer) by 25 points or more (factmap.lit_sites),
+        lit in the pipeline, each named beside it with its position and P(answer) without it; the caption says what
+        the lit site at a name that drops it most is (conclusion_key), with what its attention reads."""
         f = self.f
-        a = f.ablation
-        conclusion = {"carry_lookup": "conclusion_two_steps", "carry_kept": "conclusion_carried",
-                      "carry_other": "conclusion_other", "carry_none": "conclusion_none"}
-        key = self.caption_rule("conclusion", conclusion[f.carry_key()], "the carry beat's finding: carry_lookup -> "
-                                "conclusion_two_steps, carry_kept -> conclusion_carried, carry_other -> "
-                                "conclusion_other, carry_none -> conclusion_none", carry=f.carry_key())
-        mlp = self.comp_name(f.layer, "mlp")
-        c = f.path["carrier"]
-        self.say(key, mlp=mlp, attn=self.comp_name(c["layer"], "attn"), name=f.tokens[f.last_index], tok=f.tokens[-1],
-                 sport=f.answer, read=f.tokens[c["reads_most"]])
-        self.show_where([f"mlp:{f.layer}", f"attention:{c['layer']}"], [  # the caption's two lines clear the map
-            (self.s("where_restored", tok=style.token_label(f.tokens[f.position])), MUTED),
-            (self.s("where_share", share=style.percent(f.lookup_share)), style.share_colour(1.0)),
-            (self.s("where_carrier", attn=self.comp_name(c["layer"], "attn", short=True)), MUTED),
-            (self.carry_texts[f"attn.{c['layer']}"], LOGIT),
-            (self.s("where_ablated", sport=f.answer), MUTED),
-            (self.s("where_drop", p0=style.percent(a["p_before"]), p1=style.percent(a["p_after"])), TEXT)],
-            layer=f.layer, position=f.position, share=f.lookup_share, p_before=a["p_before"], p_after=a["p_after"],
-            carrier=c["layer"], carrier_push=c["push"])
-        self.say("research")
+        key = self.caption_rule("conclusion", f.conclusion_key(), "the lit site (mean-ablation drops P(answer) by at "
+                                "least 25 points) at a name position with the largest drop: an attention output: "
+                                "conclusion_attention; an MLP output: conclusion_mlp; no name site lit: "
+                                "conclusion_elsewhere", lit=[x["site"] for x in f.lit], key_site=f.key_site)
+        k, r = f.key_site, f.name_reads
+        self.say(key, comp=self.comp_name(k["layer"], k["component"]) if k else "",
+                 name=f.tokens[k["position"]] if k else "", sport=f.answer,
+                 p=style.percent(k["p_after"]) if k else "", n=len(f.lit),
+                 first=f.tokens[f.first_index], w=style.percent(r["weight"]) if r else "",
+                 h=r["head"] + 1 if r else "")
+        lines = [(self.s("where_header", sport=f.answer, p=style.percent(f.path["p_clean"])), PROB),
+                 (self.s("where_header_2"), MUTED)]
+        for x in f.lit:
+            lines.append((self.s("where_site", comp=self.comp_name(x["layer"], x["component"], short=True),
+                                 tok=f.tokens[x["position"]], p=style.percent(x["p_after"])),
+                          TEXT if x["at_name"] else MUTED))
+        boxes = list(dict.fromkeys(x["site"].split("@")[0] for x in f.lit))     # none lit: the map lights nothing
+        self.show_where(boxes, lines, p_clean=f.path["p_clean"], sites=f.lit, key_site=k)
+        self.values["where"]["lit"] = [x["site"] for x in f.lit]     # the sites, "attention:L@P" / "mlp:L@P"
+        self.values["where"]["boxes"] = self.where.lit_parts
         self.wait(PAUSE)

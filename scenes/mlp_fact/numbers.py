@@ -14,6 +14,7 @@ from model.analysis import (contrast_direction, mean_ablation, mean_states, neur
                             neuron_direction_attribution, person_causal_trace,
                             push_share, top_k_shares,
                             vector_readout)
+from model.analysis.factmap import LIT_DROP, NAME_DROP, attention_reads, lit_sites
 from model.analysis.factpath import (and_search, fact_path, held_out_directions, held_out_rise,
                                      pair_words, pre_activation_parts)
 from model.analysis.patching import MEAN_SAMPLE
@@ -114,6 +115,13 @@ class FactLookup:
         self.means = means if means is not None else sample_means(gpt)
         # the path: which attention carries the answer to the last word, and whether it reads what that MLP wrote
         self.path = fact_path(gpt, lang_, self.prompt_lang, self.tokens, self.first_index, self.means, self.layer)
+        # the map: every site whose mean-ablation drops P(answer) by 25 points or more (factmap.lit_sites); at the
+        # name site that drops it most, what its attention reads (the first name, when the two names meet there)
+        self.lit = lit_sites(self.path["ablation"], self.path["p_clean"], self.path["components"],
+                             (self.first_index, self.last_index))
+        self.key_site = max((s for s in self.lit if s["at_name"]), key=lambda s: s["drop"], default=None)
+        self.name_reads = (attention_reads(tr, self.key_site["layer"], self.key_site["position"], self.first_index)
+                           if self.key_site and self.key_site["component"] == "attn" else None)
         # the AND: a neuron of that MLP for the two names together, by rule; its input split by name
         self.andn = and_search(gpt, lang_, self.prompt_lang, self.tokens, self.first_index, self.layer)
         self.andn_k = int(gpt.mlp(self.layer).W_in.shape[1])
@@ -171,13 +179,12 @@ class FactLookup:
         return "readout_sport" if top == self.answer else "readout_verb" if top == self.verb else "readout_other"
 
     def spread_key(self) -> str:
-        """The lecture's one share of the push (push_share): no neuron pushes toward the sport: spread_none; else
-        the top neuron gives less than half of the push toward it: spread_many, else spread_one; either with _all
-        when no neuron pushes the other way."""
+        """The lecture's one share (push_share) of what the neurons write along the sport's direction: no neuron
+        writes toward the sport: spread_none; else the top neuron gives less than half of it: spread_many, else
+        spread_one."""
         if not self.spread["n_towards"]:
             return "spread_none"
-        key = "spread_many" if self.spread["shares"][1] < 0.5 else "spread_one"
-        return key + "_all" if not self.spread["n_against"] else key
+        return "spread_many" if self.spread["shares"][1] < 0.5 else "spread_one"
 
     def story_entry(self) -> dict:
         """What the story compares between the languages: the lookup point and every conclusion's key and numbers."""
@@ -192,7 +199,8 @@ class FactLookup:
                 "carry_key": self.carry_key(), "carrier": dict(self.path["carrier"]),
                 "through_lookup": dict(self.path["through_lookup"]), "and_neuron_key": self.and_neuron_key(),
                 "and_neuron": {k: self.andn[k] for k in ("layer", "neuron", "act", "margin", "is_and", "groups")},
-                "loo": dict(self.rise["loo"])}
+                "loo": dict(self.rise["loo"]), "lit": [x["site"] for x in self.lit],
+                "conclusion_key": self.conclusion_key()}
 
     def carry_key(self) -> str:
         c, t = self.path["carrier"], self.path["through_lookup"]
@@ -216,6 +224,13 @@ class FactLookup:
         if a["p_before"] - a["p_after"] < 0.05:
             return "ablation_none"
         return "ablation_drop" if self.new_top["word"] == self.answer else "ablation_flip"
+
+    def conclusion_key(self) -> str:
+        """The map's finding: the lit site at a name position with the largest drop (key_site) is an attention
+        output: conclusion_attention; an MLP output: conclusion_mlp; no site at a name is lit: conclusion_elsewhere."""
+        if self.key_site is None:
+            return "conclusion_elsewhere"
+        return "conclusion_attention" if self.key_site["component"] == "attn" else "conclusion_mlp"
 
     def and_right(self) -> int:
         return sum(v["prediction"] == v["sport"] for v in self.variants)
@@ -262,4 +277,10 @@ class FactLookup:
             "ablation": {**self.ablation, "layer": self.layer, "component": "mlp", "position": self.position,
                          "new_top": self.new_top, "sample": MEAN_SAMPLE},
             "and": self.variants,
+            "map": {"lit": self.lit, "key_site": self.key_site, "name_reads": self.name_reads,
+                    "lit_drop": LIT_DROP, "name_drop": NAME_DROP,
+                    "rule": "lit: every (layer, component, position) whose mean-ablation (path.ablation) drops "
+                            f"P(answer) by at least {LIT_DROP:.0%} points, so every name site dropping it by "
+                            f"{NAME_DROP:.0%} points or more is lit; key_site: the lit site at a name with the "
+                            "largest drop; name_reads: its attention weights, the head reading the first name most"},
         }
