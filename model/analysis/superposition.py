@@ -74,7 +74,32 @@ def embedding_angles(gpt: NumpyGPT) -> dict:
             "within_85_95": float(((angles >= 85) & (angles < 95)).mean()),
             "random_within_85_95": float(sum(random[85:95]) / len(angles)),
             "min_deg": float(angles[closest]), "closest_pair": [words[i[closest]], words[j[closest]]],
-            "mean_abs_cos": float(np.abs(np.cos(np.radians(angles))).mean())}
+            "mean_abs_cos": float(np.abs(np.cos(np.radians(angles))).mean()),
+            "rms_cos": float(np.sqrt((np.cos(np.radians(angles)) ** 2).mean()))}
+
+
+PACK_STEPS = 20        # the lab's packing steps for the embeddings' null (its default; 318 in 64 is done by then)
+
+
+def packed_angles(n: int, d: int, steps: int = PACK_STEPS, seed: int = 0) -> dict:
+    """The null for the embeddings' angles: n directions in d dimensions packed as nearly perpendicular as the lab
+    can (model.superposition.pack_near_orthogonal, its default margin, `steps` steps from seed `seed`). Every pair's
+    angle in 1-degree bins, the share within 85-95 degrees, the root-mean-square cosine against Welch's floor
+    sqrt((n - d) / (d (n - 1))), which no n unit vectors in d dimensions can go below, and the closest pair."""
+    from ..superposition import pack_near_orthogonal
+    r = pack_near_orthogonal(n, d, steps=steps, seed=seed, sample_pairs=1, return_vectors=True)
+    V = r["vectors"].double().numpy()
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    i, j = np.triu_indices(n, 1)
+    cos = np.clip((V[i] * V[j]).sum(1), -1, 1)
+    angles = np.degrees(np.arccos(cos))
+    counts = np.bincount(np.minimum(np.floor(angles).astype(int), 179), minlength=180)
+    return {"n": n, "dim": d, "steps": steps, "seed": seed, "counts": counts.tolist(),
+            "within_85_95": float(((angles >= 85) & (angles < 95)).mean()),
+            "rms_cos": float(np.sqrt((cos ** 2).mean())),
+            "welch_rms_cos": math.sqrt((n - d) / (d * (n - 1))) if n > d else 0.0,
+            "min_deg": float(angles.min()),
+            "rule": f"model.superposition.pack_near_orthogonal({n}, {d}, steps={steps}, seed={seed}), every pair"}
 
 
 def distinct_top_contexts(gpt: NumpyGPT, sample: dict, layer: int, neuron: int, k: int = TOP_CONTEXTS) -> list[dict]:
@@ -136,21 +161,39 @@ def fact_neuron_shares(gpt: NumpyGPT, first: str, last: str, lang: str) -> dict:
             "for_half": neurons_for_share(pushes, 0.5), "for_90": neurons_for_share(pushes, 0.9)}
 
 
-# --- the Johnson-Lindenstrauss distortion as an angle (near_orthogonal) ------------------------------------------
+# --- the Johnson-Lindenstrauss distortion as an angle, and the chapter's two bands (near_orthogonal) ---------------
+STRICT_BAND_DEG = 1.0   # 89-91 degrees: the strict reading of "almost perpendicular", which turns out too strict
+WIDE_BAND_DEG = 5.0     # 85-95 degrees: a few degrees allowed; the band the chapter uses from then on
+
+
 def jl_angle_deg(eps: float) -> float:
-    """How far from 90 degrees two perpendicular unit vectors can end up when a map keeps their lengths and keeps
-    their squared distance (2) within 1 +- eps: |u' - v'|^2 = 2 - 2 cos(theta') = 2 (1 +- eps) gives
-    cos(theta') = -+eps, so theta' = 90 +- asin(eps) degrees (eps = 0.125: +-7.18 degrees)."""
+    """How far from 90 degrees the Johnson-Lindenstrauss lemma, as stated, lets two perpendicular unit vectors end
+    up. The lemma keeps every squared distance within 1 +- eps; with the origin among the points the lengths too
+    (|u'|^2, |v'|^2 in [1 - eps, 1 + eps]). Then cos(theta') = (|u'|^2 + |v'|^2 - |u' - v'|^2) / (2 |u'| |v'|) is
+    at most (2 (1 + eps) - 2 (1 - eps)) / (2 (1 - eps)) = 2 eps / (1 - eps) in size, and that is reached: theta' =
+    90 +- asin(2 eps / (1 - eps)) degrees (eps = 0.125: +-16.6 degrees). When 2 eps / (1 - eps) >= 1 the lemma says
+    nothing about the angle: 90 degrees."""
     if not 0 < eps < 1:
         raise ValueError(f"eps must lie in (0, 1), got {eps}")
-    return math.degrees(math.asin(eps))
+    bound = 2 * eps / (1 - eps)
+    return 90.0 if bound >= 1 else math.degrees(math.asin(bound))
 
 
 def jl_eps_for_angle(deg: float) -> float:
-    """The distortion eps whose angle (jl_angle_deg) is `deg` off 90 degrees: sin(deg) (1 degree: 0.01745)."""
+    """The distortion eps whose guaranteed angle (jl_angle_deg) is `deg` off 90 degrees: 2 eps / (1 - eps) = sin(deg),
+    so eps = sin(deg) / (2 + sin(deg)) (1 degree: 0.00865; 5 degrees: 0.0418)."""
     if not 0 < deg < 90:
         raise ValueError(f"deg must lie in (0, 90), got {deg}")
-    return math.sin(math.radians(deg))
+    s = math.sin(math.radians(deg))
+    return s / (2 + s)
+
+
+def random_room(dims, eps_deg: float, points: int = 20_001) -> list[float]:
+    """The random-vector estimate of how many directions fit with every pair within 90 +- eps_deg, at each width of
+    `dims` (model.superposition.random_count_estimate's rule, 1 / (2 P(a random pair is outside)), its integral on
+    a 20,001-point grid, as random_angle_bins takes it)."""
+    from ..superposition import random_pair_outside
+    return [max(1.0, 1 / (2 * random_pair_outside(int(d), eps_deg, points=points))) for d in dims]
 
 
 # --- why sparsity allows superposition: collisions in the toy model's own data (toy_superposition) ---------------
