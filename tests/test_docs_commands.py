@@ -34,7 +34,9 @@ BLOCK = re.compile(r"```(?:bash|sh|shell|console)\n(.*?)```", re.S)
 NOT_RUN = {"bash scripts/test.sh": "the test suite itself",
            'bash scripts/test.sh -m "not slow"': "the suite's fast tier",
            ".venv/bin/python -m model train": "retrains the shipped model (test_training.py trains through train())",
-           ".venv/bin/python -m model eval --json": "test_cli.py runs it, with fewer shuffles"}
+           ".venv/bin/python -m model eval --json": "test_cli.py runs it, with fewer shuffles",
+           ".venv/bin/python scripts/caption_rules.py media/preview --out docs/caption-rules.md":
+               "needs a rendered lecture (test_caption_rules_doc.py makes the list from the suite's renders)"}
 PROJECT = ("render.py", "scripts/", "model", "manim")   # a command naming none of these is another program's
 
 
