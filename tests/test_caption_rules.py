@@ -250,33 +250,45 @@ def check_meaning(v, rule, gpt):
     return key if w >= 0.5 else key + "_blend"
 
 
-def check_ablation(v, rule, gpt):
-    with_, without = v["ablation"]["p_with_head"], v["ablation"]["p_without_head"]
-    if style.percent(with_) == style.percent(without):
-        return "unseen"
-    return "needed" if without < with_ / 2 else "helps" if without < with_ else "no_help"
+def check_key_value(v, rule, gpt):
+    """values_update's one intervention: the answer word swapped in this head's key only, then its value only,
+    recomputed here (test_values_update.key_value_by_hand); with no swap test on the prompt, kv_unmeasured."""
+    from attention_checks import swap_test_by_hand
+    from test_values_update import key_value_by_hand
+    lang = v["prompt_lang"]
+    if swap_test_by_hand(gpt, v["token_ids"], v["focus"], v["layer"], lang) is None:
+        assert v["key_value"] is None
+        return "kv_unmeasured"
+    ref = key_value_by_hand(gpt, v["token_ids"], v["focus"], v["layer"], v["head"], lang)
+    kv = v["key_value"]
+    assert kv["key_only"]["p"] == pytest.approx(ref["key"], abs=1e-6)
+    assert kv["value_only"]["p"] == pytest.approx(ref["value"], abs=1e-6)
+    key_move, value_move = abs(ref["p_clean"] - ref["key"]), abs(ref["p_clean"] - ref["value"])
+    if 100 * key_move < 1 <= 100 * value_move:
+        return "kv_key_blind"
+    return "kv_value_more" if value_move > key_move else "kv_key_more"
 
 
-def check_shared(v, rule, gpt):
-    """The heads that share the job: the sets' P(adjective) recomputed by patching (model.analysis.heads
-    .head_patching on the recorded prompt, swaps and heads), then the key decided from their shares."""
-    from model.analysis.heads import head_patching
-    from scenes.prompts import adjective_alternatives
-    sh = v["shared"]
-    vocab = gpt.tokenizer.vocab
-    ids, a = v["token_ids"], v["choice"]["prompt_rule"]["adjective_index"]
-    lang = v["choice"]["prompt_rule"]["lang"]
-    corrupt = [ids[:a] + [vocab[w]] + ids[a + 1:] for w in adjective_alternatives(lang, sh["adjective"])]
-    again = head_patching(gpt, ids, corrupt, vocab[sh["adjective"]], position=v["focus"],
-                          sets=[s["heads"] for s in sh["sets"]], per_head=False)
-    assert [s["p_patched"] for s in again["sets"]] == pytest.approx([s["p_patched"] for s in sh["sets"]], rel=1e-4)
-    assert [v["layer"], v["head"]] == sh["sets"][0]["heads"][0], "the first set is this head alone"
-    gap = again["p_clean"] - again["p_corrupt"]
-    shares = [(again["p_clean"] - s["p_patched"]) / gap for s in again["sets"]]
-    assert rule["inputs"]["shares"] == pytest.approx(shares, rel=1e-4, abs=1e-6)
-    if shares[0] >= 0.9:
-        return "shared_alone"
-    return "shared" if any(s >= 0.9 for s in shares) else "shared_spread"
+def check_jobs(v, rule, gpt):
+    """multi_head's jobs beat: on the chapter's prompt and its twin ending in "felt", each head's swap test written
+    out again (attention_checks.swap_test_by_hand) at the scene's layer; the form's head is the one it moves most,
+    useful if it is not idle; the caption: two heads, one head, or the first form no head does."""
+    from attention_checks import swap_test_by_hand
+    from model import language as lg
+    from scenes.prompts import lookback_prompt
+    lang = v["prompt_lang"]
+    chapter = lookback_prompt(lang, gpt)
+    ids, f = [int(i) for i in gpt.encode(chapter["prompt"])], chapter["focus_index"]
+    g = lg.Language().grammar(lang)
+    best = {}
+    for form, word in (("colour", "was"), ("texture", "felt")):
+        ref = swap_test_by_hand(gpt, ids[:f] + [gpt.tokenizer.vocab[g.t(word)]], f, v["layer"], lang)
+        assert v["jobs"]["forms"][form]["moves"] == pytest.approx(ref["moves"], abs=1e-6)
+        h = int(np.argmax(ref["moves"]))
+        best[form] = (h, not ref["idle"][h])
+    if not (best["colour"][1] and best["texture"][1]):
+        return "jobs_idle"
+    return "jobs_same" if best["colour"][0] == best["texture"][0] else "jobs"
 
 
 def lens_around_by_hand(v, gpt) -> dict:
@@ -320,13 +332,6 @@ def check_summary(v, rule, gpt):
     p = lens_around_by_hand(v, gpt)
     lifts = p["head_only"] > p["before"] and style.percent(p["head_only"]) != style.percent(p["before"])
     return "summary_lifts" if lifts else "summary_other"
-
-
-def check_summary_together(v, rule, gpt):
-    if not v["shared"]:
-        return "summary_layer"
-    return {"shared": "summary_shared", "shared_alone": "summary_alone",
-            "shared_spread": "summary_spread"}[check_shared(v, v["caption_rules"]["shared"], gpt)]
 
 
 def check_heads_focus(v, rule, gpt):
@@ -784,14 +789,13 @@ CHECKS = {
     "values_update": {"question_where": ({"question_where", "question_where_self"}, check_question_where),
                       "question": ({"question_raises", "question_lowers", "question_alike"}, check_values_question),
                       "summary": ({"summary_lifts", "summary_other"}, check_summary),
-                      "summary_together": ({"summary_shared", "summary_alone", "summary_spread", "summary_layer"},
-                                           check_summary_together),
                       "sum": ({"sum", "sum_mostly", "sum_blend"}, check_sum),
                       "meaning": ({"meaning", "meaning_blend", "meaning_self", "meaning_self_blend"}, check_meaning),
-                      "ablation": ({"needed", "helps", "no_help", "unseen"}, check_ablation),
-                      "shared": ({"shared", "shared_alone", "shared_spread"}, check_shared)},
+                      "ablation": ({"kv_key_blind", "kv_value_more", "kv_key_more", "kv_unmeasured"},
+                                   check_key_value)},
     "multi_head": {"focus": ({"focus", "focus_same", "focus_shared"}, check_heads_focus),
                    "question": ({"question", "question_same", "question_shared"}, check_heads_question),
+                   "jobs": ({"jobs", "jobs_same", "jobs_idle"}, check_jobs),
                    "lab": HEADS_LAB},
     "add_norm": {"normalise": ({"normalise", "normalise_eps"}, check_normalise),
                  "why": ({"why", "why_steady"}, check_why),

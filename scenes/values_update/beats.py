@@ -427,6 +427,7 @@ class ValuesUpdate(ValuesLayout, LectureScene):
             self.say(key)
             self.wait(PAUSE + 1)
             return
+        self.record_kv_story(key)
         kv, chart = h.kv, self.effect_bars
         texts = self.values["key_value_shown"]["labels"]
         self.say("ablation", focus=h.tokens[h.focus], adj=style.token_label(kv["answer"]))
@@ -441,6 +442,26 @@ class ValuesUpdate(ValuesLayout, LectureScene):
         self.play(grows[1], FadeIn(chart.numbers[1]), run_time=STEP)
         self.play(grows[2], FadeIn(chart.numbers[2]), run_time=STEP)
         self.wait(PAUSE + 1)
+
+    def record_kv_story(self, key: str) -> None:
+        """The default lecture (the causal head in each language): the key/value verdict in both languages, recorded
+        as values["languages_differ"]["ablation"] with the course page's note where the two differ; never said."""
+        h = self.h
+        st, given = h.choice["story"], h.choice["given"]
+        if not h.choice["causal"] or st is None or given["layer"] or given["head"]:
+            return
+        from scenes.attention_chapter import NOTES
+        from scenes.values_update.numbers import HeadAtFocus
+        verdicts, fill = {}, {}
+        for lang in ("en", "zh"):
+            other = h if lang == self.lang else HeadAtFocus(self.gpt, {**self.params, "prompt": "auto", "focus": "auto",
+                                                                       "layer": "auto", "head": "auto", "lang": lang})
+            verdicts[lang] = other.effect()
+            fill[lang] = (style.percent(other.kv["key_only"]["p"]), style.percent(other.kv["value_only"]["p"]))
+        if verdicts["en"] != verdicts["zh"]:
+            self.languages_differ("ablation", KV_RULE, NOTES, "kv_differs", en=verdicts["en"], zh=verdicts["zh"],
+                                  en_key=fill["en"][0], en_value=fill["en"][1], zh_key=fill["zh"][0],
+                                  zh_value=fill["zh"][1])
 
     # --- summary: the answer ----------------------------------------------------------------------------------
     def build_summary(self):

@@ -56,7 +56,8 @@ class HeadAtFocus(HeadChoice):
         # the one intervention: the swap test split in two, the answer word swapped in this head's key only, then in its
         # value only (model.analysis.head_jobs.key_value_swap); None where the prompt has no swap test
         from scenes.prompts import own_language
-        self.kv = key_value_swap(gpt, self.token_ids, f, L, H, params.get("lang", "en")) if own_language(gpt) else None
+        self.lang = params.get("lang", "en")
+        self.kv = key_value_swap(gpt, self.token_ids, f, L, H, self.lang) if own_language(gpt) else None
         # the question: the logit lens at the focus entering the layer, with this head's ΔE alone, after the attention
         self.lens = attention_lens(gpt, tr, L, H, f, self.next_word)
 
@@ -118,7 +119,7 @@ class HeadAtFocus(HeadChoice):
             "pattern": self.pattern[: self.focus + 1, : self.focus + 1],
             "V": self.v, "weights": self.weights, "weighted_values": self.weighted, "head_out": self.head_out,
             "W_O_rows": self.W_O_rows, "delta_E": self.delta, "E": self.E, "E_new": self.E_new,
-            "next_word": self.next_word, "lens": self.lens, "key_value": self.kv, "effect": self.effect(),
+            "next_word": self.next_word, "lens": self.lens, "prompt_lang": self.lang, "key_value": self.kv, "effect": self.effect(),
             "kv_rule": KV_RULE, "share": self.share(),
             "shared": ({"sets": self.sets(), "p_clean": self.choice["story"]["p_clean"][self.choice["prompt_rule"]["lang"]],
                         "p_corrupt": self.choice["story"]["p_corrupt"][self.choice["prompt_rule"]["lang"]],
