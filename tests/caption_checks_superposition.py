@@ -199,9 +199,14 @@ def check_embeddings(v, rule, gpt):
     assert e["min_deg"] == pytest.approx(angles.min(), abs=1e-9)
     random = betainc(0.5, (d - 1) / 2, math.sin(math.radians(5)) ** 2)    # P(|cos| < sin 5 degrees)
     assert e["random_within_85_95"] == pytest.approx(random, abs=1e-4)
-    assert rule["inputs"] == {"within": e["within_85_95"], "random": e["random_within_85_95"]}
-    diff = within - random
-    return "like_random" if abs(diff) < 0.02 else "less_random" if diff < 0 else "more_random"
+    k = v["packed"]
+    assert (k["n"], k["dim"]) == (n, d) and sum(k["counts"]) == n * (n - 1) // 2
+    assert k["rms_cos"] == pytest.approx(math.sqrt((n - d) / (d * (n - 1))), rel=1e-3), "packed to Welch's floor"
+    assert k["within_85_95"] == pytest.approx(sum(k["counts"][85:95]) / sum(k["counts"]), abs=1e-12)
+    assert rule["inputs"] == {"within": e["within_85_95"], "random": e["random_within_85_95"],
+                              "packed": k["within_85_95"]}
+    low, high = min(random, k["within_85_95"]), max(random, k["within_85_95"])
+    return "less_random" if within < low - 0.02 else "more_random" if within > high + 0.02 else "like_random"
 
 
 def check_gpt_summary(v, rule, gpt):
