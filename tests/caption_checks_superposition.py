@@ -169,7 +169,7 @@ def check_toy_geometry(v, rule, gpt):
     assert rule["inputs"]["dense_represented"] == dense_rep
     if kind == "pentagon":       # the caption: "Dense: only the top {k} get a direction"
         assert dense_rep == list(range(len(dense_rep))), "the dense run's directions go to the most important features"
-        return "pentagon"
+        return "pentagon_pairs" if "antipodal" in [k for k, _, _ in kinds[1:-1]] else "pentagon"
     return "no_pentagon"
 
 
@@ -371,7 +371,7 @@ SUPERPOSITION_CHECKS: dict = {
                         "angle": ({"angle_beyond", "angle_within"}, check_angle)},
     "toy_superposition": {"define": ({"define_pentagon", "define_plain"}, check_toy_define),
                           "dims": ({"dims_falls", "dims_mixed"}, check_toy_dims),
-                          "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry),
+                          "geometry": ({"pentagon_pairs", "pentagon", "no_pentagon"}, check_toy_geometry),
                           "collide": ({"collide_over", "collide_mixed"}, check_toy_collide),
                           "rare": ({"rare_pays", "rare_costs"}, check_toy_rare)},
     "superposition_in_gpt": {"embeddings": ({"like_random", "less_random", "more_random"}, check_embeddings),
