@@ -373,11 +373,12 @@ def _ends_with_a_person(values, model):
 SUPERPOSITION_IN_GPT = SceneSpec(
     name="superposition_in_gpt",
     cls="SuperpositionInGpt",
-    summary="Our model's word embeddings against random directions; a polysemantic MLP neuron found by rule; a fact "
-            "spread over many neurons (direct logit attribution); what it means for reading a model: one neuron, many "
-            "features; one fact, many neurons.",
-    params=(Param("prompt", Text(), AUTO, "ends with the person whose sport is read per neuron (default: the "
-                  "language's first person sentence, cut after the last name; see scenes/prompts.py fact_prompt)",
+    summary="Our model's word embeddings against random directions and the most perpendicular packing (the crowding "
+            "318 words in 64 dimensions force); a polysemantic MLP neuron found by rule; the running example's fact "
+            "spread over many neurons (direct logit attribution); why superposition matters: how models scale, and "
+            "why no single neuron is the unit to read.",
+    params=(Param("prompt", Text(), AUTO, "ends with the person whose sport is read per neuron (default: the MLP "
+                  "chapter's running example, its person; see scenes/prompts.py sport_fact_prompt)",
                   check_prompt),
             LANG),
     check=needs_training_language("superposition_in_gpt", "its people and their sports", _ends_with_a_person),

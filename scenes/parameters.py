@@ -211,7 +211,7 @@ class Parameters(LectureScene):
                                 p_values={k: e["p_value"] for k, e in (finding or {}).items()}, lang=self.lang)
         if key == "summary":
             own = finding[self.lang]
-            self.say(key, l=style.shown(own["layer"]), hits=own["hits"], n=own["n"])
+            self.say(key, l=style.shown(own["layer"]))     # the chapter's own statistic stays in its chapter
         else:
             self.say(key)
         ours, gpt3 = self.ours["fractions"]["mlp"], self.g3["fractions"]["mlp"]

@@ -12,7 +12,6 @@ random-direction estimate (model.superposition.random_count_estimate).
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ from manim import RIGHT, UP, CurvedArrow, FadeIn, LaggedStart, VGroup
 
 from model import GPT3_175B
 from model.analysis.lens import logit_lens
+from model.analysis.superposition import STRICT_BAND_DEG, WIDE_BAND_DEG
 from model.params import parameter_split
 from model.superposition import random_count_estimate
 from scenes import style
@@ -31,8 +31,7 @@ from scenes.words import Words
 
 DATA_FILES = ("docs/lab/parallel_pass.json",)   # read here, so render.py's cache keys on it (pipeline.cache.declared_data)
 PARALLEL_PASS = Path(__file__).resolve().parents[1] / DATA_FILES[0]
-EPS_DEG = (1, 5)   # the bands around 90° the scaling row names
-SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+EPS_DEG = (STRICT_BAND_DEG, WIDE_BAND_DEG)   # the superposition chapter's two bands: 89-91 and 85-95 degrees
 
 WORDS = Words.beside(__file__)     # summary.toml: the captions, their spoken forms, the beat titles
 
@@ -48,11 +47,11 @@ STEP, PAUSE = style.STEP, style.PAUSE
 
 
 def count_text(x: float) -> str:
-    """A count for a caption: whole numbers with separators up to a million, then a × 10^k."""
+    """A count for a caption: whole numbers with separators up to a million, then a×10^k as near_orthogonal labels
+    the same estimate (style.scientific, two digits: one value, one label)."""
     if x < 1e6:
         return f"{round(x):,}"
-    k = int(math.floor(math.log10(x)))
-    return f"{x / 10 ** k:.1f} \u00d7 10{str(k).translate(SUPERSCRIPT)}"
+    return style.scientific(x, 2)
 
 
 class Summary(LectureScene):
@@ -85,8 +84,7 @@ class Summary(LectureScene):
         self.wait(PAUSE)
 
     def beat_scaling(self):
-        self.say("scaling", params=f"{self.gpt3_params:,}", d=f"{GPT3_175B.n_embd:,}",
-                 far=count_text(self.counts[-1]), e2=EPS_DEG[-1])
+        self.say("scaling", d=f"{GPT3_175B.n_embd:,}", far=count_text(self.counts[-1]))
         self.reveal(3)
         self.play(FadeIn(self.scaling_table), run_time=STEP)
         self.wait(PAUSE + 1)
@@ -168,7 +166,7 @@ class Summary(LectureScene):
         details.append(self.s("d_scaling", d=f"{GPT3_175B.n_embd:,}"))
         ys = [ROW_YS[3] + 0.05, ROW_YS[3] - 0.4, ROW_YS[3] - 0.85]
         self.scaling_table = VGroup(
-            LabelColumn([self.s("params_label")] + [self.s("within", e=e) for e in EPS_DEG], ys,
+            LabelColumn([self.s("params_label")] + [self.s("within", lo=f"{90 - e:g}", hi=f"{90 + e:g}") for e in EPS_DEG], ys,
                         2.9, colours=[TEXT, MUTED, MUTED], font_size=style.SMALL),
             LabelColumn([f"{self.gpt3_params:,}"] + [count_text(c) for c in self.counts], ys, VISUAL_RIGHT,
                         font_size=style.SMALL))   # Labels: "10²¹" needs the font's superscripts

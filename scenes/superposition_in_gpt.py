@@ -3,30 +3,32 @@
     manim render -ql scenes/superposition_in_gpt.py SuperpositionInGpt
     python render.py superposition_in_gpt --lang zh
 
-The angles between all the model's token embeddings against random directions of the same size; the MLP neuron
-whose top-activating contexts end in words of the most unrelated topics (model.analysis.superposition, over the
-documented sample); the fact "<first> <last> plays <sport>" read per neuron by direct logit attribution; and
-what the seed draws from it. Every number comes from model.analysis; every value shown is in self.values.
+The angles between all the model's token embeddings against two nulls: random directions of the same size, and the
+same number of directions packed as perpendicular as the lab can (the crowding n words in d dimensions force); the
+MLP neuron whose top-activating contexts end in words of the most unrelated topics (model.analysis.superposition,
+over the documented sample); the MLP chapter's running example (its person, scenes/prompts.py sport_fact_prompt),
+"<first> <last> plays <sport>", read per neuron by direct logit attribution; and why superposition matters. Every
+number comes from model.analysis; every value shown is in self.values.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, RIGHT, FadeIn, GrowFromEdge, LaggedStart, VGroup, VMobject
+from manim import DOWN, RIGHT, DashedVMobject, FadeIn, GrowFromEdge, LaggedStart, VGroup, VMobject
 
 from model import language as model_language
 from model.analysis import sample_states
 from model.analysis.patching import MEAN_SAMPLE
 from model.analysis.superposition import (POLYSEMANTIC_TOPICS, TOP_CONTEXTS, embedding_angles,
-                                          fact_neuron_shares, polysemantic_neuron)
+                                          fact_neuron_shares, packed_angles, polysemantic_neuron)
 from model.config import GPT3_175B
 from scenes import style
 from scenes.components import BarChart, BarScale, Label, NumberText
 from scenes.components.superposition import AngleHistogram
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
-from scenes.prompts import fact_prompt, join_words
-from scenes.style import ANGLE_BARS, MUTED, NEURON_ACTIVE, RANDOM_ESTIMATE, SHARED, TEXT, TOPIC_COLOURS
+from scenes.prompts import join_words, sport_fact_prompt
+from scenes.style import ANGLE_BARS, BOUND, MUTED, NEURON_ACTIVE, RANDOM_ESTIMATE, SHARED, TEXT, TOPIC_COLOURS
 from scenes.words import Words
 
 WORDS = Words.beside(__file__)     # superposition_in_gpt.toml: the captions, their spoken forms, the beat titles
@@ -54,7 +56,11 @@ class SuperpositionInGpt(LectureScene):
     # --- the numbers -----------------------------------------------------------------------------------------
     def prepare(self):
         gpt = self.gpt
-        chosen = fact_prompt(self.lang) if self.params["prompt"] == AUTO else None
+        # the default: the MLP chapter's running example, its person (the source article's Michael Jordan)
+        example = sport_fact_prompt(self.lang) if self.params["prompt"] == AUTO else None
+        chosen = {"prompt": join_words(example["person"], self.lang), "person": example["person"],
+                  "rule": "the MLP chapter's running example (scenes/prompts.py sport_fact_prompt): its person's "
+                          "first and last name", "lang": self.lang} if example else None
         prompt = chosen["prompt"] if chosen else self.params["prompt"]
         tokens = [gpt.tokenizer.words[i] for i in gpt.encode(prompt)]
         self.prompt_lang = prompt_language(tokens)
@@ -66,6 +72,7 @@ class SuperpositionInGpt(LectureScene):
             raise ParamError(f"prompt: it must end with a person's first and last name, got {first!r} {last!r}")
         self.params["prompt"] = prompt
         self.emb = embedding_angles(gpt)
+        self.packed = packed_angles(self.emb["words"], self.emb["dim"])
         sample = sample_states(gpt, model_language.Language(), MEAN_SAMPLE["n_streams"], MEAN_SAMPLE["seed"],
                                lang=self.prompt_lang)
         self.sample_size = len(sample["streams"])
@@ -73,7 +80,7 @@ class SuperpositionInGpt(LectureScene):
         self.fact = fact_neuron_shares(gpt, first, last, self.prompt_lang)
         self.values.update({
             "prompt": prompt, "prompt_rule": chosen, "person": [first, last], "prompt_lang": self.prompt_lang,
-            "embeddings": self.emb, "neuron": self.poly,
+            "embeddings": self.emb, "packed": self.packed, "neuron": self.poly,
             "sample": {**MEAN_SAMPLE, "lang": self.prompt_lang}, "fact": self.fact,
             "gpt3": {"d_model": GPT3_175B.n_embd},
         })
@@ -85,7 +92,7 @@ class SuperpositionInGpt(LectureScene):
         e = self.emb
         lo = int(min(45, e["min_deg"] // 5 * 5))
         hi = 180 - lo
-        top = max(max(e["counts"]), max(e["random_expected"]))
+        top = max(max(e["counts"]), max(e["random_expected"]), max(self.packed["counts"]))
         self.hist = AngleHistogram(lo, hi, top, width=HIST["width"], height=HIST["height"], color=ANGLE_BARS)
         self.hist.shift([HIST["x"], HIST["y"], 0] - self.hist.axis.get_start())
         self.hist.bars.become(self.hist.bars_for(e["counts"]))
@@ -93,13 +100,18 @@ class SuperpositionInGpt(LectureScene):
         points = [self.hist.point(k + 0.5, e["random_expected"][k] / top * HIST["height"]) for k in range(lo, hi)]
         self.random_curve = VMobject(stroke_color=RANDOM_ESTIMATE, stroke_width=4)
         self.random_curve.set_points_smoothly(points)
+        packed = [self.hist.point(k + 0.5, self.packed["counts"][k] / top * HIST["height"]) for k in range(lo, hi)]
+        self.packed_curve = DashedVMobject(VMobject(stroke_color=BOUND, stroke_width=4).set_points_smoothly(packed),
+                                           num_dashes=60)
         self.emb_header = Label(self.s("hist_header", pairs=f"{e['pairs']:,}"), font_size=style.LABEL)
         self.emb_header.move_to([0, 3.05, 0])
         self.emb_legend = VGroup()
-        for r, (key, colour) in enumerate((("ours", ANGLE_BARS), ("random", RANDOM_ESTIMATE))):
+        for r, (key, colour) in enumerate((("ours", ANGLE_BARS), ("random", RANDOM_ESTIMATE), ("packed", BOUND))):
             y = 2.2 - r * 0.5
             mark = VMobject(stroke_color=colour, stroke_width=6).set_points_as_corners([[2.0, y + 0.12, 0],
                                                                                         [2.45, y + 0.12, 0]])
+            if key == "packed":
+                mark = DashedVMobject(mark, num_dashes=3)
             text = Label(self.s(key), font_size=style.SMALL, color=colour)
             text.shift(RIGHT * (2.6 - text.get_left()[0])).on_baseline(y)
             self.emb_legend.add(VGroup(mark, text))
@@ -147,17 +159,21 @@ class SuperpositionInGpt(LectureScene):
 
     # --- the beats -------------------------------------------------------------------------------------------
     def beat_embeddings(self):
-        e = self.emb
-        diff = e["within_85_95"] - e["random_within_85_95"]
-        key = "like_random" if abs(diff) < 0.02 else ("less_random" if diff < 0 else "more_random")
-        self.caption_rule("embeddings", key, "share of word pairs within 85-95 degrees minus random's: within 2 "
-                          "points: like_random; lower: less_random; higher: more_random",
-                          within=e["within_85_95"], random=e["random_within_85_95"])
-        self.say(key, n=e["words"], d=e["dim"], s=style.percent(e["within_85_95"]),
-                 r=style.percent(e["random_within_85_95"]))
+        e, k = self.emb, self.packed
+        ours, nulls = e["within_85_95"], (e["random_within_85_95"], k["within_85_95"])
+        key = "less_random" if ours < min(nulls) - 0.02 else ("more_random" if ours > max(nulls) + 0.02
+                                                             else "like_random")
+        self.caption_rule("embeddings", key, "share of word pairs within 85-95 degrees against the two nulls' "
+                          "(random directions; the lab's most perpendicular packing of as many directions): within "
+                          "2 points of the range they span: like_random (the crowding n words in d dimensions "
+                          "force); lower: less_random; higher: more_random",
+                          within=ours, random=nulls[0], packed=nulls[1])
+        self.say(key, n=e["words"], d=e["dim"], s=style.percent(ours), r=style.percent(nulls[0]),
+                 p=style.percent(nulls[1]))
         self.play(FadeIn(self.emb_header), FadeIn(self.hist.axis), FadeIn(self.hist.ticks), run_time=STEP)
         self.play(GrowFromEdge(self.hist.bars, DOWN), FadeIn(self.emb_legend[0]), run_time=STEP)
         self.play(FadeIn(self.random_curve), FadeIn(self.emb_legend[1]), run_time=STEP)
+        self.play(FadeIn(self.packed_curve), FadeIn(self.emb_legend[2]), run_time=STEP)
         self.wait(PAUSE)
 
     def beat_neuron(self):

@@ -379,16 +379,21 @@ class ToySuperposition(LectureScene):
     def beat_geometry(self):
         sparse, dense = self.runs[-1], self.runs[0]
         g = self.geoms[-1]
+        pairs = [(r, x) for r, x in zip(self.runs[1:-1], self.geoms[1:-1]) if x["kind"] == "antipodal"]
         if g["kind"] == "pentagon":
             D = sparse["dims_per_feature"]
-            key = "pentagon"
+            key = "pentagon_pairs" if pairs else "pentagon"
             words = dict(s=f"{sparse['sparsity']:g}", lo=f"{min(g['gaps_deg']):.0f}", hi=f"{max(g['gaps_deg']):.0f}",
                          dlo=f"{min(D):.2f}", dhi=f"{max(D):.2f}", top=len(self.geoms[0]["represented"]))
+            if pairs:     # the first middle run in opposite pairs, narrated between the dense and the sparsest
+                words.update(s1=f"{pairs[0][0]['sparsity']:g}", k1=len(pairs[0][1]["represented"]))
         else:
             key = "no_pentagon"
             words = dict(s=f"{sparse['sparsity']:g}", k=len(g["represented"]))
         self.caption_rule("geometry", key, "at the highest sparsity: five represented features (norm > 0.5), every "
-                          "neighbour gap 72 +- 5 degrees and every D_i 0.4 +- 0.05: pentagon, else no_pentagon",
+                          "neighbour gap 72 +- 5 degrees and every D_i 0.4 +- 0.05: pentagon_pairs when a run between "
+                          "the densest and the sparsest is antipodal (its panel narrated too), else pentagon; "
+                          "otherwise no_pentagon",
                           kinds=[x["kind"] for x in self.geoms], gaps_deg=g["gaps_deg"],
                           dims=sparse["dims_per_feature"], dense_represented=self.geoms[0]["represented"])
         self.say(key, **words)

@@ -169,7 +169,7 @@ def check_toy_geometry(v, rule, gpt):
     assert rule["inputs"]["dense_represented"] == dense_rep
     if kind == "pentagon":       # the caption: "Dense: only the top {k} get a direction"
         assert dense_rep == list(range(len(dense_rep))), "the dense run's directions go to the most important features"
-        return "pentagon"
+        return "pentagon_pairs" if "antipodal" in [k for k, _, _ in kinds[1:-1]] else "pentagon"
     return "no_pentagon"
 
 
@@ -199,9 +199,14 @@ def check_embeddings(v, rule, gpt):
     assert e["min_deg"] == pytest.approx(angles.min(), abs=1e-9)
     random = betainc(0.5, (d - 1) / 2, math.sin(math.radians(5)) ** 2)    # P(|cos| < sin 5 degrees)
     assert e["random_within_85_95"] == pytest.approx(random, abs=1e-4)
-    assert rule["inputs"] == {"within": e["within_85_95"], "random": e["random_within_85_95"]}
-    diff = within - random
-    return "like_random" if abs(diff) < 0.02 else "less_random" if diff < 0 else "more_random"
+    k = v["packed"]
+    assert (k["n"], k["dim"]) == (n, d) and sum(k["counts"]) == n * (n - 1) // 2
+    assert k["rms_cos"] == pytest.approx(math.sqrt((n - d) / (d * (n - 1))), rel=1e-3), "packed to Welch's floor"
+    assert k["within_85_95"] == pytest.approx(sum(k["counts"][85:95]) / sum(k["counts"]), abs=1e-12)
+    assert rule["inputs"] == {"within": e["within_85_95"], "random": e["random_within_85_95"],
+                              "packed": k["within_85_95"]}
+    low, high = min(random, k["within_85_95"]), max(random, k["within_85_95"])
+    return "less_random" if within < low - 0.02 else "more_random" if within > high + 0.02 else "like_random"
 
 
 def check_gpt_summary(v, rule, gpt):
@@ -366,7 +371,7 @@ SUPERPOSITION_CHECKS: dict = {
                         "angle": ({"angle_beyond", "angle_within"}, check_angle)},
     "toy_superposition": {"define": ({"define_pentagon", "define_plain"}, check_toy_define),
                           "dims": ({"dims_falls", "dims_mixed"}, check_toy_dims),
-                          "geometry": ({"pentagon", "no_pentagon"}, check_toy_geometry),
+                          "geometry": ({"pentagon_pairs", "pentagon", "no_pentagon"}, check_toy_geometry),
                           "collide": ({"collide_over", "collide_mixed"}, check_toy_collide),
                           "rare": ({"rare_pays", "rare_costs"}, check_toy_rare)},
     "superposition_in_gpt": {"embeddings": ({"like_random", "less_random", "more_random"}, check_embeddings),

@@ -48,6 +48,11 @@ def test_its_manifest_matches_the_sources(lecture, gpt, lang):
     assert rules["parallel"]["key"] == ("parallel_faster" if v["parallel"]["ratio"] > 1 else "parallel_not_faster")
     said = next(c for c in lecture.dry("summary", lang).captions if c["key"] == rules["parallel"]["key"])
     assert f"{v['parallel']['tokens']} " in said["text"] and f"{v['parallel']['ratio']:.1f}" in said["text"]
+    # issue 43: "parallel" holds for reading a prompt and for training, not for generating: the line says so
+    assert all(w in said["text"] for w in (("training", "enerating") if lang == "en" else ("训练", "生成")))
+    # the superposition line uses the chapter's kept band, 85-95 degrees (near_orthogonal says why)
+    sup = next(c for c in lecture.dry("summary", lang).captions if c["key"] == "scaling")
+    assert "85–95°" in sup["text"] and EPS_DEG[-1] == 5
     p = v["representations"]["p_answer"]
     same = style.percent(p[-1]) == style.percent(p[0])
     assert rules["rich"]["key"] == ("rich_same" if same else "rich_grows" if p[-1] > p[0] else "rich_flat")
@@ -71,7 +76,7 @@ def test_labels_are_the_manifests_numbers(lecture, lang):
 
 def test_counts_are_written_plainly_then_as_powers_of_ten():
     assert count_text(9.43) == "9" and count_text(4586.4) == "4,586"
-    assert count_text(1.352e21) == "1.4 \u00d7 10\u00b2\u00b9"
+    assert count_text(1.352e21) == "1.4\u00d710\u00b2\u00b9" == style.scientific(1.352e21, 2)   # as near_orthogonal
 
 
 def test_the_benchmark_refuses_a_bad_run_count_in_one_line():

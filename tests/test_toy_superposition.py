@@ -143,8 +143,18 @@ def test_the_rules_chose_their_captions(played):
     losses = [r["loss"] for r in v["runs"]]
     assert v["caption_rules"]["dims"]["key"] == (
         "dims_falls" if all(b < a for a, b in zip(losses, losses[1:])) else "dims_mixed")
+    kinds = [r["geometry"]["kind"] for r in v["runs"]]
     assert v["caption_rules"]["geometry"]["key"] == (
-        "pentagon" if v["runs"][-1]["geometry"]["kind"] == "pentagon" else "no_pentagon")
+        ("pentagon_pairs" if "antipodal" in kinds[1:-1] else "pentagon") if kinds[-1] == "pentagon"
+        else "no_pentagon")
+    # issue 43: the S = 0.7 panel (opposite pairs) is narrated between the dense run and the sparsest
+    if v["caption_rules"]["geometry"]["key"] == "pentagon_pairs":
+        said = next(c for c in played["en"].captions if c["beat"] == "geometry")
+        middle = next(r for r in v["runs"][1:-1] if r["geometry"]["kind"] == "antipodal")
+        assert f"S = {middle['sparsity']:g}" in said["text"] and "opposite pairs" in said["text"]
+    # and why language's features are sparse: any one concept is rarely present
+    model = next(c for c in played["en"].captions if c["beat"] == "model")
+    assert "absent from almost every sentence" in model["say"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
