@@ -160,10 +160,10 @@ POSITIONAL_ENCODING = SceneSpec(
     name="positional_encoding",
     cls="PositionalEncoding",
     summary="Does word order matter (the prompt reversed, the model's next word), the sin/cos position table, "
-            "E = token embedding + position vector, and why attention needs it.",
+            "E = token embedding + position vector, and what the model does without the table.",
     params=(LOOKBACK_PROMPT, FOCUS, LANG),
     check=_focus_in_prompt,
-    sections=lambda p: ["title", "question", "table", "prompt", "add", "all", "no_order", "order", "lab", "answer"],
+    sections=lambda p: ["title", "question", "table", "prompt", "add", "all", "lab", "answer"],
 )
 
 ARCHITECTURE = SceneSpec(

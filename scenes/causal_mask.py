@@ -27,7 +27,7 @@ from scenes.attention_chapter import STRINGS as CHAPTER_STRINGS
 from scenes.attention_chapter import (GRID_HEIGHT, GRID_LEGEND_TOP, LEGEND_W, LEGEND_X, TOP, AttentionChapterScene, line_numbers,
                                       place_grid, place_legend)
 from scenes.components import (AttentionGrid, ColourLegend, ColourScale, ColumnBars, RoundedPercents, Label, NumberText,
-                               Table, TokenRow, keep_inside_safe_area)
+                               TokenRow, keep_inside_safe_area)
 from scenes.prompts import own_language
 from scenes.style import MUTED, PROB, QUERY
 from scenes.words import Words
@@ -47,9 +47,6 @@ GROWTH_FIRST_LINE, GROWTH_PITCH = 2.1, 0.62   # their baselines
 AREA = 4.6             # the side of the n × n area, top left: our context fills it, then GPT-3's
 FINEST_CELL = 0.04     # an n × n area is drawn with its cells' lines, and its tokens as cells, while a cell is at
                        # least this wide (2.4 px at 480p); finer, only its outline and one bar for the tokens
-TABLE_TOP, TABLE_PITCH = 0.55, 0.55            # ours beside GPT-3: the header's baseline, then the rows'
-TABLE_LABEL_RIGHT, OURS_RIGHT, GPT3_RIGHT = 1.35, 3.1, 6.3
-TABLE_GAP = 0.3         # the least room between a column and the one before it
 SPECK_SIDE = 0.5        # a model's context drawn smaller than this in GPT-3's area is named beside it, with a pointer
 
 
@@ -264,20 +261,27 @@ class CausalMask(AttentionChapterScene):
 
     def beat_mask(self):
         h, grid = self.h, self.grid
-        self.say("mask")
-        future = [(q, k) for q in range(h.T) for k in range(h.T) if np.isneginf(h.masked[q, k])]
+        # the frame moves to a line the mask changes (example_query's rule: the focus if it has later keys)
+        q, rule = example_query(h)
+        self.say("mask", word=h.word(q))
+        future = [(a, k) for a in range(h.T) for k in range(h.T) if np.isneginf(h.masked[a, k])]
         anims = grid.recolour(h.masked)
         self.marks = grid.mask_marks(avoid_queries=[h.focus])   # its line is recoloured while they show
-        masked_line = [style.MASK_TEXT if np.isneginf(v) else style.signed(v, 1) for v in h.masked[h.focus]]
+        masked_line = [style.MASK_TEXT if np.isneginf(v) else style.signed(v, 1) for v in h.masked[q]]
         new_numbers = line_numbers(grid, masked_line)
+        header = self.line_header(grid, new_numbers, q)
         self.play(*anims, run_time=2 * STEP)
-        self.play(FadeIn(self.marks), FadeIn(self.scaled_legend.mask_entry), FadeOut(self.numbers),
+        self.play(self.frame.animate.move_to(grid.line(q)), FadeOut(self.header), FadeIn(header),
+                  FadeIn(self.marks), FadeIn(self.scaled_legend.mask_entry), FadeOut(self.numbers),
                   FadeIn(new_numbers), run_time=STEP)
-        self.numbers = new_numbers
+        self.numbers, self.header = new_numbers, header
         self.wait(PAUSE + 1.5)
         self.values["masked"] = {"grid": [[None if np.isneginf(v) else float(v) for v in row] for row in h.masked],
                                  "masked_cells": [list(c) for c in future],
-                                 "focus_line": [None if np.isneginf(v) else float(v) for v in h.masked[h.focus]]}
+                                 "focus_line": [None if np.isneginf(v) else float(v) for v in h.masked[h.focus]],
+                                 "framed": {"query": q, "rule": rule,
+                                            "line": [None if np.isneginf(v) else float(v) for v in h.masked[q]],
+                                            "labels": masked_line}}
 
     def beat_softmax(self):
         h, grid = self.h, self.grid
@@ -304,9 +308,14 @@ class CausalMask(AttentionChapterScene):
         weights = line_numbers(grid, rounded.labels)
         self.sum_mark = self.line_sum(weights, rounded, avoid=self.weight_legend)
         self.record_sum("softmax", "\u03a3 = 100%", rounded, drawn=self.sum_mark[1])
-        self.play(*grid.recolour(self.drawn_weights(), self.weight_scale, queries=[h.focus]),
+        header = self.line_header(grid, weights)           # the frame goes back to the focus's line
+        moves = [] if self.frame.get_center()[0] == grid.line_frame(h.focus).get_center()[0] else \
+            [self.frame.animate.move_to(grid.line(h.focus)), FadeOut(self.header), FadeIn(header)]
+        self.play(*grid.recolour(self.drawn_weights(), self.weight_scale, queries=[h.focus]), *moves,
                   *[TransformFromCopy(a, b) for a, b in zip(self.numbers, weights)], FadeOut(self.numbers),
                   FadeIn(self.weight_legend), run_time=2 * STEP)
+        if moves:
+            self.header = header
         self.play(FadeIn(self.sum_mark), run_time=STEP)
         self.numbers = weights
         self.wait(PAUSE + 1.5)
@@ -355,9 +364,15 @@ class CausalMask(AttentionChapterScene):
                                 "future_keys": list(range(q + 1, h.T))}
 
     def beat_growth(self):
+        """One score per pair of tokens: the grid shrinks into an n × n area, grows a token at a time to our model's
+        whole context, then the area stands for GPT-3's (its published config) and ours shrinks into its corner. One
+        line says it (issue 41: at most 20 s); the figures of every head and layer are recorded (values["growth"])."""
         h, grid = self.h, self.grid
-        self.say("growth", T=h.T, T2=f"{h.T * h.T:,}")
         n_ctx, L, H = h.context, self.gpt.config.n_layer, h.n_head
+        g = GPT3_175B
+        model = self.model_words("short")
+        self.say("growth", Model=model[:1].upper() + model[1:], n=f"{n_ctx:,}", n2=f"{n_ctx * n_ctx:,}",
+                 g=f"{g.n_positions:,}", g2=f"{g.n_positions ** 2:,}")
         cell = AREA / n_ctx                            # the whole context fills the area
         origin = np.array([area_left(), TOP - 0.5, 0])   # top-left of the n × n area
         small = grid.squares.copy()
@@ -369,10 +384,7 @@ class CausalMask(AttentionChapterScene):
         self.play(FadeOut(VGroup(self.numbers, self.header, self.sum_mark, self.zero_marks, self.frame,
                                  self.weight_legend, grid.axes)), ReplacementTransform(grid.squares, small),
                   FadeIn(area), FadeIn(n_text), FadeIn(n2_text), run_time=2 * STEP)
-        self.wait(PAUSE)
         # the whole context of our model: the grid grows a token at a time, its count with it
-        model = self.model_words("short")
-        self.say("context", Model=model[:1].upper() + model[1:], n=f"{n_ctx:,}", n2=f"{n_ctx * n_ctx:,}", L=L)
         sizes = list(range(h.T, n_ctx + 1))
 
         def grow(stage, alpha):
@@ -382,20 +394,13 @@ class CausalMask(AttentionChapterScene):
             self.set_line(n2_text, S("n2_line", self.lang, n2=f"{n * n:,}"), 1)
 
         self.play(UpdateFromAlphaFunc(self.stage_of(area, n_text, n2_text), grow), run_time=2 * STEP)
-        prompt_note = at_line(Label(S("prompt_n", self.lang, n=h.T), font_size=style.SMALL, color=MUTED), 2)
-        pointer = Line([TEXT_X - 0.15, prompt_note.baseline() + 0.12, 0], small.get_right() + RIGHT * 0.1,
-                       stroke_width=2, color=MUTED)
-        self.play(FadeIn(prompt_note), Create(pointer), run_time=STEP)
-        self.wait(PAUSE + 1)
         # GPT-3, from its published config: the area now stands for its context, ours shrinks into its corner
-        g = GPT3_175B
-        self.say("gpt3", n=f"{g.n_positions:,}", n2=f"{g.n_positions ** 2:,}", H=g.n_head, L=g.n_layer)
         outline, tokens = area.submobjects
         border = Rectangle(width=AREA, height=AREA, stroke_color=style.TEXT, stroke_width=2)
         border.move_to(origin + np.array([AREA / 2, -AREA / 2, 0]))
         frame = border.copy().set_stroke(MUTED, 2)
         ours = self.stage_of(small, outline, border)
-        self.play(FadeOut(VGroup(tokens, prompt_note, pointer)), FadeIn(border), FadeIn(frame), run_time=STEP)
+        self.play(FadeOut(tokens), FadeIn(border), FadeIn(frame), run_time=0.6)
         ours.save_state()
         finer = VGroup()        # the lines of GPT-3's n × n while there are few enough to see
         zoom = g.n_positions / n_ctx
@@ -408,7 +413,7 @@ class CausalMask(AttentionChapterScene):
             self.set_line(n_text, S("n_line", self.lang, n=f"{n:,}"), 0)
             self.set_line(n2_text, S("n2_line", self.lang, n2=f"{n * n:,}"), 1)
 
-        self.play(UpdateFromAlphaFunc(self.stage_of(finer, ours, n_text, n2_text), zoom_out), run_time=3 * STEP)
+        self.play(UpdateFromAlphaFunc(self.stage_of(finer, ours, n_text, n2_text), zoom_out), run_time=2 * STEP)
         whole = Label(S("gpt3_area", self.lang, n=f"{g.n_positions:,}"), font_size=style.SMALL, color=MUTED)
         whole.shift(RIGHT * (origin[0] + AREA / 2 - whole.get_center()[0])).on_baseline(origin[1] - AREA - 0.45)
         speck = Label(S("ours_speck" if own_language(self.gpt) else "speck", self.lang, n=f"{n_ctx:,}"),
@@ -423,20 +428,8 @@ class CausalMask(AttentionChapterScene):
                                  ours.get_corner(DOWN + RIGHT) + RIGHT * 0.04, stroke_width=2, color=style.TEXT)
             self.play(FadeIn(speck), Create(speck_pointer), FadeIn(whole), run_time=STEP)
         self.wait(PAUSE)
-        # every head of every layer: ours beside GPT-3's, each from its config
         ours_all, gpt3_all = n_ctx * n_ctx * H * L, g.n_positions ** 2 * g.n_head * g.n_layer
-        self.say("in_all", gpt3=f"{gpt3_all:,}", ours=f"{ours_all:,}", model=self.model_words("short"))
-        table = self.scale_table([(S("row_n", self.lang), f"{n_ctx:,}", f"{g.n_positions:,}"),
-                                  (S("row_n2", self.lang), f"{n_ctx ** 2:,}", f"{g.n_positions ** 2:,}"),
-                                  (S("row_heads", self.lang), f"{H} \u00d7 {L}", f"{g.n_head} \u00d7 {g.n_layer}"),
-                                  (S("row_all", self.lang), f"{ours_all:,}", f"{gpt3_all:,}")])
-        self.play(FadeIn(table), run_time=STEP)
-        self.wait(PAUSE + 1.5)
-        self.table = table
-        # the source's point: n² scores per head per layer, so a context twice as long costs four times the scores
         n2, all2 = 2 * g.n_positions, (2 * g.n_positions) ** 2 * g.n_head * g.n_layer
-        self.say("cost", n=f"{n2:,}", all2=f"{all2:,}")
-        self.wait(PAUSE + 1)
         self.values["growth"] = {"prompt_tokens": h.T, "prompt_cells": h.T * h.T, "context": n_ctx,
                                  "context_cells": n_ctx * n_ctx, "n_layer": L, "n_head": H,
                                  "all_cells": ours_all,
@@ -463,29 +456,6 @@ class CausalMask(AttentionChapterScene):
     def set_line(slot: VGroup, text: str, line: int) -> None:
         """A growth figure (a VGroup holding one Label) says `text` on its line: the same place, new words."""
         slot.submobjects = [at_line(Label(text, font_size=style.LABEL), line)]
-
-    def scale_table(self, rows: list[tuple[str, str, str]]) -> Table:
-        """Our figures beside GPT-3's, each under its name: a row label, ours, GPT-3's (right-aligned)."""
-        heads = [S("ours_col", self.lang, model=self.model_words("short")), S("gpt3_col", self.lang)]
-        # the columns where they stand for our model's figures; moved right by rule where a checkpoint's figures are
-        # wider (GPT-2 small's 150,994,944), each a gap clear of the column before it
-        widest = [max(Label(row[i], font_size=style.SMALL).width for row in rows) for i in (1, 2)]
-        ours_right = max(OURS_RIGHT, TABLE_LABEL_RIGHT + TABLE_GAP + widest[0])
-        theirs = Label(heads[1], font_size=style.SMALL).width
-        gpt3_right = max(GPT3_RIGHT, ours_right + TABLE_GAP + max(widest[1], theirs))
-        table = Table([name for name, _, _ in rows], [[a for _, a, _ in rows], [b for _, _, b in rows]],
-                      [TABLE_TOP - (r + 1) * TABLE_PITCH for r in range(len(rows))], label_right=TABLE_LABEL_RIGHT,
-                      column_rights=[ours_right, gpt3_right], label_colours=[MUTED] * len(rows),
-                      font_size=style.SMALL, headers=heads, header_baseline=TABLE_TOP, clamp=False)
-        # wider than the title-safe area: the whole table moves left, as far as the n × n area allows, and past
-        # that it is drawn smaller to fit between the two
-        over = table.get_right()[0] - style.safe_half_width()
-        if over > 0:
-            table.shift(LEFT * over)
-        room = style.safe_half_width() - (area_left() + AREA + TABLE_GAP)
-        if table.width > room:
-            table.scale(room / table.width, about_point=table.get_right())
-        return table
 
     beat_lab = why_beats.causal_mask   # why the mask: the lab's record (scenes/why_beats.py)
 

@@ -1,27 +1,27 @@
 """Positional encoding: the question (does word order matter? the model's next word after the prompt and after the
 same words with the earlier ones reversed), the position table (our sin/cos one, or a checkpoint's learned one, shown
-as what it is), E = token embedding + position vector, why attention needs it, and the answer drawn on the question's
-two rows (one word at its two positions, the scene's numbers).
+as what it is), E = token embedding + position vector, what the model does without the table (the lab's record), and the answer
+drawn on the question's two rows (one word at its two positions, and the next word after each order).
 
     manim render -ql scenes/positional_encoding.py PositionalEncoding
     python render.py positional_encoding --lang zh --set focus=3
 
 The table is the model's own position table gpt.W_pos (32 positions × 64 numbers, filled by
 model.numpy_gpt.sinusoidal_positions), drawn one COLUMN per position. The vectors are the trace's
-token_embeddings, position_vectors and embeddings; the word-order experiment is
-model.analysis.order_sensitivity, the question's next words model.analysis.order_prediction. All values shown are recorded at full precision in self.values.
+token_embeddings, position_vectors and embeddings; the question's next words model.analysis.order_prediction.
+Attention, its weights and heads are not used here: the attention chapter (queries_keys) defines them. All values shown are recorded at full precision in self.values.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, Line, MathTex, SurroundingRectangle,
-                   Transform, TransformFromCopy, VGroup, config)
+                   TransformFromCopy, VGroup, config)
 
-from model.analysis import order_prediction, order_sensitivity
+from model.analysis import order_prediction
 from scenes import style
 from scenes import why_beats
-from scenes.components import (sum_decimals, column_texts, rounded_columns, ColourLegend, ColourScale, ColumnBars,
+from scenes.components import (sum_decimals, column_texts, rounded_columns, ColourLegend, ColourScale,
                                CompactTokenRow, Heatmap, Label, NumberText, ProbabilityBars, VectorColumn, light,
                                place_by_body)
 from scenes.attention_chapter import FocusScene
@@ -41,12 +41,7 @@ TABLE_LEFT, TABLE_WIDTH = -5.75, 8.64         # P, one column per position
 TABLE_TOP, TABLE_HEIGHT = 1.7, 2.56           # 64 rows of 0.04
 LEGEND_X = 3.55
 STRIP_WIDTH = 0.3
-BAR_WIDTH, BAR_UNIT = 0.2, 1.0                # weight 1 = 1 unit tall: its label still clears the row below
-ROW_B_Y = 0.35                                # the reversed row; bars hang below each row's indices
 STEP, PAUSE = style.STEP, style.PAUSE
-# caption rules: a weight "stays the same" when it moves less than the last digit shown (0.1%), and "follows the
-# order" when some word's weight moves by at least a point
-SAME_WEIGHT, FOLLOWS_ORDER = 0.0005, 0.01
 # the question beat: the reversed row under the prompt's, two panels of next-word bars below (our order, reversed)
 Q_ROW_GAP, PANEL_HEADER_GAP, PANEL_PITCH = 0.3, 0.45, 0.44
 PANELS = ({"label_right": -4.15, "bar_left": -4.0, "bar_width": 1.8, "number_right": -0.7},
@@ -137,44 +132,12 @@ class PositionalEncoding(FocusScene):
                   FadeIn(self.strips_label), FadeIn(self.e_legend), run_time=2 * STEP)
         self.wait(PAUSE + 2)
 
-    def beat_no_order(self):
-        o = self.order
-        moved = self.weight_moves("without_positions")
-        key = self.caption_rule("no_order", "no_order" if moved < SAME_WEIGHT else "no_order_moves",
-                                f"without positions, the largest change of one word's weight when the earlier words "
-                                f"are reversed: below {SAME_WEIGHT} (the weights' last shown digit) no_order, "
-                                f"else no_order_moves", largest_change=moved)
-        self.say(key, layer=style.shown(o["layer"]), head=style.shown(o["head"]), word=self.tokens[-1], moved=style.percent(moved),
-                 blind=self.change_text(o["without_positions"]["output_change"]), d=self.d)
-        self.play(FadeOut(VGroup(*self.strips, self.strips_label, self.e_legend, self.focus_frame)), run_time=STEP)
-        self.play(FadeIn(self.row_b), run_time=STEP)
-        self.play(*self.bars["without"].grow(), run_time=2 * STEP)
-        self.play(FadeIn(self.peak_labels["without"]), run_time=STEP)
-        self.wait(PAUSE + 3)
-
-    def beat_order(self):
-        o = self.order
-        moved = self.weight_moves("with_positions")
-        same_words = list(o["reversed_ids"]) == list(self.token_ids)
-        key = self.caption_rule("order", "order_none" if same_words else "order" if moved >= FOLLOWS_ORDER else
-                                "order_little", f"with positions: order_none if the reversed prompt is the same "
-                                f"words, else order if one word's weight changes by at least {FOLLOWS_ORDER}, else "
-                                "order_little", largest_change=moved, reversed_is_same=same_words)
-        peak, peak_rev = self.peak_words["with_positions"]      # the word under each row's tallest bar
-        self.say(key, moved=style.percent(moved), seen=self.change_text(o["with_positions"]["output_change"]),
-                 peak=peak, peak_rev=peak_rev, peak_p=self.peak_texts["with_positions"][0],
-                 peak_rev_p=self.peak_texts["with_positions"][1])
-        self.play(FadeOut(self.peak_labels["without"]), run_time=0.5)
-        self.play(*[Transform(a, b) for a, b in zip(self.bars["without"], self.bars["with"])], run_time=2 * STEP)
-        self.play(FadeIn(self.peak_labels["with"]), run_time=STEP)
-        self.wait(PAUSE + 3)
-
     beat_lab = why_beats.positional_encoding   # what positions add: the lab's record (scenes/why_beats.py)
 
     def beat_answer(self):
         """The question's two rows again, the answer drawn on them: one word framed at its two positions (two
         different position vectors, so two different inputs), and the scene's numbers below: the output change
-        without and with positions, and the next word after each order."""
+        the next word after each order."""
         a = self.answer
         q = self.prediction
         key = self.caption_rule("answer", "answer_same" if q["same_words"] else "answer", "answer_same if the "
@@ -188,11 +151,6 @@ class PositionalEncoding(FocusScene):
         self.play(LaggedStart(*[FadeIn(line, shift=UP * 0.1) for line in self.answer_lines[1:]], lag_ratio=0.5),
                   run_time=2 * STEP)
         self.wait(PAUSE + 3)
-
-    def weight_moves(self, state: str) -> float:
-        """The largest change of one word's weight between the prompt and its reversed run (display only)."""
-        o = self.order[state]
-        return float(np.abs(np.asarray(o["weights"]) - np.asarray(o["weights_reversed"])).max())
 
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
@@ -272,9 +230,6 @@ class PositionalEncoding(FocusScene):
         self.e_legend = ColourLegend(e_scale, S("size_legend", self.lang), width=2.0, inline=True)  # title at its left
         self.e_legend.shift([1.0, strip_top - TABLE_HEIGHT - 0.9, 0] - self.e_legend.bar.get_center())   # by its bar
 
-        # the word-order experiment (layer 0, the last token)
-        self.order = order_sensitivity(gpt, self.token_ids)
-        self.build_order_experiment()
         # the question: the model's next word after the prompt and after the reversed one; the closing answer
         self.prediction = order_prediction(gpt, self.token_ids)
         self.build_question()
@@ -294,22 +249,13 @@ class PositionalEncoding(FocusScene):
                        for (name, v), texts in zip((("token_embedding", tok), ("position_vector", pos),
                                                     ("embedding", E)), column_texts(self.rounded))}},
             "E_strips": {"positions": self.shown, "colour_limit": e_scale.limit},
-            "order": {"layer": self.order["layer"], "head": self.order["head"], "score": self.order["score"],
-                      "rule": self.order["rule"], "query": T - 1,
-                      "reversed_tokens": [gpt.tokenizer.words[i] for i in self.order["reversed_ids"]],
-                      **{state: {"weights": [float(w) for w in self.order[state]["weights"]],
-                                 "weights_reversed": [float(w) for w in self.order[state]["weights_reversed"]],
-                                 "output_change": self.order[state]["output_change"],
-                                 "output_change_label": self.change_text(self.order[state]["output_change"]),
-                                 "peak_labels": self.peak_texts[state], "peak_words": self.peak_words[state]}
-                         for state in ("without_positions", "with_positions")}},
         })
         self.record_sum("add", "E = token + position", self.rounded, drawn=self.equals)
 
     def build_question(self):
         """The question's two rows (the prompt as the table's row will be, the reversed words under it) and its two
         panels of next-word bars, each recorded with its sum (a whole distribution: 100%)."""
-        q, T = self.prediction, len(self.tokens)
+        q = self.prediction
         reversed_words = [self.gpt.tokenizer.words[i] for i in q["reversed_ids"]]
         top = CompactTokenRow(self.tokens, lang=self.lang).move_to(self.row.get_center())
         below = CompactTokenRow(reversed_words, lang=self.lang, prompt=self.tokens)
@@ -335,7 +281,7 @@ class PositionalEncoding(FocusScene):
     def build_answer(self):
         """The answer on the question's rows: one word framed in both (the predicted word where it is among the
         earlier words, else the first word: the one the reversal moves furthest), and four lines of numbers."""
-        q, o, T = self.prediction, self.order, len(self.tokens)
+        q, T = self.prediction, len(self.tokens)
         top, below = self.q_rows
         ids = self.token_ids
         mark = next((i for i in range(T - 1) if self.gpt.tokenizer.words[ids[i]] == q["word"]), 0)
@@ -346,26 +292,19 @@ class PositionalEncoding(FocusScene):
                                                corner_radius=0.08)
                           for row, p in ((top, mark), (below, moved)) if p >= row.first_shown])
         self.answer_frames = frames
-        blind, seen = (self.change_text(o[k]["output_change"]) for k in ("without_positions", "with_positions"))
         labels = self.question_labels()
         word, mark_word = style.token_label(q["word"]), style.token_label(self.tokens[mark])
         texts = [(self.s("answer_positions", mark=mark_word, a=mark, b=moved), style.POSITION),
-                 (self.s("answer_without", x=blind), MUTED),
-                 (self.s("answer_with", layer=style.shown(o["layer"]), x=seen), TEXT),
                  (self.s("answer_word", word=word, **labels), TEXT)]
         y0 = below.get_bottom()[1] - 0.55
         self.answer_lines = VGroup(*[Label(t, font_size=style.LABEL, color=c).move_to([0, y0 - n * ANSWER_PITCH, 0])
                                      for n, (t, c) in enumerate(texts)])
-        self.answer = {"say": {"mark": mark_word, "a": mark, "b": moved, "blind": blind, "seen": seen, "word": word,
-                               **labels}}
+        self.answer = {"say": {"mark": mark_word, "a": mark, "b": moved, "word": word, **labels}}
         self.values["answer"] = {"marked_position": mark, "marked_token": self.tokens[mark],
                                  "marked_position_reversed": moved,
                                  "mark_rule": "the prompt's most likely next word where it is among the earlier "
                                               "tokens (its first place), else the first token shown",
-                                 "labels": {"without_positions": blind, "with_positions": seen, **labels},
-                                 "output_change": {
-                                     "without_positions": o["without_positions"]["output_change"],
-                                     "with_positions": o["with_positions"]["output_change"]},
+                                 "labels": labels,
                                  "p_word": {name: q[name]["p_word"] for name in ("as_written", "reversed")}}
 
     def sin_cos_formula(self) -> VGroup:
@@ -396,41 +335,3 @@ class PositionalEncoding(FocusScene):
             n = NumberText(str(i), font_size=style.SMALL, color=MUTED).place(0, 0)
             dims.add(n.shift([self.table.box.get_left()[0] - 0.08 - n.get_right()[0], self.table.row_y(i) - n.get_center()[1], 0]))
         return VGroup(ticks, shape, dims)
-
-    def build_order_experiment(self):
-        o, T = self.order, len(self.tokens)
-        reversed_words = [self.gpt.tokenizer.words[i] for i in o["reversed_ids"]]
-        # a word keeps its colour when it moves: the colours are the prompt's
-        self.row_b = CompactTokenRow(reversed_words, lang=self.lang, prompt=self.tokens).move_to([0, ROW_B_Y, 0])
-        where_b = {o["order"][j]: j for j in range(T)}           # original token -> position in the reversed run
-        self.bars, self.peak_labels, self.peak_texts, self.peak_words = {}, {}, {}, {}
-        for state, key in (("without", "without_positions"), ("with", "with_positions")):
-            peaks, texts, words = VGroup(), [], []
-            drawn, rows = [], []     # (weight, x, base, token) of each bar drawn; each row's bars among them
-            for weights, row, place in ((o[key]["weights"], self.row, lambda i: i),
-                                        (o[key]["weights_reversed"], self.row_b, lambda i: where_b[i])):
-                top, first = row.indices.get_bottom()[1] - 0.12, len(drawn)
-                drawn += [(float(weights[i]), row.centre_x(place(i)), top, i) for i in range(T)
-                          if place(i) >= row.first_shown]
-                rows.append(range(first, len(drawn)))
-            # both rows' bars, each hanging from under its row's indices, in its token's colour
-            bars = ColumnBars([w for w, _, _, _ in drawn], [x for _, x, _, _ in drawn], [y for _, _, y, _ in drawn],
-                              BAR_UNIT, [style.token_colour(self.tokens, i) for _, _, _, i in drawn], width=BAR_WIDTH,
-                              floor=0.01, down=True)
-            for shown in rows:
-                n = max(shown, key=lambda n: drawn[n][0])
-                (w, _, _, i), bar = drawn[n], bars[n]
-                words.append(self.tokens[i])
-                text = style.percent(w)
-                texts.append(text)
-                label = NumberText(text, font_size=style.SMALL, color=TEXT, align="left").place(0, 0)
-                label.next_to(bar, DOWN, buff=0.1)   # under the row's tallest bar: no other bar reaches it
-                edge = style.safe_half_width()       # under the last token, it stays inside the title-safe area
-                label.shift(RIGHT * (min(edge - label.get_right()[0], 0) + max(-edge - label.get_left()[0], 0)))
-                peaks.add(label)
-            self.bars[state], self.peak_labels[state] = bars, peaks
-            self.peak_texts[key], self.peak_words[key] = texts, words
-
-    @staticmethod
-    def change_text(x: float) -> str:
-        return f"{x:.3f}"

@@ -77,7 +77,7 @@ GLOSSARY = (
          {"en": ("embedding_space", "example_hit"), "zh": ("embedding_space", "example_hit")}),
     Term("attention weight", {"en": r"attention weights?", "zh": r"注意力权重"},
          {"en": r"share of attention", "zh": r"注意力份额"},
-         {"en": ("positional_encoding", "no_order"), "zh": ("positional_encoding", "no_order")}),
+         {"en": ("queries_keys", "idea_value"), "zh": ("queries_keys", "idea_value")}),
     Term("total variation", {"en": r"total variation", "zh": r"总变差"},
          {"en": r"not (in common|share)", "zh": r"不共有"},
          {"en": ("next_token", "context_apart"), "zh": ("next_token", "context_apart")}),

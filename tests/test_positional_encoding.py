@@ -4,13 +4,15 @@ checks every scene shares: test_scenes.py)."""
 from __future__ import annotations
 
 
+import re
+
 import numpy as np
 import pytest
 
 from sum_checks import assert_sums_as_shown
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from model.analysis import order_sensitivity
+
 from model.numpy_gpt import sinusoidal_positions
 from scene_checks import (assert_legible, manifest_of, play_until_section_ends, run_dry, signed_ticks, stop_at_beat,
                           texts_of)
@@ -61,19 +63,7 @@ def test_manifest_numbers_are_the_traces(rendered, gpt, lang):
     largest = float(np.abs(trace["embeddings"]).max())       # E is an activation: a size scale, rounded up for its legend
     assert largest <= v["E_strips"]["colour_limit"] == pytest.approx(np.ceil(largest * 10) / 10, abs=1e-12)
 
-    o, expected = v["order"], order_sensitivity(gpt, trace["token_ids"])
-    assert (o["layer"], o["head"], o["query"]) == (0, expected["head"], T - 1) and o["score"] == expected["score"]
-    assert o["reversed_tokens"] == [gpt.tokenizer.words[i] for i in expected["reversed_ids"]]
-    for state in ("without_positions", "with_positions"):
-        for key in ("weights", "weights_reversed"):
-            np.testing.assert_allclose(o[state][key], expected[state][key], atol=1e-12)
-        assert o[state]["output_change"] == pytest.approx(expected[state]["output_change"], abs=1e-12)
-        assert o[state]["output_change_label"] == f"{o[state]['output_change']:.3f}"
-        assert o[state]["peak_labels"] == [style.percent(max(o[state][k])) for k in ("weights", "weights_reversed")]
-    blind, seeing = o["without_positions"], o["with_positions"]
-    np.testing.assert_allclose(blind["weights"], blind["weights_reversed"], atol=1e-12)    # weights follow words
-    assert blind["output_change_label"] == "0.000" and seeing["output_change"] > 0.1
-    np.testing.assert_allclose(seeing["weights"], trace["layers"][0]["attn"]["weights"][o["head"], T - 1], atol=1e-12)
+    assert "order" not in v, "no attention experiment before the attention chapter defines attention"
 
 
 # --- what is on screen: the labels ---------------------------------------------
@@ -92,20 +82,6 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
     assert [t["labels"] for t in added["terms"]] + [added["total"]["labels"]] == \
         [v["sum"][name]["labels"] for name in ("token_embedding", "position_vector", "embedding")]
     assert assert_sums_as_shown(v, f"positional_encoding {lang}", required=True) == 3   # and the question's two panels
-    for state, key in (("without", "without_positions"), ("with", "with_positions")):
-        o = v["order"][key]
-        assert texts_of(scene.peak_labels[state]) == [style.percent(max(o[k])) for k in ("weights", "weights_reversed")]
-    with_bars, o = scene.bars["with"], v["order"]["with_positions"]     # the bars: weight × BAR_UNIT tall
-    from scenes.positional_encoding import BAR_UNIT
-    expected = [max(w * BAR_UNIT, 0.01) for w in o["weights"] + o["weights_reversed"]]
-    np.testing.assert_allclose([b.height for b in with_bars], expected, rtol=1e-6)
-    # the "without" bars were transformed into the "with" bars: the scene ends on the true weights
-    np.testing.assert_allclose([b.height for b in scene.bars["without"]], expected, rtol=1e-6)
-    blind = v["order"]["without_positions"]["output_change_label"]
-    seen = v["order"]["with_positions"]["output_change_label"]
-    assert S("no_order", lang, layer=0, head=v["order"]["head"], word=v["tokens"][-1], blind=blind,
-             d=v["d_model"]).count(blind) == 1
-    assert seen in S("order", lang, seen=seen)
     assert [t.text for t in scene.legend.ticks] in signed_ticks(v["P"]["colour_limit"], 1)
     assert [t.text for t in scene.e_legend.ticks] == ["0", f"{v['E_strips']['colour_limit']:g}"]
     assert scene.e_legend.colour_scale.kind == "magnitude"
@@ -114,14 +90,14 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
 
 # --- key frame against committed control data (tests/control_data/positional_encoding) -------------
 @pytest.fixture
-def order_zh(monkeypatch):
-    stop_at_beat(monkeypatch, "order", lang="zh")
+def answer_zh(monkeypatch):
+    stop_at_beat(monkeypatch, "answer", lang="zh")
 
 
 @pytest.mark.slow
 @frames_comparison(base_scene=PositionalEncoding)
-@pytest.mark.usefixtures("order_zh")
-def test_frame_order_in_chinese(scene):
+@pytest.mark.usefixtures("answer_zh")
+def test_frame_answer_in_chinese(scene):
     play_until_section_ends(scene, PositionalEncoding.construct)
 
 
@@ -132,41 +108,24 @@ def test_another_prompt_and_focus(tmp_path, gpt):
     v, trace = scene.values, gpt.trace(prompt)
     assert v["focus"] == 1 and v["positions_used"] == list(range(6))
     np.testing.assert_allclose(v["sum"]["embedding"]["values"], trace["embeddings"][1][v["sum"]["dims"]], atol=1e-12)
-    expected = order_sensitivity(gpt, trace["token_ids"])
-    assert v["order"]["head"] == expected["head"]
-    np.testing.assert_allclose(v["order"]["with_positions"]["weights"], expected["with_positions"]["weights"])
     assert_legible(scene.snapshots, "en")
 
 
-def test_output_change_is_what_attention_adds_to_e(gpt, dry):
-    """The captions name the output change as what it is: the largest change, over the d numbers, of what layer 0's
-    attention adds to the last token's E (resid_mid − resid_pre), between the prompt and its reversed run; and the E
-    strips' greyscale is said (by size, sign aside)."""
+def test_no_attention_before_the_attention_chapter(dry):
+    """Issue 42: this scene comes before the attention chapter defines attention, its weights and heads: no caption
+    says them, or "what attention adds"; and none says attention has no sense of order (false for a causal model:
+    the lab beat shows the model learning some order without the table). The E strips' greyscale is said."""
     for lang, scene in dry.items():
-        v = scene.values
-        ids = v["token_ids"]
-        rev = [ids[i] for i in list(range(len(ids) - 2, -1, -1))] + ids[-1:]
-        for state, positions in (("with_positions", True), ("without_positions", False)):
-            def added(run):
-                x = gpt.p("wte.weight")[run] + (gpt.p("wpe.weight")[:len(run)] if positions else 0.0)
-                layer, _ = gpt.block(0, x)
-                return (layer["resid_mid"] - layer["resid_pre"])[-1]
-            change = float(np.abs(added(ids) - added(rev)).max())
-            assert v["order"][state]["output_change"] == pytest.approx(change, abs=1e-9)
-        said = {c["key"]: c["text"].replace("\n", " " if lang == "en" else "") for c in scene.captions}
-        words = {"en": "attention adds to E", "zh": "注意力加到 E 上的"}[lang]
-        no_order = said.get("no_order") or said["no_order_moves"]
-        assert words in no_order and (str(v["d_model"]) in no_order or "no_order" not in said)
-        assert v["order"]["without_positions"]["output_change_label"] in no_order
-        order = [t for k, t in said.items() if k in ("order", "order_little", "order_none")][0]
-        assert {"en": "adds to E", "zh": "加到 E 上"}[lang] in order
-        assert {"en": "by size", "zh": "按大小"}[lang] in said["all"] and str(v["d_model"]) in said["all"]
+        said = {c["key"]: c["text"] + " " + c["say"] for c in scene.captions}
+        for key, text in said.items():
+            assert not re.search({"en": r"attention|\bheads?\b", "zh": r"注意力|个头"}[lang], text), (key, text)
+        assert {"en": "by size", "zh": "按大小"}[lang] in said["all"] and str(scene.values["d_model"]) in said["all"]
 
 
 def test_the_question_and_its_answer_are_the_models_runs(gpt, dry):
     """The opening question: the model's next word after the prompt and after its earlier tokens reversed (two
     traces, recomputed here), each panel a whole distribution adding up to 100.0% as drawn; the closing answer: the
-    same two rows, one word framed at its two positions, the output changes and the two probabilities as lines."""
+    same two rows, one word framed at its two positions, and the two probabilities as a line."""
     from model.numpy_gpt import probabilities
     for lang, scene in dry.items():
         v, q = scene.values, scene.values["question"]
@@ -176,7 +135,7 @@ def test_the_question_and_its_answer_are_the_models_runs(gpt, dry):
         p, p_rev = (probabilities(gpt.trace(run)["logits"][-1]) for run in (ids, rev))
         word = int(np.argmax(p))
         assert q["word"] == gpt.tokenizer.words[word] == scene.tokens[2]        # our prompt: its adjective, back
-        assert q["reversed_tokens"] == [gpt.tokenizer.words[i] for i in rev] == v["order"]["reversed_tokens"]
+        assert q["reversed_tokens"] == [gpt.tokenizer.words[i] for i in rev]
         for (title, bars), name, probs in zip(scene.q_panels, ("as_written", "reversed"), (p, p_rev)):
             shown = q["shown"][name]
             top = [gpt.tokenizer.words[i] for i in np.argsort(-probs, kind="stable")[:3]]
@@ -197,13 +156,11 @@ def test_the_question_and_its_answer_are_the_models_runs(gpt, dry):
         a = v["answer"]
         assert (a["marked_token"], a["marked_position"], a["marked_position_reversed"]) == \
             (q["word"], 2, len(ids) - 1 - 3)
-        blind, seen = (v["order"][k]["output_change_label"] for k in ("without_positions", "with_positions"))
         lines = [line.text for line in scene.answer_lines]
-        assert a["labels"] == {"without_positions": blind, "with_positions": seen, **labels}
-        assert blind in lines[1] and seen in lines[2] and q["word"] in lines[3]
-        assert labels["p"] in lines[3] and labels["p_rev"] in lines[3]
+        assert a["labels"] == labels and len(lines) == 2
+        assert q["word"] in lines[1] and labels["p"] in lines[1] and labels["p_rev"] in lines[1]
         assert v["caption_rules"]["answer"]["key"] == "answer"
-        assert blind in said["answer"]["say"] and seen in said["answer"]["say"]     # the voice says the numbers
+        assert labels["p"] in said["answer"]["say"] and labels["p_rev"] in said["answer"]["say"]   # said, too
 
 
 # --- what positions add: the lab's no_position run, and the shipped model with its table zeroed (issue 45) --------
