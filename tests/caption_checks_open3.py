@@ -78,9 +78,25 @@ def check_write(v, rule, gpt):
     return "write_mixes_more" if lo < hi else "write_alike_mix"
 
 
+# --- token_embedding ---------------------------------------------------------------------------------------------
+def check_vectors(v, rule, gpt):
+    """The vectors beat frames a token's two strips when a token stands at two shown positions: the first token met a
+    second time reading from the left, at its first two positions; the strips are the token's own embedding row."""
+    ids = [v["token_ids"][p] for p in v["positions_shown"]]
+    assert v["strips"]["token_ids"] == ids
+    again = next((i for n, i in enumerate(ids) if i in ids[:n]), None)
+    if again is None:
+        assert rule["inputs"]["repeated"] == []
+        return "vectors"
+    first_two = [p for p in v["positions_shown"] if v["token_ids"][p] == again][:2]
+    assert rule["inputs"]["repeated"] == first_two
+    return "vectors_repeat"
+
+
 SWEEP_KEYS = {"zero", "zero_tie", "neutral", "hotter", "colder", "colder_tie", "unchanged"}
 WRITE_KEYS = {"write_wanders", "write_alike", "write_mixes", "write_mixes_more", "write_alike_mix"}
 
 OPEN3_CHECKS = {
     "softmax_temperature": {"sweep*": (SWEEP_KEYS, check_sweep), "write": (WRITE_KEYS, check_write)},
+    "token_embedding": {"vectors": ({"vectors", "vectors_repeat"}, check_vectors)},
 }
