@@ -372,19 +372,18 @@ class AddNorm(FocusScene):
             self.why_labels.add(Label("\u22ef", font_size=style.SMALL, color=MUTED).move_to([x0 + gap * slot, 0, 0])
                                 .on_baseline(WHY_ZERO - 0.38))
         for i, (where, s) in enumerate(zip(places, steps)):
-            cx = columns[i]
-            texts = (style.statistic(s["var"]), style.statistic(s["normalised_var"]))
-            self.why_numbers.append(texts)
-            for text, dx, colour, numbers in ((texts[0], -0.3, style.EMBEDDING, self.why_before_numbers),
-                                              (texts[1], 0.3, style.EMBEDDING_UPDATED, self.why_after_numbers)):
-                # the pair's two numbers centred over the pair, in their bars' colours, one line each above the
-                # taller bar (after, then before above it): side by side they would run together
-                top = WHY_ZERO + max(max(s["var"], s["normalised_var"]) * unit, 0.01) + 0.12
-                label = NumberText(text, font_size=style.SMALL, color=colour, align="left")
-                label.place(0, top + (0.34 if dx < 0 else 0.0))
-                numbers.add(label.shift(RIGHT * (cx - label.get_center()[0])))
+            self.why_numbers.append((style.statistic(s["var"]), style.statistic(s["normalised_var"])))
             label = Label(self.why_name(where), font_size=style.SMALL, color=MUTED)
-            self.why_labels.add(label.move_to([cx, 0, 0]).on_baseline(WHY_ZERO - 0.38))
+            self.why_labels.add(label.move_to([columns[i], 0, 0]).on_baseline(WHY_ZERO - 0.38))
+        # each number over its own bar, in its bar's colour (ColumnBars.numbers_above): the pair's two reach away
+        # from each other (before to the left, after to the right), so neither sits over the other's bar
+        self.why_before_numbers = self.why_before.numbers_above([t[0] for t in self.why_numbers], style.EMBEDDING,
+                                                                align="right")
+        self.why_after_numbers = self.why_after.numbers_above([t[1] for t in self.why_numbers],
+                                                              style.EMBEDDING_UPDATED, align="left")
+        for before, after in zip(self.why_before_numbers, self.why_after_numbers):   # level: they would read as one
+            if before.get_bottom()[1] < after.get_top()[1] + 0.05 and after.get_bottom()[1] < before.get_top()[1] + 0.05:
+                before.shift(UP * (after.get_top()[1] + 0.1 - before.get_bottom()[1]))
         low, high = min(s["var"] for s in steps), max(s["var"] for s in steps)
         self.why_texts = {"lo": style.statistic(low), "hi": style.statistic(high),
                           "start": self.why_numbers[0][0], "end": self.why_numbers[-1][0]}

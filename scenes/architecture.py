@@ -267,11 +267,13 @@ class Architecture(FocusScene):
             if r["kind"] == "gap":
                 for x in (LENS_WORD_RIGHT - 0.3, LENS_PERCENT_RIGHT - 0.3):
                     self.lens_gap.add(Label("\u22ee", font_size=style.LABEL, color=MUTED).move_to([x, r["y"], 0]))
-        # the words' header right-aligned with the words, the probability's just after the bars start
+        # the probability's header ends with the percentages (it names the answer: not the top word's probability);
+        # the words' header right-aligned with the words, or further left where the other needs the room
         word_header = self.column_header(self.s("top_word"), 0, MUTED)
         p_header = self.column_header(self.s("p_answer", answer=self.answer_word), 0, PROB)
-        self.lens_headers = VGroup(word_header.shift(RIGHT * (LENS_WORD_RIGHT - word_header.get_right()[0])),
-                                   p_header.shift(RIGHT * (LENS_BAR[0] + 0.1 - p_header.get_left()[0])))
+        p_header.shift(RIGHT * (LENS_PERCENT_RIGHT - p_header.get_right()[0]))
+        word_header.shift(RIGHT * (min(LENS_WORD_RIGHT, p_header.get_left()[0] - 0.35) - word_header.get_right()[0]))
+        self.lens_headers = VGroup(word_header, p_header)
         if settled in shown_points:
             k = shown_points.index(settled)
             framed = VGroup(self.lens.labels[k], self.lens.numbers[k], self.lens.bars.tracks[k])

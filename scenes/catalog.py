@@ -20,15 +20,6 @@ def sweep_stops(temperatures) -> list[float]:
     return stops[1:] if stops and stops[0] == 1 else stops
 
 
-def stop_section_names(temperatures) -> list[str]:
-    names: list[str] = []
-    for t in sweep_stops(temperatures):
-        name = f"t{t:g}"
-        n = sum(1 for x in names if x == name or x.startswith(name + "-"))
-        names.append(name if n == 0 else f"{name}-{n + 1}")
-    return names
-
-
 def needs_training_language(scene: str, what: str, check=None):
     """A scene check: the scene draws our training language's world (`what`), which a checkpoint of one's own (a
     byte-level BPE tokenizer) does not have; refused in one line naming what to do, then `check` if given."""
@@ -95,7 +86,7 @@ SOFTMAX_TEMPERATURE = SceneSpec(
         LANG,
     ),
     sections=lambda p: ["title", "prompt", "logits", "exp", "sum", "divide", "temperature",
-                        *stop_section_names(p["temperatures"]), "write", "summary"],
+                        *(["sweep"] if sweep_stops(p["temperatures"]) else []), "write", "summary"],
 )
 
 # --- attention chapter: tokens & embedding, positional encoding, add & norm (helper chapter-A) ---

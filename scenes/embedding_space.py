@@ -60,9 +60,11 @@ class EmbeddingSpace(LectureScene):
         self.wait(PAUSE)
 
     def beat_direction(self):
-        key = self.rules["direction"]
-        self.say(key, acc=style.percent(self.held["measured"]), null=style.percent(self.held["null_mean"]))
+        self.say("direction_measure")
         self.play(FadeOut(self.legend), GrowArrow(self.habitat_arrow), run_time=STEP)
+        self.wait(PAUSE)
+        self.say(self.rules["direction"], acc=style.percent(self.held["measured"]),
+                 null=style.percent(self.held["null_mean"]))
         self.show_bars(self.held_bars)
         self.wait(PAUSE)
         # the held-out figure beside the picture: what the test does that the picture cannot show
@@ -74,7 +76,7 @@ class EmbeddingSpace(LectureScene):
 
     def beat_parallelogram(self):
         ex = self.example
-        self.say(self.rules["example"], a=ex["a"], b=ex["b"], c=ex["c"], d=ex["nearest"], cos=f"{ex['cosine']:.2f}")
+        self.say(self.rules["example"], a=ex["a"], b=ex["b"], c=ex["c"], d=ex["nearest"], group=self.example_group)
         self.play(FadeOut(self.held_bars), FadeOut(self.habitat_arrow),
                   *[label.animate.set_color(MUTED) for label in self.missed_labels],
                   FadeOut(VGroup(*[self.dot_labels[i] for i in self.example_index])), run_time=STEP)
@@ -82,7 +84,7 @@ class EmbeddingSpace(LectureScene):
         self.play(GrowArrow(self.example_arrows[1]), run_time=STEP)
         self.wait(PAUSE)
         self.say(self.rules["parallelogram"], n=self.par["quadruples"], acc=style.percent(self.par["measured"]),
-                 null=style.percent(self.par["null_mean"]), p95=style.percent(self.par["null_p95"]))
+                 null=style.percent(self.par["null_mean"]), k=self.par["shuffles_as_good"], s=NULL_SHUFFLES)
         self.show_bars(self.par_bars)
         self.wait(PAUSE)
         # what the finding means (docs/teaching.md §5): roughly, not exactly; or, for a language at chance, not reliably
@@ -189,12 +191,23 @@ class EmbeddingSpace(LectureScene):
         self.missed_labels = [self.dot_labels[index[w]] for w in self.held["missed"]]
 
         # a parallelogram in the prompt's language, and the test over both languages
-        par_lang = parallelograms(gpt, words_lang, "habitat", "size")
+        # the example by a rule blind to the results: it starts at the prompt's creature (parallelograms' rule)
+        par_lang = parallelograms(gpt, words_lang, "habitat", "size", start=self.word if in_prompt else None)
         self.example = ex = par_lang["example"]
+        cell = {"habitat": creatures[ex["b"]]["habitat"], "size": creatures[ex["c"]]["size"]}
+        self.example_group = self.s(f"group_{cell['size']}_{cell['habitat']}")   # the group a hit must land in
         self.par = {"measured": own["parallelogram"], "quadruples": own["parallelogram_quadruples"],
                     "null_mean": own["null"]["parallelogram_mean"], "null_p95": own["null"]["parallelogram_p95"],
                     "p_value": own["null"]["parallelogram_p_value"], "lang": words_lang,
-                    "in_language": par_lang["accuracy"], "in_language_quadruples": par_lang["quadruples"]}
+                    # how many of the shuffles hit as often as the real labels (said: "k of 100 shuffles")
+                    "shuffles_as_good": int(round(own["null"]["parallelogram_p_value"] * NULL_SHUFFLES)),
+                    "in_language": par_lang["accuracy"], "in_language_quadruples": par_lang["quadruples"],
+                    "example_rule": par_lang["example_rule"], "example_group": cell}
+        # the other language's example, by the same rule from its default prompt's creature (the course page's note)
+        other_words = class_words("habitat", self.other_lang)
+        other_start = next((t for t in gpt.tokenizer.decode([int(i) for i in gpt.encode(
+            lookback_prompt(self.other_lang)["prompt"])]) if t in other_words), None)
+        other_ex = parallelograms(gpt, self.other_lang, "habitat", "size", start=other_start)["example"]
         a, b, c, d = self.example_index = [index[ex[k]] for k in ("a", "b", "c", "nearest")]
         self.example_arrows = VGroup(
             Arrow(self.at(a), self.at(b), buff=0.12, color=style.ACCENT, stroke_width=3),
@@ -244,6 +257,17 @@ class EmbeddingSpace(LectureScene):
                 fails_acc=style.percent(acc[fails]),
                 fill={lang: {"beats": NOTES(f"lang_{beats}", lang), "fails": NOTES(f"lang_{fails}", lang)}
                       for lang in ("en", "zh")})
+        hits = {words_lang: "hit" if ex["hit"] else "miss", self.other_lang: "hit" if other_ex["hit"] else "miss"}
+        if len(set(hits.values())) > 1:
+            hit_lang = next(lang for lang, v in hits.items() if v == "hit")
+            miss_lang = next(lang for lang, v in hits.items() if v == "miss")
+            shown = {words_lang: ex, self.other_lang: other_ex}
+            self.languages_differ(
+                "example", "in each language, the example quadruple (parallelograms' rule, from the default prompt's "
+                "creature) lands in the group asked for or not: recorded when the two languages disagree", NOTES,
+                "example_differs", en=shown["en"], zh=shown["zh"],
+                fill={lang: {"hit_lang": NOTES(f"lang_{hit_lang}", lang), "miss_lang": NOTES(f"lang_{miss_lang}", lang)}
+                      for lang in ("en", "zh")})
         if len(set(seen.values())) > 1:
             miss = next(lang for lang, v in seen.items() if v == "missed")
             clean = next(lang for lang, v in seen.items() if v == "all")
@@ -262,12 +286,15 @@ class EmbeddingSpace(LectureScene):
                 "labels' 95th percentile, else direction_no_better", **self.held),
             "example": self.caption_rule(
                 "example", "example_hit" if ex["hit"] else "example_miss",
-                "example_hit if the shown quadruple's nearest word is in the cell the parallelogram asks for",
-                hit=ex["hit"]),
+                "example_hit if the shown quadruple's nearest word is in the cell the parallelogram asks for (b's "
+                "habitat, c's size); the quadruple by parallelograms' rule: " + par_lang["example_rule"],
+                hit=ex["hit"], a=ex["a"], b=ex["b"], c=ex["c"], nearest=ex["nearest"]),
             "parallelogram": self.caption_rule(
                 "parallelogram", f"parallelogram_{verdict[words_lang]}", "parallelogram_often if the accuracy of the "
-                "words' language exceeds its own shuffled labels' 95th percentile, else parallelogram_chance",
-                measured=self.par["measured"], null_p95=self.par["null_p95"], lang=words_lang),
+                "words' language exceeds its own shuffled labels' 95th percentile, else parallelogram_chance (the "
+                "percentile is never said: the caption says how many shuffles hit as often)",
+                measured=self.par["measured"], null_p95=self.par["null_p95"], lang=words_lang,
+                shuffles_as_good=self.par["shuffles_as_good"]),
             "picture": self.caption_rule(
                 "picture", f"picture_{seen[words_lang]}", "picture_missed (named) if the held-out test of the words' "
                 "language puts any creature on the wrong side, else picture_all",

@@ -10,7 +10,6 @@ values shown are recorded at full precision in self.values (the manifest).
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import numpy as np
 from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, config, Create, FadeIn, FadeOut, GrowFromEdge, Group, LaggedStart, Line, MathTex,
@@ -19,14 +18,15 @@ from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, config, Create, FadeIn, FadeOu
 
 from model import probabilities, softmax_steps
 from model.generate import generate
+from model.language import vocabulary_of
 from scenes import style
-from scenes.catalog import stop_section_names, sweep_stops
+from scenes.catalog import sweep_stops
 from scenes.components import (BarChart, BarScale, Label, LabelColumn, NumberColumn, NumberText, ProbabilityBars, RoundedSum, TokenRow,
                                row_positions, rule, wrap_words)
 from scenes.components import math_tex as tex
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
-from scenes.prompts import uncertain_prompt
+from scenes.prompts import language_of, own_language, uncertain_prompt
 from scenes.style import LOGIT, MUTED, PROB, SHARED, TEMPERATURE, TEXT
 from scenes.words import Words
 
@@ -93,6 +93,7 @@ HEADER_BASELINE = 1.95
 FIRST_ROW, PITCH = 1.25, 0.54
 ROWS_ROOM = 3.24             # from the first row's baseline to the sum's, less 0.12: room for top_k = 5 at PITCH
 STEP, PAUSE = style.STEP, style.PAUSE
+STOP_HOLD = 0.6                        # the sweep's hold at each stop, to read its bars
 WRITE_TEMPERATURES = (0.1, 1.0, 3.0)   # the text it writes: a low, a medium and a high temperature
 WRITE_WORDS = 20                       # words written after the prompt (fewer where the context runs out)
 WRITE_TOP, WRITE_BOTTOM = 2.55, -1.75  # the three texts sit between the prompt's row and the caption
@@ -125,29 +126,6 @@ class SoftmaxTemperature(LectureScene):
     name = "softmax_temperature"
     strings = S
     beat_titles = BEATS
-
-    @classmethod
-    def beat_title(cls, section, lang, params):
-        """A sweep stop (t<T>, the catalog's names) is titled by its temperature, and a temperature visited again
-        by the visit's number; the other beats by BEATS."""
-        temperatures = params["temperatures"]
-        seen: dict[str, int] = {}
-        for name, t in zip(stop_section_names(temperatures), sweep_stops(temperatures)):
-            shown = f"{t:g}"   # as the stop's caption writes it
-            seen[shown] = seen.get(shown, 0) + 1
-            if name == section:
-                if seen[shown] == 1:
-                    return cls.beat_titles("stop", lang, t=shown)
-                return cls.beat_titles("stop_again", lang, t=shown, n=seen[shown])
-        return super().beat_title(section, lang, params)
-
-    def script(self):
-        """The steps of the softmax, then one beat per temperature stop (named t<T> by the catalog), the summary."""
-        steps = [(name, getattr(self, f"beat_{name}"))
-                 for name in ("prompt", "logits", "exp", "sum", "divide", "temperature", "write", "summary")]
-        stops = sweep_stops(self.params["temperatures"])
-        named = zip(self.section_names[len(steps) - 1:-2], stops)
-        return steps[:-2] + [(name, partial(self.sweep_to, t)) for name, t in named] + steps[-2:]
 
     # --- the beats -------------------------------------------------------------------
     def beat_prompt(self):
@@ -208,14 +186,37 @@ class SoftmaxTemperature(LectureScene):
         self.add_temperature_updaters()
         self.wait(PAUSE + 1)
 
-    def sweep_to(self, t: float):
-        # the top word's probability is said as its bar will show it (its plain rounding)
+    def beat_sweep(self):
+        """The sweep, one beat: T moves through the stops in the order given, each held a moment. Before the first
+        stop above 1 the hot line is said (of the hottest stop), before the first below 1 the cold line (of the
+        coldest); stops at 1 alone are said neutral."""
+        stops = sweep_stops(self.params["temperatures"])
+        hot, cold = [t for t in stops if t > 1], [t for t in stops if t < 1]
+        lines = {}
+        if hot:
+            lines["hot"] = max(hot)
+        if cold:
+            lines["cold"] = min(cold)
+        if not lines:
+            self.say_stop("sweep", 1.0)
+        for t in stops:
+            side = "hot" if t > 1 else "cold" if t < 1 else None
+            if side in lines:
+                self.say_stop(f"sweep {side}", lines.pop(side))
+            self.sweep_to(t)
+        self.wait(PAUSE + 1)
+
+    def say_stop(self, name: str, t: float):
+        """One line of the sweep, said of stop t by the rule (sweep_caption); the top word's probability as its bar
+        will show it (its plain rounding)."""
         p, other = self.next.at(t)
-        shown = self.prob_bars.percents(list(p) + [other]).labels[0]
         p1, other1 = self.next.at(1.0)
-        self.say(self.sweep_caption(t), t=f"{t:g}", n=len(self.next.argmax()),
-                 word=style.token_label(self.next.words[int(self.next.top[0])]), p=shown,
+        self.say(self.sweep_caption(name, t), t=f"{t:g}", n=len(self.next.argmax()),
+                 word=style.token_label(self.next.words[int(self.next.top[0])]),
+                 p=self.prob_bars.percents(list(p) + [other]).labels[0],
                  p1=self.prob_bars.percents(list(p1) + [other1]).labels[0])
+
+    def sweep_to(self, t: float):
         if t == 0:  # z/0 has no value: the column steps back, and only the order of the logits matters
             self.play(FadeOut(self.scaled_numbers), self.scaled_header.animate.set_opacity(0.5), run_time=STEP)
         elif self.at_zero:
@@ -224,11 +225,12 @@ class SoftmaxTemperature(LectureScene):
         self.record(t)
         if t == 0:
             self.show_argmax()
-        self.wait(PAUSE + 1)
+        self.wait(STOP_HOLD)
 
-    def sweep_caption(self, t: float) -> str:
-        """The caption of a sweep stop, by a rule over the probabilities shown: the top word's probability at t
-        against at T = 1 (hotter: lower, colder: higher), and how many words share the largest logit."""
+    def sweep_caption(self, name: str, t: float) -> str:
+        """A line of the sweep, by a rule over the probabilities shown at its stop t (the hottest stop for the hot
+        line, the coldest for the cold one): the top word's probability at t against at T = 1, and how many words
+        share the largest logit."""
         nt = self.next
         top_at_t, top_at_1 = float(nt.at(t)[0][0]), float(nt.at(1.0)[0][0])
         tied = len(nt.argmax())
@@ -241,32 +243,45 @@ class SoftmaxTemperature(LectureScene):
         else:
             key = "unchanged"
         return self.caption_rule(
-            f"sweep {self.section_names[self.beats_done - 1]}", key,
-            "T = 0: zero (one largest logit) or zero_tie; T = 1: neutral; T > 1: hotter if the top word's "
-            "probability is lower than at T = 1; T < 1: colder if it is higher (colder_tie if words tie for the "
-            "largest logit); else unchanged", T=t, top_probability=top_at_t, top_probability_at_1=top_at_1,
-            words_with_the_largest_logit=tied)
+            name, key,
+            "said of the hottest stop above 1 (sweep hot) or the coldest below 1 (sweep cold), or T = 1 where the "
+            "sweep has no other stop (sweep): T = 0: zero (one largest logit) or zero_tie; T = 1: neutral; T > 1: "
+            "hotter if the top word's probability is lower than at T = 1; T < 1: colder if it is higher "
+            "(colder_tie if words tie for the largest logit); else unchanged", T=t, top_probability=top_at_t,
+            top_probability_at_1=top_at_1, words_with_the_largest_logit=tied)
 
     def beat_write(self):
         """The text it writes: WRITE_WORDS words after the same prompt at a low, a medium and a high temperature,
-        one seed for all three (model.generate); what the texts are like is said by a rule over them (how many
-        different words each holds)."""
+        one seed for all three (model.generate); what the texts are like is said by a rule over them: how many words
+        of the other language each holds (our model's two languages), else how many different words."""
         w = self.written
         lo, mid, hi = (f"{e['T']:g}" for e in w["samples"])
         d_lo, d_mid, d_hi = (e["distinct"] for e in w["samples"])
-        key = self.caption_rule(
-            "write", "write_wanders" if d_lo < d_hi else "write_alike",
-            "write_wanders if the text at the lowest T has fewer different words than the text at the highest T, "
-            "else write_alike", temperatures=[e["T"] for e in w["samples"]], distinct=[d_lo, d_mid, d_hi],
-            words=w["steps"], seed=w["seed"])
         self.clear_stage()
-        self.say("write_seed", n=w["steps"], lo=lo, mid=mid, hi=hi, seed=w["seed"])
+        self.say("write_seed", n=w["steps"], lo=lo, mid=mid, hi=hi)
         self.play(FadeIn(self.write_prompt), FadeIn(self.write_seed), run_time=STEP)
         for block in self.write_blocks:
             self.play(FadeIn(block[0]), run_time=0.6 * STEP)
             self.play(LaggedStart(*[FadeIn(line) for line in block[1]], lag_ratio=0.4), run_time=STEP)
-        self.wait(PAUSE)
-        self.say(key, n=w["steps"], lo=lo, mid=mid, hi=hi, d_lo=d_lo, d_mid=d_mid, d_hi=d_hi)
+        self.wait(PAUSE + 0.5)
+        if "other_lang" in w:
+            m_lo, m_mid, m_hi = (e["other_words"] for e in w["samples"])
+            key = self.caption_rule(
+                "write", "write_mixes" if m_lo == m_mid == 0 < m_hi else "write_mixes_more" if m_lo < m_hi
+                else "write_alike_mix", "write_mixes if the texts at the low and the medium T hold no word of the "
+                "other language and the text at the highest T does; else write_mixes_more if the highest T's text "
+                "holds more of them than the lowest T's; else write_alike_mix", temperatures=[e["T"] for e in
+                w["samples"]], other_words=[m_lo, m_mid, m_hi], lang=w["lang"], words=w["steps"], seed=w["seed"])
+            names = {k: self.s(f"lang_{w[k]}") for k in ("lang", "other_lang")}
+            self.say(key, n=w["steps"], lo=lo, mid=mid, hi=hi, m_lo=m_lo, m_mid=m_mid, m_hi=m_hi,
+                     own=names["lang"], other=names["other_lang"])
+        else:   # a checkpoint of one's own: its words have no language of ours to count
+            key = self.caption_rule(
+                "write", "write_wanders" if d_lo < d_hi else "write_alike",
+                "write_wanders if the text at the lowest T has fewer different words than the text at the highest "
+                "T, else write_alike", temperatures=[e["T"] for e in w["samples"]], distinct=[d_lo, d_mid, d_hi],
+                words=w["steps"], seed=w["seed"])
+            self.say(key, n=w["steps"], lo=lo, mid=mid, hi=hi, d_lo=d_lo, d_mid=d_mid, d_hi=d_hi)
         self.play(*[FadeIn(block[2]) for block in self.write_blocks], run_time=STEP)
         self.wait(PAUSE + 1)
 
@@ -284,6 +299,15 @@ class SoftmaxTemperature(LectureScene):
         self.written = {"seed": seed, "steps": steps, "prompt_ids": ids, "samples": samples,
                         "rule": "model.generate.generate(prompt, steps, T, seed) at each T; distinct: how many "
                                 "different token ids the written words hold"}
+        if own_language(self.gpt):   # our model's two languages: the words of each text not of the prompt's language
+            lang = language_of(self.next.tokens)
+            other = "zh" if lang == "en" else "en"
+            theirs = set(vocabulary_of(other))
+            for e in samples:
+                e["other_words"] = sum(word in theirs for word in e["words"])
+            self.written.update(lang=lang, other_lang=other)
+            self.written["rule"] += (f"; other_words: how many written words are words of {other} "
+                                     "(model.language.vocabulary_of), the prompt being in " + lang)
         self.values["write"] = self.written
         # the picture: per temperature a header (T, its count of different words, in muted) and the text, wrapped
         # each text gets an equal share of the lines that fit at WRITE_MIN_PITCH (below the headers); a text longer
@@ -294,7 +318,9 @@ class SoftmaxTemperature(LectureScene):
         share = max(1, (int(room / WRITE_MIN_PITCH + 1e-9) + 1 - len(samples)) // len(samples))
         for e in samples:
             header = Label(self.s("write_header", t=f"{e['T']:g}"), color=TEMPERATURE)
-            count = Label(self.s("write_count", d=e["distinct"], n=steps), font_size=style.SMALL, color=MUTED)
+            count = Label(self.s("write_count_other", m=e["other_words"], n=steps,
+                                 other=self.s(f"lang_{self.written['other_lang']}")) if "other_words" in e
+                          else self.s("write_count", d=e["distinct"], n=steps), font_size=style.SMALL, color=MUTED)
             text, e["shown_words"] = wrap_at_most(["…"] + [style.token_label(x) for x in e["words"]], width, share)
             e["shown_words"] -= 1      # the leading "…" (the prompt before) is no written word
             blocks.append(VGroup(header, VGroup(*[Label(line) for line in text]), count))

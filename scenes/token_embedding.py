@@ -100,7 +100,14 @@ class TokenEmbedding(FocusScene):
         self.wait(PAUSE + 2)
 
     def beat_vectors(self):
-        self.say("vectors", n=len(self.tokens), d=self.d)
+        repeated = self.repeated
+        key = self.caption_rule(
+            "vectors", "vectors_repeat" if repeated else "vectors",
+            "vectors_repeat (its strips framed) if a token stands at two of the shown positions: the first token "
+            "met a second time reading from the left, framed at its first two positions; else vectors", repeated=repeated,
+            token_ids=[self.token_ids[p] for p in self.shown_positions], positions=self.shown_positions)
+        self.say(key, n=len(self.tokens), d=self.d,
+                 word=style.token_label(self.tokens[repeated[0]]) if repeated else "")
         for strip, position in zip(self.strips, self.shown_positions):   # each strip starts as its W_E column
             strip.stretch_to_fit_width(self.table.cell_width).move_to(
                 [self.table.column_x(self.table_column[self.token_ids[position]]), self.table.box.get_center()[1], 0])
@@ -112,6 +119,10 @@ class TokenEmbedding(FocusScene):
                   run_time=2 * STEP)
         self.play(LaggedStart(*[GrowArrow(a) for a in self.arrows], lag_ratio=0.08), FadeIn(self.strips_label),
                   run_time=STEP)
+        if repeated:   # the same word's strips, framed where they now stand
+            frames = VGroup(*[SurroundingRectangle(self.strips[self.shown_positions.index(p)], color=style.ACCENT,
+                                                   buff=0.05, stroke_width=3) for p in repeated])
+            self.play(Create(frames), run_time=STEP)
         self.wait(PAUSE + 2)
 
     # --- building the pieces, from the model's numbers --------------------------------
@@ -175,6 +186,17 @@ class TokenEmbedding(FocusScene):
                                     [self.row.centre_x(p), strip_top + 0.04, 0], buff=0, stroke_width=2,
                                     max_tip_length_to_length_ratio=0.3, color=MUTED)
                               for n, p in enumerate(self.shown_positions)])
+        # the first token met a second time among the shown positions, reading from the left: its first two
+        seen = {}
+        self.repeated = []
+        for p in self.shown_positions:
+            if self.token_ids[p] in seen:
+                self.repeated = [seen[self.token_ids[p]], p]
+                break
+            seen.setdefault(self.token_ids[p], p)
+        if self.repeated:
+            first = self.token_ids[self.repeated[0]]
+            self.repeated = [q for q in self.shown_positions if self.token_ids[q] == first][:2]
         self.strips_label = Label(S("vectors_label", self.lang, n=len(self.tokens), d=self.d),
                                   font_size=style.SMALL, color=MUTED)
         self.strips_label.move_to([0, strip_top - TABLE_HEIGHT - 0.35, 0])

@@ -44,6 +44,7 @@ import numpy as np
 import pytest
 
 from caption_checks_mlp import MLP_CHAPTER_CHECKS, check_neuron_kind
+from caption_checks_open3 import OPEN3_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
 from caption_checks_why import HEADS_LAB, MASK_LAB, MLP_LAB, NORM_LAB, ORDER_LAB, QK_LAB
 from pace_checks import assert_paced
@@ -192,25 +193,6 @@ def check_zeros(v, rule, gpt):
     assert z["future_keys"] == list(range(q + 1, len(v["tokens"])))
     assert np.all(weights[q + 1:] == 0) and abs(weights.sum() - 1) < SHOWN_PERCENT
     return "zeros" if z["future_keys"] else "zeros_none"
-
-
-def check_sweep(v, rule, gpt):
-    t = rule["inputs"]["T"]
-    [entry] = {e["T"]: e for e in v["temperatures"] if e["T"] == t}.values()
-    top_at_t, top_at_1 = entry["probabilities"][0], v["softmax_steps"]["probabilities"][0]
-    logits = np.asarray(gpt.trace(v["prompt"])["logits"][-1], np.float64)
-    assert v["candidates"][0]["logit"] == logits.max(), "the first bar is the largest logit"
-    tied = int((logits == logits.max()).sum())
-    if t == 0:
-        assert sorted(entry["argmax"]) == sorted(gpt.tokenizer.words[i] for i in np.flatnonzero(logits == logits.max()))
-        return "zero" if tied == 1 else "zero_tie"
-    if t == 1:
-        return "neutral"
-    if t > 1 and top_at_t < top_at_1:
-        return "hotter"
-    if t < 1 and top_at_t > top_at_1:
-        return "colder" if tied == 1 else "colder_tie"
-    return "unchanged"
 
 
 def source_weight(v) -> tuple[int, float]:
@@ -603,26 +585,6 @@ def check_sample(v, rule, gpt):
     return "sample_top" if rank < v["top_k"] else "sample_other"
 
 
-def check_write(v, rule, gpt):
-    """The texts written at a low, a medium and a high T, drawn again here from the model's logits with the seed's
-    own generator (one u per step, the words most probable first), and their different words counted."""
-    w = v["write"]
-    assert [s["T"] for s in w["samples"]] == sorted(s["T"] for s in w["samples"]), "lowest T first"
-    for s in w["samples"]:
-        rng, ids, written = np.random.default_rng(w["seed"]), list(w["prompt_ids"]), []
-        for _ in range(w["steps"]):
-            p = softmax_row(np.asarray(gpt.trace(ids)["logits"][-1], np.float64) / s["T"])
-            ranked = sorted(range(len(p)), key=lambda i: (-p[i], i))
-            edges = np.cumsum([p[i] for i in ranked])
-            token = ranked[min(int(np.searchsorted(edges, rng.random() * edges[-1], side="right")), len(p) - 1)]
-            written.append(token)
-            ids.append(token)
-        assert written == s["generated_ids"], f"the text at T = {s['T']} is the seed's draw"
-        assert s["distinct"] == len(set(written))
-    first, last = w["samples"][0]["distinct"], w["samples"][-1]["distinct"]
-    return "write_wanders" if first < last else "write_alike"
-
-
 def check_context(v, rule, gpt):
     a, b = (q["token_ids"] for q in v["context"]["prompts"])
     assert a[-1] == b[-1] and a[:-1] != b[:-1], "the same last word after different words"
@@ -657,6 +619,13 @@ def check_direction(v, rule, gpt):
 def check_example(v, rule, gpt):
     ex, plane = v["parallelogram"]["example"], v["plane"]
     words, labels = plane["words"], plane["labels"]
+    # the example's rule, blind to the results: a = the prompt's creature (else the first listed); b shares a's size
+    # and not its habitat, c a's habitat and not its size, each the first listed that does
+    h, sz = labels["habitat"], labels["size"]
+    a = words.index(ex["a"])
+    assert ex["a"] == (v["word"] if v["word"] in words else words[0])
+    assert ex["b"] == next(w for i, w in enumerate(words) if sz[i] == sz[a] and h[i] != h[a])
+    assert ex["c"] == next(w for i, w in enumerate(words) if h[i] == h[a] and sz[i] != sz[a])
     E = gpt.W_E[[gpt.tokenizer.vocab[w] for w in words]].astype(np.float64)
     at = {w: i for i, w in enumerate(words)}
     query = E[at[ex["b"]]] - E[at[ex["a"]]] + E[at[ex["c"]]]
@@ -762,9 +731,6 @@ CHECKS = {
                     "softmax": ({"softmax", "softmax_masked", "softmax_nonneg"}, check_causal_softmax),
                     "zeros": ({"zeros", "zeros_none"}, check_zeros),
                     "lab": MASK_LAB},
-    "softmax_temperature": {"sweep *": ({"zero", "zero_tie", "neutral", "hotter", "colder", "colder_tie",
-                                         "unchanged"}, check_sweep),
-                            "write": ({"write_wanders", "write_alike"}, check_write)},
     "values_update": {"question_where": ({"question_where", "question_where_self"}, check_question_where),
                       "question": ({"question_raises", "question_lowers", "question_alike"}, check_values_question),
                       "summary": ({"summary_lifts", "summary_other"}, check_summary),
@@ -798,6 +764,7 @@ CHECKS = {
                 "rich": ({"rich_grows", "rich_flat", "rich_same"}, check_rich)},
     **MLP_CHAPTER_CHECKS,            # tests/caption_checks_mlp.py
     **SUPERPOSITION_CHECKS,          # tests/caption_checks_superposition.py
+    **OPEN3_CHECKS,                  # tests/caption_checks_open3.py
 }
 
 def targets_by_idle_rule(v) -> bool:

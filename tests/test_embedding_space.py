@@ -95,7 +95,14 @@ def test_its_manifest_matches_the_analysis(lecture, gpt, lang):
     assert own["parallelogram"] == parallelogram_accuracy(
         X, np.array([words[w]["habitat"] for w in names]), np.array([words[w]["size"] for w in names]),
         np.array([lang] * len(names)))["accuracy"]
-    assert v["parallelogram"]["example"] == parallelograms(gpt, lang, "habitat", "size")["example"]
+    assert v["parallelogram"]["example"] == parallelograms(gpt, lang, "habitat", "size", start=v["word"])["example"]
+    # the example by its rule, blind to the results: from the prompt's creature, b and c the first listed that fit
+    ex, creatures = v["parallelogram"]["example"], class_words("habitat", lang)
+    names = list(creatures)
+    first = lambda keep: next(w for w in names if keep(creatures[w]))   # noqa: E731
+    assert ex["a"] == v["word"]
+    assert ex["b"] == first(lambda c: c["size"] == creatures[ex["a"]]["size"] and c["habitat"] != creatures[ex["a"]]["habitat"])
+    assert ex["c"] == first(lambda c: c["habitat"] == creatures[ex["a"]]["habitat"] and c["size"] != creatures[ex["a"]]["size"])
     assert v["neighbours"] == nearest_words(gpt, gpt.tokenizer.vocab[v["word"]], 5)
     creatures = class_words("habitat", lang)
     assert v["word"] in creatures and v["word"] in v["tokens"]

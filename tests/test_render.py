@@ -19,7 +19,7 @@ import pytest
 from conftest import REPO, run_render, statuses
 
 from pipeline import cache, plan, recipe, run, worker
-from scenes.catalog import SCENES, SOFTMAX_TEMPERATURE, find, stop_section_names, sweep_stops
+from scenes.catalog import SCENES, SOFTMAX_TEMPERATURE, find, sweep_stops
 from scenes.params import AUTO, Choice, Int, Param, ParamError, SceneSpec, Temperature, Temperatures, Text, model_index
 
 SCENE = "softmax_temperature"
@@ -47,7 +47,7 @@ def test_list_shows_every_scene_with_its_parameters(gpt):
         for p in spec.params:
             line = next(line for line in blocks[spec.name] if line.startswith(p.name + " "))
             assert p.kind_name(gpt) in line and p.show_default() in line and p.help[:30] in line
-    assert "t0.5" in r.stdout  # the sections, as they follow from the default sweep
+    assert "temperature, sweep, write" in r.stdout  # the sections, as they follow from the default sweep
 
     # Indices show the loaded model's real ranges, not the declared bounds (0..63 layers, 0..1023 positions).
     real = {"layer": f"integer 0..{c.n_layer - 1}", "head": f"integer 0..{c.n_head - 1}",
@@ -245,7 +245,8 @@ def test_layer_and_head_are_checked_against_the_model(gpt):
 def test_sweep_sections_follow_the_temperatures():
     assert sweep_stops([1, 2, 0]) == [2, 0]
     assert sweep_stops([2, 1, 0]) == [2, 1, 0]
-    assert stop_section_names([1, 2, 0.5, 2, 0]) == ["t2", "t0.5", "t2-2", "t0"]
+    assert "sweep" in SOFTMAX_TEMPERATURE.sections({"temperatures": [1, 2, 0]})
+    assert "sweep" not in SOFTMAX_TEMPERATURE.sections({"temperatures": [1]})
     assert find("SoftmaxTemperature") is find("softmax_temperature")
 
 

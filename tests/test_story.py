@@ -125,7 +125,7 @@ def test_the_summary_and_the_logit_lens_tell_the_chapters_story(dry):
 # manifest's record of the difference (values["languages_differ"]) that must then be there.
 DIFFERING_RULES = {"readout": "readout", "picture": "picture", "parallelogram": "parallelogram",
                    "summary": "mlp_finding", "carry": "carry", "lookup": "lookup", "ablation": "ablation",
-                   "conclusion": "carry"}
+                   "conclusion": "carry", "example": "example"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_DIFFERENCES[n], strict=True))

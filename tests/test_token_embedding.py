@@ -107,6 +107,20 @@ def test_shown_labels_are_the_rounded_manifest_values(dry, lang):
         np.testing.assert_array_equal(strip.values[:, 0], table[:, token_id])
 
 
+def test_the_repeated_word_is_framed_in_both_languages(dry):
+    """The vectors beat frames the first word met a second time ("the" in English, 青蛙 in Chinese): its two strips
+    are one W_E column, drawn alike, and the caption names it."""
+    for lang, word in (("en", "the"), ("zh", "青蛙")):
+        scene, v = dry[lang], dry[lang].values
+        rule = v["caption_rules"]["vectors"]
+        a, b = rule["inputs"]["repeated"]
+        assert rule["key"] == "vectors_repeat" and v["tokens"][a] == v["tokens"][b] == word
+        strips = [scene.strips[v["positions_shown"].index(p)] for p in (a, b)]
+        np.testing.assert_array_equal(strips[0].levels, strips[1].levels)
+        said = next(c for c in scene.captions if c["key"] == "vectors_repeat")
+        assert word in said["text"]
+
+
 def test_a_focus_outside_the_prompt_is_a_clear_error(tmp_path):
     from scenes.params import ParamError
     with pytest.raises(ParamError, match="focus"):

@@ -57,14 +57,19 @@ def attribute_plane(gpt: NumpyGPT, lang: str, first: str = "habitat", second: st
     }
 
 
-def parallelograms(gpt: NumpyGPT, lang: str, attribute: str, other: str) -> dict:
+def parallelograms(gpt: NumpyGPT, lang: str, attribute: str, other: str, start: str | None = None) -> dict:
     """Every quadruple the parallelogram test asks about (directions.parallelogram_accuracy) in one language:
     a, b share `other` and differ in `attribute`; c shares a's `attribute` and not its `other`. b − a + c's nearest
-    word (cosine, among the class's words other than a, b, c) should have b's `attribute` and c's `other`. Returns
-    the hit rate and the example shown: the hit whose nearest word is closest (the first such on a tie), else the
-    closest miss."""
+    word (cosine, among the class's words other than a, b, c) should have b's `attribute` and c's `other` (d's group:
+    a hit counts the group, not one word). Returns the hit rate and the example shown, by a rule that does not look
+    at the results: a = `start` (the first listed word if None), b = the first listed word with a's `other` and the
+    other `attribute`, c = the first listed word with a's `attribute` and another `other`."""
     words = class_words(attribute, lang)
     names = list(words)
+    if start is None:
+        start = names[0]
+    if start not in words:
+        raise ModelError(f"{start!r} is not one of the {attribute} words of {lang}")
     X = gpt.W_E[[gpt.tokenizer.vocab[w] for w in names]].astype(np.float64)
     unit = X / np.linalg.norm(X, axis=1, keepdims=True)
     attr = [words[w][attribute] for w in names]
@@ -89,9 +94,13 @@ def parallelograms(gpt: NumpyGPT, lang: str, attribute: str, other: str) -> dict
     if not cases:
         raise ModelError(f"no parallelogram quadruples for {attribute} across {other} in {lang}")
     hits = [c for c in cases if c["hit"]]
-    pool = hits or cases
-    example = max(pool, key=lambda c: c["cosine"])   # max() keeps the first on a tie
-    return {"accuracy": len(hits) / len(cases), "quadruples": len(cases), "example": example}
+    a = names.index(start)
+    b = next(i for i in range(n) if oth[i] == oth[a] and attr[i] != attr[a])
+    c = next(i for i in range(n) if attr[i] == attr[a] and oth[i] != oth[a])
+    example = next(e for e in cases if (e["a"], e["b"], e["c"]) == (names[a], names[b], names[c]))
+    return {"accuracy": len(hits) / len(cases), "hits": len(hits), "quadruples": len(cases), "example": example,
+            "example_rule": f"a = {start!r}; b = the first listed word with a's {other} and the other {attribute}; "
+                            f"c = the first listed word with a's {attribute} and another {other}"}
 
 
 def nearest_words(gpt: NumpyGPT, token_id: int, k: int = 5) -> list[dict]:

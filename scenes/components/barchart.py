@@ -162,6 +162,29 @@ class ColumnBars(VGroup):
         return [GrowFromEdge(bar, UP if (self.down if not self.signed else v < 0) else DOWN)
                 for bar, v in zip(self.submobjects, self.values)]
 
+    def numbers_above(self, texts: Sequence[str], colour, font_size: float = SMALL, gap: float = 0.12,
+                      align: str = "centre") -> VGroup:
+        """Each bar's number over that bar, its baseline `gap` above the bar's top (standing bars): centred on it, or
+        `align` "right" (its right end at the bar's right edge, reaching left) or "left" (its left end at the bar's
+        left edge): a pair's two numbers then reach away from each other, each still standing on its own bar."""
+        if align not in ("centre", "left", "right"):
+            raise ValueError(f"align: centre, left or right, got {align!r}")
+        from .text import NumberText
+        if len(texts) != len(self.submobjects):
+            raise LayoutError(f"{len(texts)} numbers for {len(self.submobjects)} bars")
+        out = VGroup()
+        for text, bar in zip(texts, self.submobjects):
+            label = NumberText(text, font_size=font_size, color=colour, align="left")
+            label.place(0, bar.get_top()[1] + gap)
+            if align == "centre":
+                label.shift(RIGHT * (bar.get_center()[0] - label.get_center()[0]))
+            elif align == "right":
+                label.shift(RIGHT * (bar.get_right()[0] - label.get_right()[0]))
+            else:
+                label.shift(RIGHT * (bar.get_left()[0] - label.get_left()[0]))
+            out.add(label)
+        return out
+
 
 class StackedBar(VGroup):
     """A whole as one bar `width` long from `left`, centred on y: its parts end to end in order, part i `shares[i] ×
