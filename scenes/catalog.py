@@ -305,7 +305,7 @@ MLP_FACT = SceneSpec(
     cls="MlpFact",
     summary="Where a person's sport lives in the model (Michael Jordan's, if the model knows it): causal tracing, the "
             "lookup MLP on held-out sport directions, the attention that carries the sport to the last word, how "
-            "spread its neurons are, mean-ablation, the AND of the two names and the search for an AND neuron, and what it found.",
+            "spread its neurons are, the AND of the two names and the search for an AND neuron, and the map of what mean-ablation finds needed.",
     params=(Param("prompt", Text(), AUTO, "the prompt; it must name a person (default: Michael Jordan's sport asked "
                   "as the language's seeded stream or else facts_known's template asks it, if the model's top-1 answer "
                   "is basketball; else the language's first sentence asking a person's sport, cut before the sport; "
@@ -313,7 +313,7 @@ MLP_FACT = SceneSpec(
                   check_prompt),
             LANG),
     check=needs_training_language("mlp_fact", "its people and their sports", _fact_prompt_names_a_person),
-    sections=lambda p: ["title", "where", "lookup", "readout", "carry", "spread", "ablation", "and_gate",
+    sections=lambda p: ["title", "where", "lookup", "readout", "carry", "spread", "and_gate",
                             "and_neuron", "summary"],
 )
 

@@ -80,11 +80,6 @@ def unit_sport_directions(gpt, lang: str, layer: int, held_out=None) -> dict:
     return out
 
 
-def mean_mlp_out(gpt, layer: int) -> np.ndarray:
-    """The MLP output's mean over every position of the documented sample (its size and seed), traced here."""
-    return mean_out(gpt, layer, "mlp")
-
-
 def check_largest(v, rule, gpt):
     person, g, tokens = fact_person(v, gpt)
     ct = v["causal_trace"]
@@ -214,37 +209,6 @@ def check_spread(v, rule, gpt):
     if not len(towards):    # no neuron pushes toward the sport: no share to give
         return "spread_none"
     return "spread_many" if sums[1] / towards.sum() < 0.5 else "spread_one"
-
-
-def check_fact_ablation(v, rule, gpt):
-    person, g, tokens = fact_person(v, gpt)
-    layer, position = lookup_point(v)
-    a = v["ablation"]
-    assert (a["layer"], a["component"], a["position"]) == (layer, "mlp", position)
-    ids = [gpt.tokenizer.vocab[w] for w in tokens]
-    before = p_next(gpt, ids)
-    after = p_next(gpt, ids, {(layer, "mlp", position): mean_mlp_out(gpt, layer)})
-    answer = v["answer_id"]
-    assert a["p_before"] == pytest.approx(before[answer], abs=1e-9)
-    assert a["p_after"] == pytest.approx(after[answer], abs=1e-6)
-    new_top = gpt.tokenizer.words[int(np.argmax(after))]
-    assert a["new_top"]["word"] == new_top and rule["inputs"]["new_top"] == new_top
-    key = ablation_from(before[answer], after[answer], new_top == v["answer"])
-    if "story" not in v:       # a lecturer's own prompt: the rule on that prompt alone
-        return key
-    g_other = {lang: language().grammar(lang) for lang in ("en", "zh")}
-
-    def decide(e):
-        a = e["ablation"]
-        lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in e["prompt"]) else "en"
-        return ablation_from(a["p_before"], a["p_after"], e["new_top"]["word"] == g_other[lang].t(e["sport"]))
-    return across_languages(v, key, "ablation", decide)
-
-
-def ablation_from(before: float, after: float, still_top: bool) -> str:
-    if before - after < 0.05:
-        return "ablation_none"
-    return "ablation_drop" if still_top else "ablation_flip"
 
 
 def check_and(v, rule, gpt):
@@ -492,7 +456,6 @@ MLP_CHAPTER_CHECKS: dict = {
                  "lookup": ({"lookup_clean", "lookup_most", "lookup_not"}, check_lookup),
                  "readout": ({"readout_sport", "readout_verb", "readout_other"}, check_readout),
                  "spread": ({"spread_many", "spread_one", "spread_none"}, check_spread),
-                 "ablation": ({"ablation_none", "ablation_drop", "ablation_flip"}, check_fact_ablation),
                  "and": ({"and_yes", "and_partly"}, check_and),
                  "carry": ({"carry_lookup", "carry_kept", "carry_other", "carry_none"}, check_carry),
                  "and_neuron": ({"andn_yes", "andn_sum", "andn_one", "andn_none"}, check_and_neuron),

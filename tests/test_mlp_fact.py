@@ -379,15 +379,12 @@ def widest_fills(gpt):
 
 CAPTION_KEYS = ("where", "largest_spread", "largest_one", "largest_over", "lookup_clean", "lookup_most",
                 "lookup_not", "readout_verb", "readout_sport", "readout_other", "spread_many", "spread_one",
-                "spread_none", "ablation_flip", "ablation_drop", "ablation_none",
+                "spread_none",
                 "and_yes", "and_partly", "conclusion_attention", "conclusion_mlp", "conclusion_elsewhere")
 
 
-# what a caption's own rule bounds: spread_many's top neuron carries under half; after a flip another word is on
-# top, so the answer keeps under half; a drop loses at least 5 points
-RULE_BOUNDS = {"spread_many": {"p1": style.percent(0.4888)},
-               "ablation_flip": {"p1": style.percent(0.4888)},
-               "ablation_drop": {"p1": style.percent(0.888)}}
+# what a caption's own rule bounds: spread_many's top neuron carries under half
+RULE_BOUNDS = {"spread_many": {"p1": style.percent(0.4888)}}
 
 
 @pytest.mark.slow
@@ -508,11 +505,9 @@ def test_labels_are_the_rounded_numbers(played, lang):
     sa = v["spread_against"]
     assert s.against_note.text == S("against_note", s.lang, na=sa["n"], against=style.signed(sa["sum"], 2))
     assert S("towards_all", s.lang, m=v["spread_towards"]["n"]) == s.full_label.text
-    a = v["ablation"]
-    assert [n.text for n in s.abl_numbers] == [style.percent(a["p_before"]), style.percent(a["p_after"])]
     assert [n.text for n in s.and_numbers] == [style.percent(x["p"]) for x in v["and"]]
     rules = v["caption_rules"]
-    assert set(rules) == {"largest", "lookup", "readout", "carry", "spread", "ablation", "and", "and_neuron",
+    assert set(rules) == {"largest", "lookup", "readout", "carry", "spread", "and", "and_neuron",
                           "conclusion"}
     keys = [c["key"] for c in s.captions]
     assert all(r["key"] in keys for r in rules.values())
@@ -529,7 +524,7 @@ def test_components_stay_inside_the_frame(played):
     for lang in ("en", "zh"):
         s = played[lang]
         for m in (s.grid, s.legend, s.look_words, s.look_numbers, s.top_neuron, s.spread_numbers, s.against_note,
-                  s.full_label, s.abl_labels,
+                  s.full_label,
                   s.and_rows):
             assert inside_safe_area(m), (lang, type(m).__name__)
 

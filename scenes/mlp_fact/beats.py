@@ -110,7 +110,6 @@ class MlpFact(LectureScene):
         self.build_readout()
         self.build_carry()
         self.build_spread()
-        self.build_ablation()
         self.build_and()
         self.build_and_neuron()
 
@@ -380,47 +379,6 @@ class MlpFact(LectureScene):
                   FadeIn(self.full_label), run_time=STEP)
         self.play(*self.spread_chart.grow(), FadeIn(self.spread_numbers), run_time=2 * STEP)
         self.play(FadeIn(self.against_note), FadeIn(self.top_neuron), run_time=STEP)
-        self.wait(PAUSE)
-
-    # --- ablation: its build, then its play --------------------------------------------------------------
-    def build_ablation(self):
-        f = self.f
-        a = f.ablation
-        ys = [1.4, 0.4]
-        ablated = self.s("ablated", comp=self.comp_name(f.layer, "mlp", short=True), tok=f.tokens[f.position])
-        probs = [a["p_before"], a["p_after"]]
-
-        def chart(size):
-            return BarChart(probs, ys, BarScale(-0.1, 4.2), PROB, labels=[self.s("clean"), ablated], label_right=-0.4,
-                            label_size=size, numbers=style.percent, number_right=6.1, number_colour=PROB,
-                            header=f"P({f.answer})", header_at=(1.9, 2.3), header_colour=PROB,
-                            header_size=style.LABEL, track=1.0, clamp=False)
-        self.abl_chart = chart(style.LABEL)
-        if self.abl_chart.labels.get_left()[0] < -style.safe_half_width():   # a long last name: the smaller type
-            self.abl_chart = chart(style.SMALL)
-        self.abl_head, self.abl_labels, self.abl_bars, self.abl_numbers = self.abl_chart
-        self.abl_new = Label(self.s("new_top", word=f.new_top["word"], p=style.percent(f.new_top["p"])),
-                             font_size=style.LABEL, color=TEXT)
-        self.abl_new.move_to([0, 0, 0]).on_baseline(-0.6)
-
-    def beat_ablation(self):
-        f = self.f
-        a = f.ablation
-        key = self.caption_rule("ablation", f.ablation_key(),
-                                "P(answer) falls by less than 0.05: ablation_none; else the answer is still the top "
-                                "word: ablation_drop; else ablation_flip",
-                                p_before=a["p_before"], p_after=a["p_after"], new_top=f.new_top["word"],
-                                answer=f.answer)
-        self.note_difference("ablation", lambda lang, x, e: NOTES(
-            e["ablation_key"] + "_is", lang, sport=style.token_label(grammar(x).t(e["sport"])),
-            p0=style.percent(e["ablation"]["p_before"]), p1=style.percent(e["ablation"]["p_after"]),
-            new=style.token_label(e["new_top"]["word"])))
-        self.say(key, sport=f.answer, p0=style.percent(a["p_before"]), p1=style.percent(a["p_after"]),
-                 new=f.new_top["word"])
-        self.clear_stage()
-        self.play(FadeIn(self.abl_labels), FadeIn(self.abl_head), FadeIn(self.abl_bars.tracks), run_time=STEP)
-        self.play(*self.abl_chart.grow(), FadeIn(self.abl_numbers), run_time=STEP)
-        self.play(FadeIn(self.abl_new), run_time=STEP)
         self.wait(PAUSE)
 
     # --- and_gate: its build, then its play --------------------------------------------------------------
