@@ -396,9 +396,10 @@ class ToySuperposition(LectureScene):
                           "otherwise no_pentagon",
                           kinds=[x["kind"] for x in self.geoms], gaps_deg=g["gaps_deg"],
                           dims=sparse["dims_per_feature"], dense_represented=self.geoms[0]["represented"])
-        self.say(key, **words)
+        # the bars and losses go first: this caption is taller than the one before
         self.play(FadeOut(self.d_bars), FadeOut(self.d_refs), FadeOut(self.d_ref_labels), FadeOut(self.d_title),
                   FadeOut(self.loss_rows), run_time=0.6)
+        self.say(key, **words)
         self.play(LaggedStart(*[FadeIn(row) for row in self.geom_labels], lag_ratio=0.25), run_time=2 * STEP)
         self.wait(PAUSE)
 
