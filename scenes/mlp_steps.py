@@ -12,18 +12,19 @@ unless given. Every value on screen is recorded at full precision in self.values
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, SurroundingRectangle,
+from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, LaggedStart, SurroundingRectangle,
                    TransformFromCopy, VGroup)
 
 from model import language as model_language
-from model.analysis import gelu_curve, mlp_steps, neuron_readout, neuron_top_contexts, sample_states
+from model.analysis import distinct_contexts, gelu_curve, mlp_steps, neuron_readout, neuron_top_contexts, sample_states
 from model.analysis.mlp import vector_readout
 from model.analysis.patching import MEAN_SAMPLE
 from model.config import GPT3_175B
 from scenes import style
 from scenes import why_beats
-from scenes.components import (BarChart, column_texts, GeluPlot, keep_inside_safe_area, Label, MatrixVectorProduct, NeuronStrip, NumberText, rounded_columns, sum_decimals, TokenColumn, VectorColumn,
-                               keep_right_of)
+from scenes.components import (BarChart, GeluPlot, Label, MatrixVectorProduct, NeuronStrip, NumberText, TokenColumn,
+                               VectorColumn, column_texts, keep_inside_safe_area, keep_right_of, rounded_columns,
+                               sum_decimals)
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
 from scenes.prompts import fact_prompt, language_of, own_language
@@ -43,22 +44,8 @@ N_CONTEXTS = 4       # top-activating contexts listed for the top neuron
 N_WORDS = 5          # words the top neuron's row pushes up most
 MAX_TOKENS = 12      # tokens of a prompt, at most
 ALL_ROWS = 10        # rows of the every-token view: a sample text's last ALL_ROWS tokens (rows clear at 480p)
-STEP, PAUSE = style.STEP, style.PAUSE
-
-
 CONTEXT_POOL = 40    # the top contexts searched for N_CONTEXTS distinct ones (streams often share a prefix)
-
-
-def distinct_contexts(ranked: list[dict], k: int) -> list[dict]:
-    """The first k contexts of a ranking whose words differ (identical windows from different streams count once)."""
-    seen, out = set(), []
-    for c in ranked:
-        key = tuple(c["context"])
-        if key not in seen:
-            seen.add(key)
-            out.append(c)
-    return out[:k]
-
+STEP, PAUSE = style.STEP, style.PAUSE
 
 # the kinds of word of the training language (model/language.py's lists), to name a neuron by a stated rule
 WORD_KINDS = {"first_names": model_language.FIRST_NAMES, "last_names": model_language.LAST_NAMES,

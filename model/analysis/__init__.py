@@ -23,7 +23,7 @@ superposition  the embeddings' angles vs random directions, a polysemantic neuro
                (import model.analysis.superposition)
 """
 
-from .attribution import (direct_logit_attribution, logit_direction, neuron_direction_attribution, neuron_top_contexts,
+from .attribution import (direct_logit_attribution, distinct_contexts, logit_direction, neuron_direction_attribution, neuron_top_contexts,
                           neurons_for_share, push_share, top_k_shares, top_neurons)
 from .circuits import person_causal_trace
 from .context import largest_context_effect, next_word_predictions, total_variation
@@ -43,7 +43,7 @@ __all__ = ["ablation_effect", "best_lookback_head", "head_contribution", "head_d
            "lookback_blocked", "query_key_geometry",
            "lookback_scores", "no_position_attn_change", "order_prediction", "order_sensitivity", "promoted_words", "causal_trace", "mean_ablation", "mean_states",
            "noised_ids_patch", "patch_effect", "sample_states", "state", "direct_logit_attribution",
-           "logit_direction", "neuron_top_contexts", "top_neurons", "semantic_directions",
+           "logit_direction", "neuron_top_contexts", "distinct_contexts", "top_neurons", "semantic_directions",
            "stream_attribute_directions", "largest_context_effect", "next_word_predictions", "total_variation", "lens_points", "logit_lens", "attention_lens", "lens_read",
            "ACTIVE", "gelu_curve", "mlp_steps", "neuron_readout", "vector_readout", "neuron_direction_attribution",
            "top_k_shares", "push_share", "neurons_for_share", "person_causal_trace", "contrast_direction",

@@ -96,6 +96,18 @@ def neuron_top_contexts(gpt: NumpyGPT, sample: dict, layer: int, neuron: int, k:
     return out
 
 
+def distinct_contexts(ranked: list[dict], k: int) -> list[dict]:
+    """The first k contexts of a ranking (neuron_top_contexts) whose words differ: identical windows from different
+    streams count once (the seeded streams often share a prefix)."""
+    seen, out = set(), []
+    for c in ranked:
+        key = tuple(c["context"])
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out[:k]
+
+
 def neuron_direction_attribution(gpt: NumpyGPT, trace: dict, layer: int, position: int,
                                  direction: np.ndarray) -> dict:
     """Each neuron of one MLP at one position, along a direction of the stream (e.g. a measured sport direction
