@@ -12,8 +12,8 @@ model.analysis.directions.language_directions (held-out accuracy, its misses, th
 from __future__ import annotations
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, DashedLine, Dot, FadeIn, FadeOut, GrowArrow,
-                   LaggedStart, Line, SurroundingRectangle, VGroup)
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Create, Dot, FadeIn, FadeOut, GrowArrow,
+                   LaggedStart, Line, VGroup)
 
 from model.analysis.directions import language_directions
 from model.analysis.embedding import attribute_plane, class_words, nearest_words, parallelograms

@@ -11,7 +11,6 @@ scenes/prompts.py context_pair (model.analysis.context).
 
 from __future__ import annotations
 
-import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, Line, ReplacementTransform,
                    SurroundingRectangle, Triangle, VGroup, config)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, config, Create, FadeIn, FadeOut, GrowFromEdge, Group, LaggedStart, Line, MathTex,
+from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, config, Create, FadeIn, FadeOut, GrowFromEdge, LaggedStart, Line, MathTex,
                    SurroundingRectangle, Transform, TransformFromCopy, TransformMatchingTex,
                    ValueTracker, VGroup, Write, smooth)
 

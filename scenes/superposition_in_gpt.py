@@ -13,7 +13,6 @@ number comes from model.analysis; every value shown is in self.values.
 
 from __future__ import annotations
 
-import numpy as np
 from manim import DOWN, RIGHT, DashedVMobject, FadeIn, GrowFromEdge, LaggedStart, VGroup, VMobject
 
 from model import language as model_language
