@@ -19,7 +19,7 @@ from scenes import style
 from scenes.components import Label, NumberText, ProbabilityBars, StackedBar, TokenChip, TokenRow, row_positions
 from scenes.lecture import LectureScene
 from scenes.params import AUTO
-from scenes.prompts import context_pair, language_of, uncertain_prompt
+from scenes.prompts import context_pair, language_of, own_language, uncertain_prompt
 from scenes.style import MUTED, PROB, SHARED, TEMPERATURE, TEXT
 from scenes.words import Words
 
@@ -106,7 +106,7 @@ class NextToken(LectureScene):
             self.play(FadeIn(bars), Create(frame), run_time=STEP)
         self.play(FadeIn(self.tv_readout), run_time=STEP)
         self.wait(PAUSE + 1)
-        self.say("context_note")
+        self.say("context_note" if own_language(self.gpt) else "context_note_checkpoint")   # made-up facts: ours
 
     def beat_summary(self):
         """Where the distribution is made: the pipeline lit at its end, with the first step's most likely word."""
