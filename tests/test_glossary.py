@@ -91,7 +91,7 @@ GLOSSARY = (
          {"en": r"one of .*attention|several .*at once|each head", "zh": r"并行|各自"},
          {"en": ("architecture", "heads_gloss"), "zh": ("architecture", "heads_gloss")}),
     Term("neuron", {"en": r"\bneurons?\b", "zh": r"神经元"},
-         {"en": r"one for each neuron", "zh": r"每个神经元一个"},
+         {"en": r"one (for each|per) neuron", "zh": r"每个神经元一个"},
          {"en": ("mlp_steps", "up"), "zh": ("mlp_steps", "up")}),
     Term("restore", {"en": r"\brestor", "zh": r"恢复"},
          {"en": r"putting back its value from the real run", "zh": r"放回原来运行中的值"},
