@@ -12,7 +12,7 @@ from model.analysis import head_contribution, head_delta_sizes
 from model.analysis.head_jobs import IDLE_RULE, answer_swaps, form_jobs, swap_test
 from scenes.attention_chapter import HeadChoice
 from scenes.params import AUTO
-from scenes.prompts import lookback_prompt, own_language
+from scenes.prompts import language_of, lookback_prompt, own_language
 
 
 class LayerHeads(HeadChoice):
@@ -38,7 +38,8 @@ class LayerHeads(HeadChoice):
         # where the prompt has no swap test (its next word is not an earlier word of a group), no head is
         self.lang = lang = params.get("lang", "en")
         own = own_language(gpt)
-        self.swaps = answer_swaps(gpt, self.token_ids, f, lang) if own else None
+        written = language_of([gpt.tokenizer.words[i] for i in self.token_ids]) if own else lang   # the prompt's
+        self.swaps = answer_swaps(gpt, self.token_ids, f, written) if own else None
         self.swap = (swap_test(gpt, self.token_ids, f, self.swaps["answer_id"], self.swaps["swapped"], layers=[L])
                      if self.swaps else None)
         self.idle = [bool(self.swap and self.swap["heads"][L, h]["idle"]) for h in range(self.n_head)]

@@ -414,7 +414,9 @@ class ValuesUpdate(ValuesLayout, LectureScene):
                                     number_colour=PROB, header=S("p_next", lang, word=style.token_label(kv["answer"])),
                                     header_at=(0, 1.65), header_colour=PROB, header_size=style.LABEL, track=1.0,
                                     clamp=False)
-        self.values["key_value_shown"] = {"names": names, "p": probs, "labels": texts}
+        # the bars by what they are (their drawn names are the clip's words): the same in both languages' manifests
+        self.values["key_value_shown"] = {"bars": ["as_trained", "key_swapped", "value_swapped"], "p": probs,
+                                          "labels": texts}
 
     def beat_ablation(self):
         """The one intervention, explained: an ablation replaces a part and measures what changes; here only this head

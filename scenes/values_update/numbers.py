@@ -55,9 +55,10 @@ class HeadAtFocus(HeadChoice):
         self.next_word = gpt.tokenizer.words[int(np.argmax(p))]
         # the one intervention: the swap test split in two, the answer word swapped in this head's key only, then in its
         # value only (model.analysis.head_jobs.key_value_swap); None where the prompt has no swap test
-        from scenes.prompts import own_language
+        from scenes.prompts import language_of, own_language
         self.lang = params.get("lang", "en")
-        self.kv = key_value_swap(gpt, self.token_ids, f, L, H, self.lang) if own_language(gpt) else None
+        written = language_of([gpt.tokenizer.words[i] for i in self.token_ids])   # the prompt's words' groups
+        self.kv = key_value_swap(gpt, self.token_ids, f, L, H, written) if own_language(gpt) else None
         # the question: the logit lens at the focus entering the layer, with this head's ΔE alone, after the attention
         self.lens = attention_lens(gpt, tr, L, H, f, self.next_word)
 
