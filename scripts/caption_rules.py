@@ -8,7 +8,7 @@ so the list is never written a second time by hand:
     .venv/bin/python scripts/caption_rules.py media/preview --out docs/caption-rules.md
 
 MEDIA (media/preview after the renders below) holds the manifests render.py wrote beside its clips (`<clip>.json`) for every scene, in English and Chinese
-(`render.py --config lecture.toml --lang en` and `--lang zh`, any quality or format, `--format png` the quickest).
+(`render.py --config lecture.toml --quality preview --voice none`, then with `--lang zh`).
 tests/test_caption_rules_doc.py regenerates the list from the default lecture and holds the committed file to it.
 """
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -91,13 +90,6 @@ def read_manifests(media: Path) -> list[dict]:
     return manifests
 
 
-def write(text: str, out: Path) -> None:
-    """Write to a temporary name beside `out`, then rename: never half a file."""
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out)
-
-
 def main(argv=None) -> int:
     from scenes.catalog import SCENES
     ap = argparse.ArgumentParser(prog="scripts/caption_rules.py", description=__doc__.splitlines()[0])
@@ -113,7 +105,8 @@ def main(argv=None) -> int:
     if args.out is None:
         sys.stdout.write(text)
     else:
-        write(text, args.out)
+        from speech.audio import write_atomic    # a temporary name, then rename: never half a file
+        write_atomic(args.out, lambda fh: fh.write(text.encode("utf-8")))
     return 0
 
 
