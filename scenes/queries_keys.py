@@ -399,7 +399,7 @@ class QueriesKeys(AttentionChapterScene):
         self.say("scale_random")
         stage = VGroup(self.grid, self.score_legend, self.line_numbers, self.line_title, self.frame)
         self.play(FadeOut(stage), run_time=0.8)
-        spread = lambda sd: self.s("spread_label", v=f"{sd:.1f}")                            # noqa: E731
+        spread = lambda sd: self.s("spread_label", v=f"{sd:.1f}")     # the number as recorded below   # noqa: E731
         length = lambda d, is_dk: self.s("d_k_label" if is_dk else "d_label", d=d, r=f"{math.sqrt(d):g}").split("\n")  # noqa: E731
         chart = random_dots_chart(data, h.d_head, spread, length)
         self.play(Create(chart.zero), *[FadeIn(st[2]) for st in chart.strips], run_time=STEP)
@@ -409,7 +409,7 @@ class QueriesKeys(AttentionChapterScene):
         self.play(FadeOut(chart), run_time=0.8)
         self.play(FadeIn(stage), run_time=0.8)
         self.values["random_dots"] = {**data, "d_k": h.d_head,
-                                      "shown": {"spreads": [spread(sd) for sd in data["spread"]],
+                                      "shown": {"spreads": [f"{sd:.1f}" for sd in data["spread"]],
                                                 "lengths": [length(d, d == h.d_head) for d in data["dims"]]}}
 
     beat_lab = why_beats.queries_keys   # why this part: the lab's record (scenes/why_beats.py)

@@ -64,14 +64,6 @@ def test_the_lectures_chapters_are_all_distinct(gpt):
         assert len(set(names)) == len(names) > 100, lang
 
 
-def test_a_temperature_visited_again_is_titled_by_its_visit():
-    from scenes.softmax_temperature import SoftmaxTemperature
-    params = {"temperatures": (1.0, 2.0, 0.5, 2.0)}
-    assert SoftmaxTemperature.beat_title("t2", "en", params) == "Temperature T = 2"
-    assert SoftmaxTemperature.beat_title("t2-2", "en", params) == "Temperature T = 2 again (2)"
-    assert SoftmaxTemperature.beat_title("t2-2", "zh", params) == "再次：温度 T = 2（第 2 次）"
-
-
 def test_a_beat_without_a_title_is_a_clear_error():
     class Untitled(scene_class("token_embedding")):
         beat_titles = Strings({k: v for k, v in scene_class("token_embedding").beat_titles.table.items()
@@ -87,12 +79,10 @@ def test_a_title_without_its_translation_fails_at_import():
 
 
 def test_every_title_in_a_table_names_a_beat(gpt):
-    """No stale entry: every key of a scene's table is one of its beats (for some parameters), or a key its own
-    beat_title() formats (the softmax scene's sweep stops)."""
-    formats = {"softmax_temperature": {"stop", "stop_again"}}
+    """No stale entry: every key of a scene's table is one of its beats (for some parameters)."""
     for name, spec in SCENES.items():
         beats = {s for given in [{}, *VARIANTS.get(name, [])] for s in spec.section_names(spec.resolve(given, model=gpt))}
-        unused = set(scene_class(name).beat_titles.table) - beats - formats.get(name, set()) - {"summary"}
+        unused = set(scene_class(name).beat_titles.table) - beats - {"summary"}
         assert not unused, (name, unused)   # ("summary" is every table's, from style.BEAT_TITLES)
 
 

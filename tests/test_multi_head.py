@@ -151,6 +151,8 @@ def test_labels_are_the_rounded_numbers(played):
         f = v["jobs"]["forms"][form]
         assert [t.text for t in table.columns[2 * k]] == [f"{f['answer_top'][h]} of {f['of']}" for h in shown["heads"]]
         assert [t.text for t in table.columns[2 * k + 1]] == [f"{f['moves'][h]:.1f} points" for h in shown["heads"]]
+        assert shown["counts"][form] == [[f["answer_top"][h], f["of"]] for h in shown["heads"]]
+        assert [f"{x} points" for x in shown["moves"][form]] == [t.text for t in table.columns[2 * k + 1]]
     for g, pattern in zip(s.grids, v["patterns"]):
         np.testing.assert_array_equal(g.values, pattern)
     for h, part in enumerate(s.concat_parts):     # each head's part of the trace's concat: its 16 cells, in order

@@ -496,6 +496,10 @@ class MlpFact(LectureScene):
                                 "least 25 points) at a name position with the largest drop: an attention output: "
                                 "conclusion_attention; an MLP output: conclusion_mlp; no name site lit: "
                                 "conclusion_elsewhere", lit=[x["site"] for x in f.lit], key_site=f.key_site)
+        self.note_difference("conclusion", lambda lang, x, e: NOTES(
+            e["conclusion_key"] + "_is", lang, **({"layer": style.shown(e["key_site"]["layer"]),
+                                                   "tok": style.token_label(e["key_site"]["token"])}
+                                                  if e["key_site"] else {})))
         k, r = f.key_site, f.name_reads
         self.say(key, comp=self.comp_name(k["layer"], k["component"]) if k else "",
                  name=f.tokens[k["position"]] if k else "", sport=f.answer,

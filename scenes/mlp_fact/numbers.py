@@ -200,7 +200,9 @@ class FactLookup:
                 "through_lookup": dict(self.path["through_lookup"]), "and_neuron_key": self.and_neuron_key(),
                 "and_neuron": {k: self.andn[k] for k in ("layer", "neuron", "act", "margin", "is_and", "groups")},
                 "loo": dict(self.rise["loo"]), "lit": [x["site"] for x in self.lit],
-                "conclusion_key": self.conclusion_key()}
+                "conclusion_key": self.conclusion_key(),
+                "key_site": None if self.key_site is None else {**self.key_site,
+                                                                "token": self.tokens[self.key_site["position"]]}}
 
     def carry_key(self) -> str:
         c, t = self.path["carrier"], self.path["through_lookup"]

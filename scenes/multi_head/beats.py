@@ -238,7 +238,7 @@ class MultiHead(HeadLayout, LectureScene):
         the dimming alone marks the head. Recorded in values["idle_shown"]."""
         m, lang = self.m, self.lang
         room = self.grid_w + GRID_GAP - TEXT_GAP
-        self.idle_tags, tagged, texts = VGroup(), [], []
+        self.idle_tags, tagged = VGroup(), []
         for h, (g, labels) in enumerate(zip(self.grids, self.top_labels)):
             tag = VGroup()
             base = g.squares.get_bottom()[1] - 0.5 - 0.45 - IDLE_LINE
@@ -249,11 +249,10 @@ class MultiHead(HeadLayout, LectureScene):
                 if label.width <= room and label.get_bottom()[1] >= LABELS_FLOOR:
                     tag = label
                     tagged.append(h)
-                    texts.append(label.text)
             self.idle_tags.add(tag)
         self.values["idle_shown"] = {"rule": IDLE_RULE, "idle": [bool(p) for p in m.idle],
                                      "dimmed": [h for h in range(m.n_head) if m.idle[h]], "opacity": IDLE_DIM,
-                                     "tagged": tagged, "tags": texts}
+                                     "tagged": tagged, "tag": "idle_tag"}
 
     def spoken_targets(self) -> str:
         """Each head's target from the focus, for the ear (the focus beat's spoken line): where it looks most and
@@ -513,8 +512,11 @@ class MultiHead(HeadLayout, LectureScene):
         keep_inside_safe_area(VGroup(groups, table))
         self.jobs_table = VGroup(groups, table)
         self.jobs_parts = {"groups": groups, "table": table}
-        self.values["jobs_shown"] = {"heads": heads, "columns": [[t.text for t in col] for col in table.columns],
-                                     "groups": [g.text for g in groups], "rule": JOBS_RULE}
+        self.values["jobs_shown"] = {       # the numbers as drawn (the words around them are the clip's language's)
+            "heads": heads, "rule": JOBS_RULE,
+            "counts": {form: [[forms[form]["answer_top"][h], forms[form]["of"]] for h in heads] for form in forms},
+            "moves": {form: [f"{forms[form]['moves'][h]:.1f}" for h in heads] for form in forms},
+            "recall": {form: forms[form]["recall"] for form in forms}}
 
     def jobs_rule(self) -> tuple[str, dict]:
         """The jobs caption (JOBS_RULE): two heads, one head for both, or the first form no head of the layer does."""

@@ -43,9 +43,11 @@ class LayerHeads(HeadChoice):
         self.swap = (swap_test(gpt, self.token_ids, f, self.swaps["answer_id"], self.swaps["swapped"], layers=[L])
                      if self.swaps else None)
         self.idle = [bool(self.swap and self.swap["heads"][L, h]["idle"]) for h in range(self.n_head)]
-        # which head of this layer fetches the colour and which the texture, on the chapter's prompt (JOBS_RULE)
-        chapter = lookback_prompt(lang, gpt) if own else None
-        self.jobs = (form_jobs(gpt, lang, L, [int(i) for i in gpt.encode(chapter["prompt"])], chapter["focus_index"])
+        # which head of this layer fetches the colour and which the texture, on the chapter's prompt in the prompt's
+        # language (JOBS_RULE): the same prompt gives the same jobs in either language's clip
+        self.written = written
+        chapter = lookback_prompt(written, gpt) if own else None
+        self.jobs = (form_jobs(gpt, written, L, [int(i) for i in gpt.encode(chapter["prompt"])], chapter["focus_index"])
                      if own else None)
         # each head's ΔE at the focus: its output through its own rows of W_O (gpt.head(layer, h).W_O)
         self.head_deltas = np.array([head_contribution(gpt, tr, L, h)[f] for h in range(self.n_head)])
@@ -62,7 +64,7 @@ class LayerHeads(HeadChoice):
             "patterns": self.patterns, "every_layer_patterns": [l["attn"]["weights"] for l in self.trace["layers"]],
             "top_keys": self.top_keys, "top_weights": self.top_weights,
             "head_out": self.head_out, "concat": self.concat, "W_O": self.W_O, "b_O": self.b_O, "out": self.out,
-            "prompt_lang": self.lang, "idle": self.idle, "idle_rule": IDLE_RULE,
+            "prompt_lang": self.written, "idle": self.idle, "idle_rule": IDLE_RULE,
             "swap": None if self.swap is None else {
                 "answer": self.swaps["answer"], "position": self.swaps["position"], "group": self.swaps["group"],
                 "swapped_for": self.swaps["swapped_for"], "rule": self.swaps["rule"], "p_clean": self.swap["p_clean"],

@@ -57,7 +57,7 @@ class HeadAtFocus(HeadChoice):
         # value only (model.analysis.head_jobs.key_value_swap); None where the prompt has no swap test
         from scenes.prompts import language_of, own_language
         self.lang = params.get("lang", "en")
-        written = language_of([gpt.tokenizer.words[i] for i in self.token_ids])   # the prompt's words' groups
+        self.written = written = language_of([gpt.tokenizer.words[i] for i in self.token_ids])   # the prompt's words
         self.kv = key_value_swap(gpt, self.token_ids, f, L, H, written) if own_language(gpt) else None
         # the question: the logit lens at the focus entering the layer, with this head's ΔE alone, after the attention
         self.lens = attention_lens(gpt, tr, L, H, f, self.next_word)
@@ -120,7 +120,7 @@ class HeadAtFocus(HeadChoice):
             "pattern": self.pattern[: self.focus + 1, : self.focus + 1],
             "V": self.v, "weights": self.weights, "weighted_values": self.weighted, "head_out": self.head_out,
             "W_O_rows": self.W_O_rows, "delta_E": self.delta, "E": self.E, "E_new": self.E_new,
-            "next_word": self.next_word, "lens": self.lens, "prompt_lang": self.lang, "key_value": self.kv, "effect": self.effect(),
+            "next_word": self.next_word, "lens": self.lens, "prompt_lang": self.written, "key_value": self.kv, "effect": self.effect(),
             "kv_rule": KV_RULE, "share": self.share(),
             "shared": ({"sets": self.sets(), "p_clean": self.choice["story"]["p_clean"][self.choice["prompt_rule"]["lang"]],
                         "p_corrupt": self.choice["story"]["p_corrupt"][self.choice["prompt_rule"]["lang"]],
