@@ -323,8 +323,8 @@ class EmbeddingSpace(LectureScene):
 
     def word_label(self, word: str, at: np.ndarray, placed: list, rings: list = (), arrows=()) -> Label:
         """A word beside its point: the first place, away from the plot's centre first, then the other side, above,
-        below, a little further each round, where it touches no dot or ring, no axis label and no word already
-        placed (tests/layout_checks.py checks that none is left on a dot)."""
+        below, a little further each round, where it touches no dot or ring, no axis or axis label and no word
+        already placed (tests/layout_checks.py checks that none is left on a dot)."""
         label = Label(word, font_size=style.SMALL)
         out = RIGHT if at[0] >= PLOT_CENTRE[0] else LEFT
         w, h = label.width / 2, label.height / 2
@@ -338,12 +338,16 @@ class EmbeddingSpace(LectureScene):
             circles += [(start + (end - start) * t, 0.06) for t in np.linspace(0, 1, 24)]
         boxes = [m for m in [*self.axis_labels, *placed]]
 
-        def clear(spot) -> bool:
+        def clear(spot, axes: bool = True) -> bool:
             x0, x1, y0, y1 = at[0] + spot[0] - w - 0.05, at[0] + spot[0] + w + 0.05, at[1] + spot[1] - h - 0.05, \
                 at[1] + spot[1] + h + 0.05
             if not (-style.safe_half_width() <= x0 and x1 <= style.safe_half_width() and
                     PLOT_CENTRE[1] - PLOT_HALF[1] - 0.1 <= y0 and y1 <= style.safe_half_height()):
                 return False            # inside the title-safe area, above the caption
+            cx, cy = PLOT_CENTRE[0], PLOT_CENTRE[1]      # the two axes: a word lies across one only when no
+            if axes and ((x0 < cx < x1 and y0 < cy + PLOT_HALF[1] and cy - PLOT_HALF[1] < y1) or
+                         (y0 < cy < y1 and x0 < cx + PLOT_HALF[0] and cx - PLOT_HALF[0] < x1)):
+                return False                             # other place is free
             for c, r in circles:
                 nx, ny = min(max(c[0], x0), x1), min(max(c[1], y0), y1)
                 if (c[0] - nx) ** 2 + (c[1] - ny) ** 2 < r ** 2:
@@ -351,4 +355,5 @@ class EmbeddingSpace(LectureScene):
             return all(x1 + 0.25 < m.get_left()[0] or m.get_right()[0] < x0 - 0.25 or y1 < m.get_bottom()[1] or
                        m.get_top()[1] < y0 for m in boxes)
 
-        return label.move_to(at + next((s for s in spots if clear(s)), spots[0]))
+        return label.move_to(at + next((s for s in spots if clear(s)), next((s for s in spots if clear(s, axes=False)),
+                                                                           spots[0])))

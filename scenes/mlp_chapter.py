@@ -7,18 +7,29 @@ from __future__ import annotations
 import numpy as np
 
 from model import language as model_language
-from model.analysis import person_causal_trace
-from model.analysis.factpath import name_enrichment
+from model.analysis import mean_states, person_causal_trace
+from model.analysis.factmap import lit_sites
+from model.analysis.factpath import fact_path, name_enrichment
 from scenes.prompts import sport_fact_prompt
 
 _FINDINGS: dict = {}
+_MEANS: dict = {}
+
+
+def sample_means(gpt) -> dict:
+    """Per (layer, component): the mean state over MEAN_SAMPLE (200 windows of the training mixture, seed 7), once
+    per model object in a process (the heaviest analysis of the chapter)."""
+    if id(gpt) not in _MEANS:
+        _MEANS[id(gpt)] = mean_states(gpt, model_language.Language())
+    return _MEANS[id(gpt)]
 
 
 def chapter_finding(gpt) -> dict:
     """What the chapter found about the MLPs, for the scenes that refer to it (parameters): per language, the lookup
-    MLP of the default prompt (the largest MLP cell of its causal trace, as FactLookup picks it) and whether that MLP
+    MLP of the default prompt (the largest MLP cell of its causal trace, as FactLookup picks it), whether that MLP
     writes people's sports into their last names, each person held out in turn against shuffled labels
-    (factpath.name_enrichment). Once per model object in a process."""
+    (factpath.name_enrichment), and whether mlp_fact's map lights it at a name of that prompt (its mean-ablation
+    there drops P(answer) by LIT_DROP or more: "lit_at_name", the causal test). Once per model object in a process."""
     key = id(gpt)
     if key not in _FINDINGS:
         lang_ = model_language.Language()
@@ -29,6 +40,10 @@ def chapter_finding(gpt) -> dict:
             ct = person_causal_trace(gpt, lang_, lang, tokens, first)
             share = ct["share"][:, ct["components"].index("mlp"), :]
             layer = int(np.argmax(share)) // share.shape[1]
-            out[lang] = {"prompt": chosen["prompt"], **name_enrichment(gpt, lang_, lang, layer)}
+            path = fact_path(gpt, lang_, lang, tokens, first, sample_means(gpt), layer)
+            names = (first, first + 1)
+            lit = [s["site"] for s in lit_sites(path["ablation"], path["p_clean"], path["components"], names)
+                   if s["component"] == "mlp" and s["layer"] == layer and s["at_name"]]
+            out[lang] = {"prompt": chosen["prompt"], **name_enrichment(gpt, lang_, lang, layer), "lit_at_name": lit}
         _FINDINGS[key] = out
     return _FINDINGS[key]

@@ -186,14 +186,16 @@ class Parameters(LectureScene):
         both = self.ours["fractions"]["mlp"] > 0.5 and self.g3["fractions"]["mlp"] > 0.5
         ours_traced = own_language(self.gpt)   # the MLP chapter traced its fact in our model (a checkpoint: not)
         finding = chapter_finding(self.gpt) if ours_traced and both else None
-        found = {lang: e["p_value"] < FOUND_P for lang, e in (finding or {}).items()}
+        # found: held out against shuffled labels (p < FOUND_P) and lit on mlp_fact's map at a name (causal)
+        found = {lang: e["p_value"] < FOUND_P and bool(e["lit_at_name"]) for lang, e in (finding or {}).items()}
         if finding is not None:
             self.values["mlp_finding"] = finding
             own, other = finding[self.lang], finding["zh" if self.lang == "en" else "en"]
             if found["en"] != found["zh"] or own["layer"] != other["layer"]:   # the course page's note, not this video
                 self.languages_differ(
                     "mlp_finding", f"in each language, the lookup MLP's layer and whether it writes sports into names "
-                    f"(held out in turn, p < {FOUND_P}): recorded when the two languages differ", NOTES,
+                    f"(held out in turn, p < {FOUND_P}, and its mean-ablation at a name drops P(answer) by 25 points "
+                    f"or more): recorded when the two languages differ", NOTES,
                     "finding_differs", en={"layer": finding["en"]["layer"], "hits": finding["en"]["hits"],
                                            "found": found["en"]}, zh={"layer": finding["zh"]["layer"],
                                            "hits": finding["zh"]["hits"], "found": found["zh"]},
@@ -204,11 +206,14 @@ class Parameters(LectureScene):
                                 "the MLPs hold more than half of both models' parameters: summary when the MLP "
                                 "chapter's lookup MLP writes people's sports into their names in this language "
                                 f"(held out in turn, p < {FOUND_P} against shuffled labels; "
-                                "model.analysis.factpath.name_enrichment), else summary_untraced; "
+                                "model.analysis.factpath.name_enrichment) and mlp_fact's map lights it at a name "
+                                "(its mean-ablation there drops P(answer) by 25 points or more; "
+                                "model.analysis.factmap.lit_sites), else summary_untraced; "
                                 "summary_checkpoint for a checkpoint of one's own, where the MLP chapter traced "
                                 "nothing; else summary_not",
                                 ours=self.ours["fractions"]["mlp"], gpt3=self.g3["fractions"]["mlp"],
-                                p_values={k: e["p_value"] for k, e in (finding or {}).items()}, lang=self.lang)
+                                p_values={k: e["p_value"] for k, e in (finding or {}).items()},
+                                lit_at_name={k: e["lit_at_name"] for k, e in (finding or {}).items()}, lang=self.lang)
         if key == "summary":
             own = finding[self.lang]
             self.say(key, l=style.shown(own["layer"]))     # the chapter's own statistic stays in its chapter

@@ -459,6 +459,15 @@ def knows_fact(gpt, chosen: dict) -> dict:
             "known": top == answer}
 
 
+def person_prompt(lang: str = "en", gpt=None) -> dict:
+    """The MLP chapter's running example as a prompt of its own: its person's first and last name (sport_fact_prompt),
+    the default of superposition_in_gpt; {"prompt", "person", "rule", "lang"}."""
+    example = sport_fact_prompt(lang, gpt)
+    return {"prompt": join_words(example["person"], lang), "person": example["person"],
+            "rule": "the MLP chapter's running example (scenes/prompts.py sport_fact_prompt): its person's first and "
+                    "last name", "lang": lang}
+
+
 def sport_fact_prompt(lang: str = "en", gpt=None) -> dict:
     """The fact scene's prompt in `lang`: the source article's example if the model knows it, else the first
     sentence of the seeded stream that names a person and then asks their sport, cut just before the sport.

@@ -26,7 +26,7 @@ from scenes.components import BarChart, BarScale, Label, NumberText
 from scenes.components.superposition import AngleHistogram
 from scenes.lecture import LectureScene
 from scenes.params import AUTO, ParamError
-from scenes.prompts import join_words, sport_fact_prompt
+from scenes.prompts import join_words, person_prompt
 from scenes.style import ANGLE_BARS, BOUND, MUTED, NEURON_ACTIVE, RANDOM_ESTIMATE, SHARED, TEXT, TOPIC_COLOURS
 from scenes.words import Words
 
@@ -56,10 +56,7 @@ class SuperpositionInGpt(LectureScene):
     def prepare(self):
         gpt = self.gpt
         # the default: the MLP chapter's running example, its person (the source article's Michael Jordan)
-        example = sport_fact_prompt(self.lang) if self.params["prompt"] == AUTO else None
-        chosen = {"prompt": join_words(example["person"], self.lang), "person": example["person"],
-                  "rule": "the MLP chapter's running example (scenes/prompts.py sport_fact_prompt): its person's "
-                          "first and last name", "lang": self.lang} if example else None
+        chosen = person_prompt(self.lang, gpt) if self.params["prompt"] == AUTO else None
         prompt = chosen["prompt"] if chosen else self.params["prompt"]
         tokens = [gpt.tokenizer.words[i] for i in gpt.encode(prompt)]
         self.prompt_lang = prompt_language(tokens)

@@ -430,9 +430,32 @@ def held_out_hits(gpt, lang: str, layer: int) -> int:
     return hits
 
 
+def lit_mlp_at_name(gpt, lang: str, layer: int) -> list[str]:
+    """The sites of MLP `layer` at the two names of `lang`'s default fact prompt whose mean-ablation (the states
+    replaced by their sample means, recomputed here by patching the trace) drops P(answer) by 25 points or more."""
+    from model.analysis import mean_states
+    from scenes.prompts import sport_fact_prompt
+    chosen = sport_fact_prompt(lang, gpt)
+    ids = [int(i) for i in gpt.encode(chosen["prompt"])]
+    means = mean_states(gpt, model_language.Language())
+    answer = gpt.tokenizer.vocab[chosen["answer"]]
+
+    def p_answer(trace) -> float:
+        z = np.asarray(trace["logits"][-1], np.float64)
+        p = np.exp(z - z.max())
+        return float(p[answer] / p.sum())
+
+    clean = p_answer(gpt.trace(ids))
+    out = []
+    for t in (chosen["first_index"], chosen["first_index"] + 1):
+        if clean - p_answer(gpt.trace(ids, patch={(layer, "mlp", t): means[layer, "mlp"]})) >= 0.25:
+            out.append(f"mlp:{layer}@{t}")
+    return out
+
+
 def check_parameters_summary(v, rule, gpt):
     ours, gpt3 = mlp_share(v, "ours", gpt.config), mlp_share(v, "gpt3", GPT3_175B)
-    inputs = {k: x for k, x in rule["inputs"].items() if k not in ("p_values", "lang")}
+    inputs = {k: x for k, x in rule["inputs"].items() if k not in ("p_values", "lit_at_name", "lang")}
     assert inputs == pytest.approx({"ours": ours, "gpt3": gpt3}, abs=1e-15)
     from scenes.prompts import own_language
     if min(ours, gpt3) <= 0.5:
@@ -443,8 +466,9 @@ def check_parameters_summary(v, rule, gpt):
     for lang, e in finding.items():
         assert e["hits"] == held_out_hits(gpt, lang, e["layer"])
         assert rule["inputs"]["p_values"][lang] == e["p_value"]
+        assert rule["inputs"]["lit_at_name"][lang] == e["lit_at_name"] == lit_mlp_at_name(gpt, lang, e["layer"])
     lang = rule["inputs"]["lang"]    # its own language's finding; the other's is the course page's note
-    found = {l: e["p_value"] < 0.05 for l, e in finding.items()}
+    found = {l: e["p_value"] < 0.05 and bool(e["lit_at_name"]) for l, e in finding.items()}
     differ = found["en"] != found["zh"] or finding["en"]["layer"] != finding["zh"]["layer"]
     assert ("mlp_finding" in v.get("languages_differ", {})) == differ
     return "summary" if found[lang] else "summary_untraced"

@@ -263,10 +263,10 @@ def has_prompt(name: str) -> bool:
 
 def default_prompt(name: str, lang: str) -> str:
     """A scene's default prompt in `lang`, by its rule (scenes/prompts.py)."""
-    from scenes.prompts import fact_prompt, lookback_prompt, sport_fact_prompt, uncertain_prompt
+    from scenes.prompts import fact_prompt, lookback_prompt, person_prompt, sport_fact_prompt, uncertain_prompt
     rule = {"softmax_temperature": uncertain_prompt, "next_token": uncertain_prompt,
             "mlp_steps": fact_prompt, "mlp_fact": sport_fact_prompt,
-            "superposition_in_gpt": fact_prompt}.get(name, lookback_prompt)
+            "superposition_in_gpt": person_prompt}.get(name, lookback_prompt)
     return rule(lang)["prompt"]
 
 

@@ -60,6 +60,7 @@ COMMANDS = documented_commands()
 # commands that take more than about 5 s (left out of the fast tier, -m "not slow"): the superposition lab's runs
 # (pack 30 s, toy 16 s of CPU) and manim playing a whole scene
 SLOW_COMMAND = re.compile(r"superposition (pack|toy)\b|\bmanim render\b")
+MANIM_RENDER = re.compile(r"\bmanim render\b")
 
 
 def test_the_docs_show_commands():
@@ -108,7 +109,10 @@ def test_a_documented_command_runs_as_written(where, command, refuses, tmp_path)
     argv = as_run(command, tmp_path)
     if argv is None:
         pytest.skip(f"not run here: {NOT_RUN[command]}")
-    r = subprocess.run(argv, cwd=ROOT, env=run_env(command), capture_output=True, text=True, timeout=600)
+    env = run_env(command)
+    if MANIM_RENDER.search(command):     # the command as written, played to the end of its first beat (the title card):
+        env.setdefault("GPT_LECTURE_SECTION", "title")     # the whole scene through manim is test_render.py's
+    r = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     expected = 2 if refuses else 0
     assert r.returncode == expected, f"{where}: `{command}` exited {r.returncode}:\n{r.stderr[-2000:]}"
     if refuses:

@@ -219,9 +219,13 @@ def test_the_mlp_chapter_reaches_one_conclusion_and_parameters_claims_only_it(dr
             assert finding[l]["layer"] == scenes[l].values["lookup"]["layer"], "the layer the chapter found"
             assert finding[l]["hits"] == scenes[l].values["projections"]["loo"]["hits"]
         # its own language's finding only; the other's recorded where it differs
-        assert p["caption_rules"]["summary"]["key"] == ("summary" if finding[lang]["p_value"] < 0.05 else
-                                                         "summary_untraced")
-        found = {l: finding[l]["p_value"] < 0.05 for l in LANGS}
+        # held out against shuffled labels and lit at a name on mlp_fact's own map (causal), in its language
+        found = {l: finding[l]["p_value"] < 0.05 and bool(finding[l]["lit_at_name"]) for l in LANGS}
+        for l in LANGS:      # the chapter's map, as mlp_fact drew it: its lookup MLP's lit sites at a name
+            sites = scenes[l].values["where"]["sites"]
+            assert finding[l]["lit_at_name"] == [x["site"] for x in sites if x["component"] == "mlp" and
+                                                 x["layer"] == finding[l]["layer"] and x["at_name"]]
+        assert p["caption_rules"]["summary"]["key"] == ("summary" if found[lang] else "summary_untraced")
         differ = found["en"] != found["zh"] or finding["en"]["layer"] != finding["zh"]["layer"]
         assert ("mlp_finding" in p.get("languages_differ", {})) == differ
 

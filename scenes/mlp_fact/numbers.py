@@ -18,6 +18,7 @@ from model.analysis.factmap import LIT_DROP, NAME_DROP, attention_reads, lit_sit
 from model.analysis.factpath import (and_search, fact_path, held_out_directions, held_out_rise,
                                      pair_words, pre_activation_parts)
 from model.analysis.patching import MEAN_SAMPLE
+from scenes.mlp_chapter import sample_means
 from scenes.params import AUTO, ParamError
 from scenes.prompts import person_in, sport_fact_prompt
 
@@ -27,20 +28,11 @@ SPREAD_KS = (1, 5, 20)
 N_WORDS = 5          # words the MLP output raises most
 
 
-_MODELS: dict = {}
 
 
 def nan_none(x: float):
     """A share for the manifest: None where there is none (no neuron pushes toward the answer)."""
     return None if np.isnan(x) else float(x)
-
-
-def sample_means(gpt) -> dict:
-    """Per (layer, component): the mean state over MEAN_SAMPLE (200 windows of the training mixture, seed 7), once
-    per model object in a process (the heaviest analysis of the scene)."""
-    if id(gpt) not in _MODELS:
-        _MODELS[id(gpt)] = mean_states(gpt, model_language.Language())
-    return _MODELS[id(gpt)]
 
 
 # --- the numbers: read from model.analysis ---------------------------------------------------------------
