@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime
 import html
 import json
-import os
 from pathlib import Path
 
 import srt
@@ -33,16 +32,10 @@ class PackagingError(Exception):
 
 
 def write_text_atomic(path: Path, text: str) -> bool:
-    """Write by rename, and only when the content changes (a rerun leaves every file as it was): changed?"""
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return False
-    except (OSError, UnicodeDecodeError):
-        pass
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-    return True
+    """Write by rename, and only when the content changes (a rerun leaves every file as it was): changed?
+    (speech.audio.write_text_atomic: the temporary file is removed if the write fails)."""
+    from speech.audio import write_text_atomic as write
+    return write(path, text, only_if_changed=True)
 
 
 def read_manifest(clip: Path) -> dict:

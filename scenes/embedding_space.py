@@ -43,6 +43,7 @@ PANEL_LABEL_RIGHT, PANEL_BAR, PANEL_NUMBER_RIGHT = 2.9, (3.05, 1.6), 6.2        
 PANEL_TOP, PANEL_PITCH = 2.6, 0.55
 PANEL_HEADER = ((PANEL_LABEL_RIGHT + PANEL_NUMBER_RIGHT) / 2 - 0.6, PANEL_TOP + 0.15)     # a panel's header's centre
 LEGEND_LEFT = 0.7
+NEAR = 0.3            # a word may sit at most this much further from its own point than from the nearest other
 STEP, PAUSE = style.STEP, style.PAUSE
 
 
@@ -323,8 +324,9 @@ class EmbeddingSpace(LectureScene):
 
     def word_label(self, word: str, at: np.ndarray, placed: list, rings: list = (), arrows=()) -> Label:
         """A word beside its point: the first place, away from the plot's centre first, then the other side, above,
-        below, a little further each round, where it touches no dot or ring, no axis or axis label and no word
-        already placed (tests/layout_checks.py checks that none is left on a dot)."""
+        below, a little further each round, where it touches no dot or ring, no axis label and no word already placed,
+        lies across no axis, and is no further from its own point than from any other (by NEAR): an axis gives way
+        before nearness where no place keeps both (tests/layout_checks.py checks that none is left on a dot)."""
         label = Label(word, font_size=style.SMALL)
         out = RIGHT if at[0] >= PLOT_CENTRE[0] else LEFT
         w, h = label.width / 2, label.height / 2
@@ -338,9 +340,14 @@ class EmbeddingSpace(LectureScene):
             circles += [(start + (end - start) * t, 0.06) for t in np.linspace(0, 1, 24)]
         boxes = [m for m in [*self.axis_labels, *placed]]
 
-        def clear(spot, axes: bool = True) -> bool:
+        def clear(spot, axes: bool = True, near: bool = True) -> bool:
             x0, x1, y0, y1 = at[0] + spot[0] - w - 0.05, at[0] + spot[0] + w + 0.05, at[1] + spot[1] - h - 0.05, \
                 at[1] + spot[1] + h + 0.05
+            if near:      # unambiguous: the word's centre no further from its own point than from any other, + NEAR
+                centre = np.asarray(at[:2]) + np.asarray(spot[:2])
+                if np.linalg.norm(np.asarray(spot[:2])) > min(np.linalg.norm(centre - d.get_center()[:2])
+                                                              for d in self.dots) + NEAR:
+                    return False
             if not (-style.safe_half_width() <= x0 and x1 <= style.safe_half_width() and
                     PLOT_CENTRE[1] - PLOT_HALF[1] - 0.1 <= y0 and y1 <= style.safe_half_height()):
                 return False            # inside the title-safe area, above the caption
@@ -355,5 +362,9 @@ class EmbeddingSpace(LectureScene):
             return all(x1 + 0.25 < m.get_left()[0] or m.get_right()[0] < x0 - 0.25 or y1 < m.get_bottom()[1] or
                        m.get_top()[1] < y0 for m in boxes)
 
-        return label.move_to(at + next((s for s in spots if clear(s)), next((s for s in spots if clear(s, axes=False)),
-                                                                           spots[0])))
+        # the first free place, in this order of what may give way: nothing; the axes; nearness; both
+        for rules in ({}, {"axes": False}, {"near": False}, {"axes": False, "near": False}):
+            found = next((spot for spot in spots if clear(spot, **rules)), None)
+            if found is not None:
+                return label.move_to(at + found)
+        return label.move_to(at + spots[0])

@@ -41,6 +41,13 @@ def show(scene, curves: list[dict], labels: list[str], columns: list[tuple], *, 
     return chart
 
 
+def conclude(scene, key: str, record: dict, **said) -> None:
+    """The beat's last line (the rule's key, with its figures), the picture held, and values["why"] = record."""
+    scene.say(key, **said)
+    scene.wait(PAUSE + 1)
+    scene.values["why"] = record
+
+
 def queries_keys(scene) -> None:
     """Why divide by √d_k: no_scale against the standard model: the attention weights' entropy over training, and
     the loss on unseen text (the rule: entropy, and each language's loss)."""
@@ -58,11 +65,10 @@ def queries_keys(scene) -> None:
         f"the attention weights' entropy without ÷ √d_k against with (components.why.verdict, {W.ENTROPY_GAP} nats) "
         f"and the loss on unseen text in each language (verdict over both, {W.LOSS_GAP} nats): lower and same: "
         "lab_sharper_same; lower and higher: lab_sharper_worse; else lab_other", entropy=sharper, loss=worse)
-    scene.say(key, e=W.entropy_text(e["with"]), e_without=W.entropy_text(e["without"]),
-              loss=W.loss_text(loss["with"]), loss_without=W.loss_text(loss["without"]))
-    scene.wait(PAUSE + 1)
-    scene.values["why"] = W.record(e, shown=chart.by_language, loss=W.record(loss),
-                                   per_language=[W.record(w) for w in per_lang])
+    conclude(scene, key, W.record(e, shown=chart.by_language, loss=W.record(loss),
+                                  per_language=[W.record(w) for w in per_lang]),
+             e=W.entropy_text(e["with"]), e_without=W.entropy_text(e["without"]),
+             loss=W.loss_text(loss["with"]), loss_without=W.loss_text(loss["without"]))
 
 
 def mlp_steps(scene) -> None:
@@ -93,13 +99,12 @@ def mlp_steps(scene) -> None:
         f"in each language (components.why.verdict over both, {W.LOSS_GAP} nats): same and higher: lab_mlp_needed; "
         "higher and higher: lab_mlp_both; else lab_mlp_other (the facts recalled are in the table, each language's "
         "own, with the seeds' spread)", linear=linear, none=none)
-    scene.say(key, l=W.loss_text(loss[0]["with"]), l_linear=W.loss_text(loss[0]["without"]),
-              l_none=W.loss_text(loss[1]["without"]))
-    scene.wait(PAUSE + 1)
-    scene.values["why"] = W.record(loss[1], shown=chart.by_language, facts=[W.record(x[1]) for x in facts.values()],
-                                   per_language=[W.record(w) for w in per[1]], facts_total=total,
-                                   others=[W.record(loss[0], facts=[W.record(x[0]) for x in facts.values()],
-                                                    per_language=[W.record(w) for w in per[0]])])
+    conclude(scene, key, W.record(loss[1], shown=chart.by_language, facts=[W.record(x[1]) for x in facts.values()],
+                                  per_language=[W.record(w) for w in per[1]], facts_total=total,
+                                  others=[W.record(loss[0], facts=[W.record(x[0]) for x in facts.values()],
+                                                   per_language=[W.record(w) for w in per[0]])]),
+             l=W.loss_text(loss[0]["with"]), l_linear=W.loss_text(loss[0]["without"]),
+             l_none=W.loss_text(loss[1]["without"]))
 
 
 def multi_head(scene) -> None:
@@ -117,10 +122,9 @@ def multi_head(scene) -> None:
         f"one head's loss on unseen text against the standard model's, in each language (components.why.verdict "
         f"over both, {W.LOSS_GAP} nats): same: lab_heads_same; higher: lab_heads_needed; lower: lab_heads_better",
         loss=way)
-    scene.say(key, loss=W.loss_text(loss["with"]), loss_without=W.loss_text(loss["without"]), **shape)
-    scene.wait(PAUSE + 1)
-    scene.values["why"] = W.record(loss, shown=chart.by_language, per_language=[W.record(w) for w in per_lang],
-                                   shape=shape)
+    conclude(scene, key, W.record(loss, shown=chart.by_language, per_language=[W.record(w) for w in per_lang],
+                                  shape=shape),
+             loss=W.loss_text(loss["with"]), loss_without=W.loss_text(loss["without"]), **shape)
 
 
 def causal_mask(scene) -> None:
@@ -138,11 +142,10 @@ def causal_mask(scene) -> None:
         f"without the mask against with (components.why.verdict, {W.LOSS_GAP} nats; both losses on both languages' "
         "text): training loss lower and the loss writing word by word higher: lab_mask_reads; else lab_mask_other",
         train=lower, writing=higher)
-    scene.say(key, train=W.loss_text(train["with"]), train_without=W.loss_text(train["without"]),
-              gen=W.loss_text(writing["with"]), gen_without=W.loss_text(writing["without"]))
-    scene.wait(PAUSE + 1)
-    scene.values["why"] = W.record(train, shown=chart.by_language, writing=W.record(writing),
-                                   facts=[W.record(f) for f in facts])
+    conclude(scene, key, W.record(train, shown=chart.by_language, writing=W.record(writing),
+                                  facts=[W.record(f) for f in facts]),
+             train=W.loss_text(train["with"]), train_without=W.loss_text(train["without"]),
+             gen=W.loss_text(writing["with"]), gen_without=W.loss_text(writing["without"]))
 
 
 def add_norm(scene) -> None:
@@ -162,11 +165,10 @@ def add_norm(scene) -> None:
         f"the loss on unseen text without the residual additions and without LayerNorm against the standard model's, "
         f"in each language (components.why.verdict over both, {W.LOSS_GAP} nats): higher and same: lab_residual_only; "
         "higher and higher: lab_both; else lab_other", residual=residual, layernorm=norm)
-    scene.say(key, loss=W.loss_text(loss[0]["with"]), res=W.loss_text(loss[0]["without"]),
-              ln=W.loss_text(loss[1]["without"]), layers=layers)
-    scene.wait(PAUSE + 1)
-    scene.values["why"] = W.record(loss[0], shown=chart.by_language, per_language=[W.record(w) for w in per[0]],
-                                   others=[W.record(loss[1], per_language=[W.record(w) for w in per[1]])])
+    conclude(scene, key, W.record(loss[0], shown=chart.by_language, per_language=[W.record(w) for w in per[0]],
+                                  others=[W.record(loss[1], per_language=[W.record(w) for w in per[1]])]),
+             loss=W.loss_text(loss[0]["with"]), res=W.loss_text(loss[0]["without"]),
+             ln=W.loss_text(loss[1]["without"]), layers=layers)
 
 
 ORDER_APART = 0.5    # the order test tells the orders apart: total variation between the two next-word distributions
@@ -198,16 +200,15 @@ def positional_encoding(scene) -> None:
         "seed: the orders told apart): same and apart: lab_order_mask; not apart: lab_order_needed; else lab_order_other",
         loss=same, total_variation=[t["without"] for t in tv])
     rp = reversed_p[scene.lang]
-    scene.say(key, word=word, p=style.percent(written["without"]), p_rev=style.percent(rp["with"]),
-              p_rev_without=style.percent(rp["without"]), loss=W.loss_text(loss["with"]),
-              loss_without=W.loss_text(loss["without"]))
-    scene.wait(PAUSE + 1)
-    scene.values["why"] = W.record(loss, shown=chart.by_language, per_language=[W.record(w) for w in per_lang],
-                                   order_reversed=[W.record(reversed_p[lang]) for lang in style.LANGUAGES],
-                                   order_tv=[W.record(t) for t in tv],
-                                   order_as_written=[W.record(W.read("no_position", f"order_p_as_written_{lang}"))
-                                                     for lang in style.LANGUAGES],
-                                   word={lang: W.order_word(lang) for lang in style.LANGUAGES})
+    conclude(scene, key, W.record(loss, shown=chart.by_language, per_language=[W.record(w) for w in per_lang],
+                                  order_reversed=[W.record(reversed_p[lang]) for lang in style.LANGUAGES],
+                                  order_tv=[W.record(t) for t in tv],
+                                  order_as_written=[W.record(W.read("no_position", f"order_p_as_written_{lang}"))
+                                                    for lang in style.LANGUAGES],
+                                  word={lang: W.order_word(lang) for lang in style.LANGUAGES}),
+             word=word, p=style.percent(written["without"]), p_rev=style.percent(rp["with"]),
+             p_rev_without=style.percent(rp["without"]), loss=W.loss_text(loss["with"]),
+             loss_without=W.loss_text(loss["without"]))
     change = no_position_attn_change(scene.gpt, list(scene.token_ids))
     scene.values["no_position"] = {"attn_change": change["attn_change"], "rule": change["rule"],
                                    "reversed_ids": change["reversed_ids"],

@@ -105,8 +105,8 @@ def main(argv=None) -> int:
     if args.out is None:
         sys.stdout.write(text)
     else:
-        from speech.audio import write_atomic    # a temporary name, then rename: never half a file
-        write_atomic(args.out, lambda fh: fh.write(text.encode("utf-8")))
+        from speech.audio import write_text_atomic    # a temporary name, then rename: never half a file
+        write_text_atomic(args.out, text)
     return 0
 
 

@@ -233,6 +233,20 @@ def write_atomic(path, write) -> Path:
     return path
 
 
+def write_text_atomic(path, text: str, only_if_changed: bool = False) -> bool:
+    """Write UTF-8 text atomically (write_atomic); with only_if_changed, a file that already holds `text` is left as
+    it is (a rerun leaves every file, and its time, as it was). Returns whether it wrote."""
+    path = Path(path)
+    if only_if_changed:
+        try:
+            if path.read_text(encoding="utf-8") == text:
+                return False
+        except (OSError, UnicodeDecodeError):
+            pass
+    write_atomic(path, lambda fh: fh.write(text.encode("utf-8")))
+    return True
+
+
 def write_wav_atomic(path, x: np.ndarray, rate: int, subtype: str = "PCM_16") -> None:
     """Write a WAV atomically (write_atomic)."""
     import soundfile as sf

@@ -12,23 +12,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from pathlib import Path
+
+from speech.audio import write_text_atomic
 
 COLUMNS = ("scene", "line_id", "caption", "spoken", "seconds")
 HEADINGS = {"en": ("Narration script", "line", "on screen", "said", "seconds"),
             "zh": ("旁白稿", "行", "屏幕上", "朗读", "秒")}
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    os.replace(tmp, path)
 
 
 def csv_text(rows: list[dict]) -> str:
@@ -60,8 +50,8 @@ def write_script(folder: Path, lang: str, rows: list[dict], titles: dict[str, st
     """narration/<lang>/script.csv and script.md; both written to a temporary name and renamed."""
     base = Path(folder) / lang
     csv_path, md_path = base / "script.csv", base / "script.md"
-    write_atomic(csv_path, csv_text(rows))
-    write_atomic(md_path, markdown_text(rows, lang, titles))
+    write_text_atomic(csv_path, csv_text(rows))
+    write_text_atomic(md_path, markdown_text(rows, lang, titles))
     return csv_path, md_path
 
 
