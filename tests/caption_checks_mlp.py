@@ -430,20 +430,24 @@ def held_out_hits(gpt, lang: str, layer: int) -> int:
     return hits
 
 
+_MEANS: dict = {}
+
+
 def lit_mlp_at_name(gpt, lang: str, layer: int) -> list[str]:
     """The sites of MLP `layer` at the two names of `lang`'s default fact prompt whose mean-ablation (the states
     replaced by their sample means, recomputed here by patching the trace) drops P(answer) by 25 points or more."""
+    from model import probabilities
     from model.analysis import mean_states
     from scenes.prompts import sport_fact_prompt
     chosen = sport_fact_prompt(lang, gpt)
     ids = [int(i) for i in gpt.encode(chosen["prompt"])]
-    means = mean_states(gpt, model_language.Language())
+    if id(gpt) not in _MEANS:                 # 200 windows through the model: once per model, not once per language
+        _MEANS[id(gpt)] = mean_states(gpt, model_language.Language())
+    means = _MEANS[id(gpt)]
     answer = gpt.tokenizer.vocab[chosen["answer"]]
 
     def p_answer(trace) -> float:
-        z = np.asarray(trace["logits"][-1], np.float64)
-        p = np.exp(z - z.max())
-        return float(p[answer] / p.sum())
+        return float(probabilities(trace["logits"][-1])[answer])
 
     clean = p_answer(gpt.trace(ids))
     out = []

@@ -10,7 +10,7 @@ import numpy as np
 
 from model import language as model_language
 from model import probabilities
-from model.analysis import (contrast_direction, mean_ablation, mean_states, neuron_attribute_profile,
+from model.analysis import (contrast_direction, mean_ablation, neuron_attribute_profile,
                             neuron_direction_attribution, person_causal_trace,
                             push_share, top_k_shares,
                             vector_readout)
