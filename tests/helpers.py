@@ -51,3 +51,45 @@ def assert_moov_before_mdat(data: bytes, name: str) -> None:
     boxes = mp4_top_level_boxes(data)
     assert "moov" in boxes and "mdat" in boxes, (name, boxes)
     assert boxes.index("moov") < boxes.index("mdat"), (name, boxes)
+
+
+# --- comparing two renders of the same drawing ------------------------------------------------------------------
+# libx264, as PyAV's wheels bundle it, does not always encode the same frames to the same bytes: 100 frames of
+# token_embedding's "vectors" beat (480p) encoded 10 times in one process at ManimCE's settings gave one file
+# without other allocations between frames and 6 different files with them, as a render process has
+# (benchmarks/encoder_repeatability.py, docs/lab/encoder_repeatability.json). Plain `manim render` is no exception:
+# its runs gave different clips from identical drawn frames. So two renders of one drawing are held to the same
+# picture, not the same bytes: every frame identical or within SAME_PICTURE_MIN_PSNR_DB of its twin. The encoder's
+# own variants measured 53.4 dB and up; a frame late is about 23 dB, a number of three digits shifted by one
+# pixel 41.7 dB (test_render.py checks that the bound sees it), the same number gone 40.7 dB.
+SAME_PICTURE_MIN_PSNR_DB = 45.0
+
+
+def decoded_frames(path) -> list:
+    """Every frame of a clip, decoded to RGB (8 bits a channel)."""
+    import av
+    with av.open(str(path)) as container:
+        return [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
+
+
+def psnr(x, y) -> float:
+    """Peak signal-to-noise ratio of two 8-bit frames, in dB (infinite when they are the same)."""
+    import numpy as np
+    mse = float(np.mean((x.astype(np.float64) - y) ** 2))
+    return float("inf") if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+
+
+def picture_differences(frames_a: list, frames_b: list) -> str:
+    """'' when two clips show the same picture (the same number of frames, each identical or within
+    SAME_PICTURE_MIN_PSNR_DB of its twin); else what differs, in one line."""
+    import numpy as np
+    if len(frames_a) != len(frames_b):
+        return f"{len(frames_a)} frames against {len(frames_b)}"
+    differing = [i for i, (x, y) in enumerate(zip(frames_a, frames_b)) if not np.array_equal(x, y)]
+    below = [(i, psnr(frames_a[i], frames_b[i])) for i in differing]
+    below = [(i, p) for i, p in below if p < SAME_PICTURE_MIN_PSNR_DB]
+    if not below:
+        return ""
+    worst = min(below, key=lambda ip: ip[1])
+    return (f"{len(below)} of {len(frames_a)} frames differ by more than the encoder does (from frame {below[0][0]}; "
+            f"frame {worst[0]} at {worst[1]:.1f} dB, the bound {SAME_PICTURE_MIN_PSNR_DB} dB)")

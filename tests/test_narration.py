@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import run_render, statuses
+from helpers import decoded_frames, picture_differences
 from pipeline import recipe
 from speech import audio, mux
 from speech.narrator import SPEECH_GAP
@@ -27,16 +28,6 @@ def manifest(clip: Path) -> dict:
     return json.loads(recipe.manifest_path(clip).read_text())
 
 
-def decoded_frames(path: Path) -> list:
-    import av
-    with av.open(str(path)) as container:
-        return [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
-
-
-def psnr(x: np.ndarray, y: np.ndarray) -> float:
-    """Peak signal-to-noise ratio of two 8-bit frames, in dB (infinite when they are the same)."""
-    mse = float(np.mean((x.astype(np.float64) - y) ** 2))
-    return float("inf") if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
 
 
 def streams(path: Path) -> list[str]:
@@ -103,14 +94,8 @@ def test_the_speech_starts_on_its_cue_within_a_frame_at_the_right_loudness(spoke
     assert m["audio"] == {"codec": "aac", "rate": mux.RATE}
 
 
-# One process and two parts draw the same pixels, but the encoded frames of a spoken clip rendered on one core and
-# on two have been seen to differ slightly, and by a different amount each time: 13 of architecture's 1,179 frames
-# (one fade, PSNR 53.4 dB at worst) in one CI run, 97 frames (66.9 dB at worst) in a local run; other runs none. Where
-# located, the frames were inside one fade of the second part, which starts with the animations before it skipped,
-# not drawn (docs/lab/rendering-measurements.md). The clips are held to the same
-# picture: every frame within SPLIT_MIN_PSNR_DB of its twin, a bound far under what an eye sees and far over a
-# frame of other content (a frame late or a shape missing is 20 to 30 dB; test_render.py's paired_psnr).
-SPLIT_MIN_PSNR_DB = 45.0       # every frame
+# One process and two parts draw the same pixels; libx264 does not always encode them to the same bytes, so the
+# clips are held to the same picture (helpers.picture_differences).
 
 
 @pytest.mark.slow
@@ -122,11 +107,8 @@ def test_a_spoken_clip_on_one_core_has_the_same_frames_and_sound_as_in_parts(spo
     a, b = tmp_path / "preview" / "architecture.mp4", spoken["clip"]
     assert np.array_equal(mux.clip_samples(a), mux.clip_samples(b))
     frames_a, frames_b = decoded_frames(a), decoded_frames(b)
-    assert len(frames_a) == len(frames_b) > 100
-    differing = [i for i, (x, y) in enumerate(zip(frames_a, frames_b)) if not np.array_equal(x, y)]
-    worst = min((psnr(frames_a[i], frames_b[i]) for i in differing), default=float("inf"))
-    assert worst >= SPLIT_MIN_PSNR_DB, \
-        (f"{len(differing)} of {len(frames_a)} frames differ (from frame {differing[0]}), worst PSNR {worst:.1f} dB")
+    assert len(frames_a) > 100
+    assert picture_differences(frames_a, frames_b) == ""
     ma, mb = manifest(a), manifest(b)
     assert ma["captions"] == mb["captions"] and ma["timeline"] == mb["timeline"]
 
