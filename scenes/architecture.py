@@ -158,10 +158,17 @@ class Architecture(FocusScene):
 
         top = config.frame_height / 2 - style.safe_half_height()
         left = config.frame_width / 2 - style.safe_half_width()
-        self.row = CompactTokenRow(self.tokens, lang=self.lang, indices=False, max_width=5.9)
+        # the logit lens at the focus token, read first: the row keeps the answer's last place in the prompt in
+        # view when it is there (the lens asks for it; a long prompt's row hides its earliest words)
+        lens = logit_lens(gpt, trace, self.focus)
+        answer = int(np.argmax(lens[-1]["probabilities"]))
+        keep = [p for p in range(self.focus) if self.token_ids[p] == answer][-1:]
+        self.row = CompactTokenRow(self.tokens, lang=self.lang, indices=False, max_width=5.9, keep=tuple(keep))
         self.row.to_edge(UP, buff=top + 0.06).to_edge(LEFT, buff=left + 0.06)   # room for the focus frame
         self.check_focus_shown(self.row)
-        self.focus_frame = SurroundingRectangle(self.row.chips[self.focus - self.row.first_shown],
+        self.values["row"] = {"positions": self.row.positions, "kept": keep,
+                              "rule": "the last tokens that fit, and the answer's last place before the focus, if any"}
+        self.focus_frame = SurroundingRectangle(self.row.chip_for(self.focus),
                                                 color=style.ACCENT, buff=0.03, corner_radius=0.06)
 
         # the pipeline: one box per stage, on the rows the lens reads (a deep model's middle layers elided)
@@ -238,10 +245,6 @@ class Architecture(FocusScene):
             self.ln_f_gloss.get_top()[1] > self.table_labels.get_bottom()[1]
         self.unembedding(trace, words)
 
-        # the logit lens at the focus token
-        lens = logit_lens(gpt, trace, self.focus)
-        final = lens[-1]["probabilities"]
-        answer = int(np.argmax(final))
         tops = [int(np.argmax(r["probabilities"])) for r in lens]
         p_answer = [float(r["probabilities"][answer]) for r in lens]
         settled = next(i for i in range(len(tops)) if all(t == answer for t in tops[i:]))

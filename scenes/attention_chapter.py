@@ -180,7 +180,7 @@ class FocusScene(LectureScene):
 
     def check_focus_shown(self, row) -> None:
         """A long prompt's row shows only its last tokens: the focus must be one of them."""
-        if self.focus < row.first_shown:
+        if self.focus not in row.positions:
             raise ParamError(f"focus: token {self.focus} does not fit on screen (a long prompt shows its last "
                              f"{len(row.chips)} tokens); choose a focus from {row.first_shown} on")
 

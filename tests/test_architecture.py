@@ -121,6 +121,11 @@ def test_its_manifest_matches_the_lens_and_the_configs(lecture, gpt, lang):
 def test_labels_are_the_manifests_numbers(lecture, gpt, lang):
     s = lecture.dry("architecture", lang)
     v = s.values
+    # the row keeps the answer's last place before the focus in view (the lens asks for it)
+    answer = v["lens"]["answer_id"]
+    assert v["row"]["kept"] == [p for p in range(v["focus"]) if v["token_ids"][p] == answer][-1:]
+    assert set(v["row"]["kept"]) <= set(v["row"]["positions"]) and v["focus"] in v["row"]["positions"]
+    assert [c.word for c in s.row.chips] == [style.token_label(v["tokens"][p]) for p in v["row"]["positions"]]
     points = [v["lens"]["points"][i] for i in v["lens"]["shown_points"]]
     assert [n.text for n in s.lens.numbers] == [style.percent(p["p_answer"]) for p in points]
     assert [w.text for w in s.lens.labels] == [style.token_label(gpt.tokenizer.words[p["top_id"]]) for p in points]

@@ -91,6 +91,21 @@ def test_token_row_keeps_true_positions_when_it_must_drop_tokens():
     assert inside_safe_area(row.move_to([0, 0, 0]))
 
 
+def test_a_token_row_keeps_a_word_it_is_told_to_between_hidden_runs():
+    words = "a fluffy blue fox roamed the misty forest . the fox was blue".split()
+    plain = TokenRow(words, max_width=6.0)
+    kept = TokenRow(words, max_width=6.0, keep=(2,))
+    assert 2 not in plain.positions and plain.positions == list(range(plain.first_shown, len(words)))
+    assert 2 in kept.positions and len(kept.ellipsis) == 2            # "⋯ blue ⋯ … was blue"
+    assert kept.positions[-1] == len(words) - 1 and kept.width <= 6.0
+    assert [c.word for c in kept.chips] == [words[p] for p in kept.positions]
+    assert kept.chip_for(2).word == "blue" and kept.chip_for(len(words) - 1) is kept.chips[-1]
+    ink = [m.get_center()[0] for m in kept[0]]                          # ⋯, blue, ⋯, then the tail, left to right
+    assert ink == sorted(ink) and kept[0][0] is kept.ellipsis[0] and kept[0][2] is kept.ellipsis[1]
+    with pytest.raises(LayoutError, match="token 0 is not shown"):
+        kept.chip_for(0)
+
+
 def test_a_token_is_a_chip_in_its_tokens_colour():
     row = TokenRow(["the", "fox", "was"], next_slot=True)
     assert all(isinstance(c, TokenChip) for c in row.chips) and isinstance(row.slot, TokenChip)

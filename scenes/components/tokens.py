@@ -56,18 +56,21 @@ class TokenChip(VGroup):
 class TokenRow(VGroup):
     """The prompt as a row of words in softly filled rounded boxes, position indices underneath.
 
-    If the row would be wider than max_width, the earliest tokens give way to a "⋯" box;
-    the remaining tokens keep their true position indices. Each chip takes its token's colour (style.token_colours:
-    the same token, the same colour); `prompt`, when the row is part of a prompt or its words reordered, deals them.
+    If the row would be wider than max_width, the earliest tokens give way to a "⋯" box; positions in `keep` stay
+    (a word the scene points at), so a run of hidden tokens between them gets a "⋯" box of its own.
+    The shown tokens keep their true position indices (`positions`; `chip_for(position)` is a shown token's chip).
+    Each chip takes its token's colour (style.token_colours: the same token, the same colour); `prompt`, when the
+    row is part of a prompt or its words reordered, deals them.
     """
 
     PAD_X, GAP, CHIP_H = 0.16, 0.14, 0.62
 
     def __init__(self, tokens: list[str], *, lang: str = "en", next_slot: bool = False, indices: bool = True,
                  max_width: float | None = None, font_size: float = LABEL, slot_word: str | None = None,
-                 min_widths: list[float] | None = None, prompt: list[str] | None = None):
+                 min_widths: list[float] | None = None, prompt: list[str] | None = None, keep: tuple[int, ...] = ()):
         """slot_word: a word that may fill the slot later (slot_filled): the row keeps room for it, centred.
-        min_widths: each token's chip at least this wide (room for what is written under it, e.g. its id)."""
+        min_widths: each token's chip at least this wide (room for what is written under it, e.g. its id).
+        keep: positions never hidden."""
         super().__init__()
         max_width = max_width or 2 * style.safe_half_width()
         self.words = list(tokens)
@@ -76,26 +79,36 @@ class TokenRow(VGroup):
                  for i, (w, colour) in enumerate(zip(tokens, style.token_colours(tokens, prompt)))]
         slot = self._slot(font_size) if next_slot else None
         extra = max(self._chip(slot_word, style.MUTED, font_size).width - slot.width, 0) if slot and slot_word else 0
-        first = 0
+        hideable = [p for p in range(len(chips)) if p not in set(keep)]     # earliest first
+        hidden_count = 0
         while True:
-            shown = chips[first:] + ([slot] if slot else [])
-            lead = [self._chip("\u22ef", style.MUTED, font_size)] if first else []
-            width = sum(c.width for c in lead + shown) + self.GAP * (len(lead + shown) - 1) + 2 * extra
-            if width <= max_width or first == len(chips) - 1:
+            hidden = set(hideable[:hidden_count])
+            pieces, positions, dots = [], [], []
+            for p, chip in enumerate(chips):
+                if p not in hidden:
+                    pieces.append(chip)
+                    positions.append(p)
+                elif p == 0 or p - 1 not in hidden:          # the first of a run of hidden tokens
+                    dots.append(self._chip("\u22ef", style.MUTED, font_size))
+                    pieces.append(dots[-1])
+            shown = pieces + ([slot] if slot else [])
+            width = sum(c.width for c in shown) + self.GAP * (len(shown) - 1) + 2 * extra
+            if width <= max_width or hidden_count >= len(hideable) - 1:
                 break
-            first += 1
+            hidden_count += 1
         if width > max_width:
             raise LayoutError("even one token does not fit in the token row")
-        self.first_shown = first
-        self.chips = VGroup(*chips[first:])
-        self.ellipsis = VGroup(*lead)
+        self.positions = positions
+        self.first_shown = positions[0]
+        self.chips = VGroup(*[chips[p] for p in positions])
+        self.ellipsis = VGroup(*dots)
         self.slot = slot
-        row = VGroup(*lead, *self.chips, *([slot] if slot else [])).arrange(RIGHT, buff=self.GAP)
+        row = VGroup(*pieces, *([slot] if slot else [])).arrange(RIGHT, buff=self.GAP)
         self.add(row)
         self.indices = VGroup()
         if indices:
-            positions = list(range(first, len(tokens))) + ([len(tokens)] if slot else [])
-            for box, pos in zip([*self.chips, *([slot] if slot else [])], positions):
+            numbered = positions + ([len(tokens)] if slot else [])
+            for box, pos in zip([*self.chips, *([slot] if slot else [])], numbered):
                 index = NumberText(str(pos), font_size=SMALL, color=style.POSITION, align="left")
                 index.next_to(box, DOWN, buff=0.1)
                 before = self.indices[-1] if len(self.indices) else None
@@ -104,6 +117,12 @@ class TokenRow(VGroup):
                     index.shift(DOWN * (index.height + 0.08))   # two-digit indices under narrow chips: step down
                 self.indices.add(index)
             self.add(self.indices)
+
+    def chip_for(self, position: int) -> TokenChip:
+        """The chip of a shown token position."""
+        if position not in self.positions:
+            raise LayoutError(f"token {position} is not shown in the row (shown: {self.positions})")
+        return self.chips[self.positions.index(position)]
 
     def slot_filled(self, word: str, colour=None) -> TokenChip:
         """A chip for the word that fills the "?" slot, in the slot's place, in its token's colour: a word of the
@@ -134,7 +153,7 @@ class CompactTokenRow(TokenRow):
 
     def centre_x(self, position: int) -> float:
         """The x of the chip for a token position (it must be shown)."""
-        return self.chips[position - self.first_shown].get_center()[0]
+        return self.chip_for(position).get_center()[0]
 
 
 # --- the prompt as text ------------------------------------------------------------------------------
