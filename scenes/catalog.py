@@ -183,10 +183,10 @@ EMBEDDING_SPACE = SceneSpec(
 SUMMARY = SceneSpec(
     name="summary",
     cls="Summary",
-    summary="The close: global context, parallel processing, rich representations and scaling, each with a number "
-            "from our model (or GPT-3's config).",
+    summary="The close: attention, parallel processing, where facts live and superposition, each answered with a "
+            "number from our model (or GPT-3's config).",
     params=(LOOKBACK_PROMPT, LANG),
-    sections=lambda p: ["title", "context", "parallel", "representations", "scaling"],
+    sections=lambda p: ["title", "context", "parallel", "facts", "scaling"],
 )
 
 ADD_NORM = SceneSpec(

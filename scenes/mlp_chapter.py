@@ -29,7 +29,9 @@ def chapter_finding(gpt) -> dict:
     MLP of the default prompt (the largest MLP cell of its causal trace, as FactLookup picks it), whether that MLP
     writes people's sports into their last names, each person held out in turn against shuffled labels
     (factpath.name_enrichment), and whether mlp_fact's map lights it at a name of that prompt (its mean-ablation
-    there drops P(answer) by LIT_DROP or more: "lit_at_name", the causal test). Once per model object in a process."""
+    there drops P(answer) by LIT_DROP or more: "lit_at_name", the causal test), and the map's conclusion (summary):
+    the lit site at a name whose mean-ablation drops P(answer) most ("key_site", None when no name site is lit),
+    with P(answer) intact ("p_clean"). Once per model object in a process."""
     key = id(gpt)
     if key not in _FINDINGS:
         lang_ = model_language.Language()
@@ -42,8 +44,14 @@ def chapter_finding(gpt) -> dict:
             layer = int(np.argmax(share)) // share.shape[1]
             path = fact_path(gpt, lang_, lang, tokens, first, sample_means(gpt), layer)
             names = (first, first + 1)
-            lit = [s["site"] for s in lit_sites(path["ablation"], path["p_clean"], path["components"], names)
-                   if s["component"] == "mlp" and s["layer"] == layer and s["at_name"]]
-            out[lang] = {"prompt": chosen["prompt"], **name_enrichment(gpt, lang_, lang, layer), "lit_at_name": lit}
+            sites = lit_sites(path["ablation"], path["p_clean"], path["components"], names)
+            lit = [s["site"] for s in sites if s["component"] == "mlp" and s["layer"] == layer and s["at_name"]]
+            # the map's conclusion, as mlp_fact draws it: the lit site at a name with the largest drop
+            top = max((s for s in sites if s["at_name"]), key=lambda s: s["drop"], default=None)
+            out[lang] = {"prompt": chosen["prompt"], **name_enrichment(gpt, lang_, lang, layer), "lit_at_name": lit,
+                         "p_clean": float(path["p_clean"]), "answer": chosen.get("answer"),
+                         "names": [tokens[first], tokens[first + 1]],
+                         "lit_elsewhere": sum(not s["at_name"] for s in sites),
+                         "key_site": None if top is None else {**top, "token": tokens[top["position"]]}}
         _FINDINGS[key] = out
     return _FINDINGS[key]

@@ -1,12 +1,13 @@
-"""The close: the advantages of the design, each with a number from our own model.
+"""The close: each chapter's question answered in one line, each with a number from our own model.
 
     manim render -ql scenes/summary.py Summary
     python render.py summary --lang zh
 
 Global context from the attention chapter's head rule (scenes/prompts.py lookback_head), parallel processing
-from the recorded benchmark (benchmarks/parallel_pass.py → docs/lab/parallel_pass.json), rich representations from
-the logit lens (model.analysis.lens), scaling from GPT-3's config (model.params) and the superposition lab's
-random-direction estimate (model.superposition.random_count_estimate).
+from the recorded benchmark (benchmarks/parallel_pass.py → docs/lab/parallel_pass.json), where facts live from the
+MLP chapter's map (scenes/mlp_chapter.chapter_finding: mlp_fact's conclusion, no new measurement), scaling from
+GPT-3's config (model.params) and the superposition lab's random-direction estimate
+(model.superposition.random_count_estimate).
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ import numpy as np
 from manim import RIGHT, UP, CurvedArrow, FadeIn, LaggedStart, VGroup
 
 from model import GPT3_175B
-from model.analysis.lens import logit_lens
 from model.analysis.superposition import STRICT_BAND_DEG, WIDE_BAND_DEG
 from model.params import parameter_split
 from model.superposition import random_count_estimate
 from scenes import style
 from scenes.components import BarChart, BarScale, ColumnBars, Label, LabelColumn, NumberText, TokenChip
 from scenes.lecture import LectureScene
-from scenes.prompts import lookback_head
+from scenes.mlp_chapter import chapter_finding
+from scenes.prompts import language_of, lookback_head, own_language
 from scenes.style import MUTED, PROB, SHARED, TEXT
 from scenes.words import Words
 
@@ -75,12 +76,13 @@ class Summary(LectureScene):
         self.play(LaggedStart(*self.times.grow(), lag_ratio=0.3), FadeIn(self.times.numbers), run_time=2 * STEP)
         self.wait(PAUSE)
 
-    def beat_representations(self):
-        self.say(self.rich_key, answer=self.answer, p0=style.percent(self.p_answer[0]),
-                 p1=style.percent(self.p_answer[-1]))
+    def beat_facts(self):
+        self.say(self.facts_key, **self.facts_words)
         self.reveal(2)
-        self.play(LaggedStart(*self.lens_bars.grow(), lag_ratio=0.15),
-                  FadeIn(self.lens_ends), run_time=2 * STEP)
+        if self.fact_bars is not None:
+            self.play(FadeIn(self.fact_bars.labels), FadeIn(self.fact_bars.bars.tracks), run_time=STEP)
+            self.play(LaggedStart(*self.fact_bars.grow(), lag_ratio=0.3), FadeIn(self.fact_bars.numbers),
+                      run_time=2 * STEP)
         self.wait(PAUSE)
 
     def beat_scaling(self):
@@ -137,28 +139,37 @@ class Summary(LectureScene):
                               label_colours=[TEXT, MUTED], label_size=style.SMALL,
                               numbers=lambda t: f"{t:.2f} ms", number_right=VISUAL_RIGHT, number_size=style.SMALL)
 
-        # 3. rich representations: the logit lens at the focus token
-        lens = logit_lens(gpt, head["trace"], focus)
-        answer = int(np.argmax(lens[-1]["probabilities"]))
-        self.answer = style.token_label(words[answer])
-        self.p_answer = [float(r["probabilities"][answer]) for r in lens]
-        same = style.percent(self.p_answer[-1]) == style.percent(self.p_answer[0])
-        grows = self.p_answer[-1] > self.p_answer[0] and not same
-        self.rich_key = self.caption_rule("rich", "rich_grows" if grows else "rich_same" if same else
-                                          "rich_flat", "rich_grows if P(answer) after the last block exceeds it "
-                                          "after the embedding and the two read differently as shown; rich_same "
-                                          "if they read alike; else rich_flat",
-                                          p_first=self.p_answer[0], p_last=self.p_answer[-1])
-        details.append(self.s("d_rich", answer=self.answer))
-        base, height, width, left, right = ROW_YS[2] - 0.45, 0.9, 0.3, 3.0, 4.7
-        gap = (right - left - width) / (len(lens) - 1)
-        self.lens_bars = ColumnBars(self.p_answer, [left + width / 2 + i * gap for i in range(len(lens))], base, height,
-                                    PROB, width=width, floor=0.01)
-        first, last = (NumberText(style.percent(v), font_size=style.SMALL, color=PROB)
-                       for v in (self.p_answer[0], self.p_answer[-1]))
-        first.place(left - 0.2, base)
-        last.place(VISUAL_RIGHT, base + height - 0.25)
-        self.lens_ends = VGroup(first, last)
+        # 3. where facts live: the MLP chapter's map (mlp_fact), its conclusion in the prompt's language (the same
+        # prompt, the same numbers in both languages' clips): the lit site at a person's name whose mean-ablation
+        # drops P(sport) most, with P(sport) intact and without it. A checkpoint of one's own: the chapter mapped
+        # the lecture's model only, and the line says so.
+        written = language_of(tokens) if own_language(gpt) else None
+        self.facts = f = chapter_finding(gpt)[written] if written else None
+        site = f["key_site"] if f else None
+        self.facts_key = self.caption_rule(
+            "facts", "facts_checkpoint" if f is None else "facts_elsewhere" if site is None else
+            f"facts_{site['component']}",
+            "mlp_fact's conclusion on the prompt's language's person: the lit site at a name (mean-ablation drops "
+            "P(answer) by at least 25 points) with the largest drop is an attention output: facts_attn; an MLP "
+            "output: facts_mlp; none at a name: facts_elsewhere; a checkpoint of one's own (not mapped): "
+            "facts_checkpoint", key_site=None if site is None else site["site"], prompt_lang=written)
+        self.facts_words, self.fact_bars = {}, None
+        if f is None:
+            details.append(self.s("d_facts_checkpoint"))
+        else:
+            self.facts_words = {"sport": style.token_label(f["answer"]), "n": f["lit_elsewhere"]}
+            details.append(self.s("d_facts", first=style.token_label(f["names"][0]),
+                                  last=style.token_label(f["names"][1])))
+        if site is not None:
+            comp = self.s(f"comp_{site['component']}", l=style.shown(site["layer"]))
+            self.facts_words.update(comp=comp, name=style.token_label(site["token"]),
+                                    p=style.percent(site["p_after"]))
+            ys = [ROW_YS[2] + 0.05, ROW_YS[2] - 0.5]
+            ps = [f["p_clean"], site["p_after"]]
+            self.fact_bars = BarChart(ps, ys, BarScale(3.0, 1.3), PROB, track=1.0, opacities=[0.9, 0.5],
+                                      labels=[self.s("intact"), self.s("without")], label_right=2.8,
+                                      label_colours=[TEXT, MUTED], label_size=style.SMALL, numbers=style.percent,
+                                      number_right=VISUAL_RIGHT, number_size=style.SMALL, number_colour=PROB)
 
         # 4. scaling: GPT-3's parameters and the room in its dimensions
         self.gpt3_params = parameter_split(GPT3_175B)["total"]
@@ -172,15 +183,17 @@ class Summary(LectureScene):
                         font_size=style.SMALL))   # Labels: "10²¹" needs the font's superscripts
 
         self.titles = VGroup(*[self.row_title(self.s(t), y)
-                               for t, y in zip(("h_context", "h_parallel", "h_rich", "h_scaling"), ROW_YS)])
+                               for t, y in zip(("h_context", "h_parallel", "h_facts", "h_scaling"), ROW_YS)])
         self.details = VGroup(*[self.row_detail(d, y) for d, y in zip(details, ROW_YS)])
         self.values.update({
             "prompt": head["prompt"], "tokens": tokens, "token_ids": [int(i) for i in head["trace"]["token_ids"]],
             "context": {"layer": head["layer"], "head": head["head"], "focus": focus, "key": key,
                         "tokens_back": self.reach, "weight": head["weight"], "rule": head["rule"]},
             "parallel": p,
-            "representations": {"answer_id": answer, "p_answer": self.p_answer,
-                                "points": [[r["part"], r["layer"]] for r in lens]},
+            "facts": None if f is None else {
+                "prompt_lang": written, "prompt": f["prompt"], "names": f["names"], "answer": f["answer"],
+                "p_clean": f["p_clean"], "key_site": site, "lit_elsewhere": f["lit_elsewhere"],
+                "from": "mlp_fact's map (scenes/mlp_chapter.chapter_finding): no new measurement"},
             "scaling": {"gpt3_parameters": self.gpt3_params, "d_model": GPT3_175B.n_embd,
                         "random_directions": [{"eps_deg": e, "count": c} for e, c in zip(EPS_DEG, self.counts)]},
         })

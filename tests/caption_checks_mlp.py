@@ -433,12 +433,15 @@ def held_out_hits(gpt, lang: str, layer: int) -> int:
 _MEANS: dict = {}
 
 
-def lit_mlp_at_name(gpt, lang: str, layer: int) -> list[str]:
-    """The sites of MLP `layer` at the two names of `lang`'s default fact prompt whose mean-ablation (the states
-    replaced by their sample means, recomputed here by patching the trace) drops P(answer) by 25 points or more."""
+def name_site_drops(gpt, lang: str) -> dict:
+    """`lang`'s default fact prompt: P(answer) intact, and by how much it drops when one attention or MLP output at
+    one of the two names is replaced by its sample mean (recomputed here by patching the trace), per site
+    ("attention:L@P" / "mlp:L@P", as mlp_fact's map names them). Once per model and language."""
     from model import probabilities
     from model.analysis import mean_states
     from scenes.prompts import sport_fact_prompt
+    if (id(gpt), lang) in _DROPS:
+        return _DROPS[id(gpt), lang]
     chosen = sport_fact_prompt(lang, gpt)
     ids = [int(i) for i in gpt.encode(chosen["prompt"])]
     if id(gpt) not in _MEANS:                 # 200 windows through the model: once per model, not once per language
@@ -450,11 +453,24 @@ def lit_mlp_at_name(gpt, lang: str, layer: int) -> list[str]:
         return float(probabilities(trace["logits"][-1])[answer])
 
     clean = p_answer(gpt.trace(ids))
-    out = []
-    for t in (chosen["first_index"], chosen["first_index"] + 1):
-        if clean - p_answer(gpt.trace(ids, patch={(layer, "mlp", t): means[layer, "mlp"]})) >= 0.25:
-            out.append(f"mlp:{layer}@{t}")
-    return out
+    drops = {}
+    for layer in range(gpt.config.n_layer):
+        for component, name in (("attn", "attention"), ("mlp", "mlp")):
+            for t in (chosen["first_index"], chosen["first_index"] + 1):
+                patched = gpt.trace(ids, patch={(layer, component, t): means[layer, component]})
+                drops[f"{name}:{layer}@{t}"] = clean - p_answer(patched)
+    _DROPS[id(gpt), lang] = {"p_clean": clean, "drops": drops}
+    return _DROPS[id(gpt), lang]
+
+
+_DROPS: dict = {}
+
+
+def lit_mlp_at_name(gpt, lang: str, layer: int) -> list[str]:
+    """The sites of MLP `layer` at the two names of `lang`'s default fact prompt whose mean-ablation drops
+    P(answer) by 25 points or more (name_site_drops)."""
+    return [site for site, d in name_site_drops(gpt, lang)["drops"].items()
+            if site.startswith(f"mlp:{layer}@") and d >= 0.25]
 
 
 def check_parameters_summary(v, rule, gpt):

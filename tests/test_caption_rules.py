@@ -43,7 +43,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from caption_checks_mlp import MLP_CHAPTER_CHECKS, check_neuron_kind
+from caption_checks_mlp import MLP_CHAPTER_CHECKS, check_neuron_kind, name_site_drops
 from caption_checks_open3 import OPEN3_CHECKS
 from caption_checks_superposition import SUPERPOSITION_CHECKS
 from caption_checks_why import HEADS_LAB, MASK_LAB, MLP_LAB, NORM_LAB, ORDER_LAB, QK_LAB
@@ -705,12 +705,25 @@ def check_parallel(v, rule, gpt):
     return key if same(p["prompt"], v["prompt"]) else key + "_recorded"   # T is the record's prompt's, not the screen's
 
 
-def check_rich(v, rule, gpt):
-    probs = lens_by_hand(gpt, v["prompt"], v["context"]["focus"])
-    answer = int(np.argmax(probs[-1]))
-    assert v["representations"]["p_answer"] == pytest.approx([float(p[answer]) for p in probs])
-    same = style.percent(probs[-1][answer]) == style.percent(probs[0][answer])
-    return "rich_same" if same else "rich_grows" if probs[-1][answer] > probs[0][answer] else "rich_flat"
+def check_facts(v, rule, gpt):
+    """mlp_fact's conclusion on the prompt's language's person, decided again here: every attention and MLP output at
+    the two names replaced by its sample mean (by patching the trace), the largest drop of P(answer) of 25 points
+    or more; a checkpoint of one's own is not mapped."""
+    from scenes.prompts import language_of, own_language
+    if not own_language(gpt):
+        assert v["facts"] is None
+        return "facts_checkpoint"
+    f = v["facts"]
+    assert f["prompt_lang"] == rule["inputs"]["prompt_lang"] == language_of(v["tokens"])
+    drops = name_site_drops(gpt, f["prompt_lang"])
+    assert f["p_clean"] == pytest.approx(drops["p_clean"], abs=1e-9)
+    lit = {site: d for site, d in drops["drops"].items() if d >= 0.25}
+    if not lit:
+        assert f["key_site"] is None
+        return "facts_elsewhere"
+    top = max(lit, key=lit.get)
+    assert f["key_site"]["site"] == top and f["key_site"]["drop"] == pytest.approx(lit[top], abs=1e-9)
+    return "facts_attn" if top.startswith("attention") else "facts_mlp"
 
 
 # scene -> rule name (or "prefix*") -> (every key the rule may choose, the check that decides it again)
@@ -762,7 +775,7 @@ CHECKS = {
                         "picture": ({"picture_missed", "picture_all"}, check_picture)},
     "summary": {"parallel": ({"parallel_faster", "parallel_not_faster", "parallel_faster_recorded",
                           "parallel_not_faster_recorded"}, check_parallel),
-                "rich": ({"rich_grows", "rich_flat", "rich_same"}, check_rich)},
+                "facts": ({"facts_attn", "facts_mlp", "facts_elsewhere", "facts_checkpoint"}, check_facts)},
     **MLP_CHAPTER_CHECKS,            # tests/caption_checks_mlp.py
     **SUPERPOSITION_CHECKS,          # tests/caption_checks_superposition.py
     **OPEN3_CHECKS,                  # tests/caption_checks_open3.py

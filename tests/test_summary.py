@@ -1,10 +1,11 @@
-"""The closing scene: each advantage's number against its source (the head rule, the recorded benchmark, the logit
-lens, GPT-3's config and the lab's estimate), each caption's rule, the labels against the manifest, the benchmark
+"""The closing scene: each answer's number against its source (the head rule, the recorded benchmark, mlp_fact's
+map, GPT-3's config and the lab's estimate), each caption's rule, the labels against the manifest, the benchmark
 script's bad input, and a key frame (the checks every scene shares: test_scenes.py)."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -14,7 +15,6 @@ from manim.utils.testing.frames_comparison import frames_comparison
 
 from conftest import REPO
 from model import GPT3_175B
-from model.analysis.lens import logit_lens
 from model.params import parameter_split
 from model.superposition import random_count_estimate
 from scene_checks import manifest_of, play_until_section_ends, stop_at_beat
@@ -37,10 +37,12 @@ def test_its_manifest_matches_the_sources(lecture, gpt, lang):
     assert weights[c["key"]] == pytest.approx(c["weight"])
     assert v["parallel"] == json.loads(PARALLEL_PASS.read_text())[lang]   # the clip's language's own entry
     assert gpt.encode(v["parallel"]["prompt"]) == gpt.encode(v["prompt"]) and v["parallel"]["tokens"] == len(v["tokens"])
-    lens = logit_lens(gpt, gpt.trace(v["prompt"]), c["focus"])
-    answer = int(np.argmax(lens[-1]["probabilities"]))
-    assert v["representations"]["answer_id"] == answer
-    assert v["representations"]["p_answer"] == pytest.approx([float(r["probabilities"][answer]) for r in lens])
+    # where facts live: mlp_fact's own conclusion in this language (the same site, the same numbers as its map)
+    story = lecture.dry("mlp_fact", lang).values["story"][lang]
+    f = v["facts"]
+    assert f["key_site"]["site"] == story["key_site"]["site"] and f["key_site"]["token"] == story["key_site"]["token"]
+    assert f["key_site"]["p_after"] == pytest.approx(story["key_site"]["p_after"], abs=1e-12)
+    assert f["prompt"] == story["prompt"]
     s = v["scaling"]
     assert s["gpt3_parameters"] == parameter_split(GPT3_175B)["total"] and s["d_model"] == 12288
     assert [r["count"] for r in s["random_directions"]] == [random_count_estimate(12288, e) for e in EPS_DEG]
@@ -53,9 +55,12 @@ def test_its_manifest_matches_the_sources(lecture, gpt, lang):
     # the superposition line uses the chapter's kept band, 85-95 degrees (near_orthogonal says why)
     sup = next(c for c in lecture.dry("summary", lang).captions if c["key"] == "scaling")
     assert "85–95°" in sup["text"] and EPS_DEG[-1] == 5
-    p = v["representations"]["p_answer"]
-    same = style.percent(p[-1]) == style.percent(p[0])
-    assert rules["rich"]["key"] == ("rich_same" if same else "rich_grows" if p[-1] > p[0] else "rich_flat")
+    site = f["key_site"]
+    assert rules["facts"]["key"] == ("facts_elsewhere" if site is None else f"facts_{site['component']}")
+    said = next(c for c in lecture.dry("summary", lang).captions if c["key"] == rules["facts"]["key"])
+    if site is not None:   # the map's numbers, as mlp_fact labels them; no new statistic
+        assert style.percent(site["p_after"]) in said["text"] and style.token_label(site["token"]) in said["text"]
+        assert re.findall(r"\d+(?:\.\d+)?%", said["text"]) == [style.percent(site["p_after"])]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -65,10 +70,10 @@ def test_labels_are_the_manifests_numbers(lecture, lang):
     assert s.arc_label.text == style.percent(v["context"]["weight"])
     assert [n.text for n in s.times.numbers] == [f"{v['parallel'][k]:.2f} ms"
                                                 for k in ("one_pass_ms", "token_by_token_ms")]
-    p = v["representations"]["p_answer"]
-    assert [n.text for n in s.lens_ends] == [style.percent(p[0]), style.percent(p[-1])]
-    heights = [b.height for b in s.lens_bars]
-    assert heights == pytest.approx([max(x * 0.9, 0.01) for x in p])
+    f = v["facts"]
+    if f["key_site"] is not None:
+        assert [n.text for n in s.fact_bars.numbers] == [style.percent(f["p_clean"]),
+                                                         style.percent(f["key_site"]["p_after"])]
     _, numbers = s.scaling_table
     assert [n.text for n in numbers] == [f"{v['scaling']['gpt3_parameters']:,}"] + \
         [count_text(r["count"]) for r in v["scaling"]["random_directions"]]
