@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 from manim import RIGHT, UP, CurvedArrow, FadeIn, LaggedStart, VGroup
 
 from model import GPT3_175B
@@ -23,7 +22,7 @@ from model.analysis.superposition import STRICT_BAND_DEG, WIDE_BAND_DEG
 from model.params import parameter_split
 from model.superposition import random_count_estimate
 from scenes import style
-from scenes.components import BarChart, BarScale, ColumnBars, Label, LabelColumn, NumberText, TokenChip
+from scenes.components import BarChart, BarScale, Label, LabelColumn, NumberText, TokenChip
 from scenes.lecture import LectureScene
 from scenes.mlp_chapter import chapter_finding
 from scenes.prompts import language_of, lookback_head, own_language
@@ -96,7 +95,7 @@ class Summary(LectureScene):
 
     # --- building the pieces, from the model's numbers --------------------------------
     def prepare(self):
-        gpt, words = self.gpt, self.gpt.tokenizer.words
+        gpt = self.gpt
         self.head = head = lookback_head(gpt, self.params["prompt"], lang=self.lang)
         self.params["prompt"] = head["prompt"]
         tokens = list(head["trace"]["tokens"])

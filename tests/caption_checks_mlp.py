@@ -125,7 +125,6 @@ def check_lookup(v, rule, gpt):
     assert p["delta"] == pytest.approx([delta[s] for s in p["sports"]], abs=1e-6)
     assert [a - b for a, b in zip(p["after"], p["before"])] == pytest.approx(p["delta"], abs=1e-9)
     assert rule["inputs"]["deltas"] == pytest.approx(delta, abs=1e-6) and rule["inputs"]["sport"] == person.sport
-    own = delta[person.sport]
     others = [s for s in model_language.SPORTS if s != person.sport]
     top_other = max(delta[s] for s in others)
     assert delta[rule["inputs"]["best_other"]] == top_other, "the other sport named is the one that rises most"

@@ -35,7 +35,7 @@ HEAD_PATTERNS = [re.compile(p.replace("N", WHOLE)) for p in (r"\b[Hh]ead N", r"ç
 
 # scenes about one layer (or one head): where the manifest records it; a caption may name no other
 SUBJECT = {
-    "summary": lambda v: {"layer": v["context"]["layer"], "head": v["context"]["head"]},
+    "summary": lambda v: {},   # one row per chapter: the context head's layer and head, the facts site's layer
     "positional_encoding": lambda v: {},    # names no layer or head (the attention chapter defines them)
     "superposition_in_gpt": lambda v: {"layer": v["neuron"]["layer"]},
     "mlp_fact": lambda v: {},   # names the lookup's layer and the two largest restored shares' layers

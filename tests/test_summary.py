@@ -9,7 +9,6 @@ import re
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
