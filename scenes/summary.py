@@ -41,7 +41,7 @@ S = SHARED | WORDS["captions"]
 BEATS = style.BEAT_TITLES | WORDS["beat_titles"]
 
 # --- layout (scene units; the frame is 14.2 × 8, title-safe is ±6.4 × ±3.6) --------
-ROW_YS = (2.75, 1.5, 0.25, -1.0)       # the four advantages, top to bottom
+ROW_YS = (2.75, 1.5, 0.25, -1.0)       # the four answers (attention, parallel, facts, superposition), top to bottom
 TITLE_LEFT, VISUAL_LEFT, VISUAL_RIGHT = -6.2, 0.6, 6.2
 STEP, PAUSE = style.STEP, style.PAUSE
 
