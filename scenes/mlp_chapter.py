@@ -8,7 +8,7 @@ import numpy as np
 
 from model import language as model_language
 from model.analysis import mean_states, person_causal_trace
-from model.analysis.factmap import lit_sites
+from model.analysis.factmap import key_site, lit_sites
 from model.analysis.factpath import fact_path, name_enrichment
 from scenes.prompts import sport_fact_prompt
 
@@ -47,7 +47,7 @@ def chapter_finding(gpt) -> dict:
             sites = lit_sites(path["ablation"], path["p_clean"], path["components"], names)
             lit = [s["site"] for s in sites if s["component"] == "mlp" and s["layer"] == layer and s["at_name"]]
             # the map's conclusion, as mlp_fact draws it: the lit site at a name with the largest drop
-            top = max((s for s in sites if s["at_name"]), key=lambda s: s["drop"], default=None)
+            top = key_site(sites)
             out[lang] = {"prompt": chosen["prompt"], **name_enrichment(gpt, lang_, lang, layer), "lit_at_name": lit,
                          "p_clean": float(path["p_clean"]), "answer": chosen.get("answer"),
                          "names": [tokens[first], tokens[first + 1]],

@@ -39,6 +39,11 @@ def lit_sites(ablation, p_clean: float, components=("attn", "mlp"), name_positio
     return out
 
 
+def key_site(sites: list[dict]) -> dict | None:
+    """The map's conclusion: of lit_sites' sites, the one at a name whose drop is largest (None: none at a name)."""
+    return max((s for s in sites if s["at_name"]), key=lambda s: s["drop"], default=None)
+
+
 def attention_reads(trace: dict, layer: int, position: int, source: int) -> dict:
     """At `position` of `layer`'s attention: every head's weights over the words up to it, the head with the largest
     weight on `source` (the first on a tie) and that weight, and the heads' mean weight on `source`."""

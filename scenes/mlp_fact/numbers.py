@@ -14,7 +14,7 @@ from model.analysis import (contrast_direction, mean_ablation, neuron_attribute_
                             neuron_direction_attribution, person_causal_trace,
                             push_share, top_k_shares,
                             vector_readout)
-from model.analysis.factmap import LIT_DROP, NAME_DROP, attention_reads, lit_sites
+from model.analysis.factmap import LIT_DROP, NAME_DROP, attention_reads, key_site, lit_sites
 from model.analysis.factpath import (and_search, fact_path, held_out_directions, held_out_rise,
                                      pair_words, pre_activation_parts)
 from model.analysis.patching import MEAN_SAMPLE
@@ -111,7 +111,7 @@ class FactLookup:
         # name site that drops it most, what its attention reads (the first name, when the two names meet there)
         self.lit = lit_sites(self.path["ablation"], self.path["p_clean"], self.path["components"],
                              (self.first_index, self.last_index))
-        self.key_site = max((s for s in self.lit if s["at_name"]), key=lambda s: s["drop"], default=None)
+        self.key_site = key_site(self.lit)
         self.name_reads = (attention_reads(tr, self.key_site["layer"], self.key_site["position"], self.first_index)
                            if self.key_site and self.key_site["component"] == "attn" else None)
         # the AND: a neuron of that MLP for the two names together, by rule; its input split by name
