@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from model.memo import per_model
 from scenes.words import LANGUAGES as LANGS, read_toml
 
 STREAM_WORDS = 64
@@ -187,7 +188,6 @@ def lookback_prompt(lang: str = "en", gpt=None) -> dict:
 
 # --- the attention chapter's head, chosen by what it does (a causal rule), in both languages at once ------------------
 TOP_SET = 3          # the top heads patched together as well (2 and 3 of them): whether the job is shared
-_STORY: dict = {}    # (id of the model, language) -> (the model, its head scores): computed once per model
 
 
 def adjective_kind(lang: str, adjective: str) -> str:
@@ -211,18 +211,16 @@ def adjective_alternatives(lang: str, adjective: str) -> list[str]:
     raise ValueError(f"{adjective!r} is neither a colour nor a texture of the {lang} training language")
 
 
+@per_model
 def head_scores(gpt, lang: str) -> dict:
     """Every head's causal score on the default look-back prompt of `lang` (lookback_prompt): the drop in
     log P(the adjective next) at the focus token when the head's output is patched in from the same prompt with the
     adjective swapped for each other word of its attribute (model.analysis.heads.head_patching, averaged over the
     swaps); and the top 1, 2, ..., TOP_SET heads by score patched together (`sets`: each set's score, mean P and
     `share`, the part of P's fall under the whole swap that the set alone brings about): whether one head carries the
-    answer or several share it."""
+    answer or several share it. Once per model and language (model.memo)."""
     from model.analysis.heads import head_patching
 
-    key = (id(gpt), lang)
-    if key in _STORY and _STORY[key][0] is gpt:     # the model is held with its entry: its id is not reused
-        return _STORY[key][1]
     chosen = lookback_prompt(lang, gpt)
     vocab = gpt.tokenizer.vocab
     ids = [int(i) for i in gpt.encode(chosen["prompt"])]
@@ -247,7 +245,6 @@ def head_scores(gpt, lang: str) -> dict:
         "p_clean": single["p_clean"], "p_corrupt": single["p_corrupt"],
         "best": list(order[0]), "sets": sets,
     }
-    _STORY[key] = (gpt, out)
     return out
 
 

@@ -321,17 +321,20 @@ def check_and_neuron(v, rule, gpt):
 
 def map_sites(v, gpt) -> list[dict]:
     """Every (layer, component, position) of the prompt with its state replaced by the sample's mean (traced here):
-    P(answer) after and its drop from the clean run."""
+    P(answer) after and its drop from the clean run; and P(any sport of the prompt's language) after and its drop."""
     ids = [gpt.tokenizer.vocab[w] for w in v["tokens"]]
     answer = v["answer_id"]
-    clean = p_next(gpt, ids)[answer]
+    g = language().grammar(v["prompt_lang"])
+    sports = [gpt.tokenizer.vocab[g.t(s)] for s in model_language.SPORTS]
+    clean = p_next(gpt, ids)
     out = []
     for layer in range(gpt.config.n_layer):
         for comp, name in (("attn", "attention"), ("mlp", "mlp")):
             for t in range(len(ids)):
-                after = p_next(gpt, ids, {(layer, comp, t): mean_out(gpt, layer, comp)})[answer]
+                after = p_next(gpt, ids, {(layer, comp, t): mean_out(gpt, layer, comp)})
                 out.append({"site": f"{name}:{layer}@{t}", "component": comp, "position": t, "layer": layer,
-                            "p_after": after, "drop": clean - after,
+                            "p_after": after[answer], "drop": clean[answer] - after[answer],
+                            "any_after": after[sports].sum(), "any_drop": clean[sports].sum() - after[sports].sum(),
                             "at_name": t in (v["first_index"], v["last_index"])})
     return out
 
@@ -354,12 +357,27 @@ def check_map(v, gpt) -> list[dict]:
 def check_conclusion(v, rule, gpt):
     lit = check_map(v, gpt)
     assert rule["inputs"]["lit"] == v["where"]["lit"]
+    # the map's second finding is said exactly when a lit site away from the names leaves no sport at all
+    kinds = [s for s in lit if s["any_drop"] >= 0.25]
+    assert v["where"]["kinds"] == [s["site"] for s in kinds], "the kind sites: P(any sport) drops 25 points or more"
+    assert ("kind" in v["caption_rules"]) == any(not s["at_name"] for s in kinds), "a kind site away from the names"
     at_name = [s for s in lit if s["at_name"]]
     if not at_name:
         return "conclusion_elsewhere"
     key = max(at_name, key=lambda s: s["drop"])
     assert rule["inputs"]["key_site"]["site"] == key["site"]
     return "conclusion_attention" if key["component"] == "attn" else "conclusion_mlp"
+
+
+def check_kind(v, rule, gpt):
+    """The kind site named: away from the names, the lowest P(any sport) after (the first on a tie); kind_which when
+    no lit site at a name is a kind site."""
+    lit = check_map(v, gpt)
+    away = [s for s in lit if s["any_drop"] >= 0.25 and not s["at_name"]]
+    named = min(away, key=lambda s: s["any_after"])
+    assert rule["inputs"]["site"] == named["site"]
+    assert abs(rule["inputs"]["p_any_after"] - named["any_after"]) < 1e-9
+    return "kind_only" if any(s["any_drop"] >= 0.25 for s in lit if s["at_name"]) else "kind_which"
 
 
 def check_neuron_kind(v, rule, gpt):
@@ -429,9 +447,6 @@ def held_out_hits(gpt, lang: str, layer: int) -> int:
     return hits
 
 
-_MEANS: dict = {}
-
-
 def name_site_drops(gpt, lang: str) -> dict:
     """`lang`'s default fact prompt: P(answer) intact, and by how much it drops when one attention or MLP output at
     one of the two names is replaced by its sample mean (recomputed here by patching the trace), per site
@@ -443,9 +458,7 @@ def name_site_drops(gpt, lang: str) -> dict:
         return _DROPS[id(gpt), lang]
     chosen = sport_fact_prompt(lang, gpt)
     ids = [int(i) for i in gpt.encode(chosen["prompt"])]
-    if id(gpt) not in _MEANS:                 # 200 windows through the model: once per model, not once per language
-        _MEANS[id(gpt)] = mean_states(gpt, model_language.Language())
-    means = _MEANS[id(gpt)]
+    means = mean_states(gpt, model_language.Language())     # 200 windows through the model: once per model
     answer = gpt.tokenizer.vocab[chosen["answer"]]
 
     def p_answer(trace) -> float:
@@ -503,7 +516,8 @@ MLP_CHAPTER_CHECKS: dict = {
                  "carry": ({"carry_lookup", "carry_kept", "carry_other", "carry_none"}, check_carry),
                  "and_neuron": ({"andn_yes", "andn_sum", "andn_one", "andn_none"}, check_and_neuron),
                  "conclusion": ({"conclusion_attention", "conclusion_mlp", "conclusion_elsewhere"},
-                                check_conclusion)},
+                                check_conclusion),
+                 "kind": ({"kind_which", "kind_only"}, check_kind)},
     "parameters": {"split": ({"split"}, check_split),
                    "ours": ({"ours_less", "ours_more"}, check_ours),
                    "summary": ({"summary", "summary_checkpoint", "summary_not", "summary_untraced"},

@@ -867,17 +867,6 @@ def assert_captions_true(name: str, scene, gpt) -> None:
 
 
 # --- the test -----------------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module", autouse=True)
-def one_neuron_sample_per_language():
-    """The MLP scene reads a fixed sample of the language (its documented size and seed) to find a neuron's top
-    contexts; it depends on the language alone, so the runs here share it instead of each drawing it again."""
-    import scenes.mlp_steps as mlp
-    drawn, original = {}, mlp._sample
-    mlp._sample = lambda gpt, lang: drawn[lang] if lang in drawn else drawn.setdefault(lang, original(gpt, lang))
-    yield
-    mlp._sample = original
-
-
 # Scenes whose random prompts still find a failure, with what was found: each an open item, shown as an expected
 # failure (strict: the mark must go once the scene passes). None now.
 KNOWN_FAILURES: dict[str, str] = {}
@@ -896,13 +885,11 @@ _WORKER_GPT = None           # a worker's own model (loaded by _start_worker)
 
 def _start_worker() -> None:
     """A sweep worker: spawned (not forked: a fork of the test process can inherit a lock some thread holds and
-    hang), it loads the shipped model, and draws the MLP scene's neuron sample once per language."""
+    hang), it loads the shipped model. What a scene asks of the model but not of its prompt (the language sample,
+    the head scores, ...) is computed once per worker: model.memo remembers it per model."""
     global _WORKER_GPT
     from model import NumpyGPT
-    import scenes.mlp_steps as mlp
     _WORKER_GPT = NumpyGPT.load()
-    drawn, original = {}, mlp._sample
-    mlp._sample = lambda gpt, lang: drawn[lang] if lang in drawn else drawn.setdefault(lang, original(gpt, lang))
 
 
 def one_draw(name: str, draw: int, tmp, gpt=None) -> tuple[str, object]:

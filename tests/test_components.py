@@ -584,3 +584,37 @@ def test_a_token_label_is_cut_by_its_drawn_width_chinese_counting_double():
     assert token_label("\u2423counterrevolutionary") == "\u2423coun\u2026"       # 3 + 4 + 3
     assert token_label("<0xE7><0x8C><0xAB>") == "<0xE7>\u2026"                # a byte piece is never split
     assert token_label("abcdefghijk") == "abcdefg\u2026" and len("abcdefg") + 3 == LABEL_UNITS
+
+
+def shaped_greedy(words: list[str], font_size: float, max_width: float) -> list[str]:
+    """The plain greedy fill wrap_words must equal: every trial line shaped whole."""
+    from scenes.components import Label, join_tokens
+    lines: list[list[str]] = [[]]
+    for w in words:
+        trial = lines[-1] + [w]
+        if lines[-1] and Label(join_tokens(trial), font_size=font_size).width > max_width:
+            lines.append([w])
+        else:
+            lines[-1] = trial
+    return [join_tokens(line) for line in lines if line]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_wrapping_shapes_only_the_doubtful_lines_and_wraps_as_shaping_every_line_would(lang):
+    """wrap_words bounds a line's width from its words' own and shapes a line whole only near the edge: the same lines
+    as the plain greedy fill, on text of the training language at two widths, with at most three strings of several
+    words shaped per line it writes (the plain fill shapes one per word: 40 here)."""
+    import random
+    from unittest import mock
+
+    from model.language import Language
+    from scenes.components import text
+    words = [t.word for t in Language().stream(40, random.Random(f"wrap-{lang}"), lang)]
+    for width in (4.0, 11.0):
+        expected = shaped_greedy(words, style.LABEL, width)
+        text._label_outlines.cache_clear()
+        with mock.patch.object(text, "_label_outlines", wraps=text._label_outlines) as shaped:
+            assert text.wrap_words(words, style.LABEL, width) == expected, width
+        lines_shaped = {c.args[0] for c in shaped.call_args_list} - set(words) - {"M"}
+        assert len(expected) > 2 and len(lines_shaped) <= 3 * len(expected) < len(words), (width, len(lines_shaped))

@@ -20,11 +20,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError
+from ..memo import per_model
 from ..language import CREATURES, FIRST_NAMES, GENDER, HABITAT, LANGUAGES, SIZE, ZH, Language
 from ..numpy_gpt import NumpyGPT
 
 
 # --- the residual stream at the last name ---------------------------------------------------------------
+@per_model
 def last_name_states(gpt: NumpyGPT, language: Language, lang: str, prefix: tuple[str, ...] = ()) -> dict:
     """Per person, the trace of "[prefix] first last" in `lang` and every layer's states at the last name."""
     g = language.grammar(lang)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError
+from ..memo import per_model
 from ..language import FEMALE_FIRST, LAST_NAMES, MALE_FIRST, SPORTS, Language
 from ..numpy_gpt import NumpyGPT, probabilities
 from .attribution import direct_logit_attribution
@@ -146,15 +147,17 @@ def held_out_rise(gpt: NumpyGPT, language: Language, lang: str, trace: dict, lay
             "directions": f"class-mean differences of the stream after layer {layer} at the last name of \"first "
                           f"last\" over the language's other {len(language.people) - 1} people (the prompt's person "
                           "held out)",
-            "loo": name_enrichment(gpt, language, lang, layer, shuffles, seed, states)}
+            "loo": name_enrichment(gpt, language, lang, layer, shuffles, seed)}
 
 
+@per_model
 def name_enrichment(gpt: NumpyGPT, language: Language, lang: str, layer: int, shuffles: int = NULL["shuffles"],
-                    seed: int = NULL["seed"], states=None) -> dict:
+                    seed: int = NULL["seed"]) -> dict:
     """Does `layer`'s MLP write people's sports into their last names? Every person held out in turn: sport directions
     from the others (held_out_directions), a hit when the MLP's output at the held-out person's last name rises most
-    on their own sport's; the count against the same count with the sport labels shuffled (seeded)."""
-    states = states if states is not None else last_name_states(gpt, language, lang)
+    on their own sport's; the count against the same count with the sport labels shuffled (seeded). Once per model
+    (model.memo): it asks nothing of a prompt."""
+    states = last_name_states(gpt, language, lang)
     people = language.people
     X = states["resid_post"][:, layer]
     outs = states["mlp"][:, layer]

@@ -22,6 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import ModelError
+from ..memo import per_model
 from ..numpy_gpt import NumpyGPT, probabilities
 from .heads import head_contribution
 
@@ -223,15 +224,10 @@ def swap_test(gpt: NumpyGPT, token_ids: list[int], focus: int, answer_id: int, s
     return out
 
 
-_CENSUS: dict = {}      # (id of the model, language) -> (the model, its census): computed once per model
-
-
+@per_model
 def cached_census(gpt: NumpyGPT, lang: str) -> dict:
-    """top_key_census on the documented sample (SAMPLE), once per model and language."""
-    key = (id(gpt), lang)
-    if key not in _CENSUS or _CENSUS[key][0] is not gpt:    # the model is held with its entry: its id is not reused
-        _CENSUS[key] = (gpt, top_key_census(gpt, lang))
-    return _CENSUS[key][1]
+    """top_key_census on the documented sample (SAMPLE), once per model and language (model.memo)."""
+    return top_key_census(gpt, lang)
 
 
 FORMS = {"colour": "was", "texture": "felt"}     # each form's recall word (its English form; g.t gives the language's)

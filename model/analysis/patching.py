@@ -13,6 +13,7 @@ import random
 import numpy as np
 
 from ..errors import ModelError
+from ..memo import per_model
 from ..numpy_gpt import NumpyGPT, probabilities
 
 COMPONENTS = ("attn", "mlp", "resid_post")
@@ -78,6 +79,7 @@ def noised_ids_patch(gpt: NumpyGPT, ids: list[int], positions: list[int], scale:
 BPE_WINDOW = 16   # tokens per window of a checkpoint of one's own (sample_states)
 
 
+@per_model
 def sample_states(gpt: NumpyGPT, language, n_streams: int, seed: int, lang: str | None = None,
                   context: int | None = None) -> dict:
     """Run a seeded sample of the training language (n_streams fresh windows) and keep, per layer and component,
@@ -112,6 +114,7 @@ def sample_states(gpt: NumpyGPT, language, n_streams: int, seed: int, lang: str 
 MEAN_SAMPLE = {"n_streams": 200, "seed": 7}   # the documented sample for mean-ablation
 
 
+@per_model
 def mean_states(gpt: NumpyGPT, language, n_streams: int = MEAN_SAMPLE["n_streams"],
                 seed: int = MEAN_SAMPLE["seed"], lang: str | None = None) -> dict:
     """Per (layer, component): the mean state over every position of a seeded sample of the language

@@ -435,14 +435,47 @@ def join_tokens(words: list[str]) -> str:
     return out
 
 
+def text_width(text: str, font_size: float) -> float:
+    """Label(text, font_size).width (its outline's extent), without building the Label."""
+    xs = np.concatenate([points[:, 0] for points in _label_outlines(text, font_size, "NORMAL")[0]])
+    return float(xs.max() - xs.min())
+
+
+@lru_cache(maxsize=None)
+def _gap_bound(font_size: float) -> float:
+    """A bound on how much the width of a line changes, beyond the new word's own width, when a word is added: the
+    space, the two side bearings, a kerned pair pulling the word back. Every one is under an em; this is an em and a
+    half ("M" is about 0.8 em wide)."""
+    return 1.9 * text_width("M", font_size)
+
+
 def wrap_words(words: list[str], font_size: float, max_width: float) -> list[str]:
     """Words (a generated text's tokens) in lines no wider than max_width, filled greedily, joined by join_tokens;
-    a word wider than the line on its own is a line of its own."""
+    a word wider than the line on its own is a line of its own.
+
+    Shaping a line is the cost, so a line is shaped only when its width is in doubt: the line's width so far plus the
+    new word's own width is within _gap_bound of max_width. Further off, the answer is the same as shaping it."""
     lines: list[list[str]] = [[]]
+    gap = _gap_bound(font_size)
+    low = high = 0.0          # bounds on the width of the line so far (exact once it has been shaped)
     for w in words:
+        if not lines[-1]:
+            lines[-1] = [w]
+            low = high = text_width(w, font_size)
+            continue
         trial = lines[-1] + [w]
-        if lines[-1] and Label(join_tokens(trial), font_size=font_size).width > max_width:
-            lines.append([w])
+        word = text_width(w, font_size)
+        low_t, high_t = low + word - gap, high + word + gap
+        if high_t <= max_width:
+            fits = True
+        elif low_t > max_width:
+            fits = False
         else:
-            lines[-1] = trial
+            low_t = high_t = text_width(join_tokens(trial), font_size)
+            fits = high_t <= max_width
+        if fits:
+            lines[-1], low, high = trial, low_t, high_t
+        else:
+            lines.append([w])
+            low = high = word
     return [join_tokens(line) for line in lines if line]
