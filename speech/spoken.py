@@ -40,7 +40,7 @@ from .spoken_numbers import (  # noqa: F401 - step 3 (numbers), and what the tes
     ZH_MEASURE, _SUP, SCALED, SCALES, EXACT_FIGURES, LONG_DIGITS, en_number, zh_number, en_power, zh_power,
     en_ordinal, en_year, zh_year, lecturer_number, significant_digits, numbers, POINTS, YEAR)
 
-SPOKEN_VERSION = "4"
+SPOKEN_VERSION = "5"
 
 LANGUAGES = ("en", "zh")
 CJK = "\u4e00-\u9fff"                         # CJK unified ideographs

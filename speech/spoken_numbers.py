@@ -277,7 +277,7 @@ def numbers(text: str, lang: str) -> str:
 
     def year(m):
         before, after = m.string[:m.start()], m.string[m.end():]
-        if after.startswith("年"):                                   # 2023年: the 年 is said with it
+        if after.lstrip(" ").startswith("年"):                       # 2023年, 2023 年: the 年 is said with it
             return zh_year(int(m["y"]))[:-1]
         if not (YEAR_BEFORE.search(before) and YEAR_AFTER.match(after)):
             return m[0]
