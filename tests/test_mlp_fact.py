@@ -342,6 +342,30 @@ def test_the_map_lights_what_the_ablations_show(facts):
         assert (f.key_site["layer"], f.key_site["position"]) == (0, f.last_index)
 
 
+def test_the_map_tells_the_part_that_asks_for_a_sport_from_the_parts_that_pick_which(facts, gpt):
+    """kind_sites, in both languages: a lit site is a kind site when its mean-ablation drops P(any sport of the
+    prompt's language) by 25 points or more, recomputed here from the model; with the shipped model the one named is
+    layer 1's MLP at the question word (without it, under 0.1% for every sport together), and no name site is one:
+    the names pick which sport."""
+    from model.analysis.circuits import sport_alternatives
+    from model.language import Language
+    for lang, f in facts.items():
+        sports = sport_alternatives(gpt, Language(), f.prompt_lang)
+        intact = float(np.asarray(probabilities(f.trace["logits"][-1]))[sports].sum())
+        assert f.kinds["p_any"] == pytest.approx(intact)
+        for x, site in zip(f.kinds["sites"], f.lit):
+            patch = {(site["layer"], site["component"], site["position"]): f.means[site["layer"], site["component"]]}
+            after = float(probabilities(gpt.trace(f.token_ids, patch=patch)["logits"][-1])[sports].sum())
+            assert x["site"] == site["site"] and x["p_any_after"] == pytest.approx(after)
+            assert x["kind"] == (intact - after >= 0.25), (lang, x)
+        first = f.kinds["first"]
+        assert (first["component"], first["layer"], first["position"]) == ("mlp", 0, len(f.tokens) - 1), lang
+        assert first["p_any_after"] < 0.001 and f.kinds["names_pick_which"] and f.kind_key() == "kind_which"
+        # the lit name sites pick which: without one, P(answer) falls by 25 points or more, yet a sport still comes
+        at_names = [x for x in f.kinds["sites"] if x["at_name"]]
+        assert at_names and all(x["p_any_after"] > 0.5 for x in at_names), (lang, at_names)
+
+
 # --- every valid prompt fits: the widest words and numbers any prompt could bring --------------------------------
 def widest(texts, font_size=style.CAPTION) -> str:
     from scenes.components import Label
@@ -373,14 +397,15 @@ def widest_fills(gpt):
                            d=style.signed(-88.8, 1), od=style.signed(-88.8, 1), p=percent, p0=percent, p1=percent,
                            p5=spread, p20=spread, against=style.signed(-88.88, 2), na=n, m=n, n=n, rank=len(words),
                            vrank=len(words), k=3, l=style.shown(gpt.config.n_layer - 1), language=language_name,
-                           name=token, first=token, w=percent, fires=sport)
+                           name=token, first=token, w=percent, fires=sport, q=percent)
     return fills
 
 
 CAPTION_KEYS = ("where", "largest_spread", "largest_one", "largest_over", "lookup_clean", "lookup_most",
                 "lookup_not", "readout_verb", "readout_sport", "readout_other", "spread_many", "spread_one",
                 "spread_none",
-                "and_yes", "and_partly", "conclusion_attention", "conclusion_mlp", "conclusion_elsewhere")
+                "and_yes", "and_partly", "conclusion_attention", "conclusion_mlp", "conclusion_elsewhere",
+                "kind_which", "kind_only")
 
 
 # what a caption's own rule bounds: spread_many's top neuron carries under half
@@ -508,7 +533,7 @@ def test_labels_are_the_rounded_numbers(played, lang):
     assert [n.text for n in s.and_numbers] == [style.percent(x["p"]) for x in v["and"]]
     rules = v["caption_rules"]
     assert set(rules) == {"largest", "lookup", "readout", "carry", "spread", "and", "and_neuron",
-                          "conclusion"}
+                          "conclusion", "kind"}     # the default prompts, both languages: a kind site at the verb
     keys = [c["key"] for c in s.captions]
     assert all(r["key"] in keys for r in rules.values())
     # the map: the lit sites, each a line with its P(answer) replaced by its mean, the boxes their parts

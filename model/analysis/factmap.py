@@ -7,6 +7,9 @@ lit_sites      every (layer, component, position) whose mean-ablation drops P(an
                position that drops it by 50 points or more (NAME_DROP) is lit.
 attention_reads  at a lit attention site: each head's attention weight from that position to every earlier word
                (the trace's own weights), the head that reads `source` most, and its weight there.
+kind_sites     whether a lit site decides *that* the answer is of its kind (a sport at all) or *which* one: P(any word
+               of the kind), intact and with the site mean-ablated; a kind site is one whose ablation drops it by
+               LIT_DROP or more (without it no sport comes at all).
 """
 
 from __future__ import annotations
@@ -53,3 +56,28 @@ def attention_reads(trace: dict, layer: int, position: int, source: int) -> dict
             "weight": float(w[head, source]), "mean_weight": float(w[:, source].mean()),
             "reads_most": int(np.argmax(w[head])),
             "rule": "the head with the largest attention weight on the source word (the first on a tie)"}
+
+
+def kind_sites(gpt, ids: list[int], sites: list[dict], means: dict, kind_ids: list[int]) -> dict:
+    """For each lit site (lit_sites' records): P(any word of `kind_ids`: the answer's kind, every sport of the prompt's
+    language) summed, with that site's state replaced by its mean (the same ablation as the map's); `kind` when that
+    sum drops by LIT_DROP or more from the intact run's. A lit site that is not a kind site keeps the answer a sport
+    and changes which one. `first`: the kind site away from the names with the lowest P(any) after (the first on a
+    tie), the one the scene names; `names_pick_which`: no lit site at a name is a kind site."""
+    from ..numpy_gpt import probabilities
+    kind_ids = list(kind_ids)
+    p_any = float(probabilities(gpt.trace(ids)["logits"][-1])[kind_ids].sum())
+    out = []
+    for s in sites:
+        run = gpt.trace(ids, patch={(s["layer"], s["component"], s["position"]): means[s["layer"], s["component"]]})
+        after = float(probabilities(run["logits"][-1])[kind_ids].sum())
+        out.append({"site": s["site"], "p_any_after": after, "kind": p_any - after >= LIT_DROP,
+                    "at_name": s["at_name"], "layer": s["layer"], "component": s["component"],
+                    "position": s["position"]})
+    away = [x for x in out if x["kind"] and not x["at_name"]]
+    first = min(away, key=lambda x: x["p_any_after"], default=None)
+    return {"p_any": p_any, "sites": out, "first": first,
+            "names_pick_which": not any(x["kind"] for x in out if x["at_name"]),
+            "rule": f"a lit site is a kind site when its mean-ablation drops P(any sport of the prompt's language) by "
+                    f"{LIT_DROP:.0%} points or more; the one named: the kind site away from the names with the lowest "
+                    f"P(any sport) after (the first on a tie)"}

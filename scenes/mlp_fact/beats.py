@@ -516,4 +516,19 @@ class MlpFact(LectureScene):
         self.show_where(boxes, lines, p_clean=f.path["p_clean"], sites=f.lit, key_site=k)
         self.values["where"]["lit"] = [x["site"] for x in f.lit]     # the sites, "attention:L@P" / "mlp:L@P"
         self.values["where"]["boxes"] = self.where.lit_parts
+        self.values["where"]["kinds"] = [x["site"] for x in f.kinds["sites"] if x["kind"]]
         self.wait(PAUSE)
+        # a lit site away from the names that a sport needs at all (without it none comes): said, so that the map's
+        # deepest drop is not read as the fact's place (kind_key; nothing said when there is none)
+        kind = f.kind_key()
+        if kind is not None:
+            x = f.kinds["first"]
+            self.say(self.caption_rule(
+                "kind", kind, "a lit site away from the names whose mean-ablation drops P(any sport of the prompt's "
+                "language) by at least 25 points (the lowest after, first on a tie) is named: kind_which when no lit "
+                "site at a name drops it so (those sites pick which sport), else kind_only; no such site: nothing "
+                "said", site=x["site"], p_any=f.kinds["p_any"], p_any_after=x["p_any_after"],
+                names_pick_which=f.kinds["names_pick_which"]),
+                comp=self.comp_name(x["layer"], x["component"]), tok=f.tokens[x["position"]],
+                q=style.percent(x["p_any_after"]))
+            self.wait(PAUSE)

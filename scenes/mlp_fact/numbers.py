@@ -14,7 +14,8 @@ from model.analysis import (contrast_direction, mean_ablation, neuron_attribute_
                             neuron_direction_attribution, person_causal_trace,
                             push_share, top_k_shares,
                             vector_readout)
-from model.analysis.factmap import LIT_DROP, NAME_DROP, attention_reads, key_site, lit_sites
+from model.analysis.circuits import sport_alternatives
+from model.analysis.factmap import LIT_DROP, NAME_DROP, attention_reads, key_site, kind_sites, lit_sites
 from model.analysis.factpath import (and_search, fact_path, held_out_directions, held_out_rise,
                                      pair_words, pre_activation_parts)
 from model.analysis.patching import MEAN_SAMPLE
@@ -114,6 +115,9 @@ class FactLookup:
         self.key_site = key_site(self.lit)
         self.name_reads = (attention_reads(tr, self.key_site["layer"], self.key_site["position"], self.first_index)
                            if self.key_site and self.key_site["component"] == "attn" else None)
+        # which lit sites decide that a sport comes at all, not which one: without them P(any sport) falls too
+        self.kinds = kind_sites(gpt, self.token_ids, self.lit, self.means,
+                                sport_alternatives(gpt, lang_, self.prompt_lang))
         # the AND: a neuron of that MLP for the two names together, by rule; its input split by name
         self.andn = and_search(gpt, lang_, self.prompt_lang, self.tokens, self.first_index, self.layer)
         self.andn_k = int(gpt.mlp(self.layer).W_in.shape[1])
@@ -192,7 +196,7 @@ class FactLookup:
                 "through_lookup": dict(self.path["through_lookup"]), "and_neuron_key": self.and_neuron_key(),
                 "and_neuron": {k: self.andn[k] for k in ("layer", "neuron", "act", "margin", "is_and", "groups")},
                 "loo": dict(self.rise["loo"]), "lit": [x["site"] for x in self.lit],
-                "conclusion_key": self.conclusion_key(),
+                "conclusion_key": self.conclusion_key(), "kind_key": self.kind_key(),
                 "key_site": None if self.key_site is None else {**self.key_site,
                                                                 "token": self.tokens[self.key_site["position"]]}}
 
@@ -225,6 +229,14 @@ class FactLookup:
         if self.key_site is None:
             return "conclusion_elsewhere"
         return "conclusion_attention" if self.key_site["component"] == "attn" else "conclusion_mlp"
+
+    def kind_key(self) -> str | None:
+        """The map's second finding (kind_sites): a lit site away from the names whose mean-ablation leaves no sport at
+        all (its `first`): kind_which when no lit site at a name is such a site (those pick which sport), else
+        kind_only; None (nothing said) when there is none."""
+        if self.kinds["first"] is None:
+            return None
+        return "kind_which" if self.kinds["names_pick_which"] else "kind_only"
 
     def and_right(self) -> int:
         return sum(v["prediction"] == v["sport"] for v in self.variants)
@@ -271,7 +283,7 @@ class FactLookup:
             "ablation": {**self.ablation, "layer": self.layer, "component": "mlp", "position": self.position,
                          "new_top": self.new_top, "sample": MEAN_SAMPLE},
             "and": self.variants,
-            "map": {"lit": self.lit, "key_site": self.key_site, "name_reads": self.name_reads,
+            "map": {"lit": self.lit, "key_site": self.key_site, "name_reads": self.name_reads, "kinds": self.kinds,
                     "lit_drop": LIT_DROP, "name_drop": NAME_DROP,
                     "rule": "lit: every (layer, component, position) whose mean-ablation (path.ablation) drops "
                             f"P(answer) by at least {LIT_DROP:.0%} points, so every name site dropping it by "
