@@ -191,7 +191,7 @@ def test_no_caption_states_the_other_languages_figures(dry, lang):
 
 def test_the_mlp_chapter_reaches_one_conclusion_and_parameters_claims_only_it(dry):
     """mlp_fact's closing beat states the map's finding by one rule (conclusion_key: what the lit site at a name that
-    drops P(answer) most is), on its own language's numbers; where the two languages' keys differ, both are recorded
+    drops P(answer) most is), then the part that asks for a sport at all (kind_key), on its own language's numbers; where the two languages' keys differ, both are recorded
     (languages_differ "conclusion"), never said. The map lights exactly the sites the story records, and the key site
     is the one at a name with the largest drop. parameters' closing claim about the MLP chapter is its own language's
     lookup layer and held-out count, the chapter's."""
@@ -210,8 +210,11 @@ def test_the_mlp_chapter_reaches_one_conclusion_and_parameters_claims_only_it(dr
         assert s.values["caption_rules"]["conclusion"]["key"] == want
         assert ("conclusion" in s.values.get("languages_differ", {})) == (len({e["conclusion_key"]
                                                                                 for e in story.values()}) > 1)
+        # then, by its own rule, the lit part away from the names without which no sport comes (kind_key), if any
+        kind = story[lang]["kind_key"]
+        assert s.values["caption_rules"].get("kind", {}).get("key") == kind
         closing = [c["key"] for c in s.captions if c["beat"] == "summary"]
-        assert closing == [want], closing
+        assert closing == [want] + ([kind] if kind else []), closing
     for lang in LANGS:
         p = dry("parameters", lang).values
         finding = p["mlp_finding"]
