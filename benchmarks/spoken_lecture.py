@@ -86,22 +86,29 @@ def main(argv=None) -> int:
     if not args.folder.is_dir():
         print(f"spoken_lecture: no such folder: {args.folder}", file=sys.stderr)
         return 2
-    figures = measure(args.folder, args.recipe)
+    try:
+        figures = measure(args.folder, args.recipe)
+    except (OSError, ValueError, KeyError, tomllib.TOMLDecodeError) as e:    # a broken manifest, clip or recipe
+        print(f"spoken_lecture: cannot measure {args.folder}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
     if not figures:
         print(f"spoken_lecture: no clip of the recipe's scenes in {args.folder}", file=sys.stderr)
         return 2
-    for lang, run in figures.items():
-        print(f"{lang}: {run['minutes']} min, speech {run['speech_minutes']} min ({run['share']:.0%}), "
-              f"{run['rate']} {run['rate_unit']} while speaking; {len(run['over_share'])} beats over "
-              f"{SHARE:.0%} speech; shortest hold {run['shortest_hold']} s; longest title card "
-              f"{run['longest_title']} s")
-        for name, s in run["scenes"].items():
-            print(f"  {name:22s} {s['seconds']:7.1f} s  speech {s['speech']:6.1f} s")
     if args.out:
         old = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
         tmp = args.out.with_name(args.out.name + ".tmp")
         tmp.write_text(json.dumps({**old, **figures}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         os.replace(tmp, args.out)
+    try:
+        for lang, run in figures.items():
+            print(f"{lang}: {run['minutes']} min, speech {run['speech_minutes']} min ({run['share']:.0%}), "
+                  f"{run['rate']} {run['rate_unit']} while speaking; {len(run['over_share'])} beats over "
+                  f"{SHARE:.0%} speech; shortest hold {run['shortest_hold']} s; longest title card "
+                  f"{run['longest_title']} s")
+            for name, s in run["scenes"].items():
+                print(f"  {name:22s} {s['seconds']:7.1f} s  speech {s['speech']:6.1f} s")
+    except BrokenPipeError:     # the reader left (| head): the figures are written; nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

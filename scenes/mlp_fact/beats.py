@@ -531,4 +531,3 @@ class MlpFact(LectureScene):
                 names_pick_which=f.kinds["names_pick_which"]),
                 comp=self.comp_name(x["layer"], x["component"]), tok=f.tokens[x["position"]],
                 q=style.percent(x["p_any_after"]))
-            self.wait(PAUSE)
