@@ -76,8 +76,7 @@ def measure(folder: Path, recipe: Path) -> dict:
 
 
 def main(argv=None) -> int:
-    global SHARE
-    from scenes.style import SPEECH_SHARE as SHARE
+    from scenes.style import SPEECH_SHARE
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folder", type=Path, help="the rendered clips' folder (media/preview, media/high, ...)")
     ap.add_argument("--recipe", type=Path, default=ROOT / "lecture.toml")
@@ -103,7 +102,7 @@ def main(argv=None) -> int:
         for lang, run in figures.items():
             print(f"{lang}: {run['minutes']} min, speech {run['speech_minutes']} min ({run['share']:.0%}), "
                   f"{run['rate']} {run['rate_unit']} while speaking; {len(run['over_share'])} beats over "
-                  f"{SHARE:.0%} speech; shortest hold {run['shortest_hold']} s; longest title card "
+                  f"{SPEECH_SHARE:.0%} speech; shortest hold {run['shortest_hold']} s; longest title card "
                   f"{run['longest_title']} s")
             for name, s in run["scenes"].items():
                 print(f"  {name:22s} {s['seconds']:7.1f} s  speech {s['speech']:6.1f} s")
