@@ -10,6 +10,7 @@ import numpy as np
 from manim import ORIGIN, UP, MathTex, Text, VectorizedPoint, VGroup, VMobject
 
 from .. import style
+from . import outline_cache
 from ..style import FONT, LABEL, TEXT
 
 
@@ -63,9 +64,16 @@ class Label(VGroup):
 
 @lru_cache(maxsize=None)
 def _label_outlines(text: str, font_size: float, weight: str) -> tuple[tuple[np.ndarray, ...], float]:
-    """Pango's glyph outlines for "H" + text (the H dropped) and the H's baseline; shaped once per text and size."""
+    """Pango's glyph outlines for "H" + text (the H dropped) and the H's baseline; shaped once per text and size on
+    this machine (outline_cache keeps them on disk), and read once per process."""
+    path = outline_cache.entry_path(text, font_size, weight, FONT)
+    found = outline_cache.load(path)
+    if found is not None:
+        return found
     ref = Text("H" + text, font=FONT, font_size=font_size, weight=weight)
-    return tuple(g.points.copy() for g in ref.submobjects[1:]), float(ref[0].get_bottom()[1])
+    outlines, baseline = tuple(g.points.copy() for g in ref.submobjects[1:]), float(ref[0].get_bottom()[1])
+    outline_cache.store(path, outlines, baseline)
+    return outlines, baseline
 
 
 @dataclass(frozen=True)
