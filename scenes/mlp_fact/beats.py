@@ -222,9 +222,8 @@ class MlpFact(LectureScene):
         words = [style.token_label(t["word"]) for t in top]
         amounts = [t["logit"] for t in top]
         ys = [1.9 - r * 0.6 for r in range(len(words))]
-        lo, hi = min(min(amounts), 0.0), max(max(amounts), 0.0)   # the bars span x = -1.9 .. 1.7 whatever the signs
-        unit = 3.6 / max(hi - lo, 1e-9)
-        self.read_chart = BarChart(amounts, ys, BarScale(-1.9 - lo * unit, unit), LOGIT, labels=words, label_right=-2.2,
+        scale = BarScale.fit(-1.9, 3.6, amounts)      # the bars span x = -1.9 .. 1.7 whatever the signs
+        self.read_chart = BarChart(amounts, ys, scale, LOGIT, labels=words, label_right=-2.2,
                                    numbers=[style.signed(a, 2) for a in amounts], number_right=3.0, number_colour=LOGIT,
                                    header=self.s("readout_header"), header_at=(0, 2.7), header_colour=LOGIT,
                                    header_size=style.LABEL, clamp=False)
@@ -264,9 +263,7 @@ class MlpFact(LectureScene):
         ys = [2.6 - r * 0.4 for r in range(len(values))]
         carrier = f.path["carrier"]["layer"]
         colours = [TEXT if n == 1 + 2 * carrier else MUTED for n in range(len(values))]
-        lo, hi = min(min(values), 0.0), max(max(values), 0.0)
-        unit = 3.0 / max(hi - lo, 1e-9)
-        self.carry_chart = BarChart(values, ys, BarScale(-3.4 - lo * unit, unit), LOGIT, labels=names, label_right=-3.6,
+        self.carry_chart = BarChart(values, ys, BarScale.fit(-3.4, 3.0, values), LOGIT, labels=names, label_right=-3.6,
                                     label_colours=colours, label_size=style.SMALL, numbers=texts, number_right=0.9,
                                     number_colour=LOGIT, number_size=style.SMALL,
                                     header=self.s("carry_header", sport=f.answer, tok=f.tokens[-1]),
