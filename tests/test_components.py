@@ -407,6 +407,57 @@ def test_a_table_puts_each_column_under_its_header_and_keeps_its_rows():
         Table(["a", "b"], [["1"]], [1.0, 0.5], label_right=0.0, column_rights=[1.0])
 
 
+def test_a_table_can_centre_its_columns_size_its_labels_apart_and_shape_its_cells_as_text():
+    from scenes.components import Label, Table
+    table = Table(["inputs", "loss"], [["62,377", "0%"], ["69", "30.3%"]], [1.0, 0.5], label_right=-1.0,
+                  column_rights=[1.0, 3.0], align="centre", label_size=style.SMALL, headers=["none", "two or more"],
+                  header_baseline=1.6, label_header="on")
+    for column, x in zip(table.columns, [1.0, 3.0]):        # centred by the numbers' advance: a bearing's slack
+        assert all(n.get_center()[0] == pytest.approx(x, abs=0.03) for n in column)
+    assert table.header[0].get_right()[0] == pytest.approx(-1.0)     # the label header stays right-aligned
+    assert [h.get_center()[0] for h in table.header[1:]] == pytest.approx([1.0, 3.0])
+    assert table.labels[0].font_size == pytest.approx(style.SMALL) and table.columns[0][0].font_size == style.LABEL
+    text = Table(["within 85-95\u00b0"], [["1.2\u00d710\u00b2\u00b9"]], [0.0], label_right=0.0, column_rights=[3.0],
+                 text_cells=True)
+    assert isinstance(text.columns[0][0], Label) and text.columns[0][0].get_right()[0] == pytest.approx(3.0)
+    with pytest.raises(ValueError):
+        Table(["a"], [["1"]], [1.0], label_right=0.0, column_rights=[1.0], align="middle")
+
+
+def test_a_bar_charts_numbers_can_follow_each_bar_in_its_own_colour():
+    from manim import ManimColor
+    from scenes.components import BarChart, BarScale
+    values = [0.5, -1.0, 2.0]
+    chart = BarChart(values, [1.0, 0.5, 0.0], BarScale(0.0, 1.0), [style.PROB, style.LOGIT, style.MUTED],
+                     numbers=lambda v: f"{v:.1f}", number_after=0.15)
+    bars, numbers = chart.bars.bars, chart.numbers
+    assert [b.get_fill_color().to_hex() for b in bars] == [ManimColor(c).to_hex() for c in (style.PROB, style.LOGIT,
+                                                                                             style.MUTED)]
+    for n, bar, v in zip(numbers, bars, values):   # past the bar's end, on its side of the zero line
+        if v < 0:
+            assert n.get_right()[0] < bar.get_left()[0] - 0.1 and n.anchor_point()[0] == pytest.approx(-1.15)
+        else:
+            assert n.get_left()[0] > bar.get_right()[0] + 0.1
+            assert n.anchor_point()[0] == pytest.approx(bar.get_right()[0] + 0.15)
+    chart.set_values([-0.5, 1.0, 1.0], lambda v: f"{v:.1f}")      # the numbers follow, one crossing sides
+    assert numbers[0].anchor_point()[0] == pytest.approx(-0.65) and numbers[0].get_right()[0] < -0.5
+    assert numbers[1].anchor_point()[0] == pytest.approx(1.15) and numbers[1].get_left()[0] > 1.0
+    with pytest.raises(LayoutError):      # one place for the numbers, not two
+        BarChart(values, [1.0, 0.5, 0.0], BarScale(0.0, 1.0), style.PROB, numbers=style.signed, number_right=3.0,
+                 number_after=0.15)
+    with pytest.raises(LayoutError):
+        BarChart(values, [1.0, 0.5, 0.0], BarScale(0.0, 1.0), [style.PROB], numbers=style.signed, number_right=3.0)
+
+
+def test_column_bars_numbers_can_skip_a_bar_and_take_each_bars_colour():
+    from scenes.components import ColumnBars
+    bars = ColumnBars([0.5, 0.0, 1.0], [-1.0, 0.0, 1.0], 0.0, 1.0, [style.MUTED, style.PROB, style.LOGIT], width=0.3)
+    numbers = bars.numbers_above(["0.50", None, "1.00"], [style.MUTED, style.PROB, style.LOGIT], gap=0.15)
+    assert [n.text for n in numbers] == ["0.50", "1.00"]
+    assert numbers[1].color_ == style.LOGIT and numbers[1].baseline() == pytest.approx(1.15)
+    assert numbers[1].get_center()[0] == pytest.approx(1.0)
+
+
 def test_column_bars_stand_on_hang_from_or_cross_their_base_and_grow_out_of_it():
     from scenes.components import ColumnBars
     xs = [-1.0, 0.0, 1.0]

@@ -57,8 +57,10 @@ class BarScale:
 class BarChart(VGroup):
     """Rows of `label | signed bar from the zero line | number`, on given baselines, under an optional header.
 
-    `numbers` is a list of texts or a formatter of each value (e.g. style.percent); `scale` a BarScale, or None
-    for the widest bar to end `gap` short of the numbers (which need `number_right`, the bars `bar_left`).
+    `numbers` is a list of texts or a formatter of each value (e.g. style.percent), right-aligned at `number_right`,
+    or, given `number_after` instead, each that far past its own bar's end (left-aligned after a positive bar,
+    right-aligned before a negative one); `scale` a BarScale, or None for the widest bar to end `gap` short of the
+    numbers (which need `number_right`, the bars `bar_left`). `color` is one colour, or one a bar (a list).
     `clamp` moves the header, then the whole chart, sideways and up or down into the title-safe area if they
     run out of it (a chart that cannot fit there is a LayoutError).
     """
@@ -67,7 +69,7 @@ class BarChart(VGroup):
                  labels: Sequence[str] | None = None, label_right: float | None = None, label_colours=None,
                  label_size: float = LABEL,
                  numbers: Sequence[str] | Callable[[float], str] | None = None, number_right: float | None = None,
-                 number_colour=TEXT, number_size: float = LABEL,
+                 number_colour=TEXT, number_size: float = LABEL, number_after: float | None = None,
                  header: str | None = None, header_at: tuple[float, float] = (0.0, 0.0), header_colour=MUTED,
                  header_size: float = SMALL,
                  bar_left: float | None = None, gap: float = 0.2,
@@ -88,13 +90,15 @@ class BarChart(VGroup):
                 raise LayoutError("a bar chart's labels need label_right")
             self.labels = LabelColumn(list(labels), list(baselines), label_right, colours=label_colours,
                                       font_size=label_size)
-        self.numbers = VGroup()
+        self.numbers, self.number_after = VGroup(), number_after
         if numbers is not None:
-            if number_right is None:
-                raise LayoutError("a bar chart's numbers need number_right")
+            if (number_right is None) == (number_after is None):
+                raise LayoutError("a bar chart's numbers need number_right or number_after")
             texts = [numbers(v) for v in values] if callable(numbers) else list(numbers)
-            self.numbers = NumberColumn(texts, list(baselines), number_right, color=number_colour,
-                                        font_size=number_size)
+            self.numbers = NumberColumn(texts, list(baselines), 0.0 if number_right is None else number_right,
+                                        color=number_colour, font_size=number_size)
+        if scale is None and number_after is not None:
+            raise LayoutError("a bar chart with its numbers after its bars needs a scale")
         if scale is None:
             if bar_left is None or not len(self.numbers):
                 raise LayoutError("a bar chart scaled to its numbers needs bar_left and the numbers")
@@ -103,6 +107,7 @@ class BarChart(VGroup):
         self.bar_scale = scale      # not .scale: that is every mobject's scale()
         self.bars = BarColumn(values, list(baselines), scale.x0, scale.unit, color, height=bar_height, track=track,
                               lift=lift, opacities=opacities)
+        self.place_numbers_after()
         self.add(self.header, self.labels, self.bars, self.numbers)
         if clamp:
             self.clamp()
@@ -124,6 +129,19 @@ class BarChart(VGroup):
         self.bars.set_values(self.values)
         if numbers is not None:
             self.numbers.set_texts([numbers(v) for v in self.values] if callable(numbers) else list(numbers))
+        return self.place_numbers_after()
+
+    def place_numbers_after(self) -> "BarChart":
+        """With `number_after`: each number that far past its bar's end, on the bar's side of the zero line."""
+        if self.number_after is None or not len(self.numbers):
+            return self
+        for n, bar, v in zip(self.numbers, self.bars.bars, self.values):
+            align = "right" if v < 0 else "left"
+            if n.align != align:
+                n.align, text, n.text = align, n.text, ""
+                n.set_text(text)                     # laid out again from its anchor, now its other end
+            x = bar.get_left()[0] - self.number_after if v < 0 else bar.get_right()[0] + self.number_after
+            n.place(x, n.baseline())
         return self
 
 
@@ -166,15 +184,20 @@ class ColumnBars(VGroup):
                       align: str = "centre") -> VGroup:
         """Each bar's number over that bar, its baseline `gap` above the bar's top (standing bars): centred on it, or
         `align` "right" (its right end at the bar's right edge, reaching left) or "left" (its left end at the bar's
-        left edge): a pair's two numbers then reach away from each other, each still standing on its own bar."""
+        left edge): a pair's two numbers then reach away from each other, each still standing on its own bar.
+        `colour` is one colour, or one a bar; a text None leaves its bar without a number (the group holds only the
+        numbers drawn, in the bars' order)."""
         if align not in ("centre", "left", "right"):
             raise ValueError(f"align: centre, left or right, got {align!r}")
         from .text import NumberText
         if len(texts) != len(self.submobjects):
             raise LayoutError(f"{len(texts)} numbers for {len(self.submobjects)} bars")
+        colours = list(colour) if isinstance(colour, (list, tuple)) else [colour] * len(texts)
         out = VGroup()
-        for text, bar in zip(texts, self.submobjects):
-            label = NumberText(text, font_size=font_size, color=colour, align="left")
+        for text, bar, c in zip(texts, self.submobjects, colours):
+            if text is None:
+                continue
+            label = NumberText(text, font_size=font_size, color=c, align="left")
             label.place(0, bar.get_top()[1] + gap)
             if align == "centre":
                 label.shift(RIGHT * (bar.get_center()[0] - label.get_center()[0]))
@@ -230,21 +253,28 @@ def keep_inside(mobject):
 
 
 class Table(VGroup):
-    """Rows of `label | number | number …` with a header over each column: columns right-aligned at given x,
-    the label column right-aligned at `label_right`.
+    """Rows of `label | number | number …` with a header over each column: columns right-aligned at given x (or,
+    `align="centre"`, centred on them), the label column right-aligned at `label_right`.
 
-    `columns` is a list of columns, each a list of texts (one a row); `headers` one text a column (None: no header
-    row), each right-aligned with its column, on `header_baseline` or centred on `header_centre` (a header row of
-    one or two sizes of text). Parts: `header` (one Label a column, label column first if `label_header` is given),
-    `labels` (a LabelColumn), `columns` (a VGroup of NumberColumns)."""
+    `columns` is a list of columns, each a list of texts (one a row), each a NumberText (or, `text_cells`, a Label:
+    text shaped whole, e.g. "10²¹" in the font's superscripts); `headers` one text a column (None: no header
+    row), each aligned with its column like its cells, on `header_baseline` or centred on `header_centre` (a header
+    row of one or two sizes of text). The labels are `label_size` (by default `font_size`, the cells' size). Parts:
+    `header` (one Label a column, label column first if `label_header` is given), `labels` (a LabelColumn),
+    `columns` (a VGroup of NumberColumns, or of LabelColumns with `text_cells`)."""
 
     def __init__(self, labels: Sequence[str], columns: Sequence[Sequence[str]], baselines: Sequence[float], *,
                  label_right: float, column_rights: Sequence[float], label_colours=None,
                  column_colours=None, font_size: float = LABEL, headers: Sequence[str] | None = None,
                  header_baseline: float | None = None, header_centre: float | None = None,
                  label_header: str | None = None, header_colours=None,
-                 header_size: float = SMALL, clamp: bool = True):
+                 header_size: float = SMALL, label_size: float | None = None, align: str = "right",
+                 text_cells: bool = False, clamp: bool = True):
         super().__init__()
+        if align not in ("right", "centre"):
+            raise ValueError(f"a table's columns are aligned right or centre, got {align!r}")
+        if text_cells and align != "right":
+            raise LayoutError("a table's text cells are right-aligned")
         if len(columns) != len(column_rights):
             raise LayoutError(f"a table of {len(columns)} columns at {len(column_rights)} places")
         for c in columns:
@@ -257,18 +287,25 @@ class Table(VGroup):
             texts = ([label_header] if label_header is not None else []) + list(headers)
             rights = ([label_right] if label_header is not None else []) + list(column_rights)
             colours = header_colours or [MUTED] * len(texts)
-            for text, x, colour in zip(texts, rights, colours):
+            for i, (text, x, colour) in enumerate(zip(texts, rights, colours)):
                 head = Label(text, font_size=header_size, color=colour)
+                centred = align == "centre" and (label_header is None or i > 0)     # the label header: right
+                x = x if centred else x - head.width / 2
                 if header_centre is not None:
-                    self.header.add(head.move_to([x - head.width / 2, header_centre, 0]))
+                    self.header.add(head.move_to([x, header_centre, 0]))
                 else:
-                    self.header.add(head.shift(RIGHT * (x - head.get_right()[0])).on_baseline(header_baseline))
+                    self.header.add(head.shift(RIGHT * (x - head.get_center()[0])).on_baseline(header_baseline))
         self.labels = LabelColumn(list(labels), list(baselines), label_right, colours=label_colours,
-                                  font_size=font_size)
-        self.columns = VGroup(*[NumberColumn(list(c), list(baselines), x,
-                                             color=(column_colours[i] if column_colours else TEXT),
-                                             font_size=font_size)
-                                for i, (c, x) in enumerate(zip(columns, column_rights))])
+                                  font_size=font_size if label_size is None else label_size)
+        colours = [column_colours[i] if column_colours else TEXT for i in range(len(columns))]
+        if text_cells:
+            self.columns = VGroup(*[LabelColumn(list(c), list(baselines), x, colours=[colour] * len(c),
+                                                font_size=font_size)
+                                    for c, x, colour in zip(columns, column_rights, colours)])
+        else:
+            self.columns = VGroup(*[NumberColumn(list(c), list(baselines), x, color=colour, font_size=font_size,
+                                                 align=align)
+                                    for c, x, colour in zip(columns, column_rights, colours)])
         self.add(self.header, self.labels, self.columns)
         if clamp:
             keep_inside(self)

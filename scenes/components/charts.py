@@ -25,7 +25,8 @@ class LabelColumn(VGroup):
 
 
 class NumberColumn(VGroup):
-    """Numbers right-aligned at x, one per row baseline; set_texts updates them in place."""
+    """Numbers right-aligned at x (or `align` "left" or "centre"), one per row baseline; set_texts updates them in
+    place."""
 
     def __init__(self, texts: list[str], baselines: list[float], x: float, color=TEXT,
                  font_size: float = LABEL, align: str = "right"):
@@ -38,7 +39,7 @@ class NumberColumn(VGroup):
 
 
 class BarColumn(VGroup):
-    """Horizontal bars from a zero line at x0, length = value × unit, one per row.
+    """Horizontal bars from a zero line at x0, length = value × unit, one per row; one colour, or one a bar (a list).
 
     `track` draws a faint full-length background (e.g. 100 % for probabilities).
     """
@@ -48,12 +49,15 @@ class BarColumn(VGroup):
         super().__init__()
         self.x0, self.unit, self.bar_height, self.color_ = x0, unit, height, color
         self.centres = [y + lift for y in baselines]
+        colours = list(color) if isinstance(color, (list, tuple)) else [color] * len(self.centres)
+        if len(colours) != len(self.centres):
+            raise LayoutError(f"{len(colours)} colours for {len(self.centres)} bars")
         self.tracks = VGroup()
         if track:
-            for y in self.centres:
-                self.tracks.add(Rectangle(width=track * unit, height=height, stroke_width=0, fill_color=color,
+            for y, colour in zip(self.centres, colours):
+                self.tracks.add(Rectangle(width=track * unit, height=height, stroke_width=0, fill_color=colour,
                                           fill_opacity=0.12).move_to([x0 + track * unit / 2, y, 0]))
-        self.bars = VGroup(*[Rectangle(width=1, height=height, stroke_width=0, fill_color=color,
+        self.bars = VGroup(*[Rectangle(width=1, height=height, stroke_width=0, fill_color=colours[i],
                                        fill_opacity=(opacities[i] if opacities else 0.9))
                              for i, y in enumerate(self.centres)])
         self.add(self.tracks, self.bars)

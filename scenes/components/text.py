@@ -124,7 +124,7 @@ class NumberText(VGroup):
     """A number (or any short string of symbols) that can change every frame, cheaply.
 
     Glyphs are measured once and copied, digits are tabular, and the text stays
-    anchored at its right (or left) end on its baseline while it changes.
+    anchored at its right (or left, or `align="centre"` its middle) on its baseline while it changes.
     """
 
     def __init__(self, text: str, font_size: float = LABEL, color=TEXT, align: str = "right"):
@@ -151,7 +151,7 @@ class NumberText(VGroup):
                 glyphs.append(g)
                 pens.append(pen)
             pen += g.advance
-        offset = x - pen if self.align == "right" else x
+        offset = x - pen if self.align == "right" else x - pen / 2 if self.align == "centre" else x
         while len(self._pool) < len(glyphs):
             self._pool.append(VMobject(fill_color=self.color_, fill_opacity=1, stroke_width=0))
         shapes = self._pool[:len(glyphs)]
