@@ -14,13 +14,13 @@ full precision in self.values (the manifest).
 from __future__ import annotations
 
 import numpy as np
-from manim import (LEFT, RIGHT, Create, DashedLine, FadeIn, FadeOut, GrowFromEdge, GrowFromPoint, LaggedStart,
+from manim import (RIGHT, Create, DashedLine, FadeIn, FadeOut, GrowFromPoint, LaggedStart,
                    Rectangle, Transform, VGroup)
 
 from model.analysis.superposition import toy_collisions
 from model.superposition_record import load as load_snapshots
 from scenes import style
-from scenes.components import ColumnBars, Label, NumberText
+from scenes.components import BarChart, BarScale, ColumnBars, Label, NumberText, Table
 from scenes.components.sums import CountSum, RoundedPercents
 from scenes.components.superposition import VectorFan
 from scenes.lecture import LectureScene
@@ -248,14 +248,11 @@ class ToySuperposition(LectureScene):
         bars = [bar for pair in pairs for bar in pair]
         self.collide_bars = ColumnBars([v for v, _, _ in bars], [bx for _, bx, _ in bars], COLLIDE_BASE, COLLIDE_UNIT,
                                        [c for _, _, c in bars], width=0.38)
-        self.collide_numbers, self.collide_feature_names = VGroup(), VGroup()
-        for i, (xv, ov, x) in enumerate(zip(ex["x"], ex["out"], COLLIDE_XS)):
-            for value, dx, colour in ((xv, -0.3, MUTED), (ov, 0.3, FEATURE_COLOURS[i])):
-                h = max(value * COLLIDE_UNIT, 1e-3)           # the bar's height (ColumnBars' floor)
-                if value > 0:
-                    num = NumberText(f"{value:.2f}", style.SMALL, colour).place(0, COLLIDE_BASE + h + 0.15)
-                    num.shift(RIGHT * (x + dx - num.get_center()[0]))
-                    self.collide_numbers.add(num)
+        # each bar's number over it, in its colour; a bar of 0 has none
+        self.collide_numbers = self.collide_bars.numbers_above([f"{v:.2f}" if v > 0 else None for v, _, _ in bars],
+                                                               [c for _, _, c in bars], gap=0.15)
+        self.collide_feature_names = VGroup()
+        for i, x in enumerate(COLLIDE_XS):
             name = NumberText(str(i + 1), style.LABEL, FEATURE_COLOURS[i]).place(0, COLLIDE_BASE - 0.45)
             name.shift(RIGHT * (x - name.get_center()[0]))
             self.collide_feature_names.add(name)
@@ -283,41 +280,23 @@ class ToySuperposition(LectureScene):
         shares = RoundedPercents(losses, total=sum(losses))
         self.record_sum("rare", "inputs by features on = the batch", counts)
         self.record_sum("rare", "shares of the loss = 100%", shares)
-        xs, label_x = [-0.4, 2.2, 4.8], -1.9
-        ys = {"head": 2.2, "inputs": 1.6, "loss": 1.0}
-        self.rare_table = VGroup()
-        for key, y, colour in (("on_title", ys["head"], MUTED), ("row_inputs", ys["inputs"], MUTED),
-                               ("row_loss", ys["loss"], MUTED)):
-            lab = Label(self.s(key), font_size=style.SMALL, color=colour)
-            lab.shift(RIGHT * (label_x - lab.get_right()[0])).on_baseline(y)
-            self.rare_table.add(lab)
-        for x, head, count, share in zip(xs, ("on_none", "on_one", "on_more"), counts.labels, shares.labels):
-            colour = TEXT if head == "on_more" else MUTED
-            h = Label(self.s(head), font_size=style.SMALL, color=colour)
-            h.shift(RIGHT * (x - h.get_center()[0])).on_baseline(ys["head"])
-            n = NumberText(count, style.LABEL, colour).place(0, ys["inputs"])
-            n.shift(RIGHT * (x - n.get_center()[0]))
-            p = NumberText(share, style.LABEL, colour).place(0, ys["loss"])
-            p.shift(RIGHT * (x - p.get_center()[0]))
-            self.rare_table.add(h, n, p)
+        # a column a kind (how many features on), centred under its name; "two or more" in the text colour
+        colours = [MUTED, MUTED, TEXT]
+        self.rare_table = Table([self.s("row_inputs"), self.s("row_loss")], list(zip(counts.labels, shares.labels)),
+                                [1.6, 1.0], label_right=-1.9, column_rights=[-0.4, 2.2, 4.8], align="centre",
+                                label_colours=[MUTED, MUTED], label_size=style.SMALL, column_colours=colours,
+                                headers=[self.s(k) for k in ("on_none", "on_one", "on_more")], header_baseline=2.2,
+                                label_header=self.s("on_title"), header_colours=[MUTED] + colours, clamp=False)
         self.rare_counts, self.rare_shares = counts, shares
-        # the same inputs, two losses: the pentagon's and keeping the top two exactly
+        # the same inputs, two losses: the pentagon's and keeping the top two exactly; each number after its bar
         values = [c["loss"], c["keep_two_loss"]]
         left = -0.7                                    # the bars' left end; their names end left of it
-        unit = 4.4 / max(values)
-        self.same_title = Label(self.s("same_inputs"), font_size=style.SMALL, color=MUTED)
+        self.same_chart = BarChart(values, [-0.35, -0.95], BarScale.fit(left, 4.4, values), [FEATURE_COLOURS[0], MUTED],
+                                   labels=[self.s("bar_pentagon"), self.s("bar_keep_two")], label_right=left - 0.2,
+                                   label_size=style.SMALL, numbers=lambda v: f"{v:.5f}", number_after=0.15,
+                                   number_size=style.SMALL, bar_height=0.28, lift=0.1, clamp=False)
+        self.same_title = Label(self.s("same_inputs"), font_size=style.SMALL, color=MUTED)   # the names' header
         self.same_title.shift(RIGHT * (left - 0.2 - self.same_title.get_right()[0])).on_baseline(0.25)
-        self.same_rows = VGroup()
-        for k, (key, v, colour) in enumerate((("bar_pentagon", values[0], FEATURE_COLOURS[0]),
-                                              ("bar_keep_two", values[1], MUTED))):
-            y = -0.35 - 0.6 * k
-            name = Label(self.s(key), font_size=style.SMALL, color=TEXT)
-            name.shift(RIGHT * (left - 0.2 - name.get_right()[0])).on_baseline(y)
-            bar = Rectangle(width=max(v * unit, 1e-3), height=0.28, stroke_width=0, fill_color=colour,
-                            fill_opacity=0.9)
-            bar.move_to([left + v * unit / 2, y + 0.1, 0])
-            num = NumberText(f"{v:.5f}", style.SMALL, TEXT, align="left").place(left + v * unit + 0.15, y)
-            self.same_rows.add(VGroup(name, bar, num))
         self.values["rare_shown"] = {"inputs": counts.labels, "loss_shares": shares.labels,
                                      "same_inputs_loss": {"pentagon": values[0], "keep_two": values[1]}}
 
@@ -438,7 +417,6 @@ class ToySuperposition(LectureScene):
                  cost=self.rare_shares.labels[2], times=f"{c['keep_two_loss'] / c['loss']:.0f}")
         self.clear_stage()
         self.play(FadeIn(self.rare_header), FadeIn(self.rare_table), run_time=STEP)
-        self.play(FadeIn(self.same_title), *[FadeIn(row[0]) for row in self.same_rows], run_time=STEP)
-        self.play(*[GrowFromEdge(row[1], LEFT) for row in self.same_rows],
-                  *[FadeIn(row[2]) for row in self.same_rows], run_time=STEP)
+        self.play(FadeIn(self.same_title), FadeIn(self.same_chart.labels), run_time=STEP)
+        self.play(*self.same_chart.grow(), FadeIn(self.same_chart.numbers), run_time=STEP)
         self.wait(PAUSE)

@@ -133,7 +133,9 @@ def test_the_collision_is_in_the_runs_own_data_and_drawn_as_measured(played, lan
     assert s.rare_counts.labels == [f"{c['inputs'][k]:,}" for k in ("0", "1", "2+")]
     shares = [float(l.rstrip("%")) for l in s.rare_shares.labels]
     assert sum(shares) == pytest.approx(100.0) and shares[2] == pytest.approx(100 * c["loss_share_2plus"], abs=0.1)
-    assert [row[2].text for row in s.same_rows] == [f"{c['loss']:.5f}", f"{c['keep_two_loss']:.5f}"]
+    assert [[n.text for n in col] for col in s.rare_table.columns] == [list(r) for r in zip(s.rare_counts.labels,
+                                                                                          s.rare_shares.labels)]
+    assert [n.text for n in s.same_chart.numbers] == [f"{c['loss']:.5f}", f"{c['keep_two_loss']:.5f}"]
     said = {x["beat"]: x for x in s.captions}
     assert f"{c['inputs']['2+']:,}" in said["rare"]["text"] and s.rare_shares.labels[2] in said["rare"]["text"]
 
