@@ -22,7 +22,7 @@ from model.analysis.superposition import STRICT_BAND_DEG, WIDE_BAND_DEG
 from model.params import parameter_split
 from model.superposition import random_count_estimate
 from scenes import style
-from scenes.components import BarChart, BarScale, Label, LabelColumn, NumberText, TokenChip
+from scenes.components import BarChart, BarScale, Label, NumberText, Table, TokenChip
 from scenes.lecture import LectureScene
 from scenes.mlp_chapter import chapter_finding
 from scenes.prompts import language_of, lookback_head, own_language
@@ -175,11 +175,10 @@ class Summary(LectureScene):
         self.counts = [random_count_estimate(GPT3_175B.n_embd, e) for e in EPS_DEG]
         details.append(self.s("d_scaling", d=f"{GPT3_175B.n_embd:,}"))
         ys = [ROW_YS[3] + 0.05, ROW_YS[3] - 0.4, ROW_YS[3] - 0.85]
-        self.scaling_table = VGroup(
-            LabelColumn([self.s("params_label")] + [self.s("within", lo=f"{90 - e:g}", hi=f"{90 + e:g}") for e in EPS_DEG], ys,
-                        2.9, colours=[TEXT, MUTED, MUTED], font_size=style.SMALL),
-            LabelColumn([f"{self.gpt3_params:,}"] + [count_text(c) for c in self.counts], ys, VISUAL_RIGHT,
-                        font_size=style.SMALL))   # Labels: "10²¹" needs the font's superscripts
+        self.scaling_table = Table(   # text cells: "10²¹" needs the font's superscripts
+            [self.s("params_label")] + [self.s("within", lo=f"{90 - e:g}", hi=f"{90 + e:g}") for e in EPS_DEG],
+            [[f"{self.gpt3_params:,}"] + [count_text(c) for c in self.counts]], ys, label_right=2.9,
+            column_rights=[VISUAL_RIGHT], label_colours=[TEXT, MUTED, MUTED], font_size=style.SMALL, text_cells=True)
 
         self.titles = VGroup(*[self.row_title(self.s(t), y)
                                for t, y in zip(("h_context", "h_parallel", "h_facts", "h_scaling"), ROW_YS)])

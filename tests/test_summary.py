@@ -73,7 +73,7 @@ def test_labels_are_the_manifests_numbers(lecture, lang):
     if f["key_site"] is not None:
         assert [n.text for n in s.fact_bars.numbers] == [style.percent(f["p_clean"]),
                                                          style.percent(f["key_site"]["p_after"])]
-    _, numbers = s.scaling_table
+    numbers = s.scaling_table.columns[0]
     assert [n.text for n in numbers] == [f"{v['scaling']['gpt3_parameters']:,}"] + \
         [count_text(r["count"]) for r in v["scaling"]["random_directions"]]
 
