@@ -141,11 +141,8 @@ class ToySuperposition(LectureScene):
         self.shape = Label(self.s("shape", n=n, m=m), font_size=style.LABEL, color=MUTED).move_to([0, 2.05, 0])
         base, unit, xs = -1.05, 2.0, [-3.2 + 1.6 * i for i in range(n)]
         self.imp_bars = ColumnBars(r["importance"], xs, base, unit, FEATURE_COLOURS[:n], width=0.7, floor=0.0)
-        self.imp_numbers = VGroup(*[NumberText(f"{v:.2f}", style.SMALL, FEATURE_COLOURS[i]).place(0, 0)
-                                    for i, v in enumerate(r["importance"])])
-        for num, bar in zip(self.imp_numbers, self.imp_bars):
-            num.place(0, bar.get_top()[1] + 0.15)
-            num.shift(RIGHT * (bar.get_center()[0] - num.get_center()[0]))
+        self.imp_numbers = self.imp_bars.numbers_above([f"{v:.2f}" for v in r["importance"]], FEATURE_COLOURS[:n],
+                                                       gap=0.15)
         self.imp_names = VGroup(*[NumberText(str(i + 1), style.LABEL, FEATURE_COLOURS[i]).place(0, base - 0.45)
                                   for i in range(n)])
         for name, x in zip(self.imp_names, xs):
