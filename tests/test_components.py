@@ -424,6 +424,39 @@ def test_a_table_can_centre_its_columns_size_its_labels_apart_and_shape_its_cell
         Table(["a"], [["1"]], [1.0], label_right=0.0, column_rights=[1.0], align="middle")
 
 
+def test_a_tables_row_heads_may_be_mobjects_right_aligned_and_centred_on_their_rows():
+    from manim import VGroup
+    from scenes.components import Table
+    ys = [1.0, 0.3]
+    chips = [VGroup(TokenChip("michael", style.LOGIT), TokenChip("jordan", style.PROB)).arrange(),
+             TokenChip("rafael", style.LOGIT)]
+    table = Table(chips, [["+0.91", "+0.61"]], ys, label_right=-2.0, column_rights=[0.0], headers=["first"],
+                  header_baseline=1.6)
+    for head, y in zip(table.labels, ys):           # the chips themselves, right-aligned, centred on their row
+        assert head.get_right()[0] == pytest.approx(-2.0) and head.get_center()[1] == pytest.approx(y + 0.1)
+    assert table.labels[0] is chips[0] and table.row(1)[0] is chips[1] and inside_safe_area(table)
+    lifted = Table([TokenChip("a", style.LOGIT)], [["1"]], [0.0], label_right=0.0, column_rights=[1.0], label_lift=0.2)
+    assert lifted.labels[0].get_center()[1] == pytest.approx(0.2)
+    with pytest.raises(LayoutError):                # texts or mobjects, not both
+        Table(["a", TokenChip("b", style.LOGIT)], [["1", "2"]], ys, label_right=0.0, column_rights=[1.0])
+
+
+def test_a_tables_column_may_colour_each_cell_its_own():
+    from manim import ManimColor
+    from scenes.components import Table
+    ys = [1.0, 0.3]
+    table = Table(["person", "other"], [["+0.91", "+0.61"], ["+0.51", "+0.25"]], ys, label_right=-2.0,
+                  column_rights=[0.0, 2.0], column_colours=[style.TEXT, [style.NEURON_ACTIVE, style.MUTED]])
+    hexes = lambda column: [ManimColor(n.family_members_with_points()[-1].get_fill_color()).to_hex() for n in column]
+    assert hexes(table.columns[1]) == [ManimColor(c).to_hex() for c in (style.NEURON_ACTIVE, style.MUTED)]
+    assert hexes(table.columns[0]) == [ManimColor(style.TEXT).to_hex()] * 2
+    text = Table(["a", "b"], [["x", "y"]], ys, label_right=0.0, column_rights=[1.0], text_cells=True,
+                 column_colours=[[style.MUTED, style.PROB]])
+    assert hexes(text.columns[0]) == [ManimColor(c).to_hex() for c in (style.MUTED, style.PROB)]    # text cells too
+    with pytest.raises(LayoutError):                # one colour a row, or one for the whole column
+        Table(["a", "b"], [["1", "2"]], ys, label_right=0.0, column_rights=[1.0], column_colours=[[style.TEXT]])
+
+
 def test_a_bar_charts_numbers_can_follow_each_bar_in_its_own_colour():
     from manim import ManimColor
     from scenes.components import BarChart, BarScale

@@ -254,22 +254,25 @@ def keep_inside(mobject):
 
 class Table(VGroup):
     """Rows of `label | number | number …` with a header over each column: columns right-aligned at given x (or,
-    `align="centre"`, centred on them), the label column right-aligned at `label_right`.
+    `align="centre"`, centred on them), the label column right-aligned at `label_right`. A label is a text, or a
+    mobject (e.g. a row's token chips, in their own colours), right-aligned there and centred `label_lift` above its
+    row's baseline.
 
     `columns` is a list of columns, each a list of texts (one a row), each a NumberText (or, `text_cells`, a Label:
     text shaped whole, e.g. "10²¹" in the font's superscripts); `headers` one text a column (None: no header
     row), each aligned with its column like its cells, on `header_baseline` or centred on `header_centre` (a header
-    row of one or two sizes of text). The labels are `label_size` (by default `font_size`, the cells' size). Parts:
-    `header` (one Label a column, label column first if `label_header` is given), `labels` (a LabelColumn),
-    `columns` (a VGroup of NumberColumns, or of LabelColumns with `text_cells`)."""
+    row of one or two sizes of text). The labels are `label_size` (by default `font_size`, the cells' size).
+    `column_colours` is one colour a column, an entry of it one colour for the whole column or a list of one a row.
+    Parts: `header` (one Label a column, label column first if `label_header` is given), `labels` (a LabelColumn, or
+    a VGroup of the mobjects given), `columns` (a VGroup of NumberColumns, or of LabelColumns with `text_cells`)."""
 
-    def __init__(self, labels: Sequence[str], columns: Sequence[Sequence[str]], baselines: Sequence[float], *,
+    def __init__(self, labels: Sequence, columns: Sequence[Sequence[str]], baselines: Sequence[float], *,
                  label_right: float, column_rights: Sequence[float], label_colours=None,
                  column_colours=None, font_size: float = LABEL, headers: Sequence[str] | None = None,
                  header_baseline: float | None = None, header_centre: float | None = None,
                  label_header: str | None = None, header_colours=None,
                  header_size: float = SMALL, label_size: float | None = None, align: str = "right",
-                 text_cells: bool = False, clamp: bool = True):
+                 text_cells: bool = False, label_lift: float = 0.1, clamp: bool = True):
         super().__init__()
         if align not in ("right", "centre"):
             raise ValueError(f"a table's columns are aligned right or centre, got {align!r}")
@@ -295,11 +298,20 @@ class Table(VGroup):
                     self.header.add(head.move_to([x, header_centre, 0]))
                 else:
                     self.header.add(head.shift(RIGHT * (x - head.get_center()[0])).on_baseline(header_baseline))
-        self.labels = LabelColumn(list(labels), list(baselines), label_right, colours=label_colours,
-                                  font_size=font_size if label_size is None else label_size)
+        if all(isinstance(label, str) for label in labels):
+            self.labels = LabelColumn(list(labels), list(baselines), label_right, colours=label_colours,
+                                      font_size=font_size if label_size is None else label_size)
+        elif any(isinstance(label, str) for label in labels):
+            raise LayoutError("a table's labels are all texts or all mobjects")
+        else:
+            self.labels = VGroup(*[m.shift([label_right - m.get_right()[0], y + label_lift - m.get_center()[1], 0])
+                                   for m, y in zip(labels, baselines)])
         colours = [column_colours[i] if column_colours else TEXT for i in range(len(columns))]
+        if any(isinstance(c, (list, tuple)) and len(c) != len(labels) for c in colours):
+            raise LayoutError(f"a table column's colours are one for it or one a row ({len(labels)} rows)")
         if text_cells:
-            self.columns = VGroup(*[LabelColumn(list(c), list(baselines), x, colours=[colour] * len(c),
+            self.columns = VGroup(*[LabelColumn(list(c), list(baselines), x, colours=list(colour)
+                                                if isinstance(colour, (list, tuple)) else [colour] * len(c),
                                                 font_size=font_size)
                                     for c, x, colour in zip(columns, column_rights, colours)])
         else:

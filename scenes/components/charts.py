@@ -25,12 +25,16 @@ class LabelColumn(VGroup):
 
 
 class NumberColumn(VGroup):
-    """Numbers right-aligned at x (or `align` "left" or "centre"), one per row baseline; set_texts updates them in
-    place."""
+    """Numbers right-aligned at x (or `align` "left" or "centre"), one per row baseline, in one colour or one a row
+    (a list); set_texts updates them in place."""
 
     def __init__(self, texts: list[str], baselines: list[float], x: float, color=TEXT,
                  font_size: float = LABEL, align: str = "right"):
-        super().__init__(*[NumberText(t, font_size, color, align).place(x, y) for t, y in zip(texts, baselines)])
+        colours = list(color) if isinstance(color, (list, tuple)) else [color] * len(texts)
+        if len(colours) != len(texts):
+            raise LayoutError(f"{len(colours)} colours for {len(texts)} numbers")
+        super().__init__(*[NumberText(t, font_size, c, align).place(x, y)
+                           for t, y, c in zip(texts, baselines, colours)])
 
     def set_texts(self, texts: list[str]) -> "NumberColumn":
         for n, t in zip(self.submobjects, texts):

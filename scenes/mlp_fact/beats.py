@@ -26,7 +26,8 @@ from manim import DOWN, RIGHT, Create, FadeIn, LaggedStart, Line, SurroundingRec
 
 from model.language import Language
 from scenes import style
-from scenes.components import (BarChart, BarScale, ColourLegend, RoundedSum, Label, NumberText, TokenChip, TraceGrid)
+from scenes.components import (BarChart, BarScale, ColourLegend, RoundedSum, Label, NumberText, Table, TokenChip,
+                               TraceGrid)
 from scenes.components.tracing import share_text
 from scenes.lecture import LectureScene
 from scenes.mlp_fact.numbers import SPREAD_KS, FactLookup, nan_none
@@ -425,36 +426,33 @@ class MlpFact(LectureScene):
         xs = {"first": -1.95, "last": -0.55, "other": 0.85, "bias": 2.15, "input": 4.0, "gelu": 5.6}
         chip_right = -2.85                      # the pair's chips end here; they start inside the title-safe area
         head_y, ys = 2.45, [1.6 - r * 0.75 for r in range(len(rows))]
-        self.andn_heads = VGroup(*[self.header(self.s(f"col_{k}"), xs[k], MUTED, head_y) for k in xs])
-        self.andn_rows, self.andn_numbers, self.andn_signs = VGroup(), VGroup(), []
         names = [*f.tokens, *(w for row in rows for w in row["pair"])]   # a new name, a colour of its own
-        for r, (row, y) in enumerate(zip(rows, ys)):
+        pairs = []
+        for row in rows:
             chips = VGroup(*[TokenChip(w, colour) for w, colour in zip(row["pair"], style.token_colours(row["pair"], names))])
             chips.arrange(RIGHT, buff=0.1).scale(0.8)
             room = chip_right + style.safe_half_width() - 0.05
             if chips.width > room:
                 chips.scale_to_fit_width(room)
-            chips.shift([chip_right - chips.get_right()[0], y + 0.1 - chips.get_center()[1], 0])
-            numbers = VGroup(*[NumberText(self.andn_rounded.labels[j][r], style.LABEL, TEXT).place(xs[k] + 0.45, y)
-                               for j, k in enumerate(keys)],
-                             NumberText(self.andn_rounded.total_labels[r], style.LABEL, TEXT).place(xs["input"] + 0.45, y),
-                             NumberText(style.signed(row["act"], 2), style.LABEL,
-                                        NEURON_ACTIVE if row["act"] > a["threshold"] else MUTED).place(xs["gelu"] + 0.45, y))
-            self.andn_numbers.add(numbers)
-            self.andn_rows.add(VGroup(chips, numbers))
+            pairs.append(chips)
+        columns = [*self.andn_rounded.labels, self.andn_rounded.total_labels, [style.signed(r["act"], 2) for r in rows]]
+        self.andn_table = Table(pairs, columns, ys, label_right=chip_right, column_rights=[xs[k] + 0.45 for k in xs],
+                                column_colours=[TEXT] * 5 + [[NEURON_ACTIVE if r["act"] > a["threshold"] else MUTED
+                                                              for r in rows]],
+                                headers=[self.s(f"col_{k}") for k in xs], header_baseline=head_y)
+        self.andn_heads, bias, total = self.andn_table.header, *self.andn_table.columns[len(keys) - 1:len(keys) + 1]
         # ≈ before a row's input where its labels do not add up to it (the header says "= input"), midway between
         # the bias column's widest label and the input column's, so it keeps clear of both at any width
-        gap_left = max(n[len(keys) - 1].get_right()[0] for n in self.andn_numbers)
-        gap_right = min(n[len(keys)].get_left()[0] for n in self.andn_numbers)
-        for r, (row, y) in enumerate(zip(self.andn_rows, ys)):
+        gap_left, gap_right = max(n.get_right()[0] for n in bias), min(n.get_left()[0] for n in total)
+        self.andn_rows, self.andn_signs = VGroup(), []
+        for r, y in enumerate(ys):
             sign = NumberText("\u2248" if self.andn_rounded.approx_rows[r] else "=", style.LABEL, TEXT)
             sign.place((gap_left + gap_right + sign.width) / 2, y)
             self.andn_signs.append(sign)
-            if self.andn_rounded.approx_rows[r]:
-                row.add(sign)
+            self.andn_rows.add(VGroup(*self.andn_table.row(r), *([sign] if self.andn_rounded.approx_rows[r] else [])))
         self.record_sum("and_neuron", "first name + last name + other words + bias = input", self.andn_rounded,
-                        drawn=[sign if sign in row else row[1][len(keys)]          # ≈ drawn, or the input alone
-                               for sign, row in zip(self.andn_signs, self.andn_rows)])
+                        drawn=[sign if approx else n          # ≈ drawn, or the input alone
+                               for sign, approx, n in zip(self.andn_signs, self.andn_rounded.approx_rows, total)])
         self.andn_note = Label(self.s("andn_note", k=f.andn_k, m=len(a["pairs"])),
                                font_size=style.SMALL, color=MUTED)
         self.andn_note.move_to([0, 0, 0]).on_baseline(ys[-1] - 0.8)
