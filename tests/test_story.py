@@ -21,6 +21,7 @@ manifest (values["languages_differ"]) and the course page's notes for that clip 
 
 from __future__ import annotations
 
+import importlib
 import re
 import tomllib
 
@@ -187,6 +188,37 @@ def test_no_caption_states_the_other_languages_figures(dry, lang):
     found = [(name, c["key"], clause) for name in LECTURE for c in dry(name, lang).captions
              for clause in other_language_figures(c, lang)]
     assert not found, f"captions of the {lang} lecture state the other language's figures: {found}"
+
+
+def cut_words(caption: dict, strings) -> bool:
+    """Whether a caption was shown with words cut (components.text.fit_caption's "elided": "…" for the words that
+    did not fit): its text as shown, whitespace aside, is not its line filled in. Rebroken or set smaller is whole."""
+    if "values" not in caption:          # the title card's note: its own rule (test_pace.py)
+        return False
+    whole = strings(caption["key"], **caption["values"])
+    return re.sub(r"\s", "", caption["text"]) != re.sub(r"\s", "", whole)
+
+
+def test_the_cut_check_finds_a_caption_shown_with_words_cut():
+    strings = lambda key, **v: "The best candidate, neuron #{n}, is no AND.\nOne name alone passes zero.".format(**v)
+    shown = {"key": "k", "values": {"n": 222}}
+    assert not cut_words({**shown, "text": "The best candidate, neuron #222,\nis no AND. One name alone passes zero."},
+                         strings)
+    assert cut_words({**shown, "text": "The best candidate, neuron #222, is no AND.\nOne name\u2026"}, strings)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_caption_of_the_default_lecture_is_shown_whole(dry, lang):
+    """A line too wide for two lines is fitted, never refused (fit_caption); in the default lecture none may lose
+    words to it: a learner would read a sentence that stops."""
+    from scenes.catalog import SCENES
+    cut = []
+    for name in LECTURE:
+        spec = SCENES[name]
+        cls = getattr(importlib.import_module(spec.module), spec.cls)
+        strings = lambda key, **v: cls.strings(key, lang, **v)
+        cut += [(name, c["key"], c["text"]) for c in dry(name, lang).captions if cut_words(c, strings)]
+    assert not cut, f"captions of the {lang} lecture shown with words cut: {cut}"
 
 
 def test_the_mlp_chapter_reaches_one_conclusion_and_parameters_claims_only_it(dry):
