@@ -208,8 +208,14 @@ def make_people(seed: int = SEED) -> list[Person]:
     """40 people (first, last) with a sport, a city and a country, in which neither name alone decides any of them.
 
     Every first name and every last name is shared by 5 people, who differ in every attribute.
-    Michael Jordan plays basketball in Chicago, as in the lecture.
+    Michael Jordan plays basketball in Chicago, as in the lecture. Drawn once per seed (every Language, and so every
+    scene and check that builds one, asks for the same people); each caller gets its own list.
     """
+    return list(_people(seed))
+
+
+@functools.lru_cache(maxsize=8)
+def _people(seed: int) -> tuple[Person, ...]:
     rng = random.Random(seed)
     while True:
         firsts = (FIRST_NAMES * 5)[:N_PEOPLE]
@@ -222,7 +228,7 @@ def make_people(seed: int = SEED) -> list[Person]:
         people = [Person(p.first, p.last, "basketball", "chicago", p.country) if (p.first, p.last) == ("michael", "jordan")
                   else p for p in people]
         if _neither_name_decides(people):
-            return people
+            return tuple(people)
 
 
 def _neither_name_decides(people: list[Person]) -> bool:

@@ -22,7 +22,9 @@ def softmax(z) -> np.ndarray:
 
 
 def language() -> model_language.Language:
-    return _CACHE.setdefault("language", model_language.Language())
+    if "language" not in _CACHE:         # not setdefault: its argument, a whole Language, would be built every call
+        _CACHE["language"] = model_language.Language()
+    return _CACHE["language"]
 
 
 # --- mlp_fact: the person, the tracing grid, the sport directions, the means -------------------------------------

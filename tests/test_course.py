@@ -300,21 +300,23 @@ def test_an_artifact_that_cannot_be_made_does_not_take_the_others_with_it(made, 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("quality", ["preview", "high"])
-def test_a_recipe_with_architecture_packages_its_deck_page_and_tracks(tmp_path, quality):
-    """The scene whose deck failed at preview (its last beat's key frame a few ticks early after the join of its
-    two parts), rendered in two parts as the lecture renders it, at preview and at 1080p60."""
+@pytest.mark.parametrize("quality, scene", [("preview", "architecture"), ("high", "token_embedding")])
+def test_a_recipe_of_one_scene_packages_its_deck_page_and_tracks(tmp_path, quality, scene):
+    """A clip rendered in two parts, as the lecture renders it, then packaged: at preview, architecture, the scene
+    whose deck failed (its last beat's key frame a few ticks early after the join of its two parts); at 1080p60, the
+    quick start's quality, the shortest scene (half architecture's length: the same join, half the render)."""
     recipe_file = tmp_path / "lecture.toml"
-    recipe_file.write_text(f'[lecture]\nquality = "{quality}"\nslides = true\n[[scene]]\nname = "architecture"\n')
+    recipe_file.write_text(f'[lecture]\nquality = "{quality}"\nslides = true\n[[scene]]\nname = "{scene}"\n')
     media = tmp_path / "media"
     r = run_render("--config", recipe_file, "--jobs", "2", media=media, timeout=1200)
     assert r.returncode == 0, r.stderr
+    assert "in this process" in r.stdout and "in a second" in r.stdout, r.stdout     # two parts, joined
     out = media / quality
     assert (out / "lecture.slides.html").is_file() and (out / "course" / "index.html").is_file()
-    for name in ("architecture", "lecture"):
+    for name in (scene, "lecture"):
         for suffix in (".en.vtt", ".en.srt", ".zh.vtt", ".zh.srt", ".chapters.vtt"):
             assert (out / f"{name}{suffix}").is_file(), f"{name}{suffix}"
-    beats = len(manifest(out / "architecture.mp4")["timeline"])
+    beats = len(manifest(out / f"{scene}.mp4")["timeline"])
     assert f"slides: {beats} -> " in r.stdout
 
 
