@@ -56,10 +56,10 @@ from scenes import style
 from scenes.catalog import SCENES
 from scenes.params import AUTO, ParamError
 
-# accepted runs per scene (3 a language): the suite's share of its 30 minutes (10 a scene took 1,194 s of the 2
-# workers' 5,239 s on 2026-12-07, the suite's largest file); GPT_LECTURE_SWEEP_PROMPTS=N for a deeper sweep (the
-# draws are seeded: the first 6 of a longer sweep are these)
-PROMPTS = int(os.environ.get("GPT_LECTURE_SWEEP_PROMPTS", "6"))
+# accepted runs per scene (2 a language): the suite's share of its 30 minutes (10 a scene took 1,194 s of the 2
+# workers' 5,239 s on 2026-12-07, 6 a scene 557 s of 3,503, each draw on two processes: docs/lab/suite-time.md);
+# GPT_LECTURE_SWEEP_PROMPTS=N for a deeper sweep (the draws are seeded: the first 4 of a longer sweep are these)
+PROMPTS = int(os.environ.get("GPT_LECTURE_SWEEP_PROMPTS", "4"))
 MAX_WORDS = 14               # a prompt is 1..MAX_WORDS words of the language (the context holds 32 tokens)
 LANGS = ("en", "zh")
 SHOWN_PERCENT = 0.0005       # weights are shown as percentages with one decimal: half the last digit
