@@ -15,12 +15,18 @@ from .voices import Voice
 FORMAT = "narration-line-2: trim -40dB, EBU R128 -16 LUFS, -2 dBTP, 48 kHz mono PCM_16 WAV"
 
 
+def user_cache(env: str, name: str) -> Path:
+    """One of the project's per-machine caches: $env, else $XDG_CACHE_HOME/gpt-lecture/name, else
+    ~/.cache/gpt-lecture/name (the voices' lines here, the labels' outlines in scenes/components/outline_cache.py)."""
+    if os.environ.get(env):
+        return Path(os.environ[env])
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "gpt-lecture" / name
+
+
 def default_cache_dir() -> Path:
     """$GPT_LECTURE_VOICE_CACHE, else $XDG_CACHE_HOME/gpt-lecture/voice, else ~/.cache/gpt-lecture/voice."""
-    if os.environ.get("GPT_LECTURE_VOICE_CACHE"):
-        return Path(os.environ["GPT_LECTURE_VOICE_CACHE"])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "gpt-lecture" / "voice"
+    return user_cache("GPT_LECTURE_VOICE_CACHE", "voice")
 
 
 def line_key(voice: Voice, spoken: str) -> str:

@@ -32,10 +32,8 @@ FORMAT = "label-outlines-1"
 
 def cache_dir() -> Path:
     """$GPT_LECTURE_TEXT_CACHE, else $XDG_CACHE_HOME/gpt-lecture/outlines, else ~/.cache/gpt-lecture/outlines."""
-    if os.environ.get("GPT_LECTURE_TEXT_CACHE"):
-        return Path(os.environ["GPT_LECTURE_TEXT_CACHE"])
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "gpt-lecture" / "outlines"
+    from speech.synth_cache import user_cache
+    return user_cache("GPT_LECTURE_TEXT_CACHE", "outlines")
 
 
 @lru_cache(maxsize=None)
