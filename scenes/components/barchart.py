@@ -22,7 +22,7 @@ from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Rectangle, VGroup
 
 from .. import style
 from ..style import LABEL, MUTED, SMALL, TEXT
-from .charts import BarColumn, LabelColumn, NumberColumn
+from .charts import BarColumn, LabelColumn, NumberColumn, one_each
 from .layout import bounds, keep_inside_safe_area
 from .text import Label, LayoutError
 
@@ -158,12 +158,12 @@ class ColumnBars(VGroup):
         values = list(values)
         if len(values) != len(xs):
             raise LayoutError(f"{len(values)} bars at {len(xs)} places")
-        bases = list(base) if isinstance(base, (list, tuple)) else [base] * len(values)
+        bases = one_each(base, len(values))
         if len(bases) != len(values):
             raise LayoutError(f"{len(values)} bars on {len(bases)} base lines")
         if not np.isfinite(unit) or unit <= 0:
             raise ValueError(f"column bars need a positive finite unit, got {unit}")
-        colours = list(colours) if isinstance(colours, (list, tuple)) else [colours] * len(values)
+        colours = one_each(colours, len(values))
         self.values, self.base, self.bases, self.unit, self.down, self.signed = values, base, bases, unit, down, signed
         for v, x, y0, colour in zip(values, xs, bases, colours):
             if signed:
@@ -192,7 +192,7 @@ class ColumnBars(VGroup):
         from .text import NumberText
         if len(texts) != len(self.submobjects):
             raise LayoutError(f"{len(texts)} numbers for {len(self.submobjects)} bars")
-        colours = list(colour) if isinstance(colour, (list, tuple)) else [colour] * len(texts)
+        colours = one_each(colour, len(texts))
         out = VGroup()
         for text, bar, c in zip(texts, self.submobjects, colours):
             if text is None:
@@ -219,8 +219,8 @@ class StackedBar(VGroup):
                  stroke_colour=style.BACKGROUND, stroke_width: float = 0.0, floor: float = 1e-3):
         super().__init__()
         shares = list(shares)
-        colours = list(colours) if isinstance(colours, (list, tuple)) else [colours] * len(shares)
-        opacities = list(opacities) if isinstance(opacities, (list, tuple)) else [opacities] * len(shares)
+        colours = one_each(colours, len(shares))
+        opacities = one_each(opacities, len(shares))
         if not len(shares) == len(colours) == len(opacities):
             raise LayoutError(f"a stacked bar of {len(shares)} parts with {len(colours)} colours and {len(opacities)} "
                               f"opacities")
@@ -310,8 +310,7 @@ class Table(VGroup):
         if any(isinstance(c, (list, tuple)) and len(c) != len(labels) for c in colours):
             raise LayoutError(f"a table column's colours are one for it or one a row ({len(labels)} rows)")
         if text_cells:
-            self.columns = VGroup(*[LabelColumn(list(c), list(baselines), x, colours=list(colour)
-                                                if isinstance(colour, (list, tuple)) else [colour] * len(c),
+            self.columns = VGroup(*[LabelColumn(list(c), list(baselines), x, colours=one_each(colour, len(c)),
                                                 font_size=font_size)
                                     for c, x, colour in zip(columns, column_rights, colours)])
         else:

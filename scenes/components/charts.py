@@ -10,6 +10,11 @@ from ..style import LABEL, MUTED, SHARED, SMALL, TEXT
 from .text import Label, LayoutError, NumberText
 
 
+def one_each(value, n: int) -> list:
+    """A chart's setting given once for all its n items or as one an item (a list or tuple): as one an item."""
+    return list(value) if isinstance(value, (list, tuple)) else [value] * n
+
+
 class LabelColumn(VGroup):
     """Words right-aligned at x, one per row baseline."""
 
@@ -30,7 +35,7 @@ class NumberColumn(VGroup):
 
     def __init__(self, texts: list[str], baselines: list[float], x: float, color=TEXT,
                  font_size: float = LABEL, align: str = "right"):
-        colours = list(color) if isinstance(color, (list, tuple)) else [color] * len(texts)
+        colours = one_each(color, len(texts))
         if len(colours) != len(texts):
             raise LayoutError(f"{len(colours)} colours for {len(texts)} numbers")
         super().__init__(*[NumberText(t, font_size, c, align).place(x, y)
@@ -53,7 +58,7 @@ class BarColumn(VGroup):
         super().__init__()
         self.x0, self.unit, self.bar_height, self.color_ = x0, unit, height, color
         self.centres = [y + lift for y in baselines]
-        colours = list(color) if isinstance(color, (list, tuple)) else [color] * len(self.centres)
+        colours = one_each(color, len(self.centres))
         if len(colours) != len(self.centres):
             raise LayoutError(f"{len(colours)} colours for {len(self.centres)} bars")
         self.tracks = VGroup()
